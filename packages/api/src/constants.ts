@@ -1,0 +1,61 @@
+/** API group and version of every nodenet resource. */
+export const GROUP = 'network.nodenet.io';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+/** Annotation the configurator sets on a NodeConfig when it hands the node a revision (RFC 3339). */
+export const ASSIGNED_AT_ANNOTATION = `${GROUP}/assigned-at`;
+/** Label on every NodeConfig with the number of the revision it carries, for `kubectl get -l`. */
+export const REVISION_NUMBER_LABEL = `${GROUP}/revision-number`;
+
+/** Kernel limit on interface names (IFNAMSIZ - 1). */
+export const MAX_IFNAME_LENGTH = 15;
+/** VRF names become part of interface names (`vr.<vrf>`), so they are capped to keep those ≤ 15 chars. */
+export const MAX_VRF_NAME_LENGTH = 12;
+
+export type ResourceKind =
+  | 'VRFRouteConfiguration'
+  | 'Layer2NetworkConfiguration'
+  | 'RoutingTable'
+  | 'NetworkConfigRevision'
+  | 'NodeConfig';
+
+export interface ResourceNames {
+  kind: ResourceKind;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+}
+
+export const RESOURCES: Record<ResourceKind, ResourceNames> = {
+  VRFRouteConfiguration: {
+    kind: 'VRFRouteConfiguration',
+    plural: 'vrfrouteconfigurations',
+    singular: 'vrfrouteconfiguration',
+    shortNames: ['vrf'],
+  },
+  Layer2NetworkConfiguration: {
+    kind: 'Layer2NetworkConfiguration',
+    plural: 'layer2networkconfigurations',
+    singular: 'layer2networkconfiguration',
+    shortNames: ['layer2'],
+  },
+  RoutingTable: {
+    kind: 'RoutingTable',
+    plural: 'routingtables',
+    singular: 'routingtable',
+    shortNames: ['taas'],
+  },
+  NetworkConfigRevision: {
+    kind: 'NetworkConfigRevision',
+    plural: 'networkconfigrevisions',
+    singular: 'networkconfigrevision',
+    shortNames: ['ncr'],
+  },
+  NodeConfig: {
+    kind: 'NodeConfig',
+    plural: 'nodeconfigs',
+    singular: 'nodeconfig',
+    shortNames: ['nc', 'nnc'],
+  },
+};

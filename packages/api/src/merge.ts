@@ -1,0 +1,72 @@
+/**
+ * Merging the input objects into the one configuration a revision carries. Defaults are applied and
+ * every list whose order carries no meaning is sorted, so the canonical hash depends only on what the
+ * inputs mean: the same objects in any order, with keys in any order, hash the same.
+ */
+import { hashConfig } from './canonical.js';
+import type { Inputs } from './objects.js';
+import type { Layer2Entry, NetworkConfig, PrefixItem, RoutingTableEntry, VrfEntry } from './schema.js';
+
+const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const bySeq = (a: PrefixItem, b: PrefixItem): number => a.seq - b.seq;
+const sortedStrings = (xs: readonly string[] | undefined): string[] => [...(xs ?? [])].sort();
+
+const prefixItem = (p: PrefixItem): PrefixItem => ({
+  cidr: p.cidr,
+  seq: p.seq,
+  ...(p.ge !== undefined ? { ge: p.ge } : {}),
+  ...(p.le !== undefined ? { le: p.le } : {}),
+  action: p.action ?? 'permit',
+});
+
+export function mergeInputs(inputs: Inputs): NetworkConfig {
+  const vrf: VrfEntry[] = inputs.vrf
+    .map((o) => {
+      const s = o.spec;
+      return {
+        name: o.metadata.name,
+        vrf: s.vrf,
+        vni: s.vni,
+        ...(s.routeTarget !== undefined ? { routeTarget: s.routeTarget } : {}),
+        import: (s.import ?? []).map(prefixItem).sort(bySeq),
+        export: (s.export ?? []).map(prefixItem).sort(bySeq),
+        aggregate: sortedStrings(s.aggregate),
+        seq: s.seq,
+        mtu: s.mtu ?? 9000,
+        ...(s.community !== undefined ? { community: s.community } : {}),
+      };
+    })
+    .sort(byName);
+  const layer2: Layer2Entry[] = inputs.layer2
+    .map((o) => {
+      const s = o.spec;
+      return {
+        name: o.metadata.name,
+        id: s.id,
+        mtu: s.mtu ?? 1500,
+        vni: s.vni,
+        ...(s.anycastMac !== undefined ? { anycastMac: s.anycastMac.toLowerCase() } : {}),
+        anycastGateways: sortedStrings(s.anycastGateways),
+        advertiseNeighbors: s.advertiseNeighbors ?? false,
+        createMacVLANInterface: s.createMacVLANInterface ?? false,
+        neighSuppression: s.neighSuppression ?? false,
+        ...(s.vrf !== undefined ? { vrf: s.vrf } : {}),
+        ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector) ? { nodeSelector: s.nodeSelector } : {}),
+      };
+    })
+    .sort(byName);
+  const routingTable: RoutingTableEntry[] = inputs.routingTable
+    .map((o) => ({ name: o.metadata.name, tableId: o.spec.tableId }))
+    .sort(byName);
+  return { vrf, layer2, routingTable };
+}
+
+function isEmptySelector(sel: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] }): boolean {
+  return Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0;
+}
+
+/** Merge and hash in one step: what the configurator needs to decide whether a revision is new. */
+export function buildConfig(inputs: Inputs): { config: NetworkConfig; hash: string } {
+  const config = mergeInputs(inputs);
+  return { config, hash: hashConfig(config) };
+}

@@ -1,0 +1,35 @@
+/**
+ * Host device names, defined once so that validation (name length), the netlink driver and the
+ * FRR renderer agree. Every managed device carries one of these prefixes; the agent treats any
+ * device with another name as not its own.
+ */
+export const deviceNames = {
+  /** VRF device of a VRFRouteConfiguration's VRF. */
+  vrf: (vrf: string): string => `vr.${vrf}`,
+  /** Bridge of a VRF's L3 VNI. */
+  vrfBridge: (vrf: string): string => `br.${vrf}`,
+  /** VXLAN of a VRF's L3 VNI. */
+  vrfVxlan: (vrf: string): string => `vx.${vrf}`,
+  /** veth end inside the default VRF, towards the VRF. */
+  vrfToDefault: (vrf: string): string => `vd.${vrf}`,
+  /** veth end inside the VRF, towards the default VRF. */
+  defaultToVrf: (vrf: string): string => `dv.${vrf}`,
+  /** Bridge of a Layer-2 network. */
+  l2Bridge: (vlan: number): string => `l2.${vlan}`,
+  /** VXLAN of a Layer-2 network's VNI. */
+  l2Vxlan: (vni: number): string => `vx.${vni}`,
+  /** veth end attached to a Layer-2 bridge, parent of its macvlan. */
+  l2MacvlanPort: (vlan: number): string => `vm.${vlan}`,
+  /** macvlan for host workloads on a Layer-2 network. */
+  l2Macvlan: (vlan: number): string => `mv.${vlan}`,
+  /** VRF device of a RoutingTable. */
+  routingTable: (tableId: number): string => `taas.${tableId}`,
+} as const;
+
+/** Prefixes of every device name nodenet owns. */
+export const MANAGED_DEVICE_PREFIXES = ['vr.', 'br.', 'vx.', 'vd.', 'dv.', 'l2.', 'vm.', 'mv.', 'taas.'] as const;
+
+export const isManagedDevice = (name: string): boolean => MANAGED_DEVICE_PREFIXES.some((p) => name.startsWith(p));
+
+/** Name of the revision with this number and hash: `rev-<number>-<first 10 hex of hash>`. */
+export const revisionName = (number: number, hash: string): string => `rev-${number}-${hash.slice(0, 10)}`;

@@ -1,0 +1,24 @@
+import { matchesSelector } from './selector.js';
+import type { NetworkConfig, NodeConfigSpec, NodeLayer2Entry } from './schema.js';
+
+/**
+ * The NodeConfig spec one node receives from a revision: every VRF and routing table, and the
+ * Layer-2 networks whose node selector matches the node's labels (without the selector itself).
+ */
+export function nodeConfigSpec(
+  revision: { config: NetworkConfig; hash: string },
+  nodeLabels: Record<string, string>,
+): NodeConfigSpec {
+  const layer2: NodeLayer2Entry[] = [];
+  for (const entry of revision.config.layer2) {
+    if (!matchesSelector(entry.nodeSelector, nodeLabels)) continue;
+    const { nodeSelector: _selector, ...rest } = entry;
+    layer2.push(rest);
+  }
+  return {
+    revision: revision.hash,
+    vrf: revision.config.vrf,
+    layer2,
+    routingTable: revision.config.routingTable,
+  };
+}

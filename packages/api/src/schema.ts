@@ -1,0 +1,230 @@
+/**
+ * The five nodenet resources, each defined once. The TypeScript types below are derived from these
+ * schemas (`Static<…>`), and `crd.ts` turns the very same objects into the CRDs' openAPIV3Schema,
+ * so types, API-server validation and the configurator's own checks can not drift apart.
+ *
+ * Only constructs that are valid in a Kubernetes structural schema are used: no `const`, no
+ * `additionalProperties: false` next to `properties`; enums are `{type: string, enum: [...]}`.
+ */
+import { Type, type Static, type TString, type TUnsafe } from '@sinclair/typebox';
+import {
+  CIDR_PATTERN,
+  COMMUNITY_PATTERN,
+  MAC_PATTERN,
+  ROUTE_TARGET_PATTERN,
+  VRF_NAME_PATTERN,
+} from './grammar.js';
+
+/** A string enum in the form a structural schema accepts. */
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+const Cidr = (description: string): TString =>
+  Type.String({ pattern: CIDR_PATTERN, maxLength: 49, description });
+
+export const MTU_MIN = 1000;
+export const MTU_MAX = 9000;
+export const VNI_MAX = 16_777_215;
+
+// ---------------------------------------------------------------- shared pieces
+
+export const Condition = Type.Object({
+  type: Type.String({ description: 'Condition type, e.g. Accepted, Progressing, Complete, Invalid.' }),
+  status: StringEnum(['True', 'False', 'Unknown'] as const),
+  reason: Type.String({ description: 'CamelCase reason for the last transition.' }),
+  message: Type.String({ description: 'Human-readable details.' }),
+  lastTransitionTime: Type.String({ format: 'date-time' }),
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type Condition = Static<typeof Condition>;
+
+export const LabelSelectorRequirement = Type.Object({
+  key: Type.String({ minLength: 1 }),
+  // Not an enum on purpose: an unknown operator is reported by semantic validation with the
+  // field path and the list of valid operators, which is clearer than a bare enum error.
+  operator: Type.String({ description: 'In, NotIn, Exists or DoesNotExist.' }),
+  values: Type.Optional(Type.Array(Type.String())),
+});
+export type LabelSelectorRequirement = Static<typeof LabelSelectorRequirement>;
+
+export const LabelSelector = Type.Object(
+  {
+    matchLabels: Type.Optional(Type.Record(Type.String(), Type.String())),
+    matchExpressions: Type.Optional(Type.Array(LabelSelectorRequirement)),
+  },
+  { description: 'Kubernetes label selector; an empty selector matches every node.' },
+);
+export type LabelSelector = Static<typeof LabelSelector>;
+
+export const InputStatus = Type.Object({
+  conditions: Type.Optional(Type.Array(Condition)),
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type InputStatus = Static<typeof InputStatus>;
+
+// ---------------------------------------------------------------- VRFRouteConfiguration
+
+export const PrefixItem = Type.Object({
+  cidr: Cidr('IPv4 or IPv6 prefix, host bits clear.'),
+  seq: Type.Integer({ minimum: 1, maximum: 4294967295, description: 'Prefix-list sequence number.' }),
+  ge: Type.Optional(Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at least this long.' })),
+  le: Type.Optional(Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at most this long.' })),
+  action: StringEnum(['permit', 'deny'] as const, { default: 'permit' }),
+});
+export type PrefixItem = Static<typeof PrefixItem>;
+
+export const VRFRouteConfigurationSpec = Type.Object({
+  vrf: Type.String({
+    pattern: VRF_NAME_PATTERN,
+    maxLength: 12,
+    description: 'VRF name (≤ 12 chars of [A-Za-z0-9_-]); becomes part of interface names.',
+  }),
+  vni: Type.Integer({ minimum: 1, maximum: VNI_MAX, description: 'L3 VNI of the VRF.' }),
+  routeTarget: Type.Optional(
+    Type.String({ pattern: ROUTE_TARGET_PATTERN, maxLength: 21, description: 'Route target, ASN:NN or IPv4:NN.' }),
+  ),
+  import: Type.Optional(Type.Array(PrefixItem, { description: 'Prefixes leaked from the VRF into the default VRF.' })),
+  export: Type.Optional(Type.Array(PrefixItem, { description: 'Prefixes leaked from the default VRF into the VRF.' })),
+  aggregate: Type.Optional(Type.Array(Cidr('Aggregate announced from the VRF.'))),
+  seq: Type.Integer({ minimum: 1, maximum: 65534, description: 'Route-map sequence of this object within its VRF.' }),
+  mtu: Type.Optional(Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX, default: 9000 })),
+  community: Type.Optional(
+    Type.String({ pattern: COMMUNITY_PATTERN, maxLength: 32, description: 'Community set on exported routes.' }),
+  ),
+});
+export type VRFRouteConfigurationSpec = Static<typeof VRFRouteConfigurationSpec>;
+
+// ---------------------------------------------------------------- Layer2NetworkConfiguration
+
+export const Layer2NetworkConfigurationSpec = Type.Object({
+  id: Type.Integer({ minimum: 1, maximum: 4094, description: 'VLAN id; names the bridge l2.<id>.' }),
+  mtu: Type.Optional(Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX, default: 1500 })),
+  vni: Type.Integer({ minimum: 1, maximum: VNI_MAX, description: 'L2 VNI.' }),
+  anycastMac: Type.Optional(Type.String({ pattern: MAC_PATTERN, description: 'MAC of the anycast gateway.' })),
+  anycastGateways: Type.Optional(
+    Type.Array(Cidr('Gateway address with prefix length, e.g. 10.0.0.1/24.'), { maxItems: 64 }),
+  ),
+  advertiseNeighbors: Type.Optional(Type.Boolean({ default: false })),
+  createMacVLANInterface: Type.Optional(Type.Boolean({ default: false })),
+  neighSuppression: Type.Optional(Type.Boolean({ default: false })),
+  vrf: Type.Optional(Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12, description: 'VRF to enslave to.' })),
+  nodeSelector: Type.Optional(LabelSelector),
+});
+export type Layer2NetworkConfigurationSpec = Static<typeof Layer2NetworkConfigurationSpec>;
+
+// ---------------------------------------------------------------- RoutingTable
+
+export const RoutingTableSpec = Type.Object({
+  tableId: Type.Integer({
+    minimum: 1,
+    maximum: 4294967295,
+    description: 'Kernel routing table id, exposed as VRF taas.<tableId>.',
+  }),
+});
+export type RoutingTableSpec = Static<typeof RoutingTableSpec>;
+
+// ---------------------------------------------------------------- merged configuration
+
+/** A VRFRouteConfiguration as it appears in a revision: defaults applied, lists sorted. */
+export const VrfEntry = Type.Object({
+  name: Type.String({ description: 'Name of the VRFRouteConfiguration it came from.' }),
+  vrf: Type.String({ pattern: VRF_NAME_PATTERN }),
+  vni: Type.Integer({ minimum: 1, maximum: VNI_MAX }),
+  routeTarget: Type.Optional(Type.String({ pattern: ROUTE_TARGET_PATTERN })),
+  import: Type.Array(PrefixItem),
+  export: Type.Array(PrefixItem),
+  aggregate: Type.Array(Type.String({ pattern: CIDR_PATTERN })),
+  seq: Type.Integer({ minimum: 1, maximum: 65534 }),
+  mtu: Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX }),
+  community: Type.Optional(Type.String({ pattern: COMMUNITY_PATTERN })),
+});
+export type VrfEntry = Static<typeof VrfEntry>;
+
+export const Layer2Entry = Type.Object({
+  name: Type.String({ description: 'Name of the Layer2NetworkConfiguration it came from.' }),
+  id: Type.Integer({ minimum: 1, maximum: 4094 }),
+  mtu: Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX }),
+  vni: Type.Integer({ minimum: 1, maximum: VNI_MAX }),
+  anycastMac: Type.Optional(Type.String({ pattern: MAC_PATTERN })),
+  anycastGateways: Type.Array(Type.String({ pattern: CIDR_PATTERN })),
+  advertiseNeighbors: Type.Boolean(),
+  createMacVLANInterface: Type.Boolean(),
+  neighSuppression: Type.Boolean(),
+  vrf: Type.Optional(Type.String({ pattern: VRF_NAME_PATTERN })),
+  nodeSelector: Type.Optional(LabelSelector),
+});
+export type Layer2Entry = Static<typeof Layer2Entry>;
+
+export const RoutingTableEntry = Type.Object({
+  name: Type.String({ description: 'Name of the RoutingTable it came from.' }),
+  tableId: Type.Integer({ minimum: 1, maximum: 4294967295 }),
+});
+export type RoutingTableEntry = Static<typeof RoutingTableEntry>;
+
+export const NetworkConfig = Type.Object({
+  vrf: Type.Array(VrfEntry),
+  layer2: Type.Array(Layer2Entry),
+  routingTable: Type.Array(RoutingTableEntry),
+});
+export type NetworkConfig = Static<typeof NetworkConfig>;
+
+// ---------------------------------------------------------------- NetworkConfigRevision
+
+export const NetworkConfigRevisionSpec = Type.Object({
+  config: NetworkConfig,
+  hash: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'sha256 of the canonical JSON of config.' }),
+  number: Type.Integer({ minimum: 1, description: 'Monotonic revision number; orders revisions.' }),
+  paused: Type.Optional(Type.Boolean({ default: false, description: 'A paused revision starts no new nodes.' })),
+});
+export type NetworkConfigRevisionSpec = Static<typeof NetworkConfigRevisionSpec>;
+
+export const FailedNode = Type.Object({
+  node: Type.String(),
+  message: Type.String(),
+  at: Type.String({ format: 'date-time' }),
+});
+export type FailedNode = Static<typeof FailedNode>;
+
+export const NetworkConfigRevisionStatus = Type.Object({
+  total: Type.Optional(Type.Integer({ minimum: 0 })),
+  queued: Type.Optional(Type.Integer({ minimum: 0 })),
+  ongoing: Type.Optional(Type.Integer({ minimum: 0 })),
+  ready: Type.Optional(Type.Integer({ minimum: 0 })),
+  failed: Type.Optional(Type.Integer({ minimum: 0 })),
+  isInvalid: Type.Optional(Type.Boolean()),
+  failedNodes: Type.Optional(Type.Array(FailedNode, { maxItems: 50 })),
+  startedAt: Type.Optional(Type.String({ format: 'date-time' })),
+  completedAt: Type.Optional(Type.String({ format: 'date-time' })),
+  conditions: Type.Optional(Type.Array(Condition)),
+});
+export type NetworkConfigRevisionStatus = Static<typeof NetworkConfigRevisionStatus>;
+
+// ---------------------------------------------------------------- NodeConfig
+
+/** A Layer-2 network as a node receives it: already filtered, so without its node selector. */
+export const NodeLayer2Entry = Type.Omit(Layer2Entry, ['nodeSelector']);
+export type NodeLayer2Entry = Static<typeof NodeLayer2Entry>;
+
+export const NodeConfigSpec = Type.Object({
+  revision: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Hash of the revision this config belongs to.' }),
+  vrf: Type.Array(VrfEntry),
+  layer2: Type.Array(NodeLayer2Entry),
+  routingTable: Type.Array(RoutingTableEntry),
+});
+export type NodeConfigSpec = Static<typeof NodeConfigSpec>;
+
+export const CONFIG_STATUSES = ['provisioning', 'provisioned', 'invalid'] as const;
+export type ConfigStatus = (typeof CONFIG_STATUSES)[number];
+
+export const NodeConfigStatus = Type.Object({
+  configStatus: Type.Optional(StringEnum(CONFIG_STATUSES)),
+  lastUpdate: Type.Optional(Type.String({ format: 'date-time' })),
+  lastAppliedRevision: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+  conditions: Type.Optional(Type.Array(Condition)),
+});
+export type NodeConfigStatus = Static<typeof NodeConfigStatus>;

@@ -1,0 +1,27 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const pkg = (name: string): string =>
+  fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
+
+// Tests import the packages' TypeScript sources directly, so `vitest` needs no prior build;
+// suites that spawn the real binaries build first (npm test runs `tsc -b` before vitest).
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@nodenet/api': pkg('api'),
+      '@nodenet/kube': pkg('kube'),
+      '@nodenet/devcluster': pkg('devcluster'),
+      '@nodenet/configurator': pkg('configurator'),
+      '@nodenet/agent': pkg('agent'),
+      '@nodenet/cli': pkg('cli'),
+    },
+  },
+  test: {
+    include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    reporters: ['default'],
+  },
+});
