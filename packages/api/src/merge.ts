@@ -4,15 +4,18 @@
  * inputs mean: the same objects in any order, with keys in any order, hash the same.
  */
 import { hashConfig } from './canonical.js';
+import { normalizePrefix } from './prefix.js';
 import type { Inputs } from './objects.js';
 import type { Layer2Entry, NetworkConfig, PrefixItem, RoutingTableEntry, VrfEntry } from './schema.js';
 
-const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byName = <T extends { name: string }>(a: T, b: T): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 const bySeq = (a: PrefixItem, b: PrefixItem): number => a.seq - b.seq;
-const sortedStrings = (xs: readonly string[] | undefined): string[] => [...(xs ?? [])].sort();
+const sortedPrefixes = (xs: readonly string[] | undefined): string[] =>
+  (xs ?? []).map(normalizePrefix).sort();
 
 const prefixItem = (p: PrefixItem): PrefixItem => ({
-  cidr: p.cidr,
+  cidr: normalizePrefix(p.cidr),
   seq: p.seq,
   ...(p.ge !== undefined ? { ge: p.ge } : {}),
   ...(p.le !== undefined ? { le: p.le } : {}),
@@ -30,7 +33,7 @@ export function mergeInputs(inputs: Inputs): NetworkConfig {
         ...(s.routeTarget !== undefined ? { routeTarget: s.routeTarget } : {}),
         import: (s.import ?? []).map(prefixItem).sort(bySeq),
         export: (s.export ?? []).map(prefixItem).sort(bySeq),
-        aggregate: sortedStrings(s.aggregate),
+        aggregate: sortedPrefixes(s.aggregate),
         seq: s.seq,
         mtu: s.mtu ?? 9000,
         ...(s.community !== undefined ? { community: s.community } : {}),
@@ -46,12 +49,14 @@ export function mergeInputs(inputs: Inputs): NetworkConfig {
         mtu: s.mtu ?? 1500,
         vni: s.vni,
         ...(s.anycastMac !== undefined ? { anycastMac: s.anycastMac.toLowerCase() } : {}),
-        anycastGateways: sortedStrings(s.anycastGateways),
+        anycastGateways: sortedPrefixes(s.anycastGateways),
         advertiseNeighbors: s.advertiseNeighbors ?? false,
         createMacVLANInterface: s.createMacVLANInterface ?? false,
         neighSuppression: s.neighSuppression ?? false,
         ...(s.vrf !== undefined ? { vrf: s.vrf } : {}),
-        ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector) ? { nodeSelector: s.nodeSelector } : {}),
+        ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector)
+          ? { nodeSelector: s.nodeSelector }
+          : {}),
       };
     })
     .sort(byName);
@@ -61,7 +66,10 @@ export function mergeInputs(inputs: Inputs): NetworkConfig {
   return { vrf, layer2, routingTable };
 }
 
-function isEmptySelector(sel: { matchLabels?: Record<string, string>; matchExpressions?: unknown[] }): boolean {
+function isEmptySelector(sel: {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: unknown[];
+}): boolean {
   return Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0;
 }
 

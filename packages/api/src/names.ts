@@ -27,9 +27,20 @@ export const deviceNames = {
 } as const;
 
 /** Prefixes of every device name nodenet owns. */
-export const MANAGED_DEVICE_PREFIXES = ['vr.', 'br.', 'vx.', 'vd.', 'dv.', 'l2.', 'vm.', 'mv.', 'taas.'] as const;
+export const MANAGED_DEVICE_PREFIXES = [
+  'vr.',
+  'br.',
+  'vx.',
+  'vd.',
+  'dv.',
+  'l2.',
+  'vm.',
+  'mv.',
+  'taas.',
+] as const;
 
-export const isManagedDevice = (name: string): boolean => MANAGED_DEVICE_PREFIXES.some((p) => name.startsWith(p));
+export const isManagedDevice = (name: string): boolean =>
+  MANAGED_DEVICE_PREFIXES.some((p) => name.startsWith(p));
 
 /** Name of the revision with this number and hash: `rev-<number>-<first 10 hex of hash>`. */
 export const revisionName = (number: number, hash: string): string => `rev-${number}-${hash.slice(0, 10)}`;

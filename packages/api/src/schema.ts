@@ -6,7 +6,7 @@
  * Only constructs that are valid in a Kubernetes structural schema are used: no `const`, no
  * `additionalProperties: false` next to `properties`; enums are `{type: string, enum: [...]}`.
  */
-import { Type, type Static, type TString, type TUnsafe } from '@sinclair/typebox';
+import { Kind, Type, TypeRegistry, type Static, type TString, type TUnsafe } from '@sinclair/typebox';
 import {
   CIDR_PATTERN,
   COMMUNITY_PATTERN,
@@ -15,12 +15,19 @@ import {
   VRF_NAME_PATTERN,
 } from './grammar.js';
 
+// TypeBox's own enums are `anyOf` of `const`, which a structural schema forbids; this kind emits
+// `{type: string, enum: [...]}` and teaches TypeBox's checker what it means.
+TypeRegistry.Set<{ enum: string[] }>(
+  'StringEnum',
+  (schema, value) => typeof value === 'string' && schema.enum.includes(value),
+);
+
 /** A string enum in the form a structural schema accepts. */
 export function StringEnum<const T extends readonly string[]>(
   values: T,
   options: Record<string, unknown> = {},
 ): TUnsafe<T[number]> {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+  return Type.Unsafe<T[number]>({ [Kind]: 'StringEnum', type: 'string', enum: [...values], ...options });
 }
 
 const Cidr = (description: string): TString =>
@@ -71,8 +78,12 @@ export type InputStatus = Static<typeof InputStatus>;
 export const PrefixItem = Type.Object({
   cidr: Cidr('IPv4 or IPv6 prefix, host bits clear.'),
   seq: Type.Integer({ minimum: 1, maximum: 4294967295, description: 'Prefix-list sequence number.' }),
-  ge: Type.Optional(Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at least this long.' })),
-  le: Type.Optional(Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at most this long.' })),
+  ge: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at least this long.' }),
+  ),
+  le: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at most this long.' }),
+  ),
   action: StringEnum(['permit', 'deny'] as const, { default: 'permit' }),
 });
 export type PrefixItem = Static<typeof PrefixItem>;
@@ -85,15 +96,31 @@ export const VRFRouteConfigurationSpec = Type.Object({
   }),
   vni: Type.Integer({ minimum: 1, maximum: VNI_MAX, description: 'L3 VNI of the VRF.' }),
   routeTarget: Type.Optional(
-    Type.String({ pattern: ROUTE_TARGET_PATTERN, maxLength: 21, description: 'Route target, ASN:NN or IPv4:NN.' }),
+    Type.String({
+      pattern: ROUTE_TARGET_PATTERN,
+      maxLength: 21,
+      description: 'Route target, ASN:NN or IPv4:NN.',
+    }),
   ),
-  import: Type.Optional(Type.Array(PrefixItem, { description: 'Prefixes leaked from the VRF into the default VRF.' })),
-  export: Type.Optional(Type.Array(PrefixItem, { description: 'Prefixes leaked from the default VRF into the VRF.' })),
+  import: Type.Optional(
+    Type.Array(PrefixItem, { description: 'Prefixes leaked from the VRF into the default VRF.' }),
+  ),
+  export: Type.Optional(
+    Type.Array(PrefixItem, { description: 'Prefixes leaked from the default VRF into the VRF.' }),
+  ),
   aggregate: Type.Optional(Type.Array(Cidr('Aggregate announced from the VRF.'))),
-  seq: Type.Integer({ minimum: 1, maximum: 65534, description: 'Route-map sequence of this object within its VRF.' }),
+  seq: Type.Integer({
+    minimum: 1,
+    maximum: 65534,
+    description: 'Route-map sequence of this object within its VRF.',
+  }),
   mtu: Type.Optional(Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX, default: 9000 })),
   community: Type.Optional(
-    Type.String({ pattern: COMMUNITY_PATTERN, maxLength: 32, description: 'Community set on exported routes.' }),
+    Type.String({
+      pattern: COMMUNITY_PATTERN,
+      maxLength: 32,
+      description: 'Community set on exported routes.',
+    }),
   ),
 });
 export type VRFRouteConfigurationSpec = Static<typeof VRFRouteConfigurationSpec>;
@@ -104,14 +131,18 @@ export const Layer2NetworkConfigurationSpec = Type.Object({
   id: Type.Integer({ minimum: 1, maximum: 4094, description: 'VLAN id; names the bridge l2.<id>.' }),
   mtu: Type.Optional(Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX, default: 1500 })),
   vni: Type.Integer({ minimum: 1, maximum: VNI_MAX, description: 'L2 VNI.' }),
-  anycastMac: Type.Optional(Type.String({ pattern: MAC_PATTERN, description: 'MAC of the anycast gateway.' })),
+  anycastMac: Type.Optional(
+    Type.String({ pattern: MAC_PATTERN, description: 'MAC of the anycast gateway.' }),
+  ),
   anycastGateways: Type.Optional(
     Type.Array(Cidr('Gateway address with prefix length, e.g. 10.0.0.1/24.'), { maxItems: 64 }),
   ),
   advertiseNeighbors: Type.Optional(Type.Boolean({ default: false })),
   createMacVLANInterface: Type.Optional(Type.Boolean({ default: false })),
   neighSuppression: Type.Optional(Type.Boolean({ default: false })),
-  vrf: Type.Optional(Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12, description: 'VRF to enslave to.' })),
+  vrf: Type.Optional(
+    Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12, description: 'VRF to enslave to.' }),
+  ),
   nodeSelector: Type.Optional(LabelSelector),
 });
 export type Layer2NetworkConfigurationSpec = Static<typeof Layer2NetworkConfigurationSpec>;
@@ -178,7 +209,9 @@ export const NetworkConfigRevisionSpec = Type.Object({
   config: NetworkConfig,
   hash: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'sha256 of the canonical JSON of config.' }),
   number: Type.Integer({ minimum: 1, description: 'Monotonic revision number; orders revisions.' }),
-  paused: Type.Optional(Type.Boolean({ default: false, description: 'A paused revision starts no new nodes.' })),
+  paused: Type.Optional(
+    Type.Boolean({ default: false, description: 'A paused revision starts no new nodes.' }),
+  ),
 });
 export type NetworkConfigRevisionSpec = Static<typeof NetworkConfigRevisionSpec>;
 
@@ -210,7 +243,10 @@ export const NodeLayer2Entry = Type.Omit(Layer2Entry, ['nodeSelector']);
 export type NodeLayer2Entry = Static<typeof NodeLayer2Entry>;
 
 export const NodeConfigSpec = Type.Object({
-  revision: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Hash of the revision this config belongs to.' }),
+  revision: Type.String({
+    pattern: '^[0-9a-f]{64}$',
+    description: 'Hash of the revision this config belongs to.',
+  }),
   vrf: Type.Array(VrfEntry),
   layer2: Type.Array(NodeLayer2Entry),
   routingTable: Type.Array(RoutingTableEntry),

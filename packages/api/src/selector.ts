@@ -6,7 +6,10 @@ export const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as c
  * Kubernetes LabelSelector semantics: all matchLabels and all matchExpressions must hold; an empty or
  * absent selector matches every node. The selector is assumed valid (see validateInputs).
  */
-export function matchesSelector(selector: LabelSelector | undefined, labels: Record<string, string>): boolean {
+export function matchesSelector(
+  selector: LabelSelector | undefined,
+  labels: Record<string, string>,
+): boolean {
   if (!selector) return true;
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     if (labels[key] !== value) return false;

@@ -1,0 +1,195 @@
+/**
+ * The CustomResourceDefinitions, derived from the schemas in schema.ts. `npm run generate` writes
+ * them to crds/; a test fails when crds/ differs from what this module produces.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import { GROUP, RESOURCES, VERSION, type ResourceKind } from './constants.js';
+import {
+  InputStatus,
+  Layer2NetworkConfigurationSpec,
+  NetworkConfigRevisionSpec,
+  NetworkConfigRevisionStatus,
+  NodeConfigSpec,
+  NodeConfigStatus,
+  RoutingTableSpec,
+  VRFRouteConfigurationSpec,
+} from './schema.js';
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+const accepted: PrinterColumn = {
+  name: 'Accepted',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Accepted")].status',
+  description: 'Whether the configurator accepted this object',
+};
+const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+interface KindDefinition {
+  spec: TSchema;
+  status: TSchema;
+  columns: PrinterColumn[];
+  description: string;
+}
+
+const KINDS: Record<ResourceKind, KindDefinition> = {
+  VRFRouteConfiguration: {
+    description: 'A VRF with its L3 VNI, route leaking to and from the default VRF, and aggregates.',
+    spec: VRFRouteConfigurationSpec,
+    status: InputStatus,
+    columns: [
+      { name: 'VRF', type: 'string', jsonPath: '.spec.vrf' },
+      { name: 'VNI', type: 'integer', jsonPath: '.spec.vni' },
+      { name: 'Seq', type: 'integer', jsonPath: '.spec.seq' },
+      { name: 'RT', type: 'string', jsonPath: '.spec.routeTarget', priority: 1 },
+      accepted,
+      age,
+    ],
+  },
+  Layer2NetworkConfiguration: {
+    description: 'A Layer-2 network (bridge + VXLAN) on the nodes its selector matches.',
+    spec: Layer2NetworkConfigurationSpec,
+    status: InputStatus,
+    columns: [
+      { name: 'VLAN', type: 'integer', jsonPath: '.spec.id' },
+      { name: 'VNI', type: 'integer', jsonPath: '.spec.vni' },
+      { name: 'VRF', type: 'string', jsonPath: '.spec.vrf' },
+      { name: 'MTU', type: 'integer', jsonPath: '.spec.mtu' },
+      { name: 'Gateways', type: 'string', jsonPath: '.spec.anycastGateways', priority: 1 },
+      accepted,
+      age,
+    ],
+  },
+  RoutingTable: {
+    description: 'A kernel routing table exposed as VRF taas.<tableId>.',
+    spec: RoutingTableSpec,
+    status: InputStatus,
+    columns: [{ name: 'Table', type: 'integer', jsonPath: '.spec.tableId' }, accepted, age],
+  },
+  NetworkConfigRevision: {
+    description:
+      'One merged, content-hashed configuration and the state of its rollout. Written by the configurator.',
+    spec: NetworkConfigRevisionSpec,
+    status: NetworkConfigRevisionStatus,
+    columns: [
+      { name: 'Number', type: 'integer', jsonPath: '.spec.number' },
+      { name: 'Ready', type: 'integer', jsonPath: '.status.ready' },
+      { name: 'Ongoing', type: 'integer', jsonPath: '.status.ongoing' },
+      { name: 'Queued', type: 'integer', jsonPath: '.status.queued' },
+      { name: 'Failed', type: 'integer', jsonPath: '.status.failed' },
+      { name: 'Total', type: 'integer', jsonPath: '.status.total' },
+      { name: 'Invalid', type: 'boolean', jsonPath: '.status.isInvalid' },
+      { name: 'Paused', type: 'boolean', jsonPath: '.spec.paused', priority: 1 },
+      { name: 'Hash', type: 'string', jsonPath: '.spec.hash', priority: 1 },
+      age,
+    ],
+  },
+  NodeConfig: {
+    description:
+      "One node's share of a revision. Spec written by the configurator, status by the node's agent.",
+    spec: NodeConfigSpec,
+    status: NodeConfigStatus,
+    columns: [
+      {
+        name: 'Revision',
+        type: 'string',
+        jsonPath: '.metadata.labels.network\\.nodenet\\.io/revision-number',
+        description: 'Number of the revision this node was handed',
+      },
+      { name: 'Status', type: 'string', jsonPath: '.status.configStatus' },
+      { name: 'Last Update', type: 'date', jsonPath: '.status.lastUpdate' },
+      { name: 'Message', type: 'string', jsonPath: '.status.message' },
+      { name: 'Applied', type: 'string', jsonPath: '.status.lastAppliedRevision', priority: 1 },
+      age,
+    ],
+  },
+};
+
+/** A TypeBox schema as plain JSON, rewritten into the structural form the API server accepts. */
+export function toStructural(schema: unknown): Record<string, unknown> {
+  const plain = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+  return rewrite(plain);
+}
+
+function rewrite(node: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$id') continue;
+    if (key === 'patternProperties') {
+      // Type.Record → `additionalProperties`, the only map form a structural schema allows.
+      const values = Object.values(value as Record<string, Record<string, unknown>>);
+      if (values[0]) out.additionalProperties = rewrite(values[0]);
+      continue;
+    }
+    if (key === 'properties') {
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, Record<string, unknown>>).map(([k, v]) => [k, rewrite(v)]),
+      );
+      continue;
+    }
+    if (key === 'items' || key === 'additionalProperties') {
+      out[key] =
+        typeof value === 'object' && value !== null ? rewrite(value as Record<string, unknown>) : value;
+      continue;
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+export function customResourceDefinition(kind: ResourceKind): Record<string, unknown> {
+  const names = RESOURCES[kind];
+  const def = KINDS[kind];
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${names.plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      scope: 'Cluster',
+      names: {
+        kind,
+        listKind: `${kind}List`,
+        plural: names.plural,
+        singular: names.singular,
+        shortNames: names.shortNames,
+        categories: ['nodenet'],
+      },
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: def.columns,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: def.description,
+              required: ['spec'],
+              properties: {
+                apiVersion: { type: 'string' },
+                kind: { type: 'string' },
+                metadata: { type: 'object' },
+                spec: toStructural(def.spec),
+                status: toStructural(def.status),
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+export const RESOURCE_KINDS = Object.keys(KINDS) as ResourceKind[];
+
+/** All five CRDs, in a stable order. */
+export const customResourceDefinitions = (): Record<string, unknown>[] =>
+  RESOURCE_KINDS.map((k) => customResourceDefinition(k));

@@ -1,0 +1,86 @@
+/**
+ * IP prefixes as nodenet accepts them: strict decimal dotted quads for IPv4 (no octal or hex forms
+ * that some parsers accept and FRR would read differently), RFC 4291 text for IPv6, no zone ids.
+ * Parsing is done by ipaddr.js; this module adds the strictness and the reasons a person can act on.
+ */
+import ipaddr from 'ipaddr.js';
+import { hasCidrChars } from './grammar.js';
+
+export type Family = 4 | 6;
+
+export interface Prefix {
+  family: Family;
+  /** Address as written, normalised (lower-case, compressed IPv6). */
+  address: string;
+  length: number;
+  /** Family maximum: 32 or 128. */
+  max: number;
+  /** The network address of the prefix (host bits cleared). */
+  network: string;
+}
+
+export type PrefixResult = { ok: true; prefix: Prefix } | { ok: false; reason: string };
+
+export function parsePrefix(text: string): PrefixResult {
+  if (!hasCidrChars(text)) return { ok: false, reason: 'must be an IPv4 or IPv6 prefix in CIDR notation' };
+  const slash = text.indexOf('/');
+  const addr = text.slice(0, slash);
+  const lenText = text.slice(slash + 1);
+  if (!/^(0|[1-9][0-9]*)$/.test(lenText))
+    return { ok: false, reason: `prefix length "${lenText}" is not a number` };
+  const length = Number(lenText);
+  let family: Family;
+  if (addr.includes(':')) {
+    if (!ipaddr.IPv6.isValid(addr)) return { ok: false, reason: `"${addr}" is not a valid IPv6 address` };
+    family = 6;
+  } else {
+    if (!ipaddr.IPv4.isValidFourPartDecimal(addr)) {
+      return { ok: false, reason: `"${addr}" is not a valid IPv4 address (four decimal octets)` };
+    }
+    family = 4;
+  }
+  const max = family === 4 ? 32 : 128;
+  if (length > max) return { ok: false, reason: `prefix length ${length} exceeds ${max} for IPv${family}` };
+  const parsed = ipaddr.parse(addr);
+  const network = (family === 4 ? ipaddr.IPv4 : ipaddr.IPv6)
+    .networkAddressFromCIDR(`${addr}/${length}`)
+    .toString();
+  return { ok: true, prefix: { family, address: parsed.toString(), length, max, network } };
+}
+
+/** A prefix whose host bits must be clear (prefix-list entries, aggregates). */
+export function checkNetworkPrefix(text: string): string | undefined {
+  const r = parsePrefix(text);
+  if (!r.ok) return r.reason;
+  const { prefix } = r;
+  if (prefix.address !== prefix.network) {
+    return `host bits are set; the network is ${prefix.network}/${prefix.length}`;
+  }
+  return undefined;
+}
+
+/** An interface address with its prefix length (anycast gateways): a usable host address in the prefix. */
+export function checkHostAddress(text: string): string | undefined {
+  const r = parsePrefix(text);
+  if (!r.ok) return r.reason;
+  const { prefix } = r;
+  if (prefix.family === 4 && prefix.length < 31) {
+    if (prefix.address === prefix.network) {
+      return `${prefix.address} is the network address of ${prefix.network}/${prefix.length}, not a host address`;
+    }
+    const broadcast = ipaddr.IPv4.broadcastAddressFromCIDR(text).toString();
+    if (prefix.address === broadcast) {
+      return `${prefix.address} is the broadcast address of ${prefix.network}/${prefix.length}, not a host address`;
+    }
+  }
+  if (prefix.family === 6 && prefix.length < 127 && prefix.address === prefix.network) {
+    return `${prefix.address} is the subnet-router anycast address of ${prefix.network}/${prefix.length}, not a host address`;
+  }
+  return undefined;
+}
+
+/** The canonical text of a prefix already known to be valid: lower-case, compressed IPv6. */
+export function normalizePrefix(text: string): string {
+  const r = parsePrefix(text);
+  return r.ok ? `${r.prefix.address}/${r.prefix.length}` : text;
+}
