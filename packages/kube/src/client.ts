@@ -1,0 +1,163 @@
+/**
+ * A small REST client for the Kubernetes API on top of @kubernetes/client-node's KubeConfig (which
+ * does the authentication and TLS setup) and its Watch (the streaming part). Requests are plain JSON
+ * in and out: the generated typed clients turn timestamps into Date objects for lists but not for
+ * watch events, and every nodenet type is plain JSON, so one representation is used throughout.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { KubeConfig, Watch } from '@kubernetes/client-node';
+import { KubeApiError, KubeTransportError } from './errors.js';
+
+export type Verb = 'get' | 'list' | 'create' | 'update' | 'patch' | 'delete' | 'watch';
+
+export interface RequestInfo {
+  verb: Verb;
+  method: string;
+  path: string;
+  statusCode?: number;
+  durationMs: number;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  verb?: Verb;
+  /** Request timeout; default 30 s. */
+  timeoutMs?: number;
+}
+
+export class KubeClient {
+  readonly server: string;
+  private readonly agent: http.Agent;
+  private readonly watcher: Watch;
+  private readonly listeners: ((info: RequestInfo) => void)[] = [];
+  /** Requests sent, by verb (watches counted when opened); read by benchmarks and metrics. */
+  readonly requestCounts: Record<Verb, number> = {
+    get: 0,
+    list: 0,
+    create: 0,
+    update: 0,
+    patch: 0,
+    delete: 0,
+    watch: 0,
+  };
+
+  constructor(readonly kubeConfig: KubeConfig) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    this.server = cluster.server.replace(/\/+$/, '');
+    const isHttps = this.server.startsWith('https:');
+    this.agent = isHttps
+      ? new https.Agent({ keepAlive: true, maxSockets: 64 })
+      : new http.Agent({ keepAlive: true, maxSockets: 64 });
+    this.watcher = new Watch(kubeConfig);
+  }
+
+  /** Called after every request with its outcome (metrics, request counting). */
+  onRequest(listener: (info: RequestInfo) => void): void {
+    this.listeners.push(listener);
+  }
+
+  get totalRequests(): number {
+    return Object.values(this.requestCounts).reduce((a, b) => a + b, 0);
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const verb = opts.verb ?? defaultVerb(method);
+    this.requestCounts[verb]++;
+    const url = new URL(this.server + path);
+    for (const [k, v] of Object.entries(opts.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
+    const body = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
+    const options: https.RequestOptions = {
+      method,
+      agent: this.agent,
+      headers: {
+        accept: 'application/json',
+        ...(body
+          ? { 'content-type': opts.contentType ?? 'application/json', 'content-length': body.length }
+          : {}),
+      },
+      timeout: opts.timeoutMs ?? 30_000,
+    };
+    await this.kubeConfig.applyToHTTPSOptions(options);
+    const started = performance.now();
+    const mod = url.protocol === 'https:' ? https : http;
+    let statusCode: number | undefined;
+    try {
+      const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = mod.request(url, options, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+          );
+          res.on('error', reject);
+        });
+        req.on('timeout', () => req.destroy(new Error(`timed out after ${options.timeout} ms`)));
+        req.on('error', reject);
+        if (body) req.write(body);
+        req.end();
+      }).catch((err: unknown) => {
+        throw new KubeTransportError(method, path, err);
+      });
+      statusCode = status;
+      const parsed: unknown = text.length > 0 ? safeJson(text) : undefined;
+      if (status < 200 || status >= 300) {
+        const s = (parsed ?? {}) as { reason?: string; message?: string };
+        throw new KubeApiError(method, path, status, s.reason, s.message ?? text.slice(0, 500));
+      }
+      return parsed as T;
+    } finally {
+      const info: RequestInfo = { verb, method, path, durationMs: performance.now() - started };
+      if (statusCode !== undefined) info.statusCode = statusCode;
+      for (const l of this.listeners) l(info);
+    }
+  }
+
+  /**
+   * Opens a watch stream; `onEvent` gets each event, `onDone` is called once when the stream ends
+   * (null when the server closed it normally). Returns a function that aborts the stream.
+   */
+  async watch(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    onEvent: (type: string, object: unknown) => void,
+    onDone: (err: unknown) => void,
+  ): Promise<() => void> {
+    this.requestCounts.watch++;
+    for (const l of this.listeners) l({ verb: 'watch', method: 'GET', path, durationMs: 0 });
+    const controller = await this.watcher.watch(path, query, (type, obj) => onEvent(type, obj), onDone);
+    return () => controller.abort();
+  }
+
+  /** Closes idle keep-alive connections. */
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+function defaultVerb(method: string): Verb {
+  switch (method) {
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return 'get';
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { message: text.slice(0, 500) };
+  }
+}

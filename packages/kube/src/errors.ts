@@ -1,0 +1,35 @@
+/** Errors raised by the Kubernetes access layer; they carry the request and the server's answer. */
+
+/** The API server answered with a non-2xx status (a `metav1.Status` body when it sent one). */
+export class KubeApiError extends Error {
+  override readonly name = 'KubeApiError';
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    /** HTTP status code, e.g. 404, 409, 410, 422. */
+    readonly statusCode: number,
+    /** `reason` of the Status body (NotFound, AlreadyExists, Conflict, Expired, Invalid…) when present. */
+    readonly reason: string | undefined,
+    readonly serverMessage: string,
+  ) {
+    super(`${method} ${path}: ${statusCode}${reason ? ` ${reason}` : ''}: ${serverMessage}`);
+  }
+}
+
+/** The request never got an answer (connection refused, reset, timeout). */
+export class KubeTransportError extends Error {
+  override readonly name = 'KubeTransportError';
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${method} ${path}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+export const isNotFound = (e: unknown): boolean => e instanceof KubeApiError && e.statusCode === 404;
+export const isConflict = (e: unknown): boolean => e instanceof KubeApiError && e.statusCode === 409;
+export const isAlreadyExists = (e: unknown): boolean =>
+  e instanceof KubeApiError && e.statusCode === 409 && e.reason === 'AlreadyExists';
+export const isGone = (e: unknown): boolean => e instanceof KubeApiError && e.statusCode === 410;

@@ -1,0 +1,294 @@
+/**
+ * An informer: a local cache of one resource type kept current by list + watch, like client-go's.
+ * - After a 410 Gone (the watch's resourceVersion is too old) it lists again and reports the
+ *   difference as add/update/delete events, so nothing is missed.
+ * - Other watch failures are retried with exponential backoff from the last resourceVersion.
+ * - Every `resyncMs` it re-delivers each cached object as a `resync` event, so a handler that
+ *   dropped work (e.g. a failed write) gets another chance without a full list.
+ * - Writes made by this process can be fed back with `mutated()`, so the next decision already sees
+ *   them even before the watch delivers them; older watch events never overwrite a newer object.
+ */
+import type { KubeObject, ResourceClient } from './resources.js';
+
+export type InformerEventType = 'add' | 'update' | 'delete' | 'resync';
+
+export interface InformerEvent<T> {
+  type: InformerEventType;
+  object: T;
+  old?: T;
+}
+
+export interface InformerOptions {
+  /** Re-deliver all cached objects this often (0 = never). Default 0. */
+  resyncMs?: number;
+  labelSelector?: string;
+  fieldSelector?: string;
+  namespace?: string;
+  /** Backoff bounds for watch / list failures. */
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  /** Server-side watch timeout; the watch is re-opened from the last resourceVersion after it. */
+  watchTimeoutSeconds?: number;
+}
+
+export interface InformerStats {
+  lists: number;
+  watches: number;
+  relistsAfterGone: number;
+  errors: number;
+}
+
+const key = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+/** Compares numeric resourceVersions; `undefined` when either is not a plain integer (then opaque). */
+export function compareResourceVersions(a: string | undefined, b: string | undefined): number | undefined {
+  if (!a || !b || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return undefined;
+  const x = BigInt(a);
+  const y = BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+export class Informer<T extends KubeObject> {
+  private readonly cache = new Map<string, T>();
+  private readonly handlers: ((e: InformerEvent<T>) => void)[] = [];
+  private readonly errorHandlers: ((err: unknown) => void)[] = [];
+  private resourceVersion = '';
+  private stopped = true;
+  private abortWatch: (() => void) | undefined;
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private backoffMs: number;
+  private syncedResolve!: () => void;
+  private syncedPromise: Promise<void>;
+  private synced = false;
+  readonly stats: InformerStats = { lists: 0, watches: 0, relistsAfterGone: 0, errors: 0 };
+
+  constructor(
+    readonly resource: ResourceClient<T>,
+    private readonly opts: InformerOptions = {},
+  ) {
+    this.backoffMs = opts.minBackoffMs ?? 200;
+    this.syncedPromise = new Promise((r) => (this.syncedResolve = r));
+  }
+
+  get kind(): string {
+    return this.resource.type.kind;
+  }
+
+  on(handler: (e: InformerEvent<T>) => void): void {
+    this.handlers.push(handler);
+  }
+
+  onError(handler: (err: unknown) => void): void {
+    this.errorHandlers.push(handler);
+  }
+
+  get hasSynced(): boolean {
+    return this.synced;
+  }
+
+  waitForSync(): Promise<void> {
+    return this.syncedPromise;
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.cache.get(`${namespace ?? ''}/${name}`);
+  }
+
+  list(): T[] {
+    return [...this.cache.values()];
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /** The resourceVersion the watch continues from. */
+  get lastResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    void this.relist();
+    if (this.opts.resyncMs && this.opts.resyncMs > 0) {
+      this.resyncTimer = setInterval(() => {
+        for (const o of this.cache.values()) this.emit({ type: 'resync', object: o });
+      }, this.opts.resyncMs);
+      this.resyncTimer.unref();
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abortWatch?.();
+    this.abortWatch = undefined;
+    if (this.resyncTimer) clearInterval(this.resyncTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+  }
+
+  /** Feeds back an object this process just wrote (or `null` with the object to record its deletion). */
+  mutated(obj: T, deleted = false): void {
+    const k = key(obj);
+    const cur = this.cache.get(k);
+    if (deleted) {
+      if (cur) {
+        this.cache.delete(k);
+        this.emit({ type: 'delete', object: cur });
+      }
+      return;
+    }
+    if (cur && compareResourceVersions(cur.metadata.resourceVersion, obj.metadata.resourceVersion) === 1)
+      return;
+    this.cache.set(k, obj);
+    this.emit(cur ? { type: 'update', object: obj, old: cur } : { type: 'add', object: obj });
+  }
+
+  private emit(e: InformerEvent<T>): void {
+    for (const h of this.handlers) {
+      try {
+        h(e);
+      } catch (err) {
+        this.reportError(err);
+      }
+    }
+  }
+
+  private reportError(err: unknown): void {
+    this.stats.errors++;
+    for (const h of this.errorHandlers) h(err);
+  }
+
+  private scheduleRetry(fn: () => void): void {
+    if (this.stopped) return;
+    const delay = this.backoffMs * (0.8 + Math.random() * 0.4);
+    this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs ?? 5_000);
+    this.retryTimer = setTimeout(fn, delay);
+  }
+
+  private async relist(): Promise<void> {
+    if (this.stopped) return;
+    let list;
+    try {
+      this.stats.lists++;
+      list = await this.resource.list({
+        labelSelector: this.opts.labelSelector,
+        fieldSelector: this.opts.fieldSelector,
+        namespace: this.opts.namespace,
+      });
+    } catch (err) {
+      this.reportError(err);
+      this.scheduleRetry(() => void this.relist());
+      return;
+    }
+    if (this.stopped) return;
+    const seen = new Set<string>();
+    for (const obj of list.items) {
+      const k = key(obj);
+      seen.add(k);
+      const cur = this.cache.get(k);
+      this.cache.set(k, obj);
+      if (!cur) this.emit({ type: 'add', object: obj });
+      else if (cur.metadata.resourceVersion !== obj.metadata.resourceVersion)
+        this.emit({ type: 'update', object: obj, old: cur });
+    }
+    for (const [k, obj] of [...this.cache]) {
+      if (!seen.has(k)) {
+        this.cache.delete(k);
+        this.emit({ type: 'delete', object: obj });
+      }
+    }
+    this.resourceVersion = list.metadata.resourceVersion ?? '';
+    if (!this.synced) {
+      this.synced = true;
+      this.syncedResolve();
+    }
+    void this.watch();
+  }
+
+  private async watch(): Promise<void> {
+    if (this.stopped) return;
+    let gone = false;
+    let done = false;
+    const onDone = (err: unknown): void => {
+      if (done) return;
+      done = true;
+      this.abortWatch = undefined;
+      if (this.stopped) return;
+      const status = (err as { statusCode?: number; code?: number } | null)?.statusCode;
+      if (gone || status === 410) {
+        this.stats.relistsAfterGone++;
+        this.resourceVersion = '';
+        void this.relist();
+      } else if (err) {
+        this.reportError(err);
+        this.scheduleRetry(() => void this.watch());
+      } else {
+        // Normal close (server-side timeout): continue from where we are.
+        void this.watch();
+      }
+    };
+    const onEvent = (type: string, raw: unknown): void => {
+      const obj = raw as T & { code?: number };
+      this.backoffMs = this.opts.minBackoffMs ?? 200;
+      switch (type) {
+        case 'ADDED':
+        case 'MODIFIED': {
+          const k = key(obj);
+          const cur = this.cache.get(k);
+          if (!(
+            cur && compareResourceVersions(cur.metadata.resourceVersion, obj.metadata.resourceVersion) === 1
+          )) {
+            this.cache.set(k, obj);
+            if (!cur) this.emit({ type: 'add', object: obj });
+            else if (cur.metadata.resourceVersion !== obj.metadata.resourceVersion)
+              this.emit({ type: 'update', object: obj, old: cur });
+          }
+          break;
+        }
+        case 'DELETED': {
+          const k = key(obj);
+          const cur = this.cache.get(k);
+          if (cur) {
+            this.cache.delete(k);
+            this.emit({ type: 'delete', object: obj });
+          }
+          break;
+        }
+        case 'BOOKMARK':
+          break;
+        case 'ERROR':
+          if (obj.code === 410) {
+            // The server normally closes the stream after this; closing it ourselves makes sure.
+            gone = true;
+            this.abortWatch?.();
+          } else this.reportError(new Error(`watch ${this.kind}: ${JSON.stringify(raw)}`));
+          return;
+        default:
+          return;
+      }
+      if (obj.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
+    };
+    try {
+      this.stats.watches++;
+      const path = this.resource.collectionPath(this.opts.namespace);
+      const abort = await this.resource.client.watch(
+        path,
+        {
+          resourceVersion: this.resourceVersion || undefined,
+          allowWatchBookmarks: true,
+          labelSelector: this.opts.labelSelector,
+          fieldSelector: this.opts.fieldSelector,
+          timeoutSeconds: this.opts.watchTimeoutSeconds ?? 300,
+        },
+        onEvent,
+        onDone,
+      );
+      if (done || this.stopped) abort();
+      else this.abortWatch = abort;
+    } catch (err) {
+      onDone(err);
+    }
+  }
+}
