@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { buildConfig, canonicalJson, hashConfig, revisionName, type Inputs } from '@nodenet/api';
+import { goodInputs } from './fixtures.js';
+
+/** Rebuilds every object with its keys in reverse order, recursively. */
+function reverseKeys<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(reverseKeys) as T;
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .reverse()
+        .map(([k, v]) => [k, reverseKeys(v)]),
+    ) as T;
+  }
+  return value;
+}
+
+describe('canonical hashing', () => {
+  it('sorts keys at every level and drops undefined members', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: undefined, x: 0 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[2,{"x":0,"z":1}]},"b":1}',
+    );
+  });
+
+  it('gives the same hash for inputs in any order and key order', () => {
+    const base = buildConfig(goodInputs()).hash;
+    const shuffled: Inputs = goodInputs();
+    shuffled.vrf.reverse();
+    shuffled.layer2.reverse();
+    shuffled.vrf[0]!.spec.export?.reverse();
+    shuffled.layer2[1]!.spec.anycastGateways?.reverse();
+    expect(buildConfig(reverseKeys(shuffled)).hash).toBe(base);
+  });
+
+  it('applies defaults, so an explicit default hashes like an omitted one', () => {
+    const explicit = goodInputs();
+    explicit.vrf[0]!.spec.mtu = 9000;
+    explicit.layer2[1]!.spec.mtu = 1500;
+    explicit.layer2[1]!.spec.advertiseNeighbors = false;
+    explicit.vrf[0]!.spec.import![0]!.action = 'permit';
+    expect(buildConfig(explicit).hash).toBe(buildConfig(goodInputs()).hash);
+  });
+
+  it('normalises how a prefix or MAC is written', () => {
+    const shouting = goodInputs();
+    shouting.layer2[0]!.spec.anycastGateways = ['2001:DB8:10:0::1/64', '10.10.0.1/24'];
+    shouting.layer2[0]!.spec.anycastMac = '02:00:5e:00:01:01';
+    expect(buildConfig(shouting).hash).toBe(buildConfig(goodInputs()).hash);
+  });
+
+  it('changes when any meaningful value changes', () => {
+    const base = buildConfig(goodInputs()).hash;
+    const changes: Array<(i: Inputs) => void> = [
+      (i) => (i.vrf[0]!.spec.vni = 101),
+      (i) => (i.vrf[0]!.spec.export![0]!.le = 25),
+      (i) => (i.layer2[0]!.spec.nodeSelector = { matchLabels: { role: 'edge' } }),
+      (i) => (i.routingTable[0]!.spec.tableId = 1001),
+      (i) => (i.vrf[2]!.metadata.name = 'red2'),
+    ];
+    const hashes = changes.map((change) => {
+      const inputs = goodInputs();
+      change(inputs);
+      return buildConfig(inputs).hash;
+    });
+    expect(new Set([base, ...hashes]).size).toBe(changes.length + 1);
+  });
+
+  it('hashes the config, sha256 hex', () => {
+    const { config, hash } = buildConfig(goodInputs());
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashConfig(config)).toBe(hash);
+    expect(revisionName(7, hash)).toBe(`rev-7-${hash.slice(0, 10)}`);
+  });
+});

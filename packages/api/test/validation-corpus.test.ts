@@ -1,0 +1,475 @@
+/**
+ * The bad-input corpus: each case changes one thing in a valid input set and names the one problem it
+ * must produce, with its exact field path and message. The good inputs must produce none.
+ */
+import { describe, expect, it } from 'vitest';
+import { validateInputs, type Inputs } from '@nodenet/api';
+import { goodInputs, layer2, table, vrf } from './fixtures.js';
+
+type Mutate = (i: Inputs) => void;
+
+interface BadCase {
+  name: string;
+  mutate: Mutate;
+  field: string;
+  message: string;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- the corpus writes values the types forbid */
+const blue = (i: Inputs): any => i.vrf[0]!.spec;
+const blue6 = (i: Inputs): any => i.vrf[1]!.spec;
+const web = (i: Inputs): any => i.layer2[0]!.spec;
+const storage = (i: Inputs): any => i.layer2[1]!.spec;
+
+const V = 'VRFRouteConfiguration';
+const L = 'Layer2NetworkConfiguration';
+
+const BAD: BadCase[] = [
+  // ---- schema: types, ranges, patterns, required
+  {
+    name: 'VRF name too long for interface names',
+    mutate: (i) => (blue(i).vrf = 'abcdefghijklm'),
+    field: 'spec.vrf',
+    message: `${V} blue: spec.vrf: is 13 characters; interface name "vr.abcdefghijklm" would exceed the kernel's 15-character limit (VRF names have at most 12) (got "abcdefghijklm")`,
+  },
+  {
+    name: 'VRF name with a space',
+    mutate: (i) => (blue(i).vrf = 'bl ue'),
+    field: 'spec.vrf',
+    message: `${V} blue: spec.vrf: must be 1 to 12 characters of A-Z, a-z, 0-9, "_" or "-" (got "bl ue")`,
+  },
+  {
+    name: 'VRF name with a newline (FRR injection)',
+    mutate: (i) => (blue(i).vrf = 'x\nrouter'),
+    field: 'spec.vrf',
+    message: `${V} blue: spec.vrf: must be 1 to 12 characters of A-Z, a-z, 0-9, "_" or "-" (got "x\\nrouter")`,
+  },
+  {
+    name: 'VRF name with "!" (FRR comment)',
+    mutate: (i) => (blue(i).vrf = 'blue!'),
+    field: 'spec.vrf',
+    message: `${V} blue: spec.vrf: must be 1 to 12 characters of A-Z, a-z, 0-9, "_" or "-" (got "blue!")`,
+  },
+  {
+    name: 'empty VRF name',
+    mutate: (i) => (blue(i).vrf = ''),
+    field: 'spec.vrf',
+    message: `${V} blue: spec.vrf: must be 1 to 12 characters of A-Z, a-z, 0-9, "_" or "-" (got "")`,
+  },
+  {
+    name: 'VRF VNI zero',
+    mutate: (i) => (blue(i).vni = 0),
+    field: 'spec.vni',
+    message: `${V} blue: spec.vni: must be at least 1 (got 0)`,
+  },
+  {
+    name: 'VRF VNI above 24 bits',
+    mutate: (i) => (blue(i).vni = 16777216),
+    field: 'spec.vni',
+    message: `${V} blue: spec.vni: must be at most 16777215 (got 16777216)`,
+  },
+  {
+    name: 'VRF VNI not an integer',
+    mutate: (i) => (blue(i).vni = 1.5),
+    field: 'spec.vni',
+    message: `${V} blue: spec.vni: must be an integer (got 1.5)`,
+  },
+  {
+    name: 'VRF VNI missing',
+    mutate: (i) => delete blue(i).vni,
+    field: 'spec.vni',
+    message: `${V} blue: spec.vni: is required`,
+  },
+  {
+    name: 'route-map seq zero',
+    mutate: (i) => (blue(i).seq = 0),
+    field: 'spec.seq',
+    message: `${V} blue: spec.seq: must be at least 1 (got 0)`,
+  },
+  {
+    name: 'route-map seq above 65534',
+    mutate: (i) => (blue(i).seq = 65535),
+    field: 'spec.seq',
+    message: `${V} blue: spec.seq: must be at most 65534 (got 65535)`,
+  },
+  {
+    name: 'VRF MTU too small',
+    mutate: (i) => (blue(i).mtu = 999),
+    field: 'spec.mtu',
+    message: `${V} blue: spec.mtu: must be at least 1000 (got 999)`,
+  },
+  {
+    name: 'prefix seq zero',
+    mutate: (i) => (blue(i).import[0].seq = 0),
+    field: 'spec.import[0].seq',
+    message: `${V} blue: spec.import[0].seq: must be at least 1 (got 0)`,
+  },
+  {
+    name: 'prefix action unknown',
+    mutate: (i) => (blue(i).import[0].action = 'allow'),
+    field: 'spec.import[0].action',
+    message: `${V} blue: spec.import[0].action: must be one of permit, deny (got "allow")`,
+  },
+  {
+    name: 'ge above 128',
+    mutate: (i) => (blue6(i).import[0].ge = 129),
+    field: 'spec.import[0].ge',
+    message: `${V} blue-v6: spec.import[0].ge: must be at most 128 (got 129)`,
+  },
+  {
+    name: 'community with a space',
+    mutate: (i) => (blue(i).community = '65000:1 additive'),
+    field: 'spec.community',
+    message: `${V} blue: spec.community: must be a BGP community (AA:NN, A:B:C or a well-known name such as no-export) (got "65000:1 additive")`,
+  },
+  {
+    name: 'route target garbage',
+    mutate: (i) => (blue(i).routeTarget = 'auto'),
+    field: 'spec.routeTarget',
+    message: `${V} blue: spec.routeTarget: must be a route target (ASN:NN or IPv4:NN) (got "auto")`,
+  },
+  {
+    name: 'CIDR with FRR syntax',
+    mutate: (i) => (blue(i).export[0].cidr = '10.2.0.0/16 le 32'),
+    field: 'spec.export[0].cidr',
+    message: `${V} blue: spec.export[0].cidr: must be an IPv4 or IPv6 prefix in CIDR notation (got "10.2.0.0/16 le 32")`,
+  },
+  {
+    name: 'VLAN id zero',
+    mutate: (i) => (web(i).id = 0),
+    field: 'spec.id',
+    message: `${L} web: spec.id: must be at least 1 (got 0)`,
+  },
+  {
+    name: 'VLAN id 4095',
+    mutate: (i) => (web(i).id = 4095),
+    field: 'spec.id',
+    message: `${L} web: spec.id: must be at most 4094 (got 4095)`,
+  },
+  {
+    name: 'L2 MTU above 9000',
+    mutate: (i) => (web(i).mtu = 9001),
+    field: 'spec.mtu',
+    message: `${L} web: spec.mtu: must be at most 9000 (got 9001)`,
+  },
+  {
+    name: 'L2 VNI as a string',
+    mutate: (i) => (web(i).vni = '10010'),
+    field: 'spec.vni',
+    message: `${L} web: spec.vni: must be an integer (got "10010")`,
+  },
+  {
+    name: 'anycast MAC malformed',
+    mutate: (i) => (web(i).anycastMac = '02:00:5e:00:01'),
+    field: 'spec.anycastMac',
+    message: `${L} web: spec.anycastMac: must be a MAC address like 02:00:5e:00:01:01 (got "02:00:5e:00:01")`,
+  },
+  {
+    name: 'boolean given as string',
+    mutate: (i) => (storage(i).neighSuppression = 'yes'),
+    field: 'spec.neighSuppression',
+    message: `${L} storage: spec.neighSuppression: must be true or false (got "yes")`,
+  },
+  {
+    name: 'routing table id zero',
+    mutate: (i) => (i.routingTable[0]!.spec.tableId = 0),
+    field: 'spec.tableId',
+    message: 'RoutingTable t1: spec.tableId: must be at least 1 (got 0)',
+  },
+
+  // ---- semantic: prefixes
+  {
+    name: 'IPv4 octet out of range',
+    mutate: (i) => (blue(i).import[0].cidr = '10.256.0.0/16'),
+    field: 'spec.import[0].cidr',
+    message: `${V} blue: spec.import[0].cidr: "10.256.0.0" is not a valid IPv4 address (four decimal octets) (got "10.256.0.0/16")`,
+  },
+  {
+    name: 'IPv4 with octal-looking octet',
+    mutate: (i) => (blue(i).import[0].cidr = '010.1.0.0/16'),
+    field: 'spec.import[0].cidr',
+    message: `${V} blue: spec.import[0].cidr: "010.1.0.0" is not a valid IPv4 address (four decimal octets) (got "010.1.0.0/16")`,
+  },
+  {
+    name: 'IPv4 prefix length 33',
+    mutate: (i) => (blue(i).import[0].cidr = '10.1.0.0/33'),
+    field: 'spec.import[0].cidr',
+    message: `${V} blue: spec.import[0].cidr: prefix length 33 exceeds 32 for IPv4 (got "10.1.0.0/33")`,
+  },
+  {
+    name: 'IPv6 malformed',
+    mutate: (i) => (blue6(i).import[0].cidr = '2001:db8:::1/48'),
+    field: 'spec.import[0].cidr',
+    message: `${V} blue-v6: spec.import[0].cidr: "2001:db8:::1" is not a valid IPv6 address (got "2001:db8:::1/48")`,
+  },
+  {
+    name: 'IPv6 prefix length 129',
+    mutate: (i) => (blue6(i).import[0].cidr = '2001:db8:1::/129'),
+    field: 'spec.import[0].cidr',
+    message: `${V} blue-v6: spec.import[0].cidr: prefix length 129 exceeds 128 for IPv6 (got "2001:db8:1::/129")`,
+  },
+  {
+    name: 'host bits set in IPv4 prefix',
+    mutate: (i) => (blue(i).import[0].cidr = '10.1.2.0/16'),
+    field: 'spec.import[0].cidr',
+    message: `${V} blue: spec.import[0].cidr: host bits are set; the network is 10.1.0.0/16 (got "10.1.2.0/16")`,
+  },
+  {
+    name: 'host bits set in IPv6 prefix',
+    mutate: (i) => (blue6(i).import[0].cidr = '2001:db8:1::1/48'),
+    field: 'spec.import[0].cidr',
+    message: `${V} blue-v6: spec.import[0].cidr: host bits are set; the network is 2001:db8:1::/48 (got "2001:db8:1::1/48")`,
+  },
+  {
+    name: 'ge not above the prefix length',
+    mutate: (i) => (blue(i).import[0].ge = 16),
+    field: 'spec.import[0].ge',
+    message: `${V} blue: spec.import[0].ge: must be greater than the prefix length 16 (got 16)`,
+  },
+  {
+    name: 'ge above the IPv4 maximum',
+    mutate: (i) => (blue(i).import[0].ge = 33),
+    field: 'spec.import[0].ge',
+    message: `${V} blue: spec.import[0].ge: must be at most 32 for IPv4 (got 33)`,
+  },
+  {
+    name: 'le below the prefix length',
+    mutate: (i) => (blue(i).export[0].le = 8),
+    field: 'spec.export[0].le',
+    message: `${V} blue: spec.export[0].le: must be at least the prefix length 16 (got 8)`,
+  },
+  {
+    name: 'le above the IPv4 maximum',
+    mutate: (i) => (blue(i).export[0].le = 64),
+    field: 'spec.export[0].le',
+    message: `${V} blue: spec.export[0].le: must be at most 32 for IPv4 (got 64)`,
+  },
+  {
+    name: 'le below ge',
+    mutate: (i) => Object.assign(blue6(i).import[0], { ge: 60, le: 56 }),
+    field: 'spec.import[0].le',
+    message: `${V} blue-v6: spec.import[0].le: must be at least ge (60) (got 56)`,
+  },
+  {
+    name: 'duplicate CIDR in one list',
+    mutate: (i) => blue(i).export.push({ cidr: '10.2.0.0/16', seq: 30, action: 'deny' }),
+    field: 'spec.export[2].cidr',
+    message: `${V} blue: spec.export[2].cidr: duplicates spec.export[0].cidr (got "10.2.0.0/16")`,
+  },
+  {
+    name: 'duplicate seq in one list',
+    mutate: (i) => blue(i).export.push({ cidr: '10.3.0.0/16', seq: 10, action: 'deny' }),
+    field: 'spec.export[2].seq',
+    message: `${V} blue: spec.export[2].seq: duplicates spec.export[0].seq (got 10)`,
+  },
+  {
+    name: 'aggregate with host bits',
+    mutate: (i) => (blue(i).aggregate = ['10.2.0.1/16']),
+    field: 'spec.aggregate[0]',
+    message: `${V} blue: spec.aggregate[0]: host bits are set; the network is 10.2.0.0/16 (got "10.2.0.1/16")`,
+  },
+  {
+    name: 'community part out of range',
+    mutate: (i) => (blue(i).community = '65536:1'),
+    field: 'spec.community',
+    message: `${V} blue: spec.community: has a part out of range (16-bit AA:NN, 32-bit A:B:C) (got "65536:1")`,
+  },
+  {
+    name: 'route target IPv4 octet out of range',
+    mutate: (i) => (blue(i).routeTarget = '300.0.0.1:5'),
+    field: 'spec.routeTarget',
+    message: `${V} blue: spec.routeTarget: has a part out of range for ASN:NN or IPv4:NN (got "300.0.0.1:5")`,
+  },
+
+  // ---- semantic: Layer-2
+  {
+    name: 'anycast gateway is the network address',
+    mutate: (i) => (web(i).anycastGateways = ['10.10.0.0/24']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: 10.10.0.0 is the network address of 10.10.0.0/24, not a host address (got "10.10.0.0/24")`,
+  },
+  {
+    name: 'anycast gateway is the broadcast address',
+    mutate: (i) => (web(i).anycastGateways = ['10.10.0.255/24']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: 10.10.0.255 is the broadcast address of 10.10.0.0/24, not a host address (got "10.10.0.255/24")`,
+  },
+  {
+    name: 'IPv6 anycast gateway is the subnet-router address',
+    mutate: (i) => (web(i).anycastGateways = ['2001:db8:10::/64']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: 2001:db8:10:: is the subnet-router anycast address of 2001:db8:10::/64, not a host address (got "2001:db8:10::/64")`,
+  },
+  {
+    name: 'duplicate anycast gateway',
+    mutate: (i) => web(i).anycastGateways.push('10.10.0.1/24'),
+    field: 'spec.anycastGateways[2]',
+    message: `${L} web: spec.anycastGateways[2]: duplicates spec.anycastGateways[0] (got "10.10.0.1/24")`,
+  },
+  {
+    name: 'anycast gateways without anycast MAC',
+    mutate: (i) => delete web(i).anycastMac,
+    field: 'spec.anycastMac',
+    message: `${L} web: spec.anycastMac: is required when spec.anycastGateways is set`,
+  },
+  {
+    name: 'multicast anycast MAC',
+    mutate: (i) => (web(i).anycastMac = '01:00:5e:00:00:01'),
+    field: 'spec.anycastMac',
+    message: `${L} web: spec.anycastMac: must be a unicast MAC (lowest bit of the first octet clear) (got "01:00:5e:00:00:01")`,
+  },
+  {
+    name: 'unknown selector operator',
+    mutate: (i) =>
+      (web(i).nodeSelector = { matchExpressions: [{ key: 'role', operator: 'Equals', values: ['x'] }] }),
+    field: 'spec.nodeSelector.matchExpressions[0].operator',
+    message: `${L} web: spec.nodeSelector.matchExpressions[0].operator: must be one of In, NotIn, Exists, DoesNotExist (got "Equals")`,
+  },
+  {
+    name: 'In selector without values',
+    mutate: (i) =>
+      (web(i).nodeSelector = { matchExpressions: [{ key: 'role', operator: 'In', values: [] }] }),
+    field: 'spec.nodeSelector.matchExpressions[0].values',
+    message: `${L} web: spec.nodeSelector.matchExpressions[0].values: must be non-empty for operator In (got [])`,
+  },
+  {
+    name: 'Exists selector with values',
+    mutate: (i) =>
+      (web(i).nodeSelector = { matchExpressions: [{ key: 'role', operator: 'Exists', values: ['a'] }] }),
+    field: 'spec.nodeSelector.matchExpressions[0].values',
+    message: `${L} web: spec.nodeSelector.matchExpressions[0].values: must be empty for operator Exists (got ["a"])`,
+  },
+  {
+    name: 'Layer-2 network in an unknown VRF',
+    mutate: (i) => (web(i).vrf = 'green'),
+    field: 'spec.vrf',
+    message: `${L} web: spec.vrf: names a VRF that no VRFRouteConfiguration defines (got "green")`,
+  },
+
+  // ---- semantic: across objects
+  {
+    name: 'duplicate VLAN id',
+    mutate: (i) => i.layer2.push(layer2('zz-dup', { id: 10, vni: 10099 })),
+    field: 'spec.id',
+    message: `${L} zz-dup: spec.id: is already used by Layer2NetworkConfiguration web (got 10)`,
+  },
+  {
+    name: 'duplicate L2 VNI',
+    mutate: (i) => i.layer2.push(layer2('zz-dup', { id: 99, vni: 10010 })),
+    field: 'spec.vni',
+    message: `${L} zz-dup: spec.vni: is already used by Layer2NetworkConfiguration web (got 10010)`,
+  },
+  {
+    name: 'VNI used as L2 and L3',
+    mutate: (i) => (storage(i).vni = 200),
+    field: 'spec.vni',
+    message: `${L} storage: spec.vni: is the L3 VNI of VRF red (VRFRouteConfiguration red); a VNI is either L2 or L3 (got 200)`,
+  },
+  {
+    name: 'one VRF with two VNIs',
+    mutate: (i) => (blue6(i).vni = 101),
+    field: 'spec.vni',
+    message: `${V} blue-v6: spec.vni: conflicts with VRFRouteConfiguration blue, which gives VRF blue VNI 100 (got 101)`,
+  },
+  {
+    name: 'one VRF with two route targets',
+    mutate: (i) => (blue6(i).routeTarget = '65000:999'),
+    field: 'spec.routeTarget',
+    message: `${V} blue-v6: spec.routeTarget: conflicts with VRFRouteConfiguration blue, which gives VRF blue route target 65000:100 (got "65000:999")`,
+  },
+  {
+    name: 'two VRFs with one VNI',
+    mutate: (i) => i.vrf.push(vrf('zz-green', { vrf: 'green', vni: 100, seq: 1 })),
+    field: 'spec.vni',
+    message: `${V} zz-green: spec.vni: is already the VNI of VRF blue (VRFRouteConfiguration blue) (got 100)`,
+  },
+  {
+    name: 'two objects with one route-map seq in a VRF',
+    mutate: (i) => (blue6(i).seq = 10),
+    field: 'spec.seq',
+    message: `${V} blue-v6: spec.seq: is already used in VRF blue by VRFRouteConfiguration blue (got 10)`,
+  },
+  {
+    name: 'duplicate routing table id',
+    mutate: (i) => i.routingTable.push(table('t2', 1000)),
+    field: 'spec.tableId',
+    message: 'RoutingTable t2: spec.tableId: is already used by RoutingTable t1 (got 1000)',
+  },
+  {
+    name: 'reserved routing table id',
+    mutate: (i) => (i.routingTable[0]!.spec.tableId = 254),
+    field: 'spec.tableId',
+    message:
+      'RoutingTable t1: spec.tableId: is reserved by the kernel (253 default, 254 main, 255 local) (got 254)',
+  },
+];
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+describe('validation corpus', () => {
+  it('has at least 40 bad inputs', () => {
+    expect(BAD.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('accepts the good inputs', () => {
+    expect(validateInputs(goodInputs())).toEqual([]);
+  });
+
+  it.each(BAD)('$name', ({ mutate, field, message }) => {
+    const inputs = goodInputs();
+    mutate(inputs);
+    const problems = validateInputs(inputs);
+    expect(problems.map((p) => p.message)).toEqual([message]);
+    expect(problems[0]!.field).toBe(field);
+  });
+});
+
+describe('good inputs that must pass', () => {
+  const cases: Array<[string, Mutate]> = [
+    [
+      'IPv4 /32 host route in a prefix list',
+      (i) => (i.vrf[0]!.spec.import = [{ cidr: '10.0.0.1/32', seq: 1, action: 'permit' }]),
+    ],
+    [
+      'default route with le 32',
+      (i) => (i.vrf[0]!.spec.export = [{ cidr: '0.0.0.0/0', seq: 1, le: 32, action: 'deny' }]),
+    ],
+    ['IPv6 default route', (i) => (i.vrf[1]!.spec.import = [{ cidr: '::/0', seq: 1, action: 'permit' }])],
+    ['gateway in a /31', (i) => (i.layer2[0]!.spec.anycastGateways = ['10.10.0.0/31'])],
+    ['large community', (i) => (i.vrf[0]!.spec.community = '4200000000:1:2')],
+    ['well-known community', (i) => (i.vrf[0]!.spec.community = 'no-export')],
+    ['IPv4 route target', (i) => (i.vrf[0]!.spec.routeTarget = '192.0.2.1:100')],
+    [
+      '4-byte ASN route target',
+      (i) => {
+        i.vrf[0]!.spec.routeTarget = '4200000000:100';
+        i.vrf[1]!.spec.routeTarget = '4200000000:100';
+      },
+    ],
+    ['12-character VRF name', (i) => (i.vrf[2]!.spec.vrf = 'abcdefghijkl')],
+    [
+      'no inputs at all',
+      (i) => {
+        i.vrf = [];
+        i.layer2 = [];
+        i.routingTable = [];
+      },
+    ],
+    [
+      'selector with every operator',
+      (i) =>
+        (i.layer2[0]!.spec.nodeSelector = {
+          matchExpressions: [
+            { key: 'a', operator: 'In', values: ['1'] },
+            { key: 'b', operator: 'NotIn', values: ['2'] },
+            { key: 'c', operator: 'Exists' },
+            { key: 'd', operator: 'DoesNotExist' },
+          ],
+        }),
+    ],
+  ];
+  it.each(cases)('%s', (_name, mutate) => {
+    const inputs = goodInputs();
+    mutate(inputs);
+    expect(validateInputs(inputs)).toEqual([]);
+  });
+});
