@@ -14,7 +14,6 @@ export default defineConfig({
       '@nodenet/devcluster': pkg('devcluster'),
       '@nodenet/configurator': pkg('configurator'),
       '@nodenet/agent': pkg('agent'),
-      '@nodenet/cli': pkg('cli'),
     },
   },
   test: {
