@@ -1,0 +1,4 @@
+export * from './config.js';
+export * from './probes.js';
+export * from './checker.js';
+export * from './apiserver.js';
