@@ -1,0 +1,38 @@
+/** Running FRR's tools: argument arrays only, never a shell (invariant 6); failures are data, not throws. */
+import { execFile } from 'node:child_process';
+
+export interface RunResult {
+  /** Exit code, or null when the process could not start or was killed (see `error`). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** Spawn error or timeout, when there was one. */
+  error?: string;
+}
+
+export function run(cmd: string, args: readonly string[], timeoutMs: number): Promise<RunResult> {
+  return new Promise((resolve) => {
+    execFile(
+      cmd,
+      args,
+      { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8', killSignal: 'SIGKILL' },
+      (err, stdout, stderr) => {
+        if (!err) return resolve({ code: 0, stdout, stderr });
+        const e = err as NodeJS.ErrnoException & { code?: number | string; killed?: boolean };
+        const code = typeof e.code === 'number' ? e.code : null;
+        const error =
+          code !== null ? undefined : e.killed ? `timed out after ${timeoutMs} ms` : `${cmd}: ${e.message}`;
+        resolve({ code, stdout, stderr, ...(error ? { error } : {}) });
+      },
+    );
+  });
+}
+
+/** FRR's own words from a failed run: its output, trimmed, or the spawn error. */
+export function frrMessage(r: RunResult): string {
+  const text = [r.stdout, r.stderr]
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .join('\n');
+  return [text, r.error].filter(Boolean).join('\n') || `exit code ${r.code}`;
+}

@@ -1,0 +1,253 @@
+/**
+ * From a NodeConfig spec to the FRR model the sections are rendered from: entries grouped per VRF,
+ * prefixes split per address family, every value re-checked against the strict grammar (invariant 6:
+ * defence in depth — upstream validation should already have refused all of this). Pure.
+ */
+import {
+  deviceNames,
+  isCommunity,
+  isRouteTarget,
+  isVrfName,
+  MAX_IFNAME_LENGTH,
+  parsePrefix,
+  VNI_MAX,
+  type NodeConfigSpec,
+  type PrefixItem,
+} from '@nodenet/api';
+import { FrrRenderError } from './errors.js';
+
+export type Family = 4 | 6;
+export type Direction = 'import' | 'export';
+
+/** Node-level values that are not part of the NodeConfig: they come from the agent's settings. */
+export interface FrrNodeSettings {
+  /** Local BGP autonomous system number (1–4294967295). */
+  asn: number;
+  /** BGP router id, an IPv4 address in dotted-quad notation. */
+  routerId: string;
+}
+
+export interface PrefixLine {
+  seq: number;
+  action: 'permit' | 'deny';
+  /** Canonical text of the prefix (lower-case, compressed IPv6). */
+  prefix: string;
+  ge?: number;
+  le?: number;
+}
+
+/** One VrfEntry's part of a route-map: its items of one family and direction. */
+export interface RouteMapEntry {
+  /** Route-map sequence (the entry's `seq`). */
+  seq: number;
+  /** Prefix-list lines, ordered by their sequence. */
+  lines: PrefixLine[];
+  /** Set on exported routes only. */
+  community?: string;
+}
+
+export interface VrfModel {
+  /** VRF name as in the spec (`red`); the device is `vr.red`. */
+  name: string;
+  device: string;
+  /** Device name of the veth end in the default VRF (`vd.<vrf>`). */
+  toVrfPort: string;
+  /** Device name of the veth end in the VRF (`dv.<vrf>`). */
+  toDefaultPort: string;
+  vni: number;
+  routeTargets: string[];
+  aggregates: Record<Family, string[]>;
+  /** route-map entries per direction and family, ordered by seq. */
+  maps: Record<Direction, Record<Family, RouteMapEntry[]>>;
+}
+
+export interface FrrModel {
+  asn: number;
+  routerId: string;
+  vrfs: VrfModel[];
+  /** VRF device names of the routing tables (`taas.<id>`), ordered by table id. */
+  routingTables: string[];
+}
+
+const isInt = (v: unknown, min: number, max: number): v is number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+
+function refuse(field: string, value: unknown, reason: string): never {
+  throw new FrrRenderError(field, value, reason);
+}
+
+function checkSettings(s: FrrNodeSettings): void {
+  if (!isInt(s.asn, 1, 4294967295)) refuse('settings.asn', s.asn, 'must be an integer from 1 to 4294967295');
+  const rid = typeof s.routerId === 'string' ? parsePrefix(`${s.routerId}/32`) : undefined;
+  if (!rid?.ok || rid.prefix.family !== 4) {
+    refuse('settings.routerId', s.routerId, 'must be an IPv4 address in dotted-quad notation');
+  }
+}
+
+/** A network prefix (host bits clear) in canonical text, with its family; refuses anything else. */
+function networkPrefix(
+  field: string,
+  value: unknown,
+): { text: string; family: Family; length: number; max: number } {
+  if (typeof value !== 'string') refuse(field, value, 'must be a string');
+  const r = parsePrefix(value);
+  if (!r.ok) refuse(field, value, r.reason);
+  const p = r.prefix;
+  if (p.address !== p.network)
+    refuse(field, value, `has host bits set; the network is ${p.network}/${p.length}`);
+  return { text: `${p.network}/${p.length}`, family: p.family, length: p.length, max: p.max };
+}
+
+function prefixLine(field: string, item: PrefixItem): { family: Family; line: PrefixLine } {
+  const p = networkPrefix(`${field}.cidr`, item.cidr);
+  if (!isInt(item.seq, 1, 4294967295))
+    refuse(`${field}.seq`, item.seq, 'must be an integer from 1 to 4294967295');
+  const action = item.action ?? 'permit';
+  if (action !== 'permit' && action !== 'deny')
+    refuse(`${field}.action`, item.action, 'must be permit or deny');
+  // FRR's own rule for ranges: length < ge <= le <= family maximum.
+  if (item.ge !== undefined) {
+    if (!isInt(item.ge, p.length + 1, p.max)) {
+      refuse(
+        `${field}.ge`,
+        item.ge,
+        `must be an integer greater than the prefix length ${p.length} and at most ${p.max}`,
+      );
+    }
+  }
+  if (item.le !== undefined) {
+    const min = Math.max(p.length, item.ge ?? 0);
+    if (!isInt(item.le, min, p.max))
+      refuse(`${field}.le`, item.le, `must be an integer from ${min} to ${p.max}`);
+  }
+  return {
+    family: p.family,
+    line: {
+      seq: item.seq,
+      action,
+      prefix: p.text,
+      ...(item.ge !== undefined ? { ge: item.ge } : {}),
+      ...(item.le !== undefined ? { le: item.le } : {}),
+    },
+  };
+}
+
+const emptyMaps = (): Record<Direction, Record<Family, RouteMapEntry[]>> => ({
+  import: { 4: [], 6: [] },
+  export: { 4: [], 6: [] },
+});
+
+/** Check every value and group the spec into the per-VRF model. Throws FrrRenderError. */
+export function buildModel(
+  spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable'>,
+  settings: FrrNodeSettings,
+): FrrModel {
+  checkSettings(settings);
+  const byVrf = new Map<string, VrfModel>();
+  const seenSeq = new Map<string, Set<number>>();
+  const aggregateSets = new Map<string, Record<Family, Set<string>>>();
+  const rtSets = new Map<string, Set<string>>();
+
+  (spec.vrf ?? []).forEach((entry, i) => {
+    const at = `vrf[${i}]`;
+    if (typeof entry.vrf !== 'string' || !isVrfName(entry.vrf)) {
+      refuse(`${at}.vrf`, entry.vrf, 'must be 1-12 characters of [A-Za-z0-9_-]');
+    }
+    const device = deviceNames.vrf(entry.vrf);
+    for (const dev of [device, deviceNames.vrfToDefault(entry.vrf), deviceNames.defaultToVrf(entry.vrf)]) {
+      if (dev.length > MAX_IFNAME_LENGTH)
+        refuse(`${at}.vrf`, entry.vrf, `makes device name ${dev} longer than 15`);
+    }
+    if (!isInt(entry.vni, 1, VNI_MAX))
+      refuse(`${at}.vni`, entry.vni, `must be an integer from 1 to ${VNI_MAX}`);
+    if (!isInt(entry.seq, 1, 65534)) refuse(`${at}.seq`, entry.seq, 'must be an integer from 1 to 65534');
+    if (
+      entry.routeTarget !== undefined &&
+      (typeof entry.routeTarget !== 'string' || !isRouteTarget(entry.routeTarget))
+    ) {
+      refuse(`${at}.routeTarget`, entry.routeTarget, 'must be a route target ASN:NN or IPv4:NN');
+    }
+    if (
+      entry.community !== undefined &&
+      (typeof entry.community !== 'string' || !isCommunity(entry.community))
+    ) {
+      refuse(
+        `${at}.community`,
+        entry.community,
+        'must be a community AA:NN, a large community A:B:C or a well-known name',
+      );
+    }
+
+    let vrf = byVrf.get(entry.vrf);
+    if (!vrf) {
+      vrf = {
+        name: entry.vrf,
+        device,
+        toVrfPort: deviceNames.vrfToDefault(entry.vrf),
+        toDefaultPort: deviceNames.defaultToVrf(entry.vrf),
+        vni: entry.vni,
+        routeTargets: [],
+        aggregates: { 4: [], 6: [] },
+        maps: emptyMaps(),
+      };
+      byVrf.set(entry.vrf, vrf);
+      seenSeq.set(entry.vrf, new Set());
+      aggregateSets.set(entry.vrf, { 4: new Set(), 6: new Set() });
+      rtSets.set(entry.vrf, new Set());
+    } else if (vrf.vni !== entry.vni) {
+      refuse(`${at}.vni`, entry.vni, `conflicts with VNI ${vrf.vni} of another entry for VRF ${entry.vrf}`);
+    }
+    const seqs = seenSeq.get(entry.vrf)!;
+    if (seqs.has(entry.seq)) refuse(`${at}.seq`, entry.seq, `is used by another entry for VRF ${entry.vrf}`);
+    seqs.add(entry.seq);
+    if (entry.routeTarget !== undefined) rtSets.get(entry.vrf)!.add(entry.routeTarget);
+
+    (entry.aggregate ?? []).forEach((a, j) => {
+      const p = networkPrefix(`${at}.aggregate[${j}]`, a);
+      aggregateSets.get(entry.vrf)![p.family].add(p.text);
+    });
+
+    for (const dir of ['import', 'export'] as const) {
+      const perFamily: Record<Family, PrefixLine[]> = { 4: [], 6: [] };
+      const itemSeqs: Record<Family, Set<number>> = { 4: new Set(), 6: new Set() };
+      (entry[dir] ?? []).forEach((item, j) => {
+        const field = `${at}.${dir}[${j}]`;
+        const { family, line } = prefixLine(field, item);
+        // The same name carries both families (FRR keeps ip and ipv6 prefix-lists apart), so a
+        // sequence number only has to be unique within a family.
+        if (itemSeqs[family].has(line.seq))
+          refuse(`${field}.seq`, item.seq, `is used twice in this IPv${family} list`);
+        itemSeqs[family].add(line.seq);
+        perFamily[family].push(line);
+      });
+      for (const family of [4, 6] as const) {
+        if (perFamily[family].length === 0) continue;
+        vrf.maps[dir][family].push({
+          seq: entry.seq,
+          lines: perFamily[family].sort((a, b) => a.seq - b.seq),
+          ...(dir === 'export' && entry.community !== undefined ? { community: entry.community } : {}),
+        });
+      }
+    }
+  });
+
+  const vrfs = [...byVrf.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const vrf of vrfs) {
+    vrf.routeTargets = [...rtSets.get(vrf.name)!].sort();
+    const agg = aggregateSets.get(vrf.name)!;
+    vrf.aggregates = { 4: [...agg[4]].sort(), 6: [...agg[6]].sort() };
+    for (const dir of ['import', 'export'] as const) {
+      for (const family of [4, 6] as const) vrf.maps[dir][family].sort((a, b) => a.seq - b.seq);
+    }
+  }
+
+  const tables = new Set<number>();
+  (spec.routingTable ?? []).forEach((t, i) => {
+    if (!isInt(t.tableId, 1, 4294967295))
+      refuse(`routingTable[${i}].tableId`, t.tableId, 'must be an integer from 1 to 4294967295');
+    tables.add(t.tableId);
+  });
+  const routingTables = [...tables].sort((a, b) => a - b).map((id) => deviceNames.routingTable(id));
+
+  return { asn: settings.asn, routerId: settings.routerId, vrfs, routingTables };
+}

@@ -1,0 +1,50 @@
+/**
+ * Status read-back for health checks: does FRR answer, and are the named BGP sessions established.
+ * Parsing is a pure function of `show bgp vrf all summary json`, so it is unit-tested on its own.
+ */
+
+export interface SessionRef {
+  /** Neighbour as FRR names it: an address or, for unnumbered sessions, the interface. */
+  peer: string;
+  /** VRF of the session (default: the default VRF). */
+  vrf?: string;
+}
+
+export interface SessionState {
+  vrf: string;
+  peer: string;
+  /** FRR's state (`Established`, `Active`, `Idle`, …) or `NotConfigured` when FRR has no such neighbour. */
+  state: string;
+  established: boolean;
+}
+
+export interface FrrStatus {
+  /** FRR answered the query. */
+  answering: boolean;
+  sessions: SessionState[];
+  /** Answering and every named session established. */
+  healthy: boolean;
+  /** Why it is not healthy (FRR's message, or the sessions that are down). */
+  message?: string;
+}
+
+type Summary = Record<string, Record<string, { peers?: Record<string, { state?: string }> } | undefined>>;
+
+/** Session states from the JSON of `show bgp vrf all summary json`. */
+export function sessionStates(summaryJson: string, wanted: readonly SessionRef[]): SessionState[] {
+  const summary = JSON.parse(summaryJson) as Summary;
+  return wanted.map(({ peer, vrf = 'default' }) => {
+    const afs = Object.values(summary[vrf] ?? {});
+    const states = afs
+      .map((af) => af?.peers?.[peer]?.state)
+      .filter((s): s is string => typeof s === 'string');
+    const state = states.includes('Established') ? 'Established' : (states[0] ?? 'NotConfigured');
+    return { vrf, peer, state, established: state === 'Established' };
+  });
+}
+
+export function describeDown(sessions: readonly SessionState[]): string | undefined {
+  const down = sessions.filter((s) => !s.established);
+  if (down.length === 0) return undefined;
+  return `BGP session(s) not established: ${down.map((s) => `${s.peer} (vrf ${s.vrf}): ${s.state}`).join(', ')}`;
+}

@@ -1,0 +1,97 @@
+/**
+ * The operator's base template: a complete frr.conf (hostname, underlay interfaces, the fabric BGP
+ * sessions, `address-family l2vpn evpn` with `advertise-all-vni`, …) with placeholders where the
+ * generated sections go.
+ *
+ * Syntax: `{{ name }}` (spaces inside the braces optional, names lower-case).
+ * - Value placeholders may stand anywhere on a line, any number of times:
+ *   `{{ asn }}` (local AS number), `{{ router_id }}` (BGP router id).
+ * - Section placeholders must stand alone on their line and appear exactly once each; every line of
+ *   the section is inserted with the placeholder's indentation, and an empty section leaves no line:
+ *   `{{ vrfs }}`, `{{ prefix_lists }}`, `{{ route_maps }}` (top level),
+ *   `{{ bgp_default }}` (inside `router bgp {{ asn }}`),
+ *   `{{ bgp_default_ipv4 }}` / `{{ bgp_default_ipv6 }}` (inside its `address-family ipv4|ipv6 unicast`),
+ *   `{{ bgp_vrfs }}` (top level, after the default `router bgp` block).
+ * Anything else between `{{` and `}}`, or a stray `{{` / `}}`, is an error: a typo must not reach FRR.
+ * The template is checked once when it is loaded (`parseTemplate`), so a bad one stops the agent at
+ * start-up rather than at the first apply.
+ */
+import { FrrTemplateError } from './errors.js';
+import { SECTION_NAMES, type SectionName, type Sections } from './sections.js';
+
+export const VALUE_NAMES = ['asn', 'router_id'] as const;
+export type ValueName = (typeof VALUE_NAMES)[number];
+
+type Part =
+  | { kind: 'text'; line: string }
+  | { kind: 'values'; pieces: (string | ValueName)[] }
+  | { kind: 'section'; name: SectionName; indent: string };
+
+export interface FrrTemplate {
+  readonly parts: readonly Part[];
+}
+
+const PLACEHOLDER = /\{\{\s*([a-z0-9_]+)\s*\}\}/g;
+const SECTION_LINE = /^([ \t]*)\{\{\s*([a-z0-9_]+)\s*\}\}[ \t]*$/;
+
+const isSection = (n: string): n is SectionName => (SECTION_NAMES as readonly string[]).includes(n);
+const isValue = (n: string): n is ValueName => (VALUE_NAMES as readonly string[]).includes(n);
+
+export function parseTemplate(text: string): FrrTemplate {
+  const lines = text.replace(/\r\n/g, '\n').split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const parts: Part[] = [];
+  const seen = new Set<SectionName>();
+  lines.forEach((line, i) => {
+    const lineNo = i + 1;
+    const whole = SECTION_LINE.exec(line);
+    if (whole && isSection(whole[2]!)) {
+      const name = whole[2];
+      if (seen.has(name))
+        throw new FrrTemplateError(`section placeholder {{ ${name} }} appears twice`, lineNo);
+      seen.add(name);
+      parts.push({ kind: 'section', name, indent: whole[1]! });
+      return;
+    }
+    const pieces: (string | ValueName)[] = [];
+    let last = 0;
+    for (const m of line.matchAll(PLACEHOLDER)) {
+      const name = m[1]!;
+      if (isSection(name)) {
+        throw new FrrTemplateError(`section placeholder {{ ${name} }} must stand alone on its line`, lineNo);
+      }
+      if (!isValue(name)) {
+        throw new FrrTemplateError(
+          `unknown placeholder {{ ${name} }} (values: ${VALUE_NAMES.join(', ')}; sections: ${SECTION_NAMES.join(', ')})`,
+          lineNo,
+        );
+      }
+      pieces.push(line.slice(last, m.index), name);
+      last = m.index + m[0].length;
+    }
+    pieces.push(line.slice(last));
+    const literal = pieces.filter((_, k) => k % 2 === 0).join('');
+    if (literal.includes('{{') || literal.includes('}}')) {
+      throw new FrrTemplateError(`malformed placeholder in "${line.trim()}"`, lineNo);
+    }
+    parts.push(pieces.length === 1 ? { kind: 'text', line } : { kind: 'values', pieces });
+  });
+  const missing = SECTION_NAMES.filter((n) => !seen.has(n));
+  if (missing.length) {
+    throw new FrrTemplateError(
+      `missing section placeholder(s): ${missing.map((n) => `{{ ${n} }}`).join(', ')}`,
+    );
+  }
+  return { parts };
+}
+
+export function fillTemplate(t: FrrTemplate, sections: Sections, values: Record<ValueName, string>): string {
+  const out: string[] = [];
+  for (const p of t.parts) {
+    if (p.kind === 'text') out.push(p.line);
+    else if (p.kind === 'values') {
+      out.push(p.pieces.map((x, k) => (k % 2 === 1 ? values[x as ValueName] : x)).join(''));
+    } else for (const l of sections[p.name]) out.push(p.indent + l);
+  }
+  return out.join('\n') + '\n';
+}

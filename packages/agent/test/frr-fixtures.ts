@@ -1,0 +1,124 @@
+/** NodeConfig fixtures of the FRR golden tests (one per golden file). */
+import type { NodeConfigSpec, PrefixItem, VrfEntry } from '@nodenet/api';
+
+export type FrrSpec = Pick<NodeConfigSpec, 'vrf' | 'routingTable'>;
+
+export const settings = { asn: 4200065001, routerId: '10.50.0.11' };
+
+const p = (
+  cidr: string,
+  seq: number,
+  action: 'permit' | 'deny' = 'permit',
+  ge?: number,
+  le?: number,
+): PrefixItem => ({
+  cidr,
+  seq,
+  action,
+  ...(ge !== undefined ? { ge } : {}),
+  ...(le !== undefined ? { le } : {}),
+});
+
+export const vrf = (v: Partial<VrfEntry> & { vrf: string }): VrfEntry => ({
+  name: `${v.vrf}-${v.seq ?? 10}`,
+  vni: 100,
+  import: [],
+  export: [],
+  aggregate: [],
+  seq: 10,
+  mtu: 9000,
+  ...v,
+});
+
+export const goldenCases: Record<string, FrrSpec> = {
+  empty: { vrf: [], routingTable: [] },
+  ipv4: {
+    vrf: [
+      vrf({
+        vrf: 'red',
+        vni: 2001,
+        import: [p('0.0.0.0/0', 10)],
+        export: [p('10.20.0.0/16', 10, 'permit', undefined, 24), p('10.20.99.0/24', 5, 'deny')],
+      }),
+    ],
+    routingTable: [],
+  },
+  ipv6: {
+    vrf: [
+      vrf({
+        vrf: 'blue',
+        vni: 2002,
+        routeTarget: '65000:2002',
+        import: [p('::/0', 1)],
+        // Upper-case and uncompressed on purpose: rendered in FRR's own canonical form.
+        export: [
+          p('FD00:0:0:10::/64', 10),
+          p('fd00:20::/48', 20, 'permit', 56, 64),
+          p('fd00:99::/32', 30, 'deny'),
+        ],
+      }),
+    ],
+    routingTable: [],
+  },
+  'several-vrfs': {
+    vrf: [
+      vrf({ vrf: 'red', vni: 2001, seq: 20, export: [p('10.21.0.0/16', 1)], community: '65000:21' }),
+      vrf({
+        vrf: 'red',
+        vni: 2001,
+        seq: 10,
+        export: [p('10.20.0.0/16', 1), p('fd00:20::/48', 2)],
+        routeTarget: '65000:2001',
+      }),
+      vrf({
+        vrf: 'green',
+        vni: 2003,
+        routeTarget: '10.0.0.1:3',
+        import: [p('192.168.0.0/16', 1, 'permit', 24, 32)],
+      }),
+    ],
+    routingTable: [],
+  },
+  leaking: {
+    vrf: [
+      vrf({
+        vrf: 'mgmt',
+        vni: 3000,
+        import: [p('10.30.0.0/16', 10), p('10.30.5.0/24', 5, 'deny'), p('fd00:30::/48', 20)],
+        export: [p('10.0.0.0/8', 10, 'permit', 16, 32)],
+      }),
+    ],
+    routingTable: [
+      { name: 'taas-b', tableId: 4000 },
+      { name: 'taas-a', tableId: 42 },
+    ],
+  },
+  communities: {
+    vrf: [
+      vrf({ vrf: 'edge', vni: 500, seq: 1, export: [p('10.1.0.0/16', 1)], community: '65000:100' }),
+      vrf({
+        vrf: 'edge',
+        vni: 500,
+        seq: 2,
+        export: [p('10.2.0.0/16', 1), p('fd00:2::/48', 1)],
+        community: '4200065001:1:2',
+      }),
+      vrf({ vrf: 'edge', vni: 500, seq: 3, export: [p('10.3.0.0/16', 1)], community: 'no-export' }),
+    ],
+    routingTable: [],
+  },
+  aggregates: {
+    vrf: [
+      vrf({
+        vrf: 'agg',
+        vni: 600,
+        aggregate: ['10.60.0.0/16', 'fd00:60::/48', '10.61.0.0/16'],
+        export: [
+          p('10.60.0.0/16', 1, 'permit', undefined, 32),
+          p('fd00:60::/48', 2, 'permit', undefined, 128),
+        ],
+      }),
+    ],
+    routingTable: [],
+  },
+};
