@@ -1,0 +1,70 @@
+/** The rollout policy: what the flags say about how fast and how carefully to roll out. */
+import type { LabelSelector } from '@nodenet/api';
+
+export type UpdateLimit = { kind: 'count'; count: number } | { kind: 'percent'; percent: number };
+
+export interface Policy {
+  updateLimit: UpdateLimit;
+  /** Failures tolerated before a revision is marked invalid (failures > maxFailures invalidates). */
+  maxFailures: number;
+  /** A node whose agent has not reported on its assignment within this long has failed. */
+  preconfigTimeoutMs: number;
+  /** A node whose agent reported `provisioning` and nothing since for this long has failed. */
+  configTimeoutMs: number;
+  /** A node that finished keeps its slot this long (soak) before the next one starts. */
+  minSuccessTimeMs: number;
+  /** Only nodes matching this selector are targets (undefined: all nodes). */
+  nodeSelector?: LabelSelector;
+  /** Nodes are started in the order of this label's value (then by name). */
+  waveLabel?: string;
+  /** Revisions kept (valid or invalid) when unreferenced older ones are deleted. */
+  revisionHistoryLimit: number;
+  /** Bound on `status.failedNodes`. */
+  maxFailedNodes: number;
+}
+
+export const DEFAULT_POLICY: Policy = {
+  updateLimit: { kind: 'count', count: 1 },
+  maxFailures: 0,
+  preconfigTimeoutMs: 10 * 60_000,
+  configTimeoutMs: 2 * 60_000,
+  minSuccessTimeMs: 0,
+  revisionHistoryLimit: 10,
+  maxFailedNodes: 50,
+};
+
+export class PolicyError extends Error {
+  override readonly name = 'PolicyError';
+  constructor(
+    readonly flag: string,
+    readonly value: string,
+    reason: string,
+  ) {
+    super(`${flag}: ${reason} (got ${JSON.stringify(value)})`);
+  }
+}
+
+/** `3` or `25%`. */
+export function parseUpdateLimit(value: string, flag = '--update-limit'): UpdateLimit {
+  const text = value.trim();
+  const pct = /^(\d+(?:\.\d+)?)%$/.exec(text);
+  if (pct) {
+    const percent = Number(pct[1]);
+    if (!(percent > 0 && percent <= 100))
+      throw new PolicyError(flag, value, 'percentage must be in (0, 100]');
+    return { kind: 'percent', percent };
+  }
+  if (/^\d+$/.test(text) && Number(text) >= 1) return { kind: 'count', count: Number(text) };
+  throw new PolicyError(flag, value, 'must be a positive integer or a percentage like 25%');
+}
+
+/** Slots for `targets` nodes: a count as is, a percentage rounded up; never less than 1. */
+export function updateLimitFor(limit: UpdateLimit, targets: number): number {
+  const n = limit.kind === 'count' ? limit.count : Math.ceil((limit.percent * targets) / 100 - 1e-9);
+  return Math.max(1, n);
+}
+
+export function parseNonNegativeInt(value: string, flag: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new PolicyError(flag, value, 'must be a non-negative integer');
+  return Number(value.trim());
+}

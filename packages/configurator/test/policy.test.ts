@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { parseDuration, DurationError } from '../src/duration.js';
+import { parseUpdateLimit, PolicyError } from '../src/policy.js';
+import { parseSelectorFlag } from '../src/selector-flag.js';
+
+describe('flag parsing', () => {
+  it.each([
+    ['10m', 600_000],
+    ['30s', 30_000],
+    ['1h30m', 5_400_000],
+    ['250ms', 250],
+    ['1.5s', 1500],
+    ['0', 0],
+    ['0s', 0],
+  ])('duration %s = %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
+
+  it.each(['10', '5x', 'm', '1h 30m', '-1s', ''])('rejects duration %j naming the flag', (text) => {
+    expect(() => parseDuration(text, '--config-timeout')).toThrow(DurationError);
+    expect(() => parseDuration(text, '--config-timeout')).toThrow(/--config-timeout/);
+  });
+
+  it.each([
+    ['1', { kind: 'count', count: 1 }],
+    ['100', { kind: 'count', count: 100 }],
+    ['25%', { kind: 'percent', percent: 25 }],
+    ['12.5%', { kind: 'percent', percent: 12.5 }],
+  ])('update limit %s', (text, limit) => expect(parseUpdateLimit(text)).toEqual(limit));
+
+  it.each(['0', '0%', '101%', '-1', 'x', '1.5'])('rejects update limit %j', (text) => {
+    expect(() => parseUpdateLimit(text)).toThrow(PolicyError);
+  });
+
+  it.each([
+    ['', undefined],
+    ['role=edge', { matchLabels: { role: 'edge' } }],
+    [
+      'role==edge,zone!=a',
+      {
+        matchLabels: { role: 'edge' },
+        matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['a'] }],
+      },
+    ],
+    [
+      'tier in (a, b),!legacy,gpu',
+      {
+        matchExpressions: [
+          { key: 'tier', operator: 'In', values: ['a', 'b'] },
+          { key: 'legacy', operator: 'DoesNotExist' },
+          { key: 'gpu', operator: 'Exists' },
+        ],
+      },
+    ],
+    ['zone notin (x)', { matchExpressions: [{ key: 'zone', operator: 'NotIn', values: ['x'] }] }],
+  ])('node selector %j', (text, sel) => expect(parseSelectorFlag(text)).toEqual(sel));
+
+  it.each(['a=b=c', 'in (x)', 'k in a', '=v'])('rejects node selector %j', (text) => {
+    expect(() => parseSelectorFlag(text)).toThrow(/--node-selector/);
+  });
+});
