@@ -1,0 +1,319 @@
+/**
+ * The FRR driver against two real FRR instances (Debian's daemons, started by hand) in two network
+ * namespaces joined by a veth pair: the node (`vd.hv`, the default-VRF end of VRF `hv`'s leaking
+ * session, rendered by nodenet) and a peer standing in for the other end (`dv.hv`). The machine's
+ * kernel has no VRF devices, so this covers the default-VRF path: the import and export route-maps,
+ * prefix-lists and communities on the leaking session, and the whole apply / check / reload /
+ * restore cycle. Per-VRF BGP and EVPN run in the VM suite (frr-vm.test.ts).
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { PrefixItem, VrfEntry } from '@nodenet/api';
+import { FrrApplyError, FrrDriver } from '@nodenet/agent';
+import { describePrivileged } from '../support/privileged.js';
+import { eventually, FRR_PREREQUISITES, startFrr, type FrrNetnsInstance } from './support/frr-netns.js';
+
+const id = `nnfr${process.pid % 100000}`;
+const nodeNs = `${id}n`;
+const peerNs = `${id}p`;
+const ASN = 65010;
+
+const nodeTemplate = `frr defaults datacenter
+hostname nn-node
+service integrated-vtysh-config
+!
+{{ vrfs }}
+router bgp {{ asn }}
+ bgp router-id {{ router_id }}
+ no bgp network import-check
+ {{ bgp_default }}
+ !
+ address-family ipv4 unicast
+  network 10.20.1.0/24
+  network 10.20.99.0/24
+  network 10.77.0.0/16
+  {{ bgp_default_ipv4 }}
+ exit-address-family
+ !
+ address-family ipv6 unicast
+  network fd00:20:0:1::/64
+  network fd00:77::/48
+  {{ bgp_default_ipv6 }}
+ exit-address-family
+exit
+!
+{{ bgp_vrfs }}
+{{ prefix_lists }}
+{{ route_maps }}
+`;
+
+const peerConfig = `frr defaults datacenter
+hostname nn-peer
+service integrated-vtysh-config
+!
+router bgp ${ASN}
+ bgp router-id 10.255.0.2
+ no bgp network import-check
+ neighbor dv.hv interface remote-as internal
+ !
+ address-family ipv4 unicast
+  network 10.30.1.0/24
+  network 10.30.9.0/24
+ exit-address-family
+ !
+ address-family ipv6 unicast
+  neighbor dv.hv activate
+  network fd00:30:0:1::/64
+  network fd00:39::/48
+ exit-address-family
+exit
+!
+`;
+
+const p = (cidr: string, seq: number, action: 'permit' | 'deny' = 'permit', le?: number): PrefixItem => ({
+  cidr,
+  seq,
+  action,
+  ...(le !== undefined ? { le } : {}),
+});
+const entry = (seq: number, over: Partial<VrfEntry>): VrfEntry => ({
+  name: `hv-${seq}`,
+  vrf: 'hv',
+  vni: 100,
+  import: [],
+  export: [],
+  aggregate: [],
+  seq,
+  mtu: 9000,
+  ...over,
+});
+
+const base: VrfEntry = entry(10, {
+  export: [
+    p('10.20.99.0/24', 5, 'deny'),
+    p('10.20.0.0/16', 10, 'permit', 24),
+    p('fd00:20::/48', 20, 'permit', 64),
+  ],
+  import: [p('10.30.1.0/24', 1), p('fd00:30::/48', 2, 'permit', 64)],
+  community: `${ASN}:42`,
+});
+const spec1 = { vrf: [base], routingTable: [] };
+const spec2 = {
+  vrf: [base, entry(20, { export: [p('10.77.0.0/16', 1)], community: `${ASN}:77` })],
+  routingTable: [],
+};
+
+let node: FrrNetnsInstance;
+let peer: FrrNetnsInstance;
+let driver: FrrDriver;
+let peerDriver: FrrDriver;
+
+const sh = (cmd: string, ...args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
+
+interface BgpTable {
+  routes?: Record<string, { valid?: boolean }[]>;
+}
+/** Communities of the best path FRR holds for `prefix` (the route detail; the table view omits them). */
+const communities = (inst: FrrNetnsInstance, family: 'ipv4' | 'ipv6', prefix: string): string => {
+  const d = JSON.parse(inst.vtysh(`show bgp ${family} unicast ${prefix} json`)) as {
+    paths?: { community?: { string?: string } }[];
+  };
+  return (d.paths ?? []).map((x) => x.community?.string ?? '').join(' ');
+};
+const routes = (inst: FrrNetnsInstance, family: 'ipv4' | 'ipv6'): BgpTable['routes'] =>
+  (JSON.parse(inst.vtysh(`show bgp ${family} unicast json`)) as BgpTable).routes ?? {};
+
+describePrivileged('FRR driver on real FRR in network namespaces', FRR_PREREQUISITES, () => {
+  beforeAll(async () => {
+    sh('ip', 'netns', 'add', nodeNs);
+    sh('ip', 'netns', 'add', peerNs);
+    // Created straight into the namespaces: no name ever exists in the shared root namespace.
+    sh(
+      'ip',
+      'link',
+      'add',
+      'vd.hv',
+      'netns',
+      nodeNs,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      'dv.hv',
+      'netns',
+      peerNs,
+    );
+    for (const [ns, dev] of [
+      [nodeNs, 'vd.hv'],
+      [peerNs, 'dv.hv'],
+    ] as const) {
+      sh('ip', '-n', ns, 'link', 'set', 'lo', 'up');
+      sh('ip', '-n', ns, 'link', 'set', dev, 'up');
+    }
+    node = startFrr(nodeNs, nodeNs);
+    peer = startFrr(peerNs, peerNs);
+    driver = new FrrDriver({
+      template: nodeTemplate,
+      settings: { asn: ASN, routerId: '10.255.0.1' },
+      confdir: node.confdir,
+      pathspace: node.name,
+      rundir: node.rundir,
+    });
+    peerDriver = new FrrDriver({
+      template: nodeTemplate,
+      settings: { asn: ASN, routerId: '10.255.0.2' },
+      confdir: peer.confdir,
+      pathspace: peer.name,
+      rundir: peer.rundir,
+    });
+    await eventually(async () => (await driver.status()).answering, 20_000);
+    await eventually(async () => (await peerDriver.status()).answering, 20_000);
+    await peerDriver.apply(peerConfig);
+    const first = await driver.applySpec(spec1);
+    expect(first.changed).toBe(true);
+  }, 120_000);
+
+  afterAll(() => {
+    node?.stop();
+    peer?.stop();
+    for (const ns of [nodeNs, peerNs]) {
+      try {
+        sh('ip', 'netns', 'del', ns);
+      } catch {
+        /* not created */
+      }
+    }
+  });
+
+  it('brings the leaking session up and reports it established', async () => {
+    const st = await eventually(async () => {
+      const s = await driver.status({ sessions: [{ peer: 'vd.hv' }] });
+      return s.healthy ? s : undefined;
+    });
+    expect(st).toMatchObject({
+      answering: true,
+      healthy: true,
+      sessions: [{ peer: 'vd.hv', vrf: 'default', state: 'Established' }],
+    });
+  }, 90_000);
+
+  it('reports a session FRR does not have, and an instance that does not answer', async () => {
+    const st = await driver.status({
+      sessions: [{ peer: 'vd.hv' }, { peer: 'vd.nope' }, { peer: 'dv.hv', vrf: 'vr.hv' }],
+    });
+    expect(st.answering).toBe(true);
+    expect(st.healthy).toBe(false);
+    expect(st.sessions.map((s) => [s.peer, s.state])).toEqual([
+      ['vd.hv', 'Established'],
+      ['vd.nope', 'NotConfigured'],
+      // The VRF instance is configured but its VRF device does not exist on this kernel.
+      ['dv.hv', expect.not.stringMatching(/^Established$/)],
+    ]);
+    expect(st.message).toContain('vd.nope');
+    const dead = new FrrDriver({
+      template: nodeTemplate,
+      settings: { asn: ASN, routerId: '10.255.0.1' },
+      confdir: node.confdir,
+      pathspace: `${id}x`,
+    });
+    const d = await dead.status({ sessions: [{ peer: 'vd.hv' }] });
+    expect(d).toMatchObject({ answering: false, healthy: false });
+    expect(d.message).toBeTruthy();
+  });
+
+  it('exports routes the export prefix-list permits and no others', async () => {
+    const v4 = await eventually(() => {
+      const r = routes(peer, 'ipv4')!;
+      return r['10.20.1.0/24'] ? r : undefined;
+    });
+    expect(Object.keys(v4!)).toContain('10.20.1.0/24');
+    expect(Object.keys(v4!)).not.toContain('10.20.99.0/24'); // deny item before the permit range
+    expect(Object.keys(v4!)).not.toContain('10.77.0.0/16'); // matched by no entry
+    const v6 = await eventually(() => {
+      const r = routes(peer, 'ipv6')!;
+      return r['fd00:20:0:1::/64'] ? r : undefined;
+    });
+    expect(Object.keys(v6!)).toContain('fd00:20:0:1::/64');
+    expect(Object.keys(v6!)).not.toContain('fd00:77::/48');
+  }, 90_000);
+
+  it('sets the community on exported routes', () => {
+    expect(communities(peer, 'ipv4', '10.20.1.0/24').split(' ')).toContain(`${ASN}:42`);
+    expect(communities(peer, 'ipv6', 'fd00:20:0:1::/64').split(' ')).toContain(`${ASN}:42`);
+  });
+
+  it('imports only what the import prefix-list permits', async () => {
+    const v4 = await eventually(() => {
+      const r = routes(node, 'ipv4')!;
+      return r['10.30.1.0/24'] ? r : undefined;
+    });
+    expect(Object.keys(v4!)).toContain('10.30.1.0/24');
+    expect(Object.keys(v4!)).not.toContain('10.30.9.0/24');
+    const v6 = await eventually(() => {
+      const r = routes(node, 'ipv6')!;
+      return r['fd00:30:0:1::/64'] ? r : undefined;
+    });
+    expect(Object.keys(v6!)).not.toContain('fd00:39::/48');
+  }, 90_000);
+
+  it('leaves an unchanged config alone: no write, no reload', async () => {
+    const file = join(node.confdir, 'frr.conf');
+    const before = statSync(file).mtimeMs;
+    const r = await driver.applySpec(spec1);
+    expect(r).toEqual({ changed: false, durationMs: 0 });
+    expect(statSync(file).mtimeMs).toBe(before);
+  });
+
+  it('applies a changed config without restarting bgpd', async () => {
+    const pid = node.pid('bgpd');
+    const r = await driver.applySpec(spec2);
+    expect(r.changed).toBe(true);
+    expect(readFileSync(join(node.confdir, 'frr.conf'), 'utf8')).toBe(driver.render(spec2));
+    await eventually(() => routes(peer, 'ipv4')!['10.77.0.0/16']);
+    expect(communities(peer, 'ipv4', '10.77.0.0/16').split(' ')).toContain(`${ASN}:77`);
+    expect(node.pid('bgpd')).toBe(pid);
+    process.kill(pid, 0); // still the same, running process
+  }, 90_000);
+
+  it('refuses a config that fails the dry run and leaves file and running config unchanged', async () => {
+    const file = join(node.confdir, 'frr.conf');
+    const fileBefore = readFileSync(file, 'utf8');
+    const runningBefore = await driver.runningConfig();
+    const bad = driver
+      .render(spec1)
+      .replace('router bgp 65010\n', 'router bgp 65010\n bgp no-such-command 1\n');
+    const err = await driver.apply(bad).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FrrApplyError);
+    expect(err).toMatchObject({ step: 'check' });
+    expect((err as FrrApplyError).frrMessage).toMatch(/Unknown command.*no-such-command/);
+    expect(readFileSync(file, 'utf8')).toBe(fileBefore);
+    expect(await driver.runningConfig()).toBe(runningBefore);
+  });
+
+  it('restores the previous file and running config when the reload fails', async () => {
+    const file = join(node.confdir, 'frr.conf');
+    const fileBefore = readFileSync(file, 'utf8');
+    // Valid syntax (vtysh -C accepts it), refused by the daemon: ge must exceed the prefix length.
+    const bad = driver.render(spec1) + 'ip prefix-list nn_bad seq 5 permit 10.0.0.0/16 ge 8\n';
+    const err = await driver.apply(bad).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FrrApplyError);
+    expect(err).toMatchObject({ step: 'reload', restored: true });
+    expect((err as FrrApplyError).frrMessage).toContain('Invalid prefix range for 10.0.0.0/16');
+    expect(readFileSync(file, 'utf8')).toBe(fileBefore);
+    const running = await driver.runningConfig();
+    expect(running).not.toContain('nn_bad');
+    // spec2 was in force before the failed attempt; its parts are back in the running config.
+    expect(running).toContain('pl_hv_export_20');
+    expect(running).toContain(`set community ${ASN}:77 additive`);
+  }, 90_000);
+
+  it('restore() goes back to the file the last apply replaced', async () => {
+    await driver.applySpec(spec1);
+    expect(await driver.runningConfig()).not.toContain('pl_hv_export_20');
+    await driver.restore();
+    expect(readFileSync(join(node.confdir, 'frr.conf'), 'utf8')).toBe(driver.render(spec2));
+    expect(await driver.runningConfig()).toContain('pl_hv_export_20');
+  }, 90_000);
+});
