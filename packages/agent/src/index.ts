@@ -1,2 +1,3 @@
 export {};
 export * from './frr/index.js';
+export * from './netlink/index.js';

@@ -1,0 +1,262 @@
+/**
+ * The desired host model (pure): which devices a NodeConfig spec needs on this node, with every
+ * attribute the driver manages. Layout (DESIGN, host model):
+ *
+ * per VRF `<v>`        vr.<v> VRF (own table) ← br.<v> bridge ← vx.<v> VXLAN (L3 VNI),
+ *                      veth vd.<v> (default VRF) ↔ dv.<v> (in vr.<v>)
+ * per Layer-2 network  l2.<id> bridge (in vr.<vrf> when set; anycast MAC + gateways) ← vx.<vni> VXLAN,
+ *                      optional veth vm.<id> (bridge port) ↔ mv.<id> (parent for macvlan workloads)
+ * per RoutingTable     taas.<tableId> VRF with that table
+ */
+import { deviceNames, MAX_IFNAME_LENGTH, type NodeConfigSpec } from '@nodenet/api';
+import { compareStrings, isLinkLocal6, normalizeAddress, normalizeCidr, normalizeMac } from './address.js';
+import { DesiredStateError } from './errors.js';
+import {
+  DEFAULT_VRF_TABLE_RANGE,
+  DEFAULT_VXLAN_PORT,
+  type BridgePortOptions,
+  type Device,
+  type HostModel,
+  type HostSettings,
+  type TableAllocation,
+} from './model.js';
+
+/** VXLAN ports of an EVPN fabric: no data-plane learning (EVPN distributes MACs), ARP/ND suppressed on request. */
+const vxlanPort = (neighSuppress: boolean): BridgePortOptions => ({
+  learning: false,
+  neighSuppress,
+  hairpin: false,
+});
+/** Other bridge ports keep the kernel's defaults. */
+const plainPort: BridgePortOptions = { learning: true, neighSuppress: false, hairpin: false };
+
+export interface DesiredInput {
+  spec: Pick<NodeConfigSpec, 'vrf' | 'layer2' | 'routingTable'>;
+  settings: HostSettings;
+  /** Table of every VRF in spec.vrf (see allocateVrfTables). */
+  tables: TableAllocation;
+}
+
+export function desiredModel({ spec, settings, tables }: DesiredInput): HostModel {
+  const local = checkedVtep(settings);
+  const port = settings.vxlanPort ?? DEFAULT_VXLAN_PORT;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new DesiredStateError('settings.vxlanPort', port, 'must be an integer 1–65535');
+  }
+  const model: HostModel = new Map();
+  const origin = new Map<string, string>();
+  const add = (device: Device, from: string): void => {
+    if (device.name.length > MAX_IFNAME_LENGTH) {
+      throw new DesiredStateError(
+        from,
+        device.name,
+        `device name longer than ${MAX_IFNAME_LENGTH} characters`,
+      );
+    }
+    const clash = origin.get(device.name);
+    if (clash !== undefined) {
+      throw new DesiredStateError(from, device.name, `device name already used by ${clash}`);
+    }
+    origin.set(device.name, from);
+    model.set(device.name, device);
+  };
+  const vxlan = (vni: number) => ({
+    vni,
+    local,
+    port,
+    learning: false,
+    ...(settings.vtepInterface ? { dev: settings.vtepInterface } : {}),
+  });
+
+  spec.vrf.forEach((v, i) => {
+    const from = `vrf[${i}](${v.name})`;
+    const table = tables[v.vrf];
+    if (table === undefined) throw new DesiredStateError(`${from}.vrf`, v.vrf, 'no routing table allocated');
+    const vrf = deviceNames.vrf(v.vrf);
+    const bridge = deviceNames.vrfBridge(v.vrf);
+    const toDefault = deviceNames.vrfToDefault(v.vrf);
+    const inVrf = deviceNames.defaultToVrf(v.vrf);
+    add({ name: vrf, kind: 'vrf', vrf: { table }, up: true, addresses: [] }, from);
+    add({ name: bridge, kind: 'bridge', master: vrf, mtu: v.mtu, up: true, addresses: [] }, from);
+    add(
+      {
+        name: deviceNames.vrfVxlan(v.vrf),
+        kind: 'vxlan',
+        vxlan: vxlan(v.vni),
+        master: bridge,
+        mtu: v.mtu,
+        up: true,
+        port: vxlanPort(true),
+        addresses: [],
+      },
+      from,
+    );
+    add(
+      {
+        name: toDefault,
+        kind: 'veth',
+        veth: { peer: inVrf, primary: true },
+        mtu: v.mtu,
+        up: true,
+        addresses: [],
+      },
+      from,
+    );
+    add(
+      {
+        name: inVrf,
+        kind: 'veth',
+        veth: { peer: toDefault },
+        master: vrf,
+        mtu: v.mtu,
+        up: true,
+        addresses: [],
+      },
+      from,
+    );
+  });
+
+  const vrfNames = new Set(spec.vrf.map((v) => v.vrf));
+  spec.layer2.forEach((l2, i) => {
+    const from = `layer2[${i}](${l2.name})`;
+    if (l2.vrf !== undefined && !vrfNames.has(l2.vrf)) {
+      throw new DesiredStateError(`${from}.vrf`, l2.vrf, 'no VRF of that name in the config');
+    }
+    const bridge = deviceNames.l2Bridge(l2.id);
+    const addresses = l2.anycastGateways.map((gw, j) => {
+      try {
+        const cidr = normalizeCidr(gw);
+        if (isLinkLocal6(cidr)) throw new Error('IPv6 link-local addresses are managed by the kernel');
+        return cidr;
+      } catch (err) {
+        throw new DesiredStateError(`${from}.anycastGateways[${j}]`, gw, (err as Error).message);
+      }
+    });
+    add(
+      {
+        name: bridge,
+        kind: 'bridge',
+        ...(l2.vrf !== undefined ? { master: deviceNames.vrf(l2.vrf) } : {}),
+        mtu: l2.mtu,
+        ...(l2.anycastMac !== undefined ? { mac: normalizeMac(l2.anycastMac) } : {}),
+        up: true,
+        addresses: [...new Set(addresses)].sort(compareStrings),
+      },
+      from,
+    );
+    add(
+      {
+        name: deviceNames.l2Vxlan(l2.vni),
+        kind: 'vxlan',
+        vxlan: vxlan(l2.vni),
+        master: bridge,
+        mtu: l2.mtu,
+        up: true,
+        port: vxlanPort(l2.neighSuppression),
+        addresses: [],
+      },
+      from,
+    );
+    if (l2.createMacVLANInterface) {
+      const port = deviceNames.l2MacvlanPort(l2.id);
+      const parent = deviceNames.l2Macvlan(l2.id);
+      add(
+        {
+          name: port,
+          kind: 'veth',
+          veth: { peer: parent, primary: true },
+          master: bridge,
+          mtu: l2.mtu,
+          up: true,
+          port: plainPort,
+          addresses: [],
+        },
+        from,
+      );
+      add({ name: parent, kind: 'veth', veth: { peer: port }, mtu: l2.mtu, up: true, addresses: [] }, from);
+    }
+  });
+
+  spec.routingTable.forEach((rt, i) => {
+    add(
+      {
+        name: deviceNames.routingTable(rt.tableId),
+        kind: 'vrf',
+        vrf: { table: rt.tableId },
+        up: true,
+        addresses: [],
+      },
+      `routingTable[${i}](${rt.name})`,
+    );
+  });
+  return model;
+}
+
+function checkedVtep(settings: HostSettings): string {
+  try {
+    return normalizeAddress(settings.vtepAddress);
+  } catch {
+    throw new DesiredStateError('settings.vtepAddress', settings.vtepAddress, 'not an IPv4 or IPv6 address');
+  }
+}
+
+export interface TableAllocationInput {
+  /** VRF names that need a table, in config order. */
+  vrfs: string[];
+  range?: { min: number; max: number };
+  /** Tables the VRF devices on the host use now (vr.<v> → its table): a running VRF keeps its table. */
+  host?: TableAllocation;
+  /** The allocation persisted by the last run: a VRF whose device is gone gets its old table back. */
+  previous?: TableAllocation;
+  /** Tables taken by other means (RoutingTable entries), never handed to a VRF. */
+  reserved?: Iterable<number>;
+}
+
+/**
+ * Assigns each VRF a kernel table from the range (pure). A VRF keeps the table its device has on the
+ * host, else the one it had in the previous allocation, else gets the lowest free one; a table is
+ * never given to two VRFs. The result depends only on the inputs, so a restart reproduces it.
+ */
+export function allocateVrfTables(input: TableAllocationInput): TableAllocation {
+  const range = input.range ?? DEFAULT_VRF_TABLE_RANGE;
+  if (
+    !Number.isInteger(range.min) ||
+    !Number.isInteger(range.max) ||
+    range.min < 1 ||
+    range.max < range.min ||
+    range.max > 0xfffffffe
+  ) {
+    throw new DesiredStateError(
+      'settings.vrfTableRange',
+      range,
+      'must be integers with 1 ≤ min ≤ max < 4294967295',
+    );
+  }
+  // 253–255 are the kernel's default, main and local tables.
+  const taken = new Set<number>([253, 254, 255, ...(input.reserved ?? [])]);
+  const inRange = (t: number | undefined): t is number =>
+    t !== undefined && Number.isInteger(t) && t >= range.min && t <= range.max && !taken.has(t);
+  const result: TableAllocation = {};
+  const vrfs = [...new Set(input.vrfs)];
+  for (const source of [input.host, input.previous]) {
+    for (const vrf of vrfs) {
+      if (result[vrf] !== undefined) continue;
+      const t = source?.[vrf];
+      if (inRange(t)) {
+        result[vrf] = t;
+        taken.add(t);
+      }
+    }
+  }
+  let next = range.min;
+  for (const vrf of vrfs) {
+    if (result[vrf] !== undefined) continue;
+    while (next <= range.max && taken.has(next)) next++;
+    if (next > range.max) {
+      throw new DesiredStateError('settings.vrfTableRange', range, `no free table left for VRF ${vrf}`);
+    }
+    result[vrf] = next;
+    taken.add(next);
+  }
+  return result;
+}

@@ -1,0 +1,193 @@
+/**
+ * The netlink host driver the agent pipeline calls: plan / apply a NodeConfig spec, read the managed
+ * host state. It binds its netlink socket in the network namespace of the calling process.
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { deviceNames, type NodeConfigSpec } from '@nodenet/api';
+import netlink from 'netlink';
+import type { RtNetlinkSocket } from 'netlink';
+import { applyOperations } from './apply.js';
+import { allocateVrfTables, desiredModel } from './desired.js';
+import { diff } from './diff.js';
+import { DesiredStateError, NetlinkDriverError } from './errors.js';
+import type { HostModel, HostSettings, Operation, TableAllocation } from './model.js';
+import { readHost } from './read.js';
+import { assertKernelSupport, type ProbedKind } from './support.js';
+
+const { createRtNetlink } = netlink;
+
+/** The parts of a NodeConfig spec the host devices depend on. */
+export type NetlinkSpec = Pick<NodeConfigSpec, 'vrf' | 'layer2' | 'routingTable'>;
+
+export interface NetlinkDriverOptions {
+  settings: HostSettings;
+  /**
+   * JSON file keeping the VRF table allocation across restarts (e.g. /var/lib/nodenet/vrf-tables.json).
+   * Without it, a VRF keeps its table as long as its device exists.
+   */
+  tableStatePath?: string;
+}
+
+export interface NetlinkPlan {
+  /** Ordered operations `apply` would carry out now; empty when the host is converged. */
+  operations: Operation[];
+  desired: HostModel;
+  current: HostModel;
+  tables: TableAllocation;
+}
+
+export interface NetlinkApplyResult {
+  /** Number of operations carried out (0: the host already matched). */
+  operations: number;
+  applied: Operation[];
+  tables: TableAllocation;
+  durationMs: number;
+}
+
+export interface NetlinkDriver {
+  /** Reads the host and computes the operations, changing nothing. */
+  plan(spec: NetlinkSpec): Promise<NetlinkPlan>;
+  /** Makes the managed devices match the spec. Throws KernelSupportError before any change, NetlinkOperationError on a refused change. */
+  apply(spec: NetlinkSpec): Promise<NetlinkApplyResult>;
+  /** The managed devices as they are now. */
+  read(): Promise<HostModel>;
+  /** Closes the netlink socket. */
+  close(): void;
+}
+
+export const EMPTY_SPEC: NetlinkSpec = { vrf: [], layer2: [], routingTable: [] };
+
+export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDriver {
+  let socket: RtNetlinkSocket | undefined;
+  const sock = (): RtNetlinkSocket => {
+    if (!socket) {
+      socket = createRtNetlink();
+      try {
+        // Room for the acks of a pipelined window (capped by net.core.rmem_max).
+        socket.socket.setRecvBufferSize(4 << 20);
+      } catch {
+        // the default buffer still fits the window
+      }
+    }
+    return socket;
+  };
+  const supported = new Set<ProbedKind>();
+
+  async function loadPrevious(): Promise<TableAllocation | undefined> {
+    if (!options.tableStatePath) return undefined;
+    let text: string;
+    try {
+      text = await readFile(options.tableStatePath, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new NetlinkDriverError(
+        'TableStateUnreadable',
+        `cannot read ${options.tableStatePath}: ${(err as Error).message}`,
+        { cause: err },
+      );
+    }
+    try {
+      const parsed = JSON.parse(text) as { tables?: unknown };
+      const tables = parsed.tables;
+      if (typeof tables !== 'object' || tables === null) throw new Error('no "tables" object');
+      return Object.fromEntries(
+        Object.entries(tables).filter(([, t]) => Number.isInteger(t)),
+      ) as TableAllocation;
+    } catch (err) {
+      // A damaged file only loses the memory of removed VRFs' tables: running VRFs keep theirs from the host.
+      console.warn(`netlink driver: ignoring ${options.tableStatePath}: ${(err as Error).message}`);
+      return undefined;
+    }
+  }
+
+  async function saveTables(tables: TableAllocation): Promise<void> {
+    const path = options.tableStatePath;
+    if (!path) return;
+    await mkdir(dirname(path), { recursive: true });
+    const tmp = `${path}.tmp`;
+    await writeFile(tmp, `${JSON.stringify({ tables }, null, 2)}\n`);
+    await rename(tmp, path);
+  }
+
+  async function plan(spec: NetlinkSpec): Promise<NetlinkPlan & { indexByName: Map<string, number> }> {
+    const host = await readHost(sock());
+    const hostTables: TableAllocation = {};
+    for (const v of spec.vrf) {
+      const table = host.devices.get(deviceNames.vrf(v.vrf))?.vrf?.table;
+      if (table !== undefined) hostTables[v.vrf] = table;
+    }
+    const tables = allocateVrfTables({
+      vrfs: spec.vrf.map((v) => v.vrf),
+      range: options.settings.vrfTableRange,
+      host: hostTables,
+      previous: await loadPrevious(),
+      reserved: spec.routingTable.map((r) => r.tableId),
+    });
+    const desired = desiredModel({ spec, settings: options.settings, tables });
+    if (
+      options.settings.vtepInterface &&
+      !host.indexByName.has(options.settings.vtepInterface) &&
+      spec.vrf.length + spec.layer2.length > 0
+    ) {
+      throw new DesiredStateError(
+        'settings.vtepInterface',
+        options.settings.vtepInterface,
+        'no such device on the host',
+      );
+    }
+    return {
+      operations: diff(host.devices, desired),
+      desired,
+      current: host.devices,
+      tables,
+      indexByName: host.indexByName,
+    };
+  }
+
+  return {
+    async plan(spec) {
+      const { indexByName: _unused, ...p } = await plan(spec);
+      return p;
+    },
+    async apply(spec) {
+      const started = performance.now();
+      const p = await plan(spec);
+      if (p.operations.length > 0) {
+        const kinds = new Set<ProbedKind>();
+        for (const op of p.operations)
+          if (op.op === 'create' && !supported.has(op.device.kind)) kinds.add(op.device.kind);
+        if (kinds.size > 0) {
+          await assertKernelSupport(sock(), kinds);
+          for (const k of kinds) supported.add(k);
+        }
+      }
+      const applied: Operation[] = [];
+      try {
+        if (p.operations.length > 0) {
+          await applyOperations(p.operations, {
+            socket: sock(),
+            indexByName: p.indexByName,
+            onDone: (op) => applied.push(op),
+          });
+        }
+      } finally {
+        // Saved even after a failure: devices created so far carry these tables.
+        if (Object.keys(p.tables).length > 0 || options.tableStatePath) await saveTables(p.tables);
+      }
+      return {
+        operations: applied.length,
+        applied,
+        tables: p.tables,
+        durationMs: performance.now() - started,
+      };
+    },
+    async read() {
+      return (await readHost(sock())).devices;
+    },
+    close() {
+      socket?.socket.close();
+      socket = undefined;
+    },
+  };
+}

@@ -1,0 +1,16 @@
+export * from './model.js';
+export * from './errors.js';
+export { allocateVrfTables, desiredModel, type DesiredInput, type TableAllocationInput } from './desired.js';
+export { diff, KERNEL_PORT_DEFAULTS } from './diff.js';
+export { readHost, type HostSnapshot } from './read.js';
+export { applyOperations, type ApplyContext } from './apply.js';
+export { assertKernelSupport, missingKinds, probeKind, KERNEL_OPTION, type ProbedKind } from './support.js';
+export {
+  createNetlinkDriver,
+  EMPTY_SPEC,
+  type NetlinkApplyResult,
+  type NetlinkDriver,
+  type NetlinkDriverOptions,
+  type NetlinkPlan,
+  type NetlinkSpec,
+} from './driver.js';
