@@ -50,6 +50,8 @@ export interface AppliedCheckpoint {
 /** The apply that is under way. */
 export interface PendingApply {
   revision: string;
+  /** specHash of the spec being applied: tells a finished-but-not-cleared apply from a cut-off one. */
+  specHash: string;
   /** The configurator's `assigned-at` annotation of the attempt, when it had one. */
   assignedAt?: string;
   /** Revision of applied.json when the apply began (what a restore will bring back). */
@@ -60,6 +62,7 @@ export interface PendingApply {
 /** An attempt that failed and was rolled back. */
 export interface RejectedAttempt {
   revision: string;
+  specHash: string;
   assignedAt?: string;
   message: string;
   at: string;
@@ -312,8 +315,9 @@ function validateApplied(body: Record<string, unknown>): AppliedCheckpoint | str
 
 function validatePending(body: Record<string, unknown>): PendingApply | string {
   if (typeof body.revision !== 'string') return 'field "body.revision" is missing';
+  if (typeof body.specHash !== 'string') return 'field "body.specHash" is missing';
   if (typeof body.startedAt !== 'string') return 'field "body.startedAt" is missing';
-  const out: PendingApply = { revision: body.revision, startedAt: body.startedAt };
+  const out: PendingApply = { revision: body.revision, specHash: body.specHash, startedAt: body.startedAt };
   if (typeof body.assignedAt === 'string') out.assignedAt = body.assignedAt;
   if (typeof body.previousRevision === 'string') out.previousRevision = body.previousRevision;
   return out;
@@ -321,9 +325,15 @@ function validatePending(body: Record<string, unknown>): PendingApply | string {
 
 function validateRejected(body: Record<string, unknown>): RejectedAttempt | string {
   if (typeof body.revision !== 'string') return 'field "body.revision" is missing';
+  if (typeof body.specHash !== 'string') return 'field "body.specHash" is missing';
   if (typeof body.message !== 'string') return 'field "body.message" is missing';
   if (typeof body.at !== 'string') return 'field "body.at" is missing';
-  const out: RejectedAttempt = { revision: body.revision, message: body.message, at: body.at };
+  const out: RejectedAttempt = {
+    revision: body.revision,
+    specHash: body.specHash,
+    message: body.message,
+    at: body.at,
+  };
   if (typeof body.assignedAt === 'string') out.assignedAt = body.assignedAt;
   return out;
 }

@@ -69,6 +69,7 @@ export class OptionError extends AgentError {
 }
 
 export function describeCause(cause: unknown): string {
+  if (cause instanceof AgentError) return cause.message;
   if (cause instanceof Error) {
     const code = (cause as NodeJS.ErrnoException).code;
     return code && !cause.message.includes(code) ? `${code}: ${cause.message}` : cause.message;

@@ -46,12 +46,14 @@ describe('CheckpointStore', () => {
   it('round-trips pending.json and removes it', async () => {
     await store.savePending({
       revision: 'r1',
+      specHash: 'h1',
       assignedAt: '2025-01-01T00:00:00Z',
       startedAt: 'x',
       previousRevision: 'r0',
     });
     expect((await store.load()).pending).toEqual({
       revision: 'r1',
+      specHash: 'h1',
       assignedAt: '2025-01-01T00:00:00Z',
       startedAt: 'x',
       previousRevision: 'r0',
@@ -62,9 +64,10 @@ describe('CheckpointStore', () => {
   });
 
   it('round-trips rejected.json', async () => {
-    await store.saveRejected({ revision: 'r2', message: 'health check failed', at: 't' });
+    await store.saveRejected({ revision: 'r2', specHash: 'h2', message: 'health check failed', at: 't' });
     expect((await store.load()).rejected).toEqual({
       revision: 'r2',
+      specHash: 'h2',
       message: 'health check failed',
       at: 't',
     });

@@ -1,0 +1,601 @@
+/**
+ * The apply pipeline of DESIGN "Apply pipeline", as a state machine over injected boundaries: the
+ * host drivers, the checkpoint store, the health checks and the status sink. It holds no I/O of its
+ * own, so its decisions are unit-tested with small in-memory drivers and exercised end to end with
+ * the real drivers.
+ *
+ * 1. `start()`: a pending.json means the last apply was cut off: restore applied.json to the host
+ *    (or, without one, remove everything managed), re-check health, report the attempted revision
+ *    `invalid` ("agent restarted during apply") and remember it as rejected.
+ * 2. `reconcile()` with a spec equal to applied.json: drift check and repair, no status change
+ *    (except re-sending `provisioned` when the API still shows something else, e.g. after the
+ *    configurator rolled the node back to it, or a status write was lost in a crash).
+ * 3. Otherwise: baseline health, write pending.json, report `provisioning`, apply netlink then FRR,
+ *    health checks; success: write applied.json, remove pending.json (and rejected.json), report
+ *    `provisioned`; any failure: restore the previous checkpoint, re-check health, remove
+ *    pending.json, report `invalid` naming the failed step.
+ *
+ * A spec that failed (same content, same `assigned-at`) is not applied again: the configurator's
+ * `retry` re-assigns the node, which makes a new attempt. Status writes are fire-and-forget here
+ * (see status.ts): an unreachable API server never causes a rollback.
+ */
+import pino from 'pino';
+import type { NodeConfigSpec, NodeConfigStatus } from '@nodenet/api';
+import {
+  specHash,
+  type AppliedCheckpoint,
+  type CheckpointStore,
+  type RejectedAttempt,
+} from './checkpoint.js';
+import { describeCause } from './errors.js';
+import type { FaultHook, FaultPoint } from './fault.js';
+import { judge, type CheckResult, type HealthVerdict } from './health/checker.js';
+import { AgentMetrics } from './metrics.js';
+import type { StatusReport, StatusSink } from './status.js';
+
+// ------------------------------------------------------------------ boundaries
+
+/** Kernel side of the host: devices, addresses, VRF tables, as in DESIGN "Host model". */
+export interface NetlinkDriver {
+  /**
+   * Makes the managed devices match `spec` exactly (create, change, delete), as one diff against
+   * the host. Idempotent: applying the same spec twice does nothing the second time. Returns how
+   * many kernel operations it performed (0 = the host already matched; >0 on a resync = drift).
+   */
+  apply(spec: NodeConfigSpec): Promise<{ operations: number }>;
+  /** Removes every device the agent manages (restore target when there is no checkpoint). */
+  removeAll(): Promise<{ operations: number }>;
+}
+
+/** FRR side: frr.conf rendered from the spec, checked and reloaded. */
+export interface FrrDriver {
+  /**
+   * Renders frr.conf for `spec`, checks it (`vtysh -C`), reloads FRR when it differs from the running
+   * config. `changed` is false when nothing had to be reloaded. On a failed reload the driver puts
+   * the previous file back before it rejects.
+   */
+  apply(spec: NodeConfigSpec): Promise<{ changed: boolean }>;
+  /** Reloads the base template alone: no nodenet-generated sections. */
+  removeAll(): Promise<{ changed: boolean }>;
+}
+
+export interface HostDrivers {
+  netlink: NetlinkDriver;
+  frr: FrrDriver;
+}
+
+/** Runs the configured checks; `HealthChecker` implements it. Must not reject (a failed probe is a result). */
+export interface HealthRunner {
+  run(): Promise<CheckResult[]>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export type Logger = Pick<pino.Logger, 'debug' | 'info' | 'warn' | 'error'>;
+
+export interface PipelineDeps {
+  drivers: HostDrivers;
+  checkpoints: CheckpointStore;
+  health: HealthRunner;
+  status: StatusSink;
+  clock?: Clock;
+  metrics?: AgentMetrics;
+  logger?: Logger;
+  /** Test-only fault injection (see fault.ts). */
+  fault?: FaultHook;
+  /** Called after the host first holds a healthy config (removes the start-up taints). Retried until it succeeds. */
+  onFirstHealthy?: () => Promise<void>;
+}
+
+// ------------------------------------------------------------------ inputs and outcomes
+
+/** What the watch hands the pipeline: the NodeConfig as currently stored. */
+export interface DesiredConfig {
+  spec: NodeConfigSpec;
+  /** The configurator's `network.nodenet.io/assigned-at` annotation; a new value is a new attempt. */
+  assignedAt?: string;
+  generation?: number;
+  /** The status currently stored on the NodeConfig, if known. */
+  observedStatus?: NodeConfigStatus;
+}
+
+export type PipelineStep = 'netlink' | 'frr' | 'health' | 'checkpoint';
+
+export type ReconcileOutcome =
+  | { kind: 'provisioned'; revision: string; health: HealthVerdict }
+  | { kind: 'invalid'; revision: string; step: PipelineStep; message: string; restored: boolean }
+  | { kind: 'unchanged'; revision: string; driftOperations: number; frrChanged: boolean; error?: string }
+  | { kind: 'rejected'; revision: string; message: string }
+  /** The apply could not start (pending.json not writable): the host is untouched, retry later. */
+  | { kind: 'error'; message: string };
+
+export type StartOutcome =
+  | { kind: 'clean'; applied?: string }
+  /** pending.json found and the host restored. */
+  | { kind: 'recovered'; attempted?: string; restoredTo?: string; restored: boolean; message: string }
+  /** pending.json found, but the apply had completed (applied.json already holds its spec). */
+  | { kind: 'completed'; applied: string };
+
+const STEP_REASON: Record<PipelineStep | 'restart', string> = {
+  netlink: 'NetlinkApplyFailed',
+  frr: 'FrrApplyFailed',
+  health: 'HealthCheckFailed',
+  checkpoint: 'CheckpointWriteFailed',
+  restart: 'AgentRestartedDuringApply',
+};
+
+const STEP_LABEL: Record<PipelineStep, string> = {
+  netlink: 'netlink apply',
+  frr: 'FRR apply',
+  health: 'health check',
+  checkpoint: 'checkpoint write',
+};
+
+/** First 10 hex digits, as in revision names. */
+const short = (revision: string | undefined): string => (revision ? revision.slice(0, 10) : 'unknown');
+
+class StepError extends Error {
+  constructor(
+    readonly step: PipelineStep,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+// ------------------------------------------------------------------ pipeline
+
+export class Pipeline {
+  private applied?: AppliedCheckpoint;
+  private rejected?: RejectedAttempt;
+  /** Set when a restore failed: the host may be half-applied, so the next call restores first. */
+  private recoveryNeeded = false;
+  private started = false;
+  private healthyOnce = false;
+  private running: Promise<unknown> = Promise.resolve();
+  private readonly clock: Clock;
+  private readonly metrics: AgentMetrics;
+  private readonly log: Logger;
+  private readonly fault: FaultHook;
+
+  constructor(private readonly deps: PipelineDeps) {
+    this.clock = deps.clock ?? { now: () => new Date() };
+    this.metrics = deps.metrics ?? new AgentMetrics();
+    this.log = deps.logger ?? pino({ level: 'silent' });
+    this.fault = deps.fault ?? (() => undefined);
+  }
+
+  /** The last good config on the host, as the checkpoint records it. */
+  get appliedRevision(): string | undefined {
+    return this.applied?.revision;
+  }
+
+  /** Start-up: load the checkpoint and recover from an apply that was cut off. Call once, first. */
+  start(): Promise<StartOutcome> {
+    return this.serialize(() => this.doStart());
+  }
+
+  /** Brings the host to `desired` (or keeps it there). Calls are serialized. */
+  reconcile(desired: DesiredConfig): Promise<ReconcileOutcome> {
+    return this.serialize(() => this.doReconcile(desired));
+  }
+
+  private serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.running.then(fn, fn);
+    this.running = next.catch(() => undefined);
+    return next;
+  }
+
+  private async doStart(): Promise<StartOutcome> {
+    const state = await this.deps.checkpoints.load();
+    for (const problem of state.problems) {
+      const file = problem.error.path.split('/').pop() ?? problem.error.path;
+      this.metrics.checkpointProblems.inc({ file });
+      this.log.error(
+        { path: problem.error.path, reason: problem.error.reason, movedTo: problem.movedTo },
+        `checkpoint unusable, ignoring it: ${problem.error.message}` +
+          (problem.movedTo ? `; moved to ${problem.movedTo} for inspection` : ''),
+      );
+    }
+    this.applied = state.applied;
+    this.rejected = state.rejected;
+    this.metrics.setAppliedRevision(this.applied?.revision);
+    this.started = true;
+    if (!state.pending) {
+      this.log.info({ applied: this.applied?.revision }, 'checkpoint loaded');
+      return { kind: 'clean', applied: this.applied?.revision };
+    }
+    const pending = state.pending;
+    if (pending.specHash && this.applied && pending.specHash === this.applied.specHash) {
+      // Died after writing applied.json but before removing pending.json: the apply had succeeded.
+      await this.deps.checkpoints.clearPending();
+      this.log.info(
+        { revision: this.applied.revision },
+        'previous apply had completed; removed stale pending.json',
+      );
+      return { kind: 'completed', applied: this.applied.revision };
+    }
+    return this.recover('restart', pending);
+  }
+
+  /**
+   * Restores the last good checkpoint after an apply that was cut off (agent restart) or whose
+   * restore failed earlier, then reports the attempted revision invalid.
+   */
+  private async recover(
+    cause: 'restart' | 'retry',
+    pending: { revision?: string; specHash?: string; assignedAt?: string; corrupt?: boolean },
+  ): Promise<StartOutcome> {
+    const attempted = pending.revision;
+    this.log.warn(
+      { attempted, restoreTo: this.applied?.revision ?? 'nothing (no checkpoint)', cause },
+      cause === 'restart'
+        ? 'agent restarted during an apply: restoring the last good checkpoint'
+        : 'retrying the restore that failed earlier',
+    );
+    const restore = await this.restoreHost(cause === 'restart' ? 'restarted' : 'apply-failed');
+    const verdict = judge(await this.runHealth());
+    const restoredText = this.applied
+      ? `restored revision ${short(this.applied.revision)}`
+      : 'removed all managed configuration (no checkpoint)';
+    const what = attempted
+      ? `revision ${short(attempted)}`
+      : 'an unknown revision (pending checkpoint unreadable)';
+    let message =
+      cause === 'restart' ? `agent restarted during apply of ${what}; ` : `earlier apply of ${what} failed; `;
+    message += restore.ok
+      ? `${restoredText}; health after restore: ${verdict.summary}`
+      : `restore FAILED (${restore.error}); the host may be partly configured, retrying`;
+    if (restore.ok) {
+      await this.deps.checkpoints
+        .clearPending()
+        .catch((err: unknown) => this.log.error({ err }, 'cannot remove pending.json'));
+      this.recoveryNeeded = false;
+      if (attempted && pending.specHash)
+        await this.rememberRejected({
+          revision: attempted,
+          specHash: pending.specHash,
+          assignedAt: pending.assignedAt,
+          message,
+        });
+    } else {
+      this.recoveryNeeded = true;
+    }
+    if (cause === 'restart') this.metrics.failures.inc({ step: 'restart' });
+    if (attempted) {
+      this.report({
+        configStatus: 'invalid',
+        revision: attempted,
+        ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
+        reason: cause === 'restart' ? STEP_REASON.restart : 'RestoreRetried',
+        message,
+      });
+    }
+    this.log.error({ attempted, restored: restore.ok, health: verdict.summary }, message);
+    return {
+      kind: 'recovered',
+      attempted,
+      restoredTo: this.applied?.revision,
+      restored: restore.ok,
+      message,
+    };
+  }
+
+  private async doReconcile(desired: DesiredConfig): Promise<ReconcileOutcome> {
+    if (!this.started) await this.doStart();
+    if (this.recoveryNeeded) {
+      const pending = await this.deps.checkpoints.readPending();
+      await this.recover('retry', pending.kind === 'ok' ? pending.value : {});
+      if (this.recoveryNeeded)
+        return { kind: 'error', message: 'restore of the last good checkpoint is still failing' };
+    }
+    const spec = desired.spec;
+    const hash = specHash(spec);
+
+    if (this.applied && this.applied.specHash === hash) return this.resync(desired);
+
+    if (this.rejected && this.rejected.specHash === hash && this.rejected.assignedAt === desired.assignedAt) {
+      // Already tried and rolled back: keep the last good config, keep saying why.
+      const message = this.rejected.message;
+      if (!this.alreadyReported(desired, 'invalid')) {
+        this.report({
+          configStatus: 'invalid',
+          revision: spec.revision,
+          ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
+          reason: 'PreviouslyRejected',
+          message,
+          observedGeneration: desired.generation,
+        });
+      }
+      await this.repairDrift();
+      return { kind: 'rejected', revision: spec.revision, message };
+    }
+
+    return this.apply(desired, hash);
+  }
+
+  /** Step 2: unchanged spec. Drift check and repair; no status change unless the API shows a stale one. */
+  private async resync(desired: DesiredConfig): Promise<ReconcileOutcome> {
+    const revision = desired.spec.revision;
+    const drift = await this.repairDrift();
+    if (!this.alreadyReported(desired, 'provisioned')) {
+      this.report({
+        configStatus: 'provisioned',
+        revision,
+        lastAppliedRevision: revision,
+        reason: 'Provisioned',
+        message: `revision ${short(revision)} is applied`,
+        observedGeneration: desired.generation,
+      });
+    }
+    if (!drift.error) await this.markHealthy();
+    return {
+      kind: 'unchanged',
+      revision,
+      driftOperations: drift.operations,
+      frrChanged: drift.frrChanged,
+      ...(drift.error ? { error: drift.error } : {}),
+    };
+  }
+
+  private async repairDrift(): Promise<{ operations: number; frrChanged: boolean; error?: string }> {
+    const { netlink, frr } = this.deps.drivers;
+    try {
+      const target = this.applied?.spec;
+      const { operations } = target ? await netlink.apply(target) : await netlink.removeAll();
+      const { changed } = target ? await frr.apply(target) : await frr.removeAll();
+      if (operations > 0 || changed) {
+        this.metrics.driftRepairs.inc();
+        this.log.warn(
+          { revision: this.applied?.revision, netlinkOperations: operations, frrReloaded: changed },
+          'host had drifted from the applied config; repaired',
+        );
+      } else {
+        this.log.debug({ revision: this.applied?.revision }, 'resync: host matches the applied config');
+      }
+      return { operations, frrChanged: changed };
+    } catch (err) {
+      this.metrics.driftErrors.inc();
+      this.log.error(
+        { err, revision: this.applied?.revision },
+        'drift check/repair failed; retrying at the next resync',
+      );
+      return { operations: 0, frrChanged: false, error: describeCause(err) };
+    }
+  }
+
+  /** Step 3: a new spec. */
+  private async apply(desired: DesiredConfig, hash: string): Promise<ReconcileOutcome> {
+    const spec = desired.spec;
+    const revision = spec.revision;
+    const previous = this.applied;
+    const startedAt = this.clock.now();
+    const endTimer = this.metrics.applyDuration.startTimer();
+    this.log.info(
+      { revision, previous: previous?.revision, assignedAt: desired.assignedAt },
+      'applying new config',
+    );
+
+    const baseline = await this.runHealth();
+    try {
+      await this.deps.checkpoints.savePending({
+        revision,
+        specHash: hash,
+        startedAt: startedAt.toISOString(),
+        ...(desired.assignedAt ? { assignedAt: desired.assignedAt } : {}),
+        ...(previous ? { previousRevision: previous.revision } : {}),
+      });
+    } catch (err) {
+      // Without pending.json a crash mid-apply would go unnoticed: do not touch the host.
+      endTimer();
+      this.log.error({ err, revision }, 'cannot write pending.json; not applying (retrying later)');
+      return { kind: 'error', message: `cannot start apply: ${describeCause(err)}` };
+    }
+    this.hook('after-pending');
+    this.report({
+      configStatus: 'provisioning',
+      revision,
+      ...(previous ? { lastAppliedRevision: previous.revision } : {}),
+      reason: 'Applying',
+      message: `applying revision ${short(revision)}`,
+      observedGeneration: desired.generation,
+    });
+
+    let verdict: HealthVerdict;
+    try {
+      await this.step('netlink', () => this.deps.drivers.netlink.apply(spec));
+      this.hook('after-netlink');
+      await this.step('frr', () => this.deps.drivers.frr.apply(spec));
+      this.hook('after-frr');
+      verdict = judge(await this.runHealth(), baseline);
+      if (!verdict.ok) throw new StepError('health', verdict.summary);
+      this.hook('after-health');
+      const saved = await this.step('checkpoint', () => this.deps.checkpoints.saveApplied(spec));
+      this.applied = saved;
+      this.hook('after-applied');
+    } catch (err) {
+      const failure =
+        err instanceof StepError ? err : new StepError('checkpoint', describeCause(err), { cause: err });
+      const outcome = await this.fail(desired, hash, failure, previous, baseline);
+      endTimer();
+      return outcome;
+    }
+
+    // Success. pending.json goes only now: a crash before this line is recovered at start-up.
+    await this.deps.checkpoints
+      .clearPending()
+      .catch((err: unknown) => this.log.error({ err }, 'cannot remove pending.json'));
+    if (this.rejected) {
+      this.rejected = undefined;
+      await this.deps.checkpoints.clearRejected().catch(() => undefined);
+    }
+    this.metrics.applies.inc({ result: 'provisioned' });
+    this.metrics.setAppliedRevision(revision);
+    endTimer();
+    const message = `revision ${short(revision)} applied; health: ${verdict.summary}`;
+    this.report({
+      configStatus: 'provisioned',
+      revision,
+      lastAppliedRevision: revision,
+      reason: 'Provisioned',
+      message,
+      observedGeneration: desired.generation,
+    });
+    this.log.info({ revision, preexisting: verdict.preexisting.map((r) => r.name) }, message);
+    await this.markHealthy();
+    return { kind: 'provisioned', revision, health: verdict };
+  }
+
+  private async fail(
+    desired: DesiredConfig,
+    hash: string,
+    failure: StepError,
+    previous: AppliedCheckpoint | undefined,
+    baseline: CheckResult[],
+  ): Promise<ReconcileOutcome> {
+    const revision = desired.spec.revision;
+    this.metrics.failures.inc({ step: failure.step });
+    this.metrics.applies.inc({ result: 'invalid' });
+    this.log.error(
+      { revision, step: failure.step, err: failure.cause ?? failure.message },
+      `${STEP_LABEL[failure.step]} failed; restoring`,
+    );
+    // The checkpoint in memory may already name the new spec if only pending.json removal failed; restore `previous`.
+    this.applied = previous;
+    const restore = await this.restoreHost('apply-failed');
+    const after = judge(await this.runHealth(), baseline);
+    const restoredText = previous
+      ? `restored revision ${short(previous.revision)}`
+      : 'removed all managed configuration (no previous checkpoint)';
+    let message = `${STEP_LABEL[failure.step]} failed: ${failure.message}; `;
+    message += restore.ok
+      ? `${restoredText}; health after restore: ${after.summary}`
+      : `restore FAILED (${restore.error}); the host may be partly configured, retrying`;
+    if (restore.ok) {
+      await this.deps.checkpoints
+        .clearPending()
+        .catch((err: unknown) => this.log.error({ err }, 'cannot remove pending.json'));
+      await this.rememberRejected({ revision, specHash: hash, assignedAt: desired.assignedAt, message });
+    } else {
+      this.recoveryNeeded = true; // pending.json stays: a restart also restores first
+    }
+    this.report({
+      configStatus: 'invalid',
+      revision,
+      ...(previous ? { lastAppliedRevision: previous.revision } : {}),
+      reason: STEP_REASON[failure.step],
+      message,
+      observedGeneration: desired.generation,
+    });
+    this.log.error(
+      { revision, step: failure.step, restored: restore.ok, healthAfterRestore: after.summary },
+      message,
+    );
+    return { kind: 'invalid', revision, step: failure.step, message, restored: restore.ok };
+  }
+
+  /** Puts the last good checkpoint back on the host, or removes everything managed without one. */
+  private async restoreHost(
+    cause: 'apply-failed' | 'restarted',
+  ): Promise<{ ok: true } | { ok: false; error: string }> {
+    const { netlink, frr } = this.deps.drivers;
+    const target = this.applied?.spec;
+    const errors: string[] = [];
+    // Both halves are attempted even if one fails: a half-restored host beats a half-applied one.
+    try {
+      if (target) await netlink.apply(target);
+      else await netlink.removeAll();
+    } catch (err) {
+      errors.push(`netlink: ${describeCause(err)}`);
+    }
+    try {
+      if (target) await frr.apply(target);
+      else await frr.removeAll();
+    } catch (err) {
+      errors.push(`FRR: ${describeCause(err)}`);
+    }
+    const ok = errors.length === 0;
+    this.metrics.restores.inc({ cause, result: ok ? 'ok' : 'failed' });
+    this.metrics.setAppliedRevision(this.applied?.revision);
+    this.log.warn(
+      { to: this.applied?.revision ?? 'nothing', ok, errors },
+      ok ? 'restore performed' : 'restore failed',
+    );
+    return ok ? { ok } : { ok, error: errors.join('; ') };
+  }
+
+  private async rememberRejected(
+    attempt: Omit<RejectedAttempt, 'at' | 'assignedAt'> & { assignedAt?: string },
+  ): Promise<void> {
+    const record: RejectedAttempt = {
+      revision: attempt.revision,
+      specHash: attempt.specHash,
+      message: attempt.message,
+      at: this.clock.now().toISOString(),
+      ...(attempt.assignedAt ? { assignedAt: attempt.assignedAt } : {}),
+    };
+    this.rejected = record;
+    await this.deps.checkpoints
+      .saveRejected(record)
+      .catch((err: unknown) =>
+        this.log.error({ err }, 'cannot write rejected.json (a restart may retry this revision once)'),
+      );
+  }
+
+  private async step<T>(step: PipelineStep, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new StepError(step, describeCause(err), { cause: err });
+    }
+  }
+
+  private async runHealth(): Promise<CheckResult[]> {
+    try {
+      return await this.deps.health.run();
+    } catch (err) {
+      return [{ name: 'health-runner', ok: false, detail: describeCause(err) }];
+    }
+  }
+
+  private async markHealthy(): Promise<void> {
+    if (this.healthyOnce || !this.deps.onFirstHealthy) return;
+    try {
+      await this.deps.onFirstHealthy();
+      this.healthyOnce = true;
+    } catch (err) {
+      this.log.warn(
+        { err },
+        'first-healthy hook (start-up taint removal) failed; retrying at the next reconcile',
+      );
+    }
+  }
+
+  /** Whether the sink (or, for a fresh process, the API) already shows this outcome for this revision. */
+  private alreadyReported(desired: DesiredConfig, configStatus: 'provisioned' | 'invalid'): boolean {
+    const revision = desired.spec.revision;
+    const last = this.deps.status.lastReported();
+    if (last) return last.configStatus === configStatus && last.revision === revision;
+    const observed = desired.observedStatus;
+    if (!observed || observed.configStatus !== configStatus) return false;
+    if (configStatus === 'provisioned') return observed.lastAppliedRevision === revision;
+    // `invalid` carries no attempted revision; the Invalid condition's observedGeneration ties it to this spec.
+    const invalid = observed.conditions?.find((c) => c.type === 'Invalid' && c.status === 'True');
+    return (
+      invalid !== undefined &&
+      desired.generation !== undefined &&
+      invalid.observedGeneration === desired.generation
+    );
+  }
+
+  private report(report: StatusReport): void {
+    this.deps.status.report(report);
+  }
+
+  private hook(point: FaultPoint): void {
+    this.fault(point);
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * NodeConfig status: what the agent reports, how it becomes `status` with conditions, and the
+ * writer that delivers it with retries.
+ *
+ * The pipeline never waits for a status write and never rolls back because one failed (DESIGN
+ * "Apply pipeline" step 4): `report()` only records the newest report; a background loop writes it,
+ * retrying with capped exponential backoff. A newer report supersedes one not yet written — only
+ * the latest state matters to the configurator — so an API server outage costs retries, not a queue.
+ */
+import type { Condition, ConfigStatus, NodeConfigStatus } from '@nodenet/api';
+
+/** What the pipeline tells the world about one attempt. */
+export interface StatusReport {
+  configStatus: ConfigStatus;
+  /** The revision this report is about (the one being applied, applied, or rejected). */
+  revision: string;
+  /** The revision on the host after this step (the restored one for `invalid`), if any. */
+  lastAppliedRevision?: string;
+  /** CamelCase reason, e.g. `Provisioned`, `HealthCheckFailed`, `AgentRestartedDuringApply`. */
+  reason: string;
+  message: string;
+  /** `metadata.generation` of the NodeConfig the report answers, when known. */
+  observedGeneration?: number;
+}
+
+/** Where reports go; the pipeline depends on this much only. */
+export interface StatusSink {
+  report(report: StatusReport): void;
+  /** The newest report handed in (written or not), so the pipeline can tell what it already said. */
+  lastReported(): StatusReport | undefined;
+}
+
+/** Writes a NodeConfig's status (e.g. a merge patch on the status subresource). Rejects on failure. */
+export type StatusWrite = (status: NodeConfigStatus) => Promise<void>;
+
+export const CONDITION_TYPES = ['Ready', 'Progressing', 'Invalid'] as const;
+
+/**
+ * Builds the status object for a report. Conditions keep their `lastTransitionTime` when their
+ * status did not change, as Kubernetes conventions require.
+ */
+export function buildStatus(report: StatusReport, now: Date, previous?: Condition[]): NodeConfigStatus {
+  const at = now.toISOString();
+  const flags: Record<(typeof CONDITION_TYPES)[number], boolean> = {
+    Ready: report.configStatus === 'provisioned',
+    Progressing: report.configStatus === 'provisioning',
+    Invalid: report.configStatus === 'invalid',
+  };
+  const conditions = CONDITION_TYPES.map((type): Condition => {
+    const status = flags[type] ? 'True' : 'False';
+    const before = previous?.find((c) => c.type === type);
+    const condition: Condition = {
+      type,
+      status,
+      reason: report.reason,
+      message: report.message,
+      lastTransitionTime: before && before.status === status ? before.lastTransitionTime : at,
+    };
+    if (report.observedGeneration !== undefined) condition.observedGeneration = report.observedGeneration;
+    return condition;
+  });
+  const status: NodeConfigStatus = {
+    configStatus: report.configStatus,
+    lastUpdate: at,
+    message: report.message,
+    conditions,
+  };
+  if (report.lastAppliedRevision !== undefined) status.lastAppliedRevision = report.lastAppliedRevision;
+  return status;
+}
+
+export interface BackoffPolicy {
+  initialMs: number;
+  maxMs: number;
+  factor: number;
+}
+
+export const DEFAULT_STATUS_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000, factor: 2 };
+
+/** Delay before retry number `attempt` (1-based). */
+export const backoffDelay = (policy: BackoffPolicy, attempt: number): number =>
+  Math.min(policy.maxMs, policy.initialMs * policy.factor ** Math.max(0, attempt - 1));
+
+export interface StatusReporterOptions {
+  write: StatusWrite;
+  now?: () => Date;
+  backoff?: BackoffPolicy;
+  /** Injected for tests; resolves after `ms` or early when the reporter is stopped. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  onWriteError?: (error: unknown, attempt: number, retryInMs: number) => void;
+  onWritten?: (status: NodeConfigStatus) => void;
+}
+
+export class StatusReporter implements StatusSink {
+  private latest?: StatusReport;
+  private queued?: { report: StatusReport; status: NodeConfigStatus };
+  private conditions?: Condition[];
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private readonly stopping = new AbortController();
+  private readonly now: () => Date;
+  private readonly backoff: BackoffPolicy;
+  private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+
+  constructor(private readonly options: StatusReporterOptions) {
+    this.now = options.now ?? (() => new Date());
+    this.backoff = options.backoff ?? DEFAULT_STATUS_BACKOFF;
+    this.sleep = options.sleep ?? abortableSleep;
+  }
+
+  /** Seeds the conditions from the status read from the API, so transition times survive restarts. */
+  seed(status: NodeConfigStatus | undefined): void {
+    if (status?.conditions && !this.conditions) this.conditions = status.conditions;
+  }
+
+  report(report: StatusReport): void {
+    this.latest = report;
+    const status = buildStatus(report, this.now(), this.conditions);
+    this.conditions = status.conditions;
+    this.queued = { report, status };
+    this.wake?.();
+    this.loop ??= this.run().finally(() => {
+      this.loop = undefined;
+    });
+  }
+
+  lastReported(): StatusReport | undefined {
+    return this.latest;
+  }
+
+  /** True while a report waits to be written. */
+  get busy(): boolean {
+    return this.queued !== undefined;
+  }
+
+  /** Resolves once everything reported so far is written (or the reporter is stopped). */
+  async flush(): Promise<void> {
+    while (this.loop) await this.loop;
+  }
+
+  stop(): void {
+    this.stopping.abort();
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    let attempt = 0;
+    while (this.queued && !this.stopping.signal.aborted) {
+      const item = this.queued;
+      try {
+        await this.options.write(item.status);
+        if (this.queued === item) this.queued = undefined;
+        attempt = 0;
+        this.options.onWritten?.(item.status);
+      } catch (error) {
+        attempt++;
+        const delay = backoffDelay(this.backoff, attempt);
+        this.options.onWriteError?.(error, attempt, delay);
+        // A newer report wakes the loop early: it is written at once rather than after the delay.
+        const woken = new Promise<void>((resolve) => (this.wake = resolve));
+        await Promise.race([this.sleep(delay, this.stopping.signal), woken]);
+        this.wake = undefined;
+        if (this.queued !== item) attempt = 0;
+      }
+    }
+  }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}

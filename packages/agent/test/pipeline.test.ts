@@ -1,0 +1,519 @@
+/**
+ * The pipeline's decision logic. The host drivers and health checks are small in-memory stand-ins
+ * for the kernel/FRR boundary (this is a pure state-machine test); the checkpoint store is the real
+ * one on a temp dir. The real drivers are exercised by the end-to-end tests in test/agent.
+ */
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NodeConfigSpec } from '@nodenet/api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CheckpointStore, specHash } from '../src/checkpoint.js';
+import type { FaultPoint } from '../src/fault.js';
+import type { CheckResult } from '../src/health/checker.js';
+import { AgentMetrics } from '../src/metrics.js';
+import { Pipeline, type HostDrivers } from '../src/pipeline.js';
+import { StatusReporter, type StatusReport, type StatusSink } from '../src/status.js';
+import { sampleSpec } from './fixtures.js';
+
+/** In-memory host: what each driver last put on it, with switchable failures. */
+class FakeHost implements HostDrivers {
+  netlinkState: string | null = null; // revision of the spec whose devices are on the host
+  frrState: string | null = null;
+  /** Set by a test to simulate a device deleted by hand: the next netlink apply repairs it. */
+  drifted = false;
+  failNetlink = new Set<string>();
+  failFrr = new Set<string>();
+  failRemoveAll = false;
+  calls: string[] = [];
+
+  netlink = {
+    apply: async (spec: NodeConfigSpec) => {
+      this.calls.push(`netlink.apply ${spec.revision.slice(0, 4)}`);
+      if (this.failNetlink.has(spec.revision)) {
+        this.netlinkState = `half-${spec.revision}`;
+        throw new Error('RTNETLINK answers: File exists (vx.1002)');
+      }
+      const operations = this.netlinkState === spec.revision && !this.drifted ? 0 : 3;
+      this.netlinkState = spec.revision;
+      this.drifted = false;
+      return { operations };
+    },
+    removeAll: async () => {
+      this.calls.push('netlink.removeAll');
+      if (this.failRemoveAll) throw new Error('EBUSY');
+      const operations = this.netlinkState === null ? 0 : 5;
+      this.netlinkState = null;
+      return { operations };
+    },
+  };
+
+  frr = {
+    apply: async (spec: NodeConfigSpec) => {
+      this.calls.push(`frr.apply ${spec.revision.slice(0, 4)}`);
+      if (this.failFrr.has(spec.revision)) throw new Error('vtysh -C: line 12: % Unknown command');
+      const changed = this.frrState !== spec.revision;
+      this.frrState = spec.revision;
+      return { changed };
+    },
+    removeAll: async () => {
+      this.calls.push('frr.removeAll');
+      const changed = this.frrState !== null;
+      this.frrState = null;
+      return { changed };
+    },
+  };
+}
+
+/** Health that breaks while a given revision is on the host; `alwaysFailing` names checks failing regardless. */
+class FakeHealth {
+  breaking = new Set<string>();
+  alwaysFailing = new Set<string>();
+  runs = 0;
+  constructor(private readonly host: FakeHost) {}
+  async run(): Promise<CheckResult[]> {
+    this.runs++;
+    const broken = this.host.netlinkState !== null && this.breaking.has(this.host.netlinkState);
+    return [
+      {
+        name: 'tcp/spine-1',
+        ok: !broken,
+        detail: broken ? 'no answer within 3000 ms after 3 attempt(s)' : 'connected',
+      },
+      {
+        name: 'dns',
+        ok: !this.alwaysFailing.has('dns'),
+        detail: this.alwaysFailing.has('dns') ? 'timeout' : 'ok',
+      },
+    ];
+  }
+}
+
+class RecordingSink implements StatusSink {
+  reports: StatusReport[] = [];
+  report(r: StatusReport): void {
+    this.reports.push(r);
+  }
+  lastReported(): StatusReport | undefined {
+    return this.reports.at(-1);
+  }
+}
+
+const A = sampleSpec(1);
+const B = sampleSpec(2);
+const C = sampleSpec(3);
+
+let dir: string;
+let store: CheckpointStore;
+let host: FakeHost;
+let health: FakeHealth;
+let sink: RecordingSink;
+let metrics: AgentMetrics;
+let faults: FaultPoint[];
+
+const pipeline = (extra: Partial<ConstructorParameters<typeof Pipeline>[0]> = {}) =>
+  new Pipeline({
+    drivers: host,
+    checkpoints: store,
+    health,
+    status: sink,
+    metrics,
+    fault: (p) => void faults.push(p),
+    ...extra,
+  });
+
+const metric = async (name: string): Promise<string[]> =>
+  (await metrics.registry.metrics())
+    .split('\n')
+    .filter((l) => l.startsWith(name) && !l.startsWith('#'))
+    .filter((l) => !l.endsWith(' 0'));
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'nodenet-pipe-'));
+  store = new CheckpointStore(dir);
+  host = new FakeHost();
+  health = new FakeHealth(host);
+  sink = new RecordingSink();
+  metrics = new AgentMetrics();
+  faults = [];
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('pipeline: new spec', () => {
+  it('applies netlink then FRR, checks health, checkpoints, and reports provisioning then provisioned', async () => {
+    const p = pipeline();
+    expect(await p.start()).toEqual({ kind: 'clean', applied: undefined });
+    const outcome = await p.reconcile({ spec: A, generation: 4 });
+    expect(outcome.kind).toBe('provisioned');
+    expect(host.calls).toEqual([
+      `netlink.apply ${A.revision.slice(0, 4)}`,
+      `frr.apply ${A.revision.slice(0, 4)}`,
+    ]);
+    expect([host.netlinkState, host.frrState]).toEqual([A.revision, A.revision]);
+    expect(sink.reports.map((r) => [r.configStatus, r.reason, r.lastAppliedRevision])).toEqual([
+      ['provisioning', 'Applying', undefined],
+      ['provisioned', 'Provisioned', A.revision],
+    ]);
+    expect(sink.reports[1]?.observedGeneration).toBe(4);
+    expect(sink.reports[1]?.message).toBe(
+      `revision ${A.revision.slice(0, 10)} applied; health: all 2 checks passed`,
+    );
+    expect((await store.readApplied()).kind === 'ok' && (await store.load()).applied?.revision).toBe(
+      A.revision,
+    );
+    expect(await readdir(dir)).toEqual(['applied.json']);
+    expect(faults).toEqual(['after-pending', 'after-netlink', 'after-frr', 'after-health', 'after-applied']);
+    expect(await metric('nodenet_agent_applies_total')).toEqual([
+      'nodenet_agent_applies_total{result="provisioned"} 1',
+    ]);
+    expect(p.appliedRevision).toBe(A.revision);
+  });
+
+  it('a health check broken by the new spec: restores the previous checkpoint and reports invalid naming the check', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    health.breaking.add(B.revision);
+    host.calls = [];
+    const outcome = await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(outcome).toMatchObject({ kind: 'invalid', step: 'health', restored: true });
+    expect([host.netlinkState, host.frrState]).toEqual([A.revision, A.revision]);
+    expect(host.calls.slice(2)).toEqual([
+      `netlink.apply ${A.revision.slice(0, 4)}`,
+      `frr.apply ${A.revision.slice(0, 4)}`,
+    ]);
+    const last = sink.lastReported();
+    expect(last).toMatchObject({
+      configStatus: 'invalid',
+      revision: B.revision,
+      lastAppliedRevision: A.revision,
+      reason: 'HealthCheckFailed',
+    });
+    expect(last?.message).toBe(
+      'health check failed: failed: tcp/spine-1 (no answer within 3000 ms after 3 attempt(s)); ' +
+        `restored revision ${A.revision.slice(0, 10)}; health after restore: all 2 checks passed`,
+    );
+    const state = await store.load();
+    expect(state.applied?.revision).toBe(A.revision);
+    expect(state.pending).toBeUndefined();
+    expect(state.rejected).toMatchObject({ revision: B.revision, specHash: specHash(B), assignedAt: 't1' });
+    expect(await metric('nodenet_agent_apply_failures_total')).toEqual([
+      'nodenet_agent_apply_failures_total{step="health"} 1',
+    ]);
+    expect(await metric('nodenet_agent_restores_total')).toEqual([
+      'nodenet_agent_restores_total{cause="apply-failed",result="ok"} 1',
+    ]);
+  });
+
+  it('does not apply a rejected attempt again, but does when the configurator re-assigns it (retry)', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    health.breaking.add(B.revision);
+    await p.reconcile({ spec: B, assignedAt: 't1' });
+    host.calls = [];
+    const reports = sink.reports.length;
+    expect(await p.reconcile({ spec: B, assignedAt: 't1' })).toMatchObject({
+      kind: 'rejected',
+      revision: B.revision,
+    });
+    expect(host.calls).toEqual([
+      `netlink.apply ${A.revision.slice(0, 4)}`,
+      `frr.apply ${A.revision.slice(0, 4)}`,
+    ]);
+    expect(sink.reports.length).toBe(reports); // already reported invalid: no new status
+
+    health.breaking.clear();
+    expect(await p.reconcile({ spec: B, assignedAt: 't2' })).toMatchObject({ kind: 'provisioned' });
+    expect(host.netlinkState).toBe(B.revision);
+    expect((await store.load()).rejected).toBeUndefined();
+  });
+
+  it('remembers a rejected attempt across restarts', async () => {
+    await pipeline().reconcile({ spec: A });
+    health.breaking.add(B.revision);
+    await pipeline().reconcile({ spec: B, assignedAt: 't1' });
+    host.calls = [];
+    const fresh = pipeline();
+    sink.reports = [];
+    expect(await fresh.reconcile({ spec: B, assignedAt: 't1' })).toMatchObject({ kind: 'rejected' });
+    expect(host.netlinkState).toBe(A.revision);
+    // A fresh process that cannot tell what the API shows re-sends the invalid status.
+    expect(sink.reports.map((r) => [r.configStatus, r.reason])).toEqual([['invalid', 'PreviouslyRejected']]);
+  });
+
+  it('a netlink failure: FRR is not touched, the host is restored, the message names the netlink step', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    host.failNetlink.add(B.revision);
+    host.calls = [];
+    const outcome = await p.reconcile({ spec: B });
+    expect(outcome).toMatchObject({ kind: 'invalid', step: 'netlink' });
+    expect(host.calls).toEqual([
+      `netlink.apply ${B.revision.slice(0, 4)}`,
+      `netlink.apply ${A.revision.slice(0, 4)}`,
+      `frr.apply ${A.revision.slice(0, 4)}`,
+    ]);
+    expect(host.netlinkState).toBe(A.revision);
+    expect(sink.lastReported()?.reason).toBe('NetlinkApplyFailed');
+    expect(sink.lastReported()?.message).toMatch(
+      /^netlink apply failed: RTNETLINK answers: File exists \(vx\.1002\); restored revision/,
+    );
+  });
+
+  it('an FRR failure restores both netlink and FRR', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    host.failFrr.add(B.revision);
+    const outcome = await p.reconcile({ spec: B });
+    expect(outcome).toMatchObject({ kind: 'invalid', step: 'frr' });
+    expect([host.netlinkState, host.frrState]).toEqual([A.revision, A.revision]);
+    expect(sink.lastReported()?.message).toMatch(
+      /^FRR apply failed: vtysh -C: line 12: % Unknown command; restored/,
+    );
+  });
+
+  it('without a previous checkpoint a failure removes everything managed', async () => {
+    const p = pipeline();
+    health.breaking.add(A.revision);
+    const outcome = await p.reconcile({ spec: A });
+    expect(outcome).toMatchObject({ kind: 'invalid', step: 'health', restored: true });
+    expect(host.calls.slice(-2)).toEqual(['netlink.removeAll', 'frr.removeAll']);
+    expect([host.netlinkState, host.frrState]).toEqual([null, null]);
+    expect(sink.lastReported()?.lastAppliedRevision).toBeUndefined();
+    expect(sink.lastReported()?.message).toMatch(
+      /removed all managed configuration \(no previous checkpoint\)/,
+    );
+  });
+
+  it('a check already failing before the apply is reported but not held against the new config', async () => {
+    health.alwaysFailing.add('dns');
+    const outcome = await pipeline().reconcile({ spec: A });
+    expect(outcome.kind).toBe('provisioned');
+    expect(sink.lastReported()?.message).toMatch(
+      /health: already failing before the apply: dns \(timeout\)$/,
+    );
+  });
+
+  it('a failed status write never rolls back: the new config stays and the write is retried', async () => {
+    let attempts = 0;
+    const reporter = new StatusReporter({
+      write: async () => {
+        attempts++;
+        throw new Error('connect ECONNREFUSED 127.0.0.1:6443');
+      },
+      sleep: () => new Promise((r) => setTimeout(r, 1)),
+    });
+    const p = pipeline({ status: reporter });
+    expect((await p.reconcile({ spec: A })).kind).toBe('provisioned');
+    expect(host.netlinkState).toBe(A.revision);
+    expect((await store.load()).applied?.revision).toBe(A.revision);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(attempts).toBeGreaterThan(1);
+    expect(reporter.lastReported()?.configStatus).toBe('provisioned');
+    reporter.stop();
+    await reporter.flush();
+  });
+
+  it('a checkpoint write failure after a healthy apply counts as a failure of the checkpoint step', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    // Make applied.json impossible to replace: a non-empty directory in its place (works as root too).
+    await rm(join(dir, 'applied.json'));
+    await mkdir(join(dir, 'applied.json', 'x'), { recursive: true });
+    const outcome = await p.reconcile({ spec: B });
+    expect(outcome).toMatchObject({ kind: 'invalid', step: 'checkpoint' });
+    expect(sink.lastReported()?.reason).toBe('CheckpointWriteFailed');
+    expect(sink.lastReported()?.message).toMatch(
+      /^checkpoint write failed: cannot write checkpoint .*applied\.json: EISDIR/,
+    );
+    expect([host.netlinkState, host.frrState]).toEqual([A.revision, A.revision]);
+  });
+
+  it('cannot write pending.json: does not touch the host and reports nothing', async () => {
+    const p = pipeline();
+    await p.start();
+    await mkdir(join(dir, 'pending.json', 'x'), { recursive: true });
+    const outcome = await p.reconcile({ spec: A });
+    expect(outcome).toMatchObject({ kind: 'error' });
+    expect(outcome.kind === 'error' && outcome.message).toMatch(
+      /^cannot start apply: cannot write checkpoint .*pending\.json/,
+    );
+    expect(host.calls).toEqual([]);
+    expect(sink.reports).toEqual([]);
+  });
+});
+
+describe('pipeline: unchanged spec (resync)', () => {
+  it('repairs drift with no status change', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    const reports = sink.reports.length;
+    expect(await p.reconcile({ spec: A })).toEqual({
+      kind: 'unchanged',
+      revision: A.revision,
+      driftOperations: 0,
+      frrChanged: false,
+    });
+    host.drifted = true; // e.g. vx.1001 deleted by hand
+    expect(await p.reconcile({ spec: A })).toMatchObject({ kind: 'unchanged', driftOperations: 3 });
+    expect(sink.reports.length).toBe(reports);
+    expect(await metric('nodenet_agent_drift_repairs_total')).toEqual([
+      'nodenet_agent_drift_repairs_total 1',
+    ]);
+  });
+
+  it('compares spec content, not only the revision (node labels can change the Layer-2 set)', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    const fewer: NodeConfigSpec = { ...A, layer2: [] };
+    expect((await p.reconcile({ spec: fewer })).kind).toBe('provisioned');
+  });
+
+  it('re-sends provisioned when the API shows a stale status (rolled back to the applied revision)', async () => {
+    await pipeline().reconcile({ spec: A });
+    sink.reports = [];
+    const fresh = pipeline();
+    await fresh.reconcile({
+      spec: A,
+      observedStatus: { configStatus: 'invalid', lastAppliedRevision: A.revision, message: 'x' },
+    });
+    expect(sink.reports.map((r) => r.configStatus)).toEqual(['provisioned']);
+    sink.reports = [];
+    await pipeline().reconcile({
+      spec: A,
+      observedStatus: { configStatus: 'provisioned', lastAppliedRevision: A.revision },
+    });
+    expect(sink.reports).toEqual([]);
+  });
+
+  it('a failing drift repair is reported in the outcome and metrics, without status change', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    const reports = sink.reports.length;
+    host.failNetlink.add(A.revision);
+    const outcome = await p.reconcile({ spec: A });
+    expect(outcome).toMatchObject({ kind: 'unchanged', error: 'RTNETLINK answers: File exists (vx.1002)' });
+    expect(sink.reports.length).toBe(reports);
+    expect(await metric('nodenet_agent_drift_repair_errors_total')).toEqual([
+      'nodenet_agent_drift_repair_errors_total 1',
+    ]);
+  });
+
+  it('calls the first-healthy hook (taint removal) once, retrying until it succeeds', async () => {
+    let calls = 0;
+    const p = pipeline({
+      onFirstHealthy: async () => {
+        calls++;
+        if (calls === 1) throw new Error('API down');
+      },
+    });
+    await p.reconcile({ spec: A });
+    await p.reconcile({ spec: A });
+    await p.reconcile({ spec: A });
+    expect(calls).toBe(2);
+  });
+});
+
+describe('pipeline: start-up', () => {
+  it('an apply cut off mid-way: restores applied.json, reports the attempted revision invalid, and does not retry it', async () => {
+    await pipeline().reconcile({ spec: A });
+    // The state a SIGKILL after the netlink step leaves behind.
+    await store.savePending({
+      revision: B.revision,
+      specHash: specHash(B),
+      assignedAt: 't1',
+      startedAt: 'x',
+    });
+    host.netlinkState = B.revision;
+    host.calls = [];
+    sink.reports = [];
+    const p = pipeline();
+    const outcome = await p.start();
+    expect(outcome).toMatchObject({
+      kind: 'recovered',
+      attempted: B.revision,
+      restoredTo: A.revision,
+      restored: true,
+    });
+    expect([host.netlinkState, host.frrState]).toEqual([A.revision, A.revision]);
+    expect(sink.reports).toHaveLength(1);
+    expect(sink.reports[0]).toMatchObject({
+      configStatus: 'invalid',
+      revision: B.revision,
+      lastAppliedRevision: A.revision,
+      reason: 'AgentRestartedDuringApply',
+    });
+    expect(sink.reports[0]?.message).toBe(
+      `agent restarted during apply of revision ${B.revision.slice(0, 10)}; restored revision ${A.revision.slice(0, 10)}; ` +
+        'health after restore: all 2 checks passed',
+    );
+    expect((await store.load()).pending).toBeUndefined();
+    host.calls = [];
+    expect(await p.reconcile({ spec: B, assignedAt: 't1' })).toMatchObject({ kind: 'rejected' });
+    expect(host.netlinkState).toBe(A.revision);
+    expect(await metric('nodenet_agent_restores_total')).toEqual([
+      'nodenet_agent_restores_total{cause="restarted",result="ok"} 1',
+    ]);
+  });
+
+  it('an apply cut off with no checkpoint removes everything managed', async () => {
+    await store.savePending({ revision: A.revision, specHash: specHash(A), startedAt: 'x' });
+    host.netlinkState = A.revision;
+    const outcome = await pipeline().start();
+    expect(outcome).toMatchObject({ kind: 'recovered', restored: true });
+    expect(host.calls).toEqual(['netlink.removeAll', 'frr.removeAll']);
+    expect(sink.lastReported()?.message).toMatch(/removed all managed configuration \(no checkpoint\)/);
+  });
+
+  it('pending.json left behind after applied.json was written: the apply had completed, no restore', async () => {
+    await pipeline().reconcile({ spec: A });
+    await store.savePending({ revision: A.revision, specHash: specHash(A), startedAt: 'x' });
+    host.calls = [];
+    expect(await pipeline().start()).toEqual({ kind: 'completed', applied: A.revision });
+    expect(host.calls).toEqual([]);
+    expect((await store.load()).pending).toBeUndefined();
+  });
+
+  it('a corrupt applied.json: reported, moved aside, treated as no checkpoint — the agent keeps going', async () => {
+    await pipeline().reconcile({ spec: A });
+    await writeFile(join(dir, 'applied.json'), '{"version":1,"checksum":"');
+    const p = pipeline();
+    expect(await p.start()).toEqual({ kind: 'clean', applied: undefined });
+    expect(await metric('nodenet_agent_checkpoint_corrupt_total')).toEqual([
+      'nodenet_agent_checkpoint_corrupt_total{file="applied.json"} 1',
+    ]);
+    // Same spec, but with no checkpoint it is a new apply that writes a fresh checkpoint.
+    expect((await p.reconcile({ spec: A })).kind).toBe('provisioned');
+    expect((await store.load()).applied?.revision).toBe(A.revision);
+  });
+
+  it('a corrupt pending.json: restores (revision unknown) without reporting a revision it cannot name', async () => {
+    await pipeline().reconcile({ spec: A });
+    await writeFile(join(dir, 'pending.json'), 'garbage');
+    sink.reports = [];
+    const outcome = await pipeline().start();
+    expect(outcome).toMatchObject({ kind: 'recovered', attempted: undefined, restored: true });
+    expect(outcome.kind === 'recovered' && outcome.message).toMatch(
+      /unknown revision \(pending checkpoint unreadable\)/,
+    );
+    expect(sink.reports).toEqual([]);
+  });
+
+  it('a restore that fails keeps pending.json and is retried before the next apply', async () => {
+    await store.savePending({ revision: A.revision, specHash: specHash(A), startedAt: 'x' });
+    host.netlinkState = A.revision;
+    host.failRemoveAll = true;
+    const p = pipeline();
+    expect(await p.start()).toMatchObject({ kind: 'recovered', restored: false });
+    expect(sink.lastReported()?.message).toMatch(/restore FAILED \(netlink: EBUSY\)/);
+    expect((await store.load()).pending?.revision).toBe(A.revision);
+    expect(await p.reconcile({ spec: C })).toEqual({
+      kind: 'error',
+      message: 'restore of the last good checkpoint is still failing',
+    });
+    host.failRemoveAll = false;
+    expect((await p.reconcile({ spec: C })).kind).toBe('provisioned');
+    expect(host.netlinkState).toBe(C.revision);
+  });
+});

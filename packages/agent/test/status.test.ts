@@ -1,0 +1,178 @@
+import type { NodeConfigStatus } from '@nodenet/api';
+import { describe, expect, it } from 'vitest';
+import { backoffDelay, buildStatus, StatusReporter, type StatusReport } from '../src/status.js';
+
+const t0 = new Date('2025-01-01T00:00:00Z');
+const t1 = new Date('2025-01-01T00:01:00Z');
+const rev = 'a'.repeat(64);
+const provisioning: StatusReport = {
+  configStatus: 'provisioning',
+  revision: rev,
+  reason: 'Applying',
+  message: 'applying',
+};
+const provisioned: StatusReport = {
+  configStatus: 'provisioned',
+  revision: rev,
+  lastAppliedRevision: rev,
+  reason: 'Provisioned',
+  message: 'ok',
+  observedGeneration: 3,
+};
+
+describe('buildStatus', () => {
+  it('sets configStatus, lastUpdate, lastAppliedRevision, message and the three conditions', () => {
+    const status = buildStatus(provisioned, t0);
+    expect(status).toEqual({
+      configStatus: 'provisioned',
+      lastUpdate: '2025-01-01T00:00:00.000Z',
+      lastAppliedRevision: rev,
+      message: 'ok',
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Provisioned',
+          message: 'ok',
+          lastTransitionTime: t0.toISOString(),
+          observedGeneration: 3,
+        },
+        {
+          type: 'Progressing',
+          status: 'False',
+          reason: 'Provisioned',
+          message: 'ok',
+          lastTransitionTime: t0.toISOString(),
+          observedGeneration: 3,
+        },
+        {
+          type: 'Invalid',
+          status: 'False',
+          reason: 'Provisioned',
+          message: 'ok',
+          lastTransitionTime: t0.toISOString(),
+          observedGeneration: 3,
+        },
+      ],
+    });
+  });
+
+  it('keeps lastTransitionTime of conditions whose status did not change', () => {
+    const first = buildStatus(provisioning, t0);
+    const second = buildStatus(
+      { ...provisioning, configStatus: 'invalid', reason: 'HealthCheckFailed' },
+      t1,
+      first.conditions,
+    );
+    const byType = Object.fromEntries((second.conditions ?? []).map((c) => [c.type, c]));
+    expect(byType.Ready?.lastTransitionTime).toBe(t0.toISOString()); // False → False
+    expect(byType.Progressing?.lastTransitionTime).toBe(t1.toISOString()); // True → False
+    expect(byType.Invalid?.lastTransitionTime).toBe(t1.toISOString()); // False → True
+    expect(byType.Invalid?.reason).toBe('HealthCheckFailed');
+  });
+});
+
+describe('backoffDelay', () => {
+  it('doubles from the initial delay up to the cap', () => {
+    const policy = { initialMs: 500, maxMs: 30_000, factor: 2 };
+    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffDelay(policy, n))).toEqual([
+      500, 1000, 2000, 4000, 8000, 16000, 30000, 30000,
+    ]);
+  });
+});
+
+describe('StatusReporter', () => {
+  it('writes a report, retrying failures with backoff until the API answers', async () => {
+    const written: NodeConfigStatus[] = [];
+    const delays: number[] = [];
+    let failures = 3;
+    const reporter = new StatusReporter({
+      now: () => t0,
+      write: async (status) => {
+        if (failures-- > 0) throw new Error('ECONNREFUSED');
+        written.push(status);
+      },
+      sleep: async (ms) => void delays.push(ms),
+      backoff: { initialMs: 100, maxMs: 250, factor: 2 },
+    });
+    reporter.report(provisioned);
+    await reporter.flush();
+    expect(delays).toEqual([100, 200, 250]);
+    expect(written.map((s) => s.configStatus)).toEqual(['provisioned']);
+    expect(reporter.busy).toBe(false);
+  });
+
+  it('a newer report supersedes one not yet written: only the latest state is sent', async () => {
+    const written: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let first = true;
+    const reporter = new StatusReporter({
+      write: async (status) => {
+        if (first) {
+          first = false;
+          await gate;
+          throw new Error('timeout');
+        }
+        written.push(status.configStatus ?? '');
+      },
+      sleep: async () => undefined,
+    });
+    reporter.report(provisioning);
+    reporter.report({ ...provisioning, configStatus: 'invalid', reason: 'HealthCheckFailed' });
+    reporter.report(provisioned);
+    release();
+    await reporter.flush();
+    expect(written).toEqual(['provisioned']);
+    expect(reporter.lastReported()).toBe(provisioned);
+  });
+
+  it('reports write errors with the attempt number and the next delay', async () => {
+    const seen: [string, number, number][] = [];
+    let n = 0;
+    const reporter = new StatusReporter({
+      write: async () => {
+        if (n++ < 2) throw new Error(`boom ${n}`);
+      },
+      sleep: async () => undefined,
+      backoff: { initialMs: 10, maxMs: 100, factor: 3 },
+      onWriteError: (err, attempt, delay) => seen.push([(err as Error).message, attempt, delay]),
+    });
+    reporter.report(provisioned);
+    await reporter.flush();
+    expect(seen).toEqual([
+      ['boom 1', 1, 10],
+      ['boom 2', 2, 30],
+    ]);
+  });
+
+  it('stop() ends the retry loop', async () => {
+    let attempts = 0;
+    const reporter = new StatusReporter({
+      write: async () => {
+        attempts++;
+        throw new Error('down');
+      },
+      backoff: { initialMs: 60_000, maxMs: 60_000, factor: 1 },
+    });
+    reporter.report(provisioned);
+    await new Promise((r) => setTimeout(r, 10));
+    reporter.stop();
+    await reporter.flush();
+    expect(attempts).toBe(1);
+    expect(reporter.busy).toBe(true); // never written, and says so
+  });
+
+  it('seeds conditions from the stored status so transition times survive a restart', () => {
+    const stored = buildStatus(provisioned, t0);
+    const written: NodeConfigStatus[] = [];
+    const reporter = new StatusReporter({ now: () => t1, write: async (s) => void written.push(s) });
+    reporter.seed(stored);
+    reporter.report({ ...provisioned, message: 'still fine' });
+    return reporter.flush().then(() => {
+      expect(written[0]?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime).toBe(
+        t0.toISOString(),
+      );
+    });
+  });
+});
