@@ -1,1 +1,106 @@
-export {};
+/**
+ * devcluster: a Kubernetes-API-compatible server on loopback for tests, benchmarks and local runs.
+ * `startDevCluster()` starts one and writes a kubeconfig that kubectl and @kubernetes/client-node use unchanged.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Cluster } from './cluster.js';
+import { CrdLoadError, readCrds } from './crds.js';
+import { ApiError } from './errors.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import { Persistence } from './persist.js';
+import { ApiServer } from './server.js';
+
+export interface DevClusterOptions {
+  /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  /** Directory of CRD YAML files registered at start (like `kubectl apply -f DIR`). */
+  crdsDir?: string;
+  /** Directory where objects are persisted across restarts; in memory only when absent. */
+  dataDir?: string;
+  /** Where to write the kubeconfig; a temporary file (removed on stop) when absent. */
+  kubeconfigPath?: string;
+  /** Number of change events kept for watch resumption; older resourceVersions get 410 Gone. */
+  historyLimit?: number;
+  /** Interval of watch bookmarks (ms) for watches that allow them; default 10 s. */
+  bookmarkIntervalMs?: number;
+}
+
+export interface DevCluster {
+  url: string;
+  kubeconfigPath: string;
+  port: number;
+  /** In-process access to the server state (for benchmarks and diagnostics). */
+  cluster: Cluster;
+  stop(): Promise<void>;
+}
+
+export async function startDevCluster(options: DevClusterOptions = {}): Promise<DevCluster> {
+  const cluster = new Cluster(options.historyLimit);
+  let persistence: Persistence | undefined;
+  if (options.dataDir) {
+    persistence = new Persistence(options.dataDir, cluster.store);
+    persistence.load();
+    cluster.registerStoredCrds();
+  }
+  cluster.bootstrap();
+  if (options.crdsDir) {
+    const crdType = cluster.typeFor('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+    if (!crdType) throw new Error('CustomResourceDefinition type missing');
+    for (const { file, crd } of readCrds(options.crdsDir)) {
+      const name = crd.metadata?.name ?? '';
+      try {
+        const existing = cluster.store.get('apiextensions.k8s.io/customresourcedefinitions', name);
+        if (existing) {
+          cluster.update(crdType, undefined, name, {
+            ...crd,
+            metadata: {
+              ...existing.obj.metadata,
+              ...crd.metadata,
+              resourceVersion: existing.obj.metadata.resourceVersion,
+            },
+          });
+        } else cluster.create(crdType, undefined, crd);
+      } catch (e) {
+        throw new CrdLoadError(file, e instanceof ApiError ? e.message : String(e));
+      }
+    }
+  }
+  await cluster.settle();
+
+  const server = new ApiServer(
+    cluster,
+    options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {},
+  );
+  const port = await server.listen(options.port ?? 0);
+  const url = `http://127.0.0.1:${port}`;
+  let tempDir: string | undefined;
+  let kubeconfigPath = options.kubeconfigPath;
+  if (!kubeconfigPath) {
+    tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodenet-devcluster-'));
+    kubeconfigPath = path.join(tempDir, 'kubeconfig');
+  }
+  writeKubeconfig(kubeconfigPath, url);
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    kubeconfigPath,
+    port,
+    cluster,
+    stop: () =>
+      (stopped ??= (async () => {
+        cluster.stop();
+        await server.close();
+        persistence?.close();
+        if (tempDir) fs.rmSync(tempDir, { recursive: true, force: true });
+      })()),
+  };
+}
+
+export { Cluster } from './cluster.js';
+export { ApiError } from './errors.js';
+export { CrdLoadError } from './crds.js';
+export { kubeconfigYaml } from './kubeconfig.js';
+export type { ResourceType } from './resources.js';

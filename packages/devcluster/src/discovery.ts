@@ -1,0 +1,137 @@
+/** Discovery documents (/api, /apis, group and group-version resource lists, /version, /openapi/v3). */
+import { apiVersionOf, type ResourceType } from './resources.js';
+
+export const SERVER_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-nodenet-devcluster' };
+
+const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export function versionInfo(): Record<string, string> {
+  return {
+    ...SERVER_VERSION,
+    gitCommit: '0000000000000000000000000000000000000000',
+    gitTreeState: 'clean',
+    buildDate: '2025-01-01T00:00:00Z',
+    goVersion: 'go1.23.0',
+    compiler: 'gc',
+    platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+  };
+}
+
+export function apiVersions(serverAddress: string): Record<string, unknown> {
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
+}
+
+/** Versions per group in the order types were registered (the first is preferred). */
+function groups(types: ResourceType[]): Map<string, string[]> {
+  const m = new Map<string, string[]>();
+  for (const t of types) {
+    if (!t.group) continue;
+    const vs = m.get(t.group) ?? [];
+    if (!vs.includes(t.version)) vs.push(t.version);
+    m.set(t.group, vs);
+  }
+  return m;
+}
+
+function groupDoc(name: string, versions: string[]): Record<string, unknown> {
+  const vs = versions.map((v) => ({ groupVersion: `${name}/${v}`, version: v }));
+  return { name, versions: vs, preferredVersion: vs[0] };
+}
+
+export function apiGroupList(types: ResourceType[]): Record<string, unknown> {
+  return {
+    kind: 'APIGroupList',
+    apiVersion: 'v1',
+    groups: [...groups(types)]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([name, vs]) => groupDoc(name, vs)),
+  };
+}
+
+export function apiGroup(types: ResourceType[], group: string): Record<string, unknown> | undefined {
+  const vs = groups(types).get(group);
+  return vs ? { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(group, vs) } : undefined;
+}
+
+export function apiResourceList(
+  types: ResourceType[],
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
+  const mine = types.filter((t) => t.group === group && t.version === version);
+  if (mine.length === 0 && !(group === '' && version === 'v1')) return undefined;
+  const resources: Record<string, unknown>[] = [];
+  for (const t of mine.sort((a, b) => a.plural.localeCompare(b.plural))) {
+    const r: Record<string, unknown> = {
+      name: t.plural,
+      singularName: t.singular,
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: VERBS,
+    };
+    if (t.shortNames.length) r.shortNames = t.shortNames;
+    if (t.categories.length) r.categories = t.categories;
+    resources.push(r);
+    if (t.statusSubresource)
+      resources.push({
+        name: `${t.plural}/status`,
+        singularName: '',
+        namespaced: t.namespaced,
+        kind: t.kind,
+        verbs: ['get', 'patch', 'update'],
+      });
+  }
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: apiVersionOf({ group, version }),
+    resources,
+  };
+}
+
+/**
+ * OpenAPI v3: only as much as kubectl needs to learn that the server validates fields itself
+ * (`fieldValidation`), so that `kubectl apply` sends `fieldValidation=Strict` instead of validating
+ * client-side against an OpenAPI v2 document. kubectl checks the core group's Namespace PATCH
+ * operation for custom resources and for groups not listed here.
+ */
+export function openApiV3Root(): Record<string, unknown> {
+  return { paths: { 'api/v1': { serverRelativeURL: '/openapi/v3/api/v1?hash=devcluster1' } } };
+}
+
+export function openApiV3CoreV1(): Record<string, unknown> {
+  const param = (name: string): Record<string, unknown> => ({
+    name,
+    in: 'query',
+    schema: { type: 'string', uniqueItems: true },
+  });
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
+    paths: {
+      '/api/v1/namespaces/{name}': {
+        patch: {
+          description: 'partially update the specified Namespace',
+          operationId: 'patchCoreV1Namespace',
+          parameters: [param('dryRun'), param('fieldManager'), param('fieldValidation'), param('force')],
+          requestBody: {
+            content: {
+              'application/json-patch+json': { schema: { type: 'object' } },
+              'application/merge-patch+json': { schema: { type: 'object' } },
+              'application/apply-patch+yaml': { schema: { type: 'object' } },
+            },
+            required: true,
+          },
+          responses: { '200': { description: 'OK' } },
+          'x-kubernetes-action': 'patch',
+          'x-kubernetes-group-version-kind': { group: '', kind: 'Namespace', version: 'v1' },
+        },
+      },
+    },
+    components: { schemas: {} },
+  };
+}

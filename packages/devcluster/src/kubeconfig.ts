@@ -1,0 +1,23 @@
+/** The kubeconfig written for clients: one cluster, one context, no credentials (the server has no auth). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { stringify } from 'yaml';
+
+export function kubeconfigYaml(url: string, name = 'nodenet-devcluster'): string {
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name, cluster: { server: url } }],
+    users: [{ name, user: {} }],
+    contexts: [{ name, context: { cluster: name, user: name, namespace: 'default' } }],
+    'current-context': name,
+    preferences: {},
+  });
+}
+
+export function writeKubeconfig(file: string, url: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  fs.writeFileSync(tmp, kubeconfigYaml(url), { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+/** nodenet-devcluster: runs the Kubernetes-API-compatible dev server until SIGINT/SIGTERM. */
+import { Command, InvalidArgumentError } from 'commander';
+import { startDevCluster, type DevClusterOptions } from './index.js';
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError(`--port must be an integer 0-65535, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+const program = new Command()
+  .name('nodenet-devcluster')
+  .description(
+    'A Kubernetes-API-compatible server on 127.0.0.1 (plain HTTP, no authentication) for tests and local runs.\n' +
+      'Writes a kubeconfig usable by kubectl and @kubernetes/client-node, prints one line with the URL when ready,\n' +
+      'and stops cleanly on SIGINT/SIGTERM.',
+  )
+  .option('--port <n>', 'TCP port to listen on (0 picks a free port)', parsePort, 0)
+  .option('--kubeconfig <path>', 'where to write the kubeconfig (default: a temporary file, removed on exit)')
+  .option('--crds <dir>', 'register every CustomResourceDefinition YAML in this directory at start')
+  .option(
+    '--data-dir <dir>',
+    'persist objects in this directory so they survive a restart (default: memory only)',
+  )
+  .addHelpText(
+    'after',
+    '\nExample:\n  nodenet-devcluster --port 6443 --kubeconfig ./kubeconfig --crds crds/\n  kubectl --kubeconfig ./kubeconfig get crds',
+  )
+  .parse();
+
+const opts = program.opts<{ port: number; kubeconfig?: string; crds?: string; dataDir?: string }>();
+const options: DevClusterOptions = { port: opts.port };
+if (opts.kubeconfig) options.kubeconfigPath = opts.kubeconfig;
+if (opts.crds) options.crdsDir = opts.crds;
+if (opts.dataDir) options.dataDir = opts.dataDir;
+
+try {
+  const dc = await startDevCluster(options);
+  console.log(`nodenet-devcluster listening on ${dc.url} (kubeconfig: ${dc.kubeconfigPath})`);
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    dc.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        console.error(`nodenet-devcluster: error while stopping after ${signal}:`, e);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+} catch (e) {
+  console.error(`nodenet-devcluster: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+}

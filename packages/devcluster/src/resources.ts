@@ -1,0 +1,384 @@
+/**
+ * Resource types the server serves: the built-in kinds nodenet and kubectl need, plus one type per
+ * served version of every CustomResourceDefinition.
+ */
+import type { FieldError } from './errors.js';
+import type { Schema } from './schema.js';
+import {
+  age,
+  ageColumn,
+  column,
+  crdTable,
+  defaultTable,
+  nameColumn,
+  type PrinterColumn,
+  type TableSpec,
+} from './table.js';
+import { isObject, type KObject } from './types.js';
+
+export interface ResourceType {
+  group: string;
+  version: string;
+  plural: string;
+  singular: string;
+  kind: string;
+  listKind: string;
+  namespaced: boolean;
+  shortNames: string[];
+  categories: string[];
+  statusSubresource: boolean;
+  /** Status sent on create is kept (Node), otherwise dropped when there is a status subresource. */
+  keepStatusOnCreate: boolean;
+  /** metadata.generation is maintained (custom resources and CRDs). */
+  generation: boolean;
+  /** PUT without metadata.resourceVersion is refused (custom resources). */
+  requireResourceVersion: boolean;
+  schema?: Schema;
+  table: TableSpec;
+  /** Extra checks for built-in kinds (run after schema validation). */
+  validateBuiltin?: (obj: KObject) => FieldError[];
+  /** Name of the CRD that defines this type. */
+  crd?: string;
+}
+
+export const apiVersionOf = (t: Pick<ResourceType, 'group' | 'version'>): string =>
+  t.group ? `${t.group}/${t.version}` : t.version;
+/** Objects of one group+resource share storage across versions. */
+export const storageKeyOf = (t: Pick<ResourceType, 'group' | 'plural'>): string => `${t.group}/${t.plural}`;
+
+function builtin(
+  p: Pick<ResourceType, 'group' | 'version' | 'plural' | 'kind' | 'namespaced'> & Partial<ResourceType>,
+): ResourceType {
+  return {
+    singular: p.kind.toLowerCase(),
+    listKind: `${p.kind}List`,
+    shortNames: [],
+    categories: [],
+    statusSubresource: false,
+    keepStatusOnCreate: false,
+    generation: false,
+    requireResourceVersion: false,
+    table: defaultTable,
+    ...p,
+  };
+}
+
+const get = (v: unknown, ...path: string[]): unknown => {
+  let cur = v;
+  for (const p of path) cur = isObject(cur) ? cur[p] : undefined;
+  return cur;
+};
+const str = (v: unknown, none = '<none>'): string =>
+  v === undefined || v === null || v === '' ? none : String(v);
+
+// RFC3339 with exactly six fractional digits, as metav1.MicroTime requires (a JS Date's three are refused).
+const MICRO_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
+
+function microTimeErrors(obj: KObject, fields: string[][]): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const path of fields) {
+    const v = get(obj, ...path);
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string' || !MICRO_TIME_RE.test(v)) {
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: path.join('.'),
+        message: `Invalid value: ${JSON.stringify(v)}: must be an RFC3339 timestamp with microseconds (2006-01-02T15:04:05.000000Z07:00)`,
+      });
+    }
+  }
+  return errs;
+}
+
+const leaseSchema: Schema = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        holderIdentity: { type: 'string', nullable: true },
+        leaseDurationSeconds: { type: 'integer', nullable: true },
+        acquireTime: { type: 'string', nullable: true },
+        renewTime: { type: 'string', nullable: true },
+        leaseTransitions: { type: 'integer', nullable: true },
+        strategy: { type: 'string', nullable: true },
+        preferredHolder: { type: 'string', nullable: true },
+      },
+    },
+  },
+};
+
+function nodeStatus(obj: KObject): string {
+  const conditions = get(obj, 'status', 'conditions');
+  const ready = Array.isArray(conditions) ? conditions.find((c) => get(c, 'type') === 'Ready') : undefined;
+  let s = ready === undefined ? 'Unknown' : get(ready, 'status') === 'True' ? 'Ready' : 'NotReady';
+  if (get(obj, 'spec', 'unschedulable') === true) s += ',SchedulingDisabled';
+  return s;
+}
+
+function nodeRoles(obj: KObject): string {
+  const roles = Object.keys(obj.metadata.labels ?? {})
+    .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+    .map((k) => k.slice('node-role.kubernetes.io/'.length))
+    .filter((r) => r !== '');
+  return roles.length ? roles.sort().join(',') : '<none>';
+}
+
+function nodeAddress(obj: KObject, type: string): string {
+  const addrs = get(obj, 'status', 'addresses');
+  const a = Array.isArray(addrs) ? addrs.find((x) => get(x, 'type') === type) : undefined;
+  return str(get(a, 'address'));
+}
+
+function eventObject(obj: KObject, ref: string): string {
+  const kind = str(get(obj, ref, 'kind'), '');
+  const name = str(get(obj, ref, 'name'), '');
+  return `${kind.toLowerCase()}/${name}`;
+}
+
+function eventLastSeen(obj: KObject, now: number): string {
+  const t =
+    get(obj, 'lastTimestamp') ??
+    get(obj, 'eventTime') ??
+    get(obj, 'series', 'lastObservedTime') ??
+    obj.metadata.creationTimestamp;
+  return age(t, now);
+}
+
+export const BUILTIN_TYPES: ResourceType[] = [
+  builtin({
+    group: '',
+    version: 'v1',
+    plural: 'namespaces',
+    kind: 'Namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    statusSubresource: true,
+    table: {
+      columns: [nameColumn, column('Status', 'string', 0, 'The status of the namespace'), ageColumn],
+      cells: (o, now) => [
+        o.metadata.name,
+        str(get(o, 'status', 'phase'), 'Active'),
+        age(o.metadata.creationTimestamp, now),
+      ],
+    },
+  }),
+  builtin({
+    group: '',
+    version: 'v1',
+    plural: 'nodes',
+    kind: 'Node',
+    namespaced: false,
+    shortNames: ['no'],
+    statusSubresource: true,
+    keepStatusOnCreate: true,
+    table: {
+      columns: [
+        nameColumn,
+        column('Status', 'string', 0, 'The status of the node'),
+        column('Roles', 'string', 0, 'The roles of the node'),
+        ageColumn,
+        column('Version', 'string', 0, 'Kubelet Version reported by the node.'),
+        column('Internal-IP', 'string', 1, 'List of internal IPs in the node.'),
+        column('External-IP', 'string', 1, 'List of external IPs in the node.'),
+        column(
+          'OS-Image',
+          'string',
+          1,
+          'OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).',
+        ),
+        column('Kernel-Version', 'string', 1, 'Kernel Version reported by the node.'),
+        column('Container-Runtime', 'string', 1, 'Container Runtime Version reported by the node.'),
+      ],
+      cells: (o, now) => [
+        o.metadata.name,
+        nodeStatus(o),
+        nodeRoles(o),
+        age(o.metadata.creationTimestamp, now),
+        str(get(o, 'status', 'nodeInfo', 'kubeletVersion'), ''),
+        nodeAddress(o, 'InternalIP'),
+        nodeAddress(o, 'ExternalIP'),
+        str(get(o, 'status', 'nodeInfo', 'osImage'), '<unknown>'),
+        str(get(o, 'status', 'nodeInfo', 'kernelVersion'), '<unknown>'),
+        str(get(o, 'status', 'nodeInfo', 'containerRuntimeVersion'), '<unknown>'),
+      ],
+    },
+  }),
+  builtin({
+    group: '',
+    version: 'v1',
+    plural: 'configmaps',
+    kind: 'ConfigMap',
+    namespaced: true,
+    shortNames: ['cm'],
+    table: {
+      columns: [nameColumn, column('Data', 'integer', 0, 'Number of data entries'), ageColumn],
+      cells: (o, now) => [
+        o.metadata.name,
+        Object.keys(isObject(o.data) ? o.data : {}).length +
+          Object.keys(isObject(o.binaryData) ? o.binaryData : {}).length,
+        age(o.metadata.creationTimestamp, now),
+      ],
+    },
+  }),
+  builtin({
+    group: '',
+    version: 'v1',
+    plural: 'secrets',
+    kind: 'Secret',
+    namespaced: true,
+    table: {
+      columns: [nameColumn, column('Type'), column('Data', 'integer'), ageColumn],
+      cells: (o, now) => [
+        o.metadata.name,
+        str(o.type, 'Opaque'),
+        Object.keys(isObject(o.data) ? o.data : {}).length,
+        age(o.metadata.creationTimestamp, now),
+      ],
+    },
+  }),
+  builtin({
+    group: '',
+    version: 'v1',
+    plural: 'serviceaccounts',
+    kind: 'ServiceAccount',
+    namespaced: true,
+    shortNames: ['sa'],
+  }),
+  builtin({
+    group: '',
+    version: 'v1',
+    plural: 'events',
+    kind: 'Event',
+    namespaced: true,
+    shortNames: ['ev'],
+    table: {
+      columns: [
+        column('Last Seen'),
+        column('Type'),
+        column('Reason'),
+        column('Object'),
+        column('Message'),
+        column('Source', 'string', 1),
+        column('First Seen', 'string', 1),
+        column('Count', 'integer', 1),
+        { ...nameColumn, priority: 1 },
+      ],
+      cells: (o, now) => [
+        eventLastSeen(o, now),
+        str(o.type, ''),
+        str(o.reason, ''),
+        eventObject(o, 'involvedObject'),
+        str(o.message, ''),
+        str(get(o, 'source', 'component') ?? o.reportingComponent, ''),
+        age(get(o, 'firstTimestamp') ?? o.metadata.creationTimestamp, now),
+        typeof o.count === 'number' ? o.count : 1,
+        o.metadata.name,
+      ],
+    },
+  }),
+  builtin({
+    group: 'events.k8s.io',
+    version: 'v1',
+    plural: 'events',
+    kind: 'Event',
+    namespaced: true,
+    shortNames: ['ev'],
+    validateBuiltin: (o) => microTimeErrors(o, [['eventTime']]),
+    table: {
+      columns: [column('Last Seen'), column('Type'), column('Reason'), column('Object'), column('Message')],
+      cells: (o, now) => [
+        eventLastSeen(o, now),
+        str(o.type, ''),
+        str(o.reason, ''),
+        eventObject(o, 'regarding'),
+        str(o.note, ''),
+      ],
+    },
+  }),
+  builtin({
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    plural: 'leases',
+    kind: 'Lease',
+    namespaced: true,
+    schema: leaseSchema,
+    validateBuiltin: (o) =>
+      microTimeErrors(o, [
+        ['spec', 'acquireTime'],
+        ['spec', 'renewTime'],
+      ]),
+    table: {
+      columns: [nameColumn, column('Holder', 'string', 0, 'The holder of the lease'), ageColumn],
+      cells: (o, now) => [
+        o.metadata.name,
+        str(get(o, 'spec', 'holderIdentity'), ''),
+        age(o.metadata.creationTimestamp, now),
+      ],
+    },
+  }),
+  builtin({
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    plural: 'customresourcedefinitions',
+    kind: 'CustomResourceDefinition',
+    namespaced: false,
+    shortNames: ['crd', 'crds'],
+    categories: ['api-extensions'],
+    statusSubresource: true,
+    generation: true,
+    table: {
+      columns: [nameColumn, column('Created At', 'date', 0, 'Creation timestamp')],
+      cells: (o) => [o.metadata.name, o.metadata.creationTimestamp],
+    },
+  }),
+];
+
+// ---------------------------------------------------------------- custom resources
+
+export interface CrdVersion {
+  name: string;
+  served?: boolean;
+  storage?: boolean;
+  schema?: { openAPIV3Schema?: Schema };
+  subresources?: { status?: unknown; scale?: unknown };
+  additionalPrinterColumns?: PrinterColumn[];
+}
+
+export interface CrdSpec {
+  group: string;
+  scope: 'Namespaced' | 'Cluster';
+  names: {
+    plural: string;
+    singular?: string;
+    kind: string;
+    listKind?: string;
+    shortNames?: string[];
+    categories?: string[];
+  };
+  versions: CrdVersion[];
+}
+
+/** One ResourceType per served version of a CRD. */
+export function typesFromCrd(crdName: string, spec: CrdSpec): ResourceType[] {
+  return spec.versions
+    .filter((v) => v.served !== false)
+    .map((v) => ({
+      group: spec.group,
+      version: v.name,
+      plural: spec.names.plural,
+      singular: spec.names.singular ?? spec.names.kind.toLowerCase(),
+      kind: spec.names.kind,
+      listKind: spec.names.listKind ?? `${spec.names.kind}List`,
+      namespaced: spec.scope === 'Namespaced',
+      shortNames: spec.names.shortNames ?? [],
+      categories: spec.names.categories ?? [],
+      statusSubresource: v.subresources?.status !== undefined,
+      keepStatusOnCreate: false,
+      generation: true,
+      requireResourceVersion: true,
+      schema: v.schema?.openAPIV3Schema,
+      table: crdTable(v.additionalPrinterColumns),
+      crd: crdName,
+    }));
+}
