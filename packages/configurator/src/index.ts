@@ -1,1 +1,9 @@
-export {};
+export * from './duration.js';
+export * from './policy.js';
+export * from './selector-flag.js';
+export * from './conditions.js';
+export * from './planner.js';
+export * from './revisions.js';
+export * from './metrics.js';
+export * from './http.js';
+export * from './controller.js';
