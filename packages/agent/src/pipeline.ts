@@ -36,7 +36,7 @@ import type { StatusReport, StatusSink } from './status.js';
 // ------------------------------------------------------------------ boundaries
 
 /** Kernel side of the host: devices, addresses, VRF tables, as in DESIGN "Host model". */
-export interface NetlinkDriver {
+export interface HostNetlink {
   /**
    * Makes the managed devices match `spec` exactly (create, change, delete), as one diff against
    * the host. Idempotent: applying the same spec twice does nothing the second time. Returns how
@@ -48,20 +48,24 @@ export interface NetlinkDriver {
 }
 
 /** FRR side: frr.conf rendered from the spec, checked and reloaded. */
-export interface FrrDriver {
+export interface HostFrr {
   /**
    * Renders frr.conf for `spec`, checks it (`vtysh -C`), reloads FRR when it differs from the running
    * config. `changed` is false when nothing had to be reloaded. On a failed reload the driver puts
-   * the previous file back before it rejects.
+   * the previous file back before it rejects. `repair: true` (used when restoring) reloads even when
+   * the file already matches, because the running FRR may not after a failed apply.
    */
-  apply(spec: NodeConfigSpec): Promise<{ changed: boolean }>;
-  /** Reloads the base template alone: no nodenet-generated sections. */
+  apply(spec: NodeConfigSpec, options?: { repair?: boolean }): Promise<{ changed: boolean }>;
+  /**
+   * Reloads the base template alone: no nodenet-generated sections. Like `apply` with `repair`, it
+   * reloads even when the file already matches (the running FRR may not, after a failed apply).
+   */
   removeAll(): Promise<{ changed: boolean }>;
 }
 
 export interface HostDrivers {
-  netlink: NetlinkDriver;
-  frr: FrrDriver;
+  netlink: HostNetlink;
+  frr: HostFrr;
 }
 
 /** Runs the configured checks; `HealthChecker` implements it. Must not reject (a failed probe is a result). */
@@ -512,7 +516,7 @@ export class Pipeline {
       errors.push(`netlink: ${describeCause(err)}`);
     }
     try {
-      if (target) await frr.apply(target);
+      if (target) await frr.apply(target, { repair: true });
       else await frr.removeAll();
     } catch (err) {
       errors.push(`FRR: ${describeCause(err)}`);

@@ -185,8 +185,9 @@ describe('FRR and BGP checks', () => {
 
   it('passes FRR and established sessions, fails others with their state', async () => {
     const checker = new HealthChecker(cfg, {
-      frr: async () => ({
-        bgpPeers: [
+      frr: async (asked) => ({
+        answering: asked.length === 3,
+        sessions: [
           { vrf: 'default', peer: '10.0.0.1', state: 'Established' },
           { vrf: 'vr.blue', peer: 'eth1', state: 'Active' },
         ],

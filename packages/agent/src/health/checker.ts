@@ -34,11 +34,17 @@ export interface CheckResult {
  */
 export type ApiServerProbe = (timeoutMs: number) => Promise<void>;
 
-/** What the FRR driver's `status()` reports. It rejects when FRR does not answer. */
-export interface FrrStatus {
-  bgpPeers: { vrf: string; peer: string; state: string }[];
+/**
+ * What FRR reports for the health check: whether it answered and the state of the asked-for BGP
+ * sessions. Shaped so the FRR driver's `status({ sessions })` can be passed as the probe directly.
+ */
+export interface FrrHealth {
+  answering: boolean;
+  message?: string;
+  sessions: { vrf: string; peer: string; state: string }[];
 }
-export type FrrProbe = () => Promise<FrrStatus>;
+/** Asks FRR about the given sessions. Rejecting counts as "FRR does not answer". */
+export type FrrProbe = (sessions: { peer: string; vrf: string }[]) => Promise<FrrHealth>;
 
 export interface HealthProbes {
   readLinks?: ReadLinks;
@@ -160,11 +166,14 @@ export class HealthChecker {
   private async checkFrr(): Promise<CheckResult[]> {
     const { frr } = this.config;
     if (!frr.enabled || !this.probes.frr) return [];
-    let status: FrrStatus;
+    let status: FrrHealth;
     try {
-      status = await this.probes.frr();
+      status = await this.probes.frr(frr.bgpSessions);
     } catch (err) {
-      const detail = `FRR does not answer: ${describeCause(err)}`;
+      status = { answering: false, message: describeCause(err), sessions: [] };
+    }
+    if (!status.answering) {
+      const detail = `FRR does not answer: ${status.message ?? 'no answer'}`;
       return [
         { name: 'frr', ok: false, detail },
         ...frr.bgpSessions.map((s) => ({ name: `bgp/${s.vrf}/${s.peer}`, ok: false, detail })),
@@ -172,9 +181,10 @@ export class HealthChecker {
     }
     const results: CheckResult[] = [{ name: 'frr', ok: true, detail: 'answered' }];
     for (const session of frr.bgpSessions) {
-      const peer = status.bgpPeers.find((p) => p.peer === session.peer && p.vrf === session.vrf);
+      const peer = status.sessions.find((p) => p.peer === session.peer && p.vrf === session.vrf);
       const name = `bgp/${session.vrf}/${session.peer}`;
-      if (!peer) results.push({ name, ok: false, detail: 'no such BGP neighbor' });
+      if (!peer || peer.state === 'NotConfigured')
+        results.push({ name, ok: false, detail: 'no such BGP neighbor' });
       else results.push({ name, ok: peer.state === 'Established', detail: `state ${peer.state}` });
     }
     return results;
