@@ -1,4 +1,8 @@
-/** The kubeconfig written for clients: one cluster, one context, no credentials (the server has no auth). */
+/**
+ * The kubeconfig written for clients: one cluster, one context, no credentials (the server has no auth).
+ * `insecure-skip-tls-verify` is set because @kubernetes/client-node 1.x refuses a plain-HTTP server
+ * otherwise ("HTTP protocol is not allowed when skipTLSVerify is not set"); kubectl accepts it unchanged.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { stringify } from 'yaml';
@@ -7,7 +11,7 @@ export function kubeconfigYaml(url: string, name = 'nodenet-devcluster'): string
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name, cluster: { server: url } }],
+    clusters: [{ name, cluster: { server: url, 'insecure-skip-tls-verify': true } }],
     users: [{ name, user: {} }],
     contexts: [{ name, context: { cluster: name, user: name, namespace: 'default' } }],
     'current-context': name,

@@ -547,6 +547,7 @@ export class ApiServer {
     res.socket?.setNoDelay(true);
 
     let closed = false;
+    let timer: NodeJS.Timeout | undefined;
     let unregister: (() => void) | undefined;
     const entry: { res: ServerResponse; bookmark?: () => void } = { res };
     const close = (): void => {
@@ -629,7 +630,7 @@ export class ApiServer {
     if (bookmarks) entry.bookmark = () => write(bookmarkLine());
     this.watches.add(entry);
     const timeout = Number(q.get('timeoutSeconds') ?? '0');
-    const timer = timeout > 0 ? setTimeout(close, timeout * 1000) : undefined;
+    if (timeout > 0) timer = setTimeout(close, timeout * 1000);
     req.on('close', close);
     res.on('close', close);
     res.on('error', close);
