@@ -1,0 +1,206 @@
+/**
+ * The running agent: watches its own NodeConfig, feeds it to the pipeline (on every change and every
+ * resync period, for drift repair), writes status through the retrying reporter and removes the
+ * start-up taints after the first success. Everything Kubernetes-facing goes through
+ * `@nodenet/kube`; the pipeline itself never sees the API.
+ */
+import { ASSIGNED_AT_ANNOTATION, type NodeConfig } from '@nodenet/api';
+import { Informer, isNotFound, type Clients, type Node } from '@nodenet/kube';
+import { describeCause } from './errors.js';
+import type { AgentMetrics } from './metrics.js';
+import type { Logger, Pipeline, ReconcileOutcome } from './pipeline.js';
+import type { Probe } from './server.js';
+import type { StatusReporter } from './status.js';
+
+/** Field selector for exactly one object name. Exact match: `node-1` never selects `node-10`. */
+export const nameFieldSelector = (name: string): string => `metadata.name=${name}`;
+
+export interface AgentLoopOptions {
+  nodeName: string;
+  clients: Clients;
+  pipeline: Pipeline;
+  status: StatusReporter;
+  metrics: AgentMetrics;
+  logger: Logger;
+  resyncMs: number;
+  /** A reconcile running longer than this makes /healthz fail (the loop is stuck). */
+  stuckAfterMs?: number;
+  now?: () => number;
+}
+
+/**
+ * Serializes reconciles and coalesces triggers: while one runs, any number of new triggers lead to
+ * exactly one more run with the newest object.
+ */
+export class AgentLoop {
+  private readonly informer: Informer<NodeConfig>;
+  private resyncTimer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private runningSince?: number;
+  private started = false;
+  private firstOutcome?: ReconcileOutcome['kind'];
+  private startError?: string;
+  private stopped = false;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: AgentLoopOptions) {
+    this.now = opts.now ?? Date.now;
+    this.informer = new Informer(opts.clients.nodeConfig, {
+      fieldSelector: nameFieldSelector(opts.nodeName),
+      watchTimeoutSeconds: 300,
+    });
+  }
+
+  async start(): Promise<void> {
+    const { pipeline, logger } = this.opts;
+    // Recover from a cut-off apply before anything else, even when the API server is unreachable.
+    for (let attempt = 1; !this.stopped; attempt++) {
+      try {
+        const outcome = await pipeline.start();
+        logger.info({ outcome }, 'start-up checks done');
+        break;
+      } catch (err) {
+        // e.g. the state dir cannot be created: keep serving /healthz with the reason, retry.
+        this.startError = describeCause(err);
+        logger.error({ err, attempt }, 'start-up failed; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** Math.min(attempt, 5))));
+      }
+    }
+    this.startError = undefined;
+    this.started = true;
+    this.informer.on((event) => {
+      // Defence in depth: if a server ignored the field selector, never act on another node's object.
+      if (event.object.metadata.name !== this.opts.nodeName) return;
+      if (event.type === 'delete') {
+        // Deleting the NodeConfig must not tear down the node's network: keep the last good config.
+        logger.warn(
+          { node: this.opts.nodeName },
+          'NodeConfig deleted; keeping the current host configuration',
+        );
+        return;
+      }
+      this.trigger(event.type);
+    });
+    this.informer.onError((err) =>
+      logger.warn({ err: describeCause(err) }, 'NodeConfig watch error; retrying'),
+    );
+    this.informer.start();
+    this.resyncTimer = setInterval(() => this.trigger('resync'), this.opts.resyncMs);
+    this.resyncTimer.unref();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.informer.stop();
+    if (this.resyncTimer) clearInterval(this.resyncTimer);
+  }
+
+  /** Resolves when no reconcile is running or queued. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  trigger(cause: string): void {
+    if (!this.started || this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.runLoop(cause).finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private async runLoop(cause: string): Promise<void> {
+    do {
+      this.again = false;
+      const nc = this.informer.get(this.opts.nodeName);
+      if (!nc) {
+        this.opts.logger.debug({ cause }, 'no NodeConfig for this node yet');
+        return;
+      }
+      this.runningSince = this.now();
+      try {
+        this.opts.status.seed(nc.status);
+        const outcome = await this.opts.pipeline.reconcile({
+          spec: nc.spec,
+          assignedAt: nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION],
+          generation: nc.metadata.generation,
+          observedStatus: nc.status,
+        });
+        this.firstOutcome ??= outcome.kind;
+        this.opts.logger.debug({ cause, outcome: outcome.kind }, 'reconciled');
+      } catch (err) {
+        this.opts.logger.error({ err, cause }, 'reconcile failed unexpectedly; retrying at the next trigger');
+      } finally {
+        this.runningSince = undefined;
+      }
+      cause = 'coalesced';
+    } while (this.again && !this.stopped);
+  }
+
+  /** Liveness: fails only when a reconcile is stuck (a restart would help) or start-up keeps failing. */
+  healthz(): Probe {
+    if (this.startError) return { ok: false, detail: `start-up failing: ${this.startError}` };
+    const limit = this.opts.stuckAfterMs ?? 15 * 60_000;
+    if (this.runningSince !== undefined && this.now() - this.runningSince > limit) {
+      return { ok: false, detail: `reconcile running for more than ${Math.round(limit / 1000)} s` };
+    }
+    return { ok: true, detail: 'alive' };
+  }
+
+  /** Readiness: start-up recovery done, NodeConfig cache synced, first reconcile finished. */
+  readyz(): Probe {
+    if (!this.started) return { ok: false, detail: 'start-up recovery not finished' };
+    if (!this.informer.hasSynced) return { ok: false, detail: 'NodeConfig watch not synced' };
+    if (!this.firstOutcome) {
+      return {
+        ok: false,
+        detail: this.informer.size === 0 ? 'no NodeConfig for this node yet' : 'first reconcile running',
+      };
+    }
+    return { ok: true, detail: `last outcome of first reconcile: ${this.firstOutcome}` };
+  }
+}
+
+/** Writes NodeConfig status with a merge patch on the status subresource. */
+export function nodeConfigStatusWriter(clients: Clients, nodeName: string) {
+  return async (status: NonNullable<NodeConfig['status']>): Promise<void> => {
+    await clients.nodeConfig.patchStatus(nodeName, { status }, undefined, { fieldManager: 'nodenet-agent' });
+  };
+}
+
+/**
+ * Removes the given taint keys from the Node. A JSON patch tests the resourceVersion, so a taint
+ * another controller added meanwhile is never dropped; a conflict is retried by the caller.
+ */
+export async function removeStartupTaints(
+  clients: Clients,
+  nodeName: string,
+  keys: string[],
+  log: Logger,
+): Promise<void> {
+  if (keys.length === 0) return;
+  let node: Node;
+  try {
+    node = await clients.node.get(nodeName);
+  } catch (err) {
+    if (isNotFound(err)) {
+      log.warn({ node: nodeName }, 'Node object not found; no start-up taints to remove');
+      return;
+    }
+    throw err;
+  }
+  const taints = node.spec?.taints ?? [];
+  const remaining = taints.filter((t) => !keys.includes(t.key));
+  if (remaining.length === taints.length) return;
+  await clients.node.jsonPatch(nodeName, [
+    { op: 'test', path: '/metadata/resourceVersion', value: node.metadata.resourceVersion },
+    { op: 'replace', path: '/spec/taints', value: remaining },
+  ]);
+  log.info(
+    { removed: taints.filter((t) => keys.includes(t.key)).map((t) => t.key) },
+    'removed start-up taints from the Node',
+  );
+}

@@ -1,0 +1,174 @@
+#!/usr/bin/env node
+/**
+ * `nodenet-agent`: wires the real parts together — kube client and NodeConfig watch, netlink and FRR
+ * drivers, health checks, checkpoint store, status reporter, metrics and probe endpoints — and runs
+ * the loop until SIGTERM. See options.ts for the flags (`--help`).
+ */
+import { readFile } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { RequestOptions } from 'node:https';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import pino from 'pino';
+import { KubeClient, loadKubeConfig, makeClients } from '@nodenet/kube';
+import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './agent.js';
+import { CheckpointStore } from './checkpoint.js';
+import { hostDrivers } from './drivers.js';
+import { AgentError, describeCause } from './errors.js';
+import { FAULT_ENV, faultPointFromEnv, killAt } from './fault.js';
+import { FrrDriver } from './frr/index.js';
+import {
+  DEFAULT_HEALTH_CONFIG,
+  HealthChecker,
+  httpApiServerProbe,
+  loadHealthConfig,
+} from './health/index.js';
+import { firstIpv4Address } from './host-address.js';
+import { AgentMetrics } from './metrics.js';
+import { createNetlinkDriver } from './netlink/index.js';
+import { buildProgram, resolveOptions, type AgentOptions, type RawOptions } from './options.js';
+import { Pipeline } from './pipeline.js';
+import { createEndpointServer, listen } from './server.js';
+import { StatusReporter } from './status.js';
+
+export async function runAgent(options: AgentOptions): Promise<{ stop: () => Promise<void> }> {
+  const log = pino({ level: options.logLevel, base: { component: 'nodenet-agent', node: options.nodeName } });
+  const faultPoint = faultPointFromEnv();
+  if (faultPoint)
+    log.warn(
+      { [FAULT_ENV]: faultPoint },
+      'TEST-ONLY fault injection is active: the agent will SIGKILL itself',
+    );
+
+  const healthConfig = options.healthConfig
+    ? await loadHealthConfig(options.healthConfig)
+    : DEFAULT_HEALTH_CONFIG;
+  const template = await readFile(options.frr.template, 'utf8').catch((cause: unknown) => {
+    throw new AgentError(
+      'InvalidOption',
+      `--frr-template ${options.frr.template}: cannot read: ${describeCause(cause)}`,
+    );
+  });
+  const vtepAddress = options.vtepAddress ?? (await firstIpv4Address(options.vtepInterface));
+
+  const kubeConfig = loadKubeConfig(options.kubeconfig);
+  const client = new KubeClient(kubeConfig);
+  const clients = makeClients(client);
+
+  const netlink = createNetlinkDriver({
+    settings: { vtepAddress, vtepInterface: options.vtepInterface },
+    tableStatePath: join(options.stateDir, 'vrf-tables.json'),
+  });
+  const frr = new FrrDriver({
+    template,
+    settings: { asn: options.frr.asn, routerId: options.frr.routerId ?? vtepAddress },
+    confdir: options.frr.confdir,
+    bindir: options.frr.bindir,
+    reloadCommand: options.frr.reloadCommand,
+    ...(options.frr.pathspace ? { pathspace: options.frr.pathspace } : {}),
+    ...(options.frr.rundir ? { rundir: options.frr.rundir } : {}),
+  });
+
+  const apiServerProbe = async (timeoutMs: number): Promise<void> => {
+    // Credentials are applied per probe: service-account tokens rotate.
+    const tls: RequestOptions = {};
+    await kubeConfig.applyToHTTPSOptions(tls);
+    const headers = Object.fromEntries(Object.entries(tls.headers ?? {}).map(([k, v]) => [k, String(v)]));
+    return httpApiServerProbe({ server: client.server, tls, headers })(timeoutMs);
+  };
+  const health = new HealthChecker(healthConfig, {
+    apiServer: apiServerProbe,
+    frr: (sessions) => frr.status({ sessions }),
+  });
+
+  const metrics = new AgentMetrics({ processMetrics: true });
+  const status = new StatusReporter({
+    write: nodeConfigStatusWriter(clients, options.nodeName),
+    onWriteError: (err, attempt, retryInMs) => {
+      metrics.statusWriteFailures.inc();
+      log.warn({ err: describeCause(err), attempt, retryInMs }, 'NodeConfig status write failed; retrying');
+    },
+    onWritten: (s) =>
+      log.info({ configStatus: s.configStatus, message: s.message }, 'NodeConfig status written'),
+  });
+  const pipeline = new Pipeline({
+    drivers: hostDrivers(netlink, frr),
+    checkpoints: new CheckpointStore(options.stateDir),
+    health,
+    status,
+    metrics,
+    logger: log,
+    fault: killAt(faultPoint, (point) => log.warn({ point }, 'TEST-ONLY fault point reached: SIGKILL')),
+    onFirstHealthy: () => removeStartupTaints(clients, options.nodeName, healthConfig.startupTaints, log),
+  });
+  const loop = new AgentLoop({
+    nodeName: options.nodeName,
+    clients,
+    pipeline,
+    status,
+    metrics,
+    logger: log,
+    resyncMs: options.resyncMs,
+  });
+
+  const servers: Server[] = [];
+  const same =
+    options.metricsAddr.host === options.healthAddr.host &&
+    options.metricsAddr.port === options.healthAddr.port;
+  const probes = { healthz: () => loop.healthz(), readyz: () => loop.readyz() };
+  if (same) {
+    servers.push(createEndpointServer({ ...probes, metrics: metrics.registry }));
+    await listen(servers[0]!, options.metricsAddr);
+  } else {
+    servers.push(createEndpointServer({ metrics: metrics.registry }), createEndpointServer(probes));
+    await listen(servers[0]!, options.metricsAddr);
+    await listen(servers[1]!, options.healthAddr);
+  }
+  log.info({ vtepAddress, stateDir: options.stateDir, resyncMs: options.resyncMs }, 'agent starting');
+  await loop.start();
+
+  return {
+    stop: async () => {
+      loop.stop();
+      await loop.idle();
+      // Give a pending status write a moment; never block shutdown on an unreachable API server.
+      await Promise.race([status.flush(), new Promise((r) => setTimeout(r, 2000))]);
+      status.stop();
+      netlink.close();
+      client.close();
+      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    },
+  };
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program: Command = buildProgram();
+  program.parse(argv);
+  let options: AgentOptions;
+  try {
+    options = resolveOptions(program.opts<RawOptions>());
+  } catch (err) {
+    program.error(`error: ${describeCause(err)}`, { exitCode: 2 });
+  }
+  const agent = await runAgent(options);
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    console.error(`nodenet-agent: ${signal}, shutting down`);
+    agent.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+// Run only as the entry point, so tests can import runAgent.
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  main(process.argv).catch((err: unknown) => {
+    console.error(`nodenet-agent: ${describeCause(err)}`);
+    process.exit(1);
+  });
+}

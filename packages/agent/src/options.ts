@@ -1,0 +1,257 @@
+/**
+ * Command-line options of `nodenet-agent`: the commander program (with the `--help` text) and the
+ * pure validation that turns raw option values into an `AgentOptions` object. Bad values fail with
+ * an `OptionError` naming the option and the value.
+ */
+import { basename, dirname, isAbsolute } from 'node:path';
+import { isIPv4 } from 'node:net';
+import { Command, Option } from 'commander';
+import { OptionError } from './errors.js';
+import { parseListenAddress, type ListenAddress } from './server.js';
+
+export interface AgentOptions {
+  kubeconfig?: string;
+  nodeName: string;
+  stateDir: string;
+  healthConfig?: string;
+  frr: {
+    template: string;
+    confdir: string;
+    reloadCommand: string[];
+    pathspace?: string;
+    bindir: string;
+    rundir?: string;
+    asn: number;
+    /** Undefined: use the VTEP address. */
+    routerId?: string;
+  };
+  vtepInterface: string;
+  vtepAddress?: string;
+  resyncMs: number;
+  metricsAddr: ListenAddress;
+  healthAddr: ListenAddress;
+  logLevel: string;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function buildProgram(): Command {
+  return new Command('nodenet-agent')
+    .description(
+      "Applies this node's NodeConfig to the host (netlink devices + FRR), health-checks the result, keeps a " +
+        'checkpoint of the last good configuration in --state-dir, restores it on failure, and reports the ' +
+        'outcome in the NodeConfig status. Runs once per node (DaemonSet, hostNetwork).',
+    )
+    .addOption(
+      new Option(
+        '--kubeconfig <file>',
+        'kubeconfig to use (default: in-cluster service account, then $KUBECONFIG / ~/.kube/config)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--node-name <name>',
+        "this node's name; the agent watches only the NodeConfig with exactly this name",
+      ).env('NODE_NAME'),
+    )
+    .addOption(
+      new Option(
+        '--state-dir <dir>',
+        'directory for applied.json / pending.json checkpoints; must survive restarts (hostPath)',
+      ).default('/var/lib/nodenet'),
+    )
+    .addOption(
+      new Option(
+        '--health-config <file>',
+        'YAML file with the health checks (interfaces, tcp targets, apiServer, frr/bgpSessions, startupTaints); default: API server and FRR answer',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--frr-template <file>',
+        'base frr.conf template with {{ placeholders }} for the generated sections (required)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--frr-config <file>',
+        'the frr.conf the agent writes; must be named frr.conf (frr-reload.py needs the integrated config). Same as --frr-confdir <its directory>',
+      ),
+    )
+    .addOption(
+      new Option('--frr-confdir <dir>', 'FRR configuration directory holding frr.conf').default('/etc/frr'),
+    )
+    .addOption(
+      new Option(
+        '--frr-reload-cmd <argv>',
+        'reload command, split on spaces and run without a shell; the config file is appended',
+      ).default('/usr/lib/frr/frr-reload.py'),
+    )
+    .addOption(
+      new Option(
+        '--frr-pathspace <name>',
+        'FRR pathspace (-N) of the instance to manage, when FRR runs with -N',
+      ),
+    )
+    .addOption(new Option('--frr-bindir <dir>', 'directory holding vtysh').default('/usr/bin'))
+    .addOption(
+      new Option(
+        '--frr-rundir <dir>',
+        'FRR run directory (default /var/run/frr, or /var/run/frr/<pathspace>)',
+      ),
+    )
+    .addOption(new Option('--asn <number>', 'local BGP AS number (1-4294967295) (required)'))
+    .addOption(new Option('--router-id <ipv4>', 'BGP router id (default: the VTEP address)'))
+    .addOption(
+      new Option(
+        '--vtep-interface <dev>',
+        'underlay interface the VXLAN devices use; its first IPv4 address is the VTEP address (required)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--vtep-address <ipv4>',
+        'VTEP address, when it is not the first IPv4 address of --vtep-interface',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--resync-period <duration>',
+        'how often an unchanged NodeConfig is re-applied to repair drift (e.g. 30s, 5m)',
+      ).default('60s'),
+    )
+    .addOption(new Option('--metrics-addr <host:port>', 'listen address for /metrics').default(':9462'))
+    .addOption(
+      new Option(
+        '--health-addr <host:port>',
+        'listen address for /healthz and /readyz (may equal --metrics-addr)',
+      ).default(':9463'),
+    )
+    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
+    .addHelpText(
+      'after',
+      '\nTest only: NODENET_FAULT_AT=<after-pending|after-netlink|after-frr|after-health|after-applied> makes the\n' +
+        'agent SIGKILL itself at that point of an apply (used by the crash-recovery tests). Never set it in production.',
+    );
+}
+
+export interface RawOptions {
+  kubeconfig?: string;
+  nodeName?: string;
+  stateDir: string;
+  healthConfig?: string;
+  frrTemplate?: string;
+  frrConfig?: string;
+  frrConfdir: string;
+  frrReloadCmd: string;
+  frrPathspace?: string;
+  frrBindir: string;
+  frrRundir?: string;
+  asn?: string;
+  routerId?: string;
+  vtepInterface?: string;
+  vtepAddress?: string;
+  resyncPeriod: string;
+  metricsAddr: string;
+  healthAddr: string;
+  logLevel: string;
+}
+
+const NODE_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const IFNAME = /^[A-Za-z0-9_.-]{1,15}$/;
+
+export function resolveOptions(raw: RawOptions): AgentOptions {
+  const required = (option: string, value: string | undefined): string => {
+    if (value === undefined || value === '') throw new OptionError(option, value, 'is required');
+    return value;
+  };
+  const absolute = (option: string, value: string): string => {
+    if (!isAbsolute(value)) throw new OptionError(option, value, 'must be an absolute path');
+    return value;
+  };
+
+  const nodeName = required('--node-name (or NODE_NAME)', raw.nodeName);
+  if (!NODE_NAME.test(nodeName))
+    throw new OptionError('--node-name', nodeName, 'must be a DNS subdomain (a Node name)');
+
+  let confdir = absolute('--frr-confdir', raw.frrConfdir);
+  if (raw.frrConfig !== undefined) {
+    absolute('--frr-config', raw.frrConfig);
+    if (basename(raw.frrConfig) !== 'frr.conf') {
+      throw new OptionError(
+        '--frr-config',
+        raw.frrConfig,
+        'must be named frr.conf (frr-reload.py reloads the integrated config only)',
+      );
+    }
+    if (raw.frrConfdir !== '/etc/frr' && dirname(raw.frrConfig) !== raw.frrConfdir) {
+      throw new OptionError('--frr-config', raw.frrConfig, `contradicts --frr-confdir ${raw.frrConfdir}`);
+    }
+    confdir = dirname(raw.frrConfig);
+  }
+  const reloadCommand = raw.frrReloadCmd.trim().split(/\s+/).filter(Boolean);
+  if (reloadCommand.length === 0)
+    throw new OptionError('--frr-reload-cmd', raw.frrReloadCmd, 'must not be empty');
+  if (reloadCommand.some((arg) => /[\0\n]/.test(arg))) {
+    throw new OptionError('--frr-reload-cmd', raw.frrReloadCmd, 'must not contain NUL or newline characters');
+  }
+
+  const asnText = required('--asn', raw.asn);
+  const asn = Number(asnText);
+  if (!/^\d+$/.test(asnText) || asn < 1 || asn > 4_294_967_295) {
+    throw new OptionError('--asn', asnText, 'must be an integer from 1 to 4294967295');
+  }
+  if (raw.routerId !== undefined && !isIPv4(raw.routerId))
+    throw new OptionError('--router-id', raw.routerId, 'must be an IPv4 address');
+  if (raw.frrPathspace !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(raw.frrPathspace)) {
+    throw new OptionError('--frr-pathspace', raw.frrPathspace, 'must be 1-32 characters of [A-Za-z0-9_-]');
+  }
+
+  const vtepInterface = required('--vtep-interface', raw.vtepInterface);
+  if (!IFNAME.test(vtepInterface))
+    throw new OptionError('--vtep-interface', vtepInterface, 'must be an interface name');
+  if (raw.vtepAddress !== undefined && !isIPv4(raw.vtepAddress)) {
+    throw new OptionError('--vtep-address', raw.vtepAddress, 'must be an IPv4 address');
+  }
+
+  const resyncMs = parseDuration('--resync-period', raw.resyncPeriod);
+  if (resyncMs < 1000) throw new OptionError('--resync-period', raw.resyncPeriod, 'must be at least 1s');
+  if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel)) {
+    throw new OptionError('--log-level', raw.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+
+  const options: AgentOptions = {
+    nodeName,
+    stateDir: absolute('--state-dir', raw.stateDir),
+    frr: {
+      template: required('--frr-template', raw.frrTemplate),
+      confdir,
+      reloadCommand,
+      bindir: absolute('--frr-bindir', raw.frrBindir),
+      asn,
+      ...(raw.frrPathspace !== undefined ? { pathspace: raw.frrPathspace } : {}),
+      ...(raw.frrRundir !== undefined ? { rundir: absolute('--frr-rundir', raw.frrRundir) } : {}),
+      ...(raw.routerId !== undefined ? { routerId: raw.routerId } : {}),
+    },
+    vtepInterface,
+    resyncMs,
+    metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),
+    healthAddr: parseListenAddress('--health-addr', raw.healthAddr),
+    logLevel: raw.logLevel,
+  };
+  if (raw.kubeconfig !== undefined) options.kubeconfig = raw.kubeconfig;
+  if (raw.healthConfig !== undefined) options.healthConfig = raw.healthConfig;
+  if (raw.vtepAddress !== undefined) options.vtepAddress = raw.vtepAddress;
+  return options;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `500ms`, `30s`, `5m`, `1h`, or a combination such as `1m30s`. */
+export function parseDuration(option: string, text: string): number {
+  const parts = [...text.matchAll(/(\d+)(ms|s|m|h)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) {
+    throw new OptionError(option, text, 'must be a duration such as 500ms, 30s, 5m, 1h or 1m30s');
+  }
+  return parts.reduce((sum, p) => sum + Number(p[1]) * UNITS[p[2]!]!, 0);
+}

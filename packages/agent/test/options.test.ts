@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { OptionError } from '../src/errors.js';
+import { buildProgram, parseDuration, resolveOptions, type RawOptions } from '../src/options.js';
+
+function parse(args: string[], env: Record<string, string> = {}): RawOptions {
+  const saved = process.env.NODE_NAME;
+  if (env.NODE_NAME) process.env.NODE_NAME = env.NODE_NAME;
+  else delete process.env.NODE_NAME;
+  try {
+    const program = buildProgram().exitOverride();
+    program.parse(['node', 'nodenet-agent', ...args]);
+    return program.opts<RawOptions>();
+  } finally {
+    if (saved === undefined) delete process.env.NODE_NAME;
+    else process.env.NODE_NAME = saved;
+  }
+}
+
+const minimal = [
+  '--node-name',
+  'node-1',
+  '--asn',
+  '65001',
+  '--frr-template',
+  '/etc/nodenet/frr.tmpl',
+  '--vtep-interface',
+  'eth0',
+];
+
+function errorOf(args: string[]): OptionError {
+  try {
+    resolveOptions(parse(args));
+  } catch (err) {
+    expect(err).toBeInstanceOf(OptionError);
+    return err as OptionError;
+  }
+  throw new Error('expected an OptionError');
+}
+
+describe('agent options', () => {
+  it('applies the documented defaults', () => {
+    expect(resolveOptions(parse(minimal))).toEqual({
+      nodeName: 'node-1',
+      stateDir: '/var/lib/nodenet',
+      frr: {
+        template: '/etc/nodenet/frr.tmpl',
+        confdir: '/etc/frr',
+        reloadCommand: ['/usr/lib/frr/frr-reload.py'],
+        bindir: '/usr/bin',
+        asn: 65001,
+      },
+      vtepInterface: 'eth0',
+      resyncMs: 60_000,
+      metricsAddr: { host: '0.0.0.0', port: 9462 },
+      healthAddr: { host: '0.0.0.0', port: 9463 },
+      logLevel: 'info',
+    });
+  });
+
+  it('takes the node name from NODE_NAME', () => {
+    const args = minimal.slice(2);
+    expect(resolveOptions(parse(args, { NODE_NAME: 'node-7' })).nodeName).toBe('node-7');
+  });
+
+  it('parses every FRR option', () => {
+    const options = resolveOptions(
+      parse([
+        ...minimal,
+        '--frr-config',
+        '/run/n1/frr/frr.conf',
+        '--frr-reload-cmd',
+        'python3 /usr/lib/frr/frr-reload.py',
+        '--frr-pathspace',
+        'n1',
+        '--frr-bindir',
+        '/opt/frr/bin',
+        '--frr-rundir',
+        '/run/n1/frr',
+        '--router-id',
+        '10.0.0.1',
+        '--vtep-address',
+        '10.0.0.1',
+        '--resync-period',
+        '1m30s',
+        '--metrics-addr',
+        '127.0.0.1:0',
+        '--health-addr',
+        '127.0.0.1:0',
+        '--log-level',
+        'debug',
+        '--state-dir',
+        '/tmp/state',
+        '--health-config',
+        '/etc/nodenet/health.yaml',
+        '--kubeconfig',
+        '/tmp/kc',
+      ]),
+    );
+    expect(options.frr).toEqual({
+      template: '/etc/nodenet/frr.tmpl',
+      confdir: '/run/n1/frr',
+      reloadCommand: ['python3', '/usr/lib/frr/frr-reload.py'],
+      pathspace: 'n1',
+      bindir: '/opt/frr/bin',
+      rundir: '/run/n1/frr',
+      asn: 65001,
+      routerId: '10.0.0.1',
+    });
+    expect(options).toMatchObject({
+      vtepAddress: '10.0.0.1',
+      resyncMs: 90_000,
+      logLevel: 'debug',
+      stateDir: '/tmp/state',
+      healthConfig: '/etc/nodenet/health.yaml',
+      kubeconfig: '/tmp/kc',
+    });
+  });
+
+  it('names the option and value of every bad input', () => {
+    expect(errorOf(minimal.slice(2)).message).toBe('--node-name (or NODE_NAME): is required (got undefined)');
+    expect(errorOf(['--node-name', 'Node_1', ...minimal.slice(2)]).option).toBe('--node-name');
+    expect(errorOf([...minimal, '--asn', '0']).message).toBe(
+      '--asn: must be an integer from 1 to 4294967295 (got "0")',
+    );
+    expect(errorOf([...minimal, '--asn', '65001x']).option).toBe('--asn');
+    expect(errorOf([...minimal, '--router-id', '10.0.0']).option).toBe('--router-id');
+    expect(errorOf([...minimal, '--vtep-interface', 'eth0; reboot']).option).toBe('--vtep-interface');
+    expect(errorOf([...minimal, '--frr-config', '/etc/frr/other.conf']).message).toMatch(
+      /^--frr-config: must be named frr\.conf/,
+    );
+    expect(errorOf([...minimal, '--frr-confdir', 'relative']).message).toBe(
+      '--frr-confdir: must be an absolute path (got "relative")',
+    );
+    expect(errorOf([...minimal, '--frr-pathspace', 'a/b']).option).toBe('--frr-pathspace');
+    expect(errorOf([...minimal, '--resync-period', '500ms']).message).toBe(
+      '--resync-period: must be at least 1s (got "500ms")',
+    );
+    expect(errorOf([...minimal, '--metrics-addr', 'localhost']).option).toBe('--metrics-addr');
+  });
+
+  it('parses durations', () => {
+    expect(parseDuration('x', '250ms')).toBe(250);
+    expect(parseDuration('x', '2h')).toBe(7_200_000);
+    expect(() => parseDuration('--resync-period', '10')).toThrow(/^--resync-period: must be a duration/);
+    expect(() => parseDuration('--resync-period', '5m junk')).toThrow(OptionError);
+  });
+
+  it('--help explains every option and the test-only fault hook', () => {
+    let help = '';
+    const program = buildProgram()
+      .exitOverride()
+      .configureOutput({ writeOut: (text) => void (help += text) });
+    expect(() => program.parse(['node', 'nodenet-agent', '--help'])).toThrow();
+    for (const flag of [
+      '--kubeconfig',
+      '--node-name',
+      '--state-dir',
+      '--health-config',
+      '--frr-template',
+      '--frr-config',
+      '--frr-reload-cmd',
+      '--frr-pathspace',
+      '--frr-bindir',
+      '--frr-confdir',
+      '--frr-rundir',
+      '--asn',
+      '--router-id',
+      '--vtep-interface',
+      '--resync-period',
+      '--metrics-addr',
+      '--health-addr',
+      '--log-level',
+    ]) {
+      expect(help).toContain(flag);
+    }
+    expect(help).toContain('(env: NODE_NAME)');
+    expect(help).toContain(
+      'Test only: NODENET_FAULT_AT=<after-pending|after-netlink|after-frr|after-health|after-applied>',
+    );
+  });
+});
