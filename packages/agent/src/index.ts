@@ -1,3 +1,14 @@
 export {};
 export * from './frr/index.js';
 export * from './netlink/index.js';
+export * from './errors.js';
+export * from './checkpoint.js';
+export * from './health/index.js';
+export * from './status.js';
+export * from './metrics.js';
+export * from './fault.js';
+export * from './pipeline.js';
+export * from './drivers.js';
+export * from './server.js';
+export * from './options.js';
+export * from './agent.js';

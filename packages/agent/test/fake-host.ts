@@ -1,0 +1,84 @@
+/**
+ * In-memory stand-ins for the host boundary (netlink + FRR drivers, health checks), for tests of the
+ * pipeline's decisions and of the watch/status layer. They are not drivers: the real ones are
+ * exercised by test/agent host tests.
+ */
+import type { NodeConfigSpec } from '@nodenet/api';
+import type { CheckResult } from '../src/health/checker.js';
+import type { HostDrivers } from '../src/pipeline.js';
+
+/** In-memory host: what each driver last put on it, with switchable failures. */
+export class FakeHost implements HostDrivers {
+  netlinkState: string | null = null; // revision of the spec whose devices are on the host
+  frrState: string | null = null;
+  /** Set by a test to simulate a device deleted by hand: the next netlink apply repairs it. */
+  drifted = false;
+  failNetlink = new Set<string>();
+  failFrr = new Set<string>();
+  failRemoveAll = false;
+  calls: string[] = [];
+  /** Awaited at the start of every netlink apply: lets a test hold an apply mid-way. */
+  beforeNetlinkApply?: (spec: NodeConfigSpec) => Promise<void>;
+
+  netlink = {
+    apply: async (spec: NodeConfigSpec) => {
+      this.calls.push(`netlink.apply ${spec.revision.slice(0, 4)}`);
+      await this.beforeNetlinkApply?.(spec);
+      if (this.failNetlink.has(spec.revision)) {
+        this.netlinkState = `half-${spec.revision}`;
+        throw new Error('RTNETLINK answers: File exists (vx.1002)');
+      }
+      const operations = this.netlinkState === spec.revision && !this.drifted ? 0 : 3;
+      this.netlinkState = spec.revision;
+      this.drifted = false;
+      return { operations };
+    },
+    removeAll: async () => {
+      this.calls.push('netlink.removeAll');
+      if (this.failRemoveAll) throw new Error('EBUSY');
+      const operations = this.netlinkState === null ? 0 : 5;
+      this.netlinkState = null;
+      return { operations };
+    },
+  };
+
+  frr = {
+    apply: async (spec: NodeConfigSpec) => {
+      this.calls.push(`frr.apply ${spec.revision.slice(0, 4)}`);
+      if (this.failFrr.has(spec.revision)) throw new Error('vtysh -C: line 12: % Unknown command');
+      const changed = this.frrState !== spec.revision;
+      this.frrState = spec.revision;
+      return { changed };
+    },
+    removeAll: async () => {
+      this.calls.push('frr.removeAll');
+      const changed = this.frrState !== null;
+      this.frrState = null;
+      return { changed };
+    },
+  };
+}
+
+/** Health that breaks while a given revision is on the host; `alwaysFailing` names checks failing regardless. */
+export class FakeHealth {
+  breaking = new Set<string>();
+  alwaysFailing = new Set<string>();
+  runs = 0;
+  constructor(private readonly host: FakeHost) {}
+  async run(): Promise<CheckResult[]> {
+    this.runs++;
+    const broken = this.host.netlinkState !== null && this.breaking.has(this.host.netlinkState);
+    return [
+      {
+        name: 'tcp/spine-1',
+        ok: !broken,
+        detail: broken ? 'no answer within 3000 ms after 3 attempt(s)' : 'connected',
+      },
+      {
+        name: 'dns',
+        ok: !this.alwaysFailing.has('dns'),
+        detail: this.alwaysFailing.has('dns') ? 'timeout' : 'ok',
+      },
+    ];
+  }
+}

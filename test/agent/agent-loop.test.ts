@@ -1,0 +1,208 @@
+/**
+ * The agent's Kubernetes side against a real devcluster over HTTP with the real @nodenet/kube client:
+ * the watch by exact name, status writes with retries across an API outage, drift repair at resync
+ * without status writes, start-up taint removal. The host boundary (netlink + FRR drivers) is the
+ * in-memory stand-in, because this suite is about the API side; the real drivers are covered by the
+ * host suites.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API_VERSION, ASSIGNED_AT_ANNOTATION, type NodeConfig, type NodeConfigSpec } from '@nodenet/api';
+import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
+import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from '../../packages/agent/src/agent.js';
+import { CheckpointStore } from '../../packages/agent/src/checkpoint.js';
+import { AgentMetrics } from '../../packages/agent/src/metrics.js';
+import { Pipeline } from '../../packages/agent/src/pipeline.js';
+import { StatusReporter } from '../../packages/agent/src/status.js';
+import { FakeHealth, FakeHost } from '../../packages/agent/test/fake-host.js';
+import { sampleSpec } from '../../packages/agent/test/fixtures.js';
+
+const CRDS = join(process.cwd(), 'crds');
+const log = pino({ level: 'silent' });
+
+let work: string;
+let dc: DevCluster;
+let client: KubeClient;
+let clients: Clients;
+let host: FakeHost;
+let statusWriteFailures: number;
+const loops: AgentLoop[] = [];
+const reporters: StatusReporter[] = [];
+
+async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await fn();
+      if (value !== undefined && value !== false) return value;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+function nodeConfig(name: string, spec: NodeConfigSpec, assignedAt = '2025-01-01T00:00:00Z'): NodeConfig {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'NodeConfig',
+    metadata: { name, annotations: { [ASSIGNED_AT_ANNOTATION]: assignedAt } },
+    spec,
+  };
+}
+
+function startAgent(nodeName: string, extra: { startupTaints?: string[] } = {}): AgentLoop {
+  const metrics = new AgentMetrics();
+  const status = new StatusReporter({
+    write: nodeConfigStatusWriter(clients, nodeName),
+    backoff: { initialMs: 20, maxMs: 100, factor: 2 },
+    onWriteError: () => void statusWriteFailures++,
+  });
+  reporters.push(status);
+  const pipeline = new Pipeline({
+    drivers: host,
+    checkpoints: new CheckpointStore(join(work, `state-${nodeName}`)),
+    health: new FakeHealth(host),
+    status,
+    metrics,
+    logger: log,
+    onFirstHealthy: () => removeStartupTaints(clients, nodeName, extra.startupTaints ?? [], log),
+  });
+  const loop = new AgentLoop({ nodeName, clients, pipeline, status, metrics, logger: log, resyncMs: 150 });
+  loops.push(loop);
+  void loop.start();
+  return loop;
+}
+
+const statusOf = async (name: string) => (await clients.nodeConfig.get(name)).status;
+
+beforeEach(async () => {
+  work = await mkdtemp(join(tmpdir(), 'nodenet-agentloop-'));
+  dc = await startDevCluster({ crdsDir: CRDS, dataDir: join(work, 'data') });
+  client = new KubeClient(loadKubeConfig(dc.kubeconfigPath));
+  clients = makeClients(client);
+  host = new FakeHost();
+  statusWriteFailures = 0;
+});
+
+afterEach(async () => {
+  for (const loop of loops.splice(0)) {
+    loop.stop();
+    await loop.idle();
+  }
+  for (const r of reporters.splice(0)) r.stop();
+  client.close();
+  await dc.stop();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('agent loop against devcluster', () => {
+  it('applies its own NodeConfig, reports provisioned, and ignores node-10 as node-1', async () => {
+    const A = sampleSpec(1);
+    const B = sampleSpec(2);
+    await clients.nodeConfig.create(nodeConfig('node-10', B));
+    await clients.nodeConfig.create(nodeConfig('node-1', A));
+    const loop = startAgent('node-1');
+    const status = await waitFor('node-1 provisioned', async () => {
+      const s = await statusOf('node-1');
+      return s?.configStatus === 'provisioned' ? s : undefined;
+    });
+    expect(status.lastAppliedRevision).toBe(A.revision);
+    expect(status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'Provisioned',
+    });
+    expect(host.netlinkState).toBe(A.revision);
+    expect(loop.readyz().ok).toBe(true);
+
+    // A change to node-10 never reaches node-1's agent.
+    await clients.nodeConfig.mergePatch('node-10', { spec: { vrf: [] } });
+    await new Promise((r) => setTimeout(r, 400)); // more than two resync periods
+    expect(host.calls.some((c) => c.includes(B.revision.slice(0, 4)))).toBe(false);
+    expect(await statusOf('node-10')).toBeUndefined();
+  });
+
+  it('repairs drift at the resync period without writing status', async () => {
+    const A = sampleSpec(1);
+    await clients.nodeConfig.create(nodeConfig('node-1', A));
+    startAgent('node-1');
+    await waitFor('provisioned', async () => (await statusOf('node-1'))?.configStatus === 'provisioned');
+    await reporters[0]!.flush();
+    const before = (await clients.nodeConfig.get('node-1')).metadata.resourceVersion;
+    host.drifted = true; // a managed device deleted by hand
+    await waitFor('drift repaired', () => !host.drifted);
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await clients.nodeConfig.get('node-1')).metadata.resourceVersion).toBe(before);
+  });
+
+  it('API server stopped during an apply: the host keeps the healthy new config and status is written once it is back', async () => {
+    const A = sampleSpec(1);
+    const C = sampleSpec(3);
+    await clients.nodeConfig.create(nodeConfig('node-1', A));
+    startAgent('node-1');
+    await waitFor(
+      'A provisioned',
+      async () => (await statusOf('node-1'))?.lastAppliedRevision === A.revision,
+    );
+
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const atNetlink = new Promise<void>((r) => (reached = r));
+    host.beforeNetlinkApply = async (spec) => {
+      if (spec.revision !== C.revision) return;
+      reached();
+      await held;
+    };
+    await clients.nodeConfig.update({ ...(await clients.nodeConfig.get('node-1')), spec: C });
+    await atNetlink;
+    const port = dc.port;
+    await dc.stop();
+    release();
+    await waitFor('status write failing while the API is down', () => statusWriteFailures > 0);
+    expect(host.netlinkState).toBe(C.revision); // kept: health was fine, an unreachable API is no reason to roll back
+
+    dc = await startDevCluster({ crdsDir: CRDS, dataDir: join(work, 'data'), port });
+    const status = await waitFor(
+      'status written after the API returned',
+      async () => {
+        const s = await statusOf('node-1');
+        return s?.configStatus === 'provisioned' && s.lastAppliedRevision === C.revision ? s : undefined;
+      },
+      15_000,
+    );
+    expect(status.message).toMatch(/^revision [0-9a-f]{10} applied/);
+    expect(host.netlinkState).toBe(C.revision);
+  });
+
+  it('removes only the configured start-up taints from its Node after the first success', async () => {
+    await clients.node.create({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: 'node-1' },
+      spec: {
+        taints: [
+          { key: 'node.nodenet.io/network-unavailable', effect: 'NoSchedule' },
+          { key: 'other.example/keep', effect: 'NoExecute' },
+        ],
+      },
+    });
+    await clients.nodeConfig.create(nodeConfig('node-1', sampleSpec(1)));
+    startAgent('node-1', { startupTaints: ['node.nodenet.io/network-unavailable'] });
+    const node = await waitFor('taint removed', async () => {
+      const n = await clients.node.get('node-1');
+      return n.spec?.taints?.length === 1 ? n : undefined;
+    });
+    expect(node.spec?.taints).toEqual([{ key: 'other.example/keep', effect: 'NoExecute' }]);
+  });
+});
