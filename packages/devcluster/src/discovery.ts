@@ -96,42 +96,74 @@ export function apiResourceList(
 /**
  * OpenAPI v3: only as much as kubectl needs to learn that the server validates fields itself
  * (`fieldValidation`), so that `kubectl apply` sends `fieldValidation=Strict` instead of validating
- * client-side against an OpenAPI v2 document. kubectl checks the core group's Namespace PATCH
- * operation for custom resources and for groups not listed here.
+ * client-side against an OpenAPI v2 document (which this server does not serve). Every served
+ * group-version is listed, each with a PATCH operation per kind carrying the
+ * `x-kubernetes-group-version-kind` extension and the `fieldValidation` query parameter. Strategic
+ * merge is deliberately not advertised: kubectl then computes built-in patches from its compiled-in
+ * types, which needs no schema from the server.
  */
-export function openApiV3Root(): Record<string, unknown> {
-  return { paths: { 'api/v1': { serverRelativeURL: '/openapi/v3/api/v1?hash=devcluster1' } } };
+const gvPath = (group: string, version: string): string =>
+  group ? `apis/${group}/${version}` : `api/${version}`;
+
+export function openApiV3Root(types: ResourceType[]): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const t of types) {
+    const p = gvPath(t.group, t.version);
+    paths[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${openApiHash(types, t.group, t.version)}` };
+  }
+  return { paths };
 }
 
-export function openApiV3CoreV1(): Record<string, unknown> {
+function openApiHash(types: ResourceType[], group: string, version: string): string {
+  const kinds = types
+    .filter((t) => t.group === group && t.version === version)
+    .map((t) => `${t.kind}:${t.plural}:${t.namespaced}`)
+    .sort()
+    .join(',');
+  let h = 0;
+  for (let i = 0; i < kinds.length; i++) h = (Math.imul(h, 31) + kinds.charCodeAt(i)) | 0;
+  return (h >>> 0).toString(16).toUpperCase().padStart(8, '0');
+}
+
+/** The OpenAPI v3 document of one group-version (`/openapi/v3/apis/<g>/<v>`), or undefined when not served. */
+export function openApiV3GroupVersion(
+  types: ResourceType[],
+  group: string,
+  version: string,
+): Record<string, unknown> | undefined {
+  const mine = types.filter((t) => t.group === group && t.version === version);
+  if (mine.length === 0) return undefined;
   const param = (name: string): Record<string, unknown> => ({
     name,
     in: 'query',
     schema: { type: 'string', uniqueItems: true },
   });
+  const paths: Record<string, unknown> = {};
+  for (const t of mine) {
+    const base = `/${gvPath(group, version)}${t.namespaced ? '/namespaces/{namespace}' : ''}/${t.plural}/{name}`;
+    paths[base] = {
+      patch: {
+        description: `partially update the specified ${t.kind}`,
+        operationId: `patch${t.kind}`,
+        parameters: [param('dryRun'), param('fieldManager'), param('fieldValidation'), param('force')],
+        requestBody: {
+          content: {
+            'application/json-patch+json': { schema: { type: 'object' } },
+            'application/merge-patch+json': { schema: { type: 'object' } },
+            'application/apply-patch+yaml': { schema: { type: 'object' } },
+          },
+          required: true,
+        },
+        responses: { '200': { description: 'OK' } },
+        'x-kubernetes-action': 'patch',
+        'x-kubernetes-group-version-kind': { group, kind: t.kind, version },
+      },
+    };
+  }
   return {
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
-    paths: {
-      '/api/v1/namespaces/{name}': {
-        patch: {
-          description: 'partially update the specified Namespace',
-          operationId: 'patchCoreV1Namespace',
-          parameters: [param('dryRun'), param('fieldManager'), param('fieldValidation'), param('force')],
-          requestBody: {
-            content: {
-              'application/json-patch+json': { schema: { type: 'object' } },
-              'application/merge-patch+json': { schema: { type: 'object' } },
-              'application/apply-patch+yaml': { schema: { type: 'object' } },
-            },
-            required: true,
-          },
-          responses: { '200': { description: 'OK' } },
-          'x-kubernetes-action': 'patch',
-          'x-kubernetes-group-version-kind': { group: '', kind: 'Namespace', version: 'v1' },
-        },
-      },
-    },
+    paths,
     components: { schemas: {} },
   };
 }

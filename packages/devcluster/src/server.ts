@@ -16,7 +16,7 @@ import {
   apiGroupList,
   apiResourceList,
   apiVersions,
-  openApiV3CoreV1,
+  openApiV3GroupVersion,
   openApiV3Root,
   versionInfo,
 } from './discovery.js';
@@ -216,9 +216,15 @@ export class ApiServer {
       case '/apis':
         return send(res, 200, apiGroupList(this.cluster.allTypes()));
       case '/openapi/v3':
-        return send(res, 200, openApiV3Root());
-      case '/openapi/v3/api/v1':
-        return send(res, 200, openApiV3CoreV1());
+        return send(res, 200, openApiV3Root(this.cluster.allTypes()));
+    }
+    if (path.startsWith('/openapi/v3/')) {
+      const m = path.match(/^\/openapi\/v3\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/);
+      const doc = m
+        ? openApiV3GroupVersion(this.cluster.allTypes(), m[2] ?? '', m[1] ?? m[3] ?? '')
+        : undefined;
+      if (!doc) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      return send(res, 200, doc);
     }
 
     const segs = path

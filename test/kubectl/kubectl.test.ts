@@ -1,0 +1,229 @@
+/**
+ * kubectl compatibility of devcluster: the real kubectl binary, as an independent client, against the
+ * real nodenet-devcluster binary with the generated CRDs from crds/.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa, type ResultPromise } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SAMPLES = path.join(ROOT, 'test/kubectl/samples');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nodenet-kubectl-'));
+const kubeconfig = path.join(tmp, 'kubeconfig');
+let server: ResultPromise | undefined;
+
+/** kubectl with this suite's kubeconfig and a private discovery cache. */
+function kubectl(...args: string[]) {
+  return execa('kubectl', ['--kubeconfig', kubeconfig, '--cache-dir', path.join(tmp, 'cache'), ...args], {
+    reject: false,
+    timeout: 30_000,
+  });
+}
+
+async function ok(...args: string[]): Promise<string> {
+  const r = await kubectl(...args);
+  if (r.exitCode !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.exitCode}): ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Splits `kubectl get` output into rows of whitespace-separated cells (header first). */
+function table(out: string): string[][] {
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s{2,}/));
+}
+
+describe('kubectl against nodenet-devcluster', () => {
+  beforeAll(async () => {
+    await execa('npx', ['tsc', '-b', 'packages/devcluster'], { cwd: ROOT });
+    server = execa('node', ['packages/devcluster/dist/main.js', '--port', '0', '--kubeconfig', kubeconfig], {
+      cwd: ROOT,
+      reject: false,
+    });
+    await new Promise<void>((resolve, reject) => {
+      server?.stdout?.on('data', (d: Buffer) => {
+        if (d.toString().includes('listening on http://127.0.0.1:')) resolve();
+      });
+      void server?.then((r) => reject(new Error(`devcluster exited early: ${r.stderr}`)));
+    });
+  });
+
+  afterAll(async () => {
+    server?.kill('SIGTERM');
+    const r = await server;
+    fs.rmSync(tmp, { recursive: true, force: true });
+    expect(r?.exitCode).toBe(0); // clean stop on SIGTERM
+  });
+
+  it('applies crds/ and waits for them to be established', async () => {
+    const out = await ok('apply', '-f', path.join(ROOT, 'crds'));
+    expect(out).toContain(
+      'customresourcedefinition.apiextensions.k8s.io/layer2networkconfigurations.network.nodenet.io created',
+    );
+    const waited = await ok('wait', '--for', 'condition=established', 'crd', '--all', '--timeout=20s');
+    expect(
+      waited
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes('condition met')).length,
+    ).toBe(fs.readdirSync(path.join(ROOT, 'crds')).filter((f) => f.endsWith('.yaml')).length);
+  });
+
+  it('applies sample inputs: created, then unchanged, then configured', async () => {
+    const first = await ok('apply', '-f', path.join(SAMPLES, 'inputs.yaml'));
+    expect(first).toContain('layer2networkconfiguration.network.nodenet.io/vlan100 created');
+    expect(first).toContain('vrfrouteconfiguration.network.nodenet.io/tenant-a created');
+    expect(first).toContain('routingtable.network.nodenet.io/taas-5 created');
+    const again = await ok('apply', '-f', path.join(SAMPLES, 'inputs.yaml'));
+    expect(again).toContain('layer2networkconfiguration.network.nodenet.io/vlan100 unchanged');
+    const changed = fs
+      .readFileSync(path.join(SAMPLES, 'inputs.yaml'), 'utf8')
+      .replace('vni: 10100', 'vni: 10101');
+    const file = path.join(tmp, 'changed.yaml');
+    fs.writeFileSync(file, changed);
+    const third = await ok('apply', '-f', file);
+    expect(third).toContain('layer2networkconfiguration.network.nodenet.io/vlan100 configured');
+    expect(
+      await ok('get', 'layer2', 'vlan100', '-o', 'jsonpath={.spec.vni} {.spec.mtu} {.metadata.generation}'),
+    ).toBe('10101 1500 2');
+  });
+
+  it('shows the CRD printer columns in kubectl get (and -o wide)', async () => {
+    const rows = table(await ok('get', 'layer2'));
+    expect(rows[0]).toEqual(['NAME', 'VLAN', 'VNI', 'VRF', 'MTU', 'ACCEPTED', 'AGE']);
+    expect(rows[1]?.slice(0, 5)).toEqual(['vlan100', '100', '10101', 'tenanta', '1500']);
+    const wide = table(await ok('get', 'layer2', '-o', 'wide'));
+    expect(wide[0]).toContain('GATEWAYS');
+    const all = await ok('get', 'nodenet');
+    expect(all).toContain('vrfrouteconfiguration.network.nodenet.io/tenant-a');
+    expect(all).toContain('routingtable.network.nodenet.io/taas-5');
+  });
+
+  it('patches the status subresource and waits for a jsonpath condition', async () => {
+    const status = {
+      status: {
+        conditions: [
+          {
+            type: 'Accepted',
+            status: 'True',
+            reason: 'Valid',
+            message: 'ok',
+            lastTransitionTime: '2025-01-01T00:00:00Z',
+          },
+        ],
+      },
+    };
+    await ok(
+      'patch',
+      'layer2',
+      'vlan100',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify(status),
+    );
+    const waited = await ok(
+      'wait',
+      '--for=jsonpath={.status.conditions[?(@.type=="Accepted")].status}=True',
+      'layer2/vlan100',
+      '--timeout=10s',
+    );
+    expect(waited).toContain('condition met');
+    expect(table(await ok('get', 'layer2', 'vlan100'))[1]?.[5]).toBe('True');
+    // a spec change through /status is ignored
+    await ok(
+      'patch',
+      'layer2',
+      'vlan100',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      '{"spec":{"vni":1}}',
+    );
+    expect(await ok('get', 'layer2', 'vlan100', '-o', 'jsonpath={.spec.vni}')).toBe('10101');
+  });
+
+  it('refuses an invalid object and names the field', async () => {
+    const r = await kubectl('apply', '-f', path.join(SAMPLES, 'invalid-layer2.yaml'));
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toContain('The Layer2NetworkConfiguration "broken" is invalid');
+    expect(r.stderr).toContain(
+      'spec.vni: Invalid value: 0: spec.vni in body should be greater than or equal to 1',
+    );
+  });
+
+  it('cascades deletion to dependents (owner references)', async () => {
+    const nodeFile = path.join(tmp, 'node.yaml');
+    fs.writeFileSync(
+      nodeFile,
+      'apiVersion: v1\nkind: Node\nmetadata:\n  name: worker-1\n  labels: {kubernetes.io/hostname: worker-1}\n',
+    );
+    await ok('apply', '-f', nodeFile);
+    const uid = await ok('get', 'node', 'worker-1', '-o', 'jsonpath={.metadata.uid}');
+    const cmFile = path.join(tmp, 'dep.yaml');
+    fs.writeFileSync(
+      cmFile,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: worker-1-dep\n  namespace: default\n  ownerReferences:\n  - {apiVersion: v1, kind: Node, name: worker-1, uid: ${uid}}\ndata: {a: b}\n`,
+    );
+    await ok('apply', '-f', cmFile);
+    expect(await ok('get', 'cm', 'worker-1-dep', '-o', 'name')).toBe('configmap/worker-1-dep');
+    await ok('delete', 'node', 'worker-1');
+    await ok('wait', '--for=delete', 'configmap/worker-1-dep', '--timeout=10s');
+    const gone = await kubectl('get', 'cm', 'worker-1-dep');
+    expect(gone.stderr).toContain('NotFound');
+  });
+
+  it('streams changes with get -w', async () => {
+    const watch = execa(
+      'kubectl',
+      ['--kubeconfig', kubeconfig, '--cache-dir', path.join(tmp, 'cache'), 'get', 'layer2', '-w'],
+      { reject: false },
+    );
+    let out = '';
+    const seen = (s: string) =>
+      new Promise<void>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error(`timed out waiting for ${s}; got:\n${out}`)), 15_000);
+        const check = () => {
+          if (out.includes(s)) {
+            clearTimeout(t);
+            resolve();
+          }
+        };
+        watch.stdout?.on('data', (d: Buffer) => {
+          out += d.toString();
+          check();
+        });
+        check();
+      });
+    await seen('vlan100');
+    await ok('patch', 'layer2', 'vlan100', '--type=merge', '-p', '{"spec":{"vni":777}}');
+    await seen('777');
+    const f = path.join(tmp, 'l2b.yaml');
+    fs.writeFileSync(
+      f,
+      'apiVersion: network.nodenet.io/v1alpha1\nkind: Layer2NetworkConfiguration\nmetadata: {name: vlan300}\nspec: {id: 300, vni: 30300}\n',
+    );
+    await ok('apply', '-f', f);
+    await seen('vlan300');
+    watch.kill('SIGTERM');
+    await watch;
+    const lines = out.trim().split('\n');
+    expect(lines[0]).toMatch(/^NAME\s+VLAN\s+VNI/);
+    expect(lines.some((l) => /^vlan100\s+100\s+777\s/.test(l))).toBe(true);
+  });
+
+  it('describes a custom resource and deletes with kubectl delete -f', async () => {
+    const d = await ok('describe', 'layer2', 'vlan100');
+    expect(d).toMatch(/Name:\s+vlan100/);
+    expect(d).toMatch(/Kind:\s+Layer2NetworkConfiguration/);
+    const del = await ok('delete', '-f', path.join(SAMPLES, 'inputs.yaml'));
+    expect(del).toContain('layer2networkconfiguration.network.nodenet.io "vlan100" deleted');
+    expect((await ok('get', 'layer2', '-o', 'name')).trim()).toBe(
+      'layer2networkconfiguration.network.nodenet.io/vlan300',
+    );
+  });
+});
