@@ -25,6 +25,8 @@ hostname nn-node
 service integrated-vtysh-config
 !
 {{ vrfs }}
+{{ prefix_lists }}
+{{ route_maps }}
 router bgp {{ asn }}
  bgp router-id {{ router_id }}
  no bgp network import-check
@@ -45,8 +47,6 @@ router bgp {{ asn }}
 exit
 !
 {{ bgp_vrfs }}
-{{ prefix_lists }}
-{{ route_maps }}
 `;
 
 const peerConfig = `frr defaults datacenter

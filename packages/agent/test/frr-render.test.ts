@@ -249,13 +249,22 @@ describe('FRR rendering: values outside the grammar are refused', () => {
 });
 
 describe('FRR base template', () => {
-  const sections = '{{ vrfs }}\n{{ prefix_lists }}\n{{ route_maps }}\n{{ bgp_vrfs }}\n';
+  const sections = '{{ bgp_vrfs }}\n';
   const bgp =
-    'router bgp {{asn}}\n {{ bgp_default }}\n address-family ipv4 unicast\n  {{ bgp_default_ipv4 }}\n address-family ipv6 unicast\n  {{ bgp_default_ipv6 }}\n';
+    '{{ vrfs }}\n{{ prefix_lists }}\n{{ route_maps }}\nrouter bgp {{asn}}\n {{ bgp_default }}\n address-family ipv4 unicast\n  {{ bgp_default_ipv4 }}\n address-family ipv6 unicast\n  {{ bgp_default_ipv6 }}\n';
   const ok = bgp + sections;
 
   it('accepts a template with every section once and value placeholders anywhere', () => {
     expect(() => parseTemplate(ok + 'hostname r{{ asn }}-{{router_id}}\n')).not.toThrow();
+  });
+  it('activates IPv4 sessions explicitly only when the template turns the IPv4 default off', () => {
+    expect(renderFrrConfig(goldenCases.ipv4!, settings, ok)).not.toContain(
+      'neighbor vd.red activate\n  neighbor vd.red route-map rm4',
+    );
+    const off = ok.replace(' {{ bgp_default }}', ' no bgp default ipv4-unicast\n {{ bgp_default }}');
+    expect(renderFrrConfig(goldenCases.ipv4!, settings, off)).toContain(
+      '  neighbor vd.red activate\n  neighbor vd.red route-map rm4_red_import in\n',
+    );
   });
   it('indents each section line with the placeholder indentation', () => {
     const out = renderFrrConfig(goldenCases.ipv4!, settings, ok);
@@ -270,6 +279,11 @@ describe('FRR base template', () => {
       'missing section',
       ok.replace('{{ route_maps }}\n', ''),
       /missing section placeholder\(s\): \{\{ route_maps \}\}/,
+    ],
+    [
+      'vrfs after router bgp',
+      ok.replace('{{ vrfs }}\n', '') + '{{ vrfs }}\n',
+      /\{\{ vrfs \}\} must come before the first `router bgp`/,
     ],
     ['stray braces', ok + 'hostname {{ asn\n', /malformed placeholder/],
     ['upper-case name', ok + '{{ ASN }}\n', /malformed placeholder/],

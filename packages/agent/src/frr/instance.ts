@@ -82,7 +82,21 @@ export function vtyshArgv(i: ResolvedInstance): [string, string[]] {
 /** argv of `frr-reload.py --reload <file>` for this instance. */
 export function reloadArgv(i: ResolvedInstance, file: string): [string, string[]] {
   const [cmd, ...pre] = i.reloadCommand as [string, ...string[]];
-  const args = [...pre, '--reload', '--bindir', i.bindir, '--confdir', i.confdir, '--rundir', i.rundir];
+  // --stdout: log to our pipe, not /var/log/frr (absent or read-only in a container); errors only,
+  // so the output is FRR's complaint and nothing else.
+  const args = [
+    ...pre,
+    '--reload',
+    '--stdout',
+    '--log-level',
+    'error',
+    '--bindir',
+    i.bindir,
+    '--confdir',
+    i.confdir,
+    '--rundir',
+    i.rundir,
+  ];
   if (i.pathspace) args.push('--pathspace', i.pathspace);
   if (i.vtySocket) args.push('--vty_socket', i.vtySocket);
   args.push(file);

@@ -18,5 +18,8 @@ export function renderFrrConfig(
 ): string {
   const tpl = typeof template === 'string' ? parseTemplate(template) : template;
   const model = buildModel(spec, settings);
-  return fillTemplate(tpl, renderSections(model), { asn: String(model.asn), router_id: model.routerId });
+  return fillTemplate(tpl, renderSections(model, tpl.ipv4ActivatedByDefault), {
+    asn: String(model.asn),
+    router_id: model.routerId,
+  });
 }

@@ -92,11 +92,14 @@ function bgpDefaultSection(m: FrrModel): string[] {
 }
 
 /** Lines inside the default VRF's `address-family ipv4|ipv6 unicast`. */
-function bgpDefaultAfSection(m: FrrModel, family: Family): string[] {
+function bgpDefaultAfSection(m: FrrModel, family: Family, ipv4ActivatedByDefault: boolean): string[] {
   const out: string[] = [];
   for (const v of m.vrfs) {
+    // FRR leaves `activate` out of its running config where it is the default (IPv4 unless the
+    // template says `no bgp default ipv4-unicast`); rendering it anyway would make frr-reload.py see
+    // a difference on every reload and re-send it out of context.
+    if (family === 6 || !ipv4ActivatedByDefault) out.push(`neighbor ${v.toVrfPort} activate`);
     out.push(
-      `neighbor ${v.toVrfPort} activate`,
       `neighbor ${v.toVrfPort} route-map ${routeMapName(v.name, 'import', family)} in`,
       `neighbor ${v.toVrfPort} route-map ${routeMapName(v.name, 'export', family)} out`,
     );
@@ -112,7 +115,9 @@ function bgpVrfSection(m: FrrModel): string[] {
     out.push(` neighbor ${v.toDefaultPort} interface remote-as internal`);
     for (const family of [4, 6] as const) {
       out.push(' !', ` address-family ipv${family} unicast`);
-      out.push(`  neighbor ${v.toDefaultPort} activate`, '  redistribute connected');
+      // IPv4 is activated by default in this instance (see bgpDefaultAfSection).
+      if (family === 6) out.push(`  neighbor ${v.toDefaultPort} activate`);
+      out.push('  redistribute connected');
       for (const a of v.aggregates[family]) out.push(`  aggregate-address ${a}`);
       out.push(' exit-address-family');
     }
@@ -136,14 +141,15 @@ function bgpVrfSection(m: FrrModel): string[] {
   return out;
 }
 
-export function renderSections(m: FrrModel): Sections {
+/** `ipv4ActivatedByDefault`: the template's default `router bgp` keeps `bgp default ipv4-unicast`. */
+export function renderSections(m: FrrModel, ipv4ActivatedByDefault = true): Sections {
   return {
     vrfs: vrfSection(m),
     prefix_lists: prefixListSection(m),
     route_maps: routeMapSection(m),
     bgp_default: bgpDefaultSection(m),
-    bgp_default_ipv4: bgpDefaultAfSection(m, 4),
-    bgp_default_ipv6: bgpDefaultAfSection(m, 6),
+    bgp_default_ipv4: bgpDefaultAfSection(m, 4, ipv4ActivatedByDefault),
+    bgp_default_ipv6: bgpDefaultAfSection(m, 6, ipv4ActivatedByDefault),
     bgp_vrfs: bgpVrfSection(m),
   };
 }

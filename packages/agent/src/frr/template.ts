@@ -8,7 +8,9 @@
  *   `{{ asn }}` (local AS number), `{{ router_id }}` (BGP router id).
  * - Section placeholders must stand alone on their line and appear exactly once each; every line of
  *   the section is inserted with the placeholder's indentation, and an empty section leaves no line:
- *   `{{ vrfs }}`, `{{ prefix_lists }}`, `{{ route_maps }}` (top level),
+ *   `{{ vrfs }}` (top level, before any `router bgp`: vtysh would read a later `vrf X` inside a
+ *   `router bgp` block as an abbreviation of `vrf-policy`), `{{ prefix_lists }}`, `{{ route_maps }}`
+ *   (top level; best before `router bgp` too, so that no line refers to a map not yet defined),
  *   `{{ bgp_default }}` (inside `router bgp {{ asn }}`),
  *   `{{ bgp_default_ipv4 }}` / `{{ bgp_default_ipv6 }}` (inside its `address-family ipv4|ipv6 unicast`),
  *   `{{ bgp_vrfs }}` (top level, after the default `router bgp` block).
@@ -29,6 +31,8 @@ type Part =
 
 export interface FrrTemplate {
   readonly parts: readonly Part[];
+  /** False when the template turns off `bgp default ipv4-unicast`: IPv4 sessions then need `activate`. */
+  readonly ipv4ActivatedByDefault: boolean;
 }
 
 const PLACEHOLDER = /\{\{\s*([a-z0-9_]+)\s*\}\}/g;
@@ -76,14 +80,26 @@ export function parseTemplate(text: string): FrrTemplate {
     }
     parts.push(pieces.length === 1 ? { kind: 'text', line } : { kind: 'values', pieces });
   });
+  const vrfsAt = parts.findIndex((p) => p.kind === 'section' && p.name === 'vrfs');
+  const bgpAt = parts.findIndex((p) => p.kind !== 'section' && /^router bgp\b/.test(partText(p)));
+  if (vrfsAt >= 0 && bgpAt >= 0 && bgpAt < vrfsAt) {
+    throw new FrrTemplateError(
+      '{{ vrfs }} must come before the first `router bgp` block',
+      lines.indexOf(partText(parts[bgpAt]!)) + 1,
+    );
+  }
   const missing = SECTION_NAMES.filter((n) => !seen.has(n));
   if (missing.length) {
     throw new FrrTemplateError(
       `missing section placeholder(s): ${missing.map((n) => `{{ ${n} }}`).join(', ')}`,
     );
   }
-  return { parts };
+  const ipv4ActivatedByDefault = !lines.some((l) => /^\s*no bgp default ipv4-unicast\s*$/.test(l));
+  return { parts, ipv4ActivatedByDefault };
 }
+
+const partText = (p: Part): string =>
+  p.kind === 'text' ? p.line : p.kind === 'values' ? p.pieces.join('') : '';
 
 export function fillTemplate(t: FrrTemplate, sections: Sections, values: Record<ValueName, string>): string {
   const out: string[] = [];

@@ -4,6 +4,8 @@ hostname node-1
 service integrated-vtysh-config
 !
 {{ vrfs }}
+{{ prefix_lists }}
+{{ route_maps }}
 interface eth0
  ipv6 nd ra-interval 6
  no ipv6 nd suppress-ra
@@ -34,7 +36,5 @@ router bgp {{ asn }}
 exit
 !
 {{ bgp_vrfs }}
-{{ prefix_lists }}
-{{ route_maps }}
 line vty
 !

@@ -1,0 +1,133 @@
+/**
+ * FRR driver figures: render time for configs of growing size (pure), and, when run as root with FRR
+ * installed, the cost of an apply (vtysh -C check + frr-reload.py) on a real FRR instance in a network
+ * namespace: first apply, a one-line change, and an unchanged config (which must cost ~nothing).
+ * Run: npx tsx bench/frr-render.ts
+ */
+import { execFileSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import type { PrefixItem, VrfEntry } from '@nodenet/api';
+import { FrrDriver, renderFrrConfig } from '../packages/agent/src/frr/index.js';
+import { existsSync } from 'node:fs';
+import { FRR_PREREQUISITES, startFrr } from '../test/frr/support/frr-netns.js';
+
+const template = `{{ vrfs }}
+{{ prefix_lists }}
+{{ route_maps }}
+router bgp {{ asn }}
+ bgp router-id {{ router_id }}
+ {{ bgp_default }}
+ address-family ipv4 unicast
+  {{ bgp_default_ipv4 }}
+ exit-address-family
+ address-family ipv6 unicast
+  {{ bgp_default_ipv6 }}
+ exit-address-family
+exit
+!
+{{ bgp_vrfs }}
+`;
+const settings = { asn: 65000, routerId: '10.0.0.1' };
+
+function spec(
+  vrfs: number,
+  entriesPerVrf: number,
+  itemsPerList: number,
+): { vrf: VrfEntry[]; routingTable: [] } {
+  const vrf: VrfEntry[] = [];
+  for (let v = 0; v < vrfs; v++) {
+    for (let e = 0; e < entriesPerVrf; e++) {
+      const items = (dir: number): PrefixItem[] =>
+        Array.from({ length: itemsPerList }, (_, i) => ({
+          cidr: i % 2 ? `fd00:${v}:${e}:${i}::/64` : `10.${v % 250}.${(e * 16 + i) % 250}.0/24`,
+          seq: i + 1,
+          action: i % 5 === 4 ? 'deny' : 'permit',
+          ...(dir ? { le: i % 2 ? 128 : 32 } : {}),
+        }));
+      vrf.push({
+        name: `v${v}-${e}`,
+        vrf: `v${v}`,
+        vni: 1000 + v,
+        routeTarget: `65000:${1000 + v}`,
+        import: items(0),
+        export: items(1),
+        aggregate: [`10.${v % 250}.0.0/16`],
+        seq: (e + 1) * 10,
+        mtu: 9000,
+        community: `65000:${e}`,
+      });
+    }
+  }
+  return { vrf, routingTable: [] };
+}
+
+function time(fn: () => void, runs: number): number {
+  fn();
+  const t0 = performance.now();
+  for (let i = 0; i < runs; i++) fn();
+  return (performance.now() - t0) / runs;
+}
+
+console.log('# FRR render (pure)');
+for (const [v, e, n] of [
+  [1, 1, 4],
+  [10, 2, 10],
+  [50, 4, 20],
+  [200, 4, 25],
+] as const) {
+  const s = spec(v, e, n);
+  const text = renderFrrConfig(s, settings, template);
+  const ms = time(() => renderFrrConfig(s, settings, template), v >= 200 ? 5 : 50);
+  console.log(
+    `vrfs=${v} entries/vrf=${e} items/list=${n}: ${text.split('\n').length} lines, ${ms.toFixed(2)} ms per render`,
+  );
+}
+
+// Not test/support/privileged.ts: that one needs vitest's runtime.
+const missing = [
+  ...(process.getuid?.() === 0 ? [] : ['root']),
+  ...FRR_PREREQUISITES.commands.filter((c) => c.startsWith('/') && !existsSync(c)),
+];
+if (missing.length === 0) {
+  console.log('\n# FRR apply on a real instance (netns, zebra + bgpd)');
+  const ns = `nnfrb${process.pid % 100000}`;
+  execFileSync('ip', ['netns', 'add', ns]);
+  const inst = startFrr(ns, ns);
+  try {
+    const d = new FrrDriver({
+      template,
+      settings,
+      confdir: inst.confdir,
+      pathspace: ns,
+      rundir: inst.rundir,
+    });
+    for (const [v, e, n] of [
+      [10, 2, 10],
+      [50, 4, 20],
+    ] as const) {
+      const s = spec(v, e, n);
+      const first = await d.applySpec(s).catch((err: Error) => err);
+      if (first instanceof Error) {
+        console.log(
+          `vrfs=${v} entries/vrf=${e} items/list=${n}: apply FAILED: ${first.message.split('\n').slice(-4).join(' | ')}`,
+        );
+        continue;
+      }
+      const changed = structuredClone(s);
+      changed.vrf[0]!.export[0]!.action = changed.vrf[0]!.export[0]!.action === 'permit' ? 'deny' : 'permit';
+      const small = await d.applySpec(changed);
+      const t0 = performance.now();
+      const same = await d.applySpec(changed);
+      const sameMs = performance.now() - t0;
+      console.log(
+        `vrfs=${v} entries/vrf=${e} items/list=${n}: apply from previous ${first.durationMs.toFixed(0)} ms, ` +
+          `one-line change ${small.durationMs.toFixed(0)} ms, unchanged ${sameMs.toFixed(2)} ms (changed=${same.changed})`,
+      );
+    }
+  } finally {
+    inst.stop();
+    execFileSync('ip', ['netns', 'del', ns]);
+  }
+} else {
+  console.log(`\n(apply figures skipped: needs ${missing.join(', ')})`);
+}
