@@ -152,18 +152,18 @@ async function main(): Promise<void> {
   const client = new KubeClient(loadKubeConfig(f.kubeconfig));
   const clients = makeClients(client);
   const metrics = new Metrics(true);
-  let elector: LeaderElector | undefined;
+
   const controller = new Controller({
     clients,
     policy,
     log,
     metrics,
     identity,
-    isLeader: () => elector?.isLeader() ?? false,
+    isLeader: () => elector.isLeader(),
     coalesceMs: timing.coalesce,
     eventNamespace: f.eventsNamespace,
   });
-  elector = new LeaderElector(
+  const elector: LeaderElector = new LeaderElector(
     clients.lease,
     {
       namespace: f.leaderElectionNamespace,
@@ -217,7 +217,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'shutting down');
     await controller.stop();
-    await elector?.stop(); // releases the lease: the standby takes over at once
+    await elector.stop(); // releases the lease: the standby takes over at once
     await Promise.all(servers.map((s) => s.close()));
     client.close();
     process.exit(0);

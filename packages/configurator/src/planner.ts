@@ -126,12 +126,27 @@ export function compareNodes(waveLabel: string | undefined): (a: NodeInfo, b: No
   };
 }
 
+/**
+ * Whether the agent's status answers the NodeConfig's current spec. The agent records the
+ * generation it answered in its conditions' `observedGeneration` (and `lastAppliedRevision` is what
+ * is on the host afterwards, the restored revision after a failure); without generations, a status
+ * naming the spec's revision as applied answers it.
+ */
+export function reportsOnSpec(nc: NodeConfig): boolean {
+  const st = nc.status;
+  if (!st) return false;
+  const gens = (st.conditions ?? [])
+    .map((c) => c.observedGeneration)
+    .filter((g): g is number => g !== undefined);
+  if (gens.length > 0 && nc.metadata.generation !== undefined) return gens.includes(nc.metadata.generation);
+  return st.lastAppliedRevision === nc.spec.revision;
+}
+
 /** Whether a NodeConfig's agent is still working on its current spec (so it holds a slot). */
 function busyOnCurrentSpec(nc: NodeConfig, node: NodeInfo, now: number, policy: Policy): boolean {
-  const hash = nc.spec.revision;
   const st = nc.status;
   const base = node.readySinceMs ?? 0;
-  if (st?.lastAppliedRevision === hash) {
+  if (st && reportsOnSpec(nc)) {
     if (st.configStatus !== 'provisioning') return false;
     const last = Math.max(parseTime(st.lastUpdate) ?? 0, base);
     return now - last <= policy.configTimeoutMs;
@@ -157,9 +172,9 @@ function classify(
   const st = nc.status;
   const base = node.readySinceMs ?? 0;
   const assignedAt = parseTime(nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION]);
-  const about = st?.lastAppliedRevision === hash;
+  const about = reportsOnSpec(nc);
   const lastUpdate = parseTime(st?.lastUpdate);
-  if (about && st?.configStatus === 'provisioned') {
+  if (st?.configStatus === 'provisioned' && st.lastAppliedRevision === hash) {
     const soakEnd = (lastUpdate ?? 0) + policy.minSuccessTimeMs;
     if (policy.minSuccessTimeMs > 0 && soakEnd > now) {
       deadlines.push(soakEnd);

@@ -401,6 +401,72 @@ describe('failures, invalidation and rollback', () => {
   });
 });
 
+describe('status as the agent writes it (observedGeneration; lastAppliedRevision = what is on the host)', () => {
+  const withGen = (n: NodeConfig, generation: number): NodeConfig => ({
+    ...n,
+    metadata: { ...n.metadata, generation },
+  });
+  const agentStatus = (
+    configStatus: 'provisioning' | 'invalid' | 'provisioned',
+    onHost: string,
+    gen: number,
+    at: number,
+  ): NodeConfigStatus => ({
+    configStatus,
+    lastAppliedRevision: onHost,
+    lastUpdate: iso(at),
+    message: configStatus === 'invalid' ? 'health check failed: bgp' : 'x',
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'R',
+        message: 'm',
+        lastTransitionTime: iso(at),
+        observedGeneration: gen,
+      },
+    ],
+  });
+
+  it('provisioning with the old revision still on the host is provisioning (config timeout applies)', () => {
+    const n = withGen(
+      nc('n00', B, { assignedAt: T0 - 40_000, status: agentStatus('provisioning', A, 2, T0 - 31_000) }),
+      2,
+    );
+    const p = plan(
+      input({
+        revisions: [rev(2, B), rev(1, A)],
+        nodes: nodes(1),
+        nodeConfigs: [n],
+        policy: { configTimeoutMs: 30_000 },
+      }),
+    );
+    expect(ofType(p.actions, 'invalidate')[0]?.failedNodes[0]?.message).toMatch(/config timeout/);
+  });
+
+  it('invalid with the restored revision on the host is a failure of the current spec', () => {
+    const n = withGen(
+      nc('n00', B, { assignedAt: T0 - 5000, status: agentStatus('invalid', A, 2, T0 - 1000) }),
+      2,
+    );
+    const p = plan(input({ revisions: [rev(2, B), rev(1, A)], nodes: nodes(1), nodeConfigs: [n] }));
+    expect(ofType(p.actions, 'invalidate')[0]?.failedNodes[0]).toMatchObject({
+      node: 'n00',
+      message: 'health check failed: bgp',
+    });
+  });
+
+  it('a status answering an older generation is not about the current spec', () => {
+    const n = withGen(
+      nc('n00', B, { assignedAt: T0 - 5000, status: agentStatus('invalid', A, 1, T0 - 1000) }),
+      2,
+    );
+    const p = plan(input({ revisions: [rev(2, B), rev(1, A)], nodes: nodes(1), nodeConfigs: [n] }));
+    expect(ofType(p.actions, 'invalidate')).toEqual([]);
+    expect(p.nodeStates.pending).toBe(1);
+  });
+});
+
 describe('soak (--min-success-time)', () => {
   it('a finished node keeps its slot until the soak period ends', () => {
     const pol = { minSuccessTimeMs: 30_000 };

@@ -1,0 +1,208 @@
+/**
+ * Fleet test harness: a devcluster with the nodenet CRDs, Nodes, input objects, an in-process
+ * configurator (the real Controller over HTTP) and a watch-stream recorder that checks invariants.
+ */
+import { fileURLToPath } from 'node:url';
+import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
+import {
+  KubeClient,
+  LeaderElector,
+  loadKubeConfig,
+  makeClients,
+  type Clients,
+  type Node,
+} from '@nodenet/kube';
+import { Controller, DEFAULT_POLICY, Metrics, reportsOnSpec, type Policy } from '@nodenet/configurator';
+import type { Layer2NetworkConfiguration, NodeConfig } from '@nodenet/api';
+import { Watch } from '@kubernetes/client-node';
+import { pino } from 'pino';
+
+export const CRDS_DIR = fileURLToPath(new URL('../../crds/', import.meta.url));
+
+export async function startCluster(): Promise<{ dc: DevCluster; clients: Clients }> {
+  const dc = await startDevCluster({ crdsDir: CRDS_DIR });
+  const clients = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));
+  return { dc, clients };
+}
+
+export const nodeName = (i: number): string => `node-${String(i).padStart(3, '0')}`;
+
+export async function createNode(
+  clients: Clients,
+  name: string,
+  labels: Record<string, string> = {},
+  ready = true,
+): Promise<Node> {
+  const created = await clients.node.create({ metadata: { name, labels } });
+  return setNodeReady(clients, created.metadata.name, ready);
+}
+
+export async function setNodeReady(clients: Clients, name: string, ready: boolean): Promise<Node> {
+  return clients.node.patchStatus(name, {
+    status: {
+      conditions: [
+        {
+          type: 'Ready',
+          status: ready ? 'True' : 'False',
+          reason: ready ? 'KubeletReady' : 'NodeStatusUnknown',
+          message: ready ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.',
+          lastHeartbeatTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        },
+      ],
+    },
+  });
+}
+
+export function layer2(
+  name: string,
+  id: number,
+  extra: Partial<Layer2NetworkConfiguration['spec']> = {},
+): Layer2NetworkConfiguration {
+  return {
+    apiVersion: 'network.nodenet.io/v1alpha1',
+    kind: 'Layer2NetworkConfiguration',
+    metadata: { name },
+    spec: { id, vni: 10000 + id, mtu: 1500, ...extra },
+  };
+}
+
+export const testPolicy = (over: Partial<Policy> = {}): Policy => ({ ...DEFAULT_POLICY, ...over });
+
+export interface RunningConfigurator {
+  controller: Controller;
+  metrics: Metrics;
+  elector?: LeaderElector;
+  stop(): Promise<void>;
+}
+
+/** The real Controller in this process, talking HTTP to devcluster through its own client. */
+export async function startConfigurator(
+  kubeconfigPath: string,
+  policy: Policy,
+  opts: { identity?: string; leaderElection?: boolean } = {},
+): Promise<RunningConfigurator> {
+  const client = new KubeClient(loadKubeConfig(kubeconfigPath));
+  const clients = makeClients(client);
+  const metrics = new Metrics();
+  const identity = opts.identity ?? 'test-configurator';
+  const log = pino({ level: process.env.NODENET_TEST_LOG ?? 'silent' });
+  let elector: LeaderElector | undefined;
+  const controller = new Controller({
+    clients,
+    policy,
+    log,
+    metrics,
+    identity,
+    coalesceMs: 20,
+    ...(opts.leaderElection ? { isLeader: () => elector?.isLeader() ?? false } : {}),
+  });
+  if (opts.leaderElection) {
+    elector = new LeaderElector(
+      clients.lease,
+      {
+        namespace: 'default',
+        name: 'nodenet-configurator',
+        identity,
+        leaseDurationMs: 3000,
+        renewDeadlineMs: 2000,
+        retryPeriodMs: 500,
+      },
+      {
+        onStartedLeading: () => controller.leadershipChanged(true),
+        onStoppedLeading: () => controller.leadershipChanged(false),
+      },
+    );
+    elector.start();
+  }
+  await controller.start();
+  return {
+    controller,
+    metrics,
+    ...(elector ? { elector } : {}),
+    stop: async () => {
+      await controller.stop();
+      await elector?.stop();
+      client.close();
+    },
+  };
+}
+
+/** In progress = assigned, and the agent has neither finished it nor reported it invalid. */
+export function inProgress(nc: NodeConfig): boolean {
+  const st = nc.status;
+  if (st?.configStatus === 'provisioned' && st.lastAppliedRevision === nc.spec.revision) return false;
+  if (st?.configStatus === 'invalid' && reportsOnSpec(nc)) return false;
+  return true;
+}
+
+/**
+ * Records the NodeConfig watch stream (an independent client-node Watch) and tracks, after every
+ * event, how many nodes are in progress.
+ */
+export class NodeConfigRecorder {
+  readonly current = new Map<string, NodeConfig>();
+  readonly events: { type: string; nc: NodeConfig; at: number; inProgress: number }[] = [];
+  maxInProgress = 0;
+  private abort: AbortController | undefined;
+
+  constructor(private readonly kubeconfigPath: string) {}
+
+  async start(): Promise<void> {
+    const kc = loadKubeConfig(this.kubeconfigPath);
+    const w = new Watch(kc);
+    this.abort = await w.watch(
+      '/apis/network.nodenet.io/v1alpha1/nodeconfigs',
+      {},
+      (type, obj: NodeConfig) => {
+        if (type === 'DELETED') this.current.delete(obj.metadata.name);
+        else if (type === 'ADDED' || type === 'MODIFIED') this.current.set(obj.metadata.name, obj);
+        else return;
+        const n = [...this.current.values()].filter(inProgress).length;
+        this.maxInProgress = Math.max(this.maxInProgress, n);
+        this.events.push({ type, nc: obj, at: Date.now(), inProgress: n });
+      },
+      () => undefined,
+    );
+  }
+
+  stop(): void {
+    this.abort?.abort();
+  }
+
+  /** Annotation values of `assigned-by` in the order assignments were seen. */
+  assigners(): string[] {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    for (const e of this.events) {
+      const a = e.nc.metadata.annotations?.['network.nodenet.io/assigned-at'];
+      const by = e.nc.metadata.annotations?.['network.nodenet.io/assigned-by'];
+      const k = `${e.nc.metadata.name}|${a}`;
+      if (a && by && !seen.has(k)) {
+        seen.add(k);
+        out.push(by);
+      }
+    }
+    return out;
+  }
+}
+
+export async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

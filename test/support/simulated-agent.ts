@@ -1,0 +1,189 @@
+/**
+ * Simulated nodenet agents for fleet tests and benchmarks. They watch NodeConfigs through
+ * @kubernetes/client-node (its own informer and CustomObjectsApi, independent of packages/kube) and
+ * write status the way the real agent does (packages/agent/src/status.ts):
+ * `provisioning` with the old revision still on the host, then `provisioned` (lastAppliedRevision =
+ * the new revision) or `invalid` (lastAppliedRevision = the restored one); every status carries
+ * conditions with the observedGeneration it answers.
+ */
+import {
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  makeInformer,
+  setHeaderOptions,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { GROUP, VERSION, type NodeConfig, type NodeConfigStatus } from '@nodenet/api';
+
+export type AgentBehaviour =
+  | { kind: 'ok'; delayMs?: number }
+  | { kind: 'invalid'; delayMs?: number; message?: string }
+  /** The agent never reports anything (not started, crashed before reporting). */
+  | { kind: 'never' }
+  /** Reports `provisioning` and then nothing. */
+  | { kind: 'stuck' };
+
+export interface StatusWriteRecord {
+  node: string;
+  revision: string;
+  configStatus: string;
+  at: number;
+}
+
+export interface SimulatedAgentsOptions {
+  kubeconfigPath: string;
+  /** Behaviour per node and revision hash; default: ok after `defaultDelayMs`. */
+  behaviour?: (node: string, revision: string) => AgentBehaviour;
+  defaultDelayMs?: number;
+}
+
+const PLURAL = 'nodeconfigs';
+
+export class SimulatedAgents {
+  readonly kc = new KubeConfig();
+  private readonly api: CustomObjectsApi;
+  private informer: ReturnType<typeof makeInformer<KubernetesObject>> | undefined;
+  /** Per node: the generation handled, the revision on the "host", the pending timer. */
+  private readonly state = new Map<string, { generation?: number; host?: string; timer?: NodeJS.Timeout }>();
+  private readonly stoppedNodes = new Set<string>();
+  readonly writes: StatusWriteRecord[] = [];
+  writeErrors = 0;
+  private stopped = false;
+  behaviour: (node: string, revision: string) => AgentBehaviour;
+
+  constructor(private readonly opts: SimulatedAgentsOptions) {
+    this.kc.loadFromFile(opts.kubeconfigPath);
+    this.api = this.kc.makeApiClient(CustomObjectsApi);
+    this.behaviour = opts.behaviour ?? (() => ({ kind: 'ok', delayMs: opts.defaultDelayMs ?? 20 }));
+  }
+
+  async start(): Promise<void> {
+    const list = () =>
+      this.api.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL }) as Promise<{
+        apiVersion: string;
+        kind: string;
+        metadata: { resourceVersion?: string };
+        items: KubernetesObject[];
+      }>;
+    this.informer = makeInformer<KubernetesObject>(
+      this.kc,
+      `/apis/${GROUP}/${VERSION}/${PLURAL}`,
+      list as never,
+    );
+    const onObj = (o: KubernetesObject): void => this.handle(o as unknown as NodeConfig);
+    this.informer.on('add', onObj);
+    this.informer.on('update', onObj);
+    this.informer.on('error', () => {
+      if (!this.stopped) setTimeout(() => void this.informer?.start(), 200);
+    });
+    await this.informer.start();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const s of this.state.values()) if (s.timer) clearTimeout(s.timer);
+    await this.informer?.stop();
+  }
+
+  /** The agent of this node stops (no more status writes), e.g. for a node that goes away. */
+  stopNode(node: string): void {
+    this.stoppedNodes.add(node);
+    const s = this.state.get(node);
+    if (s?.timer) clearTimeout(s.timer);
+  }
+
+  resumeNode(node: string): void {
+    this.stoppedNodes.delete(node);
+    const nc = this.informer?.get(node) as unknown as NodeConfig | undefined;
+    if (nc) this.handle(nc);
+  }
+
+  private handle(nc: NodeConfig): void {
+    if (this.stopped) return;
+    const node = nc.metadata.name;
+    if (this.stoppedNodes.has(node)) return;
+    const s = this.state.get(node) ?? {};
+    this.state.set(node, s);
+    const gen = nc.metadata.generation;
+    const assignedAt = nc.metadata.annotations?.['network.nodenet.io/assigned-at'];
+    const key = `${gen}|${assignedAt}`;
+    if ((s as { key?: string }).key === key) return;
+    (s as { key?: string }).key = key;
+    if (s.timer) clearTimeout(s.timer);
+    const revision = nc.spec.revision;
+    if (s.host === revision) {
+      void this.write(node, revision, gen, {
+        configStatus: 'provisioned',
+        lastAppliedRevision: revision,
+        message: 'unchanged',
+      });
+      return;
+    }
+    const b = this.behaviour(node, revision);
+    if (b.kind === 'never') return;
+    const previous = s.host;
+    void this.write(node, revision, gen, {
+      configStatus: 'provisioning',
+      ...(previous ? { lastAppliedRevision: previous } : {}),
+      message: `applying ${revision.slice(0, 10)}`,
+    });
+    if (b.kind === 'stuck') return;
+    s.timer = setTimeout(
+      () => {
+        if (this.stopped || this.stoppedNodes.has(node)) return;
+        if (b.kind === 'ok') {
+          s.host = revision;
+          void this.write(node, revision, gen, {
+            configStatus: 'provisioned',
+            lastAppliedRevision: revision,
+            message: 'applied',
+          });
+        } else {
+          void this.write(node, revision, gen, {
+            configStatus: 'invalid',
+            ...(previous ? { lastAppliedRevision: previous } : {}),
+            message: b.message ?? 'simulated failure',
+          });
+        }
+      },
+      b.delayMs ?? this.opts.defaultDelayMs ?? 20,
+    );
+  }
+
+  private async write(
+    node: string,
+    revision: string,
+    generation: number | undefined,
+    st: Omit<NodeConfigStatus, 'lastUpdate' | 'conditions'>,
+  ): Promise<void> {
+    const now = new Date().toISOString();
+    const status: NodeConfigStatus = {
+      ...st,
+      lastUpdate: now,
+      conditions: [
+        {
+          type: 'Ready',
+          status: st.configStatus === 'provisioned' ? 'True' : 'False',
+          reason: st.configStatus ?? 'Unknown',
+          message: st.message ?? '',
+          lastTransitionTime: now,
+          ...(generation !== undefined ? { observedGeneration: generation } : {}),
+        },
+      ],
+    };
+    for (let attempt = 0; attempt < 5 && !this.stopped; attempt++) {
+      try {
+        await this.api.patchClusterCustomObjectStatus(
+          { group: GROUP, version: VERSION, plural: PLURAL, name: node, body: { status } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        );
+        this.writes.push({ node, revision, configStatus: st.configStatus ?? '', at: Date.now() });
+        return;
+      } catch {
+        this.writeErrors++;
+        await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+      }
+    }
+  }
+}
