@@ -1,0 +1,102 @@
+/** The nodenet-devcluster binary: help, argument errors, clean stop, and --data-dir surviving restarts and crashes. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as k8s from '@kubernetes/client-node';
+import { execa, type ResultPromise } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES, GROUP, L2, VERSION, l2, type KObj } from './helpers.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const MAIN = path.join(ROOT, 'packages/devcluster/dist/main.js');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nodenet-dc-cli-'));
+
+beforeAll(async () => {
+  await execa('npx', ['tsc', '-b', 'packages/devcluster'], { cwd: ROOT });
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+async function start(args: string[]): Promise<{ proc: ResultPromise; url: string }> {
+  const proc = execa('node', [MAIN, ...args], { reject: false });
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.stdout?.on('data', (d: Buffer) => {
+      const m = d.toString().match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      if (m?.[1]) resolve(m[1]);
+    });
+    void proc.then((r) => reject(new Error(`exited early: ${r.stderr}`)));
+  });
+  return { proc, url };
+}
+
+function client(kubeconfig: string): k8s.CustomObjectsApi {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  return kc.makeApiClient(k8s.CustomObjectsApi);
+}
+
+describe('nodenet-devcluster CLI', () => {
+  it('explains its options with --help', async () => {
+    const r = await execa('node', [MAIN, '--help']);
+    for (const o of ['--port', '--kubeconfig', '--crds', '--data-dir']) expect(r.stdout).toContain(o);
+  });
+
+  it('refuses a bad --port and a missing --crds directory, naming them', async () => {
+    const port = await execa('node', [MAIN, '--port', 'abc'], { reject: false });
+    expect(port.exitCode).not.toBe(0);
+    expect(port.stderr).toContain('--port must be an integer 0-65535, got "abc"');
+    const crds = await execa('node', [MAIN, '--crds', path.join(tmp, 'nope')], { reject: false });
+    expect(crds.exitCode).toBe(1);
+    expect(crds.stderr).toContain(`${path.join(tmp, 'nope')}: CRD directory does not exist`);
+  });
+
+  it('prints one ready line, writes a kubeconfig, keeps objects across SIGTERM and SIGKILL restarts', async () => {
+    const kubeconfig = path.join(tmp, 'kubeconfig');
+    const dataDir = path.join(tmp, 'data');
+    const args = ['--port', '0', '--kubeconfig', kubeconfig, '--crds', FIXTURES, '--data-dir', dataDir];
+
+    const first = await start(args);
+    const created = (await client(kubeconfig).createClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: L2,
+      body: l2('persisted', { id: 42 }),
+    })) as KObj;
+    first.proc.kill('SIGTERM');
+    const r1 = await first.proc;
+    expect(r1.exitCode).toBe(0);
+    expect(r1.stdout.trim().split('\n')).toHaveLength(1);
+
+    const second = await start(args);
+    const api = client(kubeconfig); // the kubeconfig was rewritten with the new port
+    const got = (await api.getClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: L2,
+      name: 'persisted',
+    })) as KObj;
+    expect(got.metadata.uid).toBe(created.metadata.uid);
+    expect(got.spec?.id).toBe(42);
+    const updated = (await api.patchClusterCustomObject(
+      { group: GROUP, version: VERSION, plural: L2, name: 'persisted', body: { spec: { id: 43 } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    )) as KObj;
+    expect(Number(updated.metadata.resourceVersion)).toBeGreaterThan(
+      Number(created.metadata.resourceVersion),
+    );
+    second.proc.kill('SIGKILL'); // a crash: the change log must already hold the patch
+    await second.proc;
+
+    const third = await start(args);
+    const after = (await client(kubeconfig).getClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: L2,
+      name: 'persisted',
+    })) as KObj;
+    expect(after.spec?.id).toBe(43);
+    expect(after.metadata.resourceVersion).toBe(updated.metadata.resourceVersion);
+    third.proc.kill('SIGINT');
+    expect((await third.proc).exitCode).toBe(0);
+  });
+});
