@@ -347,10 +347,12 @@ export class Pipeline {
 
   private async repairDrift(): Promise<{ operations: number; frrChanged: boolean; error?: string }> {
     const { netlink, frr } = this.deps.drivers;
+    const target = this.applied?.spec;
+    // Without a checkpoint there is nothing to repair towards; never tear down a host on a resync.
+    if (!target) return { operations: 0, frrChanged: false };
     try {
-      const target = this.applied?.spec;
-      const { operations } = target ? await netlink.apply(target) : await netlink.removeAll();
-      const { changed } = target ? await frr.apply(target) : await frr.removeAll();
+      const { operations } = await netlink.apply(target);
+      const { changed } = await frr.apply(target);
       if (operations > 0 || changed) {
         this.metrics.driftRepairs.inc();
         this.log.warn(

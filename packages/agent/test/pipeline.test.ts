@@ -340,6 +340,16 @@ describe('pipeline: unchanged spec (resync)', () => {
     await p.reconcile({ spec: A });
     expect(calls).toBe(2);
   });
+  it('never tears down the host on a resync when there is no checkpoint (e.g. it was corrupt)', async () => {
+    const p = pipeline();
+    health.breaking.add(A.revision);
+    await p.reconcile({ spec: A, assignedAt: 't1' }); // rejected, host emptied by the restore
+    host.netlinkState = 'devices-made-by-someone-else';
+    host.calls = [];
+    expect(await p.reconcile({ spec: A, assignedAt: 't1' })).toMatchObject({ kind: 'rejected' });
+    expect(host.calls).toEqual([]);
+    expect(host.netlinkState).toBe('devices-made-by-someone-else');
+  });
 });
 
 describe('pipeline: start-up', () => {

@@ -1,0 +1,205 @@
+/**
+ * End to end: the real `nodenet-agent` binary as root in a network namespace, with real netlink on
+ * the machine's kernel, a real FRR instance, and devcluster as the API server. The host is checked
+ * with `ip -json` and vtysh, the status through the API.
+ *
+ * This machine's kernel has no VRF devices, so these configs use Layer-2 networks (bridge + VXLAN)
+ * only; the VRF paths run in the VM suites.
+ */
+import { readdirSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import {
+  API_VERSION,
+  ASSIGNED_AT_ANNOTATION,
+  hashConfig,
+  type NodeConfig,
+  type NodeConfigSpec,
+  type NodeConfigStatus,
+  type NodeLayer2Entry,
+} from '@nodenet/api';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describePrivileged } from '../support/privileged.js';
+import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
+import { AgentHost, PEER_ADDR, type AgentRun } from './support/agent-host.js';
+
+const l2 = (id: number, gateways: string[]): NodeLayer2Entry => ({
+  name: `l2-${id}`,
+  id,
+  mtu: 1500,
+  vni: 20000 + id,
+  anycastMac: '02:00:00:00:00:01',
+  anycastGateways: gateways,
+  advertiseNeighbors: false,
+  createMacVLANInterface: false,
+  neighSuppression: false,
+});
+
+function spec(layer2: NodeLayer2Entry[]): NodeConfigSpec {
+  const config = { vrf: [], layer2, routingTable: [] };
+  return { revision: hashConfig(config), ...config };
+}
+
+/** Good: one L2 network. */
+const GOOD = spec([l2(100, ['10.100.0.1/24'])]);
+/** Bad: a second L2 network whose gateway takes the peer's address, hijacking the path to it. */
+const BAD = spec([l2(100, ['10.100.0.1/24']), l2(200, [`${PEER_ADDR}/24`])]);
+/** Harmless but cut off mid-apply by the fault hook. */
+const CUT = spec([l2(100, ['10.100.0.1/24']), l2(300, ['10.103.0.1/24'])]);
+
+let h: AgentHost;
+let agent: AgentRun;
+let assigned = 0;
+
+async function assign(name: string, s: NodeConfigSpec): Promise<void> {
+  const annotations = {
+    [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, assigned++)).toISOString(),
+  };
+  const existing = await h.clients.nodeConfig.get(name).catch(() => undefined);
+  const obj: NodeConfig = {
+    apiVersion: API_VERSION,
+    kind: 'NodeConfig',
+    metadata: { ...(existing?.metadata ?? { name }), annotations },
+    spec: s,
+  };
+  if (existing) await h.clients.nodeConfig.update(obj);
+  else await h.clients.nodeConfig.create(obj);
+}
+
+async function waitForStatus(
+  what: string,
+  pred: (s: NodeConfigStatus) => boolean,
+  timeoutMs = 40_000,
+): Promise<NodeConfigStatus> {
+  const deadline = Date.now() + timeoutMs;
+  let last: NodeConfigStatus | undefined;
+  while (Date.now() < deadline) {
+    last = (await h.clients.nodeConfig.get('node-1')).status;
+    if (last && pred(last)) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}; last status: ${JSON.stringify(last)}`);
+}
+
+async function waitUntil(what: string, fn: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (fn()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const hasAddress = (dev: string, cidr: string): boolean => {
+  const [local, len] = cidr.split('/');
+  return h.link(dev)?.addr_info?.some((a) => a.local === local && a.prefixlen === Number(len)) ?? false;
+};
+
+describePrivileged(
+  'nodenet-agent end to end (netns, real netlink, real FRR, devcluster)',
+  FRR_PREREQUISITES,
+  () => {
+    beforeAll(async () => {
+      h = new AgentHost('e2e');
+      await h.setUp();
+    }, 120_000);
+    afterAll(async () => {
+      await h?.tearDown();
+    });
+
+    it('applies a NodeConfig and reports provisioned; the host matches it', async () => {
+      await assign('node-10', BAD); // another node's config, never to be touched by node-1's agent
+      await assign('node-1', GOOD);
+      agent = h.startAgent();
+      const status = await waitForStatus('provisioned', (s) => s.configStatus === 'provisioned');
+      expect(status.lastAppliedRevision).toBe(GOOD.revision);
+      expect(status.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+      const bridge = h.link('l2.100');
+      expect(bridge?.linkinfo?.info_kind).toBe('bridge');
+      expect(hasAddress('l2.100', '10.100.0.1/24')).toBe(true);
+      const vxlan = h.link('vx.20100');
+      expect(vxlan?.linkinfo?.info_kind).toBe('vxlan');
+      expect(vxlan?.linkinfo?.info_data?.id).toBe(20100);
+      expect(vxlan?.master).toBe('l2.100');
+      expect(h.frr.vtysh('show running-config')).toMatch(/router bgp 65001/);
+      // node-10's config left no trace and got no status from this agent.
+      expect(h.link('l2.200')).toBeUndefined();
+      expect((await h.clients.nodeConfig.get('node-10')).status).toBeUndefined();
+    });
+
+    it('recreates a managed device deleted by hand at the next resync, with no status change', async () => {
+      const before = (await h.clients.nodeConfig.get('node-1')).metadata.resourceVersion;
+      execFileSync('ip', ['-n', h.nodeNs, 'link', 'del', 'vx.20100']);
+      expect(h.link('vx.20100')).toBeUndefined();
+      await waitUntil('vx.20100 recreated', () => h.link('vx.20100')?.master === 'l2.100');
+      await agent.waitForLog((l) => l.msg === 'host had drifted from the applied config; repaired');
+      expect((await h.clients.nodeConfig.get('node-1')).metadata.resourceVersion).toBe(before);
+    });
+
+    it('a config that breaks a health check is restored and reported invalid naming the check', async () => {
+      await assign('node-1', BAD);
+      const status = await waitForStatus('invalid', (s) => s.configStatus === 'invalid');
+      expect(status.message).toMatch(/^health check failed: failed: tcp\/peer \(/);
+      expect(status.message).toContain(`restored revision ${GOOD.revision.slice(0, 10)}`);
+      expect(status.lastAppliedRevision).toBe(GOOD.revision);
+      expect(status.conditions?.find((c) => c.type === 'Invalid')).toMatchObject({
+        status: 'True',
+        reason: 'HealthCheckFailed',
+      });
+      // Host back to the previous state.
+      expect(h.link('l2.200')).toBeUndefined();
+      expect(h.link('vx.20200')).toBeUndefined();
+      expect(hasAddress('l2.100', '10.100.0.1/24')).toBe(true);
+    });
+
+    it('killed during an apply (fault hook after the netlink step): restores at start-up and reports invalid', async () => {
+      await agent.stop();
+      agent = h.startAgent({ env: { NODENET_FAULT_AT: 'after-netlink' } });
+      await assign('node-1', CUT);
+      const exit = await agent.exited;
+      expect(exit.signal).toBe('SIGKILL');
+      expect(h.link('l2.300')).toBeDefined(); // the half-applied state the crash left
+      expect(existsSync(join(h.stateDir, 'pending.json'))).toBe(true);
+
+      agent = h.startAgent();
+      const status = await waitForStatus(
+        'invalid after restart',
+        (s) => s.configStatus === 'invalid' && (s.message ?? '').startsWith('agent restarted during apply'),
+      );
+      expect(status.message).toBe(
+        `agent restarted during apply of revision ${CUT.revision.slice(0, 10)}; restored revision ${GOOD.revision.slice(0, 10)}; ` +
+          'health after restore: all 4 checks passed',
+      );
+      expect(status.conditions?.find((c) => c.type === 'Invalid')?.reason).toBe('AgentRestartedDuringApply');
+      expect(h.link('l2.300')).toBeUndefined();
+      expect(h.link('vx.20300')).toBeUndefined();
+      expect(existsSync(join(h.stateDir, 'pending.json'))).toBe(false);
+      // It does not try the same attempt again.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(h.link('l2.300')).toBeUndefined();
+    });
+
+    it('a corrupt checkpoint gives a clear error, is moved aside, and the agent keeps running', async () => {
+      await assign('node-1', GOOD); // the configurator's rollback
+      await waitForStatus('provisioned again', (s) => s.configStatus === 'provisioned');
+      await agent.stop();
+      writeFileSync(join(h.stateDir, 'applied.json'), '{"version":1,"checksum":"abc","bo');
+      agent = h.startAgent();
+      const line = await agent.waitForLog(
+        (l) => typeof l.msg === 'string' && l.msg.startsWith('checkpoint unusable'),
+      );
+      expect(line.msg).toMatch(/applied\.json is unusable: not valid JSON \(torn write\?\)/);
+      expect(line.level).toBe(50); // pino "error"
+      expect(readdirSync(h.stateDir).some((f) => f.startsWith('applied.json.corrupt-'))).toBe(true);
+      // No checkpoint: the unchanged spec is applied anew and a fresh checkpoint written.
+      await agent.waitForLog(
+        (l) =>
+          typeof l.msg === 'string' && l.msg.startsWith(`revision ${GOOD.revision.slice(0, 10)} applied`),
+      );
+      expect(existsSync(join(h.stateDir, 'applied.json'))).toBe(true);
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(agent.process.exitCode).toBeNull(); // still running: no crash loop
+      expect(h.link('l2.100')).toBeDefined();
+    });
+  },
+);

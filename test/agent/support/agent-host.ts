@@ -1,0 +1,288 @@
+/**
+ * Harness for end-to-end tests of the real `nodenet-agent` binary: a node network namespace with an
+ * underlay veth towards a peer namespace, a real FRR instance (zebra + bgpd) in the node namespace,
+ * devcluster in the test process reached from the namespace over a Unix-socket bridge, and helpers
+ * to run the agent and read the host with `ip -json` and vtysh.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { kubeconfigYaml, startDevCluster, type DevCluster } from '@nodenet/devcluster';
+import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
+import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
+
+export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
+const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+export const NODE_TEMPLATE = `frr defaults datacenter
+hostname nn-agent-node
+service integrated-vtysh-config
+!
+{{ vrfs }}
+{{ prefix_lists }}
+{{ route_maps }}
+router bgp {{ asn }}
+ bgp router-id {{ router_id }}
+ no bgp network import-check
+ {{ bgp_default }}
+ !
+ address-family ipv4 unicast
+  {{ bgp_default_ipv4 }}
+ exit-address-family
+ !
+ address-family ipv6 unicast
+  {{ bgp_default_ipv6 }}
+ exit-address-family
+exit
+!
+{{ bgp_vrfs }}
+`;
+
+export const NODE_ADDR = '10.98.0.1';
+export const PEER_ADDR = '10.98.0.2';
+export const PEER_PORT = 7179;
+const API_PORT = 16443;
+
+export interface IpLink {
+  ifname: string;
+  operstate: string;
+  flags: string[];
+  master?: string;
+  linkinfo?: { info_kind?: string; info_data?: Record<string, unknown> };
+  addr_info?: { family: string; local: string; prefixlen: number }[];
+}
+
+export interface AgentRun {
+  process: ChildProcess;
+  logs: Record<string, unknown>[];
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves with the first log line matching, or rejects after the timeout. */
+  waitForLog(
+    match: (line: Record<string, unknown>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+const sh = (cmd: string, ...args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
+
+export class AgentHost {
+  readonly work: string;
+  readonly nodeNs: string;
+  readonly peerNs: string;
+  readonly stateDir: string;
+  readonly healthFile: string;
+  readonly templateFile: string;
+  readonly kubeconfig: string;
+  dc!: DevCluster;
+  clients!: Clients;
+  frr!: FrrNetnsInstance;
+  private client!: KubeClient;
+  private bridge!: Server;
+  private helpers: ChildProcess[] = [];
+  private agents: AgentRun[] = [];
+
+  constructor(tag: string) {
+    const id = `${process.pid % 10000}`;
+    this.nodeNs = `nnag-${tag}-n${id}`;
+    this.peerNs = `nnag-${tag}-p${id}`;
+    this.work = mkdtempSync(join(tmpdir(), `nodenet-agent-e2e-${tag}-`));
+    this.stateDir = join(this.work, 'state');
+    this.healthFile = join(this.work, 'health.yaml');
+    this.templateFile = join(this.work, 'frr.conf.tpl');
+    this.kubeconfig = join(this.work, 'kubeconfig');
+  }
+
+  async setUp(): Promise<void> {
+    execFileSync('npx', ['tsc', '-b', 'packages/agent'], { cwd: repoRoot, stdio: 'pipe' });
+    for (const ns of [this.nodeNs, this.peerNs]) {
+      sh('ip', 'netns', 'add', ns);
+      sh('ip', '-n', ns, 'link', 'set', 'lo', 'up');
+    }
+    sh(
+      'ip',
+      '-n',
+      this.nodeNs,
+      'link',
+      'add',
+      'vtep0',
+      'type',
+      'veth',
+      'peer',
+      'name',
+      'vtep0p',
+      'netns',
+      this.peerNs,
+    );
+    sh('ip', '-n', this.nodeNs, 'addr', 'add', `${NODE_ADDR}/24`, 'dev', 'vtep0');
+    sh('ip', '-n', this.peerNs, 'addr', 'add', `${PEER_ADDR}/24`, 'dev', 'vtep0p');
+    // Jumbo underlay, as on a real fabric: a VXLAN needs 50 bytes more than its own MTU.
+    sh('ip', '-n', this.nodeNs, 'link', 'set', 'vtep0', 'mtu', '9000', 'up');
+    sh('ip', '-n', this.peerNs, 'link', 'set', 'vtep0p', 'mtu', '9000', 'up');
+
+    this.dc = await startDevCluster({ crdsDir: join(repoRoot, 'crds') });
+    this.client = new KubeClient(loadKubeConfig(this.dc.kubeconfigPath));
+    this.clients = makeClients(this.client);
+    // API server bridge: 127.0.0.1:API_PORT in the node namespace → Unix socket → devcluster.
+    const socketPath = join(this.work, 'api.sock');
+    this.bridge = createServer((inbound) => {
+      const outbound = connect(this.dc.port, '127.0.0.1');
+      inbound.pipe(outbound).pipe(inbound);
+      inbound.on('error', () => outbound.destroy());
+      outbound.on('error', () => inbound.destroy());
+    });
+    await new Promise<void>((r) => this.bridge.listen(socketPath, r));
+    await this.helper(this.nodeNs, join(here, 'tcp-to-unix.ts'), String(API_PORT), socketPath);
+    await this.helper(this.peerNs, join(here, 'tcp-server.ts'), PEER_ADDR, String(PEER_PORT));
+    writeFileSync(this.kubeconfig, kubeconfigYaml(`http://127.0.0.1:${API_PORT}`));
+
+    this.frr = startFrr(this.nodeNs, this.nodeNs);
+    writeFileSync(this.templateFile, NODE_TEMPLATE);
+    writeFileSync(
+      this.healthFile,
+      [
+        'interfaces: [vtep0]',
+        'apiServer: {timeoutMs: 2000, retries: 1}',
+        'tcp:',
+        '  targets:',
+        `    - {host: ${PEER_ADDR}, port: ${PEER_PORT}, name: peer, refusedIsReachable: false, timeoutMs: 1000, retries: 1}`,
+        '',
+      ].join('\n'),
+    );
+  }
+
+  private helper(ns: string, script: string, ...args: string[]): Promise<void> {
+    const child = spawn('ip', ['netns', 'exec', ns, tsx, script, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    this.helpers.push(child);
+    return new Promise((resolve, reject) => {
+      child.stdout.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    });
+  }
+
+  /** Starts the real agent binary in the node namespace. */
+  startAgent(opts: { nodeName?: string; env?: Record<string, string>; resync?: string } = {}): AgentRun {
+    const args = [
+      'netns',
+      'exec',
+      this.nodeNs,
+      process.execPath,
+      join(repoRoot, 'packages/agent/dist/main.js'),
+      '--kubeconfig',
+      this.kubeconfig,
+      '--node-name',
+      opts.nodeName ?? 'node-1',
+      '--state-dir',
+      this.stateDir,
+      '--health-config',
+      this.healthFile,
+      '--frr-template',
+      this.templateFile,
+      '--frr-confdir',
+      this.frr.confdir,
+      '--frr-pathspace',
+      this.frr.name,
+      '--frr-rundir',
+      this.frr.rundir,
+      '--asn',
+      '65001',
+      '--vtep-interface',
+      'vtep0',
+      '--resync-period',
+      opts.resync ?? '2s',
+      '--metrics-addr',
+      '127.0.0.1:9462',
+      '--health-addr',
+      '127.0.0.1:9463',
+      '--log-level',
+      'debug',
+    ];
+    const child = spawn('ip', args, {
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const logs: Record<string, unknown>[] = [];
+    const waiters: {
+      match: (l: Record<string, unknown>) => boolean;
+      resolve: (l: Record<string, unknown>) => void;
+    }[] = [];
+    const onLine = (line: string): void => {
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        parsed = { msg: line, raw: true };
+      }
+      logs.push(parsed);
+      for (const w of [...waiters]) {
+        if (w.match(parsed)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(parsed);
+        }
+      }
+    };
+    createInterface({ input: child.stdout! }).on('line', onLine);
+    createInterface({ input: child.stderr! }).on('line', onLine);
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const run: AgentRun = {
+      process: child,
+      logs,
+      exited,
+      waitForLog: (match, timeoutMs = 30_000) => {
+        const found = logs.find(match);
+        if (found) return Promise.resolve(found);
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(
+            () => reject(new Error(`no matching agent log within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+          waiters.push({ match, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+        });
+      },
+      stop: async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        await exited;
+      },
+    };
+    this.agents.push(run);
+    return run;
+  }
+
+  links(): IpLink[] {
+    return JSON.parse(sh('ip', '-n', this.nodeNs, '-json', '-details', 'addr', 'show') || '[]') as IpLink[];
+  }
+
+  link(name: string): IpLink | undefined {
+    return this.links().find((l) => l.ifname === name);
+  }
+
+  async tearDown(): Promise<void> {
+    for (const a of this.agents) await a.stop().catch(() => undefined);
+    for (const h of this.helpers) h.kill('SIGTERM');
+    try {
+      this.frr?.stop();
+    } catch {
+      /* best effort */
+    }
+    for (const ns of [this.nodeNs, this.peerNs]) {
+      try {
+        sh('ip', 'netns', 'del', ns);
+      } catch {
+        /* not created */
+      }
+    }
+    this.bridge?.close();
+    this.client?.close();
+    await this.dc?.stop();
+    rmSync(this.work, { recursive: true, force: true });
+  }
+}
