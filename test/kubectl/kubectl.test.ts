@@ -216,10 +216,39 @@ describe('kubectl against nodenet-devcluster', () => {
     expect(lines.some((l) => /^vlan100\s+100\s+777\s/.test(l))).toBe(true);
   });
 
-  it('describes a custom resource and deletes with kubectl delete -f', async () => {
+  it('describes a custom resource with its events and deletes with kubectl delete -f', async () => {
+    const uid = await ok('get', 'layer2', 'vlan100', '-o', 'jsonpath={.metadata.uid}');
+    const ev = path.join(tmp, 'event.yaml');
+    fs.writeFileSync(
+      ev,
+      [
+        'apiVersion: events.k8s.io/v1',
+        'kind: Event',
+        'metadata: {name: vlan100.accepted, namespace: default}',
+        'eventTime: "2025-01-01T00:00:00.000000Z"',
+        'reportingController: nodenet.io/configurator',
+        'reportingInstance: configurator-0',
+        'action: Validate',
+        'reason: InputAccepted',
+        'type: Normal',
+        'note: accepted into revision 3',
+        `regarding: {apiVersion: network.nodenet.io/v1alpha1, kind: Layer2NetworkConfiguration, name: vlan100, uid: ${uid}}`,
+        '',
+      ].join('\n'),
+    );
+    await ok('apply', '-f', ev);
     const d = await ok('describe', 'layer2', 'vlan100');
     expect(d).toMatch(/Name:\s+vlan100/);
     expect(d).toMatch(/Kind:\s+Layer2NetworkConfiguration/);
+    expect(d).toMatch(/Normal\s+InputAccepted\s+.*accepted into revision 3/);
+    const events = table(await ok('get', 'events'));
+    expect(events[0]).toEqual(['LAST SEEN', 'TYPE', 'REASON', 'OBJECT', 'MESSAGE']);
+    expect(events[1]?.slice(1)).toEqual([
+      'Normal',
+      'InputAccepted',
+      'layer2networkconfiguration/vlan100',
+      'accepted into revision 3',
+    ]);
     const del = await ok('delete', '-f', path.join(SAMPLES, 'inputs.yaml'));
     expect(del).toContain('layer2networkconfiguration.network.nodenet.io "vlan100" deleted');
     expect((await ok('get', 'layer2', '-o', 'name')).trim()).toBe(

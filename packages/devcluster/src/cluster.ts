@@ -22,6 +22,7 @@ import {
   BUILTIN_TYPES,
   apiVersionOf,
   storageKeyOf,
+  viewOf,
   typesFromCrd,
   type CrdSpec,
   type ResourceType,
@@ -205,12 +206,28 @@ export class Cluster {
     if (errs.length) throw invalid(t.kind, t.group, obj.metadata.name ?? '', errs);
   }
 
+  /** The type that owns the storage a converting type (events.k8s.io Events) shares. */
+  private storageType(t: ResourceType): ResourceType {
+    const owner = this.typeForStorageKey(storageKeyOf(t));
+    if (!owner) throw new Error(`no type stores ${storageKeyOf(t)}`);
+    return owner;
+  }
+
+  /** Decodes and checks a body in a converting type's own form, then converts it to the stored form. */
+  private toStorage(t: ResourceType, body: unknown): KObject {
+    const obj = this.decodeBody(t, body);
+    const errs = t.validateBuiltin?.(obj) ?? [];
+    if (errs.length) throw invalid(t.kind, t.group, obj.metadata.name ?? '', errs);
+    return t.convert ? t.convert.toStorage(obj) : obj;
+  }
+
   create(
     t: ResourceType,
     namespace: string | undefined,
     body: unknown,
     opts: WriteOptions = {},
   ): StoredObject {
+    if (t.convert) return this.create(this.storageType(t), namespace, this.toStorage(t, body), opts);
     const obj = this.decodeBody(t, body);
     const m = obj.metadata;
     if (t.namespaced) {
@@ -263,6 +280,8 @@ export class Cluster {
     opts: WriteOptions = {},
     subresource?: 'status',
   ): StoredObject {
+    if (t.convert)
+      return this.update(this.storageType(t), namespace, name, this.toStorage(t, body), opts, subresource);
     const old = this.get(t, namespace, name);
     const incoming = this.decodeBody(t, body);
     if (incoming.metadata.name !== undefined && incoming.metadata.name !== name)
@@ -376,10 +395,11 @@ export class Cluster {
         'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml',
       );
     const old = this.get(t, namespace, name);
+    const base = viewOf(t, old.obj); // patches apply to the object as this type presents it
     let patched: unknown;
-    if (type === 'json') patched = applyJsonPatch(old.obj, patchBody);
-    else if (type === 'merge') patched = applyMergePatch(old.obj, patchBody);
-    else patched = applyStrategicMergePatch(old.obj, patchBody);
+    if (type === 'json') patched = applyJsonPatch(base, patchBody);
+    else if (type === 'merge') patched = applyMergePatch(base, patchBody);
+    else patched = applyStrategicMergePatch(base, patchBody);
     if (isObject(patched) && isObject(patched.metadata) && patched.metadata.resourceVersion === undefined)
       patched.metadata.resourceVersion = old.obj.metadata.resourceVersion;
     return this.update(t, namespace, name, patched, opts, subresource);

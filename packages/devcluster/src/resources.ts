@@ -39,12 +39,50 @@ export interface ResourceType {
   validateBuiltin?: (obj: KObject) => FieldError[];
   /** Name of the CRD that defines this type. */
   crd?: string;
+  /** Storage shared with another type (events.k8s.io/v1 Events are stored as core/v1 Events). */
+  storageKey?: string;
+  /** Conversion between this type's form and the stored form, when they differ. */
+  convert?: { toStorage(obj: KObject): KObject; fromStorage(obj: KObject): KObject };
 }
 
 export const apiVersionOf = (t: Pick<ResourceType, 'group' | 'version'>): string =>
   t.group ? `${t.group}/${t.version}` : t.version;
 /** Objects of one group+resource share storage across versions. */
-export const storageKeyOf = (t: Pick<ResourceType, 'group' | 'plural'>): string => `${t.group}/${t.plural}`;
+export const storageKeyOf = (t: Pick<ResourceType, 'group' | 'plural' | 'storageKey'>): string =>
+  t.storageKey ?? `${t.group}/${t.plural}`;
+
+/** The object as this type presents it (converted from the stored form where needed). */
+export const viewOf = (t: ResourceType, obj: KObject): KObject =>
+  t.convert ? t.convert.fromStorage(obj) : obj;
+
+// core/v1 Event <-> events.k8s.io/v1 Event, as k8s.io/kubernetes/pkg/apis/events/v1 converts them
+const EVENT_RENAMES: [core: string, events: string][] = [
+  ['involvedObject', 'regarding'],
+  ['message', 'note'],
+  ['reportingComponent', 'reportingController'],
+  ['source', 'deprecatedSource'],
+  ['firstTimestamp', 'deprecatedFirstTimestamp'],
+  ['lastTimestamp', 'deprecatedLastTimestamp'],
+  ['count', 'deprecatedCount'],
+];
+
+function renameFields(obj: KObject, pairs: [from: string, to: string][], apiVersion: string): KObject {
+  const out: KObject = { ...obj, apiVersion, kind: 'Event' };
+  for (const [from, to] of pairs) {
+    delete out[from];
+    if (obj[from] !== undefined && obj[from] !== null) out[to] = obj[from];
+  }
+  return out;
+}
+
+export const coreEventToEventsV1 = (o: KObject): KObject =>
+  renameFields(o, EVENT_RENAMES, 'events.k8s.io/v1');
+export const eventsV1ToCoreEvent = (o: KObject): KObject =>
+  renameFields(
+    o,
+    EVENT_RENAMES.map(([c, e]) => [e, c]),
+    'v1',
+  );
 
 function builtin(
   p: Pick<ResourceType, 'group' | 'version' | 'plural' | 'kind' | 'namespaced'> & Partial<ResourceType>,
@@ -284,6 +322,8 @@ export const BUILTIN_TYPES: ResourceType[] = [
     kind: 'Event',
     namespaced: true,
     shortNames: ['ev'],
+    storageKey: '/events',
+    convert: { toStorage: eventsV1ToCoreEvent, fromStorage: coreEventToEventsV1 },
     validateBuiltin: (o) => microTimeErrors(o, [['eventTime']]),
     table: {
       columns: [column('Last Seen'), column('Type'), column('Reason'), column('Object'), column('Message')],

@@ -22,7 +22,7 @@ import {
 } from './discovery.js';
 import { ApiError, badRequest, methodNotAllowed } from './errors.js';
 import { patchTypeOf } from './patch.js';
-import { apiVersionOf, storageKeyOf, type ResourceType } from './resources.js';
+import { apiVersionOf, storageKeyOf, viewOf, type ResourceType } from './resources.js';
 import { selectorPredicate, type Predicate } from './selectors.js';
 import { GoneError, jsonOf, type EventType, type StoredObject, type Watcher } from './store.js';
 import { renderTable, tableRow, type IncludeObject } from './table.js';
@@ -128,7 +128,22 @@ function parseBody(text: string, contentType: string | undefined): unknown {
 function outputJson(stored: StoredObject, t: ResourceType): string {
   const av = apiVersionOf(t);
   if (stored.obj.apiVersion === av) return jsonOf(stored);
-  return JSON.stringify({ ...stored.obj, apiVersion: av });
+  // converted views are cached per stored object and version, so a watch event is converted once
+  const cache = stored as StoredObject & { views?: Map<string, string> };
+  cache.views ??= new Map();
+  let json = cache.views.get(av);
+  if (json === undefined) {
+    json = JSON.stringify(t.convert ? t.convert.fromStorage(stored.obj) : { ...stored.obj, apiVersion: av });
+    cache.views.set(av, json);
+  }
+  return json;
+}
+
+/** Selectors of a converting type are evaluated on its own form (`regarding.name`, not `involvedObject.name`). */
+function predicateFor(t: ResourceType, q: URLSearchParams): Predicate | undefined {
+  const p = selectorPredicate(q.get('labelSelector') ?? undefined, q.get('fieldSelector') ?? undefined);
+  const convert = t.convert;
+  return p && convert ? (obj) => p(convert.fromStorage(obj)) : p;
 }
 
 function encodeContinue(rv: number, key: string): string {
@@ -404,7 +419,7 @@ export class ApiServer {
         code,
         renderTable(
           t.table,
-          [stored.obj],
+          [viewOf(t, stored.obj)],
           { resourceVersion: stored.obj.metadata.resourceVersion ?? '' },
           include,
           neg.apiVersion,
@@ -444,10 +459,7 @@ export class ApiServer {
       if (match === 'Exact' && want !== current)
         throw new ApiError(410, 'Expired', `The resourceVersion for the provided list is too old.`);
     }
-    const predicate = selectorPredicate(
-      q.get('labelSelector') ?? undefined,
-      q.get('fieldSelector') ?? undefined,
-    );
+    const predicate = predicateFor(t, q);
     let all = this.cluster.list(t, route.namespace);
     const cont = q.get('continue');
     let listRv = current;
@@ -487,7 +499,7 @@ export class ApiServer {
         200,
         renderTable(
           t.table,
-          sel.items.map((s) => s.obj),
+          sel.items.map((s) => viewOf(t, s.obj)),
           meta,
           include,
           neg.apiVersion,
@@ -520,10 +532,7 @@ export class ApiServer {
     opts: DeleteOptions,
   ): void {
     const t = route.type;
-    const predicate: Predicate | undefined = selectorPredicate(
-      q.get('labelSelector') ?? undefined,
-      q.get('fieldSelector') ?? undefined,
-    );
+    const predicate = predicateFor(t, q);
     const targets = this.cluster.list(t, route.namespace).filter((s) => !predicate || predicate(s.obj));
     const results: StoredObject[] = [];
     for (const s of targets) {
@@ -544,10 +553,7 @@ export class ApiServer {
   private serveWatch(req: IncomingMessage, res: ServerResponse, route: Route, q: URLSearchParams): void {
     const t = route.type;
     const store = this.cluster.store;
-    const predicate = selectorPredicate(
-      q.get('labelSelector') ?? undefined,
-      q.get('fieldSelector') ?? undefined,
-    );
+    const predicate = predicateFor(t, q);
     const neg = negotiate(req.headers.accept);
     const av = apiVersionOf(t);
     const include = (q.get('includeObject') ?? 'Metadata') as IncludeObject;
@@ -592,7 +598,7 @@ export class ApiServer {
               apiVersion: neg.apiVersion,
               metadata: { resourceVersion: stored.obj.metadata.resourceVersion },
               columnDefinitions: t.table.columns,
-              rows: [tableRow(t.table, stored.obj, Date.now(), include)],
+              rows: [tableRow(t.table, viewOf(t, stored.obj), Date.now(), include)],
             })}}\n`
         : neg.as === 'PartialObjectMetadata' || neg.as === 'PartialObjectMetadataList'
           ? (type: EventType, stored: StoredObject): string =>

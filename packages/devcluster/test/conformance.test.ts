@@ -713,7 +713,7 @@ describe('built-in kinds', () => {
     expect(body.details.causes[0]?.field).toBe('spec.renewTime');
   });
 
-  it('serves core/v1 and events.k8s.io/v1 Events', async () => {
+  it('serves core/v1 and events.k8s.io/v1 Events as one set of objects, converted like the real server', async () => {
     await c.core.createNamespacedEvent({
       namespace: 'default',
       body: {
@@ -722,27 +722,58 @@ describe('built-in kinds', () => {
         reason: 'Test',
         message: 'hello',
         type: 'Normal',
+        count: 2,
       },
     });
-    const listed = await c.core.listNamespacedEvent({
-      namespace: 'default',
-      fieldSelector: 'involvedObject.name=node-a',
-    });
-    expect(listed.items.map((e) => e.reason)).toEqual(['Test']);
     const ev = await c.events.createNamespacedEvent({
       namespace: 'default',
       body: {
         metadata: { name: 'ev2' },
         eventTime: new k8s.V1MicroTime(),
+        regarding: { kind: 'Node', name: 'node-a' },
         reportingController: 'nodenet.io/test',
         reportingInstance: 'x',
         action: 'Test',
-        reason: 'Test',
-        type: 'Normal',
-        note: 'n',
+        reason: 'Other',
+        type: 'Warning',
+        note: 'from events.k8s.io',
       },
     });
-    expect(ev.note).toBe('n');
+    expect(ev.note).toBe('from events.k8s.io');
+    // both through the core API (what kubectl describe lists) ...
+    const core = await c.core.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: 'involvedObject.name=node-a',
+    });
+    expect(core.items.map((e) => [e.metadata?.name, e.reason, e.message])).toEqual([
+      ['ev1', 'Test', 'hello'],
+      ['ev2', 'Other', 'from events.k8s.io'],
+    ]);
+    // ... and through events.k8s.io/v1, with its field names
+    const v1 = await c.events.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: 'regarding.name=node-a',
+    });
+    expect(v1.items.map((e) => [e.metadata?.name, e.note, e.deprecatedCount])).toEqual([
+      ['ev1', 'hello', 2],
+      ['ev2', 'from events.k8s.io', undefined],
+    ]);
+    const patched = await c.events.patchNamespacedEvent(
+      { namespace: 'default', name: 'ev1', body: { note: 'changed' } },
+      mergePatch,
+    );
+    expect(patched.note).toBe('changed');
+    expect((await c.core.readNamespacedEvent({ namespace: 'default', name: 'ev1' })).message).toBe('changed');
+    const bad = await apiError(() =>
+      c.events.createNamespacedEvent({
+        namespace: 'default',
+        body: {
+          metadata: { name: 'ev3' },
+          eventTime: '2025-01-01T00:00:00.000Z' as unknown as k8s.V1MicroTime,
+        },
+      }),
+    );
+    expect(bad.code).toBe(422);
   });
 });
 
