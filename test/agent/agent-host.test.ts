@@ -44,6 +44,8 @@ function spec(layer2: NodeLayer2Entry[]): NodeConfigSpec {
 const GOOD = spec([l2(100, ['10.100.0.1/24'])]);
 /** Bad: a second L2 network whose gateway takes the peer's address, hijacking the path to it. */
 const BAD = spec([l2(100, ['10.100.0.1/24']), l2(200, [`${PEER_ADDR}/24`])]);
+/** Harmless, applied while the API server is down. */
+const DURING_OUTAGE = spec([l2(100, ['10.100.0.1/24']), l2(400, ['10.104.0.1/24'])]);
 /** Harmless but cut off mid-apply by the fault hook. */
 const CUT = spec([l2(100, ['10.100.0.1/24']), l2(300, ['10.103.0.1/24'])]);
 
@@ -152,6 +154,28 @@ describePrivileged(
       expect(hasAddress('l2.100', '10.100.0.1/24')).toBe(true);
     });
 
+    it('API server stopped during an apply: the host keeps the healthy new config, status is written once it is back', async () => {
+      const started = agent.logs.length;
+      const since = (l: Record<string, unknown>) => agent.logs.indexOf(l) >= started;
+      await assign('node-1', DURING_OUTAGE);
+      await agent.waitForLog((l) => l.msg === 'applying new config' && since(l));
+      await h.stopApi();
+      await agent.waitForLog((l) => l.msg === 'NodeConfig status write failed; retrying' && since(l));
+      await waitUntil('new config on the host', () => hasAddress('l2.400', '10.104.0.1/24'));
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(h.link('l2.400')).toBeDefined(); // kept: healthy, and an unreachable API server is no reason to roll back
+      expect((await h.clients.nodeConfig.get('node-1')).status?.lastAppliedRevision).not.toBe(
+        DURING_OUTAGE.revision,
+      );
+      await h.startApi();
+      const status = await waitForStatus(
+        'provisioned after the outage',
+        (s) => s.configStatus === 'provisioned' && s.lastAppliedRevision === DURING_OUTAGE.revision,
+      );
+      expect(status.message).toMatch(/health: all 4 checks passed$/);
+      expect(h.link('l2.400')).toBeDefined();
+    });
+
     it('killed during an apply (fault hook after the netlink step): restores at start-up and reports invalid', async () => {
       await agent.stop();
       agent = h.startAgent({ env: { NODENET_FAULT_AT: 'after-netlink' } });
@@ -167,7 +191,7 @@ describePrivileged(
         (s) => s.configStatus === 'invalid' && (s.message ?? '').startsWith('agent restarted during apply'),
       );
       expect(status.message).toBe(
-        `agent restarted during apply of revision ${CUT.revision.slice(0, 10)}; restored revision ${GOOD.revision.slice(0, 10)}; ` +
+        `agent restarted during apply of revision ${CUT.revision.slice(0, 10)}; restored revision ${DURING_OUTAGE.revision.slice(0, 10)}; ` +
           'health after restore: all 4 checks passed',
       );
       expect(status.conditions?.find((c) => c.type === 'Invalid')?.reason).toBe('AgentRestartedDuringApply');

@@ -16,7 +16,6 @@ import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
 
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
 const here = fileURLToPath(new URL('.', import.meta.url));
 
 export const NODE_TEMPLATE = `frr defaults datacenter
@@ -85,6 +84,8 @@ export class AgentHost {
   private client!: KubeClient;
   private bridge!: Server;
   private helpers: ChildProcess[] = [];
+  private socketPath = '';
+  private apiProxy?: ChildProcess;
   private agents: AgentRun[] = [];
 
   constructor(tag: string) {
@@ -137,7 +138,8 @@ export class AgentHost {
       outbound.on('error', () => inbound.destroy());
     });
     await new Promise<void>((r) => this.bridge.listen(socketPath, r));
-    await this.helper(this.nodeNs, join(here, 'tcp-to-unix.ts'), String(API_PORT), socketPath);
+    this.socketPath = socketPath;
+    await this.startApi();
     await this.helper(this.peerNs, join(here, 'tcp-server.ts'), PEER_ADDR, String(PEER_PORT));
     writeFileSync(this.kubeconfig, kubeconfigYaml(`http://127.0.0.1:${API_PORT}`));
 
@@ -156,13 +158,36 @@ export class AgentHost {
     );
   }
 
-  private helper(ns: string, script: string, ...args: string[]): Promise<void> {
-    const child = spawn('ip', ['netns', 'exec', ns, tsx, script, ...args], {
+  /** Makes the API server reachable from the node namespace (127.0.0.1:API_PORT). */
+  async startApi(): Promise<void> {
+    this.apiProxy = await this.helper(
+      this.nodeNs,
+      join(here, 'tcp-to-unix.ts'),
+      String(API_PORT),
+      this.socketPath,
+    );
+  }
+
+  /** The API server "stops" for the node: its port refuses connections, as a stopped server's would. */
+  async stopApi(): Promise<void> {
+    const proxy = this.apiProxy;
+    if (!proxy) return;
+    this.apiProxy = undefined;
+    const gone = new Promise((r) => proxy.once('exit', r));
+    proxy.kill('SIGKILL');
+    await gone;
+  }
+
+  private helper(ns: string, script: string, ...args: string[]): Promise<ChildProcess> {
+    // `ip netns exec` execs node itself (tsx as a loader, not a wrapper process), so killing the
+    // child kills the server.
+    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--import', 'tsx', script, ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: repoRoot,
     });
     this.helpers.push(child);
     return new Promise((resolve, reject) => {
-      child.stdout.once('data', () => resolve());
+      child.stdout.once('data', () => resolve(child));
       child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
     });
   }
