@@ -95,6 +95,8 @@ export class SimulatedAgents {
 
   resumeNode(node: string): void {
     this.stoppedNodes.delete(node);
+    const st = this.state.get(node) as { key?: string } | undefined;
+    if (st) delete st.key;
     const nc = this.informer?.get(node) as unknown as NodeConfig | undefined;
     if (nc) this.handle(nc);
   }

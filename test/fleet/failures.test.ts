@@ -1,0 +1,214 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DevCluster } from '@nodenet/devcluster';
+import type { Clients } from '@nodenet/kube';
+import type { NetworkConfigRevision } from '@nodenet/api';
+import { SimulatedAgents, type AgentBehaviour } from '../support/simulated-agent.js';
+import {
+  NodeConfigRecorder,
+  createNode,
+  layer2,
+  nodeName,
+  startCluster,
+  startConfigurator,
+  testPolicy,
+  waitFor,
+  type RunningConfigurator,
+} from './harness.js';
+import type { Policy } from '@nodenet/configurator';
+
+let dc: DevCluster;
+let clients: Clients;
+let agents: SimulatedAgents;
+let recorder: NodeConfigRecorder;
+let configurator: RunningConfigurator | undefined;
+
+beforeEach(async () => {
+  ({ dc, clients } = await startCluster());
+  recorder = new NodeConfigRecorder(dc.kubeconfigPath);
+  await recorder.start();
+});
+
+afterEach(async () => {
+  await configurator?.stop();
+  configurator = undefined;
+  recorder.stop();
+  await agents?.stop();
+  clients.client.close();
+  await dc.stop();
+});
+
+const revisions = async (): Promise<NetworkConfigRevision[]> =>
+  (await clients.revision.list()).items.sort((a, b) => a.spec.number - b.spec.number);
+const complete = (r: NetworkConfigRevision | undefined): boolean =>
+  r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
+
+/** n nodes on revision 1 (blue), then `red` added with the given behaviour for revision 2. */
+async function fleetOnRevision1(
+  n: number,
+  policy: Partial<Policy>,
+  rev2: (node: string) => AgentBehaviour,
+): Promise<NetworkConfigRevision> {
+  for (let i = 0; i < n; i++) await createNode(clients, nodeName(i));
+  let rev1Hash = '';
+  agents = new SimulatedAgents({
+    kubeconfigPath: dc.kubeconfigPath,
+    behaviour: (node, revision) =>
+      revision === rev1Hash || !rev1Hash ? { kind: 'ok', delayMs: 20 } : rev2(node),
+  });
+  await agents.start();
+  await clients.layer2.create(layer2('blue', 100));
+  configurator = await startConfigurator(dc.kubeconfigPath, testPolicy(policy));
+  const r1 = await waitFor('revision 1 complete', async () => {
+    const [r] = await revisions();
+    return complete(r) ? r : undefined;
+  });
+  rev1Hash = r1.spec.hash;
+  return r1;
+}
+
+const assignedHashes = (node: string): string[] =>
+  recorder.events.filter((e) => e.nc.metadata.name === node).map((e) => e.nc.spec.revision);
+
+describe('failures', () => {
+  it('one node reports invalid: revision invalid in the same pass, failedNodes, Warning Event, rollback of exactly the nodes that took it', async () => {
+    const r1 = await fleetOnRevision1(6, { updateLimit: { kind: 'count', count: 2 } }, (node) =>
+      node === nodeName(2)
+        ? { kind: 'invalid', delayMs: 100, message: 'health check failed: bgp session to 10.0.0.1 down' }
+        : { kind: 'ok', delayMs: 100 },
+    );
+    await clients.layer2.create(layer2('red', 200));
+    const r2 = await waitFor('revision 2 invalid', async () => {
+      const r = (await revisions()).find((x) => x.spec.number === 2);
+      return r?.status?.isInvalid ? r : undefined;
+    });
+    expect(r2.status?.failedNodes).toEqual([
+      {
+        node: nodeName(2),
+        message: 'health check failed: bgp session to 10.0.0.1 down',
+        at: expect.any(String),
+      },
+    ]);
+    expect(r2.status?.conditions?.find((c) => c.type === 'Invalid')).toMatchObject({
+      status: 'True',
+      reason: 'NodesFailed',
+    });
+    const events = (await clients.event.list({ namespace: 'default' })).items;
+    const warning = events.find(
+      (e) => e.reason === 'RevisionInvalidated' && e.involvedObject.name === r2.metadata.name,
+    );
+    expect(warning?.type).toBe('Warning');
+    expect(warning?.message).toContain(nodeName(2));
+
+    // Every node ends on revision 1 again; nodes that never took revision 2 were never touched.
+    await waitFor('all nodes back on revision 1', async () => {
+      const ncs = (await clients.nodeConfig.list()).items;
+      return ncs.every(
+        (nc) => nc.spec.revision === r1.spec.hash && nc.status?.lastAppliedRevision === r1.spec.hash,
+      );
+    });
+    const took = [0, 1, 2, 3].map(nodeName).filter((n) => assignedHashes(n).includes(r2.spec.hash));
+    expect(took).toContain(nodeName(2));
+    for (const n of [4, 5].map(nodeName)) expect(assignedHashes(n)).not.toContain(r2.spec.hash);
+    expect(recorder.maxInProgress).toBeLessThanOrEqual(2);
+    const r1Now = (await revisions())[0];
+    await waitFor('revision 1 complete again', async () => complete((await revisions())[0]));
+    expect(r1Now?.status?.isInvalid).toBe(false);
+
+    // Re-applying the configuration equal to the invalid revision rolls nothing out.
+    const eventsBefore = recorder.events.length;
+    await clients.layer2.delete('red'); // back to revision 1's content: equal to the desired one
+    await new Promise((r) => setTimeout(r, 300));
+    await clients.layer2.create(layer2('red', 200)); // equal to the invalid revision 2
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await revisions()).map((r) => r.spec.number)).toEqual([1, 2]);
+    expect(recorder.events.slice(eventsBefore).filter((e) => e.nc.spec.revision !== r1.spec.hash)).toEqual(
+      [],
+    );
+
+    // Deleting the invalid revision lets the same configuration be tried again (kubectl nodenet retry).
+    await clients.revision.delete(r2.metadata.name);
+    const r3 = await waitFor('revision with the same content again', async () =>
+      (await revisions()).find((r) => r.spec.hash === r2.spec.hash && r.metadata.uid !== r2.metadata.uid),
+    );
+    expect(r3.spec.number).toBe(2); // the next number after revision 1
+    // …and it is really tried again: node-002 gets it (and fails again, as its agent still does).
+    await waitFor(
+      'revision 2 tried and invalid again',
+      async () => (await clients.revision.get(r3.metadata.name)).status?.isInvalid,
+    );
+  });
+
+  it('an agent that never starts: invalid after the preconfig timeout', async () => {
+    await fleetOnRevision1(
+      3,
+      { updateLimit: { kind: 'count', count: 3 }, preconfigTimeoutMs: 1500, configTimeoutMs: 60_000 },
+      (node) => (node === nodeName(1) ? { kind: 'never' } : { kind: 'ok', delayMs: 20 }),
+    );
+    const started = Date.now();
+    await clients.layer2.create(layer2('red', 200));
+    const r2 = await waitFor('revision 2 invalid', async () => {
+      const r = (await revisions()).find((x) => x.spec.number === 2);
+      return r?.status?.isInvalid ? r : undefined;
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+    expect(r2.status?.failedNodes?.[0]).toMatchObject({
+      node: nodeName(1),
+      message: expect.stringMatching(/preconfig timeout/),
+    });
+  });
+
+  it('an agent stuck in provisioning: invalid after the config timeout', async () => {
+    await fleetOnRevision1(
+      3,
+      { updateLimit: { kind: 'count', count: 3 }, preconfigTimeoutMs: 60_000, configTimeoutMs: 1500 },
+      (node) => (node === nodeName(0) ? { kind: 'stuck' } : { kind: 'ok', delayMs: 20 }),
+    );
+    await clients.layer2.create(layer2('red', 200));
+    const r2 = await waitFor('revision 2 invalid', async () => {
+      const r = (await revisions()).find((x) => x.spec.number === 2);
+      return r?.status?.isInvalid ? r : undefined;
+    });
+    expect(r2.status?.failedNodes?.[0]).toMatchObject({
+      node: nodeName(0),
+      message: expect.stringMatching(/config timeout/),
+    });
+  });
+
+  it('an invalid input: Accepted=False with the field path, Warning Event, no new revision; fixing it resumes', async () => {
+    const r1 = await fleetOnRevision1(3, { updateLimit: { kind: 'count', count: 3 } }, () => ({
+      kind: 'ok',
+      delayMs: 20,
+    }));
+    await clients.layer2.create(
+      layer2('red', 200, { anycastGateways: ['10.0.0.0/24'], anycastMac: '02:00:00:00:00:01' }),
+    );
+    const red = await waitFor('red rejected', async () => {
+      const o = await clients.layer2.get('red');
+      return o.status?.conditions?.find((c) => c.type === 'Accepted' && c.status === 'False') ? o : undefined;
+    });
+    const cond = red.status?.conditions?.find((c) => c.type === 'Accepted');
+    expect(cond?.message).toContain('spec.anycastGateways[0]');
+    expect(cond?.message).toContain('10.0.0.0/24');
+    expect(red.status?.observedGeneration).toBe(red.metadata.generation);
+    const events = (await clients.event.list({ namespace: 'default' })).items;
+    expect(events.find((e) => e.reason === 'InputRejected' && e.involvedObject.name === 'red')).toMatchObject(
+      { type: 'Warning' },
+    );
+    expect((await revisions()).map((r) => r.spec.number)).toEqual([1]);
+    expect((await clients.nodeConfig.list()).items.every((nc) => nc.spec.revision === r1.spec.hash)).toBe(
+      true,
+    );
+
+    await clients.layer2.mergePatch('red', { spec: { anycastGateways: ['10.0.0.1/24'] } });
+    const r2 = await waitFor('revision 2 complete', async () => {
+      const r = (await revisions()).find((x) => x.spec.number === 2);
+      return complete(r) ? r : undefined;
+    });
+    expect(r2.spec.config.layer2.map((l) => l.name)).toEqual(['blue', 'red']);
+    const fixed = await clients.layer2.get('red');
+    expect(fixed.status?.conditions?.find((c) => c.type === 'Accepted')).toMatchObject({
+      status: 'True',
+      observedGeneration: fixed.metadata.generation,
+    });
+  });
+});
