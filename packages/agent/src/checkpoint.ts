@@ -54,6 +54,8 @@ export interface PendingApply {
   specHash: string;
   /** The configurator's `assigned-at` annotation of the attempt, when it had one. */
   assignedAt?: string;
+  /** `metadata.generation` of the NodeConfig being applied, so a report after a crash answers it. */
+  generation?: number;
   /** Revision of applied.json when the apply began (what a restore will bring back). */
   previousRevision?: string;
   startedAt: string;
@@ -320,6 +322,7 @@ function validatePending(body: Record<string, unknown>): PendingApply | string {
   const out: PendingApply = { revision: body.revision, specHash: body.specHash, startedAt: body.startedAt };
   if (typeof body.assignedAt === 'string') out.assignedAt = body.assignedAt;
   if (typeof body.previousRevision === 'string') out.previousRevision = body.previousRevision;
+  if (typeof body.generation === 'number') out.generation = body.generation;
   return out;
 }
 

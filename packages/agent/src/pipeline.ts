@@ -231,7 +231,13 @@ export class Pipeline {
    */
   private async recover(
     cause: 'restart' | 'retry',
-    pending: { revision?: string; specHash?: string; assignedAt?: string; corrupt?: boolean },
+    pending: {
+      revision?: string;
+      specHash?: string;
+      assignedAt?: string;
+      generation?: number;
+      corrupt?: boolean;
+    },
   ): Promise<StartOutcome> {
     const attempted = pending.revision;
     this.log.warn(
@@ -276,6 +282,7 @@ export class Pipeline {
         ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
         reason: cause === 'restart' ? STEP_REASON.restart : 'RestoreRetried',
         message,
+        ...(pending.generation !== undefined ? { observedGeneration: pending.generation } : {}),
       });
     }
     this.log.error({ attempted, restored: restore.ok, health: verdict.summary }, message);
@@ -392,6 +399,7 @@ export class Pipeline {
         specHash: hash,
         startedAt: startedAt.toISOString(),
         ...(desired.assignedAt ? { assignedAt: desired.assignedAt } : {}),
+        ...(desired.generation !== undefined ? { generation: desired.generation } : {}),
         ...(previous ? { previousRevision: previous.revision } : {}),
       });
     } catch (err) {

@@ -360,6 +360,7 @@ describe('pipeline: start-up', () => {
       revision: B.revision,
       specHash: specHash(B),
       assignedAt: 't1',
+      generation: 7,
       startedAt: 'x',
     });
     host.netlinkState = B.revision;
@@ -380,6 +381,7 @@ describe('pipeline: start-up', () => {
       revision: B.revision,
       lastAppliedRevision: A.revision,
       reason: 'AgentRestartedDuringApply',
+      observedGeneration: 7, // answers the generation the cut-off apply was for
     });
     expect(sink.reports[0]?.message).toBe(
       `agent restarted during apply of revision ${B.revision.slice(0, 10)}; restored revision ${A.revision.slice(0, 10)}; ` +
