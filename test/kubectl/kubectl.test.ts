@@ -177,6 +177,25 @@ describe('kubectl against nodenet-devcluster', () => {
     expect(gone.stderr).toContain('NotFound');
   });
 
+  it('creates built-in objects with kubectl create (protobuf request bodies) and labels them', async () => {
+    expect(await ok('create', 'namespace', 'nodenet-demo')).toContain('namespace/nodenet-demo created');
+    await ok('create', 'configmap', 'cfg', '-n', 'nodenet-demo', '--from-literal=a=1', '--from-literal=b=2');
+    await ok('create', 'secret', 'generic', 'sec', '-n', 'nodenet-demo', '--from-literal=token=s3cr3t');
+    await ok('create', 'serviceaccount', 'robot', '-n', 'nodenet-demo');
+    expect(await ok('get', 'configmap', 'cfg', '-n', 'nodenet-demo', '-o', 'jsonpath={.data}')).toBe(
+      '{"a":"1","b":"2"}',
+    );
+    const secret = await ok('get', 'secret', 'sec', '-n', 'nodenet-demo', '-o', 'jsonpath={.data.token}');
+    expect(Buffer.from(secret, 'base64').toString()).toBe('s3cr3t');
+    const cms = table(await ok('get', 'configmaps', '-n', 'nodenet-demo'));
+    expect(cms[0]).toEqual(['NAME', 'DATA', 'AGE']);
+    expect(cms[1]?.slice(0, 2)).toEqual(['cfg', '2']);
+    await ok('label', 'namespace', 'nodenet-demo', 'team=net');
+    expect(await ok('get', 'ns', '-l', 'team=net', '-o', 'name')).toBe('namespace/nodenet-demo');
+    await ok('delete', 'namespace', 'nodenet-demo', '--wait=true', '--timeout=10s');
+    expect((await kubectl('get', 'configmap', 'cfg', '-n', 'nodenet-demo')).stderr).toContain('NotFound');
+  });
+
   it('streams changes with get -w', async () => {
     const watch = execa(
       'kubectl',

@@ -22,6 +22,7 @@ import {
 } from './discovery.js';
 import { ApiError, badRequest, methodNotAllowed } from './errors.js';
 import { patchTypeOf } from './patch.js';
+import { decodeProtobuf } from './protobuf.js';
 import { apiVersionOf, storageKeyOf, viewOf, type ResourceType } from './resources.js';
 import { selectorPredicate, type Predicate } from './selectors.js';
 import { GoneError, jsonOf, type EventType, type StoredObject, type Watcher } from './store.js';
@@ -87,7 +88,7 @@ function sendError(res: ServerResponse, err: ApiError): void {
   send(res, err.code, err.toStatus());
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -100,23 +101,21 @@ function readBody(req: IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () =>
-      resolve(
-        chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8'),
-      ),
-    );
+    req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
 
-function parseBody(text: string, contentType: string | undefined): unknown {
+function parseBody(body: Buffer, contentType: string | undefined): unknown {
   const ct = (contentType ?? JSON_TYPE).split(';')[0]?.trim().toLowerCase() ?? JSON_TYPE;
-  if (ct.includes('protobuf'))
+  if (ct === 'application/vnd.kubernetes.protobuf') return decodeProtobuf(body);
+  if (ct !== JSON_TYPE && !ct.includes('json') && !ct.includes('yaml') && ct !== '*/*')
     throw new ApiError(
       415,
       'UnsupportedMediaType',
-      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`,
     );
+  const text = body.toString('utf8');
   try {
     return ct.includes('yaml') ? parseYaml(text) : JSON.parse(text);
   } catch (e) {
@@ -328,8 +327,8 @@ export class ApiServer {
         return this.sendObject(req, res, type === 'apply' && !existed ? 201 : 200, stored, t, q, warnings);
       }
       case 'DELETE': {
-        const text = await readBody(req);
-        const body = text.trim() ? parseBody(text, req.headers['content-type']) : {};
+        const raw = await readBody(req);
+        const body = raw.toString('utf8').trim() ? parseBody(raw, req.headers['content-type']) : {};
         const opts = this.deleteOptions(body, q);
         if (!route.name) return this.deleteCollection(req, res, route, q, opts);
         const stored = this.cluster.delete(t, ns, route.name, opts);
