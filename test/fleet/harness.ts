@@ -170,6 +170,21 @@ export class NodeConfigRecorder {
     this.abort?.abort();
   }
 
+  /** Replays the stream: the most nodes in progress at once, leaving out the named ones. */
+  maxInProgressExcluding(excluded: string[]): number {
+    const cur = new Map<string, NodeConfig>();
+    let max = 0;
+    for (const e of this.events) {
+      if (e.type === 'DELETED') cur.delete(e.nc.metadata.name);
+      else cur.set(e.nc.metadata.name, e.nc);
+      const n = [...cur.values()].filter(
+        (nc) => !excluded.includes(nc.metadata.name) && inProgress(nc),
+      ).length;
+      max = Math.max(max, n);
+    }
+    return max;
+  }
+
   /** Annotation values of `assigned-by` in the order assignments were seen. */
   assigners(): string[] {
     const out: string[] = [];
