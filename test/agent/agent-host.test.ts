@@ -21,7 +21,7 @@ import {
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { AgentHost, PEER_ADDR, type AgentRun } from './support/agent-host.js';
+import { AgentCluster, PEER_ADDR, type AgentRun, type NodeEnv } from './support/agent-host.js';
 
 const l2 = (id: number, gateways: string[]): NodeLayer2Entry => ({
   name: `l2-${id}`,
@@ -49,7 +49,8 @@ const DURING_OUTAGE = spec([l2(100, ['10.100.0.1/24']), l2(400, ['10.104.0.1/24'
 /** Harmless but cut off mid-apply by the fault hook. */
 const CUT = spec([l2(100, ['10.100.0.1/24']), l2(300, ['10.103.0.1/24'])]);
 
-let h: AgentHost;
+let cluster: AgentCluster;
+let h: NodeEnv;
 let agent: AgentRun;
 let assigned = 0;
 
@@ -57,15 +58,15 @@ async function assign(name: string, s: NodeConfigSpec): Promise<void> {
   const annotations = {
     [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, assigned++)).toISOString(),
   };
-  const existing = await h.clients.nodeConfig.get(name).catch(() => undefined);
+  const existing = await cluster.clients.nodeConfig.get(name).catch(() => undefined);
   const obj: NodeConfig = {
     apiVersion: API_VERSION,
     kind: 'NodeConfig',
     metadata: { ...(existing?.metadata ?? { name }), annotations },
     spec: s,
   };
-  if (existing) await h.clients.nodeConfig.update(obj);
-  else await h.clients.nodeConfig.create(obj);
+  if (existing) await cluster.clients.nodeConfig.update(obj);
+  else await cluster.clients.nodeConfig.create(obj);
 }
 
 async function waitForStatus(
@@ -76,7 +77,7 @@ async function waitForStatus(
   const deadline = Date.now() + timeoutMs;
   let last: NodeConfigStatus | undefined;
   while (Date.now() < deadline) {
-    last = (await h.clients.nodeConfig.get('node-1')).status;
+    last = (await cluster.clients.nodeConfig.get('node-1')).status;
     if (last && pred(last)) return last;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -92,21 +93,19 @@ async function waitUntil(what: string, fn: () => boolean, timeoutMs = 20_000): P
   throw new Error(`timed out waiting for ${what}`);
 }
 
-const hasAddress = (dev: string, cidr: string): boolean => {
-  const [local, len] = cidr.split('/');
-  return h.link(dev)?.addr_info?.some((a) => a.local === local && a.prefixlen === Number(len)) ?? false;
-};
+const hasAddress = (dev: string, cidr: string): boolean => h.hasAddress(dev, cidr);
 
 describePrivileged(
   'nodenet-agent end to end (netns, real netlink, real FRR, devcluster)',
   FRR_PREREQUISITES,
   () => {
     beforeAll(async () => {
-      h = new AgentHost('e2e');
-      await h.setUp();
+      cluster = new AgentCluster('e2e');
+      await cluster.setUp();
+      h = await cluster.addNode('node-1');
     }, 120_000);
     afterAll(async () => {
-      await h?.tearDown();
+      await cluster?.tearDown();
     });
 
     it('applies a NodeConfig and reports provisioned; the host matches it', async () => {
@@ -126,16 +125,16 @@ describePrivileged(
       expect(h.frr.vtysh('show running-config')).toMatch(/router bgp 65001/);
       // node-10's config left no trace and got no status from this agent.
       expect(h.link('l2.200')).toBeUndefined();
-      expect((await h.clients.nodeConfig.get('node-10')).status).toBeUndefined();
+      expect((await cluster.clients.nodeConfig.get('node-10')).status).toBeUndefined();
     });
 
     it('recreates a managed device deleted by hand at the next resync, with no status change', async () => {
-      const before = (await h.clients.nodeConfig.get('node-1')).metadata.resourceVersion;
+      const before = (await cluster.clients.nodeConfig.get('node-1')).metadata.resourceVersion;
       execFileSync('ip', ['-n', h.nodeNs, 'link', 'del', 'vx.20100']);
       expect(h.link('vx.20100')).toBeUndefined();
       await waitUntil('vx.20100 recreated', () => h.link('vx.20100')?.master === 'l2.100');
       await agent.waitForLog((l) => l.msg === 'host had drifted from the applied config; repaired');
-      expect((await h.clients.nodeConfig.get('node-1')).metadata.resourceVersion).toBe(before);
+      expect((await cluster.clients.nodeConfig.get('node-1')).metadata.resourceVersion).toBe(before);
     });
 
     it('a config that breaks a health check is restored and reported invalid naming the check', async () => {
@@ -164,7 +163,7 @@ describePrivileged(
       await waitUntil('new config on the host', () => hasAddress('l2.400', '10.104.0.1/24'));
       await new Promise((r) => setTimeout(r, 1500));
       expect(h.link('l2.400')).toBeDefined(); // kept: healthy, and an unreachable API server is no reason to roll back
-      expect((await h.clients.nodeConfig.get('node-1')).status?.lastAppliedRevision).not.toBe(
+      expect((await cluster.clients.nodeConfig.get('node-1')).status?.lastAppliedRevision).not.toBe(
         DURING_OUTAGE.revision,
       );
       await h.startApi();

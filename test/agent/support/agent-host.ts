@@ -1,12 +1,17 @@
 /**
- * Harness for end-to-end tests of the real `nodenet-agent` binary: a node network namespace with an
- * underlay veth towards a peer namespace, a real FRR instance (zebra + bgpd) in the node namespace,
- * devcluster in the test process reached from the namespace over a Unix-socket bridge, and helpers
- * to run the agent and read the host with `ip -json` and vtysh.
+ * Harness for end-to-end tests of the real `nodenet-agent` binary.
+ *
+ * - `AgentCluster`: devcluster in the test process, reachable from any node namespace over a
+ *   Unix-socket bridge (Unix sockets are file-system objects, so they cross network namespaces; the
+ *   machine's own network namespace is never touched).
+ * - `NodeEnv`: one node: a network namespace with an underlay veth `vtep0` towards a peer namespace
+ *   that runs a TCP service (the health-check target), a real FRR instance (zebra + bgpd) in the node
+ *   namespace, its own state dir, and the agent binary run with `ip netns exec`. The host is read
+ *   with `ip -json`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect, type Server } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -42,6 +47,7 @@ exit
 {{ bgp_vrfs }}
 `;
 
+/** Every node namespace uses the same addresses: they are separate namespaces. */
 export const NODE_ADDR = '10.98.0.1';
 export const PEER_ADDR = '10.98.0.2';
 export const PEER_PORT = 7179;
@@ -70,37 +76,96 @@ export interface AgentRun {
 
 const sh = (cmd: string, ...args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
 
-export class AgentHost {
+/** Spawns a helper script inside a namespace; resolves once it printed its first line ("ready"). */
+function helper(ns: string, script: string, ...args: string[]): Promise<ChildProcess> {
+  // `ip netns exec` execs node itself (tsx as a loader, not a wrapper process), so killing the
+  // child kills the server.
+  const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--import', 'tsx', script, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    cwd: repoRoot,
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+export class AgentCluster {
   readonly work: string;
-  readonly nodeNs: string;
-  readonly peerNs: string;
-  readonly stateDir: string;
-  readonly healthFile: string;
+  readonly socketPath: string;
   readonly templateFile: string;
-  readonly kubeconfig: string;
   dc!: DevCluster;
   clients!: Clients;
-  frr!: FrrNetnsInstance;
   private client!: KubeClient;
   private bridge!: Server;
-  private helpers: ChildProcess[] = [];
-  private socketPath = '';
+  readonly nodes: NodeEnv[] = [];
+
+  constructor(readonly tag: string) {
+    this.work = mkdtempSync(join(tmpdir(), `nodenet-agent-e2e-${tag}-`));
+    this.socketPath = join(this.work, 'api.sock');
+    this.templateFile = join(this.work, 'frr.conf.tpl');
+  }
+
+  async setUp(build: string[] = ['packages/agent']): Promise<void> {
+    for (const pkg of build) execFileSync('npx', ['tsc', '-b', pkg], { cwd: repoRoot, stdio: 'pipe' });
+    writeFileSync(this.templateFile, NODE_TEMPLATE);
+    this.dc = await startDevCluster({ crdsDir: join(repoRoot, 'crds') });
+    this.client = new KubeClient(loadKubeConfig(this.dc.kubeconfigPath));
+    this.clients = makeClients(this.client);
+    this.bridge = createServer((inbound) => {
+      const outbound = connect(this.dc.port, '127.0.0.1');
+      inbound.pipe(outbound).pipe(inbound);
+      inbound.on('error', () => outbound.destroy());
+      outbound.on('error', () => inbound.destroy());
+    });
+    await new Promise<void>((r) => this.bridge.listen(this.socketPath, r));
+  }
+
+  /** Creates a node environment; `index` keeps namespace names unique within the run. */
+  async addNode(nodeName: string): Promise<NodeEnv> {
+    const env = new NodeEnv(this, nodeName, `${this.tag}${this.nodes.length}`);
+    this.nodes.push(env);
+    await env.setUp();
+    return env;
+  }
+
+  async tearDown(): Promise<void> {
+    for (const n of this.nodes) await n.tearDown();
+    this.bridge?.close();
+    this.client?.close();
+    await this.dc?.stop();
+    rmSync(this.work, { recursive: true, force: true });
+  }
+}
+
+export class NodeEnv {
+  readonly nodeNs: string;
+  readonly peerNs: string;
+  readonly dir: string;
+  readonly stateDir: string;
+  readonly healthFile: string;
+  readonly kubeconfig: string;
+  frr!: FrrNetnsInstance;
   private apiProxy?: ChildProcess;
+  private helpers: ChildProcess[] = [];
   private agents: AgentRun[] = [];
 
-  constructor(tag: string) {
+  constructor(
+    readonly cluster: AgentCluster,
+    readonly nodeName: string,
+    tag: string,
+  ) {
     const id = `${process.pid % 10000}`;
     this.nodeNs = `nnag-${tag}-n${id}`;
     this.peerNs = `nnag-${tag}-p${id}`;
-    this.work = mkdtempSync(join(tmpdir(), `nodenet-agent-e2e-${tag}-`));
-    this.stateDir = join(this.work, 'state');
-    this.healthFile = join(this.work, 'health.yaml');
-    this.templateFile = join(this.work, 'frr.conf.tpl');
-    this.kubeconfig = join(this.work, 'kubeconfig');
+    this.dir = join(cluster.work, nodeName);
+    this.stateDir = join(this.dir, 'state');
+    this.healthFile = join(this.dir, 'health.yaml');
+    this.kubeconfig = join(this.dir, 'kubeconfig');
   }
 
   async setUp(): Promise<void> {
-    execFileSync('npx', ['tsc', '-b', 'packages/agent'], { cwd: repoRoot, stdio: 'pipe' });
+    mkdirSync(this.dir, { recursive: true });
     for (const ns of [this.nodeNs, this.peerNs]) {
       sh('ip', 'netns', 'add', ns);
       sh('ip', '-n', ns, 'link', 'set', 'lo', 'up');
@@ -125,26 +190,10 @@ export class AgentHost {
     // Jumbo underlay, as on a real fabric: a VXLAN needs 50 bytes more than its own MTU.
     sh('ip', '-n', this.nodeNs, 'link', 'set', 'vtep0', 'mtu', '9000', 'up');
     sh('ip', '-n', this.peerNs, 'link', 'set', 'vtep0p', 'mtu', '9000', 'up');
-
-    this.dc = await startDevCluster({ crdsDir: join(repoRoot, 'crds') });
-    this.client = new KubeClient(loadKubeConfig(this.dc.kubeconfigPath));
-    this.clients = makeClients(this.client);
-    // API server bridge: 127.0.0.1:API_PORT in the node namespace → Unix socket → devcluster.
-    const socketPath = join(this.work, 'api.sock');
-    this.bridge = createServer((inbound) => {
-      const outbound = connect(this.dc.port, '127.0.0.1');
-      inbound.pipe(outbound).pipe(inbound);
-      inbound.on('error', () => outbound.destroy());
-      outbound.on('error', () => inbound.destroy());
-    });
-    await new Promise<void>((r) => this.bridge.listen(socketPath, r));
-    this.socketPath = socketPath;
     await this.startApi();
-    await this.helper(this.peerNs, join(here, 'tcp-server.ts'), PEER_ADDR, String(PEER_PORT));
+    this.helpers.push(await helper(this.peerNs, join(here, 'tcp-server.ts'), PEER_ADDR, String(PEER_PORT)));
     writeFileSync(this.kubeconfig, kubeconfigYaml(`http://127.0.0.1:${API_PORT}`));
-
     this.frr = startFrr(this.nodeNs, this.nodeNs);
-    writeFileSync(this.templateFile, NODE_TEMPLATE);
     writeFileSync(
       this.healthFile,
       [
@@ -160,12 +209,13 @@ export class AgentHost {
 
   /** Makes the API server reachable from the node namespace (127.0.0.1:API_PORT). */
   async startApi(): Promise<void> {
-    this.apiProxy = await this.helper(
+    this.apiProxy = await helper(
       this.nodeNs,
       join(here, 'tcp-to-unix.ts'),
       String(API_PORT),
-      this.socketPath,
+      this.cluster.socketPath,
     );
+    this.helpers.push(this.apiProxy);
   }
 
   /** The API server "stops" for the node: its port refuses connections, as a stopped server's would. */
@@ -178,22 +228,8 @@ export class AgentHost {
     await gone;
   }
 
-  private helper(ns: string, script: string, ...args: string[]): Promise<ChildProcess> {
-    // `ip netns exec` execs node itself (tsx as a loader, not a wrapper process), so killing the
-    // child kills the server.
-    const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--import', 'tsx', script, ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      cwd: repoRoot,
-    });
-    this.helpers.push(child);
-    return new Promise((resolve, reject) => {
-      child.stdout.once('data', () => resolve(child));
-      child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-    });
-  }
-
   /** Starts the real agent binary in the node namespace. */
-  startAgent(opts: { nodeName?: string; env?: Record<string, string>; resync?: string } = {}): AgentRun {
+  startAgent(opts: { env?: Record<string, string>; resync?: string } = {}): AgentRun {
     const args = [
       'netns',
       'exec',
@@ -203,13 +239,13 @@ export class AgentHost {
       '--kubeconfig',
       this.kubeconfig,
       '--node-name',
-      opts.nodeName ?? 'node-1',
+      this.nodeName,
       '--state-dir',
       this.stateDir,
       '--health-config',
       this.healthFile,
       '--frr-template',
-      this.templateFile,
+      this.cluster.templateFile,
       '--frr-confdir',
       this.frr.confdir,
       '--frr-pathspace',
@@ -290,6 +326,11 @@ export class AgentHost {
     return this.links().find((l) => l.ifname === name);
   }
 
+  hasAddress(dev: string, cidr: string): boolean {
+    const [local, len] = cidr.split('/');
+    return this.link(dev)?.addr_info?.some((a) => a.local === local && a.prefixlen === Number(len)) ?? false;
+  }
+
   async tearDown(): Promise<void> {
     for (const a of this.agents) await a.stop().catch(() => undefined);
     for (const h of this.helpers) h.kill('SIGTERM');
@@ -305,9 +346,5 @@ export class AgentHost {
         /* not created */
       }
     }
-    this.bridge?.close();
-    this.client?.close();
-    await this.dc?.stop();
-    rmSync(this.work, { recursive: true, force: true });
   }
 }
