@@ -156,7 +156,7 @@ describePrivileged('FRR driver on real FRR in network namespaces', FRR_PREREQUIS
     peer = startFrr(peerNs, peerNs);
     driver = new FrrDriver({
       template: nodeTemplate,
-      settings: { asn: ASN, routerId: '10.255.0.1' },
+      settings: { asn: ASN, routerId: '10.255.0.1', vrfRouterId: '10.255.1.1' },
       confdir: node.confdir,
       pathspace: node.name,
       rundir: node.rundir,

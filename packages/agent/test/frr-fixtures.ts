@@ -3,7 +3,7 @@ import type { NodeConfigSpec, PrefixItem, VrfEntry } from '@nodenet/api';
 
 export type FrrSpec = Pick<NodeConfigSpec, 'vrf' | 'routingTable'>;
 
-export const settings = { asn: 4200065001, routerId: '10.50.0.11' };
+export const settings = { asn: 4200065001, routerId: '10.50.0.11', vrfRouterId: '10.51.0.11' };
 
 const p = (
   cidr: string,

@@ -238,7 +238,22 @@ describe('FRR rendering: values outside the grammar are refused', () => {
     ['router id with newline', { ...settings, routerId: '10.0.0.1\nexit' }, 'settings.routerId'],
     ['IPv6 router id', { ...settings, routerId: '::1' }, 'settings.routerId'],
     ['three-part router id', { ...settings, routerId: '1.2.3' }, 'settings.routerId'],
+    ['VRF router id with newline', { ...settings, vrfRouterId: '10.0.0.2\nexit' }, 'settings.vrfRouterId'],
   ];
+  // The leaking session is iBGP between two instances of one bgpd: FRR refuses it (Bad BGP
+  // Identifier) when both use one router id, so a config with VRFs needs a distinct one.
+  it('refuses a config with VRFs without a VRF router id, or with the default one', () => {
+    const spec = goldenCases.ipv4!;
+    const { vrfRouterId: _unused, ...noVrfId } = settings;
+    expect(() => renderFrrConfig(spec, noVrfId, template)).toThrow(
+      expect.objectContaining({ name: 'FrrRenderError', field: 'settings.vrfRouterId' }),
+    );
+    expect(() => renderFrrConfig(spec, { ...settings, vrfRouterId: settings.routerId }, template)).toThrow(
+      expect.objectContaining({ field: 'settings.vrfRouterId', value: settings.routerId }),
+    );
+    // Without VRFs the setting is not needed.
+    expect(() => renderFrrConfig(goldenCases.empty!, noVrfId, template)).not.toThrow();
+  });
   for (const [what, s, field] of badSettings) {
     it(`refuses ${what} (${field})`, () => {
       expect(() => renderFrrConfig(goldenCases.empty!, s as typeof settings, template)).toThrow(

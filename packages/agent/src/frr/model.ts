@@ -23,8 +23,19 @@ export type Direction = 'import' | 'export';
 export interface FrrNodeSettings {
   /** Local BGP autonomous system number (1–4294967295). */
   asn: number;
-  /** BGP router id, an IPv4 address in dotted-quad notation. */
+  /** BGP router id of the default instance (the template's `{{ router_id }}`), IPv4 dotted-quad. */
   routerId: string;
+  /**
+   * BGP router id of the per-VRF instances (`router bgp ASN vrf …`), IPv4 dotted-quad; required when
+   * the config has VRFs, and must differ from `routerId` (routing-table instances, which have no
+   * session, fall back to `routerId`). The leaking session
+   * between the default instance and a VRF instance is iBGP, and FRR refuses an iBGP peer whose
+   * router id equals its own (RFC 6286: OPEN Message Error / Bad BGP Identifier), so with one id
+   * for both the session never leaves Idle. It also makes the automatic EVPN route distinguisher of
+   * the VRF (`<id>:<n>`), so it must be unique per node: the VTEP address is the usual choice
+   * (das-schiff does the same), with a node address as `routerId`.
+   */
+  vrfRouterId?: string;
 }
 
 export interface PrefixLine {
@@ -64,6 +75,8 @@ export interface VrfModel {
 export interface FrrModel {
   asn: number;
   routerId: string;
+  /** Router id of the `router bgp ASN vrf …` instances (set whenever there is one). */
+  vrfRouterId: string;
   vrfs: VrfModel[];
   /** VRF device names of the routing tables (`taas.<id>`), ordered by table id. */
   routingTables: string[];
@@ -76,12 +89,36 @@ function refuse(field: string, value: unknown, reason: string): never {
   throw new FrrRenderError(field, value, reason);
 }
 
+function checkRouterId(field: string, value: unknown): void {
+  const rid = typeof value === 'string' ? parsePrefix(`${value}/32`) : undefined;
+  if (!rid?.ok || rid.prefix.family !== 4)
+    refuse(field, value, 'must be an IPv4 address in dotted-quad notation');
+}
+
 function checkSettings(s: FrrNodeSettings): void {
   if (!isInt(s.asn, 1, 4294967295)) refuse('settings.asn', s.asn, 'must be an integer from 1 to 4294967295');
-  const rid = typeof s.routerId === 'string' ? parsePrefix(`${s.routerId}/32`) : undefined;
-  if (!rid?.ok || rid.prefix.family !== 4) {
-    refuse('settings.routerId', s.routerId, 'must be an IPv4 address in dotted-quad notation');
+  checkRouterId('settings.routerId', s.routerId);
+  if (s.vrfRouterId !== undefined) checkRouterId('settings.vrfRouterId', s.vrfRouterId);
+}
+
+/** The VRF instances' router id; see FrrNodeSettings.vrfRouterId for why it must differ. */
+function vrfRouterId(s: FrrNodeSettings, needed: boolean): string {
+  if (!needed) return s.vrfRouterId ?? s.routerId;
+  if (s.vrfRouterId === undefined) {
+    refuse(
+      'settings.vrfRouterId',
+      undefined,
+      'is required when the config has VRFs (a router id for the per-VRF BGP instances, different from settings.routerId)',
+    );
   }
+  if (s.vrfRouterId === s.routerId) {
+    refuse(
+      'settings.vrfRouterId',
+      s.vrfRouterId,
+      'must differ from settings.routerId: FRR refuses the iBGP leaking session between the default and the VRF instance when both use one router id (Bad BGP Identifier)',
+    );
+  }
+  return s.vrfRouterId;
 }
 
 /** A network prefix (host bits clear) in canonical text, with its family; refuses anything else. */
@@ -249,5 +286,11 @@ export function buildModel(
   });
   const routingTables = [...tables].sort((a, b) => a - b).map((id) => deviceNames.routingTable(id));
 
-  return { asn: settings.asn, routerId: settings.routerId, vrfs, routingTables };
+  return {
+    asn: settings.asn,
+    routerId: settings.routerId,
+    vrfRouterId: vrfRouterId(settings, vrfs.length > 0),
+    vrfs,
+    routingTables,
+  };
 }

@@ -10,7 +10,8 @@
  * Leaking between a VRF and the default VRF runs over the veth pair `vd.<vrf>` (default side) /
  * `dv.<vrf>` (VRF side) as an iBGP session of the same FRR: `import` filters what the default VRF
  * accepts from the VRF, `export` what it hands to the VRF (with the optional community) and, inside
- * the VRF, what is advertised into EVPN as type-5 routes.
+ * the VRF, what is advertised into EVPN as type-5 routes. The VRF instances carry their own router id
+ * (settings.vrfRouterId): FRR refuses an iBGP peer with its own id, so one id would keep it Idle.
  */
 import type { Direction, Family, FrrModel, PrefixLine, RouteMapEntry, VrfModel } from './model.js';
 
@@ -111,7 +112,7 @@ function bgpDefaultAfSection(m: FrrModel, family: Family, ipv4ActivatedByDefault
 function bgpVrfSection(m: FrrModel): string[] {
   const out: string[] = [];
   for (const v of m.vrfs) {
-    out.push(`router bgp ${m.asn} vrf ${v.device}`, ` bgp router-id ${m.routerId}`);
+    out.push(`router bgp ${m.asn} vrf ${v.device}`, ` bgp router-id ${m.vrfRouterId}`);
     out.push(` neighbor ${v.toDefaultPort} interface remote-as internal`);
     for (const family of [4, 6] as const) {
       out.push(' !', ` address-family ipv${family} unicast`);
@@ -132,7 +133,7 @@ function bgpVrfSection(m: FrrModel): string[] {
   // A routing table is a VRF whose kernel routes the default VRF imports (`import vrf taas.<id>`);
   // the BGP instance in that VRF is what turns its kernel routes into BGP routes to import.
   for (const t of m.routingTables) {
-    out.push(`router bgp ${m.asn} vrf ${t}`, ` bgp router-id ${m.routerId}`);
+    out.push(`router bgp ${m.asn} vrf ${t}`, ` bgp router-id ${m.vrfRouterId}`);
     for (const family of [4, 6] as const) {
       out.push(' !', ` address-family ipv${family} unicast`, '  redistribute kernel', ' exit-address-family');
     }
