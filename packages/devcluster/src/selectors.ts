@@ -163,3 +163,9 @@ export function selectorPredicate(labelSelector?: string, fieldSelector?: string
   if (labels.length === 0 && fields.length === 0) return undefined;
   return (obj) => matchLabels(labels, obj.metadata.labels) && matchFields(fields, obj);
 }
+
+/** The object name an equality requirement on `metadata.name` pins the selector to, if any. */
+export function selectedName(fieldSelector: string | undefined): string | undefined {
+  if (!fieldSelector) return undefined;
+  return parseFieldSelector(fieldSelector).find((r) => r.path === 'metadata.name' && !r.negate)?.value;
+}

@@ -24,7 +24,7 @@ import { ApiError, badRequest, methodNotAllowed } from './errors.js';
 import { patchTypeOf } from './patch.js';
 import { decodeProtobuf } from './protobuf.js';
 import { apiVersionOf, storageKeyOf, viewOf, type ResourceType } from './resources.js';
-import { selectorPredicate, type Predicate } from './selectors.js';
+import { selectedName, selectorPredicate, type Predicate } from './selectors.js';
 import { GoneError, jsonOf, type EventType, type StoredObject, type Watcher } from './store.js';
 import { renderTable, tableRow, type IncludeObject } from './table.js';
 import { isObject, type KObject } from './types.js';
@@ -356,16 +356,17 @@ export class ApiServer {
     }
     const [plural = '', name, subresource, ...extra] = rest;
     const type = this.cluster.typeFor(group, version, plural);
-    const nf = new ApiError(404, 'NotFound', 'the server could not find the requested resource');
-    if (!type || extra.length) throw nf;
-    if (namespace !== undefined && !type.namespaced) throw nf;
-    if (name !== undefined && type.namespaced && namespace === undefined) throw nf;
+    const nf = (): ApiError =>
+      new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+    if (!type || extra.length) throw nf();
+    if (namespace !== undefined && !type.namespaced) throw nf();
+    if (name !== undefined && type.namespaced && namespace === undefined) throw nf();
     if (
       subresource !== undefined &&
       !(subresource === 'status' && type.statusSubresource) &&
       !(subresource === 'finalize' && plural === 'namespaces')
     )
-      throw nf;
+      throw nf();
     const r: Route = { type, watch };
     if (namespace !== undefined) r.namespace = namespace;
     if (name !== undefined) r.name = name;
@@ -616,8 +617,10 @@ export class ApiServer {
           : { resourceVersion: String(store.resourceVersion) },
       })}}\n`;
 
+    const name = selectedName(q.get('fieldSelector') ?? undefined);
     const watcher: Watcher = {
       ...(t.namespaced && route.namespace !== undefined ? { namespace: route.namespace } : {}),
+      ...(name !== undefined ? { name } : {}),
       ...(predicate ? { predicate } : {}),
       deliver: (type, stored) => write(render(type, stored)),
     };

@@ -40,7 +40,14 @@ export function isObject(v: unknown): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Deep copy of a JSON value (objects in the store are never mutated in place). */
+/**
+ * Deep copy of a JSON value (objects in the store are never mutated in place). A plain recursive
+ * copy: several times faster than structuredClone for the small trees API objects are.
+ */
 export function clone<T>(v: T): T {
-  return structuredClone(v);
+  if (typeof v !== 'object' || v === null) return v;
+  if (Array.isArray(v)) return v.map(clone) as T;
+  const out: Record<string, unknown> = {};
+  for (const k in v) out[k] = clone((v as Record<string, unknown>)[k]);
+  return out as T;
 }

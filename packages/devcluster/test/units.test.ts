@@ -220,4 +220,28 @@ describe('event history', () => {
     expect(seen).toEqual(['ADDED o9', 'ADDED o10']);
     expect(() => store.watch('g/things', { deliver: () => undefined }, 2)).toThrow(GoneError);
   });
+
+  it('delivers to name-selected watchers only the events of their object, live and replayed', () => {
+    const store = new Store();
+    const put = (name: string): void => {
+      const rv = store.nextResourceVersion();
+      store.commit('ADDED', 'g/things', name, { metadata: { name, resourceVersion: String(rv) } }, rv);
+    };
+    put('a');
+    const seenA: string[] = [];
+    const seenAll: string[] = [];
+    const stopA = store.watch(
+      'g/things',
+      { name: 'a', deliver: (t, s) => seenA.push(`${t} ${s.obj.metadata.name}`) },
+      0,
+    );
+    store.watch('g/things', { deliver: (t, s) => seenAll.push(`${t} ${s.obj.metadata.name}`) });
+    put('b');
+    put('a2');
+    expect(seenA).toEqual(['ADDED a']);
+    expect(seenAll).toEqual(['ADDED b', 'ADDED a2']);
+    expect(store.watcherCount()).toBe(2);
+    stopA();
+    expect(store.watcherCount()).toBe(1);
+  });
 });
