@@ -194,7 +194,9 @@ export class Cluster {
       if (removed.length) {
         const mode = opts.fieldValidation ?? 'Warn';
         if (mode === 'Strict')
-          throw badRequest(`strict decoding error: ${removed.map((p) => `unknown field "${p}"`).join(', ')}`);
+          throw badRequest(
+            `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: strict decoding error: ${removed.map((p) => `unknown field "${p}"`).join(', ')}`,
+          );
         if (mode === 'Warn') opts.warnings?.push(...removed.map((p) => `unknown field "${p}"`));
       }
     }
