@@ -6,7 +6,6 @@
 import {
   ASSIGNED_AT_ANNOTATION,
   REVISION_NUMBER_LABEL,
-  nodeConfigSpec,
   type InputObject,
   type Inputs,
   type NetworkConfigRevision,
@@ -30,6 +29,7 @@ import type { Metrics } from './metrics.js';
 import { plan, type Action, type NodeInfo, type Plan } from './planner.js';
 import type { Policy } from './policy.js';
 import { buildRevision } from './revisions.js';
+import { NodeSpecCache } from './node-specs.js';
 
 export const COMPONENT = 'nodenet-configurator';
 /** Which configurator instance made an assignment (for audits and the two-leader test). */
@@ -78,6 +78,7 @@ export class Controller {
   private errorBackoffMs = 250;
   private lastPlan: Plan | undefined;
   private synced = false;
+  private readonly specs = new NodeSpecCache();
 
   constructor(private readonly opts: ControllerOptions) {
     const c = opts.clients;
@@ -463,7 +464,7 @@ export class Controller {
   ): Promise<void> {
     const node = this.informers.node.get(a.node);
     if (!r || !node) return;
-    const spec = nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, node.metadata.labels ?? {});
+    const spec = this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, node.metadata.labels ?? {});
     const ownerReferences = [
       ...(node.metadata.uid
         ? [{ apiVersion: 'v1', kind: 'Node', name: node.metadata.name, uid: node.metadata.uid }]

@@ -7,3 +7,4 @@ export * from './revisions.js';
 export * from './metrics.js';
 export * from './http.js';
 export * from './controller.js';
+export * from './node-specs.js';

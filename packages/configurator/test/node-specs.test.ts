@@ -1,0 +1,46 @@
+import { canonicalJson, nodeConfigSpec, type NetworkConfig } from '@nodenet/api';
+import { describe, expect, it } from 'vitest';
+import { NodeSpecCache } from '../src/node-specs.js';
+
+const l2 = (
+  name: string,
+  id: number,
+  sel?: NetworkConfig['layer2'][number]['nodeSelector'],
+): NetworkConfig['layer2'][number] => ({
+  name,
+  id,
+  mtu: 1500,
+  vni: 1000 + id,
+  anycastGateways: [],
+  advertiseNeighbors: false,
+  createMacVLANInterface: false,
+  neighSuppression: false,
+  ...(sel ? { nodeSelector: sel } : {}),
+});
+
+describe('NodeSpecCache', () => {
+  const config: NetworkConfig = {
+    vrf: [],
+    routingTable: [],
+    layer2: [
+      l2('a', 1, { matchLabels: { rack: 'r1' } }),
+      l2('b', 2, { matchExpressions: [{ key: 'edge', operator: 'DoesNotExist' }] }),
+      l2('c', 3, { matchExpressions: [{ key: 'rack', operator: 'In', values: [''] }] }),
+      l2('all', 4),
+    ],
+  };
+  const rev = { config, hash: 'f'.repeat(64) };
+
+  it.each([
+    [{}],
+    [{ rack: 'r1' }],
+    [{ rack: 'r1', edge: 'x' }],
+    [{ rack: '' }],
+    [{ rack: 'r2', 'kubernetes.io/hostname': 'n1' }],
+  ])('equals the direct computation for labels %j, also when served from the cache', (labels) => {
+    const cache = new NodeSpecCache();
+    // Warm the cache with other label sets first, so a wrong key would return a wrong spec.
+    for (const other of [{}, { rack: 'r1' }, { rack: '' }, { edge: '' }]) cache.spec(rev, other);
+    expect(canonicalJson(cache.spec(rev, labels))).toBe(canonicalJson(nodeConfigSpec(rev, labels)));
+  });
+});
