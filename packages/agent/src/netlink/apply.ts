@@ -1,23 +1,25 @@
 /**
- * Carries out diff operations over netlink. Requests are pipelined on one socket (the kernel handles
- * a socket's requests in order), with a bounded window of unanswered ones; the link index map is
- * refreshed with one link dump only when an operation refers to a device created in this run. The
- * first failure stops the run and is reported with the device, the operation and the kernel's answer.
+ * Carries out diff operations over netlink, in order, in batches of up to BATCH_SIZE messages per
+ * datagram (batch.ts). The link index map comes from the read that preceded the diff and is
+ * refreshed with one link dump only when an operation refers to a device created in this run. A
+ * batch with a failure ends the run, reported with the device, the operation and the kernel's answer.
  */
 import netlink from 'netlink';
-import type { RtNetlinkSocket } from 'netlink';
+import type { ifla, rt as Rt, RtNetlinkSocket } from 'netlink';
+import { sendBatch, type BatchMessage } from './batch.js';
 import { addressBytes, isIpv6, macBytes } from './address.js';
 import { encodeBridgePort, encodeLinkInfo } from './codec.js';
 import { NetlinkOperationError } from './errors.js';
 import { describeOperation, type Operation } from './model.js';
 import { readLinks } from './read.js';
 
-const { FlagsNew } = netlink;
+const { AttrStream, FlagsNew, rt } = netlink;
 
-/** Unanswered requests at most: keeps the kernel's acks within the socket's receive buffer. */
-const WINDOW = 64;
-/** A request the kernel never answers (lost ack) fails instead of hanging the agent. */
-const REQUEST_TIMEOUT_MS = 30_000;
+const RTM_NEWLINK = 16;
+const RTM_DELLINK = 17;
+const RTM_SETLINK = 19;
+const RTM_NEWADDR = 20;
+const RTM_DELADDR = 21;
 
 const AF_INET = 2;
 const AF_INET6 = 10;
@@ -42,6 +44,8 @@ const ERRNO_TEXT: Record<string, string> = {
 
 export interface ApplyContext {
   socket: RtNetlinkSocket;
+  /** Socket for the link dump that refreshes indexes (default: `socket`). */
+  dumpSocket?: RtNetlinkSocket;
   /** Index of every link by name, from the read that preceded the diff. Updated in place. */
   indexByName: Map<string, number>;
   /** Called after each operation the kernel accepted, in completion order. */
@@ -54,9 +58,11 @@ export function errnoOf(err: unknown): string | undefined {
   return m?.[1];
 }
 
+export const describeErrno = (errno: string): string => `${errno} (${ERRNO_TEXT[errno] ?? 'error'})`;
+
 export function kernelAnswer(err: unknown): string {
-  const errno = errnoOf(err);
-  if (errno) return `${errno} (${ERRNO_TEXT[errno] ?? 'error'})`;
+  const errno = errnoOf(err) ?? (err as NodeJS.ErrnoException | undefined)?.code;
+  if (errno) return describeErrno(errno);
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -66,98 +72,114 @@ class MissingDevice extends Error {
   }
 }
 
+/** Messages per datagram: large enough to amortize the syscall, small enough for the socket buffers. */
+const BATCH_SIZE = 128;
+
 export async function applyOperations(ops: readonly Operation[], ctx: ApplyContext): Promise<void> {
   const { socket } = ctx;
-  const inflight = new Set<Promise<void>>();
-  let failure: { index: number; error: NetlinkOperationError } | undefined;
-  let refreshedSinceCreate = true;
+  let batch: { op: Operation; index: number; message: BatchMessage }[] = [];
+  let createdSinceRefresh = false;
 
-  const fail = (index: number, error: NetlinkOperationError): void => {
-    if (!failure || index < failure.index) failure = { index, error };
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const sent = batch;
+    batch = [];
+    let failures;
+    try {
+      failures = await sendBatch(
+        socket,
+        sent.map((b) => b.message),
+      );
+    } catch (err) {
+      const first = sent[0]!;
+      throw new NetlinkOperationError(
+        deviceOf(first.op),
+        describeOperation(first.op),
+        undefined,
+        kernelAnswer(err),
+        { cause: err },
+      );
+    }
+    const failed = new Map(failures.map((f) => [f.index, f.errno]));
+    let firstError: NetlinkOperationError | undefined;
+    sent.forEach((b, i) => {
+      const errno = failed.get(i);
+      // Already gone / already absent: the wanted end state holds (a veth peer dies with its pair).
+      const harmless =
+        (b.op.op === 'delete' && errno === 'ENODEV') ||
+        (b.op.op === 'delAddress' && errno === 'EADDRNOTAVAIL');
+      if (errno === undefined || harmless) ctx.onDone?.(b.op);
+      else
+        firstError ??= new NetlinkOperationError(
+          deviceOf(b.op),
+          describeOperation(b.op),
+          errno,
+          describeErrno(errno),
+        );
+    });
+    if (firstError) throw firstError;
   };
-  const drain = async (): Promise<void> => {
-    while (inflight.size > 0) await Promise.race(inflight);
-  };
-  const refresh = async (): Promise<void> => {
-    await drain();
-    const { table } = await readLinks(socket);
-    ctx.indexByName.clear();
-    for (const [n, i] of table.indexByName) ctx.indexByName.set(n, i);
-    refreshedSinceCreate = true;
-  };
-  /** Index of a device; refreshes the map once if the device was created in this run. */
+  /** Index of a device; after creations, flushes them and refreshes the map once with one link dump. */
   const indexOf = async (name: string): Promise<number> => {
     let index = ctx.indexByName.get(name);
-    if (index === undefined && !refreshedSinceCreate) {
-      await refresh();
+    if (index === undefined && (createdSinceRefresh || batch.some((b) => b.op.op === 'create'))) {
+      await flush();
+      const { table } = await readLinks(ctx.dumpSocket ?? socket);
+      ctx.indexByName.clear();
+      for (const [n, i] of table.indexByName) ctx.indexByName.set(n, i);
+      createdSinceRefresh = false;
       index = ctx.indexByName.get(name);
     }
     if (index === undefined) throw new MissingDevice(name);
     return index;
   };
 
-  for (let i = 0; i < ops.length && !failure; i++) {
+  for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
-    const device = op.op === 'create' ? op.device.name : op.device;
-    let send: () => Promise<unknown>;
+    let message: BatchMessage;
     try {
-      send = await prepare(op, indexOf, socket);
+      message = await prepare(op, indexOf);
     } catch (err) {
       if (err instanceof MissingDevice) {
-        fail(
-          i,
-          new NetlinkOperationError(device, describeOperation(op), undefined, `nothing: ${err.message}`),
+        await flush();
+        throw new NetlinkOperationError(
+          deviceOf(op),
+          describeOperation(op),
+          undefined,
+          `nothing: ${err.message}`,
         );
-        break;
       }
       throw err;
     }
-    if (failure) break;
-    if (op.op === 'create') refreshedSinceCreate = false;
+    if (op.op === 'create') createdSinceRefresh = true;
     if (op.op === 'delete') ctx.indexByName.delete(op.device);
-    const p: Promise<void> = send()
-      .then(
-        () => ctx.onDone?.(op),
-        (err: unknown) => {
-          const errno = errnoOf(err);
-          // Already gone / already absent: the wanted end state holds (a veth peer dies with its pair).
-          if (
-            (op.op === 'delete' && errno === 'ENODEV') ||
-            (op.op === 'delAddress' && errno === 'EADDRNOTAVAIL')
-          ) {
-            ctx.onDone?.(op);
-            return;
-          }
-          fail(
-            i,
-            new NetlinkOperationError(device, describeOperation(op), errno, kernelAnswer(err), {
-              cause: err,
-            }),
-          );
-        },
-      )
-      .finally(() => inflight.delete(p));
-    inflight.add(p);
-    if (inflight.size >= WINDOW) await Promise.race(inflight);
+    batch.push({ op, index: i, message });
+    if (batch.length >= BATCH_SIZE) await flush();
   }
-  await drain();
-  if (failure) throw failure.error;
+  await flush();
 }
+
+const deviceOf = (op: Operation): string => (op.op === 'create' ? op.device.name : op.device);
 
 type IndexOf = (name: string) => Promise<number>;
 
-/** Resolves the indexes an operation needs and returns the request that carries it out. */
-async function prepare(
-  op: Operation,
-  indexOf: IndexOf,
-  socket: RtNetlinkSocket,
-): Promise<() => Promise<unknown>> {
-  const opts = { timeout: REQUEST_TIMEOUT_MS };
+function linkMessage(type: number, flags: number, data: Rt.Link, attrs: ifla.LinkAttrs): BatchMessage {
+  const out = new AttrStream();
+  rt.formatLinkMessage({ kind: 'link', data, attrs }, out);
+  return { type, flags, payload: out.bufs };
+}
+
+function addressMessage(type: number, flags: number, data: Rt.Address, attrs: Rt.AddressAttrs): BatchMessage {
+  const out = new AttrStream();
+  rt.formatAddressMessage({ kind: 'address', data, attrs }, out);
+  return { type, flags, payload: out.bufs };
+}
+
+/** Resolves the indexes an operation needs and encodes its request. */
+async function prepare(op: Operation, indexOf: IndexOf): Promise<BatchMessage> {
   switch (op.op) {
-    case 'delete': {
-      const index = await indexOf(op.device);
-      return () => socket.delLink({ index }, {}, opts);
-    }
+    case 'delete':
+      return linkMessage(RTM_DELLINK, 0, { index: await indexOf(op.device) }, {});
     case 'create': {
       const d = op.device;
       const master = d.master !== undefined ? await indexOf(d.master) : undefined;
@@ -186,40 +208,42 @@ async function prepare(
           : {}),
         ...(d.macvlan ? { macvlan: { mode: d.macvlan.mode } } : {}),
       });
-      const link = d.kind === 'macvlan' && linkIndex !== undefined ? { link: u32(linkIndex) } : {};
-      return () =>
-        socket.newLink(
-          { flags: d.up ? { up: true } : {}, change: { up: true } },
-          {
-            ifname: d.name,
-            linkinfo,
-            ...link,
-            ...(d.mtu !== undefined ? { mtu: d.mtu } : {}),
-            ...(d.mac !== undefined ? { address: macBytes(d.mac) } : {}),
-            ...(master !== undefined ? { master } : {}),
-          },
-          { ...opts, flags: FlagsNew.CREATE | FlagsNew.EXCL },
-        );
+      return linkMessage(
+        RTM_NEWLINK,
+        FlagsNew.CREATE | FlagsNew.EXCL,
+        { flags: d.up ? { up: true } : {}, change: { up: true } },
+        {
+          ifname: d.name,
+          linkinfo,
+          ...(d.kind === 'macvlan' && linkIndex !== undefined ? { link: u32(linkIndex) } : {}),
+          ...(d.mtu !== undefined ? { mtu: d.mtu } : {}),
+          ...(d.mac !== undefined ? { address: macBytes(d.mac) } : {}),
+          ...(master !== undefined ? { master } : {}),
+        },
+      );
     }
     case 'set': {
       const index = await indexOf(op.device);
       const master = op.master === undefined ? undefined : op.master === null ? 0 : await indexOf(op.master);
-      return () =>
-        socket.setLink(
-          { index },
-          {
-            ...(op.mtu !== undefined ? { mtu: op.mtu } : {}),
-            ...(op.mac !== undefined ? { address: macBytes(op.mac) } : {}),
-            ...(master !== undefined ? { master } : {}),
-          },
-          opts,
-        );
+      return linkMessage(
+        RTM_SETLINK,
+        0,
+        { index },
+        {
+          ...(op.mtu !== undefined ? { mtu: op.mtu } : {}),
+          ...(op.mac !== undefined ? { address: macBytes(op.mac) } : {}),
+          ...(master !== undefined ? { master } : {}),
+        },
+      );
     }
-    case 'port': {
-      const index = await indexOf(op.device);
-      const linkinfo = encodeBridgePort(op.options);
-      return () => socket.newLink({ index }, { linkinfo }, opts);
-    }
+    case 'port':
+      // RTM_NEWLINK on an existing port with bridge slave data: what `ip link set … type bridge_slave` sends.
+      return linkMessage(
+        RTM_NEWLINK,
+        0,
+        { index: await indexOf(op.device) },
+        { linkinfo: encodeBridgePort(op.options) },
+      );
     case 'addAddress':
     case 'delAddress': {
       const index = await indexOf(op.device);
@@ -228,17 +252,19 @@ async function prepare(
       const bytes = addressBytes(addr);
       const data = { family: v6 ? AF_INET6 : AF_INET, prefixlen: Number(len), index };
       if (op.op === 'delAddress')
-        return () => socket.delAddress(data, { local: bytes, address: bytes }, opts);
+        return addressMessage(RTM_DELADDR, 0, data, { local: bytes, address: bytes });
       // Anycast gateways exist on every node by design: duplicate address detection must not disable them.
       const attrs = { local: bytes, address: bytes, ...(v6 ? { flags: { nodad: true as const } } : {}) };
-      return () => socket.newAddress(data, attrs, { ...opts, flags: FlagsNew.CREATE | FlagsNew.REPLACE });
+      return addressMessage(RTM_NEWADDR, FlagsNew.CREATE | FlagsNew.REPLACE, data, attrs);
     }
     case 'up':
-    case 'down': {
-      const index = await indexOf(op.device);
-      return () =>
-        socket.setLink({ index, flags: op.op === 'up' ? { up: true } : {}, change: { up: true } }, {}, opts);
-    }
+    case 'down':
+      return linkMessage(
+        RTM_SETLINK,
+        0,
+        { index: await indexOf(op.device), flags: op.op === 'up' ? { up: true } : {}, change: { up: true } },
+        {},
+      );
   }
 }
 

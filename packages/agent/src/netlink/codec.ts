@@ -99,40 +99,100 @@ export interface DecodedLinkInfo {
   port?: BridgePortOptions;
 }
 
+/** Calls `fn` for each attribute in buf[start, end): its type (flags masked off) and payload bounds. */
+export function forEachAttr(
+  buf: Buffer,
+  start: number,
+  end: number,
+  fn: (type: number, from: number, to: number) => void,
+): void {
+  for (let off = start; off + 4 <= end;) {
+    const len = buf.readUInt16LE(off);
+    if (len < 4 || off + len > end) break;
+    fn(buf.readUInt16LE(off + 2) & 0x3fff, off + 4, off + len);
+    off += (len + 3) & ~3;
+  }
+}
+
+// Attribute numbers from linux/if_link.h, for the decoder below.
+const INFO_KIND = 1;
+const INFO_DATA = 2;
+const INFO_SLAVE_KIND = 4;
+const INFO_SLAVE_DATA = 5;
+const VRF_TABLE = 1;
+const VXLAN_ID = 1;
+const VXLAN_LINK = 3;
+const VXLAN_LOCAL = 4;
+const VXLAN_LEARNING = 7;
+const VXLAN_PORT = 15;
+const VXLAN_LOCAL6 = 17;
+const MACVLAN_MODE = 1;
+const BRPORT_MODE = 4;
+const BRPORT_LEARNING = 8;
+const BRPORT_NEIGH_SUPPRESS = 32;
+const MACVLAN_MODES: [number, MacvlanMode][] = [
+  [1, 'private'],
+  [2, 'vepa'],
+  [4, 'bridge'],
+  [8, 'passthru'],
+  [16, 'source'],
+];
+
+const str = (buf: Buffer, from: number, to: number): string => {
+  const nul = buf.indexOf(0, from);
+  return buf.toString('latin1', from, nul >= from && nul < to ? nul : to);
+};
+
+/**
+ * Reads IFLA_LINKINFO. Only the attributes the driver compares are decoded (the package's generic
+ * parsers decode every attribute into objects, which costs more than the whole dump on a large host);
+ * `decodeLinkInfo` agrees with `ifla.parseInfo`/`parseVxlan`/`parseBridgePort`, as the codec tests check.
+ */
 export function decodeLinkInfo(linkinfo: Buffer): DecodedLinkInfo {
-  const info = ifla.parseInfo(linkinfo);
-  const out: DecodedLinkInfo = { kind: info.kind, slaveKind: info.slaveKind };
-  if (info.data) {
-    switch (info.kind) {
-      case 'vrf':
-        out.vrfTable = ifla.parseVrf(info.data).table;
-        break;
-      case 'vxlan': {
-        const v = ifla.parseVxlan(info.data);
-        const local = v.local ?? v.local6;
-        out.vxlan = {
-          vni: v.id ?? 0,
-          ...(local ? { local: addressFromBytes(local) } : {}),
-          port: v.port ? v.port.readUInt16BE(0) : 0,
-          learning: (v.learning ?? 0) !== 0,
-          ...(v.link ? { linkIndex: v.link } : {}),
-        };
-        break;
-      }
-      case 'macvlan': {
-        const mode = ifla.parseMacvlanMode(ifla.parseMacvlan(info.data).mode ?? 0);
-        out.macvlanMode = (['private', 'vepa', 'bridge', 'passthru', 'source'] as const).find((m) => mode[m]);
-        break;
-      }
+  const out: DecodedLinkInfo = {};
+  let data: [number, number] | undefined;
+  let slaveData: [number, number] | undefined;
+  forEachAttr(linkinfo, 0, linkinfo.length, (type, from, to) => {
+    if (type === INFO_KIND) out.kind = str(linkinfo, from, to);
+    else if (type === INFO_DATA) data = [from, to];
+    else if (type === INFO_SLAVE_KIND) out.slaveKind = str(linkinfo, from, to);
+    else if (type === INFO_SLAVE_DATA) slaveData = [from, to];
+  });
+  if (data) {
+    const [from, to] = data;
+    if (out.kind === 'vrf') {
+      forEachAttr(linkinfo, from, to, (type, f) => {
+        if (type === VRF_TABLE) out.vrfTable = linkinfo.readUInt32LE(f);
+      });
+    } else if (out.kind === 'vxlan') {
+      const v: NonNullable<DecodedLinkInfo['vxlan']> = { vni: 0, port: 0, learning: false };
+      forEachAttr(linkinfo, from, to, (type, f, t) => {
+        if (type === VXLAN_ID) v.vni = linkinfo.readUInt32LE(f);
+        else if (type === VXLAN_LINK) v.linkIndex = linkinfo.readUInt32LE(f) || undefined;
+        else if (type === VXLAN_LOCAL || type === VXLAN_LOCAL6)
+          v.local = addressFromBytes(linkinfo.subarray(f, t));
+        else if (type === VXLAN_LEARNING) v.learning = linkinfo[f] !== 0;
+        else if (type === VXLAN_PORT) v.port = linkinfo.readUInt16BE(f);
+      });
+      if (v.linkIndex === undefined) delete v.linkIndex;
+      out.vxlan = v;
+    } else if (out.kind === 'macvlan') {
+      forEachAttr(linkinfo, from, to, (type, f) => {
+        if (type === MACVLAN_MODE) {
+          const mode = linkinfo.readUInt32LE(f);
+          out.macvlanMode = MACVLAN_MODES.find(([bit]) => mode & bit)?.[1];
+        }
+      });
     }
   }
-  if (info.slaveKind === 'bridge' && info.slaveData) {
-    const p = ifla.parseBridgePort(info.slaveData);
-    out.port = {
-      learning: (p.learning ?? 0) !== 0,
-      hairpin: p.mode === ifla.BridgePortMode.HAIRPIN,
-      neighSuppress: p.neighSuppress ? p.neighSuppress[0] !== 0 : false,
-    };
+  if (out.slaveKind === 'bridge' && slaveData) {
+    const port: BridgePortOptions = { learning: false, hairpin: false, neighSuppress: false };
+    forEachAttr(linkinfo, slaveData[0], slaveData[1], (type, f) => {
+      if (type === BRPORT_LEARNING) port.learning = linkinfo[f] !== 0;
+      else if (type === BRPORT_MODE) port.hairpin = linkinfo[f] === ifla.BridgePortMode.HAIRPIN;
+      else if (type === BRPORT_NEIGH_SUPPRESS) port.neighSuppress = linkinfo[f] !== 0;
+    });
+    out.port = port;
   }
   return out;
 }

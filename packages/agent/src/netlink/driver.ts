@@ -59,19 +59,31 @@ export interface NetlinkDriver {
 export const EMPTY_SPEC: NetlinkSpec = { vrf: [], layer2: [], routingTable: [] };
 
 export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDriver {
-  let socket: RtNetlinkSocket | undefined;
-  const sock = (): RtNetlinkSocket => {
-    if (!socket) {
-      socket = createRtNetlink();
+  // Two sockets: requests get small acks (the package peeks each one's size); dumps are read with a
+  // 32 KiB buffer, which also makes the kernel fill 32 KiB per datagram instead of one page.
+  let sockets: { requests: RtNetlinkSocket; dumps: RtNetlinkSocket } | undefined;
+  const open = (): { requests: RtNetlinkSocket; dumps: RtNetlinkSocket } => {
+    if (!sockets) {
+      const requests = createRtNetlink();
       try {
         // Room for the acks of a pipelined window (capped by net.core.rmem_max).
-        socket.socket.setRecvBufferSize(4 << 20);
+        requests.socket.setRecvBufferSize(4 << 20);
       } catch {
         // the default buffer still fits the window
       }
+      sockets = {
+        requests,
+        dumps: createRtNetlink({
+          messagePeeking: false,
+          msgBufferSize: 32 << 10,
+          recvBufferSize: 4 << 20,
+          sendBufferSize: 1 << 20,
+        }),
+      };
     }
-    return socket;
+    return sockets;
   };
+  const sock = (): RtNetlinkSocket => open().requests;
   const supported = new Set<ProbedKind>();
 
   async function loadPrevious(): Promise<TableAllocation | undefined> {
@@ -111,7 +123,7 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
   }
 
   async function plan(spec: NetlinkSpec): Promise<NetlinkPlan & { indexByName: Map<string, number> }> {
-    const host = await readHost(sock());
+    const host = await readHost(open().dumps);
     const hostTables: TableAllocation = {};
     for (const v of spec.vrf) {
       const table = host.devices.get(deviceNames.vrf(v.vrf))?.vrf?.table;
@@ -183,11 +195,12 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
       };
     },
     async read() {
-      return (await readHost(sock())).devices;
+      return (await readHost(open().dumps)).devices;
     },
     close() {
-      socket?.socket.close();
-      socket = undefined;
+      sockets?.requests.socket.close();
+      sockets?.dumps.socket.close();
+      sockets = undefined;
     },
   };
 }

@@ -6,13 +6,28 @@
 import { isManagedDevice } from '@nodenet/api';
 import netlink from 'netlink';
 import type { RtNetlinkSocket } from 'netlink';
-import { addressFromBytes, compareStrings, isLinkLocal6, macFromBytes } from './address.js';
+import { addressFromBytes, compareStrings, macFromBytes } from './address.js';
 import { decodeLinkInfo } from './codec.js';
 import { NetlinkReadError } from './errors.js';
 import { DEVICE_KINDS, type Device, type DeviceKind, type HostModel } from './model.js';
 
-const { putU32 } = netlink;
+const { FlagsGet } = netlink;
 
+const RTM_NEWLINK = 16;
+const RTM_GETLINK = 18;
+const RTM_NEWADDR = 20;
+const RTM_GETADDR = 22;
+const IFLA_ADDRESS = 1;
+const IFLA_IFNAME = 3;
+const IFLA_MTU = 4;
+const IFLA_LINK = 5;
+const IFLA_MASTER = 10;
+const IFLA_LINKINFO = 18;
+const IFLA_EXT_MASK = 29;
+const IFLA_LINK_NETNSID = 37;
+const IFA_ADDRESS = 1;
+const IFA_LOCAL = 2;
+const IFF_UP = 1;
 /** RTEXT_FILTER_SKIP_STATS: the dump leaves out the per-link statistics, a large share of each message. */
 const RTEXT_FILTER_SKIP_STATS = 1 << 3;
 
@@ -28,38 +43,108 @@ export interface LinkTable {
   nameByIndex: Map<number, string>;
 }
 
+/** The few attributes of a link message the driver uses (the package's parser decodes all ~60, ten times slower). */
+interface RawLink {
+  index: number;
+  up: boolean;
+  name?: string;
+  mtu?: number;
+  mac?: Buffer;
+  master?: number;
+  link?: number;
+  linkinfo?: Buffer;
+  foreignLink: boolean;
+}
+
+/** One dump request on the socket; returns the payloads of the messages of the given type. */
+async function dump(
+  socket: RtNetlinkSocket,
+  type: number,
+  payload: Buffer,
+  want: number,
+  what: string,
+): Promise<Buffer[]> {
+  try {
+    const [msgs] = await socket.socket.request(type, payload, { flags: FlagsGet.DUMP, timeout: 30_000 });
+    return msgs.filter((m) => m.type === want).map((m) => m.data);
+  } catch (err) {
+    throw new NetlinkReadError(what, { cause: err });
+  }
+}
+
+function parseLink(data: Buffer): RawLink {
+  const link: RawLink = {
+    index: data.readInt32LE(4),
+    up: (data.readUInt32LE(8) & IFF_UP) !== 0,
+    foreignLink: false,
+  };
+  for (let off = 16; off + 4 <= data.length;) {
+    const len = data.readUInt16LE(off);
+    if (len < 4) break;
+    const type = data.readUInt16LE(off + 2) & 0x3fff;
+    const start = off + 4;
+    const end = off + len;
+    switch (type) {
+      case IFLA_IFNAME: {
+        const nul = data.indexOf(0, start);
+        link.name = data.toString('latin1', start, nul >= start && nul < end ? nul : end);
+        break;
+      }
+      case IFLA_MTU:
+        link.mtu = data.readUInt32LE(start);
+        break;
+      case IFLA_ADDRESS:
+        link.mac = data.subarray(start, end);
+        break;
+      case IFLA_MASTER:
+        link.master = data.readUInt32LE(start);
+        break;
+      case IFLA_LINK:
+        link.link = data.readUInt32LE(start);
+        break;
+      case IFLA_LINKINFO:
+        link.linkinfo = data.subarray(start, end);
+        break;
+      case IFLA_LINK_NETNSID:
+        link.foreignLink = true;
+        break;
+    }
+    off += (len + 3) & ~3;
+  }
+  return link;
+}
+
 /** Dumps all links once; returns the managed devices (without addresses) and the full name/index map. */
 export async function readLinks(socket: RtNetlinkSocket): Promise<{ devices: HostModel; table: LinkTable }> {
-  let links;
-  try {
-    links = await socket.getLinks({}, { extMask: putU32(RTEXT_FILTER_SKIP_STATS) });
-  } catch (err) {
-    throw new NetlinkReadError('links', { cause: err });
-  }
+  const req = Buffer.alloc(16 + 8);
+  req.writeUInt16LE(8, 16);
+  req.writeUInt16LE(IFLA_EXT_MASK, 18);
+  req.writeUInt32LE(RTEXT_FILTER_SKIP_STATS, 20);
+  const links = (await dump(socket, RTM_GETLINK, req, RTM_NEWLINK, 'links')).map(parseLink);
   const table: LinkTable = { indexByName: new Map(), nameByIndex: new Map() };
   for (const l of links) {
-    if (l.attrs.ifname !== undefined && l.data.index !== undefined) {
-      table.indexByName.set(l.attrs.ifname, l.data.index);
-      table.nameByIndex.set(l.data.index, l.attrs.ifname);
+    if (l.name !== undefined) {
+      table.indexByName.set(l.name, l.index);
+      table.nameByIndex.set(l.index, l.name);
     }
   }
   const devices: HostModel = new Map();
   for (const l of links) {
-    const name = l.attrs.ifname;
+    const name = l.name;
     if (name === undefined || !isManagedDevice(name)) continue;
-    const info = l.attrs.linkinfo ? decodeLinkInfo(l.attrs.linkinfo) : {};
+    const info = l.linkinfo ? decodeLinkInfo(l.linkinfo) : {};
     // A managed name on a device of a kind nodenet never creates (e.g. a dummy) is still ours:
     // it is reported with its real kind so the diff replaces it.
     const kind = (info.kind ?? 'unknown') as DeviceKind;
     const device: Device = {
       name,
       kind,
-      up: Boolean(l.data.flags?.up),
+      up: l.up,
       addresses: [],
-      ...(l.attrs.mtu !== undefined ? { mtu: l.attrs.mtu } : {}),
-      ...(l.attrs.address ? { mac: macFromBytes(l.attrs.address) } : {}),
+      ...(l.mtu !== undefined ? { mtu: l.mtu } : {}),
+      ...(l.mac ? { mac: macFromBytes(l.mac) } : {}),
     };
-    if (l.attrs.master) device.master = table.nameByIndex.get(l.attrs.master) ?? `ifindex ${l.attrs.master}`;
+    if (l.master) device.master = table.nameByIndex.get(l.master) ?? `ifindex ${l.master}`;
     if (info.slaveKind === 'bridge' && info.port) device.port = info.port;
     if (kind === 'vrf' && info.vrfTable !== undefined) device.vrf = { table: info.vrfTable };
     if (kind === 'vxlan' && info.vxlan) {
@@ -68,20 +153,13 @@ export async function readLinks(socket: RtNetlinkSocket): Promise<{ devices: Hos
       if (linkIndex) device.vxlan.dev = table.nameByIndex.get(linkIndex) ?? `ifindex ${linkIndex}`;
     }
     if (kind === 'veth') {
-      // For a veth, IFLA_LINK is the peer's index (absent or foreign when the peer is in another netns).
-      const peerIndex = l.attrs.link && l.attrs.link.length >= 4 ? l.attrs.link.readUInt32LE(0) : undefined;
-      const peer =
-        peerIndex !== undefined && l.attrs.linkNetnsid === undefined
-          ? table.nameByIndex.get(peerIndex)
-          : undefined;
+      // For a veth, IFLA_LINK is the peer's index (foreign when the peer is in another namespace).
+      const peer = l.link !== undefined && !l.foreignLink ? table.nameByIndex.get(l.link) : undefined;
       device.veth = { peer: peer ?? 'none' };
     }
     if (kind === 'macvlan' && info.macvlanMode) {
-      const parentIndex = l.attrs.link && l.attrs.link.length >= 4 ? l.attrs.link.readUInt32LE(0) : undefined;
-      device.macvlan = {
-        mode: info.macvlanMode,
-        parent: (parentIndex && table.nameByIndex.get(parentIndex)) || 'none',
-      };
+      const parent = l.link !== undefined && !l.foreignLink ? table.nameByIndex.get(l.link) : undefined;
+      device.macvlan = { mode: info.macvlanMode, parent: parent ?? 'none' };
     }
     devices.set(name, device);
   }
@@ -94,21 +172,27 @@ export async function readAddresses(
   devices: HostModel,
   table: LinkTable,
 ): Promise<void> {
-  let addrs;
-  try {
-    addrs = await socket.getAddresses();
-  } catch (err) {
-    throw new NetlinkReadError('addresses', { cause: err });
-  }
-  for (const a of addrs) {
-    const name = a.data.index !== undefined ? table.nameByIndex.get(a.data.index) : undefined;
+  const msgs = await dump(socket, RTM_GETADDR, Buffer.alloc(8), RTM_NEWADDR, 'addresses');
+  for (const data of msgs) {
+    const name = table.nameByIndex.get(data.readUInt32LE(4));
     const device = name !== undefined ? devices.get(name) : undefined;
     if (!device) continue;
-    const bytes = a.attrs.local ?? a.attrs.address;
+    const prefixlen = data.readUInt8(1);
+    let local: Buffer | undefined;
+    let address: Buffer | undefined;
+    for (let off = 8; off + 4 <= data.length;) {
+      const len = data.readUInt16LE(off);
+      if (len < 4) break;
+      const type = data.readUInt16LE(off + 2) & 0x3fff;
+      if (type === IFA_LOCAL) local = data.subarray(off + 4, off + len);
+      else if (type === IFA_ADDRESS) address = data.subarray(off + 4, off + len);
+      off += (len + 3) & ~3;
+    }
+    const bytes = local ?? address;
     if (!bytes) continue;
-    const cidr = `${addressFromBytes(bytes)}/${a.data.prefixlen}`;
-    if (isLinkLocal6(cidr)) continue;
-    device.addresses.push(cidr);
+    // fe80::/10: the kernel's own link-local addresses, not managed.
+    if (bytes.length === 16 && bytes[0] === 0xfe && (bytes[1]! & 0xc0) === 0x80) continue;
+    device.addresses.push(`${addressFromBytes(bytes)}/${prefixlen}`);
   }
   for (const d of devices.values()) d.addresses.sort(compareStrings);
 }
