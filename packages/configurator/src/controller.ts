@@ -107,7 +107,10 @@ export class Controller {
           opts.metrics.apiErrors.inc({ verb: info.verb, code: String(info.statusCode ?? 0) });
       }
     });
-    for (const [name, inf] of Object.entries(this.informers) as [keyof Informers, Informer<never>][]) {
+    for (const [name, inf] of Object.entries(this.informers) as unknown as [
+      keyof Informers,
+      Informer<never>,
+    ][]) {
       inf.on((e) => {
         if (e.type === 'resync') return this.schedule();
         if (name === 'vrf' || name === 'layer2' || name === 'routingTable' || name === 'revision')

@@ -40,7 +40,8 @@ describe('NodeSpecCache', () => {
   ])('equals the direct computation for labels %j, also when served from the cache', (labels) => {
     const cache = new NodeSpecCache();
     // Warm the cache with other label sets first, so a wrong key would return a wrong spec.
-    for (const other of [{}, { rack: 'r1' }, { rack: '' }, { edge: '' }]) cache.spec(rev, other);
+    const others: Record<string, string>[] = [{}, { rack: 'r1' }, { rack: '' }, { edge: '' }];
+    for (const other of others) cache.spec(rev, other);
     expect(canonicalJson(cache.spec(rev, labels))).toBe(canonicalJson(nodeConfigSpec(rev, labels)));
   });
 });
