@@ -32,7 +32,7 @@ import { isObject, type KObject } from './types.js';
 const JSON_TYPE = 'application/json';
 const MAX_BODY = 8 * 1024 * 1024;
 /** A watcher this far behind is cut off (the client re-lists), like the real server's slow-consumer handling. */
-const MAX_WATCH_BACKLOG = 64 * 1024 * 1024;
+const MAX_WATCH_BACKLOG = 16 * 1024 * 1024;
 
 export interface ServerOptions {
   bookmarkIntervalMs?: number;

@@ -65,7 +65,7 @@ describe('nodenet-devcluster CLI', () => {
     first.proc.kill('SIGTERM');
     const r1 = await first.proc;
     expect(r1.exitCode).toBe(0);
-    expect(r1.stdout.trim().split('\n')).toHaveLength(1);
+    expect(String(r1.stdout).trim().split('\n')).toHaveLength(1);
 
     const second = await start(args);
     const api = client(kubeconfig); // the kubeconfig was rewritten with the new port
