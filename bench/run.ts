@@ -1,0 +1,37 @@
+/**
+ * `npm run bench [name...]`: runs the benchmarks one after another, each in its own process so one
+ * benchmark's heap and event loop do not colour the next. With no names, runs them all. Benchmarks
+ * that need root or network namespaces say so and are skipped when not root.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const dir = fileURLToPath(new URL('.', import.meta.url));
+const available = readdirSync(dir)
+  .filter((f) => f.endsWith('.ts') && f !== 'run.ts')
+  .map((f) => f.slice(0, -3))
+  .sort();
+const NEEDS_ROOT = new Set(['netlink']);
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((w) => !available.includes(w));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${available.join(', ')}`);
+  process.exit(2);
+}
+
+let failed = 0;
+for (const name of wanted.length > 0 ? wanted : available) {
+  if (NEEDS_ROOT.has(name) && process.getuid?.() !== 0) {
+    console.log(`\n== ${name}: skipped (needs root for network namespaces)`);
+    continue;
+  }
+  console.log(`\n== ${name}`);
+  const r = spawnSync(process.execPath, ['--import', 'tsx', `${dir}${name}.ts`], { stdio: 'inherit' });
+  if (r.status !== 0) {
+    failed++;
+    console.error(`== ${name} failed (exit ${r.status ?? r.signal})`);
+  }
+}
+process.exit(failed > 0 ? 1 : 0);
