@@ -33,6 +33,13 @@ export interface DevCluster {
   port: number;
   /** In-process access to the server state (for benchmarks and diagnostics). */
   cluster: Cluster;
+  /** Open watch streams. */
+  watchCount(): number;
+  /**
+   * Ends every open watch stream, as an API server restart or a watch timeout does; clients must
+   * resume (or re-list after 410). Returns how many were ended. For resilience tests.
+   */
+  dropWatches(): number;
   stop(): Promise<void>;
 }
 
@@ -89,6 +96,8 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
     kubeconfigPath,
     port,
     cluster,
+    watchCount: () => server.watchCount,
+    dropWatches: () => server.dropWatches(),
     stop: () =>
       (stopped ??= (async () => {
         cluster.stop();

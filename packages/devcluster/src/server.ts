@@ -167,7 +167,7 @@ const keyOf = (o: KObject): string =>
 
 export class ApiServer {
   readonly server: http.Server;
-  private readonly watches = new Set<{ res: ServerResponse; bookmark?: () => void }>();
+  private readonly watches = new Set<{ res: ServerResponse; bookmark?: () => void; close?: () => void }>();
   private bookmarkTimer?: NodeJS.Timeout;
   private address = '127.0.0.1:0';
 
@@ -219,6 +219,13 @@ export class ApiServer {
 
   get watchCount(): number {
     return this.watches.size;
+  }
+
+  /** Ends every open watch stream, as a restarting API server or a watch timeout does. */
+  dropWatches(): number {
+    const all = [...this.watches];
+    for (const w of all) (w.close ?? (() => w.res.end()))();
+    return all.length;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -572,7 +579,7 @@ export class ApiServer {
     let closed = false;
     let timer: NodeJS.Timeout | undefined;
     let unregister: (() => void) | undefined;
-    const entry: { res: ServerResponse; bookmark?: () => void } = { res };
+    const entry: { res: ServerResponse; bookmark?: () => void; close?: () => void } = { res };
     const close = (): void => {
       if (closed) return;
       closed = true;
@@ -581,6 +588,7 @@ export class ApiServer {
       if (timer) clearTimeout(timer);
       if (!res.writableEnded) res.end();
     };
+    entry.close = close;
     const write = (line: string): void => {
       if (closed) return;
       res.write(line);
