@@ -33,7 +33,7 @@ export function delNetns(name: string): void {
 
 /** `ip -n <ns> <args>` (argv, no shell); returns stdout. */
 export function ipIn(ns: string, args: string[]): string {
-  return execFileSync('ip', ['-n', ns, ...args], { encoding: 'utf8' });
+  return execFileSync('ip', ['-n', ns, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 /** Parsed `ip -json -details …` output, the independent view tests check the driver against. */

@@ -55,8 +55,11 @@ export interface ApplyContext {
 /** Errno name from the package's "Request rejected: EEXIST" errors. */
 export function errnoOf(err: unknown): string | undefined {
   const m = /Request rejected: (\w+)/.exec(err instanceof Error ? err.message : String(err));
-  return m?.[1];
+  return m?.[1] === undefined ? undefined : canonicalErrno(m[1]);
 }
+
+/** Linux has one number for ENOTSUP and EOPNOTSUPP; Node names it ENOTSUP, the kernel sources EOPNOTSUPP. */
+export const canonicalErrno = (name: string): string => (name === 'ENOTSUP' ? 'EOPNOTSUPP' : name);
 
 export const describeErrno = (errno: string): string => `${errno} (${ERRNO_TEXT[errno] ?? 'error'})`;
 

@@ -97,7 +97,9 @@ export function sendBatch(
 
 function errnoName(errno: number): string {
   try {
-    return getSystemErrorName(errno < 0 ? errno : -errno);
+    const name = getSystemErrorName(errno < 0 ? errno : -errno);
+    // Linux has one number for both; the kernel (and its messages) call it EOPNOTSUPP.
+    return name === 'ENOTSUP' ? 'EOPNOTSUPP' : name;
   } catch {
     return `errno ${Math.abs(errno)}`;
   }
