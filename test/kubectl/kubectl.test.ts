@@ -163,6 +163,7 @@ describe('kubectl against nodenet-devcluster', () => {
       'apiVersion: v1\nkind: Node\nmetadata:\n  name: worker-1\n  labels: {kubernetes.io/hostname: worker-1}\n',
     );
     await ok('apply', '-f', nodeFile);
+    expect(await ok('describe', 'node', 'worker-1')).toMatch(/Name:\s+worker-1/); // lists pods and events too
     const uid = await ok('get', 'node', 'worker-1', '-o', 'jsonpath={.metadata.uid}');
     const cmFile = path.join(tmp, 'dep.yaml');
     fs.writeFileSync(

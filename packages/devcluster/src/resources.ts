@@ -275,6 +275,36 @@ export const BUILTIN_TYPES: ResourceType[] = [
       ],
     },
   }),
+  // Pods are stored and listed (kubectl describe node lists them) but nothing runs them.
+  builtin({
+    group: '',
+    version: 'v1',
+    plural: 'pods',
+    kind: 'Pod',
+    namespaced: true,
+    shortNames: ['po'],
+    categories: ['all'],
+    statusSubresource: true,
+    keepStatusOnCreate: true,
+    table: {
+      columns: [nameColumn, column('Ready'), column('Status'), column('Restarts'), ageColumn],
+      cells: (o, now) => {
+        const statuses = get(o, 'status', 'containerStatuses');
+        const list = Array.isArray(statuses) ? statuses : [];
+        const containers = get(o, 'spec', 'containers');
+        const total = Array.isArray(containers) ? containers.length : list.length;
+        const ready = list.filter((c) => get(c, 'ready') === true).length;
+        const restarts = list.reduce((n: number, c) => n + (Number(get(c, 'restartCount')) || 0), 0);
+        return [
+          o.metadata.name,
+          `${ready}/${total}`,
+          str(get(o, 'status', 'phase'), 'Pending'),
+          String(restarts),
+          age(o.metadata.creationTimestamp, now),
+        ];
+      },
+    },
+  }),
   builtin({
     group: '',
     version: 'v1',
