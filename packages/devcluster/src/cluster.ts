@@ -35,6 +35,8 @@ export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
 export interface WriteOptions {
   dryRun?: boolean;
+  /** `?fieldManager=`; required for server-side apply. */
+  fieldManager?: string;
   fieldValidation?: FieldValidation;
   /** Filled with warnings to send back as `Warning` headers. */
   warnings?: string[];
@@ -72,6 +74,8 @@ export class Cluster {
   readonly store: Store;
   private readonly types = new Map<string, ResourceType>();
   private readonly queue: (() => void)[] = [];
+  /** Server-side apply: last applied configuration per object uid and field manager. */
+  private readonly appliedConfigs = new Map<string, Map<string, unknown>>();
   private drainScheduled = false;
   private stopped = false;
 
@@ -379,15 +383,34 @@ export class Cluster {
     opts: WriteOptions = {},
     subresource?: 'status',
   ): StoredObject {
+    let recordApplied: ((uid: string | undefined) => void) | undefined;
     if (type === 'apply') {
+      // Server-side apply, approximated: each field manager's last applied configuration is kept,
+      // so fields it applied before and leaves out now are removed (as with one manager on a real
+      // server); fields of other writers are left alone. No managedFields, no conflicts.
+      const manager = opts.fieldManager;
+      if (!manager)
+        throw badRequest('PATCH, application/apply-patch+yaml: fieldManager is required for apply requests');
+      const slot = subresource ? `${manager}\0status` : manager;
+      const applied = clone(patchBody);
+      recordApplied = (uid) => {
+        if (!uid || opts.dryRun) return;
+        let byManager = this.appliedConfigs.get(uid);
+        if (!byManager) this.appliedConfigs.set(uid, (byManager = new Map()));
+        byManager.set(slot, applied);
+      };
       const existing = this.store.get(storageKeyOf(t), objectKey(t.namespaced ? namespace : undefined, name));
       if (!existing) {
         if (subresource) throw notFound(t.plural, t.group, name);
         const body = isObject(patchBody)
           ? { ...patchBody, metadata: { ...(isObject(patchBody.metadata) ? patchBody.metadata : {}), name } }
           : patchBody;
-        return this.create(t, namespace, body, opts);
+        const created = this.create(t, namespace, body, opts);
+        recordApplied(created.obj.metadata.uid);
+        return created;
       }
+      const previous = this.appliedConfigs.get(existing.obj.metadata.uid ?? '')?.get(slot);
+      patchBody = previous === undefined ? patchBody : appliedConfigPatch(previous, patchBody);
       type = 'merge';
     }
     if (type === 'strategic' && t.crd)
@@ -404,7 +427,9 @@ export class Cluster {
     else patched = applyStrategicMergePatch(base, patchBody);
     if (isObject(patched) && isObject(patched.metadata) && patched.metadata.resourceVersion === undefined)
       patched.metadata.resourceVersion = old.obj.metadata.resourceVersion;
-    return this.update(t, namespace, name, patched, opts, subresource);
+    const result = this.update(t, namespace, name, patched, opts, subresource);
+    recordApplied?.(result.obj.metadata.uid);
+    return result;
   }
 
   delete(
@@ -505,6 +530,7 @@ export class Cluster {
   ): void {
     const uid = obj.metadata.uid;
     if (type === 'DELETED') {
+      if (uid) this.appliedConfigs.delete(uid);
       if (uid && this.store.dependents.get(uid)?.size) this.enqueue(() => this.collectDependents(uid));
       for (const ref of obj.metadata.ownerReferences ?? []) this.enqueue(() => this.foregroundStep(ref.uid));
       if (obj.metadata.namespace) {
@@ -728,6 +754,19 @@ export class Cluster {
     const t = this.mustType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
     this.update(t, undefined, name, next, {}, 'status');
   }
+}
+
+/**
+ * Merge patch turning a manager's previous applied configuration into its new one: fields it set
+ * before and omits now become null (removed); everything else is the new configuration.
+ */
+export function appliedConfigPatch(previous: unknown, next: unknown): unknown {
+  if (!isObject(previous) || !isObject(next)) return next;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(previous)) if (!(k in next)) out[k] = null;
+  for (const [k, v] of Object.entries(next))
+    out[k] = isObject(v) && isObject(previous[k]) ? appliedConfigPatch(previous[k], v) : v;
+  return out;
 }
 
 function defaultCrd(obj: KObject): void {

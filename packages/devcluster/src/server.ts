@@ -304,6 +304,8 @@ export class ApiServer {
     }
 
     const writeOpts: WriteOptions = { dryRun: q.getAll('dryRun').includes('All'), warnings };
+    const fieldManager = q.get('fieldManager');
+    if (fieldManager) writeOpts.fieldManager = fieldManager;
     const fv = q.get('fieldValidation');
     if (fv === 'Strict' || fv === 'Warn' || fv === 'Ignore')
       writeOpts.fieldValidation = fv as FieldValidation;

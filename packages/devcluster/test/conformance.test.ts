@@ -171,6 +171,26 @@ describe('custom resources through CustomObjectsApi', () => {
     expect(main.status).toMatchObject({ observedGeneration: 1 }); // status changes through the main resource are ignored
   });
 
+  it("server-side apply: creates, removes fields the manager dropped, keeps other writers' fields", async () => {
+    const url = `${c.dc.url}/apis/${GROUP}/${VERSION}/${L2}/ssa?fieldManager=tester`;
+    const apply = (body: string, target = url) =>
+      fetch(target, { method: 'PATCH', headers: { 'Content-Type': 'application/apply-patch+yaml' }, body });
+    const doc = (spec: string) =>
+      `apiVersion: ${GROUP}/${VERSION}\nkind: Layer2NetworkConfiguration\nmetadata:\n  name: ssa\nspec:\n${spec}`;
+    const created = await apply(doc('  id: 5\n  vni: 50\n  vrf: blue\n'));
+    expect(created.status).toBe(201);
+    await c.custom.patchClusterCustomObject(
+      { ...cl(L2), name: 'ssa', body: { spec: { anycastMac: '02:00:00:00:00:01' } } },
+      mergePatch,
+    );
+    const again = await apply(doc('  id: 5\n  vni: 51\n'));
+    expect(again.status).toBe(200);
+    const o = (await again.json()) as KObj;
+    expect(o.spec).toEqual({ id: 5, vni: 51, mtu: 9000, anycastMac: '02:00:00:00:00:01' }); // vrf removed, other writer's field kept
+    const noManager = await apply(doc('  id: 5\n  vni: 51\n'), url.replace('?fieldManager=tester', ''));
+    expect(noManager.status).toBe(400);
+  });
+
   it('refuses strategic merge patches for custom resources with 415 like the real server', async () => {
     await c.custom.createClusterCustomObject({ ...cl(L2), body: l2('smp') });
     const e = await apiError(() =>
