@@ -123,6 +123,16 @@ describePrivileged(
       expect(vxlan?.linkinfo?.info_data?.id).toBe(20100);
       expect(vxlan?.master).toBe('l2.100');
       expect(h.frr.vtysh('show running-config')).toMatch(/router bgp 65001/);
+      // Probe and metrics endpoints of the running binary, from inside its namespace.
+      const curl = (url: string) =>
+        execFileSync('ip', ['netns', 'exec', h.nodeNs, 'curl', '-s', '-w', ' %{http_code}', url], {
+          encoding: 'utf8',
+        });
+      expect(curl('http://127.0.0.1:9463/healthz')).toBe('ok: alive\n 200');
+      expect(curl('http://127.0.0.1:9463/readyz')).toMatch(/^ok: .* 200$/s);
+      expect(curl('http://127.0.0.1:9462/metrics')).toContain(
+        'nodenet_agent_applies_total{result="provisioned"} 1',
+      );
       // node-10's config left no trace and got no status from this agent.
       expect(h.link('l2.200')).toBeUndefined();
       expect((await cluster.clients.nodeConfig.get('node-10')).status).toBeUndefined();
@@ -147,6 +157,15 @@ describePrivileged(
         status: 'True',
         reason: 'HealthCheckFailed',
       });
+      const events = (await cluster.clients.event.list({ namespace: 'default' })).items as unknown as {
+        involvedObject: { kind?: string; name?: string };
+        reason: string;
+        type: string;
+        message: string;
+      }[];
+      expect(
+        events.find((e) => e.involvedObject.name === 'node-1' && e.reason === 'HealthCheckFailed'),
+      ).toMatchObject({ type: 'Warning', involvedObject: { kind: 'NodeConfig' } });
       // Host back to the previous state.
       expect(h.link('l2.200')).toBeUndefined();
       expect(h.link('vx.20200')).toBeUndefined();

@@ -4,11 +4,17 @@
  * start-up taints after the first success. Everything Kubernetes-facing goes through
  * `@nodenet/kube`; the pipeline itself never sees the API.
  */
-import { ASSIGNED_AT_ANNOTATION, type NodeConfig } from '@nodenet/api';
-import { Informer, isNotFound, type Clients, type Node } from '@nodenet/kube';
+import { API_VERSION, ASSIGNED_AT_ANNOTATION, type NodeConfig } from '@nodenet/api';
+import { Informer, isNotFound, type Clients, type EventRecorder, type Node } from '@nodenet/kube';
 import { describeCause } from './errors.js';
 import type { AgentMetrics } from './metrics.js';
-import type { Logger, Pipeline, ReconcileOutcome } from './pipeline.js';
+import {
+  STEP_REASON,
+  type Logger,
+  type Pipeline,
+  type ReconcileOutcome,
+  type StartOutcome,
+} from './pipeline.js';
 import type { Probe } from './server.js';
 import type { StatusReporter } from './status.js';
 
@@ -23,6 +29,8 @@ export interface AgentLoopOptions {
   metrics: AgentMetrics;
   logger: Logger;
   resyncMs: number;
+  /** Events on the NodeConfig (applied, rolled back, drift repaired); best effort. */
+  events?: EventRecorder;
   /** A reconcile running longer than this makes /healthz fail (the loop is stuck). */
   stuckAfterMs?: number;
   now?: () => number;
@@ -59,6 +67,7 @@ export class AgentLoop {
       try {
         const outcome = await pipeline.start();
         logger.info({ outcome }, 'start-up checks done');
+        this.recordStart(outcome);
         break;
       } catch (err) {
         // e.g. the state dir cannot be created: keep serving /healthz with the reason, retry.
@@ -130,6 +139,7 @@ export class AgentLoop {
           observedStatus: nc.status,
         });
         this.firstOutcome ??= outcome.kind;
+        this.recordOutcome(outcome);
         this.opts.logger.debug({ cause, outcome: outcome.kind }, 'reconciled');
       } catch (err) {
         this.opts.logger.error({ err, cause }, 'reconcile failed unexpectedly; retrying at the next trigger');
@@ -138,6 +148,48 @@ export class AgentLoop {
       }
       cause = 'coalesced';
     } while (this.again && !this.stopped);
+  }
+
+  private event(type: 'Normal' | 'Warning', reason: string, message: string): void {
+    const events = this.opts.events;
+    if (!events) return;
+    const ref = { apiVersion: API_VERSION, kind: 'NodeConfig', metadata: { name: this.opts.nodeName } };
+    void events.record(this.informer.get(this.opts.nodeName) ?? ref, type, reason, message);
+  }
+
+  private recordStart(outcome: StartOutcome): void {
+    if (outcome.kind === 'recovered') this.event('Warning', STEP_REASON.restart, outcome.message);
+  }
+
+  private recordOutcome(outcome: ReconcileOutcome): void {
+    switch (outcome.kind) {
+      case 'provisioned':
+        this.event(
+          'Normal',
+          'Provisioned',
+          `revision ${outcome.revision.slice(0, 10)} applied; health: ${outcome.health.summary}`,
+        );
+        break;
+      case 'invalid':
+        this.event('Warning', STEP_REASON[outcome.step], outcome.message);
+        break;
+      case 'unchanged':
+        if (outcome.error) this.event('Warning', 'DriftRepairFailed', outcome.error);
+        else if (outcome.driftOperations > 0 || outcome.frrChanged) {
+          this.event(
+            'Normal',
+            'DriftRepaired',
+            `host had drifted from revision ${outcome.revision.slice(0, 10)}: ${outcome.driftOperations} netlink operation(s)` +
+              (outcome.frrChanged ? ', FRR reloaded' : ''),
+          );
+        }
+        break;
+      case 'error':
+        this.event('Warning', 'ApplyNotStarted', outcome.message);
+        break;
+      default:
+        break;
+    }
   }
 
   /** Liveness: fails only when a reconcile is stuck (a restart would help) or start-up keeps failing. */

@@ -10,7 +10,7 @@ import type { RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import pino from 'pino';
-import { KubeClient, loadKubeConfig, makeClients } from '@nodenet/kube';
+import { EventRecorder, KubeClient, loadKubeConfig, makeClients } from '@nodenet/kube';
 import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './agent.js';
 import { CheckpointStore } from './checkpoint.js';
 import { hostDrivers } from './drivers.js';
@@ -109,6 +109,12 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     metrics,
     logger: log,
     resyncMs: options.resyncMs,
+    events: new EventRecorder(clients.event, {
+      component: 'nodenet-agent',
+      instance: options.nodeName,
+      namespace: 'default',
+      onError: (err) => log.debug({ err: describeCause(err) }, 'event not recorded'),
+    }),
   });
 
   const servers: Server[] = [];

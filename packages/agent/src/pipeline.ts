@@ -122,7 +122,8 @@ export type StartOutcome =
   /** pending.json found, but the apply had completed (applied.json already holds its spec). */
   | { kind: 'completed'; applied: string };
 
-const STEP_REASON: Record<PipelineStep | 'restart', string> = {
+/** CamelCase status/event reason for a failed step. */
+export const STEP_REASON: Record<PipelineStep | 'restart', string> = {
   netlink: 'NetlinkApplyFailed',
   frr: 'FrrApplyFailed',
   health: 'HealthCheckFailed',
