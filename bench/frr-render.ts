@@ -27,7 +27,7 @@ exit
 !
 {{ bgp_vrfs }}
 `;
-const settings = { asn: 65000, routerId: '10.0.0.1' };
+const settings = { asn: 65000, routerId: '10.0.0.1', vrfRouterId: '10.0.1.1' };
 
 function spec(
   vrfs: number,
