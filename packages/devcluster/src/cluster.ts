@@ -13,7 +13,6 @@ import {
   conflict,
   invalid,
   notFound,
-  qualifiedResource,
   type FieldError,
 } from './errors.js';
 import { validateMetadata, validateName } from './metadata.js';
@@ -835,5 +834,3 @@ function validateCrd(obj: KObject): FieldError[] {
     });
   return errs;
 }
-
-export { qualifiedResource };
