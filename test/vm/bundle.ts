@@ -1,0 +1,35 @@
+/**
+ * Bundles a guest script (TypeScript, importing workspace sources) into one plain ES module for the
+ * VM: under emulation, loading tsx and transpiling dozens of files costs minutes, a bundle seconds.
+ * Native packages (netlink) stay external and resolve from the repository's node_modules, so the
+ * bundle is written inside the repository (`test/vm/.build/`, ignored by git): the guest sees the
+ * host's file system, but not the host's /tmp.
+ */
+import { mkdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const packages = ['api', 'kube', 'devcluster', 'configurator', 'agent', 'cli'];
+
+/** Bundles `entry` (path relative to the repository root) and returns the bundle's absolute path. */
+export async function bundleGuest(entry: string, external: string[] = ['netlink']): Promise<string> {
+  const outDir = join(repoRoot, 'test/vm/.build');
+  mkdirSync(outDir, { recursive: true });
+  const outfile = join(outDir, `${basename(entry).replace(/\.ts$/, '')}-${process.pid}.mjs`);
+  await build({
+    entryPoints: [join(repoRoot, entry)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external,
+    alias: Object.fromEntries(
+      packages.map((p) => [`@nodenet/${p}`, join(repoRoot, `packages/${p}/src/index.ts`)]),
+    ),
+    logLevel: 'error',
+  });
+  return outfile;
+}

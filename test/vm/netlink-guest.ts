@@ -1,0 +1,81 @@
+/**
+ * Runs inside the real-kernel VM (see netlink-vm.test.ts): applies VRF, RoutingTable and
+ * Layer-2-in-VRF configurations with the netlink driver and prints what `ip -json -details` shows
+ * after each step, as one JSON line prefixed with RESULT=, for the test on the host to check.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createNetlinkDriver, type NetlinkSpec } from '../../packages/agent/src/netlink/index.js';
+
+const ip = (...args: string[]): unknown =>
+  JSON.parse(execFileSync('ip', ['-json', '-details', ...args], { encoding: 'utf8' }) || '[]');
+const snapshot = () => ({
+  links: ip('link', 'show'),
+  addrs: ip('addr', 'show'),
+});
+
+const vrf = (name: string, vni: number) => ({
+  name: `cfg-${name}`,
+  vrf: name,
+  vni,
+  import: [],
+  export: [],
+  aggregate: [],
+  seq: 1,
+  mtu: 9000,
+});
+const spec: NetlinkSpec = {
+  vrf: [vrf('blue', 5000), vrf('red', 5001)],
+  layer2: [
+    {
+      name: 'net-a',
+      id: 100,
+      mtu: 1500,
+      vni: 1100,
+      vrf: 'blue',
+      anycastMac: '02:aa:00:00:01:00',
+      anycastGateways: ['10.1.0.1/24'],
+      advertiseNeighbors: false,
+      createMacVLANInterface: false,
+      neighSuppression: true,
+    },
+  ],
+  routingTable: [{ name: 'taas-77', tableId: 77 }],
+};
+
+mkdirSync('/tmp/nodenet', { recursive: true });
+const settings = { vtepAddress: '10.50.0.1', vrfTableRange: { min: 100, max: 199 } };
+const tableStatePath = '/tmp/nodenet/vrf-tables.json';
+const out: Record<string, unknown> = {};
+
+let driver = createNetlinkDriver({ settings, tableStatePath });
+const first = await driver.apply(spec);
+out.first = { operations: first.operations, tables: first.tables };
+out.second = { operations: (await driver.apply(spec)).operations };
+out.afterApply = snapshot();
+const blueTable = first.tables.blue!;
+out.blueRoutes = ip('route', 'show', 'table', String(blueTable));
+out.rules = ip('rule', 'show');
+driver.close();
+
+// "Restart" the agent after VRF red's device was lost: it gets its table back from the state file,
+// blue keeps the one its device has.
+execFileSync('ip', ['link', 'del', 'vr.red']);
+driver = createNetlinkDriver({ settings, tableStatePath });
+const restarted = await driver.apply(spec);
+out.restarted = {
+  operations: restarted.operations,
+  tables: restarted.tables,
+  applied: restarted.applied.map((o) => o.op),
+};
+out.afterRestart = snapshot();
+
+// Remove VRF red: only its devices go.
+const withoutRed = { ...spec, vrf: [spec.vrf[0]!] };
+const removed = await driver.apply(withoutRed);
+out.removed = { operations: removed.operations };
+out.afterRemove = snapshot();
+out.again = { operations: (await driver.apply(withoutRed)).operations };
+driver.close();
+
+console.log(`RESULT=${JSON.stringify(out)}`);
