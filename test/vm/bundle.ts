@@ -2,7 +2,7 @@
  * Bundles a guest script (TypeScript, importing workspace sources) into one plain ES module for the
  * VM: under emulation, loading tsx and transpiling dozens of files costs minutes, a bundle seconds.
  * Native packages (netlink) stay external and resolve from the repository's node_modules, so the
- * bundle is written inside the repository (`test/vm/.build/`, ignored by git): the guest sees the
+ * bundle is written inside the repository (`test/vm/dist/`, ignored by git and the linters): the guest sees the
  * host's file system, but not the host's /tmp.
  */
 import { mkdirSync } from 'node:fs';
@@ -15,7 +15,7 @@ const packages = ['api', 'kube', 'devcluster', 'configurator', 'agent', 'cli'];
 
 /** Bundles `entry` (path relative to the repository root) and returns the bundle's absolute path. */
 export async function bundleGuest(entry: string, external: string[] = ['netlink']): Promise<string> {
-  const outDir = join(repoRoot, 'test/vm/.build');
+  const outDir = join(repoRoot, 'test/vm/dist');
   mkdirSync(outDir, { recursive: true });
   const outfile = join(outDir, `${basename(entry).replace(/\.ts$/, '')}-${process.pid}.mjs`);
   await build({
