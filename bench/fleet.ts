@@ -1,12 +1,22 @@
 /**
  * Fleet benchmark (issue 4).
- * 1. 1,000 simulated nodes on devcluster, --update-limit 100, 200 ms simulated apply: time from an
- *    input change to the whole fleet on the new revision, next to the floor ceil(1000/100) × 200 ms,
- *    and the configurator's API requests per node.
+ * 1. 1,000 simulated nodes, --update-limit 100, 200 ms simulated apply: time from an input change to
+ *    the revision's Complete condition (every node reported the new revision), next to the floor
+ *    ceil(1000/100) × 200 ms, plus the configurator's API requests per node and where the time goes.
+ *    devcluster (the real CLI) and the simulated agents (bench/fleet-agents.ts, one shared NodeConfig
+ *    watch) each run in a process of their own, so that the figure measures the configurator rather
+ *    than three programs sharing one event loop; --single-process puts all three in this process.
  * 2. Revision build for 5,000 nodes, 2,000 Layer-2 networks with node selectors and 500 VRFs:
  *    validation + merge + hash, the 5,000 NodeConfig specs, and one planner pass; time and memory.
- * Run: npx tsx bench/fleet.ts [--nodes 1000] [--limit 100] [--latency 200]
+ * Run: npx tsc -b packages/devcluster && npx tsx bench/fleet.ts
+ *      [--nodes 1000] [--limit 100] [--latency 200] [--coalesce 50] [--single-process] [--skip-fleet]
+ *      [--skip-build] [--cpu-prof-dir DIR]
  */
+import { fork, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import {
@@ -26,20 +36,30 @@ import {
   buildRevision,
   plan,
 } from '@nodenet/configurator';
-import { SimulatedAgents } from '../test/support/simulated-agent.js';
+import { SimulatedAgents, type StatusWriteRecord } from '../test/support/simulated-agent.js';
 
 const { values: args } = parseArgs({
   options: {
     nodes: { type: 'string', default: '1000' },
     limit: { type: 'string', default: '100' },
     latency: { type: 'string', default: '200' },
-    skipFleet: { type: 'boolean', default: false },
+    coalesce: { type: 'string', default: '50' },
+    'single-process': { type: 'boolean', default: false },
+    'skip-fleet': { type: 'boolean', default: false },
+    'skip-build': { type: 'boolean', default: false },
+    /** Write V8 CPU profiles of the devcluster and agents processes here (run this one with --cpu-prof). */
+    'cpu-prof-dir': { type: 'string' },
   },
 });
+const SINGLE = args['single-process'];
+const PROF = args['cpu-prof-dir'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof-dir']] : [];
 const N = Number(args.nodes);
 const LIMIT = Number(args.limit);
 const LATENCY = Number(args.latency);
+const COALESCE = Number(args.coalesce);
 const CRDS = new URL('../crds/', import.meta.url).pathname;
+const DEVCLUSTER_MAIN = new URL('../packages/devcluster/dist/main.js', import.meta.url).pathname;
+const AGENTS_MAIN = new URL('./fleet-agents.ts', import.meta.url).pathname;
 
 async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<unknown>): Promise<void> {
   let i = 0;
@@ -50,8 +70,110 @@ async function pool<T>(items: T[], n: number, fn: (t: T) => Promise<unknown>): P
   );
 }
 
-async function fleetScenario(): Promise<void> {
-  const dc = await startDevCluster({ crdsDir: CRDS });
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
+function procCpuMs(pid: number): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
+  } catch {
+    return NaN;
+  }
+}
+
+interface DevClusterHandle {
+  kubeconfigPath: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** devcluster in its own process (the real CLI from dist), or in this one with --single-process. */
+async function startCluster(): Promise<DevClusterHandle> {
+  if (SINGLE) {
+    const dc = await startDevCluster({ crdsDir: CRDS });
+    return { kubeconfigPath: dc.kubeconfigPath, pid: process.pid, stop: () => dc.stop() };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodenet-bench-'));
+  const kubeconfigPath = path.join(dir, 'kubeconfig');
+  const child = spawn(
+    process.execPath,
+    [...PROF, DEVCLUSTER_MAIN, '--crds', CRDS, '--kubeconfig', kubeconfigPath],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('listening on')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`devcluster exited with ${code}: ${out}`)));
+  });
+  return {
+    kubeconfigPath,
+    pid: child.pid!,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+interface AgentsHandle {
+  pid: number;
+  report(): Promise<{ writes: StatusWriteRecord[]; writeErrors: number }>;
+  stop(): Promise<void>;
+}
+
+/** The simulated agents in their own process (bench/fleet-agents.ts), or in this one with --single-process. */
+async function startAgents(kubeconfigPath: string): Promise<AgentsHandle> {
+  if (SINGLE) {
+    const agents = new SimulatedAgents({ kubeconfigPath, defaultDelayMs: LATENCY });
+    await agents.start();
+    return {
+      pid: process.pid,
+      report: async () => ({ writes: agents.writes, writeErrors: agents.writeErrors }),
+      stop: () => agents.stop(),
+    };
+  }
+  const child = fork(AGENTS_MAIN, [], { execArgv: [...PROF, '--import', 'tsx'], stdio: 'inherit' });
+  const next = <T>(type: string): Promise<T> =>
+    new Promise((resolve) => {
+      const on = (m: { type: string }): void => {
+        if (m.type !== type) return;
+        child.off('message', on);
+        resolve(m as T);
+      };
+      child.on('message', on);
+    });
+  const ready = next('ready');
+  child.send({ type: 'start', kubeconfigPath, latencyMs: LATENCY });
+  await ready;
+  return {
+    pid: child.pid!,
+    report: async () => {
+      const r = next<{ writes: StatusWriteRecord[]; writeErrors: number }>('report');
+      child.send({ type: 'report' });
+      return r;
+    },
+    stop: async () => {
+      const exited = once(child, 'exit');
+      child.send({ type: 'stop' });
+      await exited;
+    },
+  };
+}
+
+const pct = (xs: number[], p: number): number => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+async function fleetScenario(): Promise<Record<string, string>> {
+  const dc = await startCluster();
   const setup = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));
   const names = Array.from({ length: N }, (_, i) => `node-${String(i).padStart(4, '0')}`);
   await pool(names, 32, async (name) => {
@@ -74,78 +196,129 @@ async function fleetScenario(): Promise<void> {
     metadata: { name: 'blue' },
     spec: { id: 100, vni: 10100, mtu: 1500 },
   } as never);
-  const agents = new SimulatedAgents({ kubeconfigPath: dc.kubeconfigPath, defaultDelayMs: LATENCY });
-  await agents.start();
+  const agents = await startAgents(dc.kubeconfigPath);
 
   const client = new KubeClient(loadKubeConfig(dc.kubeconfigPath));
   const clients = makeClients(client);
+  const metrics = new Metrics();
   const controller = new Controller({
     clients,
     policy: { ...DEFAULT_POLICY, updateLimit: { kind: 'count', count: LIMIT } },
     log: pino({ level: 'silent' }),
-    metrics: new Metrics(),
+    metrics,
     identity: 'bench',
-    coalesceMs: 50,
+    coalesceMs: COALESCE,
   });
   await controller.start();
+  // Timeline as the configurator sees it: when it assigned each node (its own write, fed back to its
+  // cache) and when the node's `provisioned` status for the new revision reached its watch.
+  let target = '';
+  const assignedAt = new Map<string, number>();
+  const doneAt = new Map<string, number>();
+  controller.informers.nodeConfig.on((e) => {
+    if (!target || e.type === 'delete' || e.type === 'resync') return;
+    const nc = e.object;
+    const name = nc.metadata.name;
+    if (nc.spec.revision === target && !assignedAt.has(name)) assignedAt.set(name, performance.now());
+    if (
+      nc.status?.configStatus === 'provisioned' &&
+      nc.status.lastAppliedRevision === target &&
+      !doneAt.has(name)
+    )
+      doneAt.set(name, performance.now());
+  });
   const completeOn = async (n: number): Promise<NetworkConfigRevision> => {
     for (;;) {
       const r = controller.informers.revision.list().find((x) => x.spec.number === n);
       if (r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')) return r;
-      await new Promise((res) => setTimeout(res, 10));
-    }
-  };
-  const allOn = async (hash: string): Promise<void> => {
-    for (;;) {
-      const ncs = agents.kc && (await setup.nodeConfig.list()).items;
-      if (
-        ncs.length === N &&
-        ncs.every(
-          (nc: NodeConfig) =>
-            nc.status?.configStatus === 'provisioned' && nc.status.lastAppliedRevision === hash,
-        )
-      )
-        return;
-      await new Promise((res) => setTimeout(res, 25));
+      await new Promise((res) => setTimeout(res, 5));
     }
   };
   await completeOn(1);
+  const writesBefore = (await agents.report()).writes.length;
   const reqBefore = { ...client.requestCounts };
   const totalBefore = client.totalRequests;
-  const agentWritesBefore = agents.writes.length;
+  const passesBefore = (await metrics.passes.get()).values[0]?.value ?? 0;
+  const passSum = async (): Promise<number> =>
+    (await metrics.passDuration.get()).values.find((v) => v.metricName?.endsWith('_sum'))?.value ?? 0;
+  const passSecondsBefore = await passSum();
+  const cpu0 = { bench: procCpuMs(process.pid), dc: procCpuMs(dc.pid), agents: procCpuMs(agents.pid) };
   const t0 = performance.now();
-  await setup.layer2.create({ metadata: { name: 'red' }, spec: { id: 200, vni: 10200, mtu: 1500 } } as never);
+  const red = await setup.layer2.create({
+    metadata: { name: 'red' },
+    spec: { id: 200, vni: 10200, mtu: 1500 },
+  } as never);
+  // The hash of revision 2 is known once the configurator has built it; the timeline starts there.
+  const waitRev = async (): Promise<void> => {
+    for (;;) {
+      const r = controller.informers.revision.list().find((x) => x.spec.number === 2);
+      if (r) {
+        target = r.spec.hash;
+        return;
+      }
+      await new Promise((res) => setTimeout(res, 1));
+    }
+  };
+  await waitRev();
+  const tRevision = performance.now() - t0;
   const r2 = await completeOn(2);
-  const tStatus = performance.now() - t0;
-  await allOn(r2.spec.hash);
-  const tAll = performance.now() - t0;
-  const floor = Math.ceil(N / LIMIT) * LATENCY;
-  const perVerb = Object.fromEntries(
-    Object.entries(client.requestCounts).map(([k, v]) => [k, v - (reqBefore as Record<string, number>)[k]!]),
-  );
+  const tComplete = performance.now() - t0;
+  const cpu1 = { bench: procCpuMs(process.pid), dc: procCpuMs(dc.pid), agents: procCpuMs(agents.pid) };
   const requests = client.totalRequests - totalBefore;
-  console.log(`\n== fleet: ${N} nodes, limit ${LIMIT}, apply latency ${LATENCY} ms`);
-  console.log(`input change → revision Complete:        ${tStatus.toFixed(0)} ms`);
-  console.log(
-    `input change → all NodeConfigs verified: ${tAll.toFixed(0)} ms (includes this check's own list)`,
-  );
-  console.log(
-    `floor ceil(${N}/${LIMIT}) × ${LATENCY} ms = ${floor} ms; ratio ${(tStatus / floor).toFixed(2)}× (target ≤ 1.5×)`,
-  );
-  console.log(
-    `configurator API requests: ${requests} (${(requests / N).toFixed(2)} per node) ${JSON.stringify(perVerb)}`,
-  );
-  console.log(
-    `simulated agent status writes: ${agents.writes.length - agentWritesBefore} (${((agents.writes.length - agentWritesBefore) / N).toFixed(2)} per node)`,
-  );
+  const perVerb = Object.entries(client.requestCounts)
+    .map(([k, v]) => [k, v - (reqBefore as Record<string, number>)[k]!] as const)
+    .filter(([, v]) => v > 0)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const passes = ((await metrics.passes.get()).values[0]?.value ?? 0) - passesBefore;
+  const passMs = ((await passSum()) - passSecondsBefore) * 1000;
+  // Verify independently of the configurator's own status: every NodeConfig reports the new revision.
+  const ncs = (await setup.nodeConfig.list()).items;
+  const onNew = ncs.filter(
+    (nc: NodeConfig) =>
+      nc.status?.configStatus === 'provisioned' && nc.status.lastAppliedRevision === r2.spec.hash,
+  ).length;
+  if (onNew !== N) throw new Error(`only ${onNew}/${N} NodeConfigs report revision 2`);
+  const { writes, writeErrors } = await agents.report();
+  const agentWrites = writes.length - writesBefore;
+  void red;
+
+  const floor = Math.ceil(N / LIMIT) * LATENCY;
+  const roundTrip = [...doneAt].map(([n, t]) => t - assignedAt.get(n)!).filter((x) => x >= 0);
+  // Reaction: for the k-th assignment after the first wave, the time since the (k-LIMIT)-th node
+  // finished, i.e. since the slot it takes was freed.
+  const assigned = [...assignedAt.values()].sort((a, b) => a - b);
+  const finished = [...doneAt.values()].sort((a, b) => a - b);
+  const reaction = assigned.slice(LIMIT).map((t, k) => t - finished[k]!);
+  const ms = (x: number): string => `${x.toFixed(0)} ms`;
+  const cpu = (k: keyof typeof cpu0): string => ms(cpu1[k] - cpu0[k]);
+  const rows: Record<string, string> = {
+    'fleet: nodes / limit / apply latency': `${N} / ${LIMIT} / ${LATENCY} ms`,
+    'process layout': SINGLE
+      ? 'single process (devcluster + agents + configurator)'
+      : 'devcluster, agents, configurator: one process each',
+    'input change → revision created': ms(tRevision),
+    'input change → revision Complete': ms(tComplete),
+    [`floor ceil(${N}/${LIMIT}) × ${LATENCY} ms`]: ms(floor),
+    'ratio to floor (target ≤ 1.5×)': `${(tComplete / floor).toFixed(2)}×`,
+    'configurator API requests': `${requests} (${(requests / N).toFixed(2)} per node: ${perVerb})`,
+    'configurator passes (mean duration, writes included)': `${passes} (${ms(passMs / passes)})`,
+    'agent status writes': `${agentWrites} (${(agentWrites / N).toFixed(2)} per node, ${writeErrors} errors)`,
+    'node round trip assign → provisioned seen p50/p95': `${ms(pct(roundTrip, 50))} / ${ms(pct(roundTrip, 95))}`,
+    'slot freed → next assignment p50/p95': `${ms(pct(reaction, 50))} / ${ms(pct(reaction, 95))}`,
+    'CPU during rollout: configurator / devcluster / agents': SINGLE
+      ? `${cpu('bench')} (all in one process)`
+      : `${cpu('bench')} / ${cpu('dc')} / ${cpu('agents')}`,
+  };
   await controller.stop();
   await agents.stop();
   client.close();
   setup.client.close();
   await dc.stop();
+  return rows;
 }
 
-function buildScenario(): void {
+function buildScenario(): Record<string, string> {
   const NODES = 5000;
   const L2 = 2000;
   const VRFS = 500;
@@ -226,20 +399,29 @@ function buildScenario(): void {
   });
   const t4 = performance.now();
   const heap1 = process.memoryUsage().heapUsed;
-  console.log(`\n== revision build: ${NODES} nodes, ${L2} Layer-2 networks with selectors, ${VRFS} VRFs`);
-  console.log(`validate + merge + hash:               ${(t1 - t0).toFixed(0)} ms`);
-  console.log(
-    `${NODES} NodeConfig specs (filtering):    ${(t2 - t1).toFixed(0)} ms (avg ${(specs.reduce((a, s) => a + s.layer2.length, 0) / NODES).toFixed(0)} L2 per node)`,
-  );
-  console.log(`total build (target < 1 s):            ${(t2 - t0).toFixed(0)} ms`);
-  console.log(
-    `one planner pass over ${NODES} nodes:     ${(t4 - t3).toFixed(0)} ms (${p.actions.length} actions)`,
-  );
-  console.log(
-    `heap growth: ${((heap1 - heap0) / 1048576).toFixed(0)} MiB; rss ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`,
-  );
+  const ms = (x: number): string => `${x.toFixed(0)} ms`;
+  return {
+    'build: nodes / Layer-2 (with selectors) / VRFs': `${NODES} / ${L2} / ${VRFS}`,
+    'validate + merge + hash': ms(t1 - t0),
+    [`${NODES} NodeConfig specs (filtering)`]: `${ms(t2 - t1)} (avg ${(specs.reduce((a, s) => a + s.layer2.length, 0) / NODES).toFixed(0)} L2 per node)`,
+    'total build (target < 1 s)': ms(t2 - t0),
+    [`one planner pass over ${NODES} nodes`]: `${ms(t4 - t3)} (${p.actions.length} actions)`,
+    'heap growth / rss': `${((heap1 - heap0) / 1048576).toFixed(0)} MiB / ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`,
+  };
 }
 
-buildScenario();
-if (!args.skipFleet) await fleetScenario();
+function printTable(title: string, rows: Record<string, string>): void {
+  const w = Math.max(...Object.keys(rows).map((k) => k.length));
+  console.log(`\n${title}`);
+  console.log(`${'-'.repeat(w)}-+-${'-'.repeat(40)}`);
+  for (const [k, v] of Object.entries(rows)) console.log(`${k.padEnd(w)} | ${v}`);
+}
+
+const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${os
+  .loadavg()
+  .map((x) => x.toFixed(2))
+  .join(' ')} at start, node ${process.version}`;
+console.log(`machine: ${machine}`);
+if (!args['skip-build']) printTable('== revision build', buildScenario());
+if (!args['skip-fleet']) printTable('== fleet rollout', await fleetScenario());
 process.exit(0);

@@ -49,7 +49,7 @@ export interface ControllerOptions {
   eventNamespace?: string;
   /** Informer resync period. Default 5 min. */
   resyncMs?: number;
-  /** Parallel writes per pass. Default 32. */
+  /** Parallel writes per pass. Default 64. */
   writeConcurrency?: number;
 }
 
@@ -113,7 +113,13 @@ export class Controller {
     ][]) {
       inf.on((e) => {
         if (e.type === 'resync') return this.schedule();
-        if (name === 'vrf' || name === 'layer2' || name === 'routingTable' || name === 'revision')
+        if (name === 'vrf' || name === 'layer2' || name === 'routingTable') this.inputsDirty = true;
+        // A revision matters to the build step only through its number, hash and invalid mark; the
+        // status counts this controller writes on every pass must not trigger a rebuild of all inputs.
+        if (
+          name === 'revision' &&
+          !(e.type === 'update' && e.old && revisionBuildKey(e.old as never) === revisionBuildKey(e.object))
+        )
           this.inputsDirty = true;
         this.schedule();
       });
@@ -146,6 +152,15 @@ export class Controller {
     if (this.timer) clearTimeout(this.timer);
     for (const inf of Object.values(this.informers)) inf.stop();
     await this.running;
+    await Promise.all(this.background);
+  }
+
+  /** Best-effort writes (Events) that a pass does not wait for; `stop()` does. */
+  private readonly background = new Set<Promise<void>>();
+
+  private inBackground(p: Promise<void>): void {
+    this.background.add(p);
+    void p.finally(() => this.background.delete(p));
   }
 
   /** Leadership changed: a new leader looks at everything at once. */
@@ -185,8 +200,10 @@ export class Controller {
       .finally(() => {
         this.running = undefined;
         if (this.rerun) {
+          // The coalescing window of the changes that arrived during the pass has already elapsed
+          // (that is what set `rerun`): look again at once instead of waiting another window.
           this.rerun = false;
-          this.schedule();
+          this.schedule(0);
         }
       });
   }
@@ -386,11 +403,15 @@ export class Controller {
         names.length > 20
           ? `${names.slice(0, 20).join(', ')} and ${names.length - 20} more`
           : names.join(', ');
-      await this.events.record(
-        r,
-        'Normal',
-        first.rollback ? 'RolledBack' : 'NodesAssigned',
-        `${first.rollback ? 'rolled back' : 'assigned'} ${names.length} node(s) to revision ${r.spec.number}: ${list}`,
+      // Not awaited: the Event is informational (the log line and the NodeConfigs carry the same
+      // facts) and waiting for it would delay the next wave by one more API round trip.
+      this.inBackground(
+        this.events.record(
+          r,
+          'Normal',
+          first.rollback ? 'RolledBack' : 'NodesAssigned',
+          `${first.rollback ? 'rolled back' : 'assigned'} ${names.length} node(s) to revision ${r.spec.number}: ${list}`,
+        ),
       );
     }
     const collect = p.actions.filter(
@@ -524,7 +545,7 @@ export class Controller {
   }
 
   private async parallel<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
-    const limit = this.opts.writeConcurrency ?? 32;
+    const limit = this.opts.writeConcurrency ?? 64;
     let i = 0;
     const worker = async (): Promise<void> => {
       while (i < items.length) {
@@ -562,6 +583,11 @@ function nodeInfo(n: Node): NodeInfo {
     ...(Number.isNaN(since) ? {} : { readySinceMs: since }),
     ...(n.metadata.deletionTimestamp ? { deleting: true } : {}),
   };
+}
+
+/** What the build step reads from a revision (status counts excluded). */
+function revisionBuildKey(r: NetworkConfigRevision): string {
+  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}`;
 }
 
 function groupBy<T>(items: T[], key: (t: T) => string): T[][] {

@@ -31,6 +31,7 @@ export interface RequestOptions {
 export class KubeClient {
   readonly server: string;
   private readonly agent: http.Agent;
+  private readonly proxied: boolean;
   private readonly watcher: Watch;
   private readonly listeners: ((info: RequestInfo) => void)[] = [];
   /** Requests sent, by verb (watches counted when opened); read by benchmarks and metrics. */
@@ -48,10 +49,11 @@ export class KubeClient {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.server = cluster.server.replace(/\/+$/, '');
+    this.proxied = Boolean(cluster.proxyUrl);
     const isHttps = this.server.startsWith('https:');
     this.agent = isHttps
-      ? new https.Agent({ keepAlive: true, maxSockets: 64 })
-      : new http.Agent({ keepAlive: true, maxSockets: 64 });
+      ? new https.Agent({ keepAlive: true, maxSockets: 128 })
+      : new http.Agent({ keepAlive: true, maxSockets: 128 });
     this.watcher = new Watch(kubeConfig);
   }
 
@@ -83,6 +85,11 @@ export class KubeClient {
       timeout: opts.timeoutMs ?? 30_000,
     };
     await this.kubeConfig.applyToHTTPSOptions(options);
+    // applyToHTTPSOptions sets a brand-new Agent on every call, i.e. a new TCP connection (and TLS
+    // handshake) per request. Keep its per-request auth and TLS options (the connection pool is keyed
+    // on ca/cert/key/servername, so rotated credentials still get a fresh connection) but send the
+    // request through this client's keep-alive agent. A proxy agent is kept: it is the transport.
+    if (!this.proxied) options.agent = this.agent;
     const started = performance.now();
     const mod = url.protocol === 'https:' ? https : http;
     let statusCode: number | undefined;

@@ -1,0 +1,43 @@
+/**
+ * Child process of bench/fleet.ts: the simulated agents of the whole fleet, so that their watch
+ * stream, JSON parsing and status writes do not share an event loop with the configurator.
+ * They use one shared NodeConfig watch for all nodes (a real agent watches only its own NodeConfig
+ * with fieldSelector metadata.name=<node>; one watch for 1,000 simulated agents keeps the harness
+ * light, and the configurator's side of the protocol is identical). Each agent writes `provisioning`,
+ * then after the simulated apply latency `provisioned`, through /status like the real agent.
+ * Protocol (IPC): parent sends {start, kubeconfigPath, latencyMs}; child answers {ready};
+ * parent sends {report}; child answers {report, writes, writeErrors, cpu}; parent sends {stop}.
+ */
+import { SimulatedAgents } from '../test/support/simulated-agent.js';
+
+type Msg =
+  { type: 'start'; kubeconfigPath: string; latencyMs: number } | { type: 'report' } | { type: 'stop' };
+
+let agents: SimulatedAgents | undefined;
+const send = (m: unknown): void => {
+  process.send?.(m);
+};
+
+process.on('message', (m: Msg) => {
+  void (async () => {
+    if (m.type === 'start') {
+      agents = new SimulatedAgents({ kubeconfigPath: m.kubeconfigPath, defaultDelayMs: m.latencyMs });
+      await agents.start();
+      send({ type: 'ready' });
+    } else if (m.type === 'report') {
+      send({
+        type: 'report',
+        writes: agents?.writes ?? [],
+        writeErrors: agents?.writeErrors ?? 0,
+        cpu: process.cpuUsage(),
+      });
+    } else if (m.type === 'stop') {
+      await agents?.stop();
+      process.exit(0);
+    }
+  })().catch((err: unknown) => {
+    console.error('fleet-agents:', err);
+    process.exit(1);
+  });
+});
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,60 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeApiError } from '../src/errors.js';
+import { KubeClient } from '../src/client.js';
+
+describe('KubeClient transport', () => {
+  let server: http.Server;
+  let connections = 0;
+  const authHeaders: (string | undefined)[] = [];
+  let kc: KubeConfig;
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      authHeaders.push(req.headers.authorization);
+      const found = req.url?.startsWith('/api/v1/nodes/n');
+      res.writeHead(found ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(
+          found
+            ? { kind: 'Node', metadata: { name: 'n' } }
+            : { kind: 'Status', reason: 'NotFound', message: 'nodes "x" not found' },
+        ),
+      );
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 'secret-token' }],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('reuses one keep-alive connection for sequential requests and still sends the credentials', async () => {
+    const client = new KubeClient(kc);
+    connections = 0;
+    authHeaders.length = 0;
+    for (let i = 0; i < 10; i++)
+      expect(await client.request<{ metadata: { name: string } }>('GET', '/api/v1/nodes/n')).toMatchObject({
+        metadata: { name: 'n' },
+      });
+    expect(connections).toBe(1);
+    expect(authHeaders).toEqual(Array(10).fill('Bearer secret-token'));
+    client.close();
+  });
+
+  it('turns an error status into a KubeApiError with the reason', async () => {
+    const client = new KubeClient(kc);
+    const err = await client.request('GET', '/api/v1/nodes-x/x').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(KubeApiError);
+    expect(err).toMatchObject({ statusCode: 404, reason: 'NotFound' });
+    client.close();
+  });
+});
