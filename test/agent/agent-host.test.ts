@@ -108,10 +108,20 @@ describePrivileged(
       await cluster?.tearDown();
     });
 
-    it('applies a NodeConfig and reports provisioned; the host matches it', async () => {
+    it('a first config that fails, with no checkpoint yet: everything managed is removed, reported invalid', async () => {
       await assign('node-10', BAD); // another node's config, never to be touched by node-1's agent
-      await assign('node-1', GOOD);
+      await assign('node-1', BAD);
       agent = h.startAgent();
+      const status = await waitForStatus('invalid', (s) => s.configStatus === 'invalid');
+      expect(status.message).toMatch(
+        /^health check failed: failed: tcp\/peer \(.*\); removed all managed configuration \(no previous checkpoint\); health after restore: all 4 checks passed$/,
+      );
+      expect(status.lastAppliedRevision).toBeUndefined();
+      expect(h.links().filter((l) => /^(l2|vx)\./.test(l.ifname))).toEqual([]);
+    });
+
+    it('applies a NodeConfig and reports provisioned; the host matches it', async () => {
+      await assign('node-1', GOOD);
       const status = await waitForStatus('provisioned', (s) => s.configStatus === 'provisioned');
       expect(status.lastAppliedRevision).toBe(GOOD.revision);
       expect(status.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
