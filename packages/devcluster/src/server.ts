@@ -591,8 +591,19 @@ export class ApiServer {
       if (!res.writableEnded) res.end();
     };
     entry.close = close;
+    // Events committed in the same event-loop turn (a burst of writes) go out in one writev per
+    // watcher instead of one syscall per event: corked here, flushed by a setImmediate.
+    let corked = false;
     const write = (line: string): void => {
       if (closed) return;
+      if (!corked) {
+        corked = true;
+        res.cork();
+        setImmediate(() => {
+          corked = false;
+          res.uncork();
+        });
+      }
       res.write(line);
       if (res.writableLength > MAX_WATCH_BACKLOG) {
         close();
