@@ -223,7 +223,7 @@ export class Controller {
     if (!this.isLeader()) return;
     const p = plan({
       revisions: this.informers.revision.list(),
-      nodes: this.informers.node.list().map(nodeInfo),
+      nodes: this.informers.node.list().map(cachedNodeInfo),
       nodeConfigs: this.informers.nodeConfig.list(),
       now,
       policy: this.opts.policy,
@@ -569,6 +569,14 @@ export class Controller {
     m.revisions.set({ state: 'invalid' }, invalid);
     m.revisions.set({ state: 'superseded' }, superseded);
   }
+}
+
+/** NodeInfo per Node object (informer objects are replaced on change, never mutated). */
+const nodeInfos = new WeakMap<Node, NodeInfo>();
+function cachedNodeInfo(n: Node): NodeInfo {
+  let info = nodeInfos.get(n);
+  if (!info) nodeInfos.set(n, (info = nodeInfo(n)));
+  return info;
 }
 
 function nodeInfo(n: Node): NodeInfo {

@@ -103,6 +103,30 @@ const parseTime = (s: string | undefined): number | undefined => {
   return Number.isNaN(t) ? undefined : t;
 };
 
+/**
+ * What the planner reads from a NodeConfig's text fields, parsed once per object: the informer
+ * replaces an object on every change and never mutates it, so a pass over 1,000 unchanged
+ * NodeConfigs costs map lookups instead of 2,000 Date.parse calls and condition scans.
+ */
+interface NodeConfigFacts {
+  assignedAt: number | undefined;
+  lastUpdate: number | undefined;
+  about: boolean;
+}
+const factsCache = new WeakMap<NodeConfig, NodeConfigFacts>();
+function factsOf(nc: NodeConfig): NodeConfigFacts {
+  let f = factsCache.get(nc);
+  if (!f) {
+    f = {
+      assignedAt: parseTime(nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION]),
+      lastUpdate: parseTime(nc.status?.lastUpdate),
+      about: reportsOnSpec(nc),
+    };
+    factsCache.set(nc, f);
+  }
+  return f;
+}
+
 const isInvalid = (r: NetworkConfigRevision): boolean => r.status?.isInvalid === true;
 const byNumberDesc = (a: NetworkConfigRevision, b: NetworkConfigRevision): number =>
   b.spec.number - a.spec.number;
@@ -146,12 +170,13 @@ export function reportsOnSpec(nc: NodeConfig): boolean {
 function busyOnCurrentSpec(nc: NodeConfig, node: NodeInfo, now: number, policy: Policy): boolean {
   const st = nc.status;
   const base = node.readySinceMs ?? 0;
-  if (st && reportsOnSpec(nc)) {
+  const facts = factsOf(nc);
+  if (st && facts.about) {
     if (st.configStatus !== 'provisioning') return false;
-    const last = Math.max(parseTime(st.lastUpdate) ?? 0, base);
+    const last = Math.max(facts.lastUpdate ?? 0, base);
     return now - last <= policy.configTimeoutMs;
   }
-  const assigned = parseTime(nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION]);
+  const assigned = facts.assignedAt;
   if (assigned === undefined) return false;
   return now - Math.max(assigned, base) <= policy.preconfigTimeoutMs;
 }
@@ -171,9 +196,7 @@ function classify(
   }
   const st = nc.status;
   const base = node.readySinceMs ?? 0;
-  const assignedAt = parseTime(nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION]);
-  const about = reportsOnSpec(nc);
-  const lastUpdate = parseTime(st?.lastUpdate);
+  const { assignedAt, about, lastUpdate } = factsOf(nc);
   if (st?.configStatus === 'provisioned' && st.lastAppliedRevision === hash) {
     const soakEnd = (lastUpdate ?? 0) + policy.minSuccessTimeMs;
     if (policy.minSuccessTimeMs > 0 && soakEnd > now) {
