@@ -178,12 +178,14 @@ describePrivileged('FRR rendered config on a real kernel with VRFs (VM)', vmPrer
     expect(r.exitCode, log).toBe(0);
     const s = sections(r.output);
     expect(s['end'], r.output).toBeDefined();
+    // What the in-guest node script printed: one line of JSON per key.
+    const fromNode = <T>(key: string): T => JSON.parse(s[key]!.split('\n')[0]!) as T;
 
     // The real apply path: checked, written, reloaded with frr-reload.py; a second apply is a no-op.
-    expect((JSON.parse(s['apply']!) as FrrApplyResult).changed, r.output).toBe(true);
-    expect((JSON.parse(s['reapply']!) as FrrApplyResult).changed).toBe(false);
+    expect(fromNode<FrrApplyResult>('apply').changed, r.output).toBe(true);
+    expect(fromNode<FrrApplyResult>('reapply').changed).toBe(false);
     // Both ends of the leaking session are up, as the agent's health check reads them.
-    const status = JSON.parse(s['status']!) as FrrStatus;
+    const status = fromNode<FrrStatus>('status');
     expect(status, r.output).toMatchObject({
       answering: true,
       healthy: true,
