@@ -181,8 +181,11 @@ function addressMessage(type: number, flags: number, data: Rt.Address, attrs: Rt
 /** Resolves the indexes an operation needs and encodes its request. */
 async function prepare(op: Operation, indexOf: IndexOf): Promise<BatchMessage> {
   switch (op.op) {
+    // Operations on a device itself name it (IFLA_IFNAME, index 0): the kernel looks it up by name, so
+    // a device created earlier in this run needs no index lookup. Only references to other devices
+    // (master, VXLAN underlay, macvlan parent) and addresses need indexes.
     case 'delete':
-      return linkMessage(RTM_DELLINK, 0, { index: await indexOf(op.device) }, {});
+      return linkMessage(RTM_DELLINK, 0, {}, { ifname: op.device });
     case 'create': {
       const d = op.device;
       const master = d.master !== undefined ? await indexOf(d.master) : undefined;
@@ -226,13 +229,13 @@ async function prepare(op: Operation, indexOf: IndexOf): Promise<BatchMessage> {
       );
     }
     case 'set': {
-      const index = await indexOf(op.device);
       const master = op.master === undefined ? undefined : op.master === null ? 0 : await indexOf(op.master);
       return linkMessage(
         RTM_SETLINK,
         0,
-        { index },
+        {},
         {
+          ifname: op.device,
           ...(op.mtu !== undefined ? { mtu: op.mtu } : {}),
           ...(op.mac !== undefined ? { address: macBytes(op.mac) } : {}),
           ...(master !== undefined ? { master } : {}),
@@ -241,12 +244,7 @@ async function prepare(op: Operation, indexOf: IndexOf): Promise<BatchMessage> {
     }
     case 'port':
       // RTM_NEWLINK on an existing port with bridge slave data: what `ip link set … type bridge_slave` sends.
-      return linkMessage(
-        RTM_NEWLINK,
-        0,
-        { index: await indexOf(op.device) },
-        { linkinfo: encodeBridgePort(op.options) },
-      );
+      return linkMessage(RTM_NEWLINK, 0, {}, { ifname: op.device, linkinfo: encodeBridgePort(op.options) });
     case 'addAddress':
     case 'delAddress': {
       const index = await indexOf(op.device);
@@ -265,8 +263,8 @@ async function prepare(op: Operation, indexOf: IndexOf): Promise<BatchMessage> {
       return linkMessage(
         RTM_SETLINK,
         0,
-        { index: await indexOf(op.device), flags: op.op === 'up' ? { up: true } : {}, change: { up: true } },
-        {},
+        { flags: op.op === 'up' ? { up: true } : {}, change: { up: true } },
+        { ifname: op.device },
       );
   }
 }
