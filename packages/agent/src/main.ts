@@ -14,7 +14,7 @@ import { EventRecorder, KubeClient, loadKubeConfig, makeClients } from '@nodenet
 import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './agent.js';
 import { CheckpointStore } from './checkpoint.js';
 import { hostDrivers } from './drivers.js';
-import { AgentError, describeCause } from './errors.js';
+import { AgentError, describeCause, OptionError } from './errors.js';
 import { FAULT_ENV, faultPointFromEnv, killAt } from './fault.js';
 import { FrrDriver } from './frr/index.js';
 import {
@@ -59,9 +59,18 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     settings: { vtepAddress, vtepInterface: options.vtepInterface },
     tableStatePath: join(options.stateDir, 'vrf-tables.json'),
   });
+  // The VRF instances peer with the default instance over iBGP, so their router ids must differ.
+  const vrfRouterId = options.frr.vrfRouterId ?? vtepAddress;
+  if (vrfRouterId === options.frr.routerId) {
+    throw new OptionError(
+      '--router-id',
+      options.frr.routerId,
+      `equals the VTEP address ${vtepAddress}, the default router id of the VRF instances; set --vrf-router-id to another address`,
+    );
+  }
   const frr = new FrrDriver({
     template,
-    settings: { asn: options.frr.asn, routerId: options.frr.routerId ?? vtepAddress },
+    settings: { asn: options.frr.asn, routerId: options.frr.routerId, vrfRouterId },
     confdir: options.frr.confdir,
     bindir: options.frr.bindir,
     reloadCommand: options.frr.reloadCommand,

@@ -22,8 +22,10 @@ export interface AgentOptions {
     bindir: string;
     rundir?: string;
     asn: number;
-    /** Undefined: use the VTEP address. */
-    routerId?: string;
+    /** Router id of the default BGP instance. */
+    routerId: string;
+    /** Router id of the per-VRF instances; undefined: the VTEP address. */
+    vrfRouterId?: string;
   };
   vtepInterface: string;
   vtepAddress?: string;
@@ -101,7 +103,19 @@ export function buildProgram(): Command {
       ),
     )
     .addOption(new Option('--asn <number>', 'local BGP AS number (1-4294967295) (required)'))
-    .addOption(new Option('--router-id <ipv4>', 'BGP router id (default: the VTEP address)'))
+    .addOption(
+      new Option(
+        '--router-id <ipv4>',
+        "router id of the default BGP instance, unique in the fabric (required; e.g. the node's underlay address)",
+      ),
+    )
+    .addOption(
+      new Option(
+        '--vrf-router-id <ipv4>',
+        'router id of the per-VRF BGP instances; must differ from --router-id, because the VRF and default ' +
+          'instances peer with each other over iBGP and refuse a peer with their own id (default: the VTEP address)',
+      ),
+    )
     .addOption(
       new Option(
         '--vtep-interface <dev>',
@@ -149,6 +163,7 @@ export interface RawOptions {
   frrRundir?: string;
   asn?: string;
   routerId?: string;
+  vrfRouterId?: string;
   vtepInterface?: string;
   vtepAddress?: string;
   resyncPeriod: string;
@@ -201,8 +216,14 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   if (!/^\d+$/.test(asnText) || asn < 1 || asn > 4_294_967_295) {
     throw new OptionError('--asn', asnText, 'must be an integer from 1 to 4294967295');
   }
-  if (raw.routerId !== undefined && !isIPv4(raw.routerId))
-    throw new OptionError('--router-id', raw.routerId, 'must be an IPv4 address');
+  const routerId = required('--router-id', raw.routerId);
+  if (!isIPv4(routerId)) throw new OptionError('--router-id', routerId, 'must be an IPv4 address');
+  if (raw.vrfRouterId !== undefined) {
+    if (!isIPv4(raw.vrfRouterId)) throw new OptionError('--vrf-router-id', raw.vrfRouterId, 'must be an IPv4 address');
+    if (raw.vrfRouterId === routerId) {
+      throw new OptionError('--vrf-router-id', raw.vrfRouterId, 'must differ from --router-id');
+    }
+  }
   if (raw.frrPathspace !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(raw.frrPathspace)) {
     throw new OptionError('--frr-pathspace', raw.frrPathspace, 'must be 1-32 characters of [A-Za-z0-9_-]');
   }
@@ -231,7 +252,8 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
       asn,
       ...(raw.frrPathspace !== undefined ? { pathspace: raw.frrPathspace } : {}),
       ...(raw.frrRundir !== undefined ? { rundir: absolute('--frr-rundir', raw.frrRundir) } : {}),
-      ...(raw.routerId !== undefined ? { routerId: raw.routerId } : {}),
+      routerId,
+      ...(raw.vrfRouterId !== undefined ? { vrfRouterId: raw.vrfRouterId } : {}),
     },
     vtepInterface,
     resyncMs,

@@ -21,6 +21,8 @@ const minimal = [
   'node-1',
   '--asn',
   '65001',
+  '--router-id',
+  '10.0.0.9',
   '--frr-template',
   '/etc/nodenet/frr.tmpl',
   '--vtep-interface',
@@ -48,6 +50,7 @@ describe('agent options', () => {
         reloadCommand: ['/usr/lib/frr/frr-reload.py'],
         bindir: '/usr/bin',
         asn: 65001,
+        routerId: '10.0.0.9',
       },
       vtepInterface: 'eth0',
       resyncMs: 60_000,
@@ -124,6 +127,13 @@ describe('agent options', () => {
     );
     expect(errorOf([...minimal, '--asn', '65001x']).option).toBe('--asn');
     expect(errorOf([...minimal, '--router-id', '10.0.0']).option).toBe('--router-id');
+    expect(errorOf(minimal.filter((a) => a !== '--router-id' && a !== '10.0.0.9')).message).toBe(
+      '--router-id: is required (got undefined)',
+    );
+    expect(errorOf([...minimal, '--vrf-router-id', '10.0.0.9']).message).toBe(
+      '--vrf-router-id: must differ from --router-id (got "10.0.0.9")',
+    );
+    expect(errorOf([...minimal, '--vrf-router-id', '10.0.0.300']).option).toBe('--vrf-router-id');
     expect(errorOf([...minimal, '--vtep-interface', 'eth0; reboot']).option).toBe('--vtep-interface');
     expect(errorOf([...minimal, '--frr-config', '/etc/frr/other.conf']).message).toMatch(
       /^--frr-config: must be named frr\.conf/,
@@ -165,6 +175,7 @@ describe('agent options', () => {
       '--frr-rundir',
       '--asn',
       '--router-id',
+      '--vrf-router-id',
       '--vtep-interface',
       '--resync-period',
       '--metrics-addr',

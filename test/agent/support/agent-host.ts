@@ -254,6 +254,8 @@ export class NodeEnv {
       this.frr.rundir,
       '--asn',
       '65001',
+      '--router-id',
+      '10.98.255.1',
       '--vtep-interface',
       'vtep0',
       '--resync-period',

@@ -1,0 +1,80 @@
+/**
+ * deploy/ is the kustomize base users install. These checks keep it in step with the code: it renders
+ * with kubectl's own kustomize, the agent and configurator accept the arguments it passes, and the
+ * health config and FRR template it ships pass the agent's parsers.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments, parse } from 'yaml';
+import {
+  buildProgram,
+  parseHealthConfig,
+  parseTemplate,
+  resolveOptions,
+  type RawOptions,
+} from '@nodenet/agent';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Container {
+  args: string[];
+  env?: { name: string; value?: string }[];
+}
+interface Doc {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec?: { template?: { spec: { containers: Container[] } } };
+}
+
+describe('deploy/', () => {
+  const rendered = execFileSync('kubectl', ['kustomize', `${root}deploy`], { encoding: 'utf8' });
+  const docs = parseAllDocuments(rendered).map((d) => d.toJSON() as Doc);
+  const byKind = (kind: string): Doc[] => docs.filter((d) => d.kind === kind);
+
+  it('renders the namespace, RBAC, configurator and agent', () => {
+    expect(byKind('Deployment').map((d) => d.metadata.name)).toEqual(['nodenet-configurator']);
+    expect(byKind('DaemonSet').map((d) => d.metadata.name)).toEqual(['nodenet-agent']);
+    expect(
+      byKind('ClusterRole')
+        .map((d) => d.metadata.name)
+        .sort(),
+    ).toEqual(['nodenet-agent', 'nodenet-configurator']);
+    for (const d of docs.filter(
+      (d) => !['Namespace', 'ClusterRole', 'ClusterRoleBinding'].includes(d.kind),
+    )) {
+      expect(d.metadata.namespace, `${d.kind} ${d.metadata.name}`).toBe('nodenet-system');
+    }
+  });
+
+  it('passes the agent arguments it accepts', () => {
+    const container = byKind('DaemonSet')[0]!.spec!.template!.spec.containers[0]!;
+    const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? '10.0.0.7']));
+    // Kubernetes expands $(VAR) from the container's env before the process starts.
+    const args = container.args.map((a) =>
+      a.replace(/\$\(([A-Z_]+)\)/g, (_m, name: string) => env[name] ?? ''),
+    );
+    const raw = buildProgram()
+      .exitOverride()
+      .parse(['node', 'nodenet-agent', ...args])
+      .opts<RawOptions>();
+    const options = resolveOptions({ ...raw, nodeName: 'node-1' });
+    expect(options.frr.template).toBe('/etc/nodenet/frr.conf.tpl');
+    expect(options.stateDir).toBe('/var/lib/nodenet');
+  });
+
+  it('ships a health config and an FRR template the agent accepts', () => {
+    const health = parseHealthConfig(parse(readFileSync(`${root}deploy/agent/health.yaml`, 'utf8')));
+    expect(health.startupTaints).toEqual(['node.nodenet.io/network-unavailable']);
+    expect(() => parseTemplate(readFileSync(`${root}deploy/agent/frr.conf.tpl`, 'utf8'))).not.toThrow();
+  });
+
+  it('runs the configurator with flags it knows', () => {
+    const container = byKind('Deployment')[0]!.spec!.template!.spec.containers[0]!;
+    const help = execFileSync(process.execPath, [`${root}packages/configurator/dist/main.js`, '--help'], {
+      encoding: 'utf8',
+    });
+    for (const arg of container.args) expect(help).toContain(arg.split('=')[0]);
+  });
+});
