@@ -69,7 +69,8 @@ async function inner(): Promise<void> {
   const applyMs = performance.now() - t0;
   const reapply: number[] = [];
   let reapplyOps = 0;
-  for (let r = 0; r < 5; r++) {
+  // A running agent re-applies many times: report the median of 20 and, separately, the first (cold code).
+  for (let r = 0; r < 20; r++) {
     const t = performance.now();
     const res = await driver.apply(spec);
     reapply.push(performance.now() - t);
@@ -77,7 +78,13 @@ async function inner(): Promise<void> {
   }
   driver.close();
   process.stdout.write(
-    JSON.stringify({ applyMs, operations: first.operations, reapplyMs: median(reapply), reapplyOps }),
+    JSON.stringify({
+      applyMs,
+      operations: first.operations,
+      reapplyMs: median(reapply),
+      firstReapplyMs: reapply[0],
+      reapplyOps,
+    }),
   );
 }
 
@@ -125,6 +132,7 @@ function outer(): void {
   const ipMs: number[] = [];
   const driverMs: number[] = [];
   const reapplyMs: number[] = [];
+  const firstReapplyMs: number[] = [];
   let ops = 0;
   let reapplyOps = 0;
   try {
@@ -158,6 +166,7 @@ function outer(): void {
         if (linkCount(b) !== 2 * N + 1) throw new Error(`driver made ${linkCount(b)} links`);
         driverMs.push(out.applyMs);
         reapplyMs.push(out.reapplyMs);
+        firstReapplyMs.push(out.firstReapplyMs);
         ops = out.operations;
         reapplyOps += out.reapplyOps;
       } finally {
@@ -178,12 +187,13 @@ function outer(): void {
     ratioTarget: 1.5,
     convergedReapplyMs: Number(median(reapplyMs).toFixed(1)),
     convergedReapplyTargetMs: 50,
+    firstConvergedReapplyMs: Number(median(firstReapplyMs).toFixed(1)),
     convergedReapplyOps: reapplyOps,
   };
   console.log(JSON.stringify(result, null, 2));
   console.log(
     `netlink: ${N} L2 networks: driver ${result.driverApplyMs} ms vs ip -batch ${result.ipBatchMs} ms (×${result.ratio}, target ≤ 1.5); ` +
-      `converged re-apply ${result.convergedReapplyMs} ms (target ≤ 50) with ${reapplyOps} operations`,
+      `converged re-apply ${result.convergedReapplyMs} ms median, first ${result.firstConvergedReapplyMs} ms (target ≤ 50) with ${reapplyOps} operations`,
   );
 }
 
