@@ -161,6 +161,7 @@ function outer(): void {
           applyMs: number;
           operations: number;
           reapplyMs: number;
+          firstReapplyMs: number;
           reapplyOps: number;
         };
         if (linkCount(b) !== 2 * N + 1) throw new Error(`driver made ${linkCount(b)} links`);
