@@ -219,7 +219,8 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   const routerId = required('--router-id', raw.routerId);
   if (!isIPv4(routerId)) throw new OptionError('--router-id', routerId, 'must be an IPv4 address');
   if (raw.vrfRouterId !== undefined) {
-    if (!isIPv4(raw.vrfRouterId)) throw new OptionError('--vrf-router-id', raw.vrfRouterId, 'must be an IPv4 address');
+    if (!isIPv4(raw.vrfRouterId))
+      throw new OptionError('--vrf-router-id', raw.vrfRouterId, 'must be an IPv4 address');
     if (raw.vrfRouterId === routerId) {
       throw new OptionError('--vrf-router-id', raw.vrfRouterId, 'must differ from --router-id');
     }
