@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeLinkInfo, encodeBridgePort, encodeLinkInfo, toBuffer } from '../src/netlink/codec.js';
 import {
   allocateVrfTables,
+  checkUnderlayMtu,
   DesiredStateError,
   desiredModel,
   diff,
@@ -145,6 +146,31 @@ describe('desiredModel', () => {
     expect(() => model({ vrf: [vrf('1100')], layer2: [l2()] }, { '1100': 100 })).toThrow(
       /"vx\.1100": device name already used by vrf\[0\]/,
     );
+  });
+});
+
+describe('checkUnderlayMtu', () => {
+  const underlay = { name: 'vtep0', mtu: 1550, vtepAddress: '10.50.0.1' };
+
+  it('accepts networks that fit the underlay with the VXLAN overhead', () => {
+    expect(() => checkUnderlayMtu({ vrf: [], layer2: [l2({ mtu: 1500 })] }, underlay)).not.toThrow();
+  });
+
+  it('names the network, its MTU and the underlay when a frame would not fit', () => {
+    expect(() =>
+      checkUnderlayMtu({ vrf: [], layer2: [l2({ mtu: 1500 })] }, { ...underlay, mtu: 1500 }),
+    ).toThrow(
+      'layer2[0](net-a).mtu=1500: needs an underlay MTU of at least 1550 (VXLAN adds 50 bytes), but vtep0 has 1500',
+    );
+    expect(() => checkUnderlayMtu({ vrf: [vrf('red')], layer2: [] }, underlay)).toThrow(
+      'vrf[0](cfg-red).mtu=9000: needs an underlay MTU of at least 9050 (VXLAN adds 50 bytes), but vtep0 has 1550',
+    );
+  });
+
+  it('counts 70 bytes over an IPv6 underlay', () => {
+    expect(() =>
+      checkUnderlayMtu({ vrf: [], layer2: [l2({ mtu: 1500 })] }, { ...underlay, vtepAddress: 'fd00::1' }),
+    ).toThrow(DesiredStateError);
   });
 });
 

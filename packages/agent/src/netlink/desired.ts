@@ -30,6 +30,32 @@ const vxlanPort = (neighSuppress: boolean): BridgePortOptions => ({
 /** Other bridge ports keep the kernel's defaults. */
 const plainPort: BridgePortOptions = { learning: true, neighSuppress: false, hairpin: false };
 
+/** Bytes VXLAN adds to a frame: outer Ethernet 14 + IP (20 or 40) + UDP 8 + VXLAN 8. */
+export const vxlanOverhead = (vtepAddress: string): number => (vtepAddress.includes(':') ? 70 : 50);
+
+/**
+ * A VXLAN bound to the underlay can not carry frames larger than the underlay's MTU minus the
+ * encapsulation; the kernel answers a bare EINVAL. Checked up front so the error names the network,
+ * its MTU and the underlay's.
+ */
+export function checkUnderlayMtu(
+  spec: Pick<NodeConfigSpec, 'vrf' | 'layer2'>,
+  underlay: { name: string; mtu: number; vtepAddress: string },
+): void {
+  const overhead = vxlanOverhead(underlay.vtepAddress);
+  const check = (field: string, mtu: number): void => {
+    if (mtu + overhead > underlay.mtu) {
+      throw new DesiredStateError(
+        field,
+        mtu,
+        `needs an underlay MTU of at least ${mtu + overhead} (VXLAN adds ${overhead} bytes), but ${underlay.name} has ${underlay.mtu}`,
+      );
+    }
+  };
+  spec.vrf.forEach((v, i) => check(`vrf[${i}](${v.name}).mtu`, v.mtu));
+  spec.layer2.forEach((l2, i) => check(`layer2[${i}](${l2.name}).mtu`, l2.mtu));
+}
+
 export interface DesiredInput {
   spec: Pick<NodeConfigSpec, 'vrf' | 'layer2' | 'routingTable'>;
   settings: HostSettings;

@@ -8,7 +8,7 @@ import { deviceNames, type NodeConfigSpec } from '@nodenet/api';
 import netlink from 'netlink';
 import type { RtNetlinkSocket } from 'netlink';
 import { applyOperations } from './apply.js';
-import { allocateVrfTables, desiredModel } from './desired.js';
+import { allocateVrfTables, checkUnderlayMtu, desiredModel } from './desired.js';
 import { diff } from './diff.js';
 import { DesiredStateError, NetlinkDriverError } from './errors.js';
 import type { HostModel, HostSettings, Operation, TableAllocation } from './model.js';
@@ -137,16 +137,15 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
       reserved: spec.routingTable.map((r) => r.tableId),
     });
     const desired = desiredModel({ spec, settings: options.settings, tables });
-    if (
-      options.settings.vtepInterface &&
-      !host.indexByName.has(options.settings.vtepInterface) &&
-      spec.vrf.length + spec.layer2.length > 0
-    ) {
-      throw new DesiredStateError(
-        'settings.vtepInterface',
-        options.settings.vtepInterface,
-        'no such device on the host',
-      );
+    const underlay = options.settings.vtepInterface;
+    if (underlay && spec.vrf.length + spec.layer2.length > 0) {
+      const mtu = host.mtuByName.get(underlay);
+      if (!host.indexByName.has(underlay)) {
+        throw new DesiredStateError('settings.vtepInterface', underlay, 'no such device on the host');
+      }
+      if (mtu !== undefined) {
+        checkUnderlayMtu(spec, { name: underlay, mtu, vtepAddress: options.settings.vtepAddress });
+      }
     }
     return {
       operations: diff(host.devices, desired),

@@ -1,6 +1,13 @@
 export * from './model.js';
 export * from './errors.js';
-export { allocateVrfTables, desiredModel, type DesiredInput, type TableAllocationInput } from './desired.js';
+export {
+  allocateVrfTables,
+  checkUnderlayMtu,
+  desiredModel,
+  vxlanOverhead,
+  type DesiredInput,
+  type TableAllocationInput,
+} from './desired.js';
 export { diff, KERNEL_PORT_DEFAULTS } from './diff.js';
 export { readHost, type HostSnapshot } from './read.js';
 export { applyOperations, type ApplyContext } from './apply.js';

@@ -36,11 +36,14 @@ export interface HostSnapshot {
   devices: HostModel;
   /** Every link's index by name, managed or not. */
   indexByName: Map<string, number>;
+  /** Every link's MTU by name, managed or not (the underlay's bounds the VXLAN devices'). */
+  mtuByName: Map<string, number>;
 }
 
 export interface LinkTable {
   indexByName: Map<string, number>;
   nameByIndex: Map<number, string>;
+  mtuByName: Map<string, number>;
 }
 
 /** The few attributes of a link message the driver uses (the package's parser decodes all ~60, ten times slower). */
@@ -121,11 +124,12 @@ export async function readLinks(socket: RtNetlinkSocket): Promise<{ devices: Hos
   req.writeUInt16LE(IFLA_EXT_MASK, 18);
   req.writeUInt32LE(RTEXT_FILTER_SKIP_STATS, 20);
   const links = (await dump(socket, RTM_GETLINK, req, RTM_NEWLINK, 'links')).map(parseLink);
-  const table: LinkTable = { indexByName: new Map(), nameByIndex: new Map() };
+  const table: LinkTable = { indexByName: new Map(), nameByIndex: new Map(), mtuByName: new Map() };
   for (const l of links) {
     if (l.name !== undefined) {
       table.indexByName.set(l.name, l.index);
       table.nameByIndex.set(l.index, l.name);
+      if (l.mtu !== undefined) table.mtuByName.set(l.name, l.mtu);
     }
   }
   const devices: HostModel = new Map();
@@ -201,7 +205,7 @@ export async function readAddresses(
 export async function readHost(socket: RtNetlinkSocket): Promise<HostSnapshot> {
   const { devices, table } = await readLinks(socket);
   await readAddresses(socket, devices, table);
-  return { devices, indexByName: table.indexByName };
+  return { devices, indexByName: table.indexByName, mtuByName: table.mtuByName };
 }
 
 export const isKnownKind = (kind: string): kind is DeviceKind =>
