@@ -4,7 +4,8 @@
  * node, iproute2, FRR and this checkout are all present inside. The build machines' own kernel lacks
  * VRF, 802.1Q VLAN and dummy devices; the guest kernel has them (see shared/notes/real-kernel-vm.md).
  *
- * Inside the guest: `/tmp` and `/run` are fresh tmpfs (the root is read-only), the job directory is
+ * Inside the guest: `/tmp` and `/run` are fresh tmpfs (the root is read-only; a working directory under
+ * the host's /tmp, such as a CI checkout, is bind-mounted back at its own path), the job directory is
  * writable at `/tmp/job`, the working directory is the caller's, PATH is the caller's, and the
  * modules named in `modules` (default: vrf, 8021q, dummy, veth, vxlan, bridge, macvlan) are loaded.
  *
@@ -159,6 +160,8 @@ mount -t devtmpfs dev /dev
 for m in ${modules.map((m) => `/modules/${m.replace(/^.*\//, '')}`).join(' ')}; do insmod "$m" || echo "vm-init: insmod $m failed"; done
 fail() { echo "vm-init: $*"; echo o > /proc/sysrq-trigger; sleep 5; }
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /newroot || fail "mount hostroot"
+# The host's /tmp stays reachable at /mnt (read-only): a checkout under /tmp is exposed at its own path below.
+mount -o bind /newroot/tmp /newroot/mnt || fail "bind host /tmp"
 mount -t tmpfs tmpfs /newroot/tmp || fail "tmpfs /tmp"
 mount -t tmpfs tmpfs /newroot/run || fail "tmpfs /run"
 mkdir -p /newroot/tmp/job
@@ -194,6 +197,10 @@ ${exports}
 export HOME=/tmp
 ip link set lo up
 for m in ${opts.modules.map(shellQuote).join(' ')}; do modprobe "$m" >/dev/null 2>&1 || echo "vm: modprobe $m failed" >> /tmp/job/output; done
+case ${shellQuote(opts.cwd)} in
+  /tmp/job|/tmp/job/*) ;;
+  /tmp/*) d=${shellQuote(opts.cwd)}; mkdir -p "$d" && mount --bind "/mnt/\${d#/tmp/}" "$d" || echo "vm: cannot expose $d" >> /tmp/job/output ;;
+esac
 cd ${shellQuote(opts.cwd)} || echo "vm: cannot cd to ${opts.cwd.replace(/[^\w./-]/g, '?')}" >> /tmp/job/output
 ${opts.runLine} >> /tmp/job/output 2>&1 < /dev/null
 echo $? > /tmp/job/exit.tmp && mv /tmp/job/exit.tmp /tmp/job/exit
