@@ -55,6 +55,16 @@ export class ValidationError extends Error {
   }
 }
 
+/**
+ * Records `value` as the holder of `key` unless another holder came first; returns that earlier
+ * holder, which is what every "duplicates …" / "already used by …" check reports.
+ */
+function claim<K, V>(holders: Map<K, V>, key: K, value: V): V | undefined {
+  const earlier = holders.get(key);
+  if (earlier === undefined) holders.set(key, value);
+  return earlier;
+}
+
 function problem(kind: ResourceKind, name: string, field: string, value: unknown, reason: string): Problem {
   const got = value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
   return { kind, name, field, value, reason, message: `${kind} ${name}: ${field}: ${reason}${got}` };
@@ -208,10 +218,9 @@ function checkVrf(o: VRFRouteConfiguration): Problem[] {
     const field = `spec.aggregate[${i}]`;
     const reason = checkNetworkPrefix(cidr);
     if (reason) out.push(problem(kind, name, field, cidr, reason));
-    const first = seenAgg.get(cidr);
+    const first = claim(seenAgg, cidr, i);
     if (first !== undefined)
       out.push(problem(kind, name, field, cidr, `duplicates spec.aggregate[${first}]`));
-    else seenAgg.set(cidr, i);
   });
   if (s.community !== undefined && !isCommunity(s.community)) {
     out.push(
@@ -270,14 +279,14 @@ function checkPrefixList(kind: ResourceKind, name: string, path: string, items: 
         }
       }
     }
-    const firstCidr = seenCidr.get(item.cidr);
+    const firstCidr = claim(seenCidr, item.cidr, i);
     if (firstCidr !== undefined) {
       out.push(problem(kind, name, `${at}.cidr`, item.cidr, `duplicates ${path}[${firstCidr}].cidr`));
-    } else seenCidr.set(item.cidr, i);
-    const firstSeq = seenSeq.get(item.seq);
+    }
+    const firstSeq = claim(seenSeq, item.seq, i);
     if (firstSeq !== undefined) {
       out.push(problem(kind, name, `${at}.seq`, item.seq, `duplicates ${path}[${firstSeq}].seq`));
-    } else seenSeq.set(item.seq, i);
+    }
   });
   return out;
 }
@@ -293,10 +302,9 @@ function checkLayer2(o: Layer2NetworkConfiguration): Problem[] {
     const field = `spec.anycastGateways[${i}]`;
     const reason = checkHostAddress(gw);
     if (reason) out.push(problem(kind, name, field, gw, reason));
-    const first = seen.get(gw);
+    const first = claim(seen, gw, i);
     if (first !== undefined)
       out.push(problem(kind, name, field, gw, `duplicates spec.anycastGateways[${first}]`));
-    else seen.set(gw, i);
   });
   if (gateways.length > 0 && s.anycastMac === undefined) {
     out.push(
@@ -443,7 +451,7 @@ function checkAcrossObjects(
       }
     } else {
       byVrf.set(s.vrf, o);
-      const other = l3Vni.get(s.vni);
+      const other = claim(l3Vni, s.vni, o);
       if (other) {
         out.push(
           problem(
@@ -454,10 +462,10 @@ function checkAcrossObjects(
             `is already the VNI of VRF ${other.spec.vrf} (VRFRouteConfiguration ${other.metadata.name})`,
           ),
         );
-      } else l3Vni.set(s.vni, o);
+      }
     }
     const seqKey = `${s.vrf}/${s.seq}`;
-    const seqFirst = seqOwner.get(seqKey);
+    const seqFirst = claim(seqOwner, seqKey, o.metadata.name);
     if (seqFirst !== undefined) {
       out.push(
         problem(
@@ -468,7 +476,7 @@ function checkAcrossObjects(
           `is already used in VRF ${s.vrf} by VRFRouteConfiguration ${seqFirst}`,
         ),
       );
-    } else seqOwner.set(seqKey, o.metadata.name);
+    }
   }
 
   const byVlan = new Map<number, string>();
@@ -476,7 +484,7 @@ function checkAcrossObjects(
   for (const o of l2s) {
     const s = o.spec;
     const kind = 'Layer2NetworkConfiguration';
-    const vlanOwner = byVlan.get(s.id);
+    const vlanOwner = claim(byVlan, s.id, o.metadata.name);
     if (vlanOwner !== undefined) {
       out.push(
         problem(
@@ -487,8 +495,8 @@ function checkAcrossObjects(
           `is already used by Layer2NetworkConfiguration ${vlanOwner}`,
         ),
       );
-    } else byVlan.set(s.id, o.metadata.name);
-    const vniOwner = byL2Vni.get(s.vni);
+    }
+    const vniOwner = claim(byL2Vni, s.vni, o.metadata.name);
     if (vniOwner !== undefined) {
       out.push(
         problem(
@@ -499,7 +507,7 @@ function checkAcrossObjects(
           `is already used by Layer2NetworkConfiguration ${vniOwner}`,
         ),
       );
-    } else byL2Vni.set(s.vni, o.metadata.name);
+    }
     const l3 = l3Vni.get(s.vni);
     if (l3) {
       out.push(
@@ -527,7 +535,7 @@ function checkAcrossObjects(
 
   const byTable = new Map<number, string>();
   for (const o of tables) {
-    const owner = byTable.get(o.spec.tableId);
+    const owner = claim(byTable, o.spec.tableId, o.metadata.name);
     if (owner !== undefined) {
       out.push(
         problem(
@@ -538,7 +546,7 @@ function checkAcrossObjects(
           `is already used by RoutingTable ${owner}`,
         ),
       );
-    } else byTable.set(o.spec.tableId, o.metadata.name);
+    }
   }
   return out;
 }
