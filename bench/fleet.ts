@@ -57,6 +57,7 @@ const N = Number(args.nodes);
 const LIMIT = Number(args.limit);
 const LATENCY = Number(args.latency);
 const COALESCE = Number(args.coalesce);
+const TIMEOUT_S = 120;
 const CRDS = new URL('../crds/', import.meta.url).pathname;
 const DEVCLUSTER_MAIN = new URL('../packages/devcluster/dist/main.js', import.meta.url).pathname;
 const AGENTS_MAIN = new URL('./fleet-agents.ts', import.meta.url).pathname;
@@ -102,6 +103,7 @@ async function startCluster(): Promise<DevClusterHandle> {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
+  process.on('exit', () => child.kill('SIGKILL')); // never leave a server behind
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (c: Buffer) => {
@@ -139,6 +141,7 @@ async function startAgents(kubeconfigPath: string): Promise<AgentsHandle> {
     };
   }
   const child = fork(AGENTS_MAIN, [], { execArgv: [...PROF, '--import', 'tsx'], stdio: 'inherit' });
+  process.on('exit', () => child.kill('SIGKILL'));
   const next = <T>(type: string): Promise<T> =>
     new Promise((resolve) => {
       const on = (m: { type: string }): void => {
@@ -228,9 +231,14 @@ async function fleetScenario(): Promise<Record<string, string>> {
       doneAt.set(name, performance.now());
   });
   const completeOn = async (n: number): Promise<NetworkConfigRevision> => {
+    const deadline = performance.now() + TIMEOUT_S * 1000;
     for (;;) {
       const r = controller.informers.revision.list().find((x) => x.spec.number === n);
       if (r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')) return r;
+      if (performance.now() > deadline)
+        throw new Error(
+          `revision ${n} not Complete after ${TIMEOUT_S} s; nodes: ${JSON.stringify(controller.latestPlan?.nodeStates)}`,
+        );
       await new Promise((res) => setTimeout(res, 5));
     }
   };

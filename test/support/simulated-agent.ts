@@ -6,9 +6,12 @@
  * the new revision) or `invalid` (lastAppliedRevision = the restored one); every status carries
  * conditions with the observedGeneration it answers.
  */
+import http from 'node:http';
 import {
   CustomObjectsApi,
   KubeConfig,
+  ServerConfiguration,
+  createConfiguration,
   PatchStrategy,
   makeInformer,
   setHeaderOptions,
@@ -54,7 +57,29 @@ export class SimulatedAgents {
 
   constructor(private readonly opts: SimulatedAgentsOptions) {
     this.kc.loadFromFile(opts.kubeconfigPath);
-    this.api = this.kc.makeApiClient(CustomObjectsApi);
+    // Like kc.makeApiClient(CustomObjectsApi), but with one keep-alive agent: the kubeconfig's
+    // authentication sets a brand-new Agent per request, i.e. a TCP connection per status write,
+    // which a real agent (one long-lived client) does not pay.
+    const cluster = this.kc.getCurrentCluster();
+    if (!cluster) throw new Error(`${opts.kubeconfigPath}: no current cluster`);
+    // Plain HTTP (devcluster) only: for HTTPS the generated agent carries the CA and client cert.
+    const reuse = cluster.server.startsWith('http:') && !cluster.proxyUrl;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+    const kc = this.kc;
+    this.api = new CustomObjectsApi(
+      createConfiguration({
+        baseServer: new ServerConfiguration(cluster.server, {}),
+        authMethods: {
+          default: {
+            getName: () => 'kubeconfig with keep-alive',
+            applySecurityAuthentication: async (ctx) => {
+              await kc.applySecurityAuthentication(ctx);
+              if (reuse) ctx.setAgent(agent);
+            },
+          },
+        },
+      }),
+    );
     this.behaviour = opts.behaviour ?? (() => ({ kind: 'ok', delayMs: opts.defaultDelayMs ?? 20 }));
   }
 
