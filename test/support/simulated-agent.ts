@@ -178,7 +178,30 @@ export class SimulatedAgents {
     );
   }
 
-  private async write(
+  /** Per node, the write in flight: a real agent writes its status one request at a time. */
+  private readonly writing = new Map<string, Promise<void>>();
+
+  /**
+   * Queues a status write behind the node's previous one, as the real agent's single status writer
+   * does: two writes in flight on different connections could otherwise land in either order and
+   * leave `provisioning` after `provisioned`.
+   */
+  private write(
+    node: string,
+    revision: string,
+    generation: number | undefined,
+    st: Omit<NodeConfigStatus, 'lastUpdate' | 'conditions'>,
+  ): Promise<void> {
+    const prev = this.writing.get(node) ?? Promise.resolve();
+    const next = prev.then(() => this.send(node, revision, generation, st));
+    this.writing.set(node, next);
+    void next.finally(() => {
+      if (this.writing.get(node) === next) this.writing.delete(node);
+    });
+    return next;
+  }
+
+  private async send(
     node: string,
     revision: string,
     generation: number | undefined,
