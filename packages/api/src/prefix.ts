@@ -21,7 +21,20 @@ export interface Prefix {
 
 export type PrefixResult = { ok: true; prefix: Prefix } | { ok: false; reason: string };
 
+// Revisions repeat the same prefixes (every node, every pass); parsing is pure, so cache it.
+const prefixCache = new Map<string, PrefixResult>();
+const MAX_CACHED = 100_000;
+
 export function parsePrefix(text: string): PrefixResult {
+  let r = prefixCache.get(text);
+  if (r === undefined) {
+    if (prefixCache.size >= MAX_CACHED) prefixCache.clear();
+    prefixCache.set(text, (r = parsePrefixUncached(text)));
+  }
+  return r;
+}
+
+function parsePrefixUncached(text: string): PrefixResult {
   if (!hasCidrChars(text)) return { ok: false, reason: 'must be an IPv4 or IPv6 prefix in CIDR notation' };
   const slash = text.indexOf('/');
   const addr = text.slice(0, slash);

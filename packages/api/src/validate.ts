@@ -6,7 +6,8 @@
  * problem produces no revision at all (invariant 3).
  */
 import type { TSchema } from '@sinclair/typebox';
-import { Value, ValueErrorType, type ValueError } from '@sinclair/typebox/value';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 import type { ResourceKind } from './constants.js';
 import { MAX_IFNAME_LENGTH, MAX_VRF_NAME_LENGTH } from './constants.js';
 import {
@@ -112,9 +113,12 @@ function keepIfValid(
     out.push(problem(kind, name, 'spec', obj.spec, 'is required and must be an object'));
     return false;
   }
+  const checker = compiled(schema);
+  // The compiled check is cheap; errors are only collected for the rare object that fails it.
+  if (checker.Check(obj.spec)) return true;
   const seen = new Set<string>();
   let ok = true;
-  for (const err of Value.Errors(schema, obj.spec)) {
+  for (const err of checker.Errors(obj.spec)) {
     const field = 'spec' + jsonPointerToPath(err.path);
     // TypeBox reports a missing property twice (required, then wrong type): keep the first.
     if (seen.has(field)) continue;
@@ -123,6 +127,13 @@ function keepIfValid(
     out.push(problem(kind, name, field, err.value, schemaReason(err)));
   }
   return ok;
+}
+
+const checkers = new Map<TSchema, TypeCheck<TSchema>>();
+function compiled(schema: TSchema): TypeCheck<TSchema> {
+  let checker = checkers.get(schema);
+  if (!checker) checkers.set(schema, (checker = TypeCompiler.Compile(schema)));
+  return checker;
 }
 
 function jsonPointerToPath(pointer: string): string {
