@@ -1,44 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DevCluster } from '@nodenet/devcluster';
-import type { Clients } from '@nodenet/kube';
+import { describe, expect, it } from 'vitest';
 import type { NetworkConfigRevision } from '@nodenet/api';
 import { SimulatedAgents, type AgentBehaviour } from '../support/simulated-agent.js';
-import {
-  NodeConfigRecorder,
-  createNode,
-  layer2,
-  nodeName,
-  startCluster,
-  startConfigurator,
-  testPolicy,
-  waitFor,
-  type RunningConfigurator,
-} from './harness.js';
+import { createNode, layer2, nodeName, startConfigurator, useFleet, testPolicy, waitFor } from './harness.js';
 import type { Policy } from '@nodenet/configurator';
 
-let dc: DevCluster;
-let clients: Clients;
-let agents: SimulatedAgents;
-let recorder: NodeConfigRecorder;
-let configurator: RunningConfigurator | undefined;
-
-beforeEach(async () => {
-  ({ dc, clients } = await startCluster());
-  recorder = new NodeConfigRecorder(dc.kubeconfigPath);
-  await recorder.start();
-});
-
-afterEach(async () => {
-  await configurator?.stop();
-  configurator = undefined;
-  recorder.stop();
-  await agents?.stop();
-  clients.client.close();
-  await dc.stop();
-});
-
-const revisions = async (): Promise<NetworkConfigRevision[]> =>
-  (await clients.revision.list()).items.sort((a, b) => a.spec.number - b.spec.number);
+const f = useFleet();
 const complete = (r: NetworkConfigRevision | undefined): boolean =>
   r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
 
@@ -48,18 +14,18 @@ async function fleetOnRevision1(
   policy: Partial<Policy>,
   rev2: (node: string) => AgentBehaviour,
 ): Promise<NetworkConfigRevision> {
-  for (let i = 0; i < n; i++) await createNode(clients, nodeName(i));
+  for (let i = 0; i < n; i++) await createNode(f.clients, nodeName(i));
   let rev1Hash = '';
-  agents = new SimulatedAgents({
-    kubeconfigPath: dc.kubeconfigPath,
+  f.agents = new SimulatedAgents({
+    kubeconfigPath: f.dc.kubeconfigPath,
     behaviour: (node, revision) =>
       revision === rev1Hash || !rev1Hash ? { kind: 'ok', delayMs: 20 } : rev2(node),
   });
-  await agents.start();
-  await clients.layer2.create(layer2('blue', 100));
-  configurator = await startConfigurator(dc.kubeconfigPath, testPolicy(policy));
+  await f.agents.start();
+  await f.clients.layer2.create(layer2('blue', 100));
+  f.configurator = await startConfigurator(f.dc.kubeconfigPath, testPolicy(policy));
   const r1 = await waitFor('revision 1 complete', async () => {
-    const [r] = await revisions();
+    const [r] = await f.revisions();
     return complete(r) ? r : undefined;
   });
   rev1Hash = r1.spec.hash;
@@ -67,7 +33,7 @@ async function fleetOnRevision1(
 }
 
 const assignedHashes = (node: string): string[] =>
-  recorder.events.filter((e) => e.nc.metadata.name === node).map((e) => e.nc.spec.revision);
+  f.recorder.events.filter((e) => e.nc.metadata.name === node).map((e) => e.nc.spec.revision);
 
 describe('failures', () => {
   it('one node reports invalid: revision invalid in the same pass, failedNodes, Warning Event, rollback of exactly the nodes that took it', async () => {
@@ -76,9 +42,9 @@ describe('failures', () => {
         ? { kind: 'invalid', delayMs: 100, message: 'health check failed: bgp session to 10.0.0.1 down' }
         : { kind: 'ok', delayMs: 100 },
     );
-    await clients.layer2.create(layer2('red', 200));
+    await f.clients.layer2.create(layer2('red', 200));
     const r2 = await waitFor('revision 2 invalid', async () => {
-      const r = (await revisions()).find((x) => x.spec.number === 2);
+      const r = (await f.revisions()).find((x) => x.spec.number === 2);
       return r?.status?.isInvalid ? r : undefined;
     });
     expect(r2.status?.failedNodes).toEqual([
@@ -92,7 +58,7 @@ describe('failures', () => {
       status: 'True',
       reason: 'NodesFailed',
     });
-    const events = (await clients.event.list({ namespace: 'default' })).items;
+    const events = (await f.clients.event.list({ namespace: 'default' })).items;
     const warning = events.find(
       (e) => e.reason === 'RevisionInvalidated' && e.involvedObject.name === r2.metadata.name,
     );
@@ -101,7 +67,7 @@ describe('failures', () => {
 
     // Every node ends on revision 1 again; nodes that never took revision 2 were never touched.
     await waitFor('all nodes back on revision 1', async () => {
-      const ncs = (await clients.nodeConfig.list()).items;
+      const ncs = (await f.clients.nodeConfig.list()).items;
       return ncs.every(
         (nc) => nc.spec.revision === r1.spec.hash && nc.status?.lastAppliedRevision === r1.spec.hash,
       );
@@ -109,32 +75,32 @@ describe('failures', () => {
     const took = [0, 1, 2, 3].map(nodeName).filter((n) => assignedHashes(n).includes(r2.spec.hash));
     expect(took).toContain(nodeName(2));
     for (const n of [4, 5].map(nodeName)) expect(assignedHashes(n)).not.toContain(r2.spec.hash);
-    expect(recorder.maxInProgress).toBeLessThanOrEqual(2);
-    const r1Now = (await revisions())[0];
-    await waitFor('revision 1 complete again', async () => complete((await revisions())[0]));
+    expect(f.recorder.maxInProgress).toBeLessThanOrEqual(2);
+    const r1Now = (await f.revisions())[0];
+    await waitFor('revision 1 complete again', async () => complete((await f.revisions())[0]));
     expect(r1Now?.status?.isInvalid).toBe(false);
 
     // Re-applying the configuration equal to the invalid revision rolls nothing out.
-    const eventsBefore = recorder.events.length;
-    await clients.layer2.delete('red'); // back to revision 1's content: equal to the desired one
+    const eventsBefore = f.recorder.events.length;
+    await f.clients.layer2.delete('red'); // back to revision 1's content: equal to the desired one
     await new Promise((r) => setTimeout(r, 300));
-    await clients.layer2.create(layer2('red', 200)); // equal to the invalid revision 2
+    await f.clients.layer2.create(layer2('red', 200)); // equal to the invalid revision 2
     await new Promise((r) => setTimeout(r, 500));
-    expect((await revisions()).map((r) => r.spec.number)).toEqual([1, 2]);
-    expect(recorder.events.slice(eventsBefore).filter((e) => e.nc.spec.revision !== r1.spec.hash)).toEqual(
+    expect((await f.revisions()).map((r) => r.spec.number)).toEqual([1, 2]);
+    expect(f.recorder.events.slice(eventsBefore).filter((e) => e.nc.spec.revision !== r1.spec.hash)).toEqual(
       [],
     );
 
     // Deleting the invalid revision lets the same configuration be tried again (kubectl nodenet retry).
-    await clients.revision.delete(r2.metadata.name);
+    await f.clients.revision.delete(r2.metadata.name);
     const r3 = await waitFor('revision with the same content again', async () =>
-      (await revisions()).find((r) => r.spec.hash === r2.spec.hash && r.metadata.uid !== r2.metadata.uid),
+      (await f.revisions()).find((r) => r.spec.hash === r2.spec.hash && r.metadata.uid !== r2.metadata.uid),
     );
     expect(r3.spec.number).toBe(2); // the next number after revision 1
     // …and it is really tried again: node-002 gets it (and fails again, as its agent still does).
     await waitFor(
       'revision 2 tried and invalid again',
-      async () => (await clients.revision.get(r3.metadata.name)).status?.isInvalid,
+      async () => (await f.clients.revision.get(r3.metadata.name)).status?.isInvalid,
     );
   });
 
@@ -145,9 +111,9 @@ describe('failures', () => {
       (node) => (node === nodeName(1) ? { kind: 'never' } : { kind: 'ok', delayMs: 20 }),
     );
     const started = Date.now();
-    await clients.layer2.create(layer2('red', 200));
+    await f.clients.layer2.create(layer2('red', 200));
     const r2 = await waitFor('revision 2 invalid', async () => {
-      const r = (await revisions()).find((x) => x.spec.number === 2);
+      const r = (await f.revisions()).find((x) => x.spec.number === 2);
       return r?.status?.isInvalid ? r : undefined;
     });
     expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
@@ -163,9 +129,9 @@ describe('failures', () => {
       { updateLimit: { kind: 'count', count: 3 }, preconfigTimeoutMs: 60_000, configTimeoutMs: 1500 },
       (node) => (node === nodeName(0) ? { kind: 'stuck' } : { kind: 'ok', delayMs: 20 }),
     );
-    await clients.layer2.create(layer2('red', 200));
+    await f.clients.layer2.create(layer2('red', 200));
     const r2 = await waitFor('revision 2 invalid', async () => {
-      const r = (await revisions()).find((x) => x.spec.number === 2);
+      const r = (await f.revisions()).find((x) => x.spec.number === 2);
       return r?.status?.isInvalid ? r : undefined;
     });
     expect(r2.status?.failedNodes?.[0]).toMatchObject({
@@ -179,33 +145,33 @@ describe('failures', () => {
       kind: 'ok',
       delayMs: 20,
     }));
-    await clients.layer2.create(
+    await f.clients.layer2.create(
       layer2('red', 200, { anycastGateways: ['10.0.0.0/24'], anycastMac: '02:00:00:00:00:01' }),
     );
     const red = await waitFor('red rejected', async () => {
-      const o = await clients.layer2.get('red');
+      const o = await f.clients.layer2.get('red');
       return o.status?.conditions?.find((c) => c.type === 'Accepted' && c.status === 'False') ? o : undefined;
     });
     const cond = red.status?.conditions?.find((c) => c.type === 'Accepted');
     expect(cond?.message).toContain('spec.anycastGateways[0]');
     expect(cond?.message).toContain('10.0.0.0/24');
     expect(red.status?.observedGeneration).toBe(red.metadata.generation);
-    const events = (await clients.event.list({ namespace: 'default' })).items;
+    const events = (await f.clients.event.list({ namespace: 'default' })).items;
     expect(events.find((e) => e.reason === 'InputRejected' && e.involvedObject.name === 'red')).toMatchObject(
       { type: 'Warning' },
     );
-    expect((await revisions()).map((r) => r.spec.number)).toEqual([1]);
-    expect((await clients.nodeConfig.list()).items.every((nc) => nc.spec.revision === r1.spec.hash)).toBe(
+    expect((await f.revisions()).map((r) => r.spec.number)).toEqual([1]);
+    expect((await f.clients.nodeConfig.list()).items.every((nc) => nc.spec.revision === r1.spec.hash)).toBe(
       true,
     );
 
-    await clients.layer2.mergePatch('red', { spec: { anycastGateways: ['10.0.0.1/24'] } });
+    await f.clients.layer2.mergePatch('red', { spec: { anycastGateways: ['10.0.0.1/24'] } });
     const r2 = await waitFor('revision 2 complete', async () => {
-      const r = (await revisions()).find((x) => x.spec.number === 2);
+      const r = (await f.revisions()).find((x) => x.spec.number === 2);
       return complete(r) ? r : undefined;
     });
     expect(r2.spec.config.layer2.map((l) => l.name)).toEqual(['blue', 'red']);
-    const fixed = await clients.layer2.get('red');
+    const fixed = await f.clients.layer2.get('red');
     expect(fixed.status?.conditions?.find((c) => c.type === 'Accepted')).toMatchObject({
       status: 'True',
       observedGeneration: fixed.metadata.generation,

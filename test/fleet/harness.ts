@@ -13,7 +13,9 @@ import {
   type Node,
 } from '@nodenet/kube';
 import { Controller, DEFAULT_POLICY, Metrics, reportsOnSpec, type Policy } from '@nodenet/configurator';
-import type { Layer2NetworkConfiguration, NodeConfig } from '@nodenet/api';
+import type { Layer2NetworkConfiguration, NetworkConfigRevision, NodeConfig } from '@nodenet/api';
+import { afterEach, beforeEach } from 'vitest';
+import type { SimulatedAgents } from '../support/simulated-agent.js';
 import { Watch } from '@kubernetes/client-node';
 import { pino } from 'pino';
 
@@ -23,6 +25,40 @@ export async function startCluster(): Promise<{ dc: DevCluster; clients: Clients
   const dc = await startDevCluster({ crdsDir: CRDS_DIR });
   const clients = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));
   return { dc, clients };
+}
+
+/** What each fleet test gets: a fresh devcluster and watch recorder; it sets agents and configurator. */
+export interface Fleet {
+  dc: DevCluster;
+  clients: Clients;
+  recorder: NodeConfigRecorder;
+  agents?: SimulatedAgents;
+  configurator?: RunningConfigurator;
+  /** All revisions, oldest first (by spec.number). */
+  revisions(): Promise<NetworkConfigRevision[]>;
+}
+
+/** Registers per-test set-up and tear-down; the returned object is filled in before each test. */
+export function useFleet(): Fleet {
+  const f = {
+    revisions: async () =>
+      (await f.clients.revision.list()).items.sort((a, b) => a.spec.number - b.spec.number),
+  } as Fleet;
+  beforeEach(async () => {
+    ({ dc: f.dc, clients: f.clients } = await startCluster());
+    f.recorder = new NodeConfigRecorder(f.dc.kubeconfigPath);
+    await f.recorder.start();
+  });
+  afterEach(async () => {
+    await f.configurator?.stop();
+    f.configurator = undefined;
+    f.recorder.stop();
+    await f.agents?.stop();
+    f.agents = undefined;
+    f.clients.client.close();
+    await f.dc.stop();
+  });
+  return f;
 }
 
 export const nodeName = (i: number): string => `node-${String(i).padStart(3, '0')}`;

@@ -1,64 +1,29 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DevCluster } from '@nodenet/devcluster';
-import type { Clients } from '@nodenet/kube';
-import type { NetworkConfigRevision } from '@nodenet/api';
+import { describe, expect, it } from 'vitest';
 import { SimulatedAgents } from '../support/simulated-agent.js';
-import {
-  NodeConfigRecorder,
-  createNode,
-  layer2,
-  nodeName,
-  startCluster,
-  startConfigurator,
-  testPolicy,
-  waitFor,
-  type RunningConfigurator,
-} from './harness.js';
+import { createNode, layer2, nodeName, startConfigurator, useFleet, testPolicy, waitFor } from './harness.js';
 
-let dc: DevCluster;
-let clients: Clients;
-let agents: SimulatedAgents;
-let recorder: NodeConfigRecorder;
-let configurator: RunningConfigurator | undefined;
-
-beforeEach(async () => {
-  ({ dc, clients } = await startCluster());
-  recorder = new NodeConfigRecorder(dc.kubeconfigPath);
-  await recorder.start();
-});
-
-afterEach(async () => {
-  await configurator?.stop();
-  configurator = undefined;
-  recorder.stop();
-  await agents?.stop();
-  clients.client.close();
-  await dc.stop();
-});
-
-const revisions = async (): Promise<NetworkConfigRevision[]> =>
-  (await clients.revision.list()).items.sort((a, b) => a.spec.number - b.spec.number);
+const f = useFleet();
 
 // Asynchronous on purpose: devcluster serves from this very process.
 const kubectl = async (...args: string[]): Promise<string> =>
-  (await promisify(execFile)('kubectl', ['--kubeconfig', dc.kubeconfigPath, ...args], { encoding: 'utf8' }))
+  (await promisify(execFile)('kubectl', ['--kubeconfig', f.dc.kubeconfigPath, ...args], { encoding: 'utf8' }))
     .stdout;
 
 describe('fleet rollout', () => {
   it('20 nodes, limit 3: never more than 3 in progress on the watch stream, all converge, counts in status and printer columns', async () => {
-    for (let i = 0; i < 20; i++) await createNode(clients, nodeName(i));
-    agents = new SimulatedAgents({ kubeconfigPath: dc.kubeconfigPath, defaultDelayMs: 60 });
-    await agents.start();
-    await clients.layer2.create(layer2('blue', 100));
-    configurator = await startConfigurator(
-      dc.kubeconfigPath,
+    for (let i = 0; i < 20; i++) await createNode(f.clients, nodeName(i));
+    f.agents = new SimulatedAgents({ kubeconfigPath: f.dc.kubeconfigPath, defaultDelayMs: 60 });
+    await f.agents.start();
+    await f.clients.layer2.create(layer2('blue', 100));
+    f.configurator = await startConfigurator(
+      f.dc.kubeconfigPath,
       testPolicy({ updateLimit: { kind: 'count', count: 3 } }),
     );
 
     const first = await waitFor('revision 1 complete', async () => {
-      const [r] = await revisions();
+      const [r] = await f.revisions();
       return r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? r : undefined;
     });
     expect(first.status).toMatchObject({
@@ -71,20 +36,20 @@ describe('fleet rollout', () => {
     });
 
     // A change rolls out the same way.
-    await clients.layer2.create(layer2('red', 200));
+    await f.clients.layer2.create(layer2('red', 200));
     const second = await waitFor('revision 2 complete', async () => {
-      const r = (await revisions()).find((x) => x.spec.number === 2);
+      const r = (await f.revisions()).find((x) => x.spec.number === 2);
       return r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ? r : undefined;
     });
-    const ncs = (await clients.nodeConfig.list()).items;
+    const ncs = (await f.clients.nodeConfig.list()).items;
     expect(ncs).toHaveLength(20);
     for (const nc of ncs) {
       expect(nc.spec.revision).toBe(second.spec.hash);
       expect(nc.status?.lastAppliedRevision).toBe(second.spec.hash);
       expect(nc.spec.layer2.map((l) => l.name)).toEqual(['blue', 'red']);
     }
-    expect(recorder.maxInProgress).toBe(3);
-    expect(recorder.events.every((e) => e.inProgress <= 3)).toBe(true);
+    expect(f.recorder.maxInProgress).toBe(3);
+    expect(f.recorder.events.every((e) => e.inProgress <= 3)).toBe(true);
 
     // kubectl as an independent client: waits on the condition and shows the counts.
     await kubectl(
@@ -109,7 +74,7 @@ describe('fleet rollout', () => {
     expect(ncTable).toMatch(/provisioned/);
 
     // Events say what happened.
-    const events = (await clients.event.list({ namespace: 'default' })).items;
+    const events = (await f.clients.event.list({ namespace: 'default' })).items;
     expect(events.filter((e) => e.reason === 'NodesAssigned').length).toBeGreaterThan(0);
     expect(
       events.some((e) => e.reason === 'RevisionCreated' && e.involvedObject.name === second.metadata.name),
