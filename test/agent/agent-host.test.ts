@@ -150,9 +150,14 @@ describePrivileged(
 
     it('recreates a managed device deleted by hand at the next resync, with no status change', async () => {
       const before = (await cluster.clients.nodeConfig.get('node-1')).metadata.resourceVersion;
+      const deleted = h.link('vx.20100')?.ifindex;
+      expect(deleted).toBeDefined();
       execFileSync('ip', ['-n', h.nodeNs, 'link', 'del', 'vx.20100']);
-      expect(h.link('vx.20100')).toBeUndefined();
-      await waitUntil('vx.20100 recreated', () => h.link('vx.20100')?.master === 'l2.100');
+      // The resync may recreate it at any moment, so "gone" is not asserted; a new ifindex proves recreation.
+      await waitUntil('vx.20100 recreated', () => {
+        const link = h.link('vx.20100');
+        return link !== undefined && link.ifindex !== deleted && link.master === 'l2.100';
+      });
       await agent.waitForLog((l) => l.msg === 'host had drifted from the applied config; repaired');
       expect((await cluster.clients.nodeConfig.get('node-1')).metadata.resourceVersion).toBe(before);
     });

@@ -54,6 +54,7 @@ export const PEER_PORT = 7179;
 const API_PORT = 16443;
 
 export interface IpLink {
+  ifindex: number;
   ifname: string;
   operstate: string;
   flags: string[];
