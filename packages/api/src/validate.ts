@@ -223,16 +223,7 @@ function checkVrf(o: VRFRouteConfiguration): Problem[] {
   for (const list of ['import', 'export'] as const) {
     out.push(...checkPrefixList(kind, name, `spec.${list}`, s[list] ?? []));
   }
-  const aggregates = s.aggregate ?? [];
-  const seenAgg = new Map<string, number>();
-  aggregates.forEach((cidr, i) => {
-    const field = `spec.aggregate[${i}]`;
-    const reason = checkNetworkPrefix(cidr);
-    if (reason) out.push(problem(kind, name, field, cidr, reason));
-    const first = claim(seenAgg, cidr, i);
-    if (first !== undefined)
-      out.push(problem(kind, name, field, cidr, `duplicates spec.aggregate[${first}]`));
-  });
+  out.push(...checkAddressList(kind, name, 'spec.aggregate', s.aggregate ?? [], checkNetworkPrefix));
   if (s.community !== undefined && !isCommunity(s.community)) {
     out.push(
       problem(
@@ -250,6 +241,26 @@ function checkVrf(o: VRFRouteConfiguration): Problem[] {
     );
   }
   out.push(...checkInterfaceNames(kind, name, 'spec.vrf', s.vrf, vrfDeviceNames(s.vrf)));
+  return out;
+}
+
+/** A list of prefixes or addresses: each must pass `check`, and none may repeat an earlier one. */
+function checkAddressList(
+  kind: ResourceKind,
+  name: string,
+  path: string,
+  items: readonly string[],
+  check: (text: string) => string | undefined,
+): Problem[] {
+  const out: Problem[] = [];
+  const seen = new Map<string, number>();
+  items.forEach((text, i) => {
+    const field = `${path}[${i}]`;
+    const reason = check(text);
+    if (reason) out.push(problem(kind, name, field, text, reason));
+    const first = claim(seen, text, i);
+    if (first !== undefined) out.push(problem(kind, name, field, text, `duplicates ${path}[${first}]`));
+  });
   return out;
 }
 
@@ -308,15 +319,7 @@ function checkLayer2(o: Layer2NetworkConfiguration): Problem[] {
   const s = o.spec;
   const out: Problem[] = [];
   const gateways = s.anycastGateways ?? [];
-  const seen = new Map<string, number>();
-  gateways.forEach((gw, i) => {
-    const field = `spec.anycastGateways[${i}]`;
-    const reason = checkHostAddress(gw);
-    if (reason) out.push(problem(kind, name, field, gw, reason));
-    const first = claim(seen, gw, i);
-    if (first !== undefined)
-      out.push(problem(kind, name, field, gw, `duplicates spec.anycastGateways[${first}]`));
-  });
+  out.push(...checkAddressList(kind, name, 'spec.anycastGateways', gateways, checkHostAddress));
   if (gateways.length > 0 && s.anycastMac === undefined) {
     out.push(
       problem(kind, name, 'spec.anycastMac', undefined, 'is required when spec.anycastGateways is set'),
