@@ -14,6 +14,7 @@ export default defineConfig({
       '@nodenet/devcluster': pkg('devcluster'),
       '@nodenet/configurator': pkg('configurator'),
       '@nodenet/agent': pkg('agent'),
+      '@nodenet/cli': pkg('cli'),
     },
   },
   test: {

@@ -1,0 +1,193 @@
+/**
+ * `npm start`: a local nodenet on devcluster. Starts the API server, the configurator binary and one
+ * agent per node (real agents in network namespaces with real FRR when the machine allows it,
+ * simulated ones otherwise), plays a short story that checks each step, prints the commands to look
+ * around, and runs until Ctrl-C. `--once` plays the story and exits: 0 when every step happened.
+ * Everything it creates (processes, namespaces, FRR instances, temp files) is removed on exit.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildConfig } from '@nodenet/api';
+import { Command, Option } from 'commander';
+import { NodeConfigWatch, applyFile } from './resources.js';
+import { realAgentsPossible, realStage, simulatedStage, type Stage } from './stage.js';
+import { inputsFromFiles, playStory } from './story.js';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const examples = (f: string): string => join(repo, 'examples', f);
+const UPDATE_LIMIT = 1;
+const WAVE_LABEL = 'rack';
+
+const program = new Command('npm start --')
+  .description(
+    'Local nodenet demo on devcluster: configurator + one agent per node; a good change rolls out under the ' +
+      'update limit, a bad one fails on the first node, the rollout halts and that node is rolled back.',
+  )
+  .option(
+    '--once',
+    'play the story and exit (non-zero when a step did not happen) instead of running until Ctrl-C',
+  )
+  .addOption(
+    new Option(
+      '--agents <mode>',
+      'real: agent binaries in network namespaces with FRR (root); simulated; auto',
+    )
+      .choices(['auto', 'real', 'simulated'])
+      .default('auto'),
+  )
+  .parse();
+const flags = program.opts<{ once?: boolean; agents: 'auto' | 'real' | 'simulated' }>();
+
+const log = (line: string): void => void process.stdout.write(line + '\n');
+const cleanups: (() => Promise<void> | void)[] = [];
+let cleaning: Promise<void> | undefined;
+const cleanUp = (): Promise<void> =>
+  (cleaning ??= (async () => {
+    for (const c of cleanups.reverse())
+      await Promise.resolve(c()).catch((e: unknown) => log(`cleanup: ${String(e)}`));
+  })());
+
+async function main(): Promise<number> {
+  const files = {
+    nodes: examples('nodes.yaml'),
+    good: examples('layer2-networks.yaml'),
+    bad: examples('bad-change.yaml'),
+  };
+  const goodHash = buildConfig(inputsFromFiles([files.good])).hash;
+  const badHash = buildConfig(inputsFromFiles([files.good, files.bad])).hash;
+
+  const possible = realAgentsPossible();
+  if (flags.agents === 'real' && !possible.ok) {
+    log(`--agents real: not possible here: ${possible.why}`);
+    return 2;
+  }
+  const mode = flags.agents === 'auto' ? (possible.ok ? 'real' : 'simulated') : flags.agents;
+  log(
+    mode === 'real'
+      ? `agents: real nodenet-agent processes, one network namespace and FRR instance per node (${possible.why})`
+      : `agents: simulated (${flags.agents === 'simulated' ? 'asked for with --agents simulated' : `real agents need root, iproute2 and FRR: ${possible.why}`})`,
+  );
+
+  const stage: Stage =
+    mode === 'real' ? await realStage() : await simulatedStage(join(repo, 'crds'), badHash);
+  cleanups.push(() => stage.tearDown());
+  const work = mkdtempSync(join(tmpdir(), 'nodenet-demo-logs-'));
+  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
+
+  const nodes = (await applyFile(stage.clients, files.nodes)).map((n) => n.replace(/^node\//, ''));
+  for (const n of nodes) await stage.addNode(n);
+  const configuratorLog = join(work, 'configurator.log');
+  const configurator = startConfigurator(stage.kubeconfigPath, configuratorLog);
+  cleanups.push(() => stopProcess(configurator));
+  stage.startAgents();
+  const watch = new NodeConfigWatch(stage.clients);
+  await watch.start();
+  cleanups.push(() => watch.stop());
+  log(
+    `devcluster: ${nodes.length} nodes (${nodes.join(', ')}); configurator --update-limit ${UPDATE_LIMIT} --wave-label ${WAVE_LABEL}`,
+  );
+  log('');
+
+  const results = await playStory(
+    {
+      stage,
+      files,
+      nodes,
+      updateLimit: UPDATE_LIMIT,
+      goodHash,
+      badHash,
+      timeoutMs: mode === 'real' ? 120_000 : 60_000,
+      log,
+    },
+    watch,
+  );
+  const failed = results.filter((r) => !r.ok);
+  log(failed.length === 0 ? 'story: every step happened' : `story: ${failed.length} step(s) did not happen`);
+  if (flags.once) return failed.length === 0 ? 0 : 1;
+
+  const plugin = join(repo, 'node_modules', '.bin');
+  log(
+    [
+      '',
+      'Look around (in another terminal):',
+      `  export KUBECONFIG=${stage.kubeconfigPath}`,
+      `  export PATH=${plugin}:$PATH      # puts kubectl-nodenet on the PATH: kubectl nodenet …`,
+      '  kubectl get nodes,ncr,nc',
+      '  kubectl get layer2',
+      '  kubectl describe ncr                  # conditions, failedNodes, Events',
+      `  kubectl nodenet status --wave-label ${WAVE_LABEL}`,
+      '  kubectl nodenet nodes',
+      '  kubectl nodenet history',
+      '  kubectl nodenet diff 1 2               # what revision 2 did to each node',
+      `  kubectl apply -f examples/vrf.yaml    # then: kubectl nodenet diff (a preview)`,
+      '  kubectl nodenet retry --yes            # try the bad revision again (it fails again)',
+      ...stage.hostHints().map((h) => `  ${h}`),
+      `  configurator log: ${configuratorLog}`,
+      '',
+      'Running until Ctrl-C; everything is removed on exit.',
+    ].join('\n'),
+  );
+  process.off('SIGINT', interrupted);
+  process.off('SIGTERM', interrupted);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  return failed.length === 0 ? 0 : 1;
+}
+
+function startConfigurator(kubeconfig: string, logFile: string): ChildProcess {
+  const out = openSync(logFile, 'a');
+  return spawn(
+    process.execPath,
+    [
+      join(repo, 'packages/configurator/dist/main.js'),
+      ...['--kubeconfig', kubeconfig, '--update-limit', String(UPDATE_LIMIT), '--wave-label', WAVE_LABEL],
+      ...['--max-failures', '0', '--preconfig-timeout', '1m', '--config-timeout', '1m'],
+      ...['--leader-election-namespace', 'default', '--leader-election-lease-duration', '3s'],
+      ...['--leader-election-renew-deadline', '2s', '--leader-election-retry-period', '500ms'],
+      ...[
+        '--metrics-addr',
+        '127.0.0.1:0',
+        '--health-addr',
+        '127.0.0.1:0',
+        '--identity',
+        'demo',
+        '--log-level',
+        'info',
+      ],
+    ],
+    { stdio: ['ignore', out, out] },
+  );
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await gone;
+}
+
+// Ctrl-C during the story: clean up and leave with 130.
+const interrupted = (): void => {
+  void cleanUp().then(() => process.exit(130));
+};
+process.once('SIGINT', interrupted);
+process.once('SIGTERM', interrupted);
+
+main()
+  .then(async (code) => {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    await cleanUp();
+    log('demo stopped; everything it created is removed');
+    process.exit(code);
+  })
+  .catch(async (err: unknown) => {
+    log(`demo failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    await cleanUp();
+    process.exit(1);
+  });

@@ -1,0 +1,197 @@
+/**
+ * The demo's story, each step checked: a good change rolls out under the update limit; a bad change
+ * fails on the first node, the revision is marked invalid, the rollout halts, and that node is rolled
+ * back while the others never see the bad revision.
+ */
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import type { Inputs, NetworkConfigRevision, NodeConfig } from '@nodenet/api';
+import type { Clients } from '@nodenet/kube';
+import { run as runPlugin } from '@nodenet/cli';
+import { parseAllDocuments } from 'yaml';
+import { applyFile, NodeConfigWatch } from './resources.js';
+import type { Stage } from './stage.js';
+
+export interface StoryFiles {
+  nodes: string;
+  good: string;
+  bad: string;
+}
+
+export interface StepResult {
+  name: string;
+  ok: boolean;
+  detail?: string;
+}
+
+/** The input objects of YAML files, as the configurator will read them (for the expected hashes). */
+export function inputsFromFiles(files: string[]): Inputs {
+  const inputs: Inputs = { vrf: [], layer2: [], routingTable: [] };
+  for (const file of files)
+    for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
+      const obj = doc.toJS() as { kind?: string } | null;
+      if (obj?.kind === 'Layer2NetworkConfiguration') inputs.layer2.push(obj as Inputs['layer2'][number]);
+      else if (obj?.kind === 'VRFRouteConfiguration') inputs.vrf.push(obj as Inputs['vrf'][number]);
+      else if (obj?.kind === 'RoutingTable') inputs.routingTable.push(obj as Inputs['routingTable'][number]);
+    }
+  return inputs;
+}
+
+export interface StoryOptions {
+  stage: Stage;
+  files: StoryFiles;
+  nodes: string[];
+  updateLimit: number;
+  goodHash: string;
+  badHash: string;
+  timeoutMs: number;
+  log: (line: string) => void;
+}
+
+export async function playStory(o: StoryOptions, watch: NodeConfigWatch): Promise<StepResult[]> {
+  const { stage, log } = o;
+  const clients = stage.clients;
+  const results: StepResult[] = [];
+  const step = async (name: string, body: () => Promise<string | void>): Promise<boolean> => {
+    log(`▶ ${name}`);
+    try {
+      const detail = (await body()) ?? undefined;
+      results.push({ name, ok: true, ...(detail ? { detail } : {}) });
+      log(`  ✔ ${detail ?? 'done'}`);
+      return true;
+    } catch (err) {
+      results.push({ name, ok: false, detail: (err as Error).message });
+      log(`  ✘ did not happen: ${(err as Error).message}`);
+      return false;
+    }
+  };
+  const until = <T>(what: string, fn: () => Promise<T | undefined | false>): Promise<T> =>
+    waitUntil(what, fn, o.timeoutMs, () => describeState(clients));
+  const [first, ...others] = o.nodes;
+
+  const good = await step(
+    `good change (${relative(process.cwd(), o.files.good)}): revision 1 reaches all ${o.nodes.length} nodes, at most ${o.updateLimit} in progress at a time`,
+    async () => {
+      watch.resetMax();
+      await applyFile(clients, o.files.good);
+      const rev = await until('revision 1 complete on every node', async () => {
+        const r = await revisionWithHash(clients, o.goodHash);
+        const ncs = (await clients.nodeConfig.list()).items;
+        const done = ncs.length === o.nodes.length && ncs.every((nc) => provisionedOn(nc, o.goodHash));
+        const complete = r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');
+        return done && complete ? r : undefined;
+      });
+      if (watch.maxInProgress > o.updateLimit)
+        throw new Error(
+          `${watch.maxInProgress} nodes were in progress at once, above the limit ${o.updateLimit}`,
+        );
+      return `${rev.metadata.name} complete; at most ${watch.maxInProgress} node(s) in progress at once`;
+    },
+  );
+  if (!good) return results;
+
+  await step('each node got the networks its labels select (storage only on rack r2)', async () => {
+    const ncs = (await clients.nodeConfig.list()).items;
+    const nodes = new Map((await clients.node.list()).items.map((n) => [n.metadata.name, n]));
+    for (const nc of ncs) {
+      const names = nc.spec.layer2.map((l) => l.name).sort();
+      const want = nodes.get(nc.metadata.name)?.metadata.labels?.rack === 'r2' ? ['storage', 'web'] : ['web'];
+      if (names.join() !== want.join())
+        throw new Error(`${nc.metadata.name} has ${names.join(', ')}, expected ${want.join(', ')}`);
+    }
+  });
+
+  let badName = '';
+  const halted = await step(
+    `bad change (${relative(process.cwd(), o.files.bad)}): revision 2 fails on ${first}, is marked invalid and the rollout halts`,
+    async () => {
+      await applyFile(clients, o.files.bad);
+      const rev = await until('revision 2 invalid', async () => {
+        const r = await revisionWithHash(clients, o.badHash);
+        return r?.status?.isInvalid ? r : undefined;
+      });
+      badName = rev.metadata.name;
+      const failed = (rev.status?.failedNodes ?? []).map((f) => f.node);
+      if (failed.join() !== first)
+        throw new Error(`failed nodes ${failed.join(', ') || 'none'}, expected ${first}`);
+      return `${rev.metadata.name} invalid: ${rev.status?.failedNodes?.[0]?.message ?? ''}`;
+    },
+  );
+  if (!halted) return results;
+
+  await step(`${first} is rolled back to revision 1`, async () => {
+    await until(`${first} provisioned on revision 1 again`, async () =>
+      provisionedOn(await clients.nodeConfig.get(first!), o.goodHash),
+    );
+    const devices = stage.hostDevices(first!);
+    if (devices) {
+      if (devices.includes('l2.200')) throw new Error(`${first}'s host still has l2.200`);
+      if (!devices.includes('l2.100')) throw new Error(`${first}'s host lost l2.100`);
+      return 'host checked: l2.100 present, l2.200 gone';
+    }
+  });
+
+  await step(`${others.join(', ')} never received revision 2 and still run revision 1`, async () => {
+    for (const node of others) {
+      if (watch.handed.get(node)?.has(o.badHash)) throw new Error(`${node} was handed revision 2`);
+      const nc = await clients.nodeConfig.get(node);
+      if (!provisionedOn(nc, o.goodHash)) throw new Error(`${node} is not provisioned on revision 1`);
+    }
+  });
+
+  await step('kubectl nodenet status reports the halt and what happens next', async () => {
+    let out = '';
+    const code = await runPlugin(['status', badName, '--kubeconfig', stage.kubeconfigPath], {
+      stdout: { write: (s: string) => (out += s) },
+      stderr: { write: (s: string) => (out += s) },
+    });
+    log('');
+    for (const line of out.trimEnd().split('\n')) log(`    ${line}`);
+    log('');
+    if (code !== 4 || !out.includes('Halted')) throw new Error(`exit code ${code}, output:\n${out}`);
+  });
+  return results;
+}
+
+const provisionedOn = (nc: NodeConfig, hash: string): boolean =>
+  nc.spec.revision === hash &&
+  nc.status?.configStatus === 'provisioned' &&
+  nc.status.lastAppliedRevision === hash;
+
+async function revisionWithHash(clients: Clients, hash: string): Promise<NetworkConfigRevision | undefined> {
+  return (await clients.revision.list()).items.find((r) => r.spec.hash === hash);
+}
+
+/** Waits on this process's monotonic clock; on timeout says what the cluster looked like. */
+async function waitUntil<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  describe: () => Promise<string>,
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  let lastError: unknown;
+  while (performance.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(
+    `timed out after ${timeoutMs / 1000}s waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}; ${await describe().catch(() => '')}`,
+  );
+}
+
+async function describeState(clients: Clients): Promise<string> {
+  const revs = (await clients.revision.list()).items.map(
+    (r) =>
+      `${r.metadata.name}{ready ${r.status?.ready ?? 0}/${r.status?.total ?? 0}${r.status?.isInvalid ? ', invalid' : ''}}`,
+  );
+  const ncs = (await clients.nodeConfig.list()).items.map(
+    (nc) => `${nc.metadata.name}{${nc.spec.revision.slice(0, 10)} ${nc.status?.configStatus ?? '-'}}`,
+  );
+  return `revisions: ${revs.join(' ') || 'none'}; node configs: ${ncs.join(' ') || 'none'}`;
+}

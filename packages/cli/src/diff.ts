@@ -1,0 +1,175 @@
+/**
+ * `kubectl nodenet diff`: what a change does to each node (pure). Both sides go through
+ * `nodeConfigSpec` of @nodenet/api, the function that builds the NodeConfig a node receives, so the
+ * preview shows exactly what the configurator would hand each node; the merged configurations carry
+ * the Layer-2 node selectors, which name the cause when a network appears on or leaves a node.
+ */
+import {
+  canonicalJson,
+  matchesSelector,
+  nodeConfigSpec,
+  type LabelSelector,
+  type Layer2Entry,
+  type NetworkConfig,
+} from '@nodenet/api';
+
+export interface DiffSide {
+  /** What the side is, for people: a revision name or "current inputs". */
+  label: string;
+  config: NetworkConfig;
+  hash: string;
+}
+
+export type ChangeKind = 'added' | 'removed' | 'changed';
+export type Section = 'VRF' | 'Layer2' | 'RoutingTable';
+
+export interface Change {
+  section: Section;
+  /** Name of the input object the entry came from. */
+  name: string;
+  change: ChangeKind;
+  /** For `changed`: the fields that differ. */
+  fields?: string[];
+  /** Why the entry changes on this node (for Layer-2 networks, the node selector that decided). */
+  cause: string;
+}
+
+export interface NodeDiff {
+  node: string;
+  changes: Change[];
+}
+
+export interface DiffResult {
+  from?: { label: string; hash: string };
+  to: { label: string; hash: string };
+  nodes: NodeDiff[];
+  changedNodes: number;
+}
+
+export function diffNodes(
+  from: DiffSide | undefined,
+  to: DiffSide,
+  nodes: readonly { name: string; labels: Record<string, string> }[],
+): DiffResult {
+  const empty: NetworkConfig = { vrf: [], layer2: [], routingTable: [] };
+  const fromSide = from ?? { label: '(nothing)', config: empty, hash: '' };
+  const oldL2 = new Map(fromSide.config.layer2.map((e) => [e.name, e]));
+  const newL2 = new Map(to.config.layer2.map((e) => [e.name, e]));
+  const result = [...nodes]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map(({ name, labels }) => {
+      const a = nodeConfigSpec(fromSide, labels);
+      const b = nodeConfigSpec(to, labels);
+      const changes = [
+        ...diffSection('VRF', a.vrf, b.vrf, (_n, kind) =>
+          kind === 'added'
+            ? 'new VRFRouteConfiguration'
+            : kind === 'removed'
+              ? 'VRFRouteConfiguration deleted'
+              : '',
+        ),
+        ...diffSection('Layer2', a.layer2, b.layer2, (n, kind) =>
+          layer2Cause(oldL2.get(n), newL2.get(n), labels, kind),
+        ),
+        ...diffSection('RoutingTable', a.routingTable, b.routingTable, (_n, kind) =>
+          kind === 'added' ? 'new RoutingTable' : kind === 'removed' ? 'RoutingTable deleted' : '',
+        ),
+      ];
+      return { node: name, changes };
+    });
+  return {
+    ...(from ? { from: { label: from.label, hash: from.hash } } : {}),
+    to: { label: to.label, hash: to.hash },
+    nodes: result,
+    changedNodes: result.filter((n) => n.changes.length > 0).length,
+  };
+}
+
+function diffSection<T extends { name: string }>(
+  section: Section,
+  before: readonly T[],
+  after: readonly T[],
+  cause: (name: string, kind: ChangeKind) => string,
+): Change[] {
+  const old = new Map(before.map((e) => [e.name, e]));
+  const now = new Map(after.map((e) => [e.name, e]));
+  const names = [...new Set([...old.keys(), ...now.keys()])].sort();
+  const out: Change[] = [];
+  for (const name of names) {
+    const a = old.get(name);
+    const b = now.get(name);
+    if (a && !b) out.push({ section, name, change: 'removed', cause: cause(name, 'removed') });
+    else if (!a && b) out.push({ section, name, change: 'added', cause: cause(name, 'added') });
+    else if (a && b) {
+      const fields = changedFields(a, b);
+      if (fields.length > 0)
+        out.push({ section, name, change: 'changed', fields, cause: cause(name, 'changed') });
+    }
+  }
+  return out;
+}
+
+function changedFields(a: object, b: object): string[] {
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  return [...new Set([...Object.keys(ra), ...Object.keys(rb)])]
+    .filter((k) => canonicalJson(ra[k] ?? null) !== canonicalJson(rb[k] ?? null))
+    .sort();
+}
+
+function layer2Cause(
+  before: Layer2Entry | undefined,
+  after: Layer2Entry | undefined,
+  labels: Record<string, string>,
+  kind: ChangeKind,
+): string {
+  if (kind === 'changed') return after?.nodeSelector ? `selected by ${selectorText(after.nodeSelector)}` : '';
+  if (kind === 'added') {
+    if (!before)
+      return after?.nodeSelector
+        ? `new network; ${selectorText(after.nodeSelector)} selects this node`
+        : 'new network for every node';
+    return `nodeSelector changed from ${selectorText(before.nodeSelector)} to ${selectorText(after?.nodeSelector)}: now selects this node`;
+  }
+  if (!after) return 'network deleted';
+  if (!matchesSelector(after.nodeSelector, labels))
+    return `nodeSelector changed from ${selectorText(before?.nodeSelector)} to ${selectorText(after.nodeSelector)}: no longer selects this node`;
+  return '';
+}
+
+/** A LabelSelector in kubectl's `-l` syntax; `(all nodes)` when absent or empty. */
+export function selectorText(sel: LabelSelector | undefined): string {
+  if (!sel) return '(all nodes)';
+  const parts = Object.entries(sel.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  for (const e of sel.matchExpressions ?? []) {
+    const values = `(${(e.values ?? []).join(',')})`;
+    if (e.operator === 'In') parts.push(`${e.key} in ${values}`);
+    else if (e.operator === 'NotIn') parts.push(`${e.key} notin ${values}`);
+    else if (e.operator === 'Exists') parts.push(e.key);
+    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
+    else parts.push(`${e.key} ${e.operator} ${values}`);
+  }
+  return parts.length ? parts.join(',') : '(all nodes)';
+}
+
+const SIGN: Record<ChangeKind, string> = { added: '+', removed: '-', changed: '~' };
+
+export function renderDiff(d: DiffResult): string {
+  const out: string[] = [];
+  out.push(`From: ${d.from ? `${d.from.label} (${d.from.hash.slice(0, 10)})` : '(no revision yet)'}`);
+  out.push(`To:   ${d.to.label} (${d.to.hash.slice(0, 10)})`);
+  out.push(`${d.changedNodes} of ${d.nodes.length} nodes change.`);
+  const nameWidth = Math.max(0, ...d.nodes.flatMap((n) => n.changes.map((c) => c.name.length)));
+  for (const n of d.nodes) {
+    if (n.changes.length === 0) continue;
+    out.push('', n.node);
+    for (const c of n.changes) {
+      const what = c.change === 'changed' ? `changed: ${(c.fields ?? []).join(', ')}` : c.change;
+      const why = c.cause ? `  (${c.cause})` : '';
+      out.push(`  ${SIGN[c.change]} ${c.section.padEnd(12)} ${c.name.padEnd(nameWidth)}  ${what}${why}`);
+    }
+  }
+  const unchanged = d.nodes.filter((n) => n.changes.length === 0).map((n) => n.node);
+  if (unchanged.length > 0) out.push('', `Unchanged: ${unchanged.join(', ')}`);
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,57 @@
+/** `kubectl nodenet history`: every revision, newest first, with its result (pure). */
+import { conditionOf, isInvalid, revisionInForce, RETRY_ANNOTATION, type ClusterState } from './state.js';
+
+export type RevisionResult = 'Complete' | 'RollingOut' | 'Paused' | 'Invalid' | 'Aborted' | 'Superseded';
+
+export interface HistoryRow {
+  number: number;
+  name: string;
+  result: RevisionResult;
+  /** The revision nodes are moved to now. */
+  inForce: boolean;
+  ready: number;
+  failed: number;
+  degraded: number;
+  total: number;
+  startedAt?: string;
+  completedAt?: string;
+  /** Why it is invalid (the Invalid condition's message). */
+  reason?: string;
+  retryRequested: boolean;
+}
+
+export function historyRows(s: ClusterState): HistoryRow[] {
+  const inForce = revisionInForce(s);
+  return [...s.revisions].reverse().map((r) => {
+    const st = r.status ?? {};
+    const conditions = st.conditions ?? [];
+    const invalid = isInvalid(r);
+    const abortedCondition = conditionOf(conditions, 'Aborted')?.status === 'True';
+    const invalidReason = conditionOf(conditions, 'Invalid');
+    const result: RevisionResult = invalid
+      ? r.spec.aborted || abortedCondition || invalidReason?.reason === 'Aborted'
+        ? 'Aborted'
+        : 'Invalid'
+      : inForce && inForce.spec.number > r.spec.number
+        ? 'Superseded'
+        : conditionOf(conditions, 'Complete')?.status === 'True'
+          ? 'Complete'
+          : r.spec.paused
+            ? 'Paused'
+            : 'RollingOut';
+    return {
+      number: r.spec.number,
+      name: r.metadata.name,
+      result,
+      inForce: inForce?.metadata.name === r.metadata.name,
+      ready: st.ready ?? 0,
+      failed: st.failed ?? st.failedNodes?.length ?? 0,
+      degraded: st.degraded ?? st.degradedNodes?.length ?? 0,
+      total: st.total ?? 0,
+      ...(st.startedAt ? { startedAt: st.startedAt } : {}),
+      ...(st.completedAt ? { completedAt: st.completedAt } : {}),
+      ...(invalid && invalidReason ? { reason: invalidReason.message } : {}),
+      retryRequested: r.metadata.annotations?.[RETRY_ANNOTATION] !== undefined,
+    };
+  });
+}

@@ -1,0 +1,362 @@
+/**
+ * The `kubectl nodenet` command line: parses arguments with commander, reads the cluster, prints
+ * views. `run()` takes its streams and clock as arguments, so tests drive it in-process exactly as
+ * the binary does.
+ */
+import { createInterface } from 'node:readline/promises';
+import { buildConfig, validateInputs } from '@nodenet/api';
+import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
+import { Command, CommanderError, Option } from 'commander';
+import * as controls from './controls.js';
+import { diffNodes, renderDiff, type DiffSide } from './diff.js';
+import { CliError, EXIT, type ExitCode } from './exit-codes.js';
+import { age, machine, parseOutputFormat, table, type OutputFormat } from './format.js';
+import { historyRows } from './history.js';
+import { nodeRows } from './node-rows.js';
+import {
+  findRevision,
+  isInvalid,
+  readInputs,
+  readState,
+  revisionInForce,
+  type ClusterState,
+  type Revision,
+} from './state.js';
+import { renderStatus, statusExitCode, statusView, type StatusView } from './status-view.js';
+
+export interface Io {
+  stdout: { write(s: string): unknown; isTTY?: boolean };
+  stderr: { write(s: string): unknown };
+  /** Wall clock, for ages shown to people and the retry annotation's value. */
+  now?: () => number;
+  /** Answers a yes/no question; absent = not interactive. */
+  confirm?: (question: string) => Promise<boolean>;
+  /** Interval of `status --watch` polls (ms). */
+  watchIntervalMs?: number;
+  /** Stops `status --watch` (tests); Ctrl-C does it for people. */
+  signal?: AbortSignal;
+}
+
+interface Common {
+  kubeconfig?: string;
+  output?: string;
+}
+
+export async function run(argv: readonly string[], io: Io): Promise<number> {
+  const now = io.now ?? Date.now;
+  let code: number = EXIT.ok;
+  let clients: Clients | undefined;
+  const connect = (o: Common): Clients =>
+    (clients ??= makeClients(new KubeClient(loadKubeConfigOrFail(o.kubeconfig))));
+  const format = (o: Common): OutputFormat => {
+    try {
+      return parseOutputFormat(o.output);
+    } catch (err) {
+      throw new CliError((err as Error).message, EXIT.usage);
+    }
+  };
+  const print = (o: Common, data: unknown, human: () => string): void => {
+    const f = format(o);
+    io.stdout.write(f === 'table' ? human() : machine(data, f));
+  };
+
+  const program = new Command('kubectl nodenet')
+    .description(
+      'Follow and steer nodenet rollouts: where a revision stands, which node runs what, what a change will do to ' +
+        'each node, and pause / resume / abort / retry.\n\n' +
+        'Exit codes: 0 done / complete; 1 status: still rolling out or paused, diff: differences; 2 usage; ' +
+        '3 revision not found; 4 halted, failed or degraded nodes, or invalid inputs; 5 API error; 6 control refused.',
+    )
+    .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
+    .showHelpAfterError('(run with --help for usage)');
+
+  const outputOption = (): Option =>
+    new Option('-o, --output <format>', 'json or yaml instead of the table').choices(['json', 'yaml']);
+  const opts = (cmd: Command): Common => cmd.optsWithGlobals<Common>();
+  const revisionArg = 'revision name (rev-7-0a1b2c3d4e), number (7) or rev-7';
+
+  program
+    .command('status')
+    .description(
+      'The rollout of a revision at a glance: progress, counts, current wave, failed and degraded nodes, why it is ' +
+        'paused or halted, and what happens next. Default: the newest revision.',
+    )
+    .argument('[revision]', revisionArg)
+    .option('-w, --watch', 'redraw on every change until the rollout completes or halts')
+    .option(
+      '--wave-label <label>',
+      'label the configurator orders waves by (its --wave-label), to show the current wave',
+    )
+    .addOption(outputOption())
+    .action(async (arg: string | undefined, o: { watch?: boolean; waveLabel?: string }, cmd: Command) => {
+      const c = opts(cmd);
+      const kube = connect(c);
+      const show = async (): Promise<{ view: StatusView; text: string }> => {
+        const state = await readState(kube);
+        const view = statusView(state, findRevision(state, arg), o.waveLabel);
+        const f = format(c);
+        return { view, text: f === 'table' ? renderStatus(view, now()) : machine(view, f) };
+      };
+      if (!o.watch) {
+        const { view, text } = await show();
+        io.stdout.write(text);
+        code = statusExitCode(view);
+        return;
+      }
+      code = await watchStatus(show, io);
+    });
+
+  program
+    .command('nodes')
+    .description(
+      'One row per node: revision handed, state, revision on the host, since, confirming, message.',
+    )
+    .addOption(outputOption())
+    .action(async (_o: unknown, cmd: Command) => {
+      const c = opts(cmd);
+      const rows = nodeRows(await readState(connect(c)));
+      print(c, rows, () =>
+        table(
+          ['NODE', 'READY', 'REVISION', 'STATE', 'ON-HOST', 'SINCE', 'CONFIRMING', 'MESSAGE'],
+          rows.map((r) => [
+            r.node,
+            r.ready ? 'True' : 'False',
+            r.revision !== undefined ? String(r.revision) : '<none>',
+            r.state,
+            r.onHost !== undefined ? String(r.onHost) : '<none>',
+            age(r.since, now()),
+            r.confirming ? 'yes' : 'no',
+            r.message,
+          ]),
+        ),
+      );
+    });
+
+  program
+    .command('history')
+    .description('Every revision, newest first: number, result, counts, start and completion times.')
+    .addOption(outputOption())
+    .action(async (_o: unknown, cmd: Command) => {
+      const c = opts(cmd);
+      const rows = historyRows(await readState(connect(c)));
+      print(c, rows, () =>
+        rows.length === 0
+          ? 'No revisions yet.\n'
+          : table(
+              [
+                'NUMBER',
+                'NAME',
+                'RESULT',
+                'IN-FORCE',
+                'READY',
+                'FAILED',
+                'DEGRADED',
+                'TOTAL',
+                'STARTED',
+                'COMPLETED',
+                'REASON',
+              ],
+              rows.map((r) => [
+                String(r.number),
+                r.name,
+                r.result + (r.retryRequested ? ' (retry requested)' : ''),
+                r.inForce ? 'yes' : '',
+                String(r.ready),
+                String(r.failed),
+                String(r.degraded),
+                String(r.total),
+                r.startedAt ?? '',
+                r.completedAt ?? '',
+                r.reason ?? '',
+              ]),
+            ),
+      );
+    });
+
+  program
+    .command('diff')
+    .description(
+      'What changes on each node between two revisions: VRFs, Layer-2 networks and routing tables added, removed or ' +
+        'changed, with the node selector that caused it. FROM defaults to the revision in force, TO to the current ' +
+        'inputs: with no arguments, a preview of what the next rollout will do, before anything rolls out. ' +
+        'Exit code 0: no differences, 1: differences (as kubectl diff).',
+    )
+    .argument('[from]', `${revisionArg}; default: the revision in force`)
+    .argument('[to]', `${revisionArg}; default: the current inputs`)
+    .addOption(outputOption())
+    .action(async (fromArg: string | undefined, toArg: string | undefined, _o: unknown, cmd: Command) => {
+      const c = opts(cmd);
+      const kube = connect(c);
+      const state = await readState(kube);
+      const from = fromArg !== undefined ? findRevision(state, fromArg) : revisionInForce(state);
+      let to: DiffSide;
+      const notes: string[] = [];
+      if (toArg !== undefined) to = side(findRevision(state, toArg));
+      else {
+        const inputs = await readInputs(kube);
+        const problems = validateInputs(inputs);
+        if (problems.length > 0) {
+          print(
+            c,
+            { problems },
+            () =>
+              `The current inputs have ${problems.length} problem(s); no new revision is built until they are fixed:\n` +
+              problems.map((p) => `  ${p.kind}/${p.name}: ${p.message}\n`).join(''),
+          );
+          code = EXIT.attention;
+          return;
+        }
+        const built = buildConfig(inputs);
+        to = { label: 'current inputs', ...built };
+        const known = state.revisions.find((r) => r.spec.hash === built.hash);
+        if (known && isInvalid(known))
+          notes.push(
+            `The current inputs equal invalid revision ${known.metadata.name}: they are not rolled out until you run kubectl nodenet retry ${known.metadata.name}.`,
+          );
+        else if (known && known !== from)
+          notes.push(`The current inputs equal revision ${known.metadata.name}.`);
+      }
+      const nodes = state.nodes.map((n) => ({ name: n.metadata.name, labels: n.metadata.labels ?? {} }));
+      const result = diffNodes(from && side(from), to, nodes);
+      print(c, { ...result, notes }, () => renderDiff(result) + notes.map((n) => `\n${n}\n`).join(''));
+      code = result.changedNodes > 0 ? EXIT.pending : EXIT.ok;
+    });
+
+  const control = (
+    name: 'pause' | 'resume' | 'abort' | 'retry',
+    description: string,
+    needsConfirmation: boolean,
+  ): void => {
+    const cmd = program
+      .command(name)
+      .description(description)
+      .argument(
+        '[revision]',
+        `${revisionArg}; default: the newest${name === 'retry' ? ' invalid' : ''} revision`,
+      )
+      .addOption(outputOption());
+    if (needsConfirmation) cmd.option('-y, --yes', 'do not ask for confirmation');
+    cmd.action(async (arg: string | undefined, o: { yes?: boolean }, self: Command) => {
+      const c = opts(self);
+      const kube = connect(c);
+      const state = await readState(kube);
+      const rev = findRevision(
+        state,
+        arg,
+        name === 'retry' ? controls.newestInvalid : controls.newestRevision,
+      );
+      if (needsConfirmation && !o.yes) await confirmOrFail(io, `${name} ${rev.metadata.name}?`);
+      const result = await runControl(name, kube, state, rev, new Date(now()));
+      print(c, result, () => result.message + '\n');
+    });
+  };
+  control(
+    'pause',
+    'Pause a rollout: no new node starts (spec.paused=true); nodes in progress finish. Never holds back a rollback.',
+    false,
+  );
+  control('resume', 'Resume a paused rollout (spec.paused=false).', false);
+  control(
+    'abort',
+    'Give up on a rollout: the revision is marked invalid (spec.aborted=true, reason Aborted) and the nodes that ' +
+      'took it are rolled back, as after a node failure.',
+    true,
+  );
+  control(
+    'retry',
+    'Try an invalid revision again: annotates it network.nodenet.io/retry; the configurator builds a new revision ' +
+      'with the same configuration and a new number, and keeps the old one for inspection.',
+    true,
+  );
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+  } catch (err) {
+    code = handleError(err, io);
+  } finally {
+    clients?.client.close();
+  }
+  return code;
+}
+
+function side(r: Revision): DiffSide {
+  return { label: r.metadata.name, config: r.spec.config, hash: r.spec.hash };
+}
+
+function runControl(
+  name: 'pause' | 'resume' | 'abort' | 'retry',
+  kube: Clients,
+  state: ClusterState,
+  rev: Revision,
+  now: Date,
+): Promise<controls.ControlResult> {
+  switch (name) {
+    case 'pause':
+      return controls.pause(kube, state, rev);
+    case 'resume':
+      return controls.resume(kube, state, rev);
+    case 'abort':
+      return controls.abort(kube, state, rev);
+    case 'retry':
+      return controls.retry(kube, state, rev, now);
+  }
+}
+
+async function confirmOrFail(io: Io, question: string): Promise<void> {
+  if (!io.confirm) throw new CliError(`${question} Not a terminal: pass --yes to confirm`, EXIT.usage);
+  if (!(await io.confirm(`${question} [y/N] `))) throw new CliError('cancelled', EXIT.refused);
+}
+
+/** Redraws on every change until the revision completes or halts (or the signal stops it). */
+async function watchStatus(
+  show: () => Promise<{ view: StatusView; text: string }>,
+  io: Io,
+): Promise<ExitCode> {
+  let last = '';
+  for (;;) {
+    const { view, text } = await show();
+    if (text !== last) {
+      io.stdout.write(io.stdout.isTTY ? `\x1b[2J\x1b[H${text}` : last ? `---\n${text}` : text);
+      last = text;
+    }
+    const settled =
+      view.phase === 'Superseded' ||
+      (view.phase === 'Complete' && view.counts.ongoing === 0) ||
+      (view.phase === 'Halted' && (view.rollback?.remaining.length ?? 0) === 0);
+    if (settled || io.signal?.aborted) return statusExitCode(view);
+    await new Promise((r) => setTimeout(r, io.watchIntervalMs ?? 1000));
+  }
+}
+
+function loadKubeConfigOrFail(path: string | undefined): ReturnType<typeof loadKubeConfig> {
+  try {
+    return loadKubeConfig(path);
+  } catch (err) {
+    throw new CliError((err as Error).message, EXIT.usage);
+  }
+}
+
+function handleError(err: unknown, io: Io): number {
+  if (err instanceof CommanderError) {
+    // --help and --version end here with exit code 0; usage errors were already printed by commander.
+    return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (err instanceof CliError) {
+    io.stderr.write(`error: ${err.message}\n`);
+    return err.exitCode;
+  }
+  io.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  return EXIT.apiError;
+}
+
+/** Asks on the terminal. */
+export async function askOnTerminal(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
