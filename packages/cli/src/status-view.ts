@@ -77,14 +77,12 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
   if (phase === 'Paused' && !reasons.some((r) => r.startsWith('Paused')))
     reasons.push('Paused: spec.paused is true');
 
-  const inProgress = onThis
-    .filter(busy)
-    .map((r) => ({
-      node: r.node,
-      state: r.state,
-      ...(r.since ? { since: r.since } : {}),
-      message: r.message,
-    }));
+  const inProgress = onThis.filter(busy).map((r) => ({
+    node: r.node,
+    state: r.state,
+    ...(r.since ? { since: r.since } : {}),
+    message: r.message,
+  }));
 
   let rollback: StatusView['rollback'];
   if (invalid && inForce) {
@@ -152,7 +150,7 @@ function nextStep(v: StatusView): string {
         ? `Every node took ${name}; ${plural(v.counts.degraded, 'node')} failed later (degraded). A complete revision stays valid: fix those nodes (see their messages), their agents report again.`
         : `Nothing to do: every target node runs ${name}.`;
     case 'Paused':
-      return `No new node starts while paused; ${plural(v.counts.ongoing, 'node')} in progress finish. Continue with \`kubectl nodenet resume ${name}\`.`;
+      return `No new node starts while paused; nodes in progress (${v.counts.ongoing}) finish. Continue with \`kubectl nodenet resume ${name}\`.`;
     case 'RollingOut':
       return `${plural(v.counts.ongoing, 'node')} in progress; ${v.counts.queued} queued start as slots free up. Stop new starts with \`kubectl nodenet pause ${name}\`; give up and roll back with \`kubectl nodenet abort ${name}\`.`;
   }
@@ -176,7 +174,9 @@ export function renderStatus(v: StatusView, nowMs: number): string {
   };
   out.push(`Revision:  ${v.revision.name} (number ${v.revision.number})`);
   out.push(`State:     ${phaseText[v.phase]}`);
-  out.push(`Progress:  ${progressBar(c.ready, c.total)} ${c.ready}/${c.total} ready`);
+  // An invalid revision has no targets left (its nodes move back): a bar would only show 0/0.
+  if (v.phase !== 'Halted')
+    out.push(`Progress:  ${progressBar(c.ready, c.total)} ${c.ready}/${c.total} ready`);
   out.push(
     `Nodes:     ready ${c.ready}, ongoing ${c.ongoing}, queued ${c.queued}, failed ${c.failed}, degraded ${c.degraded}, total ${c.total}`,
   );

@@ -1,0 +1,513 @@
+/**
+ * kubectl nodenet against devcluster, every verb: objects are written as the configurator and the
+ * agents write them; the plugin reads them over HTTP. `status` output is golden-tested (fixed clock).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NetworkConfigRevision } from '@nodenet/api';
+import { run } from '@nodenet/cli';
+import { kubeconfigYaml } from '@nodenet/devcluster';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import {
+  NOW,
+  at,
+  cli,
+  createNodeConfig,
+  createNodes,
+  createRevision,
+  inputsOf,
+  layer2,
+  startTestCluster,
+  type TestCluster,
+} from './support.js';
+
+const web = layer2('web', 100);
+const storage = layer2('storage', 101, { nodeSelector: { matchLabels: { rack: 'r2' } } });
+const A = inputsOf([web]);
+const B = inputsOf([web, storage]);
+const NODES = {
+  'node-1': { rack: 'r1' },
+  'node-2': { rack: 'r1' },
+  'node-3': { rack: 'r2' },
+  'node-4': { rack: 'r2' },
+  'node-5': { rack: 'r3' },
+};
+
+let tc: TestCluster;
+beforeEach(async () => {
+  tc = await startTestCluster();
+  await createNodes(tc, NODES);
+});
+afterEach(async () => tc.stop());
+
+const complete = (total: number, startedAgo: number, doneAgo: number) => ({
+  total,
+  ready: total,
+  ongoing: 0,
+  queued: 0,
+  failed: 0,
+  startedAt: at(startedAgo),
+  completedAt: at(doneAgo),
+  conditions: [
+    {
+      type: 'Complete',
+      status: 'True' as const,
+      reason: 'AllNodesReady',
+      message: `${total}/${total} ready`,
+      lastTransitionTime: at(doneAgo),
+    },
+    {
+      type: 'Progressing',
+      status: 'False' as const,
+      reason: 'RolloutComplete',
+      message: `${total}/${total} ready`,
+      lastTransitionTime: at(doneAgo),
+    },
+  ],
+});
+const ok = (rev: NetworkConfigRevision, secondsAgo = 900) => ({
+  configStatus: 'provisioned' as const,
+  onHost: rev.spec.hash,
+  message: `revision ${rev.spec.hash.slice(0, 10)} applied; health: all 4 checks passed`,
+  secondsAgo,
+});
+
+/** Revision 2 (adds `storage` on rack r2) half rolled out: 2 ready, node-3 applying, 2 queued. */
+async function rollingOut(
+  paused = false,
+): Promise<{ rev1: NetworkConfigRevision; rev2: NetworkConfigRevision }> {
+  const rev1 = await createRevision(tc, 1, A, complete(5, 7200, 6000));
+  const rev2 = await createRevision(
+    tc,
+    2,
+    B,
+    {
+      total: 5,
+      ready: 2,
+      ongoing: 1,
+      queued: 2,
+      failed: 0,
+      startedAt: at(300),
+      conditions: [
+        {
+          type: 'Complete',
+          status: 'False',
+          reason: paused ? 'Paused' : 'RollingOut',
+          message: '2/5 ready',
+          lastTransitionTime: at(300),
+        },
+        paused
+          ? {
+              type: 'Progressing',
+              status: 'False',
+              reason: 'Paused',
+              message: 'paused: 2/5 ready',
+              lastTransitionTime: at(100),
+            }
+          : {
+              type: 'Progressing',
+              status: 'True',
+              reason: 'RollingOut',
+              message: '2/5 ready',
+              lastTransitionTime: at(300),
+            },
+      ],
+    },
+    { paused },
+  );
+  await createNodeConfig(tc, 'node-1', rev2, ok(rev2, 240), 290);
+  await createNodeConfig(tc, 'node-2', rev2, ok(rev2, 130), 200);
+  await createNodeConfig(
+    tc,
+    'node-3',
+    rev2,
+    {
+      configStatus: 'provisioning',
+      onHost: rev1.spec.hash,
+      message: `applying revision ${rev2.spec.hash.slice(0, 10)}`,
+      secondsAgo: 40,
+      reason: 'Applying',
+    },
+    45,
+  );
+  await createNodeConfig(tc, 'node-4', rev1, ok(rev1, 6100), 6200);
+  await createNodeConfig(tc, 'node-5', rev1, ok(rev1, 6100), 6200);
+  return { rev1, rev2 };
+}
+
+/** Revision 2 failed on node-1 (restored, back on revision 1); node-2 took it and waits for rollback. */
+async function halted(): Promise<{ rev1: NetworkConfigRevision; rev2: NetworkConfigRevision }> {
+  const rev1 = await createRevision(tc, 1, A, complete(5, 7200, 6000));
+  const message =
+    'health check failed: failed: tcp/peer (connection refused after 2 attempt(s)); restored revision ' +
+    rev1.spec.hash.slice(0, 10);
+  const rev2 = await createRevision(tc, 2, B, {
+    total: 0,
+    ready: 0,
+    ongoing: 0,
+    queued: 0,
+    failed: 1,
+    isInvalid: true,
+    failedNodes: [{ node: 'node-1', message, at: at(60) }],
+    startedAt: at(300),
+    conditions: [
+      {
+        type: 'Invalid',
+        status: 'True',
+        reason: 'NodesFailed',
+        message: `1 node(s) failed, more than --max-failures=0: node-1: ${message}`,
+        lastTransitionTime: at(60),
+      },
+      {
+        type: 'Progressing',
+        status: 'False',
+        reason: 'Invalid',
+        message: 'revision is invalid',
+        lastTransitionTime: at(60),
+      },
+    ],
+  });
+  await createNodeConfig(tc, 'node-1', rev1, ok(rev1, 30), 50);
+  await createNodeConfig(tc, 'node-2', rev2, ok(rev2, 120), 200);
+  for (const n of ['node-3', 'node-4', 'node-5']) await createNodeConfig(tc, n, rev1, ok(rev1, 6100), 6200);
+  return { rev1, rev2 };
+}
+
+describe('status', () => {
+  it('a rollout in progress: progress, counts, wave, nodes in progress, what happens next (golden)', async () => {
+    await rollingOut();
+    const r = await cli(tc, ['status', '--wave-label', 'rack']);
+    expect(r.err).toBe('');
+    await expect(r.out).toMatchFileSnapshot('golden/status-rolling-out.txt');
+    expect(r.code).toBe(1);
+  });
+
+  it('a halted rollout: why, failed nodes, rollback progress, retry hint (golden)', async () => {
+    await halted();
+    const r = await cli(tc, ['status']);
+    await expect(r.out).toMatchFileSnapshot('golden/status-halted.txt');
+    expect(r.code).toBe(4);
+  });
+
+  it('a paused rollout says so and how to resume (golden)', async () => {
+    await rollingOut(true);
+    const r = await cli(tc, ['status', '2']);
+    await expect(r.out).toMatchFileSnapshot('golden/status-paused.txt');
+    expect(r.code).toBe(1);
+  });
+
+  it('a complete revision with a degraded node stays valid and names the node (golden)', async () => {
+    const rev1 = await createRevision(tc, 1, A, {
+      ...complete(5, 7200, 6000),
+      degraded: 1,
+      degradedNodes: [
+        {
+          node: 'node-5',
+          message: 'no report within --preconfig-timeout (10m) after assignment',
+          at: at(1200),
+        },
+      ],
+      conditions: [
+        ...complete(5, 7200, 6000).conditions,
+        {
+          type: 'Degraded',
+          status: 'True',
+          reason: 'NodesFailed',
+          message: '1 node failed after the rollout completed: node-5',
+          lastTransitionTime: at(1200),
+        },
+      ],
+    });
+    for (const n of ['node-1', 'node-2', 'node-3', 'node-4'])
+      await createNodeConfig(tc, n, rev1, ok(rev1, 6100), 6200);
+    const r = await cli(tc, ['status', 'rev-1']);
+    await expect(r.out).toMatchFileSnapshot('golden/status-degraded.txt');
+    expect(r.code).toBe(4);
+  });
+
+  it('a complete revision: exit 0; superseded revisions point to the one in force; -o json', async () => {
+    const { rev1 } = await rollingOut();
+    const done = await createRevision(tc, 3, inputsOf([web, layer2('x', 300)]), complete(5, 100, 10));
+    let r = await cli(tc, ['status']);
+    expect(r.out).toContain(`Revision:  ${done.metadata.name} (number 3)`);
+    expect(r.out).toContain(`Nothing to do: every target node runs ${done.metadata.name}.`);
+    expect(r.code).toBe(0);
+    r = await cli(tc, ['status', rev1.metadata.name, '-o', 'json']);
+    const view = JSON.parse(r.out) as { phase: string; inForce: string; counts: { total: number } };
+    expect(view).toMatchObject({ phase: 'Superseded', inForce: done.metadata.name, counts: { total: 5 } });
+    expect(r.code).toBe(0);
+  });
+
+  it('--watch redraws until the rollout completes', async () => {
+    const { rev2 } = await rollingOut();
+    let draws = 0;
+    const watching = cli(tc, ['status', '--watch'], {
+      watchIntervalMs: 50,
+      stdout: {
+        write: (s: string) => {
+          draws += s.includes('Revision:') ? 1 : 0;
+          return true;
+        },
+      },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    await tc.clients.revision.patchStatus(rev2.metadata.name, { status: complete(5, 300, 0) });
+    const r = await watching;
+    expect(r.code).toBe(0);
+    expect(draws).toBe(2);
+  });
+
+  it('unknown revision: exit 3 naming the known ones; no revision at all: exit 3', async () => {
+    let r = await cli(tc, ['status']);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('no NetworkConfigRevision exists yet');
+    await rollingOut();
+    r = await cli(tc, ['status', 'rev-9']);
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/revision "rev-9" not found \(revisions: rev-1-\w+, rev-2-\w+\)/);
+  });
+});
+
+describe('nodes and history', () => {
+  it('nodes: one row per node with revision, state, revision on the host, since, confirming, message', async () => {
+    await rollingOut();
+    const r = await cli(tc, ['nodes']);
+    expect(r.code).toBe(0);
+    const lines = r.out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^NODE\s+READY\s+REVISION\s+STATE\s+ON-HOST\s+SINCE\s+CONFIRMING\s+MESSAGE$/);
+    expect(lines[3]).toMatch(/^node-3\s+True\s+2\s+provisioning\s+1\s+40s\s+no\s+applying revision \w{10}$/);
+    expect(lines).toHaveLength(6);
+    const json = JSON.parse((await cli(tc, ['nodes', '-o', 'json'])).out) as {
+      node: string;
+      state: string;
+      revision: number;
+    }[];
+    expect(json.map((n) => [n.node, n.revision, n.state])).toEqual([
+      ['node-1', 2, 'provisioned'],
+      ['node-2', 2, 'provisioned'],
+      ['node-3', 2, 'provisioning'],
+      ['node-4', 1, 'provisioned'],
+      ['node-5', 1, 'provisioned'],
+    ]);
+    const yaml = parse((await cli(tc, ['nodes', '-o', 'yaml'])).out) as unknown[];
+    expect(yaml).toEqual(json);
+  });
+
+  it('history: newest first, result, which is in force, counts, times, why invalid', async () => {
+    const { rev1, rev2 } = await halted();
+    const r = await cli(tc, ['history']);
+    expect(r.code).toBe(0);
+    const lines = r.out.trimEnd().split('\n');
+    expect(lines[0]).toMatch(
+      /^NUMBER\s+NAME\s+RESULT\s+IN-FORCE\s+READY\s+FAILED\s+DEGRADED\s+TOTAL\s+STARTED\s+COMPLETED\s+REASON$/,
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^2\\s+${rev2.metadata.name}\\s+Invalid\\s+0\\s+1\\s+0\\s+0\\s+${at(300)}\\s+1 node\\(s\\) failed`,
+      ),
+    );
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^1\\s+${rev1.metadata.name}\\s+Complete\\s+yes\\s+5\\s+0\\s+0\\s+5\\s+${at(7200)}\\s+${at(6000)}$`,
+      ),
+    );
+  });
+});
+
+describe('diff', () => {
+  const storageR1 = layer2('storage', 101, {
+    nodeSelector: { matchExpressions: [{ key: 'rack', operator: 'In', values: ['r1'] }] },
+  });
+  const backup = layer2('backup', 200, { nodeSelector: { matchLabels: { rack: 'r3' } } });
+  const webJumbo = layer2('web', 100, { mtu: 9000 });
+
+  it('between two revisions: per node, what the selector change and the new network do', async () => {
+    await createRevision(tc, 1, B, complete(5, 7200, 6000));
+    await createRevision(tc, 2, inputsOf([webJumbo, storageR1, backup]), {});
+    const r = await cli(tc, ['diff', '1', '2']);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('5 of 5 nodes change.');
+    expect(r.out).toMatch(
+      /node-1\n {2}\+ Layer2 {7}storage +added {2}\(nodeSelector changed from rack=r2 to rack in \(r1\): now selects this node\)\n {2}~ Layer2 {7}web +changed: mtu\n/,
+    );
+    expect(r.out).toMatch(
+      /node-3\n {2}- Layer2 {7}storage +removed {2}\(nodeSelector changed from rack=r2 to rack in \(r1\): no longer selects this node\)\n/,
+    );
+    expect(r.out).toMatch(
+      /node-5\n {2}\+ Layer2 {7}backup +added {2}\(new network; rack=r3 selects this node\)\n/,
+    );
+    const json = JSON.parse((await cli(tc, ['diff', '1', '2', '-o', 'json'])).out) as {
+      nodes: { node: string; changes: { section: string; name: string; change: string }[] }[];
+    };
+    const byNode = Object.fromEntries(
+      json.nodes.map((n) => [n.node, n.changes.map((c) => `${c.change} ${c.name}`)]),
+    );
+    expect(byNode).toEqual({
+      'node-1': ['added storage', 'changed web'],
+      'node-2': ['added storage', 'changed web'],
+      'node-3': ['removed storage', 'changed web'],
+      'node-4': ['removed storage', 'changed web'],
+      'node-5': ['added backup', 'changed web'],
+    });
+  });
+
+  it('without arguments: the revision in force against the current inputs, before anything rolls out', async () => {
+    await createRevision(tc, 1, B, complete(5, 7200, 6000));
+    await tc.clients.layer2.create(web);
+    await tc.clients.layer2.create(storage);
+    let r = await cli(tc, ['diff']);
+    expect(r.out).toContain('0 of 5 nodes change.');
+    expect(r.code).toBe(0);
+
+    // Relabel the network: rack r2 loses it, rack r1 gets it; web and node-5 stay as they are.
+    const current = await tc.clients.layer2.get('storage');
+    await tc.clients.layer2.update({
+      ...current,
+      spec: { ...current.spec, nodeSelector: storageR1.spec.nodeSelector },
+    });
+    r = await cli(tc, ['diff']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(
+      /^From: rev-1-\w+ \(\w{10}\)\nTo: {3}current inputs \(\w{10}\)\n4 of 5 nodes change\.\n/,
+    );
+    expect(r.out).toContain(
+      'node-2\n  + Layer2       storage  added  (nodeSelector changed from rack=r2 to rack in (r1): now selects this node)',
+    );
+    expect(r.out).toContain(
+      'node-4\n  - Layer2       storage  removed  (nodeSelector changed from rack=r2 to rack in (r1): no longer selects this node)',
+    );
+    expect(r.out).toContain('Unchanged: node-5');
+  });
+
+  it('without arguments: invalid inputs are named (exit 4); inputs equal to an invalid revision say how to retry', async () => {
+    await createRevision(tc, 1, A, complete(5, 7200, 6000));
+    const bad = await createRevision(tc, 2, B, { isInvalid: true });
+    await tc.clients.layer2.create(web);
+    await tc.clients.layer2.create(storage);
+    let r = await cli(tc, ['diff']);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(
+      `The current inputs equal invalid revision ${bad.metadata.name}: they are not rolled out until you run kubectl nodenet retry ${bad.metadata.name}.`,
+    );
+
+    await tc.clients.layer2.create(layer2('clash', 101));
+    r = await cli(tc, ['diff']);
+    expect(r.code).toBe(4);
+    expect(r.out).toMatch(
+      /^The current inputs have \d+ problem\(s\); no new revision is built until they are fixed:\n {2}Layer2NetworkConfiguration\/\w+: /,
+    );
+  });
+});
+
+describe('rollout controls', () => {
+  it('pause and resume write spec.paused and say what follows; repeating is harmless', async () => {
+    const { rev2 } = await rollingOut();
+    let r = await cli(tc, ['pause']);
+    expect(r.code).toBe(0);
+    expect(r.out).toBe(
+      `${rev2.metadata.name} paused: no new node starts; nodes already handed it finish (3 nodes carry it). ` +
+        `A rollback away from an invalid revision is never held. Continue with: kubectl nodenet resume ${rev2.metadata.name}\n`,
+    );
+    expect((await tc.clients.revision.get(rev2.metadata.name)).spec.paused).toBe(true);
+    r = await cli(tc, ['pause', '2']);
+    expect(r.out).toBe(`${rev2.metadata.name} is already paused\n`);
+    expect((await cli(tc, ['status', '-o', 'json'])).out).toContain('"phase": "Paused"');
+
+    r = await cli(tc, ['resume', '-o', 'json']);
+    expect(JSON.parse(r.out)).toMatchObject({
+      revision: rev2.metadata.name,
+      action: 'resume',
+      changed: true,
+    });
+    expect((await tc.clients.revision.get(rev2.metadata.name)).spec.paused).toBe(false);
+  });
+
+  it('pause of an invalid revision is refused (exit 6): nothing rolls forward', async () => {
+    await halted();
+    const r = await cli(tc, ['pause']);
+    expect(r.code).toBe(6);
+    expect(r.err).toMatch(/is invalid: nothing rolls forward/);
+  });
+
+  it('abort asks first, then writes spec.aborted and names the rollback target', async () => {
+    const { rev1, rev2 } = await rollingOut();
+    let r = await cli(tc, ['abort']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('Not a terminal: pass --yes to confirm');
+    r = await cli(tc, ['abort'], { confirm: async () => false });
+    expect(r.code).toBe(6);
+    expect((await tc.clients.revision.get(rev2.metadata.name)).spec).not.toHaveProperty('aborted');
+
+    let asked = '';
+    r = await cli(tc, ['abort'], {
+      confirm: async (q) => {
+        asked = q;
+        return true;
+      },
+    });
+    expect(asked).toBe(`abort ${rev2.metadata.name}? [y/N] `);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`rolls the 3 nodes that took it back to ${rev1.metadata.name}.`);
+    expect((await tc.clients.revision.get(rev2.metadata.name)).spec).toMatchObject({ aborted: true });
+    r = await cli(tc, ['abort', '1', '--yes']);
+    expect(r.code).toBe(6);
+    expect(r.err).toContain(`superseded by ${rev2.metadata.name}`);
+  });
+
+  it('retry annotates the newest invalid revision; a valid revision is refused', async () => {
+    const { rev1, rev2 } = await halted();
+    let r = await cli(tc, ['retry', rev1.metadata.name, '--yes']);
+    expect(r.code).toBe(6);
+    expect(r.err).toContain('is not invalid');
+    r = await cli(tc, ['retry', '--yes']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(
+      new RegExp(`^retry of ${rev2.metadata.name} requested: the configurator builds a new revision`),
+    );
+    const annotated = await tc.clients.revision.get(rev2.metadata.name);
+    expect(annotated.metadata.annotations?.['network.nodenet.io/retry']).toBe(new Date(NOW).toISOString());
+    expect((await cli(tc, ['history'])).out).toMatch(/Invalid \(retry requested\)/);
+  });
+});
+
+describe('usage and errors', () => {
+  it.each(['status', 'nodes', 'history', 'diff', 'pause', 'resume', 'abort', 'retry'])(
+    '%s --help describes the verb and exits 0',
+    async (verb) => {
+      const r = await cli(tc, [verb, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(new RegExp(`^Usage: kubectl nodenet ${verb} \\[options\\]`));
+    },
+  );
+
+  it('bad usage exits 2, an unreachable API server 5', async () => {
+    expect((await cli(tc, ['status', '--bogus'])).code).toBe(2);
+    expect((await cli(tc, ['nodes', '-o', 'wide-json'])).code).toBe(2);
+    expect((await cli(tc, ['frobnicate'])).code).toBe(2);
+    // A kubeconfig that names a port nothing listens on.
+    const dir = mkdtempSync(join(tmpdir(), 'nodenet-cli-'));
+    writeFileSync(join(dir, 'kubeconfig'), kubeconfigYaml('http://127.0.0.1:1'));
+    let err = '';
+    const code = await run(['nodes', '--kubeconfig', join(dir, 'kubeconfig')], {
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (err += s) },
+    });
+    rmSync(dir, { recursive: true, force: true });
+    expect(code).toBe(5);
+    expect(err).toMatch(/^error: GET \/\S+: .*ECONNREFUSED/);
+  });
+});
+
+describe('an API server whose CRD predates spec.aborted', () => {
+  it('abort fails with exit 6 and says to update the CRDs, instead of a write that does nothing', async () => {
+    await tc.stop();
+    tc = await startTestCluster({ without: 'aborted' });
+    await createNodes(tc, NODES);
+    await rollingOut();
+    const r = await cli(tc, ['abort', '--yes']);
+    expect(r.code).toBe(6);
+    expect(r.err).toContain('older than this plugin: kubectl apply -f crds/');
+  });
+});
