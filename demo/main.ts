@@ -89,6 +89,8 @@ async function main(): Promise<number> {
   log(
     `devcluster: ${nodes.length} nodes (${nodes.join(', ')}); configurator --update-limit ${UPDATE_LIMIT} --wave-label ${WAVE_LABEL}`,
   );
+  log(`kubeconfig: ${stage.kubeconfigPath}`);
+  for (const h of stage.hostHints()) log(h);
   log('');
 
   const results = await playStory(
@@ -122,9 +124,9 @@ async function main(): Promise<number> {
       '  kubectl nodenet nodes',
       '  kubectl nodenet history',
       '  kubectl nodenet diff 1 2               # what revision 2 did to each node',
-      `  kubectl apply -f examples/vrf.yaml    # then: kubectl nodenet diff (a preview)`,
+      '  kubectl nodenet diff -f examples/routing-table.yaml   # preview a change per node before applying it',
+      '  kubectl apply -f examples/routing-table.yaml          # roll it out (real agents need a kernel with VRF)',
       '  kubectl nodenet retry --yes            # try the bad revision again (it fails again)',
-      ...stage.hostHints().map((h) => `  ${h}`),
       `  configurator log: ${configuratorLog}`,
       '',
       'Running until Ctrl-C; everything is removed on exit.',

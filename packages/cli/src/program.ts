@@ -9,6 +9,7 @@ import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/
 import { Command, CommanderError, Option } from 'commander';
 import * as controls from './controls.js';
 import { diffNodes, renderDiff, type DiffSide } from './diff.js';
+import { withFiles } from './input-files.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { age, machine, parseOutputFormat, table, type OutputFormat } from './format.js';
 import { historyRows } from './history.js';
@@ -185,44 +186,64 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     )
     .argument('[from]', `${revisionArg}; default: the revision in force`)
     .argument('[to]', `${revisionArg}; default: the current inputs`)
+    .option(
+      '-f, --filename <file...>',
+      'input objects (YAML, as for kubectl apply -f) taken as applied on top of the current inputs: a preview before applying',
+    )
     .addOption(outputOption())
-    .action(async (fromArg: string | undefined, toArg: string | undefined, _o: unknown, cmd: Command) => {
-      const c = opts(cmd);
-      const kube = connect(c);
-      const state = await readState(kube);
-      const from = fromArg !== undefined ? findRevision(state, fromArg) : revisionInForce(state);
-      let to: DiffSide;
-      const notes: string[] = [];
-      if (toArg !== undefined) to = side(findRevision(state, toArg));
-      else {
-        const inputs = await readInputs(kube);
-        const problems = validateInputs(inputs);
-        if (problems.length > 0) {
-          print(
-            c,
-            { problems },
-            () =>
-              `The current inputs have ${problems.length} problem(s); no new revision is built until they are fixed:\n` +
-              problems.map((p) => `  ${p.kind}/${p.name}: ${p.message}\n`).join(''),
-          );
-          code = EXIT.attention;
-          return;
+    .action(
+      async (
+        fromArg: string | undefined,
+        toArg: string | undefined,
+        o: { filename?: string[] },
+        cmd: Command,
+      ) => {
+        const c = opts(cmd);
+        const kube = connect(c);
+        const state = await readState(kube);
+        const from = fromArg !== undefined ? findRevision(state, fromArg) : revisionInForce(state);
+        let to: DiffSide;
+        const notes: string[] = [];
+        if (toArg !== undefined) {
+          if (o.filename)
+            throw new CliError(
+              '-f/--filename compares with the current inputs: give no TO revision',
+              EXIT.usage,
+            );
+          to = side(findRevision(state, toArg));
+        } else {
+          const inputs = withFiles(await readInputs(kube), o.filename ?? []);
+          const problems = validateInputs(inputs);
+          if (problems.length > 0) {
+            print(
+              c,
+              { problems },
+              () =>
+                `The current inputs have ${problems.length} problem(s); no new revision is built until they are fixed:\n` +
+                problems.map((p) => `  ${p.kind}/${p.name}: ${p.message}\n`).join(''),
+            );
+            code = EXIT.attention;
+            return;
+          }
+          const built = buildConfig(inputs);
+          to = {
+            label: o.filename ? `current inputs + ${o.filename.join(', ')}` : 'current inputs',
+            ...built,
+          };
+          const known = state.revisions.find((r) => r.spec.hash === built.hash);
+          if (known && isInvalid(known))
+            notes.push(
+              `The current inputs equal invalid revision ${known.metadata.name}: they are not rolled out until you run kubectl nodenet retry ${known.metadata.name}.`,
+            );
+          else if (known && known !== from)
+            notes.push(`The current inputs equal revision ${known.metadata.name}.`);
         }
-        const built = buildConfig(inputs);
-        to = { label: 'current inputs', ...built };
-        const known = state.revisions.find((r) => r.spec.hash === built.hash);
-        if (known && isInvalid(known))
-          notes.push(
-            `The current inputs equal invalid revision ${known.metadata.name}: they are not rolled out until you run kubectl nodenet retry ${known.metadata.name}.`,
-          );
-        else if (known && known !== from)
-          notes.push(`The current inputs equal revision ${known.metadata.name}.`);
-      }
-      const nodes = state.nodes.map((n) => ({ name: n.metadata.name, labels: n.metadata.labels ?? {} }));
-      const result = diffNodes(from && side(from), to, nodes);
-      print(c, { ...result, notes }, () => renderDiff(result) + notes.map((n) => `\n${n}\n`).join(''));
-      code = result.changedNodes > 0 ? EXIT.pending : EXIT.ok;
-    });
+        const nodes = state.nodes.map((n) => ({ name: n.metadata.name, labels: n.metadata.labels ?? {} }));
+        const result = diffNodes(from && side(from), to, nodes);
+        print(c, { ...result, notes }, () => renderDiff(result) + notes.map((n) => `\n${n}\n`).join(''));
+        code = result.changedNodes > 0 ? EXIT.pending : EXIT.ok;
+      },
+    );
 
   const control = (
     name: 'pause' | 'resume' | 'abort' | 'retry',

@@ -381,6 +381,61 @@ describe('diff', () => {
     expect(r.out).toContain('Unchanged: node-5');
   });
 
+  it('-f: a preview of files laid over the current inputs, before they are applied', async () => {
+    await createRevision(tc, 1, B, complete(5, 7200, 6000));
+    await tc.clients.layer2.create(web);
+    await tc.clients.layer2.create(storage);
+    const dir = mkdtempSync(join(tmpdir(), 'nodenet-cli-diff-'));
+    const file = join(dir, 'change.yaml');
+    writeFileSync(
+      file,
+      [
+        'apiVersion: network.nodenet.io/v1alpha1',
+        'kind: Layer2NetworkConfiguration',
+        'metadata: {name: storage}',
+        'spec: {id: 101, vni: 20101, mtu: 1500, nodeSelector: {matchLabels: {rack: r3}}}',
+        '---',
+        'apiVersion: network.nodenet.io/v1alpha1',
+        'kind: RoutingTable',
+        'metadata: {name: taas-5}',
+        'spec: {tableId: 5}',
+        '',
+      ].join('\n'),
+    );
+    const r = await cli(tc, ['diff', '-f', file, '-o', 'json']);
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.code).toBe(1);
+    const d = JSON.parse(r.out) as {
+      to: { label: string };
+      nodes: { node: string; changes: { change: string; name: string; cause: string }[] }[];
+    };
+    expect(d.to.label).toBe(`current inputs + ${file}`);
+    expect(
+      Object.fromEntries(
+        d.nodes.map((n) => [n.node, n.changes.map((c) => `${c.change} ${c.name}: ${c.cause}`)]),
+      ),
+    ).toEqual({
+      'node-1': ['added taas-5: new RoutingTable'],
+      'node-2': ['added taas-5: new RoutingTable'],
+      'node-3': [
+        'removed storage: nodeSelector changed from rack=r2 to rack=r3: no longer selects this node',
+        'added taas-5: new RoutingTable',
+      ],
+      'node-4': [
+        'removed storage: nodeSelector changed from rack=r2 to rack=r3: no longer selects this node',
+        'added taas-5: new RoutingTable',
+      ],
+      'node-5': [
+        'added storage: nodeSelector changed from rack=r2 to rack=r3: now selects this node',
+        'added taas-5: new RoutingTable',
+      ],
+    });
+    // Nothing was written: the cluster still has the old selector.
+    expect((await tc.clients.layer2.get('storage')).spec.nodeSelector).toEqual({
+      matchLabels: { rack: 'r2' },
+    });
+  });
+
   it('without arguments: invalid inputs are named (exit 4); inputs equal to an invalid revision say how to retry', async () => {
     await createRevision(tc, 1, A, complete(5, 7200, 6000));
     const bad = await createRevision(tc, 2, B, { isInvalid: true });

@@ -1,0 +1,87 @@
+/**
+ * `npm start -- --once`: the local demo plays its story to the end and every step happens; it leaves
+ * no process, network namespace or temporary file behind. Run as a user would (npm start, which
+ * builds first). With root, iproute2 and FRR (always in CI) the automatic choice is real agents; the
+ * simulated path is run explicitly as well.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { inCI, missingPrerequisites } from '../support/privileged.js';
+import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const STEPS = [
+  /^▶ good change \(examples\/layer2-networks\.yaml\): revision 1 reaches all 4 nodes, at most 1 in progress at a time$/,
+  /^▶ each node got the networks its labels select \(storage only on rack r2\)$/,
+  /^▶ bad change \(examples\/bad-change\.yaml\): revision 2 fails on node-1, is marked invalid and the rollout halts$/,
+  /^▶ node-1 is rolled back to revision 1$/,
+  /^▶ node-2, node-3, node-4 never received revision 2 and still run revision 1$/,
+  /^▶ kubectl nodenet status reports the halt and what happens next$/,
+];
+
+async function playOnce(extra: string[]): Promise<{ code: number; lines: string[]; out: string }> {
+  const r = await execa('npm', ['start', '--silent', '--', '--once', ...extra], {
+    cwd: ROOT,
+    reject: false,
+    all: true,
+    timeout: 8 * 60_000,
+    env: { NO_COLOR: '1' },
+  });
+  const out = r.all ?? '';
+  return { code: r.exitCode ?? -1, lines: out.split('\n'), out };
+}
+
+/** Every step printed in order, each followed by its ✔ line; nothing left behind. */
+async function expectStoryAndCleanUp(run: { code: number; lines: string[]; out: string }): Promise<void> {
+  const { lines, out } = run;
+  const starts = lines.map((l, i) => [l, i] as const).filter(([l]) => l.startsWith('▶ '));
+  expect(
+    starts.map(([l]) => l),
+    out,
+  ).toHaveLength(STEPS.length);
+  starts.forEach(([line, i], k) => {
+    expect(line).toMatch(STEPS[k]!);
+    const result = lines.slice(i + 1).find((l) => /^ {2}[✔✘] /.test(l));
+    expect(result, `${line}\n${out}`).toMatch(/^ {2}✔ /);
+  });
+  expect(out).toContain('story: every step happened');
+  expect(out).toContain('demo stopped; everything it created is removed');
+  expect(run.code, out).toBe(0);
+
+  const kubeconfig = /^kubeconfig: (\S+)$/m.exec(out)?.[1];
+  expect(kubeconfig).toBeDefined();
+  expect(existsSync(path.dirname(kubeconfig!))).toBe(false);
+  const leftover = await execa('pgrep', ['-f', path.dirname(kubeconfig!)], { reject: false });
+  expect(leftover.stdout).toBe('');
+  const namespaces = [...out.matchAll(/^ip netns exec (\S+) /gm)].map((m) => m[1]!);
+  if (namespaces.length > 0) {
+    const list = (await execa('ip', ['netns', 'list'])).stdout;
+    for (const ns of namespaces) expect(list).not.toContain(ns);
+  }
+}
+
+describe('npm start -- --once (local demo)', () => {
+  it('plays the story with the automatically chosen agents, says which and why, and cleans up', async () => {
+    const run = await playOnce([]);
+    const realPossible = missingPrerequisites(FRR_PREREQUISITES).length === 0;
+    if (inCI() && process.getuid?.() === 0)
+      expect(realPossible, 'CI runs as root with FRR installed').toBe(true);
+    expect(run.out).toMatch(
+      realPossible
+        ? /^agents: real nodenet-agent processes, one network namespace and FRR instance per node \(running as root with iproute2 and FRR installed\)$/m
+        : /^agents: simulated \(real agents need root, iproute2 and FRR: missing .+\)$/m,
+    );
+    if (realPossible) expect(run.out).toContain('  ✔ host checked: l2.100 present, l2.200 gone');
+    await expectStoryAndCleanUp(run);
+  }, 480_000);
+
+  it('plays the story with simulated agents (--agents simulated)', async () => {
+    const run = await playOnce(['--agents', 'simulated']);
+    expect(run.out).toMatch(/^agents: simulated \(asked for with --agents simulated\)$/m);
+    await expectStoryAndCleanUp(run);
+  }, 480_000);
+});
