@@ -14,7 +14,6 @@ import {
   nodeConfigSpec,
   revisionName,
   type Inputs,
-  type Layer2NetworkConfiguration,
   type NetworkConfigRevision,
   type NodeConfigStatus,
 } from '@nodenet/api';
@@ -22,6 +21,9 @@ import { run, type Io } from '@nodenet/cli';
 import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { parse, stringify } from 'yaml';
+import { createNode } from '../../../test/fleet/harness.js';
+
+export { layer2 } from '../../../test/fleet/harness.js';
 
 export const CRDS_DIR = fileURLToPath(new URL('../../../crds/', import.meta.url));
 /** The fixed "now" of golden outputs. */
@@ -98,20 +100,7 @@ export async function cli(tc: TestCluster, args: string[], io: Partial<Io> = {})
   return { code, out, err };
 }
 
-export function layer2(
-  name: string,
-  id: number,
-  extra: Partial<Layer2NetworkConfiguration['spec']> = {},
-): Layer2NetworkConfiguration {
-  return {
-    apiVersion: API_VERSION,
-    kind: 'Layer2NetworkConfiguration',
-    metadata: { name },
-    spec: { id, vni: 20000 + id, mtu: 1500, ...extra },
-  };
-}
-
-export const inputsOf = (layer2s: Layer2NetworkConfiguration[]): Inputs => ({
+export const inputsOf = (layer2s: Inputs['layer2']): Inputs => ({
   vrf: [],
   layer2: layer2s,
   routingTable: [],
@@ -121,22 +110,7 @@ export async function createNodes(
   tc: TestCluster,
   nodes: Record<string, Record<string, string>>,
 ): Promise<void> {
-  for (const [name, labels] of Object.entries(nodes)) {
-    await tc.clients.node.create({ metadata: { name, labels } });
-    await tc.clients.node.patchStatus(name, {
-      status: {
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'KubeletReady',
-            message: 'ready',
-            lastTransitionTime: at(3600),
-          },
-        ],
-      },
-    });
-  }
+  for (const [name, labels] of Object.entries(nodes)) await createNode(tc.clients, name, labels);
 }
 
 /** A revision as the configurator writes it, with the given status. */
