@@ -50,10 +50,14 @@ export function nodeState(nc: NodeConfig | undefined): NodeState {
   }
 }
 
-/** The agent reports reason `Confirming` while it watches a freshly applied config. */
+/**
+ * The agent in its confirm window (applied, still checking before it reports success) says so with a
+ * condition: type `Confirming` (True), or reason `Confirming` on its `Progressing` condition.
+ */
 const isConfirming = (nc: NodeConfig): boolean =>
   nc.status?.configStatus === 'provisioning' &&
-  conditionOf(nc.status.conditions, 'Progressing')?.reason === 'Confirming';
+  (conditionOf(nc.status.conditions, 'Confirming')?.status === 'True' ||
+    conditionOf(nc.status.conditions, 'Progressing')?.reason === 'Confirming');
 
 export function nodeRows(s: ClusterState): NodeRow[] {
   const ncs = new Map(s.nodeConfigs.map((nc) => [nc.metadata.name, nc]));

@@ -86,9 +86,11 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     )
     .argument('[revision]', revisionArg)
     .option('-w, --watch', 'redraw on every change until the rollout completes or halts')
-    .option(
-      '--wave-label <label>',
-      'label the configurator orders waves by (its --wave-label), to show the current wave',
+    .addOption(
+      new Option(
+        '--wave-label <label>',
+        'label the configurator orders waves by (its --wave-label), to show the current wave',
+      ).env('NODENET_WAVE_LABEL'),
     )
     .addOption(outputOption())
     .action(async (arg: string | undefined, o: { watch?: boolean; waveLabel?: string }, cmd: Command) => {

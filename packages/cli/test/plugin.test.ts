@@ -306,6 +306,25 @@ describe('nodes and history', () => {
     expect(yaml).toEqual(json);
   });
 
+  it('nodes: an agent in its confirm window shows as confirming', async () => {
+    await rollingOut();
+    const nc = await tc.clients.nodeConfig.get('node-3');
+    const conditions = [
+      ...(nc.status?.conditions ?? []),
+      {
+        type: 'Confirming',
+        status: 'True' as const,
+        reason: 'ConfirmWindow',
+        message: 'checking for 30s before reporting provisioned',
+        lastTransitionTime: at(5),
+        observedGeneration: nc.metadata.generation ?? 1,
+      },
+    ];
+    await tc.clients.nodeConfig.patchStatus('node-3', { status: { conditions } });
+    const r = await cli(tc, ['nodes']);
+    expect(r.out.split('\n')[3]).toMatch(/^node-3\s+True\s+2\s+confirming\s+1\s+40s\s+yes\s/);
+  });
+
   it('history: newest first, result, which is in force, counts, times, why invalid', async () => {
     const { rev1, rev2 } = await halted();
     const r = await cli(tc, ['history']);
