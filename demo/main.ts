@@ -93,7 +93,7 @@ async function main(): Promise<number> {
   for (const h of stage.hostHints()) log(h);
   log('');
 
-  const results = await playStory(
+  const story = await playStory(
     {
       stage,
       files,
@@ -106,7 +106,7 @@ async function main(): Promise<number> {
     },
     watch,
   );
-  const failed = results.filter((r) => !r.ok);
+  const failed = story.steps.filter((r) => !r.ok);
   log(failed.length === 0 ? 'story: every step happened' : `story: ${failed.length} step(s) did not happen`);
   if (flags.once) return failed.length === 0 ? 0 : 1;
 
@@ -123,7 +123,9 @@ async function main(): Promise<number> {
       `  kubectl nodenet status --wave-label ${WAVE_LABEL}`,
       '  kubectl nodenet nodes',
       '  kubectl nodenet history',
-      '  kubectl nodenet diff 1 2               # what revision 2 did to each node',
+      ...(story.good && story.bad
+        ? [`  kubectl nodenet diff ${story.good} ${story.bad}   # what the bad revision did to each node`]
+        : []),
       '  kubectl nodenet diff -f examples/routing-table.yaml   # preview a change per node before applying it',
       '  kubectl apply -f examples/routing-table.yaml          # roll it out (real agents need a kernel with VRF)',
       '  kubectl nodenet retry --yes            # try the bad revision again (it fails again)',

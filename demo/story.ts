@@ -48,7 +48,14 @@ export interface StoryOptions {
   log: (line: string) => void;
 }
 
-export async function playStory(o: StoryOptions, watch: NodeConfigWatch): Promise<StepResult[]> {
+export interface StoryResult {
+  steps: StepResult[];
+  /** Names of the good and the bad revision, once known (for the commands shown afterwards). */
+  good?: string;
+  bad?: string;
+}
+
+export async function playStory(o: StoryOptions, watch: NodeConfigWatch): Promise<StoryResult> {
   const { stage, log } = o;
   const clients = stage.clients;
   const results: StepResult[] = [];
@@ -69,12 +76,13 @@ export async function playStory(o: StoryOptions, watch: NodeConfigWatch): Promis
     waitUntil(what, fn, o.timeoutMs, () => describeState(clients));
   const [first, ...others] = o.nodes;
 
-  const good = await step(
-    `good change (${relative(process.cwd(), o.files.good)}): revision 1 reaches all ${o.nodes.length} nodes, at most ${o.updateLimit} in progress at a time`,
+  let goodName: string | undefined;
+  await step(
+    `good change (${relative(process.cwd(), o.files.good)}): its revision reaches all ${o.nodes.length} nodes, at most ${o.updateLimit} in progress at a time`,
     async () => {
       watch.resetMax();
       await applyFile(clients, o.files.good);
-      const rev = await until('revision 1 complete on every node', async () => {
+      const rev = await until('the good revision complete on every node', async () => {
         const r = await revisionWithHash(clients, o.goodHash);
         const ncs = (await clients.nodeConfig.list()).items;
         const done = ncs.length === o.nodes.length && ncs.every((nc) => provisionedOn(nc, o.goodHash));
@@ -85,10 +93,11 @@ export async function playStory(o: StoryOptions, watch: NodeConfigWatch): Promis
         throw new Error(
           `${watch.maxInProgress} nodes were in progress at once, above the limit ${o.updateLimit}`,
         );
+      goodName = rev.metadata.name;
       return `${rev.metadata.name} complete; at most ${watch.maxInProgress} node(s) in progress at once`;
     },
   );
-  if (!good) return results;
+  if (!goodName) return { steps: results };
 
   await step('each node got the networks its labels select (storage only on rack r2)', async () => {
     const ncs = (await clients.nodeConfig.list()).items;
@@ -103,10 +112,10 @@ export async function playStory(o: StoryOptions, watch: NodeConfigWatch): Promis
 
   let badName = '';
   const halted = await step(
-    `bad change (${relative(process.cwd(), o.files.bad)}): revision 2 fails on ${first}, is marked invalid and the rollout halts`,
+    `bad change (${relative(process.cwd(), o.files.bad)}): its revision fails on ${first}, is marked invalid and the rollout halts`,
     async () => {
       await applyFile(clients, o.files.bad);
-      const rev = await until('revision 2 invalid', async () => {
+      const rev = await until('the bad revision invalid', async () => {
         const r = await revisionWithHash(clients, o.badHash);
         return r?.status?.isInvalid ? r : undefined;
       });
@@ -117,10 +126,10 @@ export async function playStory(o: StoryOptions, watch: NodeConfigWatch): Promis
       return `${rev.metadata.name} invalid: ${rev.status?.failedNodes?.[0]?.message ?? ''}`;
     },
   );
-  if (!halted) return results;
+  if (!halted) return { steps: results, good: goodName };
 
-  await step(`${first} is rolled back to revision 1`, async () => {
-    await until(`${first} provisioned on revision 1 again`, async () =>
+  await step(`${first} is rolled back to the good revision`, async () => {
+    await until(`${first} provisioned on the good revision again`, async () =>
       provisionedOn(await clients.nodeConfig.get(first!), o.goodHash),
     );
     const devices = stage.hostDevices(first!);
@@ -131,11 +140,11 @@ export async function playStory(o: StoryOptions, watch: NodeConfigWatch): Promis
     }
   });
 
-  await step(`${others.join(', ')} never received revision 2 and still run revision 1`, async () => {
+  await step(`${others.join(', ')} never received the bad revision and still run the good one`, async () => {
     for (const node of others) {
-      if (watch.handed.get(node)?.has(o.badHash)) throw new Error(`${node} was handed revision 2`);
+      if (watch.handed.get(node)?.has(o.badHash)) throw new Error(`${node} was handed the bad revision`);
       const nc = await clients.nodeConfig.get(node);
-      if (!provisionedOn(nc, o.goodHash)) throw new Error(`${node} is not provisioned on revision 1`);
+      if (!provisionedOn(nc, o.goodHash)) throw new Error(`${node} is not provisioned on the good revision`);
     }
   });
 
@@ -150,7 +159,7 @@ export async function playStory(o: StoryOptions, watch: NodeConfigWatch): Promis
     log('');
     if (code !== 4 || !out.includes('Halted')) throw new Error(`exit code ${code}, output:\n${out}`);
   });
-  return results;
+  return { steps: results, good: goodName, bad: badName };
 }
 
 const provisionedOn = (nc: NodeConfig, hash: string): boolean =>

@@ -15,11 +15,11 @@ import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const STEPS = [
-  /^▶ good change \(examples\/layer2-networks\.yaml\): revision 1 reaches all 4 nodes, at most 1 in progress at a time$/,
+  /^▶ good change \(examples\/layer2-networks\.yaml\): its revision reaches all 4 nodes, at most 1 in progress at a time$/,
   /^▶ each node got the networks its labels select \(storage only on rack r2\)$/,
-  /^▶ bad change \(examples\/bad-change\.yaml\): revision 2 fails on node-1, is marked invalid and the rollout halts$/,
-  /^▶ node-1 is rolled back to revision 1$/,
-  /^▶ node-2, node-3, node-4 never received revision 2 and still run revision 1$/,
+  /^▶ bad change \(examples\/bad-change\.yaml\): its revision fails on node-1, is marked invalid and the rollout halts$/,
+  /^▶ node-1 is rolled back to the good revision$/,
+  /^▶ node-2, node-3, node-4 never received the bad revision and still run the good one$/,
   /^▶ kubectl nodenet status reports the halt and what happens next$/,
 ];
 
