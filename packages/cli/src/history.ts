@@ -1,4 +1,5 @@
 /** `kubectl nodenet history`: every revision, newest first, with its result (pure). */
+import { table } from './format.js';
 import { conditionOf, isInvalid, revisionInForce, RETRY_ANNOTATION, type ClusterState } from './state.js';
 
 export type RevisionResult = 'Complete' | 'RollingOut' | 'Paused' | 'Invalid' | 'Aborted' | 'Superseded';
@@ -54,4 +55,36 @@ export function historyRows(s: ClusterState): HistoryRow[] {
       retryRequested: r.metadata.annotations?.[RETRY_ANNOTATION] !== undefined,
     };
   });
+}
+
+export function renderHistory(rows: HistoryRow[]): string {
+  if (rows.length === 0) return 'No revisions yet.\n';
+  return table(
+    [
+      'NUMBER',
+      'NAME',
+      'RESULT',
+      'IN-FORCE',
+      'READY',
+      'FAILED',
+      'DEGRADED',
+      'TOTAL',
+      'STARTED',
+      'COMPLETED',
+      'REASON',
+    ],
+    rows.map((r) => [
+      String(r.number),
+      r.name,
+      r.result + (r.retryRequested ? ' (retry requested)' : ''),
+      r.inForce ? 'yes' : '',
+      String(r.ready),
+      String(r.failed),
+      String(r.degraded),
+      String(r.total),
+      r.startedAt ?? '',
+      r.completedAt ?? '',
+      r.reason ?? '',
+    ]),
+  );
 }

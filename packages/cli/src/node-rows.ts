@@ -1,6 +1,7 @@
 /** `kubectl nodenet nodes`: one row per node, from its Node and NodeConfig (pure). */
 import { REVISION_NUMBER_LABEL, type NodeConfig } from '@nodenet/api';
 import { isNodeReady } from '@nodenet/kube';
+import { age, table } from './format.js';
 import { assignedAt, conditionOf, revisionByHash, type ClusterState } from './state.js';
 
 export type NodeState = 'no-config' | 'pending' | 'provisioning' | 'confirming' | 'provisioned' | 'invalid';
@@ -84,4 +85,20 @@ export function nodeRows(s: ClusterState): NodeRow[] {
       message: nc ? (reportsOnSpec(nc) ? (nc.status?.message ?? '') : 'waiting for the agent to report') : '',
     };
   });
+}
+
+export function renderNodes(rows: NodeRow[], nowMs: number): string {
+  return table(
+    ['NODE', 'READY', 'REVISION', 'STATE', 'ON-HOST', 'SINCE', 'CONFIRMING', 'MESSAGE'],
+    rows.map((r) => [
+      r.node,
+      r.ready ? 'True' : 'False',
+      r.revision !== undefined ? String(r.revision) : '<none>',
+      r.state,
+      r.onHost !== undefined ? String(r.onHost) : '<none>',
+      age(r.since, nowMs),
+      r.confirming ? 'yes' : 'no',
+      r.message,
+    ]),
+  );
 }

@@ -4,19 +4,18 @@
  * the binary does.
  */
 import { createInterface } from 'node:readline/promises';
-import { buildConfig, validateInputs } from '@nodenet/api';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { Command, CommanderError, Option } from 'commander';
 import * as controls from './controls.js';
 import { diffNodes, renderDiff, type DiffSide } from './diff.js';
+import { previewOf, renderProblems } from './preview.js';
 import { withFiles } from './input-files.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
-import { age, machine, parseOutputFormat, table, type OutputFormat } from './format.js';
-import { historyRows } from './history.js';
-import { nodeRows } from './node-rows.js';
+import { machine, parseOutputFormat, type OutputFormat } from './format.js';
+import { historyRows, renderHistory } from './history.js';
+import { nodeRows, renderNodes } from './node-rows.js';
 import {
   findRevision,
-  isInvalid,
   readInputs,
   readState,
   revisionInForce,
@@ -120,21 +119,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     .action(async (_o: unknown, cmd: Command) => {
       const c = opts(cmd);
       const rows = nodeRows(await readState(connect(c)));
-      print(c, rows, () =>
-        table(
-          ['NODE', 'READY', 'REVISION', 'STATE', 'ON-HOST', 'SINCE', 'CONFIRMING', 'MESSAGE'],
-          rows.map((r) => [
-            r.node,
-            r.ready ? 'True' : 'False',
-            r.revision !== undefined ? String(r.revision) : '<none>',
-            r.state,
-            r.onHost !== undefined ? String(r.onHost) : '<none>',
-            age(r.since, now()),
-            r.confirming ? 'yes' : 'no',
-            r.message,
-          ]),
-        ),
-      );
+      print(c, rows, () => renderNodes(rows, now()));
     });
 
   program
@@ -144,38 +129,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     .action(async (_o: unknown, cmd: Command) => {
       const c = opts(cmd);
       const rows = historyRows(await readState(connect(c)));
-      print(c, rows, () =>
-        rows.length === 0
-          ? 'No revisions yet.\n'
-          : table(
-              [
-                'NUMBER',
-                'NAME',
-                'RESULT',
-                'IN-FORCE',
-                'READY',
-                'FAILED',
-                'DEGRADED',
-                'TOTAL',
-                'STARTED',
-                'COMPLETED',
-                'REASON',
-              ],
-              rows.map((r) => [
-                String(r.number),
-                r.name,
-                r.result + (r.retryRequested ? ' (retry requested)' : ''),
-                r.inForce ? 'yes' : '',
-                String(r.ready),
-                String(r.failed),
-                String(r.degraded),
-                String(r.total),
-                r.startedAt ?? '',
-                r.completedAt ?? '',
-                r.reason ?? '',
-              ]),
-            ),
-      );
+      print(c, rows, () => renderHistory(rows));
     });
 
   program
@@ -214,31 +168,15 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
             );
           to = side(findRevision(state, toArg));
         } else {
-          const inputs = withFiles(await readInputs(kube), o.filename ?? []);
-          const problems = validateInputs(inputs);
-          if (problems.length > 0) {
-            print(
-              c,
-              { problems },
-              () =>
-                `The current inputs have ${problems.length} problem(s); no new revision is built until they are fixed:\n` +
-                problems.map((p) => `  ${p.kind}/${p.name}: ${p.message}\n`).join(''),
-            );
+          const label = o.filename ? `current inputs + ${o.filename.join(', ')}` : 'current inputs';
+          const preview = previewOf(withFiles(await readInputs(kube), o.filename ?? []), label, state, from);
+          if ('problems' in preview) {
+            print(c, preview, () => renderProblems(preview.problems));
             code = EXIT.attention;
             return;
           }
-          const built = buildConfig(inputs);
-          to = {
-            label: o.filename ? `current inputs + ${o.filename.join(', ')}` : 'current inputs',
-            ...built,
-          };
-          const known = state.revisions.find((r) => r.spec.hash === built.hash);
-          if (known && isInvalid(known))
-            notes.push(
-              `The current inputs equal invalid revision ${known.metadata.name}: they are not rolled out until you run kubectl nodenet retry ${known.metadata.name}.`,
-            );
-          else if (known && known !== from)
-            notes.push(`The current inputs equal revision ${known.metadata.name}.`);
+          to = preview.side;
+          notes.push(...preview.notes);
         }
         const nodes = state.nodes.map((n) => ({ name: n.metadata.name, labels: n.metadata.labels ?? {} }));
         const result = diffNodes(from && side(from), to, nodes);
