@@ -169,7 +169,12 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
           to = side(findRevision(state, toArg));
         } else {
           const label = o.filename ? `current inputs + ${o.filename.join(', ')}` : 'current inputs';
-          const preview = previewOf(withFiles(await readInputs(kube), o.filename ?? []), label, state, from);
+          const preview = previewOf(
+            await withFiles(kube, await readInputs(kube), o.filename ?? []),
+            label,
+            state,
+            from,
+          );
           if ('problems' in preview) {
             print(c, preview, () => renderProblems(preview.problems));
             code = EXIT.attention;

@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { NetworkConfigRevision } from '@nodenet/api';
 import { run } from '@nodenet/cli';
 import { kubeconfigYaml } from '@nodenet/devcluster';
@@ -464,6 +465,36 @@ describe('diff', () => {
     expect((await tc.clients.layer2.get('storage')).spec.nodeSelector).toEqual({
       matchLabels: { rack: 'r2' },
     });
+  });
+
+  it('-f goes through a server-side dry run: schema defaults apply, schema errors name the field (exit 4)', async () => {
+    await createRevision(tc, 1, B, complete(5, 7200, 6000));
+    await tc.clients.layer2.create(web);
+    await tc.clients.layer2.create(storage);
+    // examples/vrf.yaml leaves export[].action to the schema default.
+    let r = await cli(tc, [
+      'diff',
+      '-f',
+      fileURLToPath(new URL('../../../examples/vrf.yaml', import.meta.url)),
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('5 of 5 nodes change.');
+    expect(r.out).toMatch(
+      /node-1\n {2}\+ VRF {10}tenant-a +added {2}\(new VRFRouteConfiguration\)\n {2}\+ Layer2 {7}tenant-a-app +added {2}\(new network for every node\)\n/,
+    );
+    expect(await tc.clients.vrf.list()).toMatchObject({ items: [] });
+
+    const dir = mkdtempSync(join(tmpdir(), 'nodenet-cli-diff-'));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(
+      file,
+      'apiVersion: network.nodenet.io/v1alpha1\nkind: RoutingTable\nmetadata: {name: t0}\nspec: {tableId: 0}\n',
+    );
+    r = await cli(tc, ['diff', '-f', file]);
+    rmSync(dir, { recursive: true, force: true });
+    expect(r.code).toBe(4);
+    expect(r.err).toMatch(new RegExp(`^error: -f ${file}: RoutingTable t0: .*spec\\.tableId`));
   });
 
   it('without arguments: invalid inputs are named (exit 4); inputs equal to an invalid revision say how to retry', async () => {
