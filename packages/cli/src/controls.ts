@@ -120,6 +120,13 @@ export async function retry(
       `${rev.metadata.name} is not invalid; only an invalid revision can be retried`,
       EXIT.refused,
     );
+  const asked = rev.metadata.annotations?.[RETRY_ANNOTATION];
+  if (asked !== undefined)
+    throw new CliError(
+      `a retry of ${rev.metadata.name} was already requested (${RETRY_ANNOTATION}=${asked}); ` +
+        'if that attempt failed too, retry the newer invalid revision: kubectl nodenet retry',
+      EXIT.refused,
+    );
   await patchRevision(clients, rev, { metadata: { annotations: { [RETRY_ANNOTATION]: now.toISOString() } } });
   return {
     revision: rev.metadata.name,

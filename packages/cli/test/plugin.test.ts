@@ -585,6 +585,9 @@ describe('rollout controls', () => {
     const annotated = await tc.clients.revision.get(rev2.metadata.name);
     expect(annotated.metadata.annotations?.['network.nodenet.io/retry']).toBe(new Date(NOW).toISOString());
     expect((await cli(tc, ['history'])).out).toMatch(/Invalid \(retry requested\)/);
+    r = await cli(tc, ['retry', '--yes']);
+    expect(r.code).toBe(6);
+    expect(r.err).toContain(`a retry of ${rev2.metadata.name} was already requested`);
   });
 });
 
