@@ -68,6 +68,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         '3 revision not found; 4 halted, failed or degraded nodes, or invalid inputs; 5 API error; 6 control refused.',
     )
     .option('--kubeconfig <path>', 'kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)')
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) })
     .showHelpAfterError('(run with --help for usage)');
