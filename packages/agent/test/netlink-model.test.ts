@@ -71,6 +71,19 @@ const names = (ops: Operation[]): string[] =>
   );
 
 describe('desiredModel', () => {
+  it('gives a VRF configured by several objects one set of devices (two VRFRouteConfigurations, one VRF)', () => {
+    const second: VrfEntry = { ...vrf('blue'), name: 'cfg-blue-v6', seq: 20 };
+    const m = model({ vrf: [vrf('blue'), second] }, { blue: 1000 });
+    expect([...m.keys()].sort()).toEqual(['br.blue', 'dv.blue', 'vd.blue', 'vr.blue', 'vx.blue']);
+  });
+
+  it('refuses entries of one VRF that disagree on the MTU, naming both', () => {
+    const second: VrfEntry = { ...vrf('blue'), name: 'cfg-blue-v6', seq: 20, mtu: 1500 };
+    expect(() => model({ vrf: [vrf('blue'), second] }, { blue: 1000 })).toThrow(
+      /vrf\[1\]\(cfg-blue-v6\).*VRF blue already has VNI 5000 and MTU 9000 from vrf\[0\]\(cfg-blue\)/,
+    );
+  });
+
   it('builds a Layer-2 network: bridge with anycast MAC and gateways, VXLAN port with suppression and no learning', () => {
     const m = model({
       layer2: [

@@ -13,6 +13,12 @@ export const MAX_IFNAME_LENGTH = 15;
 /** VRF names become part of interface names (`vr.<vrf>`), so they are capped to keep those ≤ 15 chars. */
 export const MAX_VRF_NAME_LENGTH = 12;
 
+/**
+ * Routing tables agents allocate to VRFs (`vr.<vrf>`). RoutingTable ids must stay outside it, or a
+ * RoutingTable would take the table of a running VRF on some node.
+ */
+export const VRF_TABLE_RANGE = { min: 100, max: 4000 } as const;
+
 export type ResourceKind =
   | 'VRFRouteConfiguration'
   | 'Layer2NetworkConfiguration'

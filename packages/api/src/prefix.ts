@@ -97,3 +97,44 @@ export function normalizePrefix(text: string): string {
   const r = parsePrefix(text);
   return r.ok ? `${r.prefix.address}/${r.prefix.length}` : text;
 }
+
+/**
+ * Address ranges the kernel refuses on an interface or that can not serve as a subnet's gateway:
+ * multicast ("Cannot assign multicast address"), loopback, link-local (every interface has its own
+ * fe80::/10 and 169.254/16 is not routed), "this network" 0/8, IPv4-mapped IPv6, class E and the
+ * limited broadcast address.
+ */
+const GATEWAY_REFUSED_RANGES: Record<string, string> = {
+  unspecified: 'is in the unspecified ("this network") range',
+  broadcast: 'is the limited broadcast address',
+  multicast: 'is a multicast address',
+  linkLocal: 'is a link-local address',
+  loopback: 'is a loopback address',
+  ipv4Mapped: 'is an IPv4-mapped IPv6 address',
+};
+
+/** An anycast gateway: a host address (see checkHostAddress) in a range an interface can carry. */
+export function checkGatewayAddress(text: string): string | undefined {
+  const hostReason = checkHostAddress(text);
+  if (hostReason) return hostReason;
+  const r = parsePrefix(text);
+  if (!r.ok) return r.reason;
+  const addr = ipaddr.parse(r.prefix.address);
+  const range = addr.range();
+  const refused = GATEWAY_REFUSED_RANGES[range];
+  if (refused) return `${r.prefix.address} ${refused}; a gateway needs a unicast address`;
+  if (addr.kind() === 'ipv4' && (addr as ipaddr.IPv4).octets[0]! >= 240) {
+    return `${r.prefix.address} is in the reserved class E range 240.0.0.0/4; a gateway needs a unicast address`;
+  }
+  return undefined;
+}
+
+/** True when the two prefixes (valid, same or different family) share any address. */
+export function prefixesOverlap(a: string, b: string): boolean {
+  const pa = parsePrefix(a);
+  const pb = parsePrefix(b);
+  if (!pa.ok || !pb.ok || pa.prefix.family !== pb.prefix.family) return false;
+  const shorter = pa.prefix.length <= pb.prefix.length ? pa.prefix : pb.prefix;
+  const longer = shorter === pa.prefix ? pb.prefix : pa.prefix;
+  return ipaddr.parse(longer.network).match(ipaddr.parse(shorter.network), shorter.length);
+}

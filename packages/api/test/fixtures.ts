@@ -67,6 +67,6 @@ export function goodInputs(): Inputs {
       }),
       layer2('storage', { id: 20, vni: 10020, createMacVLANInterface: true, neighSuppression: true }),
     ],
-    routingTable: [table('t1', 1000)],
+    routingTable: [table('t1', 5000)],
   };
 }

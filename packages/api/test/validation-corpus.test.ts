@@ -3,7 +3,7 @@
  * must produce, with its exact field path and message. The good inputs must produce none.
  */
 import { describe, expect, it } from 'vitest';
-import { validateInputs, type Inputs } from '@nodenet/api';
+import { buildConfig, inForceKeys, validateInputs, type Inputs } from '@nodenet/api';
 import { goodInputs, layer2, table, vrf } from './fixtures.js';
 
 type Mutate = (i: Inputs) => void;
@@ -252,9 +252,9 @@ const BAD: BadCase[] = [
   },
   {
     name: 'duplicate CIDR in one list',
-    mutate: (i) => blue(i).export.push({ cidr: '10.2.0.0/16', seq: 30, action: 'deny' }),
+    mutate: (i) => blue(i).export.push({ cidr: '10.2.0.0/16', seq: 30, le: 24, action: 'permit' }),
     field: 'spec.export[2].cidr',
-    message: `${V} blue: spec.export[2].cidr: duplicates spec.export[0].cidr (got "10.2.0.0/16")`,
+    message: `${V} blue: spec.export[2].cidr: duplicates spec.export[0] (same prefix, action, ge and le) (got "10.2.0.0/16")`,
   },
   {
     name: 'duplicate seq in one list',
@@ -391,9 +391,9 @@ const BAD: BadCase[] = [
   },
   {
     name: 'duplicate routing table id',
-    mutate: (i) => i.routingTable.push(table('t2', 1000)),
+    mutate: (i) => i.routingTable.push(table('t2', 5000)),
     field: 'spec.tableId',
-    message: 'RoutingTable t2: spec.tableId: is already used by RoutingTable t1 (got 1000)',
+    message: 'RoutingTable t2: spec.tableId: is already used by RoutingTable t1 (got 5000)',
   },
   {
     name: 'reserved routing table id',
@@ -401,6 +401,92 @@ const BAD: BadCase[] = [
     field: 'spec.tableId',
     message:
       'RoutingTable t1: spec.tableId: is reserved by the kernel (253 default, 254 main, 255 local) (got 254)',
+  },
+  // ---- what the agents and FRR could not apply (issue 13)
+  {
+    name: 'one prefix written two ways in one list',
+    mutate: (i) =>
+      blue6(i).import.push({ cidr: '2001:DB8:1:0::/48', seq: 30, ge: 56, le: 64, action: 'permit' }),
+    field: 'spec.import[1].cidr',
+    message: `${V} blue-v6: spec.import[1].cidr: duplicates spec.import[0] (same prefix, action, ge and le) (got "2001:DB8:1:0::/48")`,
+  },
+  {
+    name: 'IPv6 aggregate written two ways',
+    mutate: (i) => (blue6(i).aggregate = ['2001:db8:1::/48', '2001:DB8:1:0::/48']),
+    field: 'spec.aggregate[1]',
+    message: `${V} blue-v6: spec.aggregate[1]: duplicates spec.aggregate[0] (got "2001:DB8:1:0::/48")`,
+  },
+  {
+    name: 'IPv6 anycast gateway written two ways',
+    mutate: (i) => web(i).anycastGateways.push('2001:DB8:10:0::1/64'),
+    field: 'spec.anycastGateways[2]',
+    message: `${L} web: spec.anycastGateways[2]: duplicates spec.anycastGateways[1] (got "2001:DB8:10:0::1/64")`,
+  },
+  {
+    name: 'objects of one VRF disagree on the MTU',
+    mutate: (i) => (blue6(i).mtu = 1500),
+    field: 'spec.mtu',
+    message: `${V} blue-v6: spec.mtu: conflicts with VRFRouteConfiguration blue, which gives VRF blue MTU 9000 (got 1500)`,
+  },
+  {
+    name: 'numeric VRF name equal to a Layer-2 VNI (both make vx.10010)',
+    mutate: (i) => (i.vrf[2]!.spec.vrf = '10010'),
+    field: 'spec.vni',
+    message: `${L} web: spec.vni: interface name "vx.10010" is already used by VRFRouteConfiguration red (got 10010)`,
+  },
+  {
+    name: 'link-local IPv6 anycast gateway',
+    mutate: (i) => (web(i).anycastGateways = ['fe80::1/64']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: fe80::1 is a link-local address; a gateway needs a unicast address (got "fe80::1/64")`,
+  },
+  {
+    name: 'multicast IPv6 anycast gateway',
+    mutate: (i) => (web(i).anycastGateways = ['ff02::1/64']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: ff02::1 is a multicast address; a gateway needs a unicast address (got "ff02::1/64")`,
+  },
+  {
+    name: 'loopback anycast gateway',
+    mutate: (i) => (web(i).anycastGateways = ['127.0.0.1/8']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: 127.0.0.1 is a loopback address; a gateway needs a unicast address (got "127.0.0.1/8")`,
+  },
+  {
+    name: 'multicast IPv4 anycast gateway',
+    mutate: (i) => (web(i).anycastGateways = ['224.0.0.5/24']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: 224.0.0.5 is a multicast address; a gateway needs a unicast address (got "224.0.0.5/24")`,
+  },
+  {
+    name: '"this network" anycast gateway',
+    mutate: (i) => (web(i).anycastGateways = ['0.0.0.1/8']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: 0.0.0.1 is in the unspecified ("this network") range; a gateway needs a unicast address (got "0.0.0.1/8")`,
+  },
+  {
+    name: 'class E anycast gateway',
+    mutate: (i) => (web(i).anycastGateways = ['240.0.0.1/24']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: 240.0.0.1 is in the reserved class E range 240.0.0.0/4; a gateway needs a unicast address (got "240.0.0.1/24")`,
+  },
+  {
+    name: 'two Layer-2 networks in one VRF with overlapping gateway subnets',
+    mutate: (i) =>
+      Object.assign(storage(i), {
+        vrf: 'blue',
+        anycastMac: '02:00:5e:00:01:02',
+        anycastGateways: ['10.10.0.2/23'],
+      }),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: subnet 10.10.0.0/24 overlaps 10.10.0.0/23 of Layer2NetworkConfiguration storage in VRF blue (got "10.10.0.1/24")`,
+  },
+  {
+    name: 'routing table id inside the VRF table range',
+    mutate: (i) => (i.routingTable[0]!.spec.tableId = 1000),
+    field: 'spec.tableId',
+    message:
+      'RoutingTable t1: spec.tableId: is inside 100–4000, the range agents allocate VRF tables from; choose another id (got 1000)',
   },
 ];
 /* eslint-enable @typescript-eslint/no-explicit-any */
@@ -434,6 +520,32 @@ describe('good inputs that must pass', () => {
       (i) => (i.vrf[0]!.spec.export = [{ cidr: '0.0.0.0/0', seq: 1, le: 32, action: 'deny' }]),
     ],
     ['IPv6 default route', (i) => (i.vrf[1]!.spec.import = [{ cidr: '::/0', seq: 1, action: 'permit' }])],
+    [
+      'one prefix twice with different action, ge and le (das-schiff #154)',
+      (i) =>
+        (i.vrf[1]!.spec.import = [
+          { cidr: '::/0', seq: 1, action: 'deny' },
+          { cidr: '::/0', seq: 2, ge: 44, le: 128, action: 'permit' },
+        ]),
+    ],
+    [
+      'several objects for one VRF with the same explicit MTU',
+      (i) => {
+        i.vrf[0]!.spec.mtu = 1500;
+        i.vrf[1]!.spec.mtu = 1500;
+      },
+    ],
+    [
+      'the same gateway subnet in two different VRFs',
+      (i) =>
+        Object.assign(i.layer2[1]!.spec, {
+          vrf: 'red',
+          anycastMac: '02:00:5e:00:01:02',
+          anycastGateways: ['10.10.0.1/24'],
+        }),
+    ],
+    ['routing table id just above the VRF table range', (i) => (i.routingTable[0]!.spec.tableId = 4001)],
+    ['routing table id below the VRF table range', (i) => (i.routingTable[0]!.spec.tableId = 99)],
     ['gateway in a /31', (i) => (i.layer2[0]!.spec.anycastGateways = ['10.10.0.0/31'])],
     ['large community', (i) => (i.vrf[0]!.spec.community = '4200000000:1:2')],
     ['well-known community', (i) => (i.vrf[0]!.spec.community = 'no-export')],
@@ -471,5 +583,52 @@ describe('good inputs that must pass', () => {
     const inputs = goodInputs();
     mutate(inputs);
     expect(validateInputs(inputs)).toEqual([]);
+  });
+});
+
+describe('blame rule: the object that takes a claim already held is the one refused', () => {
+  // web (VLAN 10) and a newcomer that reuses VLAN 10; both orders of creation, and the revision in force.
+  const withNewcomer = (webCreated: string, newCreated: string): Inputs => {
+    const inputs = goodInputs();
+    inputs.layer2[0]!.metadata.creationTimestamp = webCreated;
+    inputs.layer2.push({
+      ...layer2('aaa-new', { id: 10, vni: 10099 }),
+      metadata: { name: 'aaa-new', creationTimestamp: newCreated },
+    });
+    return inputs;
+  };
+  const EARLY = '2026-01-01T00:00:00Z';
+  const LATE = '2026-06-01T00:00:00Z';
+
+  it('refuses the newer object when the established one was created first', () => {
+    const problems = validateInputs(withNewcomer(EARLY, LATE));
+    expect(problems.map((p) => p.message)).toEqual([
+      `${L} aaa-new: spec.id: is already used by ${L} web (got 10)`,
+    ]);
+  });
+
+  it('refuses the newer object whichever name sorts first (other creation order)', () => {
+    const problems = validateInputs(withNewcomer(LATE, EARLY));
+    expect(problems.map((p) => p.message)).toEqual([
+      `${L} web: spec.id: is already used by ${L} aaa-new (got 10)`,
+    ]);
+  });
+
+  it('keeps the claim of the object in the revision in force, even if it was created later', () => {
+    const inputs = withNewcomer(LATE, EARLY);
+    const config = buildConfig(goodInputs()).config;
+    const problems = validateInputs(inputs, { inForce: inForceKeys(config) });
+    expect(problems.map((p) => p.message)).toEqual([
+      `${L} aaa-new: spec.id: is already used by ${L} web (got 10)`,
+    ]);
+  });
+
+  it('applies across kinds: a VRF named after an L2 VNI in force is refused, not the network', () => {
+    const inputs = goodInputs();
+    inputs.vrf[2]!.spec.vrf = '10010';
+    const inForce = inForceKeys({ vrf: [], layer2: [{ name: 'web' }], routingTable: [] });
+    expect(validateInputs(inputs, { inForce }).map((p) => p.message)).toEqual([
+      `${V} red: spec.vrf: interface name "vx.10010" is already used by ${L} web (got "10010")`,
+    ]);
   });
 });

@@ -8,6 +8,7 @@ import {
   API_VERSION,
   buildConfig,
   canonicalJson,
+  inForceKeys,
   revisionName,
   validateInputs,
   type InputObject,
@@ -49,7 +50,11 @@ export function buildRevision(
   revisions: readonly NetworkConfigRevision[],
   now: number,
 ): BuildResult {
-  const problems = validateInputs(inputs);
+  // Claims go first to the objects of the revision in force (the validation's blame rule).
+  const inForce = [...revisions]
+    .sort((a, b) => b.spec.number - a.spec.number)
+    .find((r) => r.status?.isInvalid !== true);
+  const problems = validateInputs(inputs, inForce ? { inForce: inForceKeys(inForce.spec.config) } : {});
   const byObject = new Map<string, Problem[]>();
   for (const p of problems) {
     const k = `${p.kind}/${p.name}`;

@@ -94,8 +94,24 @@ export function desiredModel({ spec, settings, tables }: DesiredInput): HostMode
     ...(settings.vtepInterface ? { dev: settings.vtepInterface } : {}),
   });
 
+  // Several VRFRouteConfigurations may configure one VRF (each adds its own route-maps in FRR);
+  // the VRF has one set of devices, made for the first entry. Validation makes them agree on the
+  // VNI and MTU; a spec that does not is refused here rather than applied half.
+  const firstOfVrf = new Map<string, { vni: number; mtu: number; from: string }>();
   spec.vrf.forEach((v, i) => {
     const from = `vrf[${i}](${v.name})`;
+    const first = firstOfVrf.get(v.vrf);
+    if (first) {
+      if (first.vni !== v.vni || first.mtu !== v.mtu) {
+        throw new DesiredStateError(
+          from,
+          { vni: v.vni, mtu: v.mtu },
+          `VRF ${v.vrf} already has VNI ${first.vni} and MTU ${first.mtu} from ${first.from}`,
+        );
+      }
+      return;
+    }
+    firstOfVrf.set(v.vrf, { vni: v.vni, mtu: v.mtu, from });
     const table = tables[v.vrf];
     if (table === undefined) throw new DesiredStateError(`${from}.vrf`, v.vrf, 'no routing table allocated');
     const vrf = deviceNames.vrf(v.vrf);

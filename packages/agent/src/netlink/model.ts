@@ -3,6 +3,7 @@
  * whether they come from a NodeConfig (desired.ts) or from the kernel (read.ts), so that diff.ts
  * can compare the two field by field.
  */
+import { VRF_TABLE_RANGE } from '@nodenet/api';
 
 export type DeviceKind = 'vrf' | 'bridge' | 'vxlan' | 'veth' | 'macvlan';
 
@@ -66,7 +67,8 @@ export interface HostSettings {
 }
 
 export const DEFAULT_VXLAN_PORT = 4789;
-export const DEFAULT_VRF_TABLE_RANGE = { min: 100, max: 4000 } as const;
+// One range for the agents and for validation, which keeps RoutingTable ids out of it.
+export const DEFAULT_VRF_TABLE_RANGE = VRF_TABLE_RANGE;
 
 /** VRF name → kernel table. */
 export type TableAllocation = Record<string, number>;

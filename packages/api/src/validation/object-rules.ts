@@ -1,0 +1,316 @@
+/**
+ * Rules about one object at a time, after its schema check passed. Each rule is a named function of
+ * the object; adding a rule is one function here, its entry in the kind's list, and one corpus row.
+ */
+import type { ResourceKind } from '../constants.js';
+import { MAX_IFNAME_LENGTH, VRF_TABLE_RANGE } from '../constants.js';
+import { isCommunity, isRouteTarget } from '../grammar.js';
+import { deviceNames } from '../names.js';
+import type { Layer2NetworkConfiguration, RoutingTable, VRFRouteConfiguration } from '../objects.js';
+import { checkGatewayAddress, checkNetworkPrefix, normalizePrefix, parsePrefix } from '../prefix.js';
+import type { LabelSelector, PrefixItem } from '../schema.js';
+import { SELECTOR_OPERATORS } from '../selector.js';
+import { claim, problem, type Problem } from './problem.js';
+
+export type ObjectRule<T> = (o: T) => Problem[];
+
+const VRF = 'VRFRouteConfiguration';
+const L2 = 'Layer2NetworkConfiguration';
+const TABLE = 'RoutingTable';
+
+// ------------------------------------------------------------------------------------ VRF
+
+const vrfPrefixLists: ObjectRule<VRFRouteConfiguration> = (o) =>
+  (['import', 'export'] as const).flatMap((list) =>
+    checkPrefixList(VRF, o.metadata.name, `spec.${list}`, o.spec[list] ?? []),
+  );
+
+const vrfAggregates: ObjectRule<VRFRouteConfiguration> = (o) =>
+  checkAddressList(VRF, o.metadata.name, 'spec.aggregate', o.spec.aggregate ?? [], checkNetworkPrefix);
+
+const vrfCommunity: ObjectRule<VRFRouteConfiguration> = ({ metadata, spec }) =>
+  spec.community !== undefined && !isCommunity(spec.community)
+    ? [
+        problem(
+          VRF,
+          metadata.name,
+          'spec.community',
+          spec.community,
+          'has a part out of range (16-bit AA:NN, 32-bit A:B:C)',
+        ),
+      ]
+    : [];
+
+const vrfRouteTarget: ObjectRule<VRFRouteConfiguration> = ({ metadata, spec }) =>
+  spec.routeTarget !== undefined && !isRouteTarget(spec.routeTarget)
+    ? [
+        problem(
+          VRF,
+          metadata.name,
+          'spec.routeTarget',
+          spec.routeTarget,
+          'has a part out of range for ASN:NN or IPv4:NN',
+        ),
+      ]
+    : [];
+
+const vrfInterfaceNames: ObjectRule<VRFRouteConfiguration> = ({ metadata, spec }) =>
+  checkInterfaceNames(VRF, metadata.name, 'spec.vrf', spec.vrf, vrfDeviceNames(spec.vrf));
+
+export const VRF_RULES: ObjectRule<VRFRouteConfiguration>[] = [
+  vrfPrefixLists,
+  vrfAggregates,
+  vrfCommunity,
+  vrfRouteTarget,
+  vrfInterfaceNames,
+];
+
+// ------------------------------------------------------------------------------------ Layer-2
+
+const layer2Gateways: ObjectRule<Layer2NetworkConfiguration> = ({ metadata, spec }) =>
+  checkAddressList(
+    L2,
+    metadata.name,
+    'spec.anycastGateways',
+    spec.anycastGateways ?? [],
+    checkGatewayAddress,
+  );
+
+const layer2GatewaysNeedMac: ObjectRule<Layer2NetworkConfiguration> = ({ metadata, spec }) =>
+  (spec.anycastGateways ?? []).length > 0 && spec.anycastMac === undefined
+    ? [
+        problem(
+          L2,
+          metadata.name,
+          'spec.anycastMac',
+          undefined,
+          'is required when spec.anycastGateways is set',
+        ),
+      ]
+    : [];
+
+const layer2UnicastMac: ObjectRule<Layer2NetworkConfiguration> = ({ metadata, spec }) =>
+  spec.anycastMac !== undefined && (parseInt(spec.anycastMac.slice(0, 2), 16) & 1) === 1
+    ? [
+        problem(
+          L2,
+          metadata.name,
+          'spec.anycastMac',
+          spec.anycastMac,
+          'must be a unicast MAC (lowest bit of the first octet clear)',
+        ),
+      ]
+    : [];
+
+const layer2Selector: ObjectRule<Layer2NetworkConfiguration> = ({ metadata, spec }) =>
+  spec.nodeSelector ? checkSelector(L2, metadata.name, 'spec.nodeSelector', spec.nodeSelector) : [];
+
+const layer2InterfaceNames: ObjectRule<Layer2NetworkConfiguration> = ({ metadata, spec }) =>
+  checkInterfaceNames(L2, metadata.name, 'spec.id', spec.id, layer2DeviceNames(spec));
+
+export const LAYER2_RULES: ObjectRule<Layer2NetworkConfiguration>[] = [
+  layer2Gateways,
+  layer2GatewaysNeedMac,
+  layer2UnicastMac,
+  layer2Selector,
+  layer2InterfaceNames,
+];
+
+// ------------------------------------------------------------------------------------ RoutingTable
+
+const tableNotKernel: ObjectRule<RoutingTable> = ({ metadata, spec }) =>
+  // 253 default, 254 main, 255 local: owned by the kernel, never by nodenet.
+  spec.tableId >= 253 && spec.tableId <= 255
+    ? [
+        problem(
+          TABLE,
+          metadata.name,
+          'spec.tableId',
+          spec.tableId,
+          'is reserved by the kernel (253 default, 254 main, 255 local)',
+        ),
+      ]
+    : [];
+
+const tableOutsideVrfRange: ObjectRule<RoutingTable> = ({ metadata, spec }) =>
+  // Agents allocate the tables of VRFs from this range; a RoutingTable inside it would take the
+  // table of a running VRF on some node, and every agent would re-create that VRF.
+  spec.tableId >= VRF_TABLE_RANGE.min &&
+  spec.tableId <= VRF_TABLE_RANGE.max &&
+  !(spec.tableId >= 253 && spec.tableId <= 255)
+    ? [
+        problem(
+          TABLE,
+          metadata.name,
+          'spec.tableId',
+          spec.tableId,
+          `is inside ${VRF_TABLE_RANGE.min}–${VRF_TABLE_RANGE.max}, the range agents allocate VRF tables from; choose another id`,
+        ),
+      ]
+    : [];
+
+const tableInterfaceNames: ObjectRule<RoutingTable> = ({ metadata, spec }) =>
+  checkInterfaceNames(TABLE, metadata.name, 'spec.tableId', spec.tableId, [
+    deviceNames.routingTable(spec.tableId),
+  ]);
+
+export const TABLE_RULES: ObjectRule<RoutingTable>[] = [
+  tableNotKernel,
+  tableOutsideVrfRange,
+  tableInterfaceNames,
+];
+
+// ------------------------------------------------------------------------------------ shared checks
+
+export const vrfDeviceNames = (vrf: string): string[] => [
+  deviceNames.vrf(vrf),
+  deviceNames.vrfBridge(vrf),
+  deviceNames.vrfVxlan(vrf),
+  deviceNames.vrfToDefault(vrf),
+  deviceNames.defaultToVrf(vrf),
+];
+
+export const layer2DeviceNames = (s: Layer2NetworkConfiguration['spec']): string[] => [
+  deviceNames.l2Bridge(s.id),
+  deviceNames.l2Vxlan(s.vni),
+  ...(s.createMacVLANInterface ? [deviceNames.l2MacvlanPort(s.id), deviceNames.l2Macvlan(s.id)] : []),
+];
+
+/**
+ * A list of prefixes or addresses: each must pass `check`, and none may repeat an earlier one. Two
+ * spellings of one prefix (`2001:DB8:0::/32`, `2001:db8::/32`) are the same entry once rendered.
+ */
+function checkAddressList(
+  kind: ResourceKind,
+  name: string,
+  path: string,
+  items: readonly string[],
+  check: (text: string) => string | undefined,
+): Problem[] {
+  const out: Problem[] = [];
+  const seen = new Map<string, number>();
+  items.forEach((text, i) => {
+    const field = `${path}[${i}]`;
+    const reason = check(text);
+    if (reason) out.push(problem(kind, name, field, text, reason));
+    const first = claim(seen, normalizePrefix(text), i);
+    if (first !== undefined) out.push(problem(kind, name, field, text, `duplicates ${path}[${first}]`));
+  });
+  return out;
+}
+
+/**
+ * A prefix list. An entry repeats another only when it matches the same routes with the same action
+ * (prefix, ge, le, action: das-schiff-network-operator #154): `::/0 deny` next to
+ * `::/0 permit ge 44 le 128` is a legitimate list.
+ */
+function checkPrefixList(kind: ResourceKind, name: string, path: string, items: PrefixItem[]): Problem[] {
+  const out: Problem[] = [];
+  const seenEntry = new Map<string, number>();
+  const seenSeq = new Map<number, number>();
+  items.forEach((item, i) => {
+    const at = `${path}[${i}]`;
+    const parsed = parsePrefix(item.cidr);
+    if (!parsed.ok) {
+      out.push(problem(kind, name, `${at}.cidr`, item.cidr, parsed.reason));
+    } else {
+      const hostBits = checkNetworkPrefix(item.cidr);
+      if (hostBits) out.push(problem(kind, name, `${at}.cidr`, item.cidr, hostBits));
+      out.push(...checkGeLe(kind, name, at, item, parsed.prefix));
+    }
+    const key = `${normalizePrefix(item.cidr)} ${item.action ?? 'permit'} ge ${item.ge ?? '-'} le ${item.le ?? '-'}`;
+    const firstEntry = claim(seenEntry, key, i);
+    if (firstEntry !== undefined) {
+      out.push(
+        problem(
+          kind,
+          name,
+          `${at}.cidr`,
+          item.cidr,
+          `duplicates ${path}[${firstEntry}] (same prefix, action, ge and le)`,
+        ),
+      );
+    }
+    const firstSeq = claim(seenSeq, item.seq, i);
+    if (firstSeq !== undefined) {
+      out.push(problem(kind, name, `${at}.seq`, item.seq, `duplicates ${path}[${firstSeq}].seq`));
+    }
+  });
+  return out;
+}
+
+/** FRR's own rule: len < ge <= le <= max (and le >= len). */
+function checkGeLe(
+  kind: ResourceKind,
+  name: string,
+  at: string,
+  item: PrefixItem,
+  prefix: { length: number; max: number; family: number },
+): Problem[] {
+  const { length, max, family } = prefix;
+  const out: Problem[] = [];
+  if (item.ge !== undefined) {
+    if (item.ge <= length) {
+      out.push(problem(kind, name, `${at}.ge`, item.ge, `must be greater than the prefix length ${length}`));
+    } else if (item.ge > max) {
+      out.push(problem(kind, name, `${at}.ge`, item.ge, `must be at most ${max} for IPv${family}`));
+    }
+  }
+  if (item.le !== undefined) {
+    if (item.le < length) {
+      out.push(problem(kind, name, `${at}.le`, item.le, `must be at least the prefix length ${length}`));
+    } else if (item.le > max) {
+      out.push(problem(kind, name, `${at}.le`, item.le, `must be at most ${max} for IPv${family}`));
+    } else if (item.ge !== undefined && item.le < item.ge) {
+      out.push(problem(kind, name, `${at}.le`, item.le, `must be at least ge (${item.ge})`));
+    }
+  }
+  return out;
+}
+
+function checkSelector(kind: ResourceKind, name: string, path: string, sel: LabelSelector): Problem[] {
+  const out: Problem[] = [];
+  (sel.matchExpressions ?? []).forEach((req, i) => {
+    const at = `${path}.matchExpressions[${i}]`;
+    const values = req.values ?? [];
+    if (!(SELECTOR_OPERATORS as readonly string[]).includes(req.operator)) {
+      out.push(
+        problem(
+          kind,
+          name,
+          `${at}.operator`,
+          req.operator,
+          `must be one of ${SELECTOR_OPERATORS.join(', ')}`,
+        ),
+      );
+    } else if ((req.operator === 'In' || req.operator === 'NotIn') && values.length === 0) {
+      out.push(
+        problem(kind, name, `${at}.values`, req.values, `must be non-empty for operator ${req.operator}`),
+      );
+    } else if ((req.operator === 'Exists' || req.operator === 'DoesNotExist') && values.length > 0) {
+      out.push(problem(kind, name, `${at}.values`, req.values, `must be empty for operator ${req.operator}`));
+    }
+  });
+  return out;
+}
+
+function checkInterfaceNames(
+  kind: ResourceKind,
+  name: string,
+  field: string,
+  value: unknown,
+  names: string[],
+): Problem[] {
+  const tooLong = names.find((n) => n.length > MAX_IFNAME_LENGTH);
+  return tooLong
+    ? [
+        problem(
+          kind,
+          name,
+          field,
+          value,
+          `interface name "${tooLong}" would exceed ${MAX_IFNAME_LENGTH} characters`,
+        ),
+      ]
+    : [];
+}
