@@ -1,0 +1,211 @@
+/**
+ * fast-check generators of input sets that look valid and sit at the edges: names and numbers at
+ * their range limits, IPv4/IPv6 prefixes with ge/le, several objects per VRF, numeric VRF names,
+ * selectors. Values are drawn from small pools on purpose, so that sets collide (same VRF, VLAN,
+ * VNI, subnet) often enough to exercise the cross-object rules.
+ */
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
+import {
+  API_VERSION,
+  type Inputs,
+  type Layer2NetworkConfiguration,
+  type PrefixItem,
+  type RoutingTable,
+  type VRFRouteConfiguration,
+} from '@nodenet/api';
+
+const vrfName = fc.oneof(
+  fc.constantFrom('blue', 'red', 'a', 'abcdefghijkl', 'x_1-y', '7', '10010', '4094'),
+  fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/),
+);
+const vni = fc.oneof(
+  fc.constantFrom(1, 100, 200, 4094, 10010, 16777215),
+  fc.integer({ min: 1, max: 16777215 }),
+);
+const mtu = fc.constantFrom(1000, 1500, 8950, 9000);
+
+/** A network prefix of the given family: the base masked to the length (host bits clear). */
+const masked = (base: string, len: number): string =>
+  `${ipaddr.IPv4.isValidFourPartDecimal(base) ? ipaddr.IPv4.networkAddressFromCIDR(`${base}/${len}`) : ipaddr.IPv6.networkAddressFromCIDR(`${base}/${len}`).toString()}/${len}`;
+
+const ipv4Prefix = fc
+  .tuple(
+    fc.integer({ min: 0, max: 32 }),
+    fc.constantFrom('10.2.0.0', '10.2.99.0', '192.168.0.0', '172.16.0.0'),
+  )
+  .map(([len, base]) => ({ cidr: masked(base, len), len, max: 32 }));
+const ipv6Prefix = fc
+  .tuple(
+    fc.constantFrom(0, 16, 32, 44, 48, 56, 64, 127, 128),
+    fc.constantFrom('2001:db8:1::', 'fd00:20::', '::'),
+    // Written upper-case and uncompressed now and then: the same prefix two ways.
+    fc.boolean(),
+  )
+  .map(([len, base, loud]) => {
+    const cidr = masked(base, len);
+    return { cidr: loud && !cidr.startsWith('::') ? cidr.toUpperCase().replace('::', ':0::') : cidr, len, max: 128 };
+  });
+
+const prefixItem = (seq: number): fc.Arbitrary<PrefixItem> =>
+  fc
+    .tuple(
+      fc.oneof(ipv4Prefix, ipv6Prefix),
+      fc.constantFrom('permit', 'deny') as fc.Arbitrary<'permit' | 'deny'>,
+      fc.option(fc.nat(128), { nil: undefined }),
+      fc.option(fc.nat(128), { nil: undefined }),
+    )
+    .map(([p, action, geSeed, leSeed]) => {
+      // Inside FRR's rule len < ge <= le <= max, with values at its edges.
+      const ge = geSeed !== undefined && p.len < p.max ? p.len + 1 + (geSeed % (p.max - p.len)) : undefined;
+      const low = ge ?? p.len;
+      const le = leSeed !== undefined ? low + (leSeed % (p.max - low + 1)) : undefined;
+      return {
+        cidr: p.cidr,
+        seq,
+        action,
+        ...(ge !== undefined ? { ge } : {}),
+        ...(le !== undefined ? { le } : {}),
+      };
+    });
+
+const prefixList = fc
+  .array(fc.integer({ min: 1, max: 4294967295 }), { maxLength: 4 })
+  .chain((seqs) => fc.tuple(...[...new Set(seqs)].map(prefixItem)));
+
+const meta = (name: string, minute: number): { name: string; creationTimestamp: string } => ({
+  name,
+  creationTimestamp: `2026-01-01T00:${String(minute % 60).padStart(2, '0')}:00Z`,
+});
+
+const vrfObject = (i: number): fc.Arbitrary<VRFRouteConfiguration> =>
+  fc
+    .record({
+      vrf: vrfName,
+      vni,
+      routeTarget: fc.option(fc.constantFrom('65000:100', '4200000000:1', '192.0.2.1:7'), { nil: undefined }),
+      import: prefixList,
+      export: prefixList,
+      aggregate: fc.array(
+        fc.oneof(ipv4Prefix, ipv6Prefix).map((p) => p.cidr),
+        { maxLength: 2 },
+      ),
+      seq: fc.constantFrom(1, 10, 20, 65534),
+      mtu: fc.option(mtu, { nil: undefined }),
+      community: fc.option(fc.constantFrom('65000:1', 'no-export', '4200000000:1:2'), { nil: undefined }),
+      minute: fc.nat(59),
+    })
+    .map(({ minute, mtu: m, routeTarget, community, ...spec }) => ({
+      apiVersion: API_VERSION,
+      kind: 'VRFRouteConfiguration' as const,
+      metadata: meta(`vrf-${i}`, minute),
+      spec: {
+        ...spec,
+        ...(m !== undefined ? { mtu: m } : {}),
+        ...(routeTarget !== undefined ? { routeTarget } : {}),
+        ...(community !== undefined ? { community } : {}),
+      },
+    }));
+
+const gateway = fc.oneof(
+  fc.constantFrom(
+    '10.10.0.1/24',
+    '10.10.0.0/31',
+    '10.10.0.1/24',
+    '2001:db8:20::1/64',
+    '10.20.0.1/16',
+    '192.168.1.254/24',
+    '2001:db8:10::1/64',
+    '2001:DB8:10:0::1/64',
+    'fd00::1/127',
+    'fe80::1/64',
+    '100.64.0.1/10',
+  ),
+  fc
+    .tuple(
+      fc.integer({ min: 1, max: 223 }),
+      fc.integer({ min: 0, max: 255 }),
+      fc.integer({ min: 1, max: 254 }),
+    )
+    .map(([a, b, c]) => `${a}.${b}.0.${c}/24`),
+);
+
+const layer2Object = (i: number, vrfs: string[]): fc.Arbitrary<Layer2NetworkConfiguration> =>
+  fc
+    .record({
+      id: fc.oneof(fc.constantFrom(1, 10, 200, 4094), fc.integer({ min: 1, max: 4094 })),
+      vni,
+      mtu: fc.option(mtu, { nil: undefined }),
+      gateways: fc.array(gateway, { maxLength: 3 }),
+      mac: fc.constantFrom('02:00:5e:00:01:01', '02:AA:00:00:00:01'),
+      vrf: vrfs.length ? fc.option(fc.constantFrom(...vrfs), { nil: undefined }) : fc.constant(undefined),
+      macvlan: fc.boolean(),
+      neigh: fc.boolean(),
+      advertise: fc.boolean(),
+      selector: fc.option(
+        fc.constantFrom(
+          { matchLabels: { role: 'worker' } },
+          { matchExpressions: [{ key: 'rack', operator: 'In', values: ['r1', 'r2'] }] },
+          { matchExpressions: [{ key: 'edge', operator: 'DoesNotExist' }] },
+        ),
+        { nil: undefined },
+      ),
+      minute: fc.nat(59),
+    })
+    .map((r) => ({
+      apiVersion: API_VERSION,
+      kind: 'Layer2NetworkConfiguration' as const,
+      metadata: meta(`l2-${i}`, r.minute),
+      spec: {
+        id: r.id,
+        vni: r.vni,
+        ...(r.mtu !== undefined ? { mtu: r.mtu } : {}),
+        ...(r.gateways.length ? { anycastGateways: r.gateways, anycastMac: r.mac } : {}),
+        ...(r.vrf !== undefined ? { vrf: r.vrf } : {}),
+        createMacVLANInterface: r.macvlan,
+        neighSuppression: r.neigh,
+        advertiseNeighbors: r.advertise,
+        ...(r.selector !== undefined ? { nodeSelector: r.selector } : {}),
+      },
+    }));
+
+const tableObject = (i: number): fc.Arbitrary<RoutingTable> =>
+  fc
+    .oneof(
+      fc.constantFrom(1, 99, 100, 252, 4000, 4001, 65535, 4294967295),
+      fc.integer({ min: 1, max: 100_000 }),
+    )
+    .map((tableId) => ({
+      apiVersion: API_VERSION,
+      kind: 'RoutingTable' as const,
+      metadata: { name: `taas-${i}` },
+      spec: { tableId },
+    }));
+
+export const inputSets: fc.Arbitrary<Inputs> = fc
+  .array(fc.nat(), { maxLength: 4 })
+  .chain((v) => fc.tuple(...v.map((_, i) => vrfObject(i))))
+  .chain((vrf) =>
+    fc
+      .tuple(
+        fc.array(fc.nat(), { maxLength: 4 }).chain((l) =>
+          fc.tuple(
+            ...l.map((_, i) =>
+              layer2Object(
+                i,
+                vrf.map((o) => o.spec.vrf),
+              ),
+            ),
+          ),
+        ),
+        fc.array(fc.nat(), { maxLength: 2 }).chain((t) => fc.tuple(...t.map((_, i) => tableObject(i)))),
+      )
+      .map(([layer2, routingTable]) => ({ vrf, layer2, routingTable })),
+  );
+
+/** Label sets of the nodes every accepted set is rendered for. */
+export const NODE_LABELS: Record<string, string>[] = [
+  {},
+  { role: 'worker', rack: 'r1' },
+  { role: 'worker', rack: 'r3', edge: 'true' },
+];
