@@ -156,6 +156,53 @@ describe('kubectl against nodenet-devcluster', () => {
     );
   });
 
+  it('refuses objects breaking a CEL rule of the CRD (x-kubernetes-validations) and names the field', async () => {
+    const apply = (yaml: string) =>
+      execa(
+        'kubectl',
+        ['--kubeconfig', kubeconfig, '--cache-dir', path.join(tmp, 'cache'), 'apply', '-f', '-'],
+        { input: yaml, reject: false, timeout: 30_000 },
+      );
+    const gatewaysNoMac = await apply(
+      'apiVersion: network.nodenet.io/v1alpha1\nkind: Layer2NetworkConfiguration\nmetadata: {name: no-mac}\n' +
+        'spec: {id: 300, vni: 30300, anycastGateways: [10.30.0.1/24]}\n',
+    );
+    expect(gatewaysNoMac.exitCode).not.toBe(0);
+    expect(gatewaysNoMac.stderr).toContain('The Layer2NetworkConfiguration "no-mac" is invalid');
+    expect(gatewaysNoMac.stderr).toContain(
+      'spec.anycastMac: Required value: anycastMac is required when anycastGateways is set',
+    );
+
+    const leBelowGe = await apply(
+      'apiVersion: network.nodenet.io/v1alpha1\nkind: VRFRouteConfiguration\nmetadata: {name: le-ge}\n' +
+        'spec: {vrf: cel, vni: 900, seq: 10, import: [{cidr: 10.0.0.0/8, seq: 1, ge: 24, le: 16}]}\n',
+    );
+    expect(leBelowGe.exitCode).not.toBe(0);
+    expect(leBelowGe.stderr).toContain('spec.import[0].le: Invalid value: "object": le must be at least ge');
+
+    const v4Le = await apply(
+      'apiVersion: network.nodenet.io/v1alpha1\nkind: VRFRouteConfiguration\nmetadata: {name: le-max}\n' +
+        'spec: {vrf: cel, vni: 900, seq: 10, export: [{cidr: 10.0.0.0/8, seq: 1, le: 64}]}\n',
+    );
+    expect(v4Le.stderr).toContain(
+      'spec.export[0].le: Invalid value: "object": le must be at most 32 for IPv4 and 128 for IPv6',
+    );
+
+    const table = await apply(
+      'apiVersion: network.nodenet.io/v1alpha1\nkind: RoutingTable\nmetadata: {name: in-vrf-range}\nspec: {tableId: 1000}\n',
+    );
+    expect(table.stderr).toContain('spec.tableId: Invalid value: "object": tableId must be outside 100-4000');
+
+    // Nothing refused was stored; a valid object with the same shapes is accepted.
+    expect((await kubectl('get', 'layer2', 'no-mac')).exitCode).not.toBe(0);
+    const good = await apply(
+      'apiVersion: network.nodenet.io/v1alpha1\nkind: VRFRouteConfiguration\nmetadata: {name: le-ok}\n' +
+        'spec: {vrf: cel, vni: 900, seq: 10, import: [{cidr: "::/0", seq: 1, ge: 44, le: 128}]}\n',
+    );
+    expect(good.stderr).toBe('');
+    expect(good.exitCode).toBe(0);
+  });
+
   it('cascades deletion to dependents (owner references)', async () => {
     const nodeFile = path.join(tmp, 'node.yaml');
     fs.writeFileSync(

@@ -5,7 +5,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { buildConfig, nodeConfigSpec } from '../../packages/api/src/index.js';
 import { createNetlinkDriver, type NetlinkSpec } from '../../packages/agent/src/netlink/index.js';
+import { goodInputs } from '../../packages/api/test/fixtures.js';
 
 const ip = (...args: string[]): unknown =>
   JSON.parse(execFileSync('ip', ['-json', '-details', ...args], { encoding: 'utf8' }) || '[]');
@@ -76,6 +78,17 @@ const removed = await driver.apply(withoutRed);
 out.removed = { operations: removed.operations };
 out.afterRemove = snapshot();
 out.again = { operations: (await driver.apply(withoutRed)).operations };
+driver.close();
+
+// The validation's representative input set (two VRFRouteConfigurations for VRF blue, a VRF red,
+// Layer-2 networks in and outside a VRF, a routing table) on a worker node, from a clean host.
+driver = createNetlinkDriver({ settings, tableStatePath });
+await driver.apply({ vrf: [], layer2: [], routingTable: [] });
+const { config, hash } = buildConfig(goodInputs());
+const fixtureSpec = nodeConfigSpec({ config, hash }, { role: 'worker' });
+const fixture = await driver.apply(fixtureSpec);
+out.fixture = { operations: fixture.operations, again: (await driver.apply(fixtureSpec)).operations };
+out.afterFixture = snapshot();
 driver.close();
 
 console.log(`RESULT=${JSON.stringify(out)}`);

@@ -42,6 +42,8 @@ interface GuestResult {
   removed: { operations: number };
   afterRemove: Snapshot;
   again: { operations: number };
+  fixture: { operations: number; again: number };
+  afterFixture: Snapshot;
 }
 
 const link = (s: Snapshot, name: string): IpLink | undefined => s.links.find((l) => l.ifname === name);
@@ -65,6 +67,37 @@ describePrivileged('netlink driver under a full kernel (VM)', vmPrerequisites(),
   }, 300_000);
   afterAll(() => {
     if (bundle) rmSync(bundle, { force: true });
+  });
+
+  it('applies the validation fixture goodInputs() (two objects for one VRF) and converges', () => {
+    expect(r.fixture.operations).toBeGreaterThan(0);
+    expect(r.fixture.again).toBe(0);
+    const names = r.afterFixture.links
+      .map((l) => l.ifname)
+      .filter((n) => /^(vr|br|vx|vd|dv|l2|vm|mv|taas)\./.test(n));
+    expect(names.sort()).toEqual(
+      [
+        'br.blue',
+        'br.red',
+        'dv.blue',
+        'dv.red',
+        'l2.10',
+        'l2.20',
+        'mv.20',
+        'taas.5000',
+        'vd.blue',
+        'vd.red',
+        'vm.20',
+        'vr.blue',
+        'vr.red',
+        'vx.10010',
+        'vx.10020',
+        'vx.blue',
+        'vx.red',
+      ].sort(),
+    );
+    expect(link(r.afterFixture, 'l2.10')?.master).toBe('vr.blue');
+    expect(globalAddrs(r.afterFixture, 'l2.10').sort()).toEqual(['10.10.0.1/24', '2001:db8:10::1/64']);
   });
 
   describe('VRFs with their L3 VNI devices', () => {

@@ -14,6 +14,7 @@ import {
   ROUTE_TARGET_PATTERN,
   VRF_NAME_PATTERN,
 } from './grammar.js';
+import { VRF_TABLE_RANGE } from './constants.js';
 
 // TypeBox's own enums are `anyOf` of `const`, which a structural schema forbids; this kind emits
 // `{type: string, enum: [...]}` and teaches TypeBox's checker what it means.
@@ -75,17 +76,49 @@ export type InputStatus = Static<typeof InputStatus>;
 
 // ---------------------------------------------------------------- VRFRouteConfiguration
 
-export const PrefixItem = Type.Object({
-  cidr: Cidr('IPv4 or IPv6 prefix, host bits clear.'),
-  seq: Type.Integer({ minimum: 1, maximum: 4294967295, description: 'Prefix-list sequence number.' }),
-  ge: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at least this long.' }),
-  ),
-  le: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at most this long.' }),
-  ),
-  action: StringEnum(['permit', 'deny'] as const, { default: 'permit' }),
-});
+export const PrefixItem = Type.Object(
+  {
+    cidr: Cidr('IPv4 or IPv6 prefix, host bits clear.'),
+    seq: Type.Integer({ minimum: 1, maximum: 4294967295, description: 'Prefix-list sequence number.' }),
+    ge: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at least this long.' }),
+    ),
+    le: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at most this long.' }),
+    ),
+    action: StringEnum(['permit', 'deny'] as const, { default: 'permit' }),
+  },
+  {
+    // Checked by the API server at `kubectl apply` time (CEL); the configurator checks them too.
+    'x-kubernetes-validations': [
+      {
+        rule: "!has(self.ge) || self.ge > int(self.cidr.split('/')[1])",
+        message: 'ge must be greater than the prefix length',
+        fieldPath: '.ge',
+      },
+      {
+        rule: "!has(self.ge) || self.ge <= (self.cidr.contains(':') ? 128 : 32)",
+        message: 'ge must be at most 32 for IPv4 and 128 for IPv6',
+        fieldPath: '.ge',
+      },
+      {
+        rule: "!has(self.le) || self.le >= int(self.cidr.split('/')[1])",
+        message: 'le must be at least the prefix length',
+        fieldPath: '.le',
+      },
+      {
+        rule: "!has(self.le) || self.le <= (self.cidr.contains(':') ? 128 : 32)",
+        message: 'le must be at most 32 for IPv4 and 128 for IPv6',
+        fieldPath: '.le',
+      },
+      {
+        rule: '!has(self.ge) || !has(self.le) || self.ge <= self.le',
+        message: 'le must be at least ge',
+        fieldPath: '.le',
+      },
+    ],
+  },
+);
 export type PrefixItem = Static<typeof PrefixItem>;
 
 export const VRFRouteConfigurationSpec = Type.Object({
@@ -127,35 +160,68 @@ export type VRFRouteConfigurationSpec = Static<typeof VRFRouteConfigurationSpec>
 
 // ---------------------------------------------------------------- Layer2NetworkConfiguration
 
-export const Layer2NetworkConfigurationSpec = Type.Object({
-  id: Type.Integer({ minimum: 1, maximum: 4094, description: 'VLAN id; names the bridge l2.<id>.' }),
-  mtu: Type.Optional(Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX, default: 1500 })),
-  vni: Type.Integer({ minimum: 1, maximum: VNI_MAX, description: 'L2 VNI.' }),
-  anycastMac: Type.Optional(
-    Type.String({ pattern: MAC_PATTERN, description: 'MAC of the anycast gateway.' }),
-  ),
-  anycastGateways: Type.Optional(
-    Type.Array(Cidr('Gateway address with prefix length, e.g. 10.0.0.1/24.'), { maxItems: 64 }),
-  ),
-  advertiseNeighbors: Type.Optional(Type.Boolean({ default: false })),
-  createMacVLANInterface: Type.Optional(Type.Boolean({ default: false })),
-  neighSuppression: Type.Optional(Type.Boolean({ default: false })),
-  vrf: Type.Optional(
-    Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12, description: 'VRF to enslave to.' }),
-  ),
-  nodeSelector: Type.Optional(LabelSelector),
-});
+export const Layer2NetworkConfigurationSpec = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1, maximum: 4094, description: 'VLAN id; names the bridge l2.<id>.' }),
+    mtu: Type.Optional(Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX, default: 1500 })),
+    vni: Type.Integer({ minimum: 1, maximum: VNI_MAX, description: 'L2 VNI.' }),
+    anycastMac: Type.Optional(
+      Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'MAC of the anycast gateway.' }),
+    ),
+    anycastGateways: Type.Optional(
+      Type.Array(Cidr('Gateway address with prefix length, e.g. 10.0.0.1/24.'), { maxItems: 64 }),
+    ),
+    advertiseNeighbors: Type.Optional(Type.Boolean({ default: false })),
+    createMacVLANInterface: Type.Optional(Type.Boolean({ default: false })),
+    neighSuppression: Type.Optional(Type.Boolean({ default: false })),
+    vrf: Type.Optional(
+      Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12, description: 'VRF to enslave to.' }),
+    ),
+    nodeSelector: Type.Optional(LabelSelector),
+  },
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.anycastGateways) || size(self.anycastGateways) == 0 || has(self.anycastMac)',
+        message: 'anycastMac is required when anycastGateways is set',
+        fieldPath: '.anycastMac',
+        reason: 'FieldValueRequired',
+      },
+      {
+        rule: "!has(self.anycastMac) || self.anycastMac.matches('^[0-9A-Fa-f][02468aceACE]')",
+        message: 'anycastMac must be a unicast MAC (lowest bit of the first octet clear)',
+        fieldPath: '.anycastMac',
+      },
+    ],
+  },
+);
 export type Layer2NetworkConfigurationSpec = Static<typeof Layer2NetworkConfigurationSpec>;
 
 // ---------------------------------------------------------------- RoutingTable
 
-export const RoutingTableSpec = Type.Object({
-  tableId: Type.Integer({
-    minimum: 1,
-    maximum: 4294967295,
-    description: 'Kernel routing table id, exposed as VRF taas.<tableId>.',
-  }),
-});
+export const RoutingTableSpec = Type.Object(
+  {
+    tableId: Type.Integer({
+      minimum: 1,
+      maximum: 4294967295,
+      description: 'Kernel routing table id, exposed as VRF taas.<tableId>.',
+    }),
+  },
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: 'self.tableId < 253 || self.tableId > 255',
+        message: "tableId 253, 254 and 255 are the kernel's default, main and local tables",
+        fieldPath: '.tableId',
+      },
+      {
+        rule: `self.tableId < ${VRF_TABLE_RANGE.min} || self.tableId > ${VRF_TABLE_RANGE.max} || (self.tableId >= 253 && self.tableId <= 255)`,
+        message: `tableId must be outside ${VRF_TABLE_RANGE.min}-${VRF_TABLE_RANGE.max}, the range agents allocate VRF tables from`,
+        fieldPath: '.tableId',
+      },
+    ],
+  },
+);
 export type RoutingTableSpec = Static<typeof RoutingTableSpec>;
 
 // ---------------------------------------------------------------- merged configuration

@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { renderValue, type FieldError } from './errors.js';
+import { CelError, compileCel, evaluateCelBool } from './cel.js';
 import { clone, isObject } from './types.js';
 
 export interface Schema {
@@ -40,6 +41,17 @@ export interface Schema {
   'x-kubernetes-embedded-resource'?: boolean;
   'x-kubernetes-list-type'?: string;
   'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-validations'?: ValidationRule[];
+}
+
+/** A CEL rule of a CRD schema (apiextensions.k8s.io/v1 ValidationRule). */
+export interface ValidationRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  /** JSONPath-like path relative to the node, e.g. `.le`, that the error names. */
+  fieldPath?: string;
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
 }
 
 const joinPath = (base: string, key: string): string => (base ? `${base}.${key}` : key);
@@ -337,7 +349,62 @@ export function validate(value: unknown, schema: Schema | undefined, path = ''):
     errs.push(invalidErr(name, value, `${name} in body must validate one and only one schema (oneOf)`));
   if (schema.not && validate(value, schema.not, path).length === 0)
     errs.push(invalidErr(name, value, `${name} in body must not validate the schema (not)`));
+  // CEL rules run on a node whose structure is valid (their expressions assume the declared types).
+  if (schema['x-kubernetes-validations'] && errs.length === 0)
+    errs.push(...validateRules(value, schema['x-kubernetes-validations'], path));
   return errs;
+}
+
+/**
+ * `x-kubernetes-validations` of one node, worded as apiextensions-apiserver words them:
+ * `<path>: Invalid value: "object": <message>` (the value shown is the node's type).
+ */
+function validateRules(value: unknown, rules: ValidationRule[], path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const r of rules) {
+    const field = r.fieldPath ? joinPath(path, r.fieldPath.replace(/^\./, '')) : path || '<root>';
+    let ok: boolean;
+    try {
+      ok = evaluateCelBool(r.rule, { self: value });
+    } catch (err) {
+      errs.push({
+        type: 'FieldValueInvalid',
+        field,
+        message: `Invalid value: ${renderValue(jsonType(value))}: ${(err as Error).message}`,
+      });
+      continue;
+    }
+    if (ok) continue;
+    let message = r.message ?? `failed rule: ${r.rule}`;
+    if (r.messageExpression) {
+      try {
+        const m = compileCel(r.messageExpression)({ self: value });
+        if (typeof m === 'string' && m.trim()) message = m;
+      } catch (err) {
+        if (!(err instanceof CelError)) throw err;
+      }
+    }
+    errs.push(ruleError(r.reason, field, jsonType(value), message));
+  }
+  return errs;
+}
+
+function ruleError(
+  reason: ValidationRule['reason'],
+  field: string,
+  type: string,
+  message: string,
+): FieldError {
+  switch (reason) {
+    case 'FieldValueRequired':
+      return { type: reason, field, message: `Required value: ${message}` };
+    case 'FieldValueForbidden':
+      return { type: reason, field, message: `Forbidden: ${message}` };
+    case 'FieldValueDuplicate':
+      return { type: reason, field, message: `Duplicate value: ${message}` };
+    default:
+      return { type: 'FieldValueInvalid', field, message: `Invalid value: ${renderValue(type)}: ${message}` };
+  }
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {
@@ -364,6 +431,21 @@ export function checkSchemaSupported(schema: Schema, path = 'openAPIV3Schema'): 
       );
     }
   }
+  (schema['x-kubernetes-validations'] ?? []).forEach((r, i) => {
+    for (const [key, expr] of [
+      ['rule', r.rule],
+      ['messageExpression', r.messageExpression],
+    ] as const) {
+      if (expr === undefined) continue;
+      try {
+        compileCel(expr);
+      } catch (e) {
+        problems.push(
+          `${path}.x-kubernetes-validations[${i}].${key}: Invalid value: ${JSON.stringify(expr)}: ${(e as Error).message}`,
+        );
+      }
+    }
+  });
   for (const [k, p] of Object.entries(schema.properties ?? {}))
     problems.push(...checkSchemaSupported(p, `${path}.properties[${k}]`));
   if (schema.items) problems.push(...checkSchemaSupported(schema.items, `${path}.items`));
