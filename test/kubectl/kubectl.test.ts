@@ -203,6 +203,61 @@ describe('kubectl against nodenet-devcluster', () => {
     expect(good.exitCode).toBe(0);
   });
 
+  it('explains nodenet fields from the CRD schemas (OpenAPI v3), with their descriptions', async () => {
+    const out = await ok('explain', 'layer2networkconfiguration.spec.vni');
+    expect(out).toContain('KIND:       Layer2NetworkConfiguration');
+    expect(out).toMatch(/FIELD: vni <integer>/);
+    expect(out).toContain('L2 VNI.');
+    const spec = await ok('explain', 'vrfrouteconfiguration.spec');
+    expect(spec).toContain('routeTarget\t<string>');
+  });
+
+  it('applies a kind: List and the output of kubectl get -o yaml (client-side validation against OpenAPI v2)', async () => {
+    const list = [
+      'apiVersion: v1',
+      'kind: List',
+      'items:',
+      '- apiVersion: network.nodenet.io/v1alpha1',
+      '  kind: RoutingTable',
+      '  metadata: {name: listed-table}',
+      '  spec: {tableId: 4100}',
+      '- apiVersion: v1',
+      '  kind: ConfigMap',
+      '  metadata: {name: listed-cm, namespace: default}',
+      '  data: {a: b}',
+      '',
+    ].join('\n');
+    const apply = (input: string) =>
+      execa(
+        'kubectl',
+        ['--kubeconfig', kubeconfig, '--cache-dir', path.join(tmp, 'cache'), 'apply', '-f', '-'],
+        {
+          input,
+          reject: false,
+          timeout: 30_000,
+        },
+      );
+    const first = await apply(list);
+    expect(first.stderr).toBe('');
+    expect(first.stdout).toContain('routingtable.network.nodenet.io/listed-table created');
+    expect(first.stdout).toContain('configmap/listed-cm created');
+
+    const dumped = await ok('get', 'taas,cm', '-A', '-o', 'yaml');
+    expect(dumped).toContain('kind: List');
+    const again = await apply(dumped);
+    expect(again.stderr).toBe('');
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toContain('routingtable.network.nodenet.io/listed-table');
+
+    // Client-side validation uses the served schema: the field and the type are named before anything is sent.
+    const bad = await apply(list.replace('spec: {tableId: 4100}', 'spec: {tableId: "x", bogus: 1}'));
+    expect(bad.exitCode).not.toBe(0);
+    expect(bad.stderr).toContain('unknown field "bogus" in io.nodenet.network.v1alpha1.RoutingTable.spec');
+    expect(bad.stderr).toContain(
+      'invalid type for io.nodenet.network.v1alpha1.RoutingTable.spec.tableId: got "string", expected "integer"',
+    );
+  });
+
   it('cascades deletion to dependents (owner references)', async () => {
     const nodeFile = path.join(tmp, 'node.yaml');
     fs.writeFileSync(

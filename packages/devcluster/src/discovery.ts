@@ -1,5 +1,6 @@
 /** Discovery documents (/api, /apis, group and group-version resource lists, /version, /openapi/v3). */
 import { apiVersionOf, type ResourceType } from './resources.js';
+import { customResourceSchemas } from './openapi.js';
 
 export const SERVER_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-nodenet-devcluster' };
 
@@ -164,6 +165,6 @@ export function openApiV3GroupVersion(
     openapi: '3.0.0',
     info: { title: 'Kubernetes', version: SERVER_VERSION.gitVersion },
     paths,
-    components: { schemas: {} },
+    components: { schemas: customResourceSchemas(mine) },
   };
 }

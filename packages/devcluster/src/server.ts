@@ -18,8 +18,12 @@ import {
   apiVersions,
   openApiV3GroupVersion,
   openApiV3Root,
+  SERVER_VERSION,
   versionInfo,
 } from './discovery.js';
+import { encodeOpenApiV2, openApiV2 } from './openapi.js';
+import { parseListOptions, type ListOptions } from './query.js';
+
 import { ApiError, badRequest, methodNotAllowed } from './errors.js';
 import { patchTypeOf } from './patch.js';
 import { decodeProtobuf } from './protobuf.js';
@@ -249,6 +253,15 @@ export class ApiServer {
         return send(res, 200, apiGroupList(this.cluster.allTypes()));
       case '/openapi/v3':
         return send(res, 200, openApiV3Root(this.cluster.allTypes()));
+      case '/openapi/v2': {
+        const doc = openApiV2(this.cluster.allTypes(), SERVER_VERSION.gitVersion);
+        if (!(req.headers.accept ?? '').includes('protobuf')) return send(res, 200, doc);
+        // The accept type has an '@' that Go's mime parser refuses in a Content-Type; kube-openapi answers
+        // protobuf as octet-stream too.
+        res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+        res.end(encodeOpenApiV2(doc));
+        return;
+      }
     }
     if (path.startsWith('/openapi/v3/')) {
       const m = path.match(/^\/openapi\/v3\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/);
@@ -298,9 +311,9 @@ export class ApiServer {
         const stored = this.cluster.get(t, ns, route.name);
         return this.sendObject(req, res, 200, stored, t, q);
       }
-      const isWatch = route.watch || q.get('watch') === 'true' || q.get('watch') === '1';
-      if (isWatch) return this.serveWatch(req, res, route, q);
-      return this.serveList(req, res, route, q);
+      const lo = parseListOptions(q, route.watch);
+      if (lo.watch) return this.serveWatch(req, res, route, q, lo);
+      return this.serveList(req, res, route, q, lo);
     }
 
     const writeOpts: WriteOptions = { dryRun: q.getAll('dryRun').includes('All'), warnings };
@@ -390,7 +403,8 @@ export class ApiServer {
     const orphan =
       q.get('orphanDependents') ??
       (typeof b.orphanDependents === 'boolean' ? String(b.orphanDependents) : undefined);
-    if (!policy && orphan !== undefined) policy = orphan === 'true' ? 'Orphan' : 'Background';
+    if (!policy && orphan !== undefined)
+      policy = orphan === '0' || orphan.toLowerCase() === 'false' ? 'Background' : 'Orphan';
     if (policy !== undefined) {
       if (!['Background', 'Foreground', 'Orphan'].includes(policy))
         throw new ApiError(
@@ -450,10 +464,11 @@ export class ApiServer {
   private selectForList(
     route: Route,
     q: URLSearchParams,
+    lo: ListOptions,
   ): { items: StoredObject[]; rv: number; continue?: string; remaining?: number } {
     const t = route.type;
-    const rvParam = q.get('resourceVersion');
-    const match = q.get('resourceVersionMatch');
+    const rvParam = lo.resourceVersion;
+    const match = lo.resourceVersionMatch;
     const current = this.cluster.store.resourceVersion;
     if (rvParam && rvParam !== '0') {
       const want = Number(rvParam);
@@ -478,7 +493,7 @@ export class ApiServer {
       all = all.filter((s) => keyOf(s.obj) > token.start);
     }
     const filtered = predicate ? all.filter((s) => predicate(s.obj)) : all;
-    const limit = Number(q.get('limit') ?? '0');
+    const limit = lo.limit;
     if (limit > 0 && filtered.length > limit) {
       const items = filtered.slice(0, limit);
       const last = items[items.length - 1];
@@ -492,9 +507,15 @@ export class ApiServer {
     return { items: filtered, rv: listRv };
   }
 
-  private serveList(req: IncomingMessage, res: ServerResponse, route: Route, q: URLSearchParams): void {
+  private serveList(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: Route,
+    q: URLSearchParams,
+    lo: ListOptions,
+  ): void {
     const t = route.type;
-    const sel = this.selectForList(route, q);
+    const sel = this.selectForList(route, q, lo);
     const neg = negotiate(req.headers.accept);
     const meta: { resourceVersion: string; continue?: string; remainingItemCount?: number } = {
       resourceVersion: String(sel.rv),
@@ -559,7 +580,13 @@ export class ApiServer {
     send(res, 200, `${head.slice(0, -1)},"items":[${results.map((s) => outputJson(s, t)).join(',')}]}`);
   }
 
-  private serveWatch(req: IncomingMessage, res: ServerResponse, route: Route, q: URLSearchParams): void {
+  private serveWatch(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: Route,
+    q: URLSearchParams,
+    lo: ListOptions,
+  ): void {
     const t = route.type;
     const store = this.cluster.store;
     const predicate = predicateFor(t, q);
@@ -567,8 +594,8 @@ export class ApiServer {
     const av = apiVersionOf(t);
     const include = (q.get('includeObject') ?? 'Metadata') as IncludeObject;
     const rvParam = q.get('resourceVersion');
-    const sendInitial = q.get('sendInitialEvents') === 'true';
-    const bookmarks = q.get('allowWatchBookmarks') === 'true' || q.get('allowWatchBookmarks') === '1';
+    const sendInitial = lo.sendInitialEvents === true;
+    const bookmarks = lo.allowWatchBookmarks;
 
     res.writeHead(200, {
       'Content-Type': JSON_TYPE,
@@ -675,7 +702,7 @@ export class ApiServer {
     }
     if (bookmarks) entry.bookmark = () => write(bookmarkLine());
     this.watches.add(entry);
-    const timeout = Number(q.get('timeoutSeconds') ?? '0');
+    const timeout = lo.timeoutSeconds;
     if (timeout > 0) timer = setTimeout(close, timeout * 1000);
     req.on('close', close);
     res.on('close', close);
