@@ -5,3 +5,4 @@ export * from './resources.js';
 export * from './informer.js';
 export * from './events.js';
 export * from './leader.js';
+export * from './event-correlator.js';
