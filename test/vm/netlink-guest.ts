@@ -4,7 +4,7 @@
  * after each step, as one JSON line prefixed with RESULT=, for the test on the host to check.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { buildConfig, nodeConfigSpec } from '../../packages/api/src/index.js';
 import { createNetlinkDriver, type NetlinkSpec } from '../../packages/agent/src/netlink/index.js';
 import { goodInputs } from '../../packages/api/test/fixtures.js';
@@ -78,6 +78,8 @@ const removed = await driver.apply(withoutRed);
 out.removed = { operations: removed.operations };
 out.afterRemove = snapshot();
 out.again = { operations: (await driver.apply(withoutRed)).operations };
+// The state file remembers red's table after red is gone (written durably, like the checkpoints).
+out.tablesFileAfterRemove = JSON.parse(readFileSync(tableStatePath, 'utf8')) as unknown;
 driver.close();
 
 // The validation's representative input set (two VRFRouteConfigurations for VRF blue, a VRF red,

@@ -42,6 +42,7 @@ interface GuestResult {
   removed: { operations: number };
   afterRemove: Snapshot;
   again: { operations: number };
+  tablesFileAfterRemove: { tables: Record<string, number> };
   fixture: { operations: number; again: number };
   afterFixture: Snapshot;
 }
@@ -140,6 +141,10 @@ describePrivileged('netlink driver under a full kernel (VM)', vmPrerequisites(),
       expect(link(s, 'vr.red')?.linkinfo).toMatchObject({ info_kind: 'vrf', info_data: { table: 101 } });
       expect(link(s, 'br.red')?.master).toBe('vr.red');
       expect(link(s, 'dv.red')?.master).toBe('vr.red');
+    });
+
+    it('remembers the table of a removed VRF in vrf-tables.json', () => {
+      expect(r.tablesFileAfterRemove.tables).toEqual({ blue: 100, red: 101 });
     });
 
     it('removes only the devices of a removed VRF', () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeLinkInfo, encodeBridgePort, encodeLinkInfo, toBuffer } from '../src/netlink/codec.js';
 import {
   allocateVrfTables,
+  rememberedTables,
   checkUnderlayMtu,
   DesiredStateError,
   desiredModel,
@@ -389,5 +390,40 @@ describe('codec', () => {
     expect(attrs.ifname).toBe('mv.7');
     expect(attrs.mtu).toBe(1400);
     expect(toBuffer(Buffer.from([1, 2, 3]))).toEqual(Buffer.from([1, 2, 3]));
+  });
+});
+
+describe('VRF tables of removed VRFs are remembered', () => {
+  it('a new VRF does not take the table remembered for a removed one while others are free', () => {
+    const tables = allocateVrfTables({
+      vrfs: ['blue', 'green'],
+      range: { min: 100, max: 110 },
+      previous: { blue: 100, red: 101 },
+    });
+    expect(tables).toEqual({ blue: 100, green: 102 });
+  });
+
+  it('gives a remembered table up only when the range has no other free table', () => {
+    const tables = allocateVrfTables({
+      vrfs: ['blue', 'green'],
+      range: { min: 100, max: 101 },
+      previous: { blue: 100, red: 101 },
+    });
+    expect(tables).toEqual({ blue: 100, green: 101 });
+  });
+
+  it('a VRF that comes back gets its remembered table', () => {
+    expect(
+      allocateVrfTables({ vrfs: ['red'], range: { min: 100, max: 110 }, previous: { blue: 100, red: 101 } }),
+    ).toEqual({ red: 101 });
+  });
+
+  it('persists the current allocation plus remembered tables no current VRF uses', () => {
+    expect(rememberedTables({ blue: 100, red: 101, old: 105 }, { blue: 100, green: 105 })).toEqual({
+      red: 101,
+      blue: 100,
+      green: 105,
+    });
+    expect(rememberedTables(undefined, { blue: 100 })).toEqual({ blue: 100 });
   });
 });

@@ -290,10 +290,24 @@ export function allocateVrfTables(input: TableAllocationInput): TableAllocation 
       }
     }
   }
+  // Tables remembered for VRFs that are gone stay theirs while other tables are free, so that a VRF
+  // that comes back finds its table again.
+  const current = new Set(vrfs);
+  const remembered = new Set(
+    Object.entries(input.previous ?? {})
+      .filter(([vrf]) => !current.has(vrf))
+      .map(([, t]) => t),
+  );
   let next = range.min;
   for (const vrf of vrfs) {
     if (result[vrf] !== undefined) continue;
-    while (next <= range.max && taken.has(next)) next++;
+    while (next <= range.max && (taken.has(next) || remembered.has(next))) next++;
+    if (next > range.max) {
+      // Range exhausted but for remembered tables: give one up.
+      next = range.min;
+      remembered.clear();
+      while (next <= range.max && taken.has(next)) next++;
+    }
     if (next > range.max) {
       throw new DesiredStateError('settings.vrfTableRange', range, `no free table left for VRF ${vrf}`);
     }
@@ -301,4 +315,20 @@ export function allocateVrfTables(input: TableAllocationInput): TableAllocation 
     taken.add(next);
   }
   return result;
+}
+
+/**
+ * The allocation to persist: the current one, plus the remembered tables of removed VRFs that no
+ * current VRF has taken since.
+ */
+export function rememberedTables(
+  previous: TableAllocation | undefined,
+  current: TableAllocation,
+): TableAllocation {
+  const used = new Set(Object.values(current));
+  const kept: TableAllocation = {};
+  for (const [vrf, table] of Object.entries(previous ?? {})) {
+    if (!(vrf in current) && !used.has(table)) kept[vrf] = table;
+  }
+  return { ...kept, ...current };
 }

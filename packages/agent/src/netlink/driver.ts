@@ -2,13 +2,13 @@
  * The netlink host driver the agent pipeline calls: plan / apply a NodeConfig spec, read the managed
  * host state. It binds its netlink socket in the network namespace of the calling process.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { deviceNames, type NodeConfigSpec } from '@nodenet/api';
 import netlink from 'netlink';
 import type { RtNetlinkSocket } from 'netlink';
 import { applyOperations } from './apply.js';
-import { allocateVrfTables, checkUnderlayMtu, desiredModel } from './desired.js';
+import { writeFileDurably } from '../durable-file.js';
+import { allocateVrfTables, checkUnderlayMtu, desiredModel, rememberedTables } from './desired.js';
 import { diff } from './diff.js';
 import { DesiredStateError, NetlinkDriverError } from './errors.js';
 import type { HostModel, HostSettings, Operation, TableAllocation } from './model.js';
@@ -113,27 +113,34 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
     }
   }
 
-  async function saveTables(tables: TableAllocation): Promise<void> {
+  /**
+   * Saves the allocation durably (like the checkpoints), keeping the tables of VRFs removed since:
+   * a VRF that comes back gets its old table (and the routes other systems keyed to it) again.
+   */
+  async function saveTables(tables: TableAllocation, previous: TableAllocation | undefined): Promise<void> {
     const path = options.tableStatePath;
     if (!path) return;
-    await mkdir(dirname(path), { recursive: true });
-    const tmp = `${path}.tmp`;
-    await writeFile(tmp, `${JSON.stringify({ tables }, null, 2)}\n`);
-    await rename(tmp, path);
+    await writeFileDurably(
+      path,
+      `${JSON.stringify({ tables: rememberedTables(previous, tables) }, null, 2)}\n`,
+    );
   }
 
-  async function plan(spec: NetlinkSpec): Promise<NetlinkPlan & { indexByName: Map<string, number> }> {
+  async function plan(
+    spec: NetlinkSpec,
+  ): Promise<NetlinkPlan & { indexByName: Map<string, number>; previousTables?: TableAllocation }> {
     const host = await readHost(open().dumps);
     const hostTables: TableAllocation = {};
     for (const v of spec.vrf) {
       const table = host.devices.get(deviceNames.vrf(v.vrf))?.vrf?.table;
       if (table !== undefined) hostTables[v.vrf] = table;
     }
+    const previous = await loadPrevious();
     const tables = allocateVrfTables({
       vrfs: spec.vrf.map((v) => v.vrf),
       range: options.settings.vrfTableRange,
       host: hostTables,
-      previous: await loadPrevious(),
+      previous,
       reserved: spec.routingTable.map((r) => r.tableId),
     });
     const desired = desiredModel({ spec, settings: options.settings, tables });
@@ -153,12 +160,13 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
       current: host.devices,
       tables,
       indexByName: host.indexByName,
+      previousTables: previous,
     };
   }
 
   return {
     async plan(spec) {
-      const { indexByName: _unused, ...p } = await plan(spec);
+      const { indexByName: _unused, previousTables: _previous, ...p } = await plan(spec);
       return p;
     },
     async apply(spec) {
@@ -184,7 +192,8 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
         }
       } finally {
         // Saved even after a failure: devices created so far carry these tables.
-        if (Object.keys(p.tables).length > 0 || options.tableStatePath) await saveTables(p.tables);
+        if (Object.keys(p.tables).length > 0 || options.tableStatePath)
+          await saveTables(p.tables, p.previousTables);
       }
       return {
         operations: applied.length,

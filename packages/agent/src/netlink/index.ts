@@ -2,6 +2,7 @@ export * from './model.js';
 export * from './errors.js';
 export {
   allocateVrfTables,
+  rememberedTables,
   checkUnderlayMtu,
   desiredModel,
   vxlanOverhead,
