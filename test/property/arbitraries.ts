@@ -44,7 +44,11 @@ const ipv6Prefix = fc
   )
   .map(([len, base, loud]) => {
     const cidr = masked(base, len);
-    return { cidr: loud && !cidr.startsWith('::') ? cidr.toUpperCase().replace('::', ':0::') : cidr, len, max: 128 };
+    return {
+      cidr: loud && !cidr.startsWith('::') ? cidr.toUpperCase().replace('::', ':0::') : cidr,
+      len,
+      max: 128,
+    };
   });
 
 const prefixItem = (seq: number): fc.Arbitrary<PrefixItem> =>
