@@ -9,6 +9,7 @@ import ipaddr from 'ipaddr.js';
 import {
   API_VERSION,
   type Inputs,
+  type LabelSelector,
   type Layer2NetworkConfiguration,
   type PrefixItem,
   type RoutingTable,
@@ -147,7 +148,7 @@ const layer2Object = (i: number, vrfs: string[]): fc.Arbitrary<Layer2NetworkConf
       neigh: fc.boolean(),
       advertise: fc.boolean(),
       selector: fc.option(
-        fc.constantFrom(
+        fc.constantFrom<LabelSelector>(
           { matchLabels: { role: 'worker' } },
           { matchExpressions: [{ key: 'rack', operator: 'In', values: ['r1', 'r2'] }] },
           { matchExpressions: [{ key: 'edge', operator: 'DoesNotExist' }] },
