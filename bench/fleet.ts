@@ -34,6 +34,8 @@ import {
   Metrics,
   NodeSpecCache,
   buildRevision,
+  nodeSpecHash,
+  observe,
   plan,
 } from '@nodenet/configurator';
 import { SimulatedAgents, type StatusWriteRecord } from '../test/support/simulated-agent.js';
@@ -398,12 +400,22 @@ function buildScenario(): Record<string, string> {
     spec,
   }));
   const t3 = performance.now();
+  const observations = observe(new Map(), nodes, ncs, t3);
   const p = plan({
     revisions: [{ ...rev, metadata: { name: rev.metadata.name } }],
     nodes,
     nodeConfigs: ncs,
     now: Date.now(),
+    mono: t3,
+    observations,
     policy: DEFAULT_POLICY,
+    specHash: (_r, n) =>
+      nodeSpecHash(
+        cache.spec(
+          { config: rev.spec.config, hash: rev.spec.hash },
+          { ...n.labels, 'kubernetes.io/hostname': n.name },
+        ),
+      ),
   });
   const t4 = performance.now();
   const heap1 = process.memoryUsage().heapUsed;
