@@ -2,7 +2,9 @@
  * Fleet test harness: a devcluster with the nodenet CRDs, Nodes, input objects, an in-process
  * configurator (the real Controller over HTTP) and a watch-stream recorder that checks invariants.
  */
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import {
   KubeClient,
@@ -60,6 +62,11 @@ export function useFleet(): Fleet {
   });
   return f;
 }
+
+/** kubectl as an independent client. Asynchronous on purpose: devcluster serves from this process. */
+export const kubectl = async (kubeconfigPath: string, ...args: string[]): Promise<string> =>
+  (await promisify(execFile)('kubectl', ['--kubeconfig', kubeconfigPath, ...args], { encoding: 'utf8' }))
+    .stdout;
 
 export const nodeName = (i: number): string => `node-${String(i).padStart(3, '0')}`;
 
