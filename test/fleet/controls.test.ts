@@ -4,17 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RETRY_ANNOTATION, type NetworkConfigRevision } from '@nodenet/api';
-import type { Policy } from '@nodenet/configurator';
 import {
-  SimulatedAgents,
-  type AgentBehaviour,
-  type SimulatedAgentsOptions,
-} from '../support/simulated-agent.js';
-import {
-  createNode,
+  fleetOnRevision1,
+  isComplete,
   kubectl as kubectlAt,
   layer2,
   nodeName,
+  nodesThatTook,
+  revisionNumbered,
   setNodeReady,
   startConfigurator,
   testPolicy,
@@ -24,14 +21,9 @@ import {
 
 const f = useFleet();
 const kubectl = (...args: string[]): Promise<string> => kubectlAt(f.dc.kubeconfigPath, ...args);
-const complete = (r: NetworkConfigRevision | undefined): boolean =>
-  r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
-const numbered = async (n: number): Promise<NetworkConfigRevision | undefined> =>
-  (await f.revisions()).find((r) => r.spec.number === n);
-const tookHash = (hash: string): string[] =>
-  [
-    ...new Set(f.recorder.events.filter((e) => e.nc.spec.revision === hash).map((e) => e.nc.metadata.name)),
-  ].sort();
+const complete = isComplete;
+const numbered = (n: number): Promise<NetworkConfigRevision | undefined> => revisionNumbered(f, n);
+const tookHash = (hash: string): string[] => nodesThatTook(f, hash);
 const allOn = async (hash: string): Promise<boolean> =>
   (await f.clients.nodeConfig.list()).items.every(
     (nc) =>
@@ -44,34 +36,9 @@ const events = async (reason: string, name: string) =>
     (e) => e.reason === reason && e.involvedObject.name === name,
   );
 
-/** n nodes with revision 1 (blue) complete; `later` says how agents treat any later revision. */
-async function fleet(
-  n: number,
-  policy: Partial<Policy>,
-  later: (node: string) => AgentBehaviour,
-  agentOpts: Partial<SimulatedAgentsOptions> = {},
-): Promise<NetworkConfigRevision> {
-  for (let i = 0; i < n; i++) await createNode(f.clients, nodeName(i));
-  let rev1 = '';
-  f.agents = new SimulatedAgents({
-    kubeconfigPath: f.dc.kubeconfigPath,
-    behaviour: (node, revision) => (!rev1 || revision === rev1 ? { kind: 'ok', delayMs: 30 } : later(node)),
-    ...agentOpts,
-  });
-  await f.agents.start();
-  await f.clients.layer2.create(layer2('blue', 100));
-  f.configurator = await startConfigurator(f.dc.kubeconfigPath, testPolicy(policy));
-  const r1 = await waitFor('revision 1 complete', async () => {
-    const r = await numbered(1);
-    return complete(r) ? r : undefined;
-  });
-  rev1 = r1.spec.hash;
-  return r1;
-}
-
 describe('rollout controls with kubectl', () => {
   it('pause of the rollback target does not block the rollback', async () => {
-    const r1 = await fleet(3, { updateLimit: { kind: 'count', count: 3 } }, (node) =>
+    const r1 = await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 3 } }, (node) =>
       node === nodeName(1)
         ? { kind: 'invalid', delayMs: 200, message: 'health check failed' }
         : { kind: 'ok', delayMs: 30 },
@@ -92,7 +59,7 @@ describe('rollout controls with kubectl', () => {
   });
 
   it('abort mid-rollout: invalid with reason Aborted, a Warning Event, and exactly the nodes that took it roll back', async () => {
-    const r1 = await fleet(5, { updateLimit: { kind: 'count', count: 2 } }, () => ({
+    const r1 = await fleetOnRevision1(f, 5, { updateLimit: { kind: 'count', count: 2 } }, () => ({
       kind: 'ok',
       delayMs: 1500,
     }));
@@ -118,7 +85,8 @@ describe('rollout controls with kubectl', () => {
   it('retry by annotation: a new number above every earlier one, not invalidated by the old failure, and the old revision is kept and names its retry', async () => {
     let fixed = false;
     let cut = false;
-    await fleet(
+    await fleetOnRevision1(
+      f,
       3,
       { updateLimit: { kind: 'count', count: 3 } },
       (node) =>
@@ -175,7 +143,7 @@ describe('rollout controls with kubectl', () => {
   });
 
   it('rollback at limit 1 with a 10-minute soak completes without waiting for the soak', async () => {
-    const r1 = await fleet(3, { updateLimit: { kind: 'count', count: 3 } }, () => ({
+    const r1 = await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 3 } }, () => ({
       kind: 'ok',
       delayMs: 30,
     }));

@@ -1,36 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import type { NetworkConfigRevision } from '@nodenet/api';
-import { SimulatedAgents, type AgentBehaviour } from '../support/simulated-agent.js';
-import { createNode, layer2, nodeName, startConfigurator, useFleet, testPolicy, waitFor } from './harness.js';
+import type { AgentBehaviour } from '../support/simulated-agent.js';
+import {
+  fleetOnRevision1 as onRevision1,
+  isComplete,
+  layer2,
+  nodeName,
+  useFleet,
+  waitFor,
+} from './harness.js';
 import type { Policy } from '@nodenet/configurator';
 
 const f = useFleet();
-const complete = (r: NetworkConfigRevision | undefined): boolean =>
-  r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
+const complete = isComplete;
 
-/** n nodes on revision 1 (blue), then `red` added with the given behaviour for revision 2. */
-async function fleetOnRevision1(
+/** n nodes on revision 1 (blue), then later revisions with the given behaviour. */
+const fleetOnRevision1 = (
   n: number,
   policy: Partial<Policy>,
   rev2: (node: string) => AgentBehaviour,
-): Promise<NetworkConfigRevision> {
-  for (let i = 0; i < n; i++) await createNode(f.clients, nodeName(i));
-  let rev1Hash = '';
-  f.agents = new SimulatedAgents({
-    kubeconfigPath: f.dc.kubeconfigPath,
-    behaviour: (node, revision) =>
-      revision === rev1Hash || !rev1Hash ? { kind: 'ok', delayMs: 20 } : rev2(node),
-  });
-  await f.agents.start();
-  await f.clients.layer2.create(layer2('blue', 100));
-  f.configurator = await startConfigurator(f.dc.kubeconfigPath, testPolicy(policy));
-  const r1 = await waitFor('revision 1 complete', async () => {
-    const [r] = await f.revisions();
-    return complete(r) ? r : undefined;
-  });
-  rev1Hash = r1.spec.hash;
-  return r1;
-}
+): Promise<NetworkConfigRevision> => onRevision1(f, n, policy, rev2);
 
 const assignedHashes = (node: string): string[] =>
   f.recorder.events.filter((e) => e.nc.metadata.name === node).map((e) => e.nc.spec.revision);

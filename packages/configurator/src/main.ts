@@ -69,7 +69,7 @@ const program = new Command()
   )
   .option(
     '--wave-label <label>',
-    "start nodes in the order of this label's value (numeric when numbers; unlabelled last), then by name",
+    "start nodes in the order of this label's value (numbers in numeric order, then text values, then unlabelled), then by name",
   )
   .option(
     '--revision-history-limit <n>',
