@@ -4,7 +4,6 @@
  * its caches warm so that it can take over at once.
  */
 import {
-  HIGHEST_NUMBER_ANNOTATION,
   RETRY_ANNOTATION,
   type InputObject,
   type Inputs,
@@ -422,9 +421,10 @@ function nodeInfo(n: Node): NodeInfo {
 
 /** What the build step reads from a revision (status counts excluded). */
 function revisionBuildKey(r: NetworkConfigRevision): string {
+  // The high-water mark annotation is left out: it matters only when a revision is created, which
+  // one of these facts changing (or an input) causes anyway.
   const retry = r.metadata.annotations?.[RETRY_ANNOTATION] ?? '';
-  const mark = r.metadata.annotations?.[HIGHEST_NUMBER_ANNOTATION] ?? '';
-  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${mark}|${r.spec.retryOf ?? ''}`;
+  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}`;
 }
 
 const errText = (err: unknown): string =>
