@@ -11,9 +11,11 @@
  *    (except re-sending `provisioned` when the API still shows something else, e.g. after the
  *    configurator rolled the node back to it, or a status write was lost in a crash).
  * 3. Otherwise: baseline health, write pending.json, report `provisioning`, apply netlink then FRR,
- *    health checks; success: write applied.json, remove pending.json (and rejected.json), report
- *    `provisioned`; any failure: restore the previous checkpoint, re-check health, remove
- *    pending.json, report `invalid` naming the failed step.
+ *    health checks, then the confirm window (confirm.ts: checks and the API server every few
+ *    seconds, status `Confirming`); success: write applied.json, remove pending.json (and
+ *    rejected.json), report `provisioned`; any failure, within the window too: restore the previous
+ *    checkpoint, re-check health, write rejected.json, remove pending.json, report `invalid` naming
+ *    the failed step or the loss. While an apply runs, the status is refreshed as a heartbeat.
  *
  * A spec that failed (same content, same `assigned-at`) is not applied again: the configurator's
  * `retry` re-assigns the node, which makes a new attempt. Status writes are fire-and-forget here
@@ -29,8 +31,11 @@ import {
 } from './checkpoint.js';
 import { describeCause } from './errors.js';
 import type { FaultHook, FaultPoint } from './fault.js';
+import { DEFAULT_CONFIRM, runConfirmWindow, type ConfirmFailure, type ConfirmSettings } from './confirm.js';
 import { judge, type CheckResult, type HealthVerdict } from './health/checker.js';
+import { isConnectionRefused } from './health/probes.js';
 import { AgentMetrics } from './metrics.js';
+import { abortableSleep } from './sleep.js';
 import type { StatusReport, StatusSink } from './status.js';
 
 // ------------------------------------------------------------------ boundaries
@@ -91,6 +96,19 @@ export interface PipelineDeps {
   fault?: FaultHook;
   /** Called after the host first holds a healthy config (removes the start-up taints). Retried until it succeeds. */
   onFirstHealthy?: () => Promise<void>;
+  /** The confirm window; default DEFAULT_CONFIRM. `windowMs: 0` reports `provisioned` right after the checks. */
+  confirm?: ConfirmSettings;
+  /**
+   * The API server on a fresh connection, checked every round of the confirm window. Rejects when
+   * it cannot be reached (a refused connection counts as reachable: the path works).
+   */
+  apiServer?: () => Promise<void>;
+  /** Status heartbeat period while an apply or its window runs; default 10 s; 0 disables. */
+  heartbeatMs?: number;
+  /** Monotonic milliseconds (default `performance.now()`); the window is measured on it. */
+  monotonicMs?: () => number;
+  /** Sleep between rounds of the window (injected by tests). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 // ------------------------------------------------------------------ inputs and outcomes
@@ -105,7 +123,7 @@ export interface DesiredConfig {
   observedStatus?: NodeConfigStatus;
 }
 
-export type PipelineStep = 'netlink' | 'frr' | 'health' | 'checkpoint';
+export type PipelineStep = 'netlink' | 'frr' | 'health' | 'confirm' | 'checkpoint';
 
 export type ReconcileOutcome =
   | { kind: 'provisioned'; revision: string; health: HealthVerdict }
@@ -127,16 +145,52 @@ export const STEP_REASON: Record<PipelineStep | 'restart', string> = {
   netlink: 'NetlinkApplyFailed',
   frr: 'FrrApplyFailed',
   health: 'HealthCheckFailed',
+  confirm: 'ConfirmWindowFailed',
   checkpoint: 'CheckpointWriteFailed',
   restart: 'AgentRestartedDuringApply',
+};
+
+/** Reasons of a failed confirm window, by what was lost. */
+export const CONFIRM_REASON: Record<ConfirmFailure | 'stopped', string> = {
+  HealthCheckFailed: 'ConfirmHealthCheckFailed',
+  ApiServerUnreachable: 'ConfirmApiServerUnreachable',
+  stopped: 'AgentStoppedDuringConfirm',
 };
 
 const STEP_LABEL: Record<PipelineStep, string> = {
   netlink: 'netlink apply',
   frr: 'FRR apply',
   health: 'health check',
+  confirm: 'confirm window',
   checkpoint: 'checkpoint write',
 };
+
+/** What reconcile does with a desired spec; pure, so the decision is table-tested. */
+export type NextStep = 'recover-first' | 'resync' | 'keep-rejected' | 'apply';
+
+export function nextStep(facts: {
+  /** A restore failed earlier: the host may be half-applied. */
+  recoveryNeeded: boolean;
+  desiredHash: string;
+  assignedAt?: string;
+  appliedHash?: string;
+  rejected?: { specHash: string; assignedAt?: string };
+}): NextStep {
+  if (facts.recoveryNeeded) return 'recover-first';
+  if (facts.appliedHash === facts.desiredHash) return 'resync';
+  // The same content under the same assignment failed already; the configurator's retry re-assigns.
+  if (facts.rejected?.specHash === facts.desiredHash && facts.rejected.assignedAt === facts.assignedAt)
+    return 'keep-rejected';
+  return 'apply';
+}
+
+/** The attempt a restore ends: what was tried, for the report and rejected.json. */
+interface Attempt {
+  revision?: string;
+  specHash?: string;
+  assignedAt?: string;
+  generation?: number;
+}
 
 /** First 10 hex digits, as in revision names. */
 const short = (revision: string | undefined): string => (revision ? revision.slice(0, 10) : 'unknown');
@@ -145,10 +199,12 @@ class StepError extends Error {
   constructor(
     readonly step: PipelineStep,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; reason?: string },
   ) {
     super(message, options);
+    this.reason = options?.reason ?? STEP_REASON[step];
   }
+  readonly reason: string;
 }
 
 // ------------------------------------------------------------------ pipeline
@@ -161,16 +217,19 @@ export class Pipeline {
   private started = false;
   private healthyOnce = false;
   private running: Promise<unknown> = Promise.resolve();
+  private readonly stopping = new AbortController();
   private readonly clock: Clock;
   private readonly metrics: AgentMetrics;
   private readonly log: Logger;
   private readonly fault: FaultHook;
+  private readonly confirm: ConfirmSettings;
 
   constructor(private readonly deps: PipelineDeps) {
     this.clock = deps.clock ?? { now: () => new Date() };
     this.metrics = deps.metrics ?? new AgentMetrics();
     this.log = deps.logger ?? pino({ level: 'silent' });
     this.fault = deps.fault ?? (() => undefined);
+    this.confirm = deps.confirm ?? DEFAULT_CONFIRM;
   }
 
   /** The last good config on the host, as the checkpoint records it. */
@@ -186,6 +245,14 @@ export class Pipeline {
   /** Brings the host to `desired` (or keeps it there). Calls are serialized. */
   reconcile(desired: DesiredConfig): Promise<ReconcileOutcome> {
     return this.serialize(() => this.doReconcile(desired));
+  }
+
+  /**
+   * Shutdown (SIGTERM): a running netlink/FRR step finishes; a confirm window under way ends at once
+   * and the previous checkpoint is restored before the apply returns. Await the caller's idle().
+   */
+  stop(): void {
+    this.stopping.abort();
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -227,19 +294,10 @@ export class Pipeline {
   }
 
   /**
-   * Restores the last good checkpoint after an apply that was cut off (agent restart) or whose
-   * restore failed earlier, then reports the attempted revision invalid.
+   * Restores the last good checkpoint after an apply that was cut off (agent restart, also during
+   * the confirm window) or whose restore failed earlier, then reports the attempted revision invalid.
    */
-  private async recover(
-    cause: 'restart' | 'retry',
-    pending: {
-      revision?: string;
-      specHash?: string;
-      assignedAt?: string;
-      generation?: number;
-      corrupt?: boolean;
-    },
-  ): Promise<StartOutcome> {
+  private async recover(cause: 'restart' | 'retry', pending: Attempt): Promise<StartOutcome> {
     const attempted = pending.revision;
     this.log.warn(
       { attempted, restoreTo: this.applied?.revision ?? 'nothing (no checkpoint)', cause },
@@ -247,86 +305,68 @@ export class Pipeline {
         ? 'agent restarted during an apply: restoring the last good checkpoint'
         : 'retrying the restore that failed earlier',
     );
-    const restore = await this.restoreHost(cause === 'restart' ? 'restarted' : 'apply-failed');
-    const verdict = judge(await this.runHealth());
-    const restoredText = this.applied
-      ? `restored revision ${short(this.applied.revision)}`
-      : 'removed all managed configuration (no checkpoint)';
     const what = attempted
       ? `revision ${short(attempted)}`
       : 'an unknown revision (pending checkpoint unreadable)';
-    let message =
-      cause === 'restart' ? `agent restarted during apply of ${what}; ` : `earlier apply of ${what} failed; `;
-    message += restore.ok
-      ? `${restoredText}; health after restore: ${verdict.summary}`
-      : `restore FAILED (${restore.error}); the host may be partly configured, retrying`;
-    if (restore.ok) {
-      await this.deps.checkpoints
-        .clearPending()
-        .catch((err: unknown) => this.log.error({ err }, 'cannot remove pending.json'));
-      this.recoveryNeeded = false;
-      if (attempted && pending.specHash)
-        await this.rememberRejected({
-          revision: attempted,
-          specHash: pending.specHash,
-          assignedAt: pending.assignedAt,
-          message,
-        });
-    } else {
-      this.recoveryNeeded = true;
-    }
     if (cause === 'restart') this.metrics.failures.inc({ step: 'restart' });
-    if (attempted) {
-      this.report({
-        configStatus: 'invalid',
-        revision: attempted,
-        ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
-        reason: cause === 'restart' ? STEP_REASON.restart : 'RestoreRetried',
-        message,
-        ...(pending.generation !== undefined ? { observedGeneration: pending.generation } : {}),
-      });
-    }
-    this.log.error({ attempted, restored: restore.ok, health: verdict.summary }, message);
+    const end = await this.restoreAndReport({
+      attempt: pending,
+      cause: cause === 'restart' ? 'restarted' : 'apply-failed',
+      reason: cause === 'restart' ? STEP_REASON.restart : 'RestoreRetried',
+      what:
+        cause === 'restart' ? `agent restarted during apply of ${what}` : `earlier apply of ${what} failed`,
+    });
     return {
       kind: 'recovered',
       attempted,
       restoredTo: this.applied?.revision,
-      restored: restore.ok,
-      message,
+      restored: end.restored,
+      message: end.message,
     };
   }
 
   private async doReconcile(desired: DesiredConfig): Promise<ReconcileOutcome> {
     if (!this.started) await this.doStart();
-    if (this.recoveryNeeded) {
+    const hash = specHash(desired.spec);
+    const step = () =>
+      nextStep({
+        recoveryNeeded: this.recoveryNeeded,
+        desiredHash: hash,
+        assignedAt: desired.assignedAt,
+        appliedHash: this.applied?.specHash,
+        rejected: this.rejected,
+      });
+    if (step() === 'recover-first') {
       const pending = await this.deps.checkpoints.readPending();
       await this.recover('retry', pending.kind === 'ok' ? pending.value : {});
       if (this.recoveryNeeded)
         return { kind: 'error', message: 'restore of the last good checkpoint is still failing' };
     }
-    const spec = desired.spec;
-    const hash = specHash(spec);
-
-    if (this.applied && this.applied.specHash === hash) return this.resync(desired);
-
-    if (this.rejected && this.rejected.specHash === hash && this.rejected.assignedAt === desired.assignedAt) {
-      // Already tried and rolled back: keep the last good config, keep saying why.
-      const message = this.rejected.message;
-      if (!this.alreadyReported(desired, 'invalid')) {
-        this.report({
-          configStatus: 'invalid',
-          revision: spec.revision,
-          ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
-          reason: 'PreviouslyRejected',
-          message,
-          observedGeneration: desired.generation,
-        });
-      }
-      await this.repairDrift();
-      return { kind: 'rejected', revision: spec.revision, message };
+    switch (step()) {
+      case 'resync':
+        return this.resync(desired);
+      case 'keep-rejected':
+        return this.keepRejected(desired);
+      default:
+        return this.apply(desired, hash);
     }
+  }
 
-    return this.apply(desired, hash);
+  /** Already tried and rolled back: keep the last good config, keep saying why. */
+  private async keepRejected(desired: DesiredConfig): Promise<ReconcileOutcome> {
+    const message = this.rejected?.message ?? 'rejected earlier';
+    if (!this.alreadyReported(desired, 'invalid')) {
+      this.report({
+        configStatus: 'invalid',
+        revision: desired.spec.revision,
+        ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
+        reason: 'PreviouslyRejected',
+        message,
+        observedGeneration: desired.generation,
+      });
+    }
+    await this.repairDrift();
+    return { kind: 'rejected', revision: desired.spec.revision, message };
   }
 
   /** Step 2: unchanged spec. Drift check and repair; no status change unless the API shows a stale one. */
@@ -410,14 +450,14 @@ export class Pipeline {
       return { kind: 'error', message: `cannot start apply: ${describeCause(err)}` };
     }
     this.hook('after-pending');
-    this.report({
+    const progress = {
       configStatus: 'provisioning',
       revision,
       ...(previous ? { lastAppliedRevision: previous.revision } : {}),
-      reason: 'Applying',
-      message: `applying revision ${short(revision)}`,
       observedGeneration: desired.generation,
-    });
+    } as const;
+    this.report({ ...progress, reason: 'Applying', message: `applying revision ${short(revision)}` });
+    const stopHeartbeat = this.startHeartbeat();
 
     let verdict: HealthVerdict;
     try {
@@ -428,6 +468,7 @@ export class Pipeline {
       verdict = judge(await this.runHealth(), baseline);
       if (!verdict.ok) throw new StepError('health', verdict.summary);
       this.hook('after-health');
+      await this.confirmWindow(progress, baseline);
       const saved = await this.step('checkpoint', () => this.deps.checkpoints.saveApplied(spec));
       this.applied = saved;
       this.hook('after-applied');
@@ -435,9 +476,11 @@ export class Pipeline {
       const failure =
         err instanceof StepError ? err : new StepError('checkpoint', describeCause(err), { cause: err });
       const outcome = await this.fail(desired, hash, failure, previous, baseline);
+      stopHeartbeat();
       endTimer();
       return outcome;
     }
+    stopHeartbeat();
 
     // Success. pending.json goes only now: a crash before this line is recovered at start-up.
     await this.deps.checkpoints
@@ -464,6 +507,66 @@ export class Pipeline {
     return { kind: 'provisioned', revision, health: verdict };
   }
 
+  /** Keeps checking for the confirm window; throws a `confirm` StepError naming what was lost. */
+  private async confirmWindow(
+    progress: Omit<StatusReport, 'reason' | 'message'>,
+    baseline: CheckResult[],
+  ): Promise<void> {
+    const settings = this.confirm;
+    if (settings.windowMs <= 0) return;
+    const window = `${Math.round(settings.windowMs / 1000)} s`;
+    this.report({
+      ...progress,
+      confirming: true,
+      reason: 'Confirming',
+      message: `revision ${short(progress.revision)} applied and healthy; confirming for ${window} (checks every ${Math.round(settings.intervalMs / 1000)} s, reverts on its own if one fails)`,
+    });
+    this.log.info({ revision: progress.revision, windowMs: settings.windowMs }, 'confirm window started');
+    const outcome = await runConfirmWindow({
+      settings,
+      baseline: baseline.filter((r) => r.name !== 'apiserver'),
+      check: () => this.confirmRound(),
+      monotonicMs: this.deps.monotonicMs ?? (() => performance.now()),
+      sleep: this.deps.sleep ?? abortableSleep,
+      signal: this.stopping.signal,
+      onTick: (tick, verdict) =>
+        this.log.debug({ atMs: Math.round(tick.atMs), api: tick.api, verdict: verdict.kind }, 'confirm round'),
+    });
+    if (outcome.kind === 'confirmed') return;
+    const reason = CONFIRM_REASON[outcome.kind === 'stopped' ? 'stopped' : outcome.reason];
+    throw new StepError('confirm', outcome.message, { reason });
+  }
+
+  /** One round of the window: configured checks, and the API server on a fresh connection. */
+  private async confirmRound(): Promise<{ results: CheckResult[]; api?: { ok: boolean; detail: string } }> {
+    const [all, api] = await Promise.all([this.runHealth(), this.probeApiServer()]);
+    const fromChecks = all.find((r) => r.name === 'apiserver');
+    const results = all.filter((r) => r.name !== 'apiserver');
+    if (api) return { results, api };
+    return fromChecks ? { results, api: { ok: fromChecks.ok, detail: fromChecks.detail } } : { results };
+  }
+
+  private async probeApiServer(): Promise<{ ok: boolean; detail: string } | undefined> {
+    if (!this.deps.apiServer) return undefined;
+    try {
+      await this.deps.apiServer();
+      return { ok: true, detail: 'answered' };
+    } catch (err) {
+      // A refused connection proves the path to the control plane's host works.
+      if (isConnectionRefused(err)) return { ok: true, detail: 'connection refused: host reachable' };
+      return { ok: false, detail: describeCause(err) };
+    }
+  }
+
+  /** Refreshes the status every `heartbeatMs` while an apply runs; returns the function that ends it. */
+  private startHeartbeat(): () => void {
+    const every = this.deps.heartbeatMs ?? 10_000;
+    if (every <= 0) return () => undefined;
+    const timer = setInterval(() => this.deps.status.heartbeat(), every);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   private async fail(
     desired: DesiredConfig,
     hash: string,
@@ -480,36 +583,77 @@ export class Pipeline {
     );
     // The checkpoint in memory may already name the new spec if only pending.json removal failed; restore `previous`.
     this.applied = previous;
-    const restore = await this.restoreHost('apply-failed');
-    const after = judge(await this.runHealth(), baseline);
-    const restoredText = previous
-      ? `restored revision ${short(previous.revision)}`
+    const end = await this.restoreAndReport({
+      attempt: { revision, specHash: hash, assignedAt: desired.assignedAt, generation: desired.generation },
+      cause: 'apply-failed',
+      reason: failure.reason,
+      what:
+        failure.step === 'confirm'
+          ? failure.message
+          : `${STEP_LABEL[failure.step]} failed: ${failure.message}`,
+      baseline,
+    });
+    return { kind: 'invalid', revision, step: failure.step, message: end.message, restored: end.restored };
+  }
+
+  /**
+   * The one ending of every failed or cut-off apply (invariant 5): restore the last good checkpoint
+   * (or remove everything managed without one), check health again, then — only if the restore
+   * worked — write rejected.json BEFORE removing pending.json (a crash in between must not re-apply
+   * the bad spec at start-up), and report `invalid` saying what was lost and what was restored.
+   * A failed restore keeps pending.json and sets `recoveryNeeded`: the next call (or a restart)
+   * restores first.
+   */
+  private async restoreAndReport(args: {
+    attempt: Attempt;
+    cause: 'apply-failed' | 'restarted';
+    reason: string;
+    /** What happened, first part of the message. */
+    what: string;
+    baseline?: CheckResult[];
+  }): Promise<{ restored: boolean; message: string }> {
+    const { attempt } = args;
+    const restore = await this.restoreHost(args.cause);
+    const after = judge(await this.runHealth(), args.baseline);
+    const restoredText = this.applied
+      ? `restored revision ${short(this.applied.revision)}`
       : 'removed all managed configuration (no previous checkpoint)';
-    let message = `${STEP_LABEL[failure.step]} failed: ${failure.message}; `;
-    message += restore.ok
-      ? `${restoredText}; health after restore: ${after.summary}`
-      : `restore FAILED (${restore.error}); the host may be partly configured, retrying`;
+    const message =
+      `${args.what}; ` +
+      (restore.ok
+        ? `${restoredText}; health after restore: ${after.summary}`
+        : `restore FAILED (${restore.error}); the host may be partly configured, retrying`);
     if (restore.ok) {
+      this.recoveryNeeded = false;
+      if (attempt.revision && attempt.specHash)
+        await this.rememberRejected({
+          revision: attempt.revision,
+          specHash: attempt.specHash,
+          assignedAt: attempt.assignedAt,
+          message,
+        });
+      this.hook('after-rejected');
       await this.deps.checkpoints
         .clearPending()
         .catch((err: unknown) => this.log.error({ err }, 'cannot remove pending.json'));
-      await this.rememberRejected({ revision, specHash: hash, assignedAt: desired.assignedAt, message });
     } else {
       this.recoveryNeeded = true; // pending.json stays: a restart also restores first
     }
-    this.report({
-      configStatus: 'invalid',
-      revision,
-      ...(previous ? { lastAppliedRevision: previous.revision } : {}),
-      reason: STEP_REASON[failure.step],
-      message,
-      observedGeneration: desired.generation,
-    });
+    if (attempt.revision) {
+      this.report({
+        configStatus: 'invalid',
+        revision: attempt.revision,
+        ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
+        reason: args.reason,
+        message,
+        ...(attempt.generation !== undefined ? { observedGeneration: attempt.generation } : {}),
+      });
+    }
     this.log.error(
-      { revision, step: failure.step, restored: restore.ok, healthAfterRestore: after.summary },
+      { attempted: attempt.revision, reason: args.reason, restored: restore.ok, healthAfterRestore: after.summary },
       message,
     );
-    return { kind: 'invalid', revision, step: failure.step, message, restored: restore.ok };
+    return { restored: restore.ok, message };
   }
 
   /** Puts the last good checkpoint back on the host, or removes everything managed without one. */
@@ -589,11 +733,15 @@ export class Pipeline {
     }
   }
 
-  /** Whether the sink (or, for a fresh process, the API) already shows this outcome for this revision. */
+  /**
+   * Whether the NodeConfig in the API already shows this outcome for this revision. The object, not
+   * memory, decides: a re-created NodeConfig or a wiped status gets the report again. A report still
+   * waiting in the sink counts as shown (it is on its way; re-sending it would only repeat it).
+   */
   private alreadyReported(desired: DesiredConfig, configStatus: 'provisioned' | 'invalid'): boolean {
     const revision = desired.spec.revision;
     const last = this.deps.status.lastReported();
-    if (last) return last.configStatus === configStatus && last.revision === revision;
+    if (this.deps.status.busy && last?.configStatus === configStatus && last.revision === revision) return true;
     const observed = desired.observedStatus;
     if (!observed || observed.configStatus !== configStatus) return false;
     if (configStatus === 'provisioned') return observed.lastAppliedRevision === revision;
