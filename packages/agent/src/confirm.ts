@@ -47,8 +47,7 @@ export interface ConfirmState {
 export type ConfirmFailure = 'HealthCheckFailed' | 'ApiServerUnreachable';
 
 export type TickVerdict =
-  | { kind: 'ok'; state: ConfirmState }
-  | { kind: 'failed'; reason: ConfirmFailure; message: string };
+  { kind: 'ok'; state: ConfirmState } | { kind: 'failed'; reason: ConfirmFailure; message: string };
 
 const seconds = (ms: number): string => `${Math.round(ms / 1000)} s`;
 
@@ -123,7 +122,8 @@ export async function runConfirmWindow(deps: ConfirmLoopDeps): Promise<ConfirmOu
     rounds++;
     const verdict = assessTick(state, tick, deps.baseline, settings);
     deps.onTick?.(tick, verdict);
-    if (verdict.kind === 'failed') return { kind: 'failed', reason: verdict.reason, message: verdict.message };
+    if (verdict.kind === 'failed')
+      return { kind: 'failed', reason: verdict.reason, message: verdict.message };
     state = verdict.state;
   }
 }

@@ -142,15 +142,16 @@ export function buildProgram(): Command {
         '--confirm-window <duration>',
         'after an apply passed its health checks, keep checking this long before reporting provisioned; a ' +
           'failed check or an unreachable API server within it makes the agent restore the previous config on ' +
-          'its own. The default outlasts the BGP hold time of FRR\'s traditional profile (180 s; RFC 4271 ' +
+          "its own. The default outlasts the BGP hold time of FRR's traditional profile (180 s; RFC 4271 " +
           'suggests 90 s): a change that breaks a session is caught when the session dies. With short hold ' +
           'timers (datacenter profile: 9 s) 30s is enough. 0s disables the window',
       ).default('4m'),
     )
     .addOption(
-      new Option('--confirm-interval <duration>', 'pause between two rounds of checks in the confirm window').default(
-        '5s',
-      ),
+      new Option(
+        '--confirm-interval <duration>',
+        'pause between two rounds of checks in the confirm window',
+      ).default('5s'),
     )
     .addOption(
       new Option(

@@ -530,7 +530,10 @@ export class Pipeline {
       sleep: this.deps.sleep ?? abortableSleep,
       signal: this.stopping.signal,
       onTick: (tick, verdict) =>
-        this.log.debug({ atMs: Math.round(tick.atMs), api: tick.api, verdict: verdict.kind }, 'confirm round'),
+        this.log.debug(
+          { atMs: Math.round(tick.atMs), api: tick.api, verdict: verdict.kind },
+          'confirm round',
+        ),
     });
     if (outcome.kind === 'confirmed') return;
     const reason = CONFIRM_REASON[outcome.kind === 'stopped' ? 'stopped' : outcome.reason];
@@ -650,7 +653,12 @@ export class Pipeline {
       });
     }
     this.log.error(
-      { attempted: attempt.revision, reason: args.reason, restored: restore.ok, healthAfterRestore: after.summary },
+      {
+        attempted: attempt.revision,
+        reason: args.reason,
+        restored: restore.ok,
+        healthAfterRestore: after.summary,
+      },
       message,
     );
     return { restored: restore.ok, message };
@@ -741,7 +749,8 @@ export class Pipeline {
   private alreadyReported(desired: DesiredConfig, configStatus: 'provisioned' | 'invalid'): boolean {
     const revision = desired.spec.revision;
     const last = this.deps.status.lastReported();
-    if (this.deps.status.busy && last?.configStatus === configStatus && last.revision === revision) return true;
+    if (this.deps.status.busy && last?.configStatus === configStatus && last.revision === revision)
+      return true;
     const observed = desired.observedStatus;
     if (!observed || observed.configStatus !== configStatus) return false;
     if (configStatus === 'provisioned') return observed.lastAppliedRevision === revision;
