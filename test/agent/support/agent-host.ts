@@ -21,7 +21,7 @@ import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
 
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const here = fileURLToPath(new URL('.', import.meta.url));
+export const here = fileURLToPath(new URL('.', import.meta.url));
 
 export const NODE_TEMPLATE = `frr defaults datacenter
 hostname nn-agent-node
@@ -75,10 +75,10 @@ export interface AgentRun {
   stop(): Promise<void>;
 }
 
-const sh = (cmd: string, ...args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
+export const sh = (cmd: string, ...args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
 
 /** Spawns a helper script inside a namespace; resolves once it printed its first line ("ready"). */
-function helper(ns: string, script: string, ...args: string[]): Promise<ChildProcess> {
+export function helper(ns: string, script: string, ...args: string[]): Promise<ChildProcess> {
   // `ip netns exec` execs node itself (tsx as a loader, not a wrapper process), so killing the
   // child kills the server.
   const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--import', 'tsx', script, ...args], {
@@ -147,8 +147,8 @@ export class NodeEnv {
   readonly healthFile: string;
   readonly kubeconfig: string;
   frr!: FrrNetnsInstance;
-  private apiProxy?: ChildProcess;
-  private helpers: ChildProcess[] = [];
+  protected apiProxy?: ChildProcess;
+  protected helpers: ChildProcess[] = [];
   private agents: AgentRun[] = [];
 
   constructor(
@@ -230,7 +230,15 @@ export class NodeEnv {
   }
 
   /** Starts the real agent binary in the node namespace. */
-  startAgent(opts: { env?: Record<string, string>; resync?: string } = {}): AgentRun {
+  startAgent(
+    opts: {
+      env?: Record<string, string>;
+      resync?: string;
+      /** Default 0s: these suites test the apply itself; agent-bgp.test.ts tests the window. */
+      confirmWindow?: string;
+      extraArgs?: string[];
+    } = {},
+  ): AgentRun {
     const args = [
       'netns',
       'exec',
@@ -267,6 +275,9 @@ export class NodeEnv {
       '127.0.0.1:9463',
       '--log-level',
       'debug',
+      '--confirm-window',
+      opts.confirmWindow ?? '0s',
+      ...(opts.extraArgs ?? []),
     ];
     const child = spawn('ip', args, {
       env: { ...process.env, ...opts.env },
