@@ -65,7 +65,8 @@ let agent: AgentRun;
 let assigned = 0;
 let originalRoute: ReturnType<BgpNodeEnv['apiRoute']>;
 
-async function assign(s: NodeConfigSpec): Promise<void> {
+/** Writes node-1's NodeConfig; returns its generation (the agent's conditions name it). */
+async function assign(s: NodeConfigSpec): Promise<number> {
   const annotations = {
     [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, assigned++)).toISOString(),
   };
@@ -76,9 +77,15 @@ async function assign(s: NodeConfigSpec): Promise<void> {
     metadata: { ...(existing?.metadata ?? { name: 'node-1' }), annotations },
     spec: s,
   };
-  if (existing) await cluster.clients.nodeConfig.update(obj);
-  else await cluster.clients.nodeConfig.create(obj);
+  const stored = existing
+    ? await cluster.clients.nodeConfig.update(obj)
+    : await cluster.clients.nodeConfig.create(obj);
+  return stored.metadata.generation ?? 0;
 }
+
+/** The condition is True and answers generation `gen`. */
+const answers = (s: NodeConfigStatus, type: string, gen: number): boolean =>
+  condition(s, type)?.status === 'True' && condition(s, type)?.observedGeneration === gen;
 
 /** Polls the status; every status seen is kept, so a test can tell what came before. */
 async function waitForStatus(
@@ -175,23 +182,23 @@ describePrivileged(
     }, 90_000);
 
     it('(a) an immediate cut-off (connected /25 over the learned /24) is caught by the first check and restored', async () => {
-      await assign(HIJACK);
+      const gen = await assign(HIJACK);
       const seen: NodeConfigStatus[] = [];
-      const invalid = await waitForStatus('invalid', (s) => s.configStatus === 'invalid', seen);
+      const invalid = await waitForStatus('invalid', (s) => answers(s, 'Invalid', gen), seen);
       expect(condition(invalid, 'Invalid')?.reason).toBe('HealthCheckFailed');
       expect(invalid.message).toMatch(/^health check failed: failed: apiserver \(.*\); restored revision /);
       expect(invalid.lastAppliedRevision).toBe(GOOD.revision);
-      expect(seen.some((s) => condition(s, 'Confirming')?.status === 'True')).toBe(false);
+      expect(seen.some((s) => answers(s, 'Confirming', gen))).toBe(false);
       expect(onHost('l2.200')).toBe(false);
       expect(node.apiRoute()).toEqual(originalRoute);
     }, 90_000);
 
     it('(b) a delayed cut-off (the gateway takes the spine peering address): reverted within the window, session back, reported invalid with the cause', async () => {
-      await assign(PEER_STEAL);
+      const gen = await assign(PEER_STEAL);
       const seen: NodeConfigStatus[] = [];
-      const invalid = await waitForStatus('invalid', (s) => s.configStatus === 'invalid', seen);
+      const invalid = await waitForStatus('invalid', (s) => answers(s, 'Invalid', gen), seen);
       // The first check passed: the agent was confirming when the path went away.
-      expect(seen.some((s) => condition(s, 'Confirming')?.status === 'True')).toBe(true);
+      expect(seen.some((s) => answers(s, 'Confirming', gen))).toBe(true);
       expect(condition(invalid, 'Invalid')?.reason).toMatch(
         /^Confirm(HealthCheckFailed|ApiServerUnreachable)$/,
       );
