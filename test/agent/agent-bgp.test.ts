@@ -133,22 +133,7 @@ describePrivileged(
       node = new BgpNodeEnv(cluster, 'node-1', cluster.tag);
       cluster.nodes.push(node);
       await node.setUp();
-      // The node's FRR starts with its site config (what the agent's template renders without
-      // nodenet sections): the agent needs the session to reach the API server at all.
-      node.frr.vtysh(
-        'configure terminal',
-        'router bgp 65001',
-        'bgp router-id 10.98.255.1',
-        'no bgp ebgp-requires-policy',
-        'timers bgp 1 3',
-        `neighbor ${SPINE_PEER} remote-as 65000`,
-        `neighbor ${SPINE_PEER} timers connect 1`,
-      );
-      originalRoute = await eventually(() => {
-        const r = node.apiRoute();
-        if (r?.protocol !== 'bgp') throw new Error(`no BGP route to ${API_PREFIX} yet: ${JSON.stringify(r)}`);
-        return r;
-      });
+      originalRoute = await node.bootstrapUplink();
       agent = node.startAgent({ confirmWindow: '10s', extraArgs: WINDOW, resync: '5s' });
     }, 120_000);
     afterAll(async () => {

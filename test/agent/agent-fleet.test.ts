@@ -4,14 +4,19 @@
  * A good revision reaches all three nodes; a revision that breaks the health check on the first node
  * halts the rollout after that node, rolls it back, and leaves the other two untouched.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { Layer2NetworkConfiguration, NetworkConfigRevision, NodeConfig } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createNode } from '../fleet/harness.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
 import { describePrivileged } from '../support/privileged.js';
-import { AgentCluster, PEER_ADDR, repoRoot, type NodeEnv } from './support/agent-host.js';
+import {
+  AgentCluster,
+  PEER_ADDR,
+  spawnConfigurator,
+  stopProcess,
+  type NodeEnv,
+} from './support/agent-host.js';
 
 const NODES = ['node-1', 'node-2', 'node-3'];
 
@@ -66,44 +71,12 @@ describePrivileged(
         await createNode(cluster.clients, name);
         envs.push(await cluster.addNode(name));
       }
-      configurator = spawn(
-        process.execPath,
-        [
-          join(repoRoot, 'packages/configurator/dist/main.js'),
-          '--kubeconfig',
-          cluster.dc.kubeconfigPath,
-          '--update-limit',
-          '1',
-          '--max-failures',
-          '0',
-          '--leader-election-namespace',
-          'default',
-          '--leader-election-lease-duration',
-          '3s',
-          '--leader-election-renew-deadline',
-          '2s',
-          '--leader-election-retry-period',
-          '500ms',
-          '--metrics-addr',
-          '127.0.0.1:0',
-          '--health-addr',
-          '127.0.0.1:0',
-          '--identity',
-          'fleet-test',
-          '--log-level',
-          'warn',
-        ],
-        { stdio: ['ignore', 'ignore', 'inherit'] },
-      );
+      configurator = spawnConfigurator(cluster.dc.kubeconfigPath);
       for (const env of envs) env.startAgent({ resync: '5s' });
     }, 180_000);
 
     afterAll(async () => {
-      if (configurator && configurator.exitCode === null) {
-        const gone = new Promise((r) => configurator.once('exit', r));
-        configurator.kill('SIGTERM');
-        await gone;
-      }
+      await stopProcess(configurator);
       await cluster?.tearDown();
     });
 

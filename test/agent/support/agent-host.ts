@@ -91,6 +91,47 @@ export function helper(ns: string, script: string, ...args: string[]): Promise<C
   });
 }
 
+/** Starts the configurator binary against the cluster (update limit 1, no failures tolerated). */
+export function spawnConfigurator(kubeconfigPath: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      join(repoRoot, 'packages/configurator/dist/main.js'),
+      '--kubeconfig',
+      kubeconfigPath,
+      '--update-limit',
+      '1',
+      '--max-failures',
+      '0',
+      '--leader-election-namespace',
+      'default',
+      '--leader-election-lease-duration',
+      '3s',
+      '--leader-election-renew-deadline',
+      '2s',
+      '--leader-election-retry-period',
+      '500ms',
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--health-addr',
+      '127.0.0.1:0',
+      '--identity',
+      'fleet-test',
+      '--log-level',
+      'warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+}
+
+/** Stops a process started by spawnConfigurator and waits for it to exit. */
+export async function stopProcess(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await gone;
+}
+
 export class AgentCluster {
   readonly work: string;
   readonly socketPath: string;

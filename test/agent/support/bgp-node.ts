@@ -104,6 +104,30 @@ export class BgpNodeEnv extends NodeEnv {
     );
   }
 
+  /**
+   * Gives the node's FRR its site config (what the agent's template renders without nodenet
+   * sections) and waits for the BGP route to the API server: the agent needs it to reach the API
+   * server at all. Returns that route.
+   */
+  async bootstrapUplink(): Promise<NonNullable<ReturnType<BgpNodeEnv['apiRoute']>>> {
+    this.frr.vtysh(
+      'configure terminal',
+      'router bgp 65001',
+      'bgp router-id 10.98.255.1',
+      'no bgp ebgp-requires-policy',
+      'timers bgp 1 3',
+      `neighbor ${SPINE_PEER} remote-as 65000`,
+      `neighbor ${SPINE_PEER} timers connect 1`,
+    );
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const route = this.apiRoute();
+      if (route?.protocol === 'bgp') return route;
+      if (Date.now() > deadline) throw new Error(`no BGP route to ${API_PREFIX}: ${JSON.stringify(route)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
   /** The node's route to the API server's subnet, as `ip route` shows it (undefined: none). */
   apiRoute(): { dst: string; gateway?: string; dev: string; protocol?: string } | undefined {
     let out: string;
