@@ -12,34 +12,18 @@ import { join } from 'node:path';
 import {
   API_VERSION,
   ASSIGNED_AT_ANNOTATION,
-  hashConfig,
   type NodeConfig,
   type NodeConfigSpec,
   type NodeConfigStatus,
-  type NodeLayer2Entry,
 } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { AgentCluster, type AgentRun } from './support/agent-host.js';
+import { AgentCluster, l2Entry, layer2Spec, type AgentRun } from './support/agent-host.js';
 import { API_PREFIX, BGP_NODE_TEMPLATE, BgpNodeEnv, SPINE_PEER } from './support/bgp-node.js';
 
-const l2 = (id: number, gateways: string[]): NodeLayer2Entry => ({
-  name: `l2-${id}`,
-  id,
-  mtu: 1500,
-  vni: 20000 + id,
-  anycastMac: '02:00:00:00:00:01',
-  anycastGateways: gateways,
-  advertiseNeighbors: false,
-  createMacVLANInterface: false,
-  neighSuppression: false,
-});
-
-function spec(layer2: NodeLayer2Entry[]): NodeConfigSpec {
-  const config = { vrf: [], layer2, routingTable: [] };
-  return { revision: hashConfig(config), ...config };
-}
+const l2 = l2Entry;
+const spec = layer2Spec;
 
 const BASE = l2(100, ['10.100.0.1/24']);
 const GOOD = spec([BASE]);

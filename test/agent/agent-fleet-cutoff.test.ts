@@ -9,49 +9,27 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import type { Layer2NetworkConfiguration, NetworkConfigRevision, NodeConfig } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createNode } from '../fleet/harness.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
 import { describePrivileged } from '../support/privileged.js';
-import { AgentCluster, spawnConfigurator, stopProcess } from './support/agent-host.js';
+import {
+  AgentCluster,
+  fleetQueries,
+  layer2Input,
+  spawnConfigurator,
+  stopProcess,
+} from './support/agent-host.js';
 import { BGP_NODE_TEMPLATE, BgpNodeEnv, SPINE_PEER } from './support/bgp-node.js';
 
 const NODES = ['node-1', 'node-2', 'node-3'];
 
-const layer2 = (name: string, id: number, gateways: string[]): Layer2NetworkConfiguration => ({
-  apiVersion: 'network.nodenet.io/v1alpha1',
-  kind: 'Layer2NetworkConfiguration',
-  metadata: { name },
-  spec: { id, vni: 20000 + id, mtu: 1500, anycastMac: '02:00:00:00:00:01', anycastGateways: gateways },
-});
+const layer2 = layer2Input;
 
 let cluster: AgentCluster;
 const envs: BgpNodeEnv[] = [];
+let q: ReturnType<typeof fleetQueries>;
 let configurator: ChildProcess | undefined;
-
-const nodeConfigs = async (): Promise<NodeConfig[]> => (await cluster.clients.nodeConfig.list()).items;
-const revisions = async (): Promise<NetworkConfigRevision[]> =>
-  (await cluster.clients.revision.list()).items.sort((a, b) => a.spec.number - b.spec.number);
-
-async function until<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false>,
-  timeoutMs = 120_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const v = await fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const state = (await nodeConfigs()).map((nc) => ({
-    name: nc.metadata.name,
-    revision: nc.spec.revision.slice(0, 10),
-    status: nc.status && { ...nc.status, conditions: undefined },
-  }));
-  throw new Error(`timed out waiting for ${what}; NodeConfigs: ${JSON.stringify(state)}`);
-}
 
 describePrivileged(
   'fleet end to end: a change that cuts the first node off later halts the rollout (3 agents, real BGP)',
@@ -60,6 +38,7 @@ describePrivileged(
     beforeAll(async () => {
       cluster = new AgentCluster(`fc${Math.random().toString(36).slice(2, 5)}`);
       await cluster.setUp(['packages/agent', 'packages/configurator']);
+      q = fleetQueries(cluster.clients);
       writeFileSync(cluster.templateFile, BGP_NODE_TEMPLATE);
       for (const [i, name] of NODES.entries()) {
         await createNode(cluster.clients, name);
@@ -93,11 +72,11 @@ describePrivileged(
 
     it('a good revision passes every node’s confirm window', async () => {
       await cluster.clients.layer2.create(layer2('l2-100', 100, ['10.100.0.1/24']));
-      const [rev1] = await until('first revision', async () =>
-        (await revisions()).length === 1 ? revisions() : undefined,
+      const [rev1] = await q.until('first revision', async () =>
+        (await q.revisions()).length === 1 ? q.revisions() : undefined,
       );
-      await until('all three provisioned', async () => {
-        const ncs = await nodeConfigs();
+      await q.until('all three provisioned', async () => {
+        const ncs = await q.nodeConfigs();
         return (
           ncs.length === 3 &&
           ncs.every(
@@ -109,12 +88,12 @@ describePrivileged(
     }, 150_000);
 
     it('the first node loses its session after the checks passed: it reverts by itself, the rollout halts, the others are untouched', async () => {
-      const [rev1] = await revisions();
-      const before = new Map((await nodeConfigs()).map((nc) => [nc.metadata.name, nc.metadata.generation]));
+      const [rev1] = await q.revisions();
+      const before = new Map((await q.nodeConfigs()).map((nc) => [nc.metadata.name, nc.metadata.generation]));
       await cluster.clients.layer2.create(layer2('l2-300', 300, [`${SPINE_PEER}/24`]));
 
-      const rev2 = await until('second revision marked invalid', async () => {
-        const r = (await revisions())[1];
+      const rev2 = await q.until('second revision marked invalid', async () => {
+        const r = (await q.revisions())[1];
         return r?.status?.isInvalid ? r : undefined;
       });
       expect(rev2.status?.failedNodes?.map((f) => f.node)).toEqual(['node-1']);
@@ -122,7 +101,7 @@ describePrivileged(
         /^(health check failed \d+ s after apply: bgp\/default\/10\.97\.0\.1|API server unreachable \d+ s after apply)/,
       );
 
-      await until('node-1 back on the first revision', async () => {
+      await q.until('node-1 back on the first revision', async () => {
         const nc = await cluster.clients.nodeConfig.get('node-1');
         return nc.spec.revision === rev1!.spec.hash && nc.status?.configStatus === 'provisioned';
       });

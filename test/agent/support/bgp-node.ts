@@ -9,7 +9,7 @@
  * The spine announces 10.96.0.0/24 over eBGP; the node has no other route there (no default
  * route), so a change that breaks the session or hijacks the prefix cuts the agent off.
  */
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
 import { kubeconfigYaml } from '@nodenet/devcluster';
@@ -22,47 +22,23 @@ export const API_PREFIX = '10.96.0.0/24';
 const API_PORT = 16443;
 
 /** The agent's template with the uplink session to the spine; short timers keep the test quick. */
+const UPLINK = [
+  'no bgp ebgp-requires-policy',
+  'timers bgp 1 3',
+  `neighbor ${SPINE_PEER} remote-as 65000`,
+  `neighbor ${SPINE_PEER} timers connect 1`,
+];
 export const BGP_NODE_TEMPLATE = NODE_TEMPLATE.replace(
   ' no bgp network import-check\n',
-  [
-    ' no bgp network import-check',
-    ' no bgp ebgp-requires-policy',
-    ' timers bgp 1 3',
-    ` neighbor ${SPINE_PEER} remote-as 65000`,
-    ` neighbor ${SPINE_PEER} timers connect 1`,
-    '',
-  ].join('\n'),
+  [' no bgp network import-check', ...UPLINK.map((l) => ` ${l}`), ''].join('\n'),
 );
 
 export class BgpNodeEnv extends NodeEnv {
   spine!: FrrNetnsInstance;
 
   override async setUp(): Promise<void> {
-    mkdirSync(this.dir, { recursive: true });
+    this.createNamespaces(NODE_PEER, SPINE_PEER);
     const spineNs = this.peerNs;
-    for (const ns of [this.nodeNs, spineNs]) {
-      sh('ip', 'netns', 'add', ns);
-      sh('ip', '-n', ns, 'link', 'set', 'lo', 'up');
-    }
-    sh(
-      'ip',
-      '-n',
-      this.nodeNs,
-      'link',
-      'add',
-      'vtep0',
-      'type',
-      'veth',
-      'peer',
-      'name',
-      'vtep0p',
-      'netns',
-      spineNs,
-    );
-    sh('ip', '-n', this.nodeNs, 'addr', 'add', `${NODE_PEER}/24`, 'dev', 'vtep0');
-    sh('ip', '-n', spineNs, 'addr', 'add', `${SPINE_PEER}/24`, 'dev', 'vtep0p');
-    sh('ip', '-n', this.nodeNs, 'link', 'set', 'vtep0', 'mtu', '9000', 'up');
-    sh('ip', '-n', spineNs, 'link', 'set', 'vtep0p', 'mtu', '9000', 'up');
     // The API server's subnet on the spine (a bridge: this kernel has no dummy devices).
     sh('ip', '-n', spineNs, 'link', 'add', 'apibr', 'type', 'bridge');
     sh('ip', '-n', spineNs, 'addr', 'add', `${API_ADDR}/24`, 'dev', 'apibr');
@@ -110,15 +86,7 @@ export class BgpNodeEnv extends NodeEnv {
    * server at all. Returns that route.
    */
   async bootstrapUplink(): Promise<NonNullable<ReturnType<BgpNodeEnv['apiRoute']>>> {
-    this.frr.vtysh(
-      'configure terminal',
-      'router bgp 65001',
-      'bgp router-id 10.98.255.1',
-      'no bgp ebgp-requires-policy',
-      'timers bgp 1 3',
-      `neighbor ${SPINE_PEER} remote-as 65000`,
-      `neighbor ${SPINE_PEER} timers connect 1`,
-    );
+    this.frr.vtysh('configure terminal', 'router bgp 65001', 'bgp router-id 10.98.255.1', ...UPLINK);
     const deadline = Date.now() + 60_000;
     for (;;) {
       const route = this.apiRoute();
