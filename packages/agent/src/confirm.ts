@@ -7,7 +7,9 @@
  * `assessTick` is the pure judgement of one round of checks; `runConfirmWindow` is the loop around
  * it, on an injected monotonic clock and sleep (never the wall clock: it can jump).
  */
+import { describeCause } from './errors.js';
 import { judge, type CheckResult } from './health/checker.js';
+import { isConnectionRefused } from './health/probes.js';
 
 export interface ConfirmSettings {
   /** How long to keep checking after the first health check passed; 0 disables the window. */
@@ -125,5 +127,31 @@ export async function runConfirmWindow(deps: ConfirmLoopDeps): Promise<ConfirmOu
     if (verdict.kind === 'failed')
       return { kind: 'failed', reason: verdict.reason, message: verdict.message };
     state = verdict.state;
+  }
+}
+
+/**
+ * One round of the window: the configured checks, and the API server on a fresh connection — the
+ * dedicated probe when given, else the configured `apiserver` check. `runHealth` must not reject.
+ */
+export async function confirmRound(
+  runHealth: () => Promise<CheckResult[]>,
+  apiServer?: () => Promise<void>,
+): Promise<Omit<ConfirmTick, 'atMs'>> {
+  const [all, api] = await Promise.all([runHealth(), apiServer ? probe(apiServer) : undefined]);
+  const fromChecks = all.find((r) => r.name === 'apiserver');
+  const results = all.filter((r) => r.name !== 'apiserver');
+  if (api) return { results, api };
+  return fromChecks ? { results, api: { ok: fromChecks.ok, detail: fromChecks.detail } } : { results };
+}
+
+async function probe(apiServer: () => Promise<void>): Promise<{ ok: boolean; detail: string }> {
+  try {
+    await apiServer();
+    return { ok: true, detail: 'answered' };
+  } catch (err) {
+    // A refused connection proves the path to the control plane's host works.
+    if (isConnectionRefused(err)) return { ok: true, detail: 'connection refused: host reachable' };
+    return { ok: false, detail: describeCause(err) };
   }
 }

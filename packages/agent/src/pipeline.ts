@@ -22,190 +22,33 @@
  * (see status.ts): an unreachable API server never causes a rollback.
  */
 import pino from 'pino';
-import type { NodeConfigSpec, NodeConfigStatus } from '@nodenet/api';
-import {
-  specHash,
-  type AppliedCheckpoint,
-  type CheckpointStore,
-  type RejectedAttempt,
-} from './checkpoint.js';
+import { specHash, type AppliedCheckpoint, type RejectedAttempt } from './checkpoint.js';
+import { confirmRound, DEFAULT_CONFIRM, runConfirmWindow, type ConfirmSettings } from './confirm.js';
 import { describeCause } from './errors.js';
 import type { FaultHook, FaultPoint } from './fault.js';
-import { DEFAULT_CONFIRM, runConfirmWindow, type ConfirmFailure, type ConfirmSettings } from './confirm.js';
 import { judge, type CheckResult, type HealthVerdict } from './health/checker.js';
-import { isConnectionRefused } from './health/probes.js';
+import { repairDrift, restoreHost, type DriftResult, type RestoreResult } from './host-sync.js';
 import { AgentMetrics } from './metrics.js';
+import {
+  CONFIRM_REASON,
+  nextStep,
+  short,
+  STEP_LABEL,
+  STEP_REASON,
+  StepError,
+  type Attempt,
+  type Clock,
+  type DesiredConfig,
+  type Logger,
+  type PipelineDeps,
+  type PipelineStep,
+  type ReconcileOutcome,
+  type StartOutcome,
+} from './pipeline-contract.js';
 import { abortableSleep } from './sleep.js';
-import type { StatusReport, StatusSink } from './status.js';
+import type { StatusReport } from './status.js';
 
-// ------------------------------------------------------------------ boundaries
-
-/** Kernel side of the host: devices, addresses, VRF tables, as in DESIGN "Host model". */
-export interface HostNetlink {
-  /**
-   * Makes the managed devices match `spec` exactly (create, change, delete), as one diff against
-   * the host. Idempotent: applying the same spec twice does nothing the second time. Returns how
-   * many kernel operations it performed (0 = the host already matched; >0 on a resync = drift).
-   */
-  apply(spec: NodeConfigSpec): Promise<{ operations: number }>;
-  /** Removes every device the agent manages (restore target when there is no checkpoint). */
-  removeAll(): Promise<{ operations: number }>;
-}
-
-/** FRR side: frr.conf rendered from the spec, checked and reloaded. */
-export interface HostFrr {
-  /**
-   * Renders frr.conf for `spec`, checks it (`vtysh -C`), reloads FRR when it differs from the running
-   * config. `changed` is false when nothing had to be reloaded. On a failed reload the driver puts
-   * the previous file back before it rejects. `repair: true` (used when restoring) reloads even when
-   * the file already matches, because the running FRR may not after a failed apply.
-   */
-  apply(spec: NodeConfigSpec, options?: { repair?: boolean }): Promise<{ changed: boolean }>;
-  /**
-   * Reloads the base template alone: no nodenet-generated sections. Like `apply` with `repair`, it
-   * reloads even when the file already matches (the running FRR may not, after a failed apply).
-   */
-  removeAll(): Promise<{ changed: boolean }>;
-}
-
-export interface HostDrivers {
-  netlink: HostNetlink;
-  frr: HostFrr;
-}
-
-/** Runs the configured checks; `HealthChecker` implements it. Must not reject (a failed probe is a result). */
-export interface HealthRunner {
-  run(): Promise<CheckResult[]>;
-}
-
-export interface Clock {
-  now(): Date;
-}
-
-export type Logger = Pick<pino.Logger, 'debug' | 'info' | 'warn' | 'error'>;
-
-export interface PipelineDeps {
-  drivers: HostDrivers;
-  checkpoints: CheckpointStore;
-  health: HealthRunner;
-  status: StatusSink;
-  clock?: Clock;
-  metrics?: AgentMetrics;
-  logger?: Logger;
-  /** Test-only fault injection (see fault.ts). */
-  fault?: FaultHook;
-  /** Called after the host first holds a healthy config (removes the start-up taints). Retried until it succeeds. */
-  onFirstHealthy?: () => Promise<void>;
-  /** The confirm window; default DEFAULT_CONFIRM. `windowMs: 0` reports `provisioned` right after the checks. */
-  confirm?: ConfirmSettings;
-  /**
-   * The API server on a fresh connection, checked every round of the confirm window. Rejects when
-   * it cannot be reached (a refused connection counts as reachable: the path works).
-   */
-  apiServer?: () => Promise<void>;
-  /** Status heartbeat period while an apply or its window runs; default 10 s; 0 disables. */
-  heartbeatMs?: number;
-  /** Monotonic milliseconds (default `performance.now()`); the window is measured on it. */
-  monotonicMs?: () => number;
-  /** Sleep between rounds of the window (injected by tests). */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
-}
-
-// ------------------------------------------------------------------ inputs and outcomes
-
-/** What the watch hands the pipeline: the NodeConfig as currently stored. */
-export interface DesiredConfig {
-  spec: NodeConfigSpec;
-  /** The configurator's `network.nodenet.io/assigned-at` annotation; a new value is a new attempt. */
-  assignedAt?: string;
-  generation?: number;
-  /** The status currently stored on the NodeConfig, if known. */
-  observedStatus?: NodeConfigStatus;
-}
-
-export type PipelineStep = 'netlink' | 'frr' | 'health' | 'confirm' | 'checkpoint';
-
-export type ReconcileOutcome =
-  | { kind: 'provisioned'; revision: string; health: HealthVerdict }
-  | { kind: 'invalid'; revision: string; step: PipelineStep; message: string; restored: boolean }
-  | { kind: 'unchanged'; revision: string; driftOperations: number; frrChanged: boolean; error?: string }
-  | { kind: 'rejected'; revision: string; message: string }
-  /** The apply could not start (pending.json not writable): the host is untouched, retry later. */
-  | { kind: 'error'; message: string };
-
-export type StartOutcome =
-  | { kind: 'clean'; applied?: string }
-  /** pending.json found and the host restored. */
-  | { kind: 'recovered'; attempted?: string; restoredTo?: string; restored: boolean; message: string }
-  /** pending.json found, but the apply had completed (applied.json already holds its spec). */
-  | { kind: 'completed'; applied: string };
-
-/** CamelCase status/event reason for a failed step. */
-export const STEP_REASON: Record<PipelineStep | 'restart', string> = {
-  netlink: 'NetlinkApplyFailed',
-  frr: 'FrrApplyFailed',
-  health: 'HealthCheckFailed',
-  confirm: 'ConfirmWindowFailed',
-  checkpoint: 'CheckpointWriteFailed',
-  restart: 'AgentRestartedDuringApply',
-};
-
-/** Reasons of a failed confirm window, by what was lost. */
-export const CONFIRM_REASON: Record<ConfirmFailure | 'stopped', string> = {
-  HealthCheckFailed: 'ConfirmHealthCheckFailed',
-  ApiServerUnreachable: 'ConfirmApiServerUnreachable',
-  stopped: 'AgentStoppedDuringConfirm',
-};
-
-const STEP_LABEL: Record<PipelineStep, string> = {
-  netlink: 'netlink apply',
-  frr: 'FRR apply',
-  health: 'health check',
-  confirm: 'confirm window',
-  checkpoint: 'checkpoint write',
-};
-
-/** What reconcile does with a desired spec; pure, so the decision is table-tested. */
-export type NextStep = 'recover-first' | 'resync' | 'keep-rejected' | 'apply';
-
-export function nextStep(facts: {
-  /** A restore failed earlier: the host may be half-applied. */
-  recoveryNeeded: boolean;
-  desiredHash: string;
-  assignedAt?: string;
-  appliedHash?: string;
-  rejected?: { specHash: string; assignedAt?: string };
-}): NextStep {
-  if (facts.recoveryNeeded) return 'recover-first';
-  if (facts.appliedHash === facts.desiredHash) return 'resync';
-  // The same content under the same assignment failed already; the configurator's retry re-assigns.
-  if (facts.rejected?.specHash === facts.desiredHash && facts.rejected.assignedAt === facts.assignedAt)
-    return 'keep-rejected';
-  return 'apply';
-}
-
-/** The attempt a restore ends: what was tried, for the report and rejected.json. */
-interface Attempt {
-  revision?: string;
-  specHash?: string;
-  assignedAt?: string;
-  generation?: number;
-}
-
-/** First 10 hex digits, as in revision names. */
-const short = (revision: string | undefined): string => (revision ? revision.slice(0, 10) : 'unknown');
-
-class StepError extends Error {
-  constructor(
-    readonly step: PipelineStep,
-    message: string,
-    options?: { cause?: unknown; reason?: string },
-  ) {
-    super(message, options);
-    this.reason = options?.reason ?? STEP_REASON[step];
-  }
-  readonly reason: string;
-}
+export * from './pipeline-contract.js';
 
 // ------------------------------------------------------------------ pipeline
 
@@ -393,32 +236,8 @@ export class Pipeline {
     };
   }
 
-  private async repairDrift(): Promise<{ operations: number; frrChanged: boolean; error?: string }> {
-    const { netlink, frr } = this.deps.drivers;
-    const target = this.applied?.spec;
-    // Without a checkpoint there is nothing to repair towards; never tear down a host on a resync.
-    if (!target) return { operations: 0, frrChanged: false };
-    try {
-      const { operations } = await netlink.apply(target);
-      const { changed } = await frr.apply(target);
-      if (operations > 0 || changed) {
-        this.metrics.driftRepairs.inc();
-        this.log.warn(
-          { revision: this.applied?.revision, netlinkOperations: operations, frrReloaded: changed },
-          'host had drifted from the applied config; repaired',
-        );
-      } else {
-        this.log.debug({ revision: this.applied?.revision }, 'resync: host matches the applied config');
-      }
-      return { operations, frrChanged: changed };
-    } catch (err) {
-      this.metrics.driftErrors.inc();
-      this.log.error(
-        { err, revision: this.applied?.revision },
-        'drift check/repair failed; retrying at the next resync',
-      );
-      return { operations: 0, frrChanged: false, error: describeCause(err) };
-    }
+  private repairDrift(): Promise<DriftResult> {
+    return repairDrift(this.deps.drivers, this.applied, this.metrics, this.log);
   }
 
   /** Step 3: a new spec. */
@@ -525,7 +344,7 @@ export class Pipeline {
     const outcome = await runConfirmWindow({
       settings,
       baseline: baseline.filter((r) => r.name !== 'apiserver'),
-      check: () => this.confirmRound(),
+      check: () => confirmRound(() => this.runHealth(), this.deps.apiServer),
       monotonicMs: this.deps.monotonicMs ?? (() => performance.now()),
       sleep: this.deps.sleep ?? abortableSleep,
       signal: this.stopping.signal,
@@ -538,27 +357,6 @@ export class Pipeline {
     if (outcome.kind === 'confirmed') return;
     const reason = CONFIRM_REASON[outcome.kind === 'stopped' ? 'stopped' : outcome.reason];
     throw new StepError('confirm', outcome.message, { reason });
-  }
-
-  /** One round of the window: configured checks, and the API server on a fresh connection. */
-  private async confirmRound(): Promise<{ results: CheckResult[]; api?: { ok: boolean; detail: string } }> {
-    const [all, api] = await Promise.all([this.runHealth(), this.probeApiServer()]);
-    const fromChecks = all.find((r) => r.name === 'apiserver');
-    const results = all.filter((r) => r.name !== 'apiserver');
-    if (api) return { results, api };
-    return fromChecks ? { results, api: { ok: fromChecks.ok, detail: fromChecks.detail } } : { results };
-  }
-
-  private async probeApiServer(): Promise<{ ok: boolean; detail: string } | undefined> {
-    if (!this.deps.apiServer) return undefined;
-    try {
-      await this.deps.apiServer();
-      return { ok: true, detail: 'answered' };
-    } catch (err) {
-      // A refused connection proves the path to the control plane's host works.
-      if (isConnectionRefused(err)) return { ok: true, detail: 'connection refused: host reachable' };
-      return { ok: false, detail: describeCause(err) };
-    }
   }
 
   /** Refreshes the status every `heartbeatMs` while an apply runs; returns the function that ends it. */
@@ -665,33 +463,8 @@ export class Pipeline {
   }
 
   /** Puts the last good checkpoint back on the host, or removes everything managed without one. */
-  private async restoreHost(
-    cause: 'apply-failed' | 'restarted',
-  ): Promise<{ ok: true } | { ok: false; error: string }> {
-    const { netlink, frr } = this.deps.drivers;
-    const target = this.applied?.spec;
-    const errors: string[] = [];
-    // Both halves are attempted even if one fails: a half-restored host beats a half-applied one.
-    try {
-      if (target) await netlink.apply(target);
-      else await netlink.removeAll();
-    } catch (err) {
-      errors.push(`netlink: ${describeCause(err)}`);
-    }
-    try {
-      if (target) await frr.apply(target, { repair: true });
-      else await frr.removeAll();
-    } catch (err) {
-      errors.push(`FRR: ${describeCause(err)}`);
-    }
-    const ok = errors.length === 0;
-    this.metrics.restores.inc({ cause, result: ok ? 'ok' : 'failed' });
-    this.metrics.setAppliedRevision(this.applied?.revision);
-    this.log.warn(
-      { to: this.applied?.revision ?? 'nothing', ok, errors },
-      ok ? 'restore performed' : 'restore failed',
-    );
-    return ok ? { ok } : { ok, error: errors.join('; ') };
+  private restoreHost(cause: 'apply-failed' | 'restarted'): Promise<RestoreResult> {
+    return restoreHost(this.deps.drivers, this.applied, cause, this.metrics, this.log);
   }
 
   private async rememberRejected(
