@@ -199,7 +199,7 @@ export class Pipeline {
   private async keepRejected(desired: DesiredConfig): Promise<ReconcileOutcome> {
     const message = this.rejected?.message ?? 'rejected earlier';
     if (!this.alreadyReported(desired, 'invalid')) {
-      this.report({
+      this.reportAgain(desired, {
         configStatus: 'invalid',
         revision: desired.spec.revision,
         ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
@@ -217,7 +217,7 @@ export class Pipeline {
     const revision = desired.spec.revision;
     const drift = await this.repairDrift();
     if (!this.alreadyReported(desired, 'provisioned')) {
-      this.report({
+      this.reportAgain(desired, {
         configStatus: 'provisioned',
         revision,
         lastAppliedRevision: revision,
@@ -534,6 +534,19 @@ export class Pipeline {
       desired.generation !== undefined &&
       invalid.observedGeneration === desired.generation
     );
+  }
+
+  /**
+   * Re-sends what this process last said about the same outcome (same status, revision and
+   * generation), so the API keeps the informative message of the apply; otherwise `fallback`.
+   */
+  private reportAgain(desired: DesiredConfig, fallback: StatusReport): void {
+    const last = this.deps.status.lastReported();
+    const same =
+      last?.configStatus === fallback.configStatus &&
+      last.revision === fallback.revision &&
+      last.observedGeneration === desired.generation;
+    this.report(same ? last : fallback);
   }
 
   private report(report: StatusReport): void {
