@@ -47,6 +47,7 @@ describePrivileged(
         envs.push(env);
         await env.setUp();
         await env.bootstrapUplink();
+        env.writeHealthConfig('blind'); // the loss must show in the window, not race the first check
       }
       configurator = spawnConfigurator(cluster.dc.kubeconfigPath);
       for (const env of envs) {
@@ -98,7 +99,7 @@ describePrivileged(
       });
       expect(rev2.status?.failedNodes?.map((f) => f.node)).toEqual(['node-1']);
       expect(rev2.status?.failedNodes?.[0]?.message).toMatch(
-        /^(health check failed \d+ s after apply: bgp\/default\/10\.97\.0\.1|API server unreachable \d+ s after apply)/,
+        /^API server unreachable \d+ s after apply, for \d+ s /,
       );
 
       await q.until('node-1 back on the first revision', async () => {

@@ -68,16 +68,28 @@ export class BgpNodeEnv extends NodeEnv {
       `network ${API_PREFIX}`,
     );
     this.frr = startFrr(this.nodeNs, this.nodeNs);
-    writeFileSync(
-      this.healthFile,
-      [
-        'interfaces: [vtep0]',
-        'apiServer: {timeoutMs: 1000, retries: 1}',
-        'frr:',
-        `  bgpSessions: [{peer: ${SPINE_PEER}}]`,
-        '',
-      ].join('\n'),
-    );
+    this.writeHealthConfig('full');
+  }
+
+  /**
+   * `full`: the uplink session and the API server are among the configured checks, so a change that
+   * breaks the path at once fails the first check. `blind`: only the interface and FRR answering —
+   * the first check cannot see the path, as when the session dies only at its hold timer (9–180 s
+   * later in a real fabric; here the stolen address kills it within about a second, which would race
+   * the first check). What the window's own API-server probe catches is then deterministic.
+   * The agent reads the file at start-up.
+   */
+  writeHealthConfig(kind: 'full' | 'blind'): void {
+    const lines =
+      kind === 'full'
+        ? [
+            'interfaces: [vtep0]',
+            'apiServer: {timeoutMs: 1000, retries: 1}',
+            'frr:',
+            `  bgpSessions: [{peer: ${SPINE_PEER}}]`,
+          ]
+        : ['interfaces: [vtep0]', 'apiServer: {enabled: false}', 'frr: {enabled: true}'];
+    writeFileSync(this.healthFile, [...lines, ''].join('\n'));
   }
 
   /**
