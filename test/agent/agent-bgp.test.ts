@@ -33,6 +33,8 @@ const HIJACK = spec([BASE, l2(200, ['10.96.0.100/25'])]);
 const PEER_STEAL = spec([BASE, l2(300, [`${SPINE_PEER}/24`])]);
 /** Harmless; the agent is killed during its window. */
 const KILLED = spec([BASE, l2(400, ['10.104.0.1/24'])]);
+/** Harmless; the agent gets SIGTERM during its window. */
+const STOPPED = spec([BASE, l2(500, ['10.105.0.1/24'])]);
 
 const WINDOW = [
   '--confirm-interval',
@@ -182,6 +184,20 @@ describePrivileged(
       expect(onHost('l2.300')).toBe(false);
       await eventually(() => expect(node.sessionState()).toBe('Established'), 30_000);
       await eventually(() => expect(node.apiRoute()).toEqual(originalRoute), 30_000);
+    }, 90_000);
+
+    it('SIGTERM during the window: the agent restores the previous revision and reports it before exiting', async () => {
+      const gen = await assign(STOPPED);
+      await waitForStatus('Confirming', (s) => answers(s, 'Confirming', gen));
+      expect(onHost('l2.500')).toBe(true);
+      await agent.stop();
+      expect(await agent.exited).toEqual({ code: 0, signal: null });
+      expect(onHost('l2.500')).toBe(false);
+      expect(existsSync(join(node.stateDir, 'pending.json'))).toBe(false);
+      const invalid = await waitForStatus('invalid', (s) => answers(s, 'Invalid', gen));
+      expect(condition(invalid, 'Invalid')?.reason).toBe('AgentStoppedDuringConfirm');
+      expect(invalid.message).toMatch(/^agent stopped \d+ s into the confirm window; restored revision /);
+      agent = node.startAgent({ confirmWindow: '10s', extraArgs: WINDOW, resync: '5s' });
     }, 90_000);
 
     it('the agent killed during the window restores the previous revision at start-up', async () => {
