@@ -73,19 +73,7 @@ describePrivileged(
 
     it('a good revision passes every node’s confirm window', async () => {
       await cluster.clients.layer2.create(layer2('l2-100', 100, ['10.100.0.1/24']));
-      const [rev1] = await q.until('first revision', async () =>
-        (await q.revisions()).length === 1 ? q.revisions() : undefined,
-      );
-      await q.until('all three provisioned', async () => {
-        const ncs = await q.nodeConfigs();
-        return (
-          ncs.length === 3 &&
-          ncs.every(
-            (nc) =>
-              nc.status?.configStatus === 'provisioned' && nc.status.lastAppliedRevision === rev1!.spec.hash,
-          )
-        );
-      });
+      await q.firstRevisionEverywhere(3);
     }, 150_000);
 
     it('the first node loses its session after the checks passed: it reverts by itself, the rollout halts, the others are untouched', async () => {

@@ -51,19 +51,7 @@ describePrivileged(
 
     it('a good revision reaches all three nodes', async () => {
       await cluster.clients.layer2.create(layer2('l2-100', 100, ['10.100.0.1/24']));
-      const [rev1] = await q.until('first revision', async () =>
-        (await q.revisions()).length === 1 ? q.revisions() : undefined,
-      );
-      await q.until('all three provisioned', async () => {
-        const ncs = await q.nodeConfigs();
-        return (
-          ncs.length === 3 &&
-          ncs.every(
-            (nc) =>
-              nc.status?.configStatus === 'provisioned' && nc.status.lastAppliedRevision === rev1!.spec.hash,
-          )
-        );
-      });
+      await q.firstRevisionEverywhere(3);
       for (const env of envs) {
         expect(env.hasAddress('l2.100', '10.100.0.1/24')).toBe(true);
         expect(env.link('vx.20100')?.master).toBe('l2.100');

@@ -155,7 +155,24 @@ export function fleetQueries(clients: Clients) {
       `timed out waiting for ${what}; NodeConfigs: ${JSON.stringify(state)}; revisions: ${JSON.stringify(revs)}`,
     );
   };
-  return { nodeConfigs, revisions, until };
+  /** Waits for the first revision and for `nodes` NodeConfigs provisioned on it; returns it. */
+  const firstRevisionEverywhere = async (nodes: number): Promise<NetworkConfigRevision> => {
+    const [rev1] = await until('first revision', async () =>
+      (await revisions()).length === 1 ? revisions() : undefined,
+    );
+    await until(`all ${nodes} provisioned`, async () => {
+      const ncs = await nodeConfigs();
+      return (
+        ncs.length === nodes &&
+        ncs.every(
+          (nc) =>
+            nc.status?.configStatus === 'provisioned' && nc.status.lastAppliedRevision === rev1!.spec.hash,
+        )
+      );
+    });
+    return rev1!;
+  };
+  return { nodeConfigs, revisions, until, firstRevisionEverywhere };
 }
 
 /** Starts the configurator binary against the cluster (update limit 1, no failures tolerated). */
