@@ -12,33 +12,24 @@ import { execFileSync } from 'node:child_process';
 import {
   API_VERSION,
   ASSIGNED_AT_ANNOTATION,
-  hashConfig,
   type NodeConfig,
   type NodeConfigSpec,
   type NodeConfigStatus,
-  type NodeLayer2Entry,
 } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { AgentCluster, PEER_ADDR, type AgentRun, type NodeEnv } from './support/agent-host.js';
+import {
+  AgentCluster,
+  l2Entry,
+  layer2Spec,
+  PEER_ADDR,
+  type AgentRun,
+  type NodeEnv,
+} from './support/agent-host.js';
 
-const l2 = (id: number, gateways: string[]): NodeLayer2Entry => ({
-  name: `l2-${id}`,
-  id,
-  mtu: 1500,
-  vni: 20000 + id,
-  anycastMac: '02:00:00:00:00:01',
-  anycastGateways: gateways,
-  advertiseNeighbors: false,
-  createMacVLANInterface: false,
-  neighSuppression: false,
-});
-
-function spec(layer2: NodeLayer2Entry[]): NodeConfigSpec {
-  const config = { vrf: [], layer2, routingTable: [] };
-  return { revision: hashConfig(config), ...config };
-}
+const l2 = l2Entry;
+const spec = layer2Spec;
 
 /** Good: one L2 network. */
 const GOOD = spec([l2(100, ['10.100.0.1/24'])]);

@@ -5,6 +5,8 @@
  * in-memory stand-in, because this suite is about the API side; the real drivers are covered by the
  * host suites.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,7 +63,10 @@ function nodeConfig(name: string, spec: NodeConfigSpec, assignedAt = '2025-01-01
   };
 }
 
-function startAgent(nodeName: string, extra: { startupTaints?: string[] } = {}): AgentLoop {
+function startAgent(
+  nodeName: string,
+  extra: { startupTaints?: string[]; heartbeatMs?: number } = {},
+): AgentLoop {
   const metrics = new AgentMetrics();
   const status = new StatusReporter({
     write: nodeConfigStatusWriter(clients, nodeName),
@@ -77,6 +82,8 @@ function startAgent(nodeName: string, extra: { startupTaints?: string[] } = {}):
     metrics,
     logger: log,
     onFirstHealthy: () => removeStartupTaints(clients, nodeName, extra.startupTaints ?? [], log),
+    confirm: { windowMs: 0, intervalMs: 1000, unreachableLimitMs: 10_000 },
+    heartbeatMs: extra.heartbeatMs ?? 0,
   });
   const loop = new AgentLoop({ nodeName, clients, pipeline, status, metrics, logger: log, resyncMs: 150 });
   loops.push(loop);
@@ -107,6 +114,52 @@ afterEach(async () => {
 });
 
 describe('agent loop against devcluster', () => {
+  it('re-reports provisioned after `kubectl delete nc` and re-creation with the same spec', async () => {
+    const A = sampleSpec(1);
+    await clients.nodeConfig.create(nodeConfig('node-1', A));
+    startAgent('node-1');
+    await waitFor('provisioned', async () => (await statusOf('node-1'))?.configStatus === 'provisioned');
+    await reporters[0]!.flush();
+    // Async: devcluster runs in this process, a blocking exec would stall it.
+    await promisify(execFile)('kubectl', [
+      '--kubeconfig',
+      dc.kubeconfigPath,
+      '--cache-dir',
+      join(work, 'kubectl-cache'),
+      'delete',
+      'nodeconfig',
+      'node-1',
+    ]);
+    // The configurator re-creates it with the same spec (and, here, the same assignment).
+    await clients.nodeConfig.create(nodeConfig('node-1', A));
+    const status = await waitFor('re-reported', async () => {
+      const s = await statusOf('node-1');
+      return s?.configStatus === 'provisioned' ? s : undefined;
+    });
+    expect(status.lastAppliedRevision).toBe(A.revision);
+    expect(host.calls.filter((c) => c.startsWith('netlink.apply')).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('heartbeats during a slow apply: lastUpdate moves on while the status stays provisioning', async () => {
+    const A = sampleSpec(1);
+    await clients.nodeConfig.create(nodeConfig('node-1', A));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    host.beforeNetlinkApply = () => held; // e.g. an FRR command taking its full 60 s
+    startAgent('node-1', { heartbeatMs: 100 });
+    const first = await waitFor('provisioning', async () => {
+      const s = await statusOf('node-1');
+      return s?.configStatus === 'provisioning' ? s.lastUpdate : undefined;
+    });
+    const later = await waitFor('a heartbeat', async () => {
+      const s = await statusOf('node-1');
+      return s?.configStatus === 'provisioning' && s.lastUpdate !== first ? s.lastUpdate : undefined;
+    });
+    expect(later > first!).toBe(true);
+    release();
+    await waitFor('provisioned', async () => (await statusOf('node-1'))?.configStatus === 'provisioned');
+  });
+
   it('applies its own NodeConfig, reports provisioned, and ignores node-10 as node-1', async () => {
     const A = sampleSpec(1);
     const B = sampleSpec(2);

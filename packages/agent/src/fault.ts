@@ -18,6 +18,8 @@ export const FAULT_POINTS = [
   'after-health',
   /** applied.json written, pending.json not yet removed. */
   'after-applied',
+  /** a failed apply restored and rejected.json written, pending.json not yet removed. */
+  'after-rejected',
 ] as const;
 export type FaultPoint = (typeof FAULT_POINTS)[number];
 

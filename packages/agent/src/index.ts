@@ -8,6 +8,7 @@ export * from './status.js';
 export * from './metrics.js';
 export * from './fault.js';
 export * from './pipeline.js';
+export * from './confirm.js';
 export * from './drivers.js';
 export * from './server.js';
 export * from './options.js';

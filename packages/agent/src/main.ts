@@ -109,6 +109,9 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     logger: log,
     fault: killAt(faultPoint, (point) => log.warn({ point }, 'TEST-ONLY fault point reached: SIGKILL')),
     onFirstHealthy: () => removeStartupTaints(clients, options.nodeName, healthConfig.startupTaints, log),
+    confirm: options.confirm,
+    apiServer: () => apiServerProbe(healthConfig.apiServer.timeoutMs),
+    heartbeatMs: options.heartbeatMs,
   });
   const loop = new AgentLoop({
     nodeName: options.nodeName,
@@ -139,12 +142,18 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     await listen(servers[0]!, options.metricsAddr);
     await listen(servers[1]!, options.healthAddr);
   }
-  log.info({ vtepAddress, stateDir: options.stateDir, resyncMs: options.resyncMs }, 'agent starting');
+  log.info(
+    { vtepAddress, stateDir: options.stateDir, resyncMs: options.resyncMs, confirm: options.confirm },
+    'agent starting',
+  );
   await loop.start();
 
   return {
     stop: async () => {
+      // An apply under way finishes its step; a confirm window ends and the host is restored
+      // before we exit (deploy/agent's terminationGracePeriodSeconds covers the worst case).
       loop.stop();
+      pipeline.stop();
       await loop.idle();
       // Give a pending status write a moment; never block shutdown on an unreachable API server.
       await Promise.race([status.flush(), new Promise((r) => setTimeout(r, 2000))]);

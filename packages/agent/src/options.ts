@@ -6,6 +6,7 @@
 import { basename, dirname, isAbsolute } from 'node:path';
 import { isIPv4 } from 'node:net';
 import { Command, Option } from 'commander';
+import type { ConfirmSettings } from './confirm.js';
 import { OptionError } from './errors.js';
 import { parseListenAddress, type ListenAddress } from './server.js';
 
@@ -30,6 +31,8 @@ export interface AgentOptions {
   vtepInterface: string;
   vtepAddress?: string;
   resyncMs: number;
+  confirm: ConfirmSettings;
+  heartbeatMs: number;
   metricsAddr: ListenAddress;
   healthAddr: ListenAddress;
   logLevel: string;
@@ -134,6 +137,36 @@ export function buildProgram(): Command {
         'how often an unchanged NodeConfig is re-applied to repair drift (e.g. 30s, 5m)',
       ).default('60s'),
     )
+    .addOption(
+      new Option(
+        '--confirm-window <duration>',
+        'after an apply passed its health checks, keep checking this long before reporting provisioned; a ' +
+          'failed check or an unreachable API server within it makes the agent restore the previous config on ' +
+          "its own. The default outlasts the BGP hold time of FRR's traditional profile (180 s; RFC 4271 " +
+          'suggests 90 s): a change that breaks a session is caught when the session dies. With short hold ' +
+          'timers (datacenter profile: 9 s) 30s is enough. 0s disables the window',
+      ).default('4m'),
+    )
+    .addOption(
+      new Option(
+        '--confirm-interval <duration>',
+        'pause between two rounds of checks in the confirm window',
+      ).default('5s'),
+    )
+    .addOption(
+      new Option(
+        '--confirm-unreachable-limit <duration>',
+        'within the confirm window, the API server (fresh connection) may be unreachable this long before the ' +
+          'agent reverts; covers a control-plane restart',
+      ).default('30s'),
+    )
+    .addOption(
+      new Option(
+        '--heartbeat-interval <duration>',
+        "while applying or confirming, refresh the NodeConfig status this often, so the configurator's " +
+          '--config-timeout measures no progress rather than total time (0s: off)',
+      ).default('10s'),
+    )
     .addOption(new Option('--metrics-addr <host:port>', 'listen address for /metrics').default(':9462'))
     .addOption(
       new Option(
@@ -144,7 +177,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
     .addHelpText(
       'after',
-      '\nTest only: NODENET_FAULT_AT=<after-pending|after-netlink|after-frr|after-health|after-applied> makes the\n' +
+      '\nTest only: NODENET_FAULT_AT=<after-pending|after-netlink|after-frr|after-health|after-applied|after-rejected>\nmakes the ' +
         'agent SIGKILL itself at that point of an apply (used by the crash-recovery tests). Never set it in production.',
     );
 }
@@ -167,6 +200,10 @@ export interface RawOptions {
   vtepInterface?: string;
   vtepAddress?: string;
   resyncPeriod: string;
+  confirmWindow?: string;
+  confirmInterval?: string;
+  confirmUnreachableLimit?: string;
+  heartbeatInterval?: string;
   metricsAddr: string;
   healthAddr: string;
   logLevel: string;
@@ -238,6 +275,16 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
 
   const resyncMs = parseDuration('--resync-period', raw.resyncPeriod);
   if (resyncMs < 1000) throw new OptionError('--resync-period', raw.resyncPeriod, 'must be at least 1s');
+  const confirm: ConfirmSettings = {
+    windowMs: parseDuration('--confirm-window', raw.confirmWindow ?? '4m'),
+    intervalMs: parseDuration('--confirm-interval', raw.confirmInterval ?? '5s'),
+    unreachableLimitMs: parseDuration('--confirm-unreachable-limit', raw.confirmUnreachableLimit ?? '30s'),
+  };
+  if (confirm.intervalMs < 100)
+    throw new OptionError('--confirm-interval', raw.confirmInterval, 'must be at least 100ms');
+  const heartbeatMs = parseDuration('--heartbeat-interval', raw.heartbeatInterval ?? '10s');
+  if (heartbeatMs !== 0 && heartbeatMs < 1000)
+    throw new OptionError('--heartbeat-interval', raw.heartbeatInterval, 'must be 0s or at least 1s');
   if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel)) {
     throw new OptionError('--log-level', raw.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
   }
@@ -258,6 +305,8 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
     },
     vtepInterface,
     resyncMs,
+    confirm,
+    heartbeatMs,
     metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),
     healthAddr: parseListenAddress('--health-addr', raw.healthAddr),
     logLevel: raw.logLevel,

@@ -11,145 +11,44 @@
  *    (except re-sending `provisioned` when the API still shows something else, e.g. after the
  *    configurator rolled the node back to it, or a status write was lost in a crash).
  * 3. Otherwise: baseline health, write pending.json, report `provisioning`, apply netlink then FRR,
- *    health checks; success: write applied.json, remove pending.json (and rejected.json), report
- *    `provisioned`; any failure: restore the previous checkpoint, re-check health, remove
- *    pending.json, report `invalid` naming the failed step.
+ *    health checks, then the confirm window (confirm.ts: checks and the API server every few
+ *    seconds, status `Confirming`); success: write applied.json, remove pending.json (and
+ *    rejected.json), report `provisioned`; any failure, within the window too: restore the previous
+ *    checkpoint, re-check health, write rejected.json, remove pending.json, report `invalid` naming
+ *    the failed step or the loss. While an apply runs, the status is refreshed as a heartbeat.
  *
  * A spec that failed (same content, same `assigned-at`) is not applied again: the configurator's
  * `retry` re-assigns the node, which makes a new attempt. Status writes are fire-and-forget here
  * (see status.ts): an unreachable API server never causes a rollback.
  */
 import pino from 'pino';
-import type { NodeConfigSpec, NodeConfigStatus } from '@nodenet/api';
-import {
-  specHash,
-  type AppliedCheckpoint,
-  type CheckpointStore,
-  type RejectedAttempt,
-} from './checkpoint.js';
+import { specHash, type AppliedCheckpoint, type RejectedAttempt } from './checkpoint.js';
+import { confirmRound, DEFAULT_CONFIRM, runConfirmWindow, type ConfirmSettings } from './confirm.js';
 import { describeCause } from './errors.js';
 import type { FaultHook, FaultPoint } from './fault.js';
 import { judge, type CheckResult, type HealthVerdict } from './health/checker.js';
+import { repairDrift, restoreHost, type DriftResult, type RestoreResult } from './host-sync.js';
 import { AgentMetrics } from './metrics.js';
-import type { StatusReport, StatusSink } from './status.js';
+import {
+  CONFIRM_REASON,
+  nextStep,
+  short,
+  STEP_LABEL,
+  STEP_REASON,
+  StepError,
+  type Attempt,
+  type Clock,
+  type DesiredConfig,
+  type Logger,
+  type PipelineDeps,
+  type PipelineStep,
+  type ReconcileOutcome,
+  type StartOutcome,
+} from './pipeline-contract.js';
+import { abortableSleep } from './sleep.js';
+import type { StatusReport } from './status.js';
 
-// ------------------------------------------------------------------ boundaries
-
-/** Kernel side of the host: devices, addresses, VRF tables, as in DESIGN "Host model". */
-export interface HostNetlink {
-  /**
-   * Makes the managed devices match `spec` exactly (create, change, delete), as one diff against
-   * the host. Idempotent: applying the same spec twice does nothing the second time. Returns how
-   * many kernel operations it performed (0 = the host already matched; >0 on a resync = drift).
-   */
-  apply(spec: NodeConfigSpec): Promise<{ operations: number }>;
-  /** Removes every device the agent manages (restore target when there is no checkpoint). */
-  removeAll(): Promise<{ operations: number }>;
-}
-
-/** FRR side: frr.conf rendered from the spec, checked and reloaded. */
-export interface HostFrr {
-  /**
-   * Renders frr.conf for `spec`, checks it (`vtysh -C`), reloads FRR when it differs from the running
-   * config. `changed` is false when nothing had to be reloaded. On a failed reload the driver puts
-   * the previous file back before it rejects. `repair: true` (used when restoring) reloads even when
-   * the file already matches, because the running FRR may not after a failed apply.
-   */
-  apply(spec: NodeConfigSpec, options?: { repair?: boolean }): Promise<{ changed: boolean }>;
-  /**
-   * Reloads the base template alone: no nodenet-generated sections. Like `apply` with `repair`, it
-   * reloads even when the file already matches (the running FRR may not, after a failed apply).
-   */
-  removeAll(): Promise<{ changed: boolean }>;
-}
-
-export interface HostDrivers {
-  netlink: HostNetlink;
-  frr: HostFrr;
-}
-
-/** Runs the configured checks; `HealthChecker` implements it. Must not reject (a failed probe is a result). */
-export interface HealthRunner {
-  run(): Promise<CheckResult[]>;
-}
-
-export interface Clock {
-  now(): Date;
-}
-
-export type Logger = Pick<pino.Logger, 'debug' | 'info' | 'warn' | 'error'>;
-
-export interface PipelineDeps {
-  drivers: HostDrivers;
-  checkpoints: CheckpointStore;
-  health: HealthRunner;
-  status: StatusSink;
-  clock?: Clock;
-  metrics?: AgentMetrics;
-  logger?: Logger;
-  /** Test-only fault injection (see fault.ts). */
-  fault?: FaultHook;
-  /** Called after the host first holds a healthy config (removes the start-up taints). Retried until it succeeds. */
-  onFirstHealthy?: () => Promise<void>;
-}
-
-// ------------------------------------------------------------------ inputs and outcomes
-
-/** What the watch hands the pipeline: the NodeConfig as currently stored. */
-export interface DesiredConfig {
-  spec: NodeConfigSpec;
-  /** The configurator's `network.nodenet.io/assigned-at` annotation; a new value is a new attempt. */
-  assignedAt?: string;
-  generation?: number;
-  /** The status currently stored on the NodeConfig, if known. */
-  observedStatus?: NodeConfigStatus;
-}
-
-export type PipelineStep = 'netlink' | 'frr' | 'health' | 'checkpoint';
-
-export type ReconcileOutcome =
-  | { kind: 'provisioned'; revision: string; health: HealthVerdict }
-  | { kind: 'invalid'; revision: string; step: PipelineStep; message: string; restored: boolean }
-  | { kind: 'unchanged'; revision: string; driftOperations: number; frrChanged: boolean; error?: string }
-  | { kind: 'rejected'; revision: string; message: string }
-  /** The apply could not start (pending.json not writable): the host is untouched, retry later. */
-  | { kind: 'error'; message: string };
-
-export type StartOutcome =
-  | { kind: 'clean'; applied?: string }
-  /** pending.json found and the host restored. */
-  | { kind: 'recovered'; attempted?: string; restoredTo?: string; restored: boolean; message: string }
-  /** pending.json found, but the apply had completed (applied.json already holds its spec). */
-  | { kind: 'completed'; applied: string };
-
-/** CamelCase status/event reason for a failed step. */
-export const STEP_REASON: Record<PipelineStep | 'restart', string> = {
-  netlink: 'NetlinkApplyFailed',
-  frr: 'FrrApplyFailed',
-  health: 'HealthCheckFailed',
-  checkpoint: 'CheckpointWriteFailed',
-  restart: 'AgentRestartedDuringApply',
-};
-
-const STEP_LABEL: Record<PipelineStep, string> = {
-  netlink: 'netlink apply',
-  frr: 'FRR apply',
-  health: 'health check',
-  checkpoint: 'checkpoint write',
-};
-
-/** First 10 hex digits, as in revision names. */
-const short = (revision: string | undefined): string => (revision ? revision.slice(0, 10) : 'unknown');
-
-class StepError extends Error {
-  constructor(
-    readonly step: PipelineStep,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
+export * from './pipeline-contract.js';
 
 // ------------------------------------------------------------------ pipeline
 
@@ -161,16 +60,19 @@ export class Pipeline {
   private started = false;
   private healthyOnce = false;
   private running: Promise<unknown> = Promise.resolve();
+  private readonly stopping = new AbortController();
   private readonly clock: Clock;
   private readonly metrics: AgentMetrics;
   private readonly log: Logger;
   private readonly fault: FaultHook;
+  private readonly confirm: ConfirmSettings;
 
   constructor(private readonly deps: PipelineDeps) {
     this.clock = deps.clock ?? { now: () => new Date() };
     this.metrics = deps.metrics ?? new AgentMetrics();
     this.log = deps.logger ?? pino({ level: 'silent' });
     this.fault = deps.fault ?? (() => undefined);
+    this.confirm = deps.confirm ?? DEFAULT_CONFIRM;
   }
 
   /** The last good config on the host, as the checkpoint records it. */
@@ -186,6 +88,14 @@ export class Pipeline {
   /** Brings the host to `desired` (or keeps it there). Calls are serialized. */
   reconcile(desired: DesiredConfig): Promise<ReconcileOutcome> {
     return this.serialize(() => this.doReconcile(desired));
+  }
+
+  /**
+   * Shutdown (SIGTERM): a running netlink/FRR step finishes; a confirm window under way ends at once
+   * and the previous checkpoint is restored before the apply returns. Await the caller's idle().
+   */
+  stop(): void {
+    this.stopping.abort();
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -227,19 +137,10 @@ export class Pipeline {
   }
 
   /**
-   * Restores the last good checkpoint after an apply that was cut off (agent restart) or whose
-   * restore failed earlier, then reports the attempted revision invalid.
+   * Restores the last good checkpoint after an apply that was cut off (agent restart, also during
+   * the confirm window) or whose restore failed earlier, then reports the attempted revision invalid.
    */
-  private async recover(
-    cause: 'restart' | 'retry',
-    pending: {
-      revision?: string;
-      specHash?: string;
-      assignedAt?: string;
-      generation?: number;
-      corrupt?: boolean;
-    },
-  ): Promise<StartOutcome> {
+  private async recover(cause: 'restart' | 'retry', pending: Attempt): Promise<StartOutcome> {
     const attempted = pending.revision;
     this.log.warn(
       { attempted, restoreTo: this.applied?.revision ?? 'nothing (no checkpoint)', cause },
@@ -247,86 +148,68 @@ export class Pipeline {
         ? 'agent restarted during an apply: restoring the last good checkpoint'
         : 'retrying the restore that failed earlier',
     );
-    const restore = await this.restoreHost(cause === 'restart' ? 'restarted' : 'apply-failed');
-    const verdict = judge(await this.runHealth());
-    const restoredText = this.applied
-      ? `restored revision ${short(this.applied.revision)}`
-      : 'removed all managed configuration (no checkpoint)';
     const what = attempted
       ? `revision ${short(attempted)}`
       : 'an unknown revision (pending checkpoint unreadable)';
-    let message =
-      cause === 'restart' ? `agent restarted during apply of ${what}; ` : `earlier apply of ${what} failed; `;
-    message += restore.ok
-      ? `${restoredText}; health after restore: ${verdict.summary}`
-      : `restore FAILED (${restore.error}); the host may be partly configured, retrying`;
-    if (restore.ok) {
-      await this.deps.checkpoints
-        .clearPending()
-        .catch((err: unknown) => this.log.error({ err }, 'cannot remove pending.json'));
-      this.recoveryNeeded = false;
-      if (attempted && pending.specHash)
-        await this.rememberRejected({
-          revision: attempted,
-          specHash: pending.specHash,
-          assignedAt: pending.assignedAt,
-          message,
-        });
-    } else {
-      this.recoveryNeeded = true;
-    }
     if (cause === 'restart') this.metrics.failures.inc({ step: 'restart' });
-    if (attempted) {
-      this.report({
-        configStatus: 'invalid',
-        revision: attempted,
-        ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
-        reason: cause === 'restart' ? STEP_REASON.restart : 'RestoreRetried',
-        message,
-        ...(pending.generation !== undefined ? { observedGeneration: pending.generation } : {}),
-      });
-    }
-    this.log.error({ attempted, restored: restore.ok, health: verdict.summary }, message);
+    const end = await this.restoreAndReport({
+      attempt: pending,
+      cause: cause === 'restart' ? 'restarted' : 'apply-failed',
+      reason: cause === 'restart' ? STEP_REASON.restart : 'RestoreRetried',
+      what:
+        cause === 'restart' ? `agent restarted during apply of ${what}` : `earlier apply of ${what} failed`,
+    });
     return {
       kind: 'recovered',
       attempted,
       restoredTo: this.applied?.revision,
-      restored: restore.ok,
-      message,
+      restored: end.restored,
+      message: end.message,
     };
   }
 
   private async doReconcile(desired: DesiredConfig): Promise<ReconcileOutcome> {
     if (!this.started) await this.doStart();
-    if (this.recoveryNeeded) {
+    const hash = specHash(desired.spec);
+    const step = () =>
+      nextStep({
+        recoveryNeeded: this.recoveryNeeded,
+        desiredHash: hash,
+        assignedAt: desired.assignedAt,
+        appliedHash: this.applied?.specHash,
+        rejected: this.rejected,
+      });
+    if (step() === 'recover-first') {
       const pending = await this.deps.checkpoints.readPending();
       await this.recover('retry', pending.kind === 'ok' ? pending.value : {});
       if (this.recoveryNeeded)
         return { kind: 'error', message: 'restore of the last good checkpoint is still failing' };
     }
-    const spec = desired.spec;
-    const hash = specHash(spec);
-
-    if (this.applied && this.applied.specHash === hash) return this.resync(desired);
-
-    if (this.rejected && this.rejected.specHash === hash && this.rejected.assignedAt === desired.assignedAt) {
-      // Already tried and rolled back: keep the last good config, keep saying why.
-      const message = this.rejected.message;
-      if (!this.alreadyReported(desired, 'invalid')) {
-        this.report({
-          configStatus: 'invalid',
-          revision: spec.revision,
-          ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
-          reason: 'PreviouslyRejected',
-          message,
-          observedGeneration: desired.generation,
-        });
-      }
-      await this.repairDrift();
-      return { kind: 'rejected', revision: spec.revision, message };
+    switch (step()) {
+      case 'resync':
+        return this.resync(desired);
+      case 'keep-rejected':
+        return this.keepRejected(desired);
+      default:
+        return this.apply(desired, hash);
     }
+  }
 
-    return this.apply(desired, hash);
+  /** Already tried and rolled back: keep the last good config, keep saying why. */
+  private async keepRejected(desired: DesiredConfig): Promise<ReconcileOutcome> {
+    const message = this.rejected?.message ?? 'rejected earlier';
+    if (!this.alreadyReported(desired, 'invalid')) {
+      this.reportAgain(desired, {
+        configStatus: 'invalid',
+        revision: desired.spec.revision,
+        ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
+        reason: 'PreviouslyRejected',
+        message,
+        observedGeneration: desired.generation,
+      });
+    }
+    await this.repairDrift();
+    return { kind: 'rejected', revision: desired.spec.revision, message };
   }
 
   /** Step 2: unchanged spec. Drift check and repair; no status change unless the API shows a stale one. */
@@ -334,7 +217,7 @@ export class Pipeline {
     const revision = desired.spec.revision;
     const drift = await this.repairDrift();
     if (!this.alreadyReported(desired, 'provisioned')) {
-      this.report({
+      this.reportAgain(desired, {
         configStatus: 'provisioned',
         revision,
         lastAppliedRevision: revision,
@@ -353,32 +236,8 @@ export class Pipeline {
     };
   }
 
-  private async repairDrift(): Promise<{ operations: number; frrChanged: boolean; error?: string }> {
-    const { netlink, frr } = this.deps.drivers;
-    const target = this.applied?.spec;
-    // Without a checkpoint there is nothing to repair towards; never tear down a host on a resync.
-    if (!target) return { operations: 0, frrChanged: false };
-    try {
-      const { operations } = await netlink.apply(target);
-      const { changed } = await frr.apply(target);
-      if (operations > 0 || changed) {
-        this.metrics.driftRepairs.inc();
-        this.log.warn(
-          { revision: this.applied?.revision, netlinkOperations: operations, frrReloaded: changed },
-          'host had drifted from the applied config; repaired',
-        );
-      } else {
-        this.log.debug({ revision: this.applied?.revision }, 'resync: host matches the applied config');
-      }
-      return { operations, frrChanged: changed };
-    } catch (err) {
-      this.metrics.driftErrors.inc();
-      this.log.error(
-        { err, revision: this.applied?.revision },
-        'drift check/repair failed; retrying at the next resync',
-      );
-      return { operations: 0, frrChanged: false, error: describeCause(err) };
-    }
+  private repairDrift(): Promise<DriftResult> {
+    return repairDrift(this.deps.drivers, this.applied, this.metrics, this.log);
   }
 
   /** Step 3: a new spec. */
@@ -410,14 +269,14 @@ export class Pipeline {
       return { kind: 'error', message: `cannot start apply: ${describeCause(err)}` };
     }
     this.hook('after-pending');
-    this.report({
+    const progress = {
       configStatus: 'provisioning',
       revision,
       ...(previous ? { lastAppliedRevision: previous.revision } : {}),
-      reason: 'Applying',
-      message: `applying revision ${short(revision)}`,
       observedGeneration: desired.generation,
-    });
+    } as const;
+    this.report({ ...progress, reason: 'Applying', message: `applying revision ${short(revision)}` });
+    const stopHeartbeat = this.startHeartbeat();
 
     let verdict: HealthVerdict;
     try {
@@ -428,6 +287,7 @@ export class Pipeline {
       verdict = judge(await this.runHealth(), baseline);
       if (!verdict.ok) throw new StepError('health', verdict.summary);
       this.hook('after-health');
+      await this.confirmWindow(progress, baseline);
       const saved = await this.step('checkpoint', () => this.deps.checkpoints.saveApplied(spec));
       this.applied = saved;
       this.hook('after-applied');
@@ -435,9 +295,11 @@ export class Pipeline {
       const failure =
         err instanceof StepError ? err : new StepError('checkpoint', describeCause(err), { cause: err });
       const outcome = await this.fail(desired, hash, failure, previous, baseline);
+      stopHeartbeat();
       endTimer();
       return outcome;
     }
+    stopHeartbeat();
 
     // Success. pending.json goes only now: a crash before this line is recovered at start-up.
     await this.deps.checkpoints
@@ -464,6 +326,48 @@ export class Pipeline {
     return { kind: 'provisioned', revision, health: verdict };
   }
 
+  /** Keeps checking for the confirm window; throws a `confirm` StepError naming what was lost. */
+  private async confirmWindow(
+    progress: Omit<StatusReport, 'reason' | 'message'>,
+    baseline: CheckResult[],
+  ): Promise<void> {
+    const settings = this.confirm;
+    if (settings.windowMs <= 0) return;
+    const window = `${Math.round(settings.windowMs / 1000)} s`;
+    this.report({
+      ...progress,
+      confirming: true,
+      reason: 'Confirming',
+      message: `revision ${short(progress.revision)} applied and healthy; confirming for ${window} (checks every ${Math.round(settings.intervalMs / 1000)} s, reverts on its own if one fails)`,
+    });
+    this.log.info({ revision: progress.revision, windowMs: settings.windowMs }, 'confirm window started');
+    const outcome = await runConfirmWindow({
+      settings,
+      baseline: baseline.filter((r) => r.name !== 'apiserver'),
+      check: () => confirmRound(() => this.runHealth(), this.deps.apiServer),
+      monotonicMs: this.deps.monotonicMs ?? (() => performance.now()),
+      sleep: this.deps.sleep ?? abortableSleep,
+      signal: this.stopping.signal,
+      onTick: (tick, verdict) =>
+        this.log.debug(
+          { atMs: Math.round(tick.atMs), api: tick.api, verdict: verdict.kind },
+          'confirm round',
+        ),
+    });
+    if (outcome.kind === 'confirmed') return;
+    const reason = CONFIRM_REASON[outcome.kind === 'stopped' ? 'stopped' : outcome.reason];
+    throw new StepError('confirm', outcome.message, { reason });
+  }
+
+  /** Refreshes the status every `heartbeatMs` while an apply runs; returns the function that ends it. */
+  private startHeartbeat(): () => void {
+    const every = this.deps.heartbeatMs ?? 10_000;
+    if (every <= 0) return () => undefined;
+    const timer = setInterval(() => this.deps.status.heartbeat(), every);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
   private async fail(
     desired: DesiredConfig,
     hash: string,
@@ -480,66 +384,87 @@ export class Pipeline {
     );
     // The checkpoint in memory may already name the new spec if only pending.json removal failed; restore `previous`.
     this.applied = previous;
-    const restore = await this.restoreHost('apply-failed');
-    const after = judge(await this.runHealth(), baseline);
-    const restoredText = previous
-      ? `restored revision ${short(previous.revision)}`
+    const end = await this.restoreAndReport({
+      attempt: { revision, specHash: hash, assignedAt: desired.assignedAt, generation: desired.generation },
+      cause: 'apply-failed',
+      reason: failure.reason,
+      what:
+        failure.step === 'confirm'
+          ? failure.message
+          : `${STEP_LABEL[failure.step]} failed: ${failure.message}`,
+      baseline,
+    });
+    return { kind: 'invalid', revision, step: failure.step, message: end.message, restored: end.restored };
+  }
+
+  /**
+   * The one ending of every failed or cut-off apply (invariant 5): restore the last good checkpoint
+   * (or remove everything managed without one), check health again, then — only if the restore
+   * worked — write rejected.json BEFORE removing pending.json (a crash in between must not re-apply
+   * the bad spec at start-up), and report `invalid` saying what was lost and what was restored.
+   * A failed restore keeps pending.json and sets `recoveryNeeded`: the next call (or a restart)
+   * restores first.
+   */
+  private async restoreAndReport(args: {
+    attempt: Attempt;
+    cause: 'apply-failed' | 'restarted';
+    reason: string;
+    /** What happened, first part of the message. */
+    what: string;
+    baseline?: CheckResult[];
+  }): Promise<{ restored: boolean; message: string }> {
+    const { attempt } = args;
+    const restore = await this.restoreHost(args.cause);
+    const after = judge(await this.runHealth(), args.baseline);
+    const restoredText = this.applied
+      ? `restored revision ${short(this.applied.revision)}`
       : 'removed all managed configuration (no previous checkpoint)';
-    let message = `${STEP_LABEL[failure.step]} failed: ${failure.message}; `;
-    message += restore.ok
-      ? `${restoredText}; health after restore: ${after.summary}`
-      : `restore FAILED (${restore.error}); the host may be partly configured, retrying`;
+    const message =
+      `${args.what}; ` +
+      (restore.ok
+        ? `${restoredText}; health after restore: ${after.summary}`
+        : `restore FAILED (${restore.error}); the host may be partly configured, retrying`);
     if (restore.ok) {
+      this.recoveryNeeded = false;
+      if (attempt.revision && attempt.specHash)
+        await this.rememberRejected({
+          revision: attempt.revision,
+          specHash: attempt.specHash,
+          assignedAt: attempt.assignedAt,
+          message,
+        });
+      this.hook('after-rejected');
       await this.deps.checkpoints
         .clearPending()
         .catch((err: unknown) => this.log.error({ err }, 'cannot remove pending.json'));
-      await this.rememberRejected({ revision, specHash: hash, assignedAt: desired.assignedAt, message });
     } else {
       this.recoveryNeeded = true; // pending.json stays: a restart also restores first
     }
-    this.report({
-      configStatus: 'invalid',
-      revision,
-      ...(previous ? { lastAppliedRevision: previous.revision } : {}),
-      reason: STEP_REASON[failure.step],
-      message,
-      observedGeneration: desired.generation,
-    });
+    if (attempt.revision) {
+      this.report({
+        configStatus: 'invalid',
+        revision: attempt.revision,
+        ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
+        reason: args.reason,
+        message,
+        ...(attempt.generation !== undefined ? { observedGeneration: attempt.generation } : {}),
+      });
+    }
     this.log.error(
-      { revision, step: failure.step, restored: restore.ok, healthAfterRestore: after.summary },
+      {
+        attempted: attempt.revision,
+        reason: args.reason,
+        restored: restore.ok,
+        healthAfterRestore: after.summary,
+      },
       message,
     );
-    return { kind: 'invalid', revision, step: failure.step, message, restored: restore.ok };
+    return { restored: restore.ok, message };
   }
 
   /** Puts the last good checkpoint back on the host, or removes everything managed without one. */
-  private async restoreHost(
-    cause: 'apply-failed' | 'restarted',
-  ): Promise<{ ok: true } | { ok: false; error: string }> {
-    const { netlink, frr } = this.deps.drivers;
-    const target = this.applied?.spec;
-    const errors: string[] = [];
-    // Both halves are attempted even if one fails: a half-restored host beats a half-applied one.
-    try {
-      if (target) await netlink.apply(target);
-      else await netlink.removeAll();
-    } catch (err) {
-      errors.push(`netlink: ${describeCause(err)}`);
-    }
-    try {
-      if (target) await frr.apply(target, { repair: true });
-      else await frr.removeAll();
-    } catch (err) {
-      errors.push(`FRR: ${describeCause(err)}`);
-    }
-    const ok = errors.length === 0;
-    this.metrics.restores.inc({ cause, result: ok ? 'ok' : 'failed' });
-    this.metrics.setAppliedRevision(this.applied?.revision);
-    this.log.warn(
-      { to: this.applied?.revision ?? 'nothing', ok, errors },
-      ok ? 'restore performed' : 'restore failed',
-    );
-    return ok ? { ok } : { ok, error: errors.join('; ') };
+  private restoreHost(cause: 'apply-failed' | 'restarted'): Promise<RestoreResult> {
+    return restoreHost(this.deps.drivers, this.applied, cause, this.metrics, this.log);
   }
 
   private async rememberRejected(
@@ -589,11 +514,16 @@ export class Pipeline {
     }
   }
 
-  /** Whether the sink (or, for a fresh process, the API) already shows this outcome for this revision. */
+  /**
+   * Whether the NodeConfig in the API already shows this outcome for this revision. The object, not
+   * memory, decides: a re-created NodeConfig or a wiped status gets the report again. A report still
+   * waiting in the sink counts as shown (it is on its way; re-sending it would only repeat it).
+   */
   private alreadyReported(desired: DesiredConfig, configStatus: 'provisioned' | 'invalid'): boolean {
     const revision = desired.spec.revision;
     const last = this.deps.status.lastReported();
-    if (last) return last.configStatus === configStatus && last.revision === revision;
+    if (this.deps.status.busy && last?.configStatus === configStatus && last.revision === revision)
+      return true;
     const observed = desired.observedStatus;
     if (!observed || observed.configStatus !== configStatus) return false;
     if (configStatus === 'provisioned') return observed.lastAppliedRevision === revision;
@@ -604,6 +534,19 @@ export class Pipeline {
       desired.generation !== undefined &&
       invalid.observedGeneration === desired.generation
     );
+  }
+
+  /**
+   * Re-sends what this process last said about the same outcome (same status, revision and
+   * generation), so the API keeps the informative message of the apply; otherwise `fallback`.
+   */
+  private reportAgain(desired: DesiredConfig, fallback: StatusReport): void {
+    const last = this.deps.status.lastReported();
+    const same =
+      last?.configStatus === fallback.configStatus &&
+      last.revision === fallback.revision &&
+      last.observedGeneration === desired.generation;
+    this.report(same ? last : fallback);
   }
 
   private report(report: StatusReport): void {

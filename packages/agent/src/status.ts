@@ -8,6 +8,7 @@
  * the latest state matters to the configurator — so an API server outage costs retries, not a queue.
  */
 import type { Condition, ConfigStatus, NodeConfigStatus } from '@nodenet/api';
+import { abortableSleep } from './sleep.js';
 
 /** What the pipeline tells the world about one attempt. */
 export interface StatusReport {
@@ -21,6 +22,12 @@ export interface StatusReport {
   message: string;
   /** `metadata.generation` of the NodeConfig the report answers, when known. */
   observedGeneration?: number;
+  /**
+   * Set while the apply passed its checks and the agent keeps checking through the confirm window
+   * (`configStatus` stays `provisioning`, so the node keeps its rollout slot). Shown as the
+   * `Confirming` condition, whose `lastTransitionTime` is when the window started.
+   */
+  confirming?: boolean;
 }
 
 /** Where reports go; the pipeline depends on this much only. */
@@ -28,12 +35,20 @@ export interface StatusSink {
   report(report: StatusReport): void;
   /** The newest report handed in (written or not), so the pipeline can tell what it already said. */
   lastReported(): StatusReport | undefined;
+  /** True while the newest report waits to be written (so it is not yet visible in the API). */
+  readonly busy: boolean;
+  /**
+   * Writes the newest report again with a fresh `lastUpdate`, so the configurator's
+   * `--config-timeout` measures "no progress" rather than total time. A no-op while a write is
+   * still pending or retrying: a heartbeat never piles up writes against a slow API server.
+   */
+  heartbeat(): void;
 }
 
 /** Writes a NodeConfig's status (e.g. a merge patch on the status subresource). Rejects on failure. */
 export type StatusWrite = (status: NodeConfigStatus) => Promise<void>;
 
-export const CONDITION_TYPES = ['Ready', 'Progressing', 'Invalid'] as const;
+export const CONDITION_TYPES = ['Ready', 'Progressing', 'Confirming', 'Invalid'] as const;
 
 /**
  * Builds the status object for a report. Conditions keep their `lastTransitionTime` when their
@@ -44,6 +59,7 @@ export function buildStatus(report: StatusReport, now: Date, previous?: Conditio
   const flags: Record<(typeof CONDITION_TYPES)[number], boolean> = {
     Ready: report.configStatus === 'provisioned',
     Progressing: report.configStatus === 'provisioning',
+    Confirming: report.configStatus === 'provisioning' && report.confirming === true,
     Invalid: report.configStatus === 'invalid',
   };
   const conditions = CONDITION_TYPES.map((type): Condition => {
@@ -128,6 +144,11 @@ export class StatusReporter implements StatusSink {
     return this.latest;
   }
 
+  heartbeat(): void {
+    if (!this.latest || this.queued || this.stopping.signal.aborted) return;
+    this.report(this.latest);
+  }
+
   /** True while a report waits to be written. */
   get busy(): boolean {
     return this.queued !== undefined;
@@ -164,19 +185,4 @@ export class StatusReporter implements StatusSink {
       }
     }
   }
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OptionError } from '../src/errors.js';
+import { DEFAULT_CONFIRM } from '../src/confirm.js';
 import { buildProgram, parseDuration, resolveOptions, type RawOptions } from '../src/options.js';
 
 function parse(args: string[], env: Record<string, string> = {}): RawOptions {
@@ -54,6 +55,8 @@ describe('agent options', () => {
       },
       vtepInterface: 'eth0',
       resyncMs: 60_000,
+      confirm: DEFAULT_CONFIRM,
+      heartbeatMs: 10_000,
       metricsAddr: { host: '0.0.0.0', port: 9462 },
       healthAddr: { host: '0.0.0.0', port: 9463 },
       logLevel: 'info',
@@ -178,6 +181,10 @@ describe('agent options', () => {
       '--vrf-router-id',
       '--vtep-interface',
       '--resync-period',
+      '--confirm-window',
+      '--confirm-interval',
+      '--confirm-unreachable-limit',
+      '--heartbeat-interval',
       '--metrics-addr',
       '--health-addr',
       '--log-level',
@@ -186,7 +193,32 @@ describe('agent options', () => {
     }
     expect(help).toContain('(env: NODE_NAME)');
     expect(help).toContain(
-      'Test only: NODENET_FAULT_AT=<after-pending|after-netlink|after-frr|after-health|after-applied>',
+      'Test only: NODENET_FAULT_AT=<after-pending|after-netlink|after-frr|after-health|after-applied|after-rejected>',
+    );
+    expect(help.replace(/\s+/g, ' ')).toMatch(/outlasts the BGP hold time .*180 s/);
+  });
+
+  it('parses the confirm window and heartbeat, naming a bad value', () => {
+    const o = resolveOptions(
+      parse([
+        ...minimal,
+        '--confirm-window',
+        '20s',
+        '--confirm-interval',
+        '500ms',
+        '--confirm-unreachable-limit',
+        '6s',
+        '--heartbeat-interval',
+        '0s',
+      ]),
+    );
+    expect(o.confirm).toEqual({ windowMs: 20_000, intervalMs: 500, unreachableLimitMs: 6000 });
+    expect(o.heartbeatMs).toBe(0);
+    expect(() => resolveOptions(parse([...minimal, '--confirm-window', 'soon']))).toThrow(
+      /^--confirm-window: must be a duration .*\(got "soon"\)/,
+    );
+    expect(() => resolveOptions(parse([...minimal, '--heartbeat-interval', '10ms']))).toThrow(
+      /^--heartbeat-interval: must be 0s or at least 1s/,
     );
   });
 });

@@ -7,24 +7,36 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NodeConfigSpec } from '@nodenet/api';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CheckpointStore, specHash } from '../src/checkpoint.js';
 import type { FaultPoint } from '../src/fault.js';
 import { AgentMetrics } from '../src/metrics.js';
-import { Pipeline } from '../src/pipeline.js';
-import { StatusReporter, type StatusReport, type StatusSink } from '../src/status.js';
+import { nextStep, Pipeline } from '../src/pipeline.js';
+import { buildStatus, StatusReporter, type StatusReport, type StatusSink } from '../src/status.js';
 import { FakeHealth, FakeHost } from './fake-host.js';
 import { sampleSpec } from './fixtures.js';
 
 class RecordingSink implements StatusSink {
   reports: StatusReport[] = [];
+  busy = false;
+  heartbeats = 0;
   report(r: StatusReport): void {
     this.reports.push(r);
+  }
+  heartbeat(): void {
+    this.heartbeats++;
   }
   lastReported(): StatusReport | undefined {
     return this.reports.at(-1);
   }
 }
+
+/** The status the API shows once the sink's newest report was written. */
+const shown = () => {
+  const last = sink.lastReported();
+  return last ? buildStatus(last, new Date()) : undefined;
+};
 
 const A = sampleSpec(1);
 const B = sampleSpec(2);
@@ -46,6 +58,7 @@ const pipeline = (extra: Partial<ConstructorParameters<typeof Pipeline>[0]> = {}
     status: sink,
     metrics,
     fault: (p) => void faults.push(p),
+    confirm: { windowMs: 0, intervalMs: 1000, unreachableLimitMs: 10_000 },
     ...extra,
   });
 
@@ -137,10 +150,12 @@ describe('pipeline: new spec', () => {
     const p = pipeline();
     await p.reconcile({ spec: A });
     health.breaking.add(B.revision);
-    await p.reconcile({ spec: B, assignedAt: 't1' });
+    await p.reconcile({ spec: B, assignedAt: 't1', generation: 1 });
     host.calls = [];
     const reports = sink.reports.length;
-    expect(await p.reconcile({ spec: B, assignedAt: 't1' })).toMatchObject({
+    expect(
+      await p.reconcile({ spec: B, assignedAt: 't1', generation: 1, observedStatus: shown() }),
+    ).toMatchObject({
       kind: 'rejected',
       revision: B.revision,
     });
@@ -276,14 +291,17 @@ describe('pipeline: unchanged spec (resync)', () => {
     const p = pipeline();
     await p.reconcile({ spec: A });
     const reports = sink.reports.length;
-    expect(await p.reconcile({ spec: A })).toEqual({
+    expect(await p.reconcile({ spec: A, observedStatus: shown() })).toEqual({
       kind: 'unchanged',
       revision: A.revision,
       driftOperations: 0,
       frrChanged: false,
     });
     host.drifted = true; // e.g. vx.1001 deleted by hand
-    expect(await p.reconcile({ spec: A })).toMatchObject({ kind: 'unchanged', driftOperations: 3 });
+    expect(await p.reconcile({ spec: A, observedStatus: shown() })).toMatchObject({
+      kind: 'unchanged',
+      driftOperations: 3,
+    });
     expect(sink.reports.length).toBe(reports);
     expect(await metric('nodenet_agent_drift_repairs_total')).toEqual([
       'nodenet_agent_drift_repairs_total 1',
@@ -319,7 +337,7 @@ describe('pipeline: unchanged spec (resync)', () => {
     await p.reconcile({ spec: A });
     const reports = sink.reports.length;
     host.failNetlink.add(A.revision);
-    const outcome = await p.reconcile({ spec: A });
+    const outcome = await p.reconcile({ spec: A, observedStatus: shown() });
     expect(outcome).toMatchObject({ kind: 'unchanged', error: 'RTNETLINK answers: File exists (vx.1002)' });
     expect(sink.reports.length).toBe(reports);
     expect(await metric('nodenet_agent_drift_repair_errors_total')).toEqual([
@@ -402,7 +420,9 @@ describe('pipeline: start-up', () => {
     const outcome = await pipeline().start();
     expect(outcome).toMatchObject({ kind: 'recovered', restored: true });
     expect(host.calls).toEqual(['netlink.removeAll', 'frr.removeAll']);
-    expect(sink.lastReported()?.message).toMatch(/removed all managed configuration \(no checkpoint\)/);
+    expect(sink.lastReported()?.message).toMatch(
+      /removed all managed configuration \(no previous checkpoint\)/,
+    );
   });
 
   it('pending.json left behind after applied.json was written: the apply had completed, no restore', async () => {
@@ -454,5 +474,254 @@ describe('pipeline: start-up', () => {
     host.failRemoveAll = false;
     expect((await p.reconcile({ spec: C })).kind).toBe('provisioned');
     expect(host.netlinkState).toBe(C.revision);
+  });
+});
+
+describe('nextStep', () => {
+  const hash = 'h-new';
+  it.each([
+    [
+      'a failed restore comes first',
+      { recoveryNeeded: true, desiredHash: hash, appliedHash: hash },
+      'recover-first',
+    ],
+    ['the applied spec: resync', { recoveryNeeded: false, desiredHash: hash, appliedHash: hash }, 'resync'],
+    [
+      'rejected under the same assignment: keep rejected',
+      {
+        recoveryNeeded: false,
+        desiredHash: hash,
+        assignedAt: 't1',
+        appliedHash: 'h-old',
+        rejected: { specHash: hash, assignedAt: 't1' },
+      },
+      'keep-rejected',
+    ],
+    [
+      're-assigned (retry): apply again',
+      {
+        recoveryNeeded: false,
+        desiredHash: hash,
+        assignedAt: 't2',
+        appliedHash: 'h-old',
+        rejected: { specHash: hash, assignedAt: 't1' },
+      },
+      'apply',
+    ],
+    [
+      'another spec was rejected: apply',
+      { recoveryNeeded: false, desiredHash: hash, appliedHash: 'h-old', rejected: { specHash: 'h-bad' } },
+      'apply',
+    ],
+    ['no checkpoint at all: apply', { recoveryNeeded: false, desiredHash: hash }, 'apply'],
+  ] as const)('%s', (_name, facts, expected) => {
+    expect(nextStep(facts)).toBe(expected);
+  });
+});
+
+describe('pipeline: confirm window', () => {
+  let mono: number;
+  let onSleep: (() => Promise<void> | void) | undefined;
+  let apiDown: boolean;
+  const windowed = (extra: Partial<ConstructorParameters<typeof Pipeline>[0]> = {}) =>
+    pipeline({
+      confirm: { windowMs: 30_000, intervalMs: 5_000, unreachableLimitMs: 10_000 },
+      monotonicMs: () => mono,
+      sleep: async (ms) => {
+        mono += ms;
+        await onSleep?.();
+      },
+      apiServer: async () => {
+        if (apiDown) throw new Error('connect ETIMEDOUT 10.255.0.1:6443');
+      },
+      ...extra,
+    });
+  beforeEach(() => {
+    mono = 0;
+    onSleep = undefined;
+    apiDown = false;
+  });
+
+  it('keeps pending.json and reports Confirming through the window, then writes applied.json and reports provisioned', async () => {
+    const p = windowed();
+    await p.reconcile({ spec: A });
+    const seen: string[][] = [];
+    onSleep = async () => void seen.push((await readdir(dir)).sort());
+    sink.reports = [];
+    expect((await p.reconcile({ spec: B })).kind).toBe('provisioned');
+    expect(seen).toHaveLength(6); // 30 s / 5 s
+    for (const files of seen) expect(files).toEqual(['applied.json', 'pending.json']);
+    expect((await store.load()).applied?.revision).toBe(B.revision);
+    expect(await readdir(dir)).toEqual(['applied.json']);
+    expect(sink.reports.map((r) => [r.configStatus, r.reason, r.confirming ?? false])).toEqual([
+      ['provisioning', 'Applying', false],
+      ['provisioning', 'Confirming', true],
+      ['provisioned', 'Provisioned', false],
+    ]);
+    expect(sink.reports[1]?.message).toMatch(/confirming for 30 s/);
+    expect(
+      buildStatus(sink.reports[1]!, new Date()).conditions?.find((c) => c.type === 'Confirming')?.status,
+    ).toBe('True');
+  });
+
+  it('a check that fails within the window: restores the previous revision by itself and says when', async () => {
+    const p = windowed();
+    await p.reconcile({ spec: A });
+    let rounds = 0;
+    onSleep = () => {
+      if (++rounds === 3) health.breaking.add(B.revision); // e.g. the BGP session died at hold-timer expiry
+    };
+    const outcome = await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(outcome).toMatchObject({ kind: 'invalid', step: 'confirm', restored: true });
+    expect([host.netlinkState, host.frrState]).toEqual([A.revision, A.revision]);
+    expect(sink.lastReported()).toMatchObject({
+      configStatus: 'invalid',
+      revision: B.revision,
+      lastAppliedRevision: A.revision,
+      reason: 'ConfirmHealthCheckFailed',
+    });
+    expect(sink.lastReported()?.message).toBe(
+      `health check failed 15 s after apply: tcp/spine-1 (no answer within 3000 ms after 3 attempt(s)); ` +
+        `restored revision ${A.revision.slice(0, 10)}; health after restore: all 2 checks passed`,
+    );
+    expect((await store.load()).applied?.revision).toBe(A.revision);
+    expect((await store.load()).rejected).toMatchObject({ revision: B.revision, assignedAt: 't1' });
+    expect(await readdir(dir)).not.toContain('pending.json');
+  });
+
+  it('the API server unreachable longer than the limit: reverts, and reports once it is back', async () => {
+    const p = windowed();
+    await p.reconcile({ spec: A });
+    let rounds = 0;
+    onSleep = () => {
+      if (++rounds === 2) apiDown = true;
+    };
+    const outcome = await p.reconcile({ spec: B });
+    expect(outcome).toMatchObject({ kind: 'invalid', step: 'confirm', restored: true });
+    expect(sink.lastReported()?.reason).toBe('ConfirmApiServerUnreachable');
+    expect(sink.lastReported()?.message).toMatch(
+      new RegExp(
+        `^API server unreachable 10 s after apply, for 10 s \\(connect ETIMEDOUT 10.255.0.1:6443\\); restored revision ${A.revision.slice(0, 10)}`,
+      ),
+    );
+    expect(host.netlinkState).toBe(A.revision);
+  });
+
+  it('a short API server outage within the limit does not revert', async () => {
+    const p = windowed();
+    await p.reconcile({ spec: A });
+    let rounds = 0;
+    onSleep = () => {
+      rounds++;
+      apiDown = rounds === 2 || rounds === 3; // 5 s < 10 s limit
+    };
+    expect((await p.reconcile({ spec: B })).kind).toBe('provisioned');
+  });
+
+  it('stop() (SIGTERM) during the window restores before the apply returns', async () => {
+    const p = windowed({
+      sleep: async (ms, signal) => {
+        mono += ms;
+        p.stop();
+        expect(signal.aborted).toBe(true);
+      },
+    });
+    await pipeline().reconcile({ spec: A });
+    const outcome = await p.reconcile({ spec: B });
+    expect(outcome).toMatchObject({ kind: 'invalid', step: 'confirm', restored: true });
+    expect(sink.lastReported()?.reason).toBe('AgentStoppedDuringConfirm');
+    expect(host.netlinkState).toBe(A.revision);
+  });
+
+  it('a kill during the window is recovered at start-up like one during the apply', async () => {
+    await windowed().reconcile({ spec: A });
+    // The "kill": the window never returns; the process is gone with pending.json on disk.
+    const killed = windowed({ sleep: () => new Promise(() => undefined) });
+    void killed.reconcile({ spec: B, assignedAt: 't1', generation: 2 });
+    await vi.waitFor(async () => expect(sink.lastReported()?.confirming).toBe(true));
+    expect(await readdir(dir)).toContain('pending.json');
+    sink.reports = [];
+    const restarted = windowed();
+    expect(await restarted.start()).toMatchObject({
+      kind: 'recovered',
+      attempted: B.revision,
+      restored: true,
+    });
+    expect(host.netlinkState).toBe(A.revision);
+    expect(sink.lastReported()).toMatchObject({
+      configStatus: 'invalid',
+      reason: 'AgentRestartedDuringApply',
+    });
+    expect((await restarted.reconcile({ spec: B, assignedAt: 't1', generation: 2 })).kind).toBe('rejected');
+  });
+});
+
+describe('pipeline: status contract', () => {
+  it('re-reports provisioned when the NodeConfig in the API has no status (re-created), though it reported before', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A, generation: 1 });
+    const inApi = shown();
+    const first = sink.reports.length;
+    await p.reconcile({ spec: A, generation: 1, observedStatus: inApi });
+    expect(sink.reports.length).toBe(first); // the API shows it: nothing to say
+    await p.reconcile({ spec: A, generation: 1, observedStatus: undefined }); // kubectl delete nc; re-created
+    expect(sink.reports.slice(first).map((r) => [r.configStatus, r.revision, r.message])).toEqual([
+      ['provisioned', A.revision, `revision ${A.revision.slice(0, 10)} applied; health: all 2 checks passed`],
+    ]);
+  });
+
+  it('re-reports invalid for a rejected attempt when the status was wiped', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    health.breaking.add(B.revision);
+    await p.reconcile({ spec: B, assignedAt: 't1', generation: 3 });
+    sink.reports = [];
+    await p.reconcile({ spec: B, assignedAt: 't1', generation: 3, observedStatus: {} });
+    expect(sink.reports.map((r) => [r.configStatus, r.reason])).toEqual([['invalid', 'PreviouslyRejected']]);
+  });
+
+  it('a report still waiting in the sink is not repeated', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    sink.busy = true;
+    sink.reports = [...sink.reports];
+    const before = sink.reports.length;
+    await p.reconcile({ spec: A });
+    expect(sink.reports.length).toBe(before);
+  });
+
+  it('heartbeats while a slow apply runs, and stops afterwards', async () => {
+    const p = pipeline({ heartbeatMs: 5 });
+    host.beforeNetlinkApply = () =>
+      vi.waitFor(() => expect(sink.heartbeats).toBeGreaterThanOrEqual(3), { timeout: 5000 });
+    expect((await p.reconcile({ spec: A })).kind).toBe('provisioned');
+    const after = sink.heartbeats;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(sink.heartbeats).toBe(after);
+  });
+
+  it('crash window: rejected.json is on disk before pending.json goes, so a restart never re-applies the bad spec', async () => {
+    await pipeline().reconcile({ spec: A });
+    health.breaking.add(B.revision);
+    let filesAtFault: string[] = [];
+    const p = pipeline({
+      fault: (point) => {
+        if (point === 'after-rejected') filesAtFault = readdirSync(dir).sort();
+      },
+    });
+    await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(filesAtFault).toEqual(['applied.json', 'pending.json', 'rejected.json']);
+    // Had it died there: start-up restores (again) and the bad spec stays rejected.
+    await store.savePending({
+      revision: B.revision,
+      specHash: specHash(B),
+      assignedAt: 't1',
+      startedAt: 'x',
+    });
+    host.calls = [];
+    const restarted = pipeline();
+    expect((await restarted.start()).kind).toBe('recovered');
+    expect((await restarted.reconcile({ spec: B, assignedAt: 't1' })).kind).toBe('rejected');
+    expect(host.calls.filter((c) => c.includes(B.revision.slice(0, 4)))).toEqual([]);
   });
 });

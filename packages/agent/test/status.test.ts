@@ -21,7 +21,7 @@ const provisioned: StatusReport = {
 };
 
 describe('buildStatus', () => {
-  it('sets configStatus, lastUpdate, lastAppliedRevision, message and the three conditions', () => {
+  it('sets configStatus, lastUpdate, lastAppliedRevision, message and the four conditions', () => {
     const status = buildStatus(provisioned, t0);
     expect(status).toEqual({
       configStatus: 'provisioned',
@@ -39,6 +39,14 @@ describe('buildStatus', () => {
         },
         {
           type: 'Progressing',
+          status: 'False',
+          reason: 'Provisioned',
+          message: 'ok',
+          lastTransitionTime: t0.toISOString(),
+          observedGeneration: 3,
+        },
+        {
+          type: 'Confirming',
           status: 'False',
           reason: 'Provisioned',
           message: 'ok',
@@ -174,5 +182,41 @@ describe('StatusReporter', () => {
         t0.toISOString(),
       );
     });
+  });
+});
+
+describe('StatusReporter heartbeat', () => {
+  it('re-writes the newest report with a fresh lastUpdate, keeping the Confirming transition time', async () => {
+    let now = t0;
+    const written: NodeConfigStatus[] = [];
+    const reporter = new StatusReporter({ now: () => now, write: async (s) => void written.push(s) });
+    reporter.report({ ...provisioned, configStatus: 'provisioning', confirming: true, reason: 'Confirming' });
+    await reporter.flush();
+    now = new Date(t0.getTime() + 10_000);
+    reporter.heartbeat();
+    await reporter.flush();
+    expect(written.map((s) => s.lastUpdate)).toEqual([t0.toISOString(), now.toISOString()]);
+    const confirming = written[1]?.conditions?.find((c) => c.type === 'Confirming');
+    expect(confirming).toMatchObject({ status: 'True', lastTransitionTime: t0.toISOString() });
+  });
+
+  it('is a no-op while a write is pending or retrying (no write storm), and before any report', async () => {
+    const attempts: string[] = [];
+    let release!: () => void;
+    const reporter = new StatusReporter({
+      now: () => t0,
+      write: (s) => {
+        attempts.push(s.configStatus ?? '');
+        return new Promise<void>((r) => (release = r));
+      },
+    });
+    reporter.heartbeat();
+    expect(attempts).toEqual([]);
+    reporter.report(provisioned);
+    await Promise.resolve();
+    for (let i = 0; i < 5; i++) reporter.heartbeat();
+    release();
+    await reporter.flush();
+    expect(attempts).toEqual(['provisioned']);
   });
 });

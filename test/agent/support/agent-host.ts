@@ -16,12 +16,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import {
+  hashConfig,
+  type Layer2NetworkConfiguration,
+  type NetworkConfigRevision,
+  type NodeConfig,
+  type NodeConfigSpec,
+  type NodeLayer2Entry,
+} from '@nodenet/api';
 import { kubeconfigYaml, startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
 
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const here = fileURLToPath(new URL('.', import.meta.url));
+export const here = fileURLToPath(new URL('.', import.meta.url));
 
 export const NODE_TEMPLATE = `frr defaults datacenter
 hostname nn-agent-node
@@ -75,10 +83,10 @@ export interface AgentRun {
   stop(): Promise<void>;
 }
 
-const sh = (cmd: string, ...args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
+export const sh = (cmd: string, ...args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
 
 /** Spawns a helper script inside a namespace; resolves once it printed its first line ("ready"). */
-function helper(ns: string, script: string, ...args: string[]): Promise<ChildProcess> {
+export function helper(ns: string, script: string, ...args: string[]): Promise<ChildProcess> {
   // `ip netns exec` execs node itself (tsx as a loader, not a wrapper process), so killing the
   // child kills the server.
   const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--import', 'tsx', script, ...args], {
@@ -89,6 +97,123 @@ function helper(ns: string, script: string, ...args: string[]): Promise<ChildPro
     child.stdout.once('data', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
+}
+
+/** A node's Layer-2 entry as the tests use it: VNI 20000 + id, one anycast MAC. */
+export const l2Entry = (id: number, gateways: string[]): NodeLayer2Entry => ({
+  name: `l2-${id}`,
+  id,
+  mtu: 1500,
+  vni: 20000 + id,
+  anycastMac: '02:00:00:00:00:01',
+  anycastGateways: gateways,
+  advertiseNeighbors: false,
+  createMacVLANInterface: false,
+  neighSuppression: false,
+});
+
+/** A NodeConfig spec of Layer-2 networks only (this kernel has no VRF devices), with its revision hash. */
+export function layer2Spec(layer2: NodeLayer2Entry[]): NodeConfigSpec {
+  const config = { vrf: [], layer2, routingTable: [] };
+  return { revision: hashConfig(config), ...config };
+}
+
+/** The input resource for a Layer-2 network, as a user writes it. */
+export const layer2Input = (name: string, id: number, gateways: string[]): Layer2NetworkConfiguration => ({
+  apiVersion: 'network.nodenet.io/v1alpha1',
+  kind: 'Layer2NetworkConfiguration',
+  metadata: { name },
+  spec: { id, vni: 20000 + id, mtu: 1500, anycastMac: '02:00:00:00:00:01', anycastGateways: gateways },
+});
+
+/** Polls the cluster for the fleet tests; on timeout the error shows every NodeConfig's state. */
+export function fleetQueries(clients: Clients) {
+  const nodeConfigs = async (): Promise<NodeConfig[]> => (await clients.nodeConfig.list()).items;
+  const revisions = async (): Promise<NetworkConfigRevision[]> =>
+    (await clients.revision.list()).items.sort((a, b) => a.spec.number - b.spec.number);
+  const until = async <T>(
+    what: string,
+    fn: () => Promise<T | undefined | false>,
+    timeoutMs = 90_000,
+  ): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const v = await fn();
+      if (v) return v;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const state = (await nodeConfigs()).map((nc) => ({
+      name: nc.metadata.name,
+      revision: nc.spec.revision.slice(0, 10),
+      status: nc.status && { ...nc.status, conditions: undefined },
+    }));
+    const revs = (await revisions()).map((r) => ({
+      name: r.metadata.name,
+      status: r.status && { ...r.status, conditions: undefined },
+    }));
+    throw new Error(
+      `timed out waiting for ${what}; NodeConfigs: ${JSON.stringify(state)}; revisions: ${JSON.stringify(revs)}`,
+    );
+  };
+  /** Waits for the first revision and for `nodes` NodeConfigs provisioned on it; returns it. */
+  const firstRevisionEverywhere = async (nodes: number): Promise<NetworkConfigRevision> => {
+    const [rev1] = await until('first revision', async () =>
+      (await revisions()).length === 1 ? revisions() : undefined,
+    );
+    await until(`all ${nodes} provisioned`, async () => {
+      const ncs = await nodeConfigs();
+      return (
+        ncs.length === nodes &&
+        ncs.every(
+          (nc) =>
+            nc.status?.configStatus === 'provisioned' && nc.status.lastAppliedRevision === rev1!.spec.hash,
+        )
+      );
+    });
+    return rev1!;
+  };
+  return { nodeConfigs, revisions, until, firstRevisionEverywhere };
+}
+
+/** Starts the configurator binary against the cluster (update limit 1, no failures tolerated). */
+export function spawnConfigurator(kubeconfigPath: string): ChildProcess {
+  return spawn(
+    process.execPath,
+    [
+      join(repoRoot, 'packages/configurator/dist/main.js'),
+      '--kubeconfig',
+      kubeconfigPath,
+      '--update-limit',
+      '1',
+      '--max-failures',
+      '0',
+      '--leader-election-namespace',
+      'default',
+      '--leader-election-lease-duration',
+      '3s',
+      '--leader-election-renew-deadline',
+      '2s',
+      '--leader-election-retry-period',
+      '500ms',
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--health-addr',
+      '127.0.0.1:0',
+      '--identity',
+      'fleet-test',
+      '--log-level',
+      'warn',
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+}
+
+/** Stops a process started by spawnConfigurator and waits for it to exit. */
+export async function stopProcess(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await gone;
 }
 
 export class AgentCluster {
@@ -147,8 +272,8 @@ export class NodeEnv {
   readonly healthFile: string;
   readonly kubeconfig: string;
   frr!: FrrNetnsInstance;
-  private apiProxy?: ChildProcess;
-  private helpers: ChildProcess[] = [];
+  protected apiProxy?: ChildProcess;
+  protected helpers: ChildProcess[] = [];
   private agents: AgentRun[] = [];
 
   constructor(
@@ -166,6 +291,29 @@ export class NodeEnv {
   }
 
   async setUp(): Promise<void> {
+    this.createNamespaces(NODE_ADDR, PEER_ADDR);
+    await this.startApi();
+    this.helpers.push(await helper(this.peerNs, join(here, 'tcp-server.ts'), PEER_ADDR, String(PEER_PORT)));
+    writeFileSync(this.kubeconfig, kubeconfigYaml(`http://127.0.0.1:${API_PORT}`));
+    this.frr = startFrr(this.nodeNs, this.nodeNs);
+    writeFileSync(
+      this.healthFile,
+      [
+        'interfaces: [vtep0]',
+        'apiServer: {timeoutMs: 2000, retries: 1}',
+        'tcp:',
+        '  targets:',
+        `    - {host: ${PEER_ADDR}, port: ${PEER_PORT}, name: peer, refusedIsReachable: false, timeoutMs: 1000, retries: 1}`,
+        '',
+      ].join('\n'),
+    );
+  }
+
+  /**
+   * Creates the node and peer namespaces joined by the underlay veth `vtep0` (node side, `nodeAddr`)
+   * / `vtep0p` (peer side, `peerAddr`), both /24.
+   */
+  protected createNamespaces(nodeAddr: string, peerAddr: string): void {
     mkdirSync(this.dir, { recursive: true });
     for (const ns of [this.nodeNs, this.peerNs]) {
       sh('ip', 'netns', 'add', ns);
@@ -186,26 +334,11 @@ export class NodeEnv {
       'netns',
       this.peerNs,
     );
-    sh('ip', '-n', this.nodeNs, 'addr', 'add', `${NODE_ADDR}/24`, 'dev', 'vtep0');
-    sh('ip', '-n', this.peerNs, 'addr', 'add', `${PEER_ADDR}/24`, 'dev', 'vtep0p');
+    sh('ip', '-n', this.nodeNs, 'addr', 'add', `${nodeAddr}/24`, 'dev', 'vtep0');
+    sh('ip', '-n', this.peerNs, 'addr', 'add', `${peerAddr}/24`, 'dev', 'vtep0p');
     // Jumbo underlay, as on a real fabric: a VXLAN needs 50 bytes more than its own MTU.
     sh('ip', '-n', this.nodeNs, 'link', 'set', 'vtep0', 'mtu', '9000', 'up');
     sh('ip', '-n', this.peerNs, 'link', 'set', 'vtep0p', 'mtu', '9000', 'up');
-    await this.startApi();
-    this.helpers.push(await helper(this.peerNs, join(here, 'tcp-server.ts'), PEER_ADDR, String(PEER_PORT)));
-    writeFileSync(this.kubeconfig, kubeconfigYaml(`http://127.0.0.1:${API_PORT}`));
-    this.frr = startFrr(this.nodeNs, this.nodeNs);
-    writeFileSync(
-      this.healthFile,
-      [
-        'interfaces: [vtep0]',
-        'apiServer: {timeoutMs: 2000, retries: 1}',
-        'tcp:',
-        '  targets:',
-        `    - {host: ${PEER_ADDR}, port: ${PEER_PORT}, name: peer, refusedIsReachable: false, timeoutMs: 1000, retries: 1}`,
-        '',
-      ].join('\n'),
-    );
   }
 
   /** Makes the API server reachable from the node namespace (127.0.0.1:API_PORT). */
@@ -230,7 +363,15 @@ export class NodeEnv {
   }
 
   /** Starts the real agent binary in the node namespace. */
-  startAgent(opts: { env?: Record<string, string>; resync?: string } = {}): AgentRun {
+  startAgent(
+    opts: {
+      env?: Record<string, string>;
+      resync?: string;
+      /** Default 0s: these suites test the apply itself; agent-bgp.test.ts tests the window. */
+      confirmWindow?: string;
+      extraArgs?: string[];
+    } = {},
+  ): AgentRun {
     const args = [
       'netns',
       'exec',
@@ -267,6 +408,9 @@ export class NodeEnv {
       '127.0.0.1:9463',
       '--log-level',
       'debug',
+      '--confirm-window',
+      opts.confirmWindow ?? '0s',
+      ...(opts.extraArgs ?? []),
     ];
     const child = spawn('ip', args, {
       env: { ...process.env, ...opts.env },

@@ -1,0 +1,182 @@
+/**
+ * The apply pipeline's contract (see pipeline.ts): the boundaries it is given (host drivers, health,
+ * clock), what it is asked and what it answers, the reasons it reports, and `nextStep()`, the pure
+ * decision of what a reconcile does with a desired spec (table-tested).
+ */
+import type pino from 'pino';
+import type { NodeConfigSpec, NodeConfigStatus } from '@nodenet/api';
+import type { CheckpointStore } from './checkpoint.js';
+import type { ConfirmFailure, ConfirmSettings } from './confirm.js';
+import type { FaultHook } from './fault.js';
+import type { CheckResult, HealthVerdict } from './health/checker.js';
+import type { AgentMetrics } from './metrics.js';
+import type { StatusSink } from './status.js';
+
+// ------------------------------------------------------------------ boundaries
+
+/** Kernel side of the host: devices, addresses, VRF tables, as in DESIGN "Host model". */
+export interface HostNetlink {
+  /**
+   * Makes the managed devices match `spec` exactly (create, change, delete), as one diff against
+   * the host. Idempotent: applying the same spec twice does nothing the second time. Returns how
+   * many kernel operations it performed (0 = the host already matched; >0 on a resync = drift).
+   */
+  apply(spec: NodeConfigSpec): Promise<{ operations: number }>;
+  /** Removes every device the agent manages (restore target when there is no checkpoint). */
+  removeAll(): Promise<{ operations: number }>;
+}
+
+/** FRR side: frr.conf rendered from the spec, checked and reloaded. */
+export interface HostFrr {
+  /**
+   * Renders frr.conf for `spec`, checks it (`vtysh -C`), reloads FRR when it differs from the running
+   * config. `changed` is false when nothing had to be reloaded. On a failed reload the driver puts
+   * the previous file back before it rejects. `repair: true` (used when restoring) reloads even when
+   * the file already matches, because the running FRR may not after a failed apply.
+   */
+  apply(spec: NodeConfigSpec, options?: { repair?: boolean }): Promise<{ changed: boolean }>;
+  /**
+   * Reloads the base template alone: no nodenet-generated sections. Like `apply` with `repair`, it
+   * reloads even when the file already matches (the running FRR may not, after a failed apply).
+   */
+  removeAll(): Promise<{ changed: boolean }>;
+}
+
+export interface HostDrivers {
+  netlink: HostNetlink;
+  frr: HostFrr;
+}
+
+/** Runs the configured checks; `HealthChecker` implements it. Must not reject (a failed probe is a result). */
+export interface HealthRunner {
+  run(): Promise<CheckResult[]>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export type Logger = Pick<pino.Logger, 'debug' | 'info' | 'warn' | 'error'>;
+
+export interface PipelineDeps {
+  drivers: HostDrivers;
+  checkpoints: CheckpointStore;
+  health: HealthRunner;
+  status: StatusSink;
+  clock?: Clock;
+  metrics?: AgentMetrics;
+  logger?: Logger;
+  /** Test-only fault injection (see fault.ts). */
+  fault?: FaultHook;
+  /** Called after the host first holds a healthy config (removes the start-up taints). Retried until it succeeds. */
+  onFirstHealthy?: () => Promise<void>;
+  /** The confirm window; default DEFAULT_CONFIRM. `windowMs: 0` reports `provisioned` right after the checks. */
+  confirm?: ConfirmSettings;
+  /**
+   * The API server on a fresh connection, checked every round of the confirm window. Rejects when
+   * it cannot be reached (a refused connection counts as reachable: the path works).
+   */
+  apiServer?: () => Promise<void>;
+  /** Status heartbeat period while an apply or its window runs; default 10 s; 0 disables. */
+  heartbeatMs?: number;
+  /** Monotonic milliseconds (default `performance.now()`); the window is measured on it. */
+  monotonicMs?: () => number;
+  /** Sleep between rounds of the window (injected by tests). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+// ------------------------------------------------------------------ inputs and outcomes
+
+/** What the watch hands the pipeline: the NodeConfig as currently stored. */
+export interface DesiredConfig {
+  spec: NodeConfigSpec;
+  /** The configurator's `network.nodenet.io/assigned-at` annotation; a new value is a new attempt. */
+  assignedAt?: string;
+  generation?: number;
+  /** The status currently stored on the NodeConfig, if known. */
+  observedStatus?: NodeConfigStatus;
+}
+
+export type PipelineStep = 'netlink' | 'frr' | 'health' | 'confirm' | 'checkpoint';
+
+export type ReconcileOutcome =
+  | { kind: 'provisioned'; revision: string; health: HealthVerdict }
+  | { kind: 'invalid'; revision: string; step: PipelineStep; message: string; restored: boolean }
+  | { kind: 'unchanged'; revision: string; driftOperations: number; frrChanged: boolean; error?: string }
+  | { kind: 'rejected'; revision: string; message: string }
+  /** The apply could not start (pending.json not writable): the host is untouched, retry later. */
+  | { kind: 'error'; message: string };
+
+export type StartOutcome =
+  | { kind: 'clean'; applied?: string }
+  /** pending.json found and the host restored. */
+  | { kind: 'recovered'; attempted?: string; restoredTo?: string; restored: boolean; message: string }
+  /** pending.json found, but the apply had completed (applied.json already holds its spec). */
+  | { kind: 'completed'; applied: string };
+
+/** CamelCase status/event reason for a failed step. */
+export const STEP_REASON: Record<PipelineStep | 'restart', string> = {
+  netlink: 'NetlinkApplyFailed',
+  frr: 'FrrApplyFailed',
+  health: 'HealthCheckFailed',
+  confirm: 'ConfirmWindowFailed',
+  checkpoint: 'CheckpointWriteFailed',
+  restart: 'AgentRestartedDuringApply',
+};
+
+/** Reasons of a failed confirm window, by what was lost. */
+export const CONFIRM_REASON: Record<ConfirmFailure | 'stopped', string> = {
+  HealthCheckFailed: 'ConfirmHealthCheckFailed',
+  ApiServerUnreachable: 'ConfirmApiServerUnreachable',
+  stopped: 'AgentStoppedDuringConfirm',
+};
+
+export const STEP_LABEL: Record<PipelineStep, string> = {
+  netlink: 'netlink apply',
+  frr: 'FRR apply',
+  health: 'health check',
+  confirm: 'confirm window',
+  checkpoint: 'checkpoint write',
+};
+
+/** What reconcile does with a desired spec; pure, so the decision is table-tested. */
+export type NextStep = 'recover-first' | 'resync' | 'keep-rejected' | 'apply';
+
+export function nextStep(facts: {
+  /** A restore failed earlier: the host may be half-applied. */
+  recoveryNeeded: boolean;
+  desiredHash: string;
+  assignedAt?: string;
+  appliedHash?: string;
+  rejected?: { specHash: string; assignedAt?: string };
+}): NextStep {
+  if (facts.recoveryNeeded) return 'recover-first';
+  if (facts.appliedHash === facts.desiredHash) return 'resync';
+  // The same content under the same assignment failed already; the configurator's retry re-assigns.
+  if (facts.rejected?.specHash === facts.desiredHash && facts.rejected.assignedAt === facts.assignedAt)
+    return 'keep-rejected';
+  return 'apply';
+}
+
+/** The attempt a restore ends: what was tried, for the report and rejected.json. */
+export interface Attempt {
+  revision?: string;
+  specHash?: string;
+  assignedAt?: string;
+  generation?: number;
+}
+
+/** First 10 hex digits, as in revision names. */
+export const short = (revision: string | undefined): string => (revision ? revision.slice(0, 10) : 'unknown');
+
+export class StepError extends Error {
+  constructor(
+    readonly step: PipelineStep,
+    message: string,
+    options?: { cause?: unknown; reason?: string },
+  ) {
+    super(message, options);
+    this.reason = options?.reason ?? STEP_REASON[step];
+  }
+  readonly reason: string;
+}
