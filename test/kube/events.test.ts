@@ -74,4 +74,16 @@ describe('EventRecorder aggregates repeats (devcluster, kubectl)', () => {
     expect(mine).toHaveLength(1);
     expect(mine[0]!.count).toBe(8);
   });
+
+  it('works with its default monotonic clock (the binaries inject none)', async () => {
+    const plain = new EventRecorder(makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath))).event, {
+      component: 'nodenet-configurator',
+      onError: (err) => {
+        throw err;
+      },
+    });
+    await plain.record(node, 'Normal', 'DefaultClock', 'recorded twice');
+    await plain.record(node, 'Normal', 'DefaultClock', 'recorded twice');
+    expect((await events('DefaultClock')).map((e) => e.count)).toEqual([2]);
+  });
 });

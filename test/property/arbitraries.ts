@@ -9,6 +9,7 @@ import ipaddr from 'ipaddr.js';
 import {
   API_VERSION,
   type Inputs,
+  type LabelSelector,
   type Layer2NetworkConfiguration,
   type PrefixItem,
   type RoutingTable,
@@ -44,7 +45,11 @@ const ipv6Prefix = fc
   )
   .map(([len, base, loud]) => {
     const cidr = masked(base, len);
-    return { cidr: loud && !cidr.startsWith('::') ? cidr.toUpperCase().replace('::', ':0::') : cidr, len, max: 128 };
+    return {
+      cidr: loud && !cidr.startsWith('::') ? cidr.toUpperCase().replace('::', ':0::') : cidr,
+      len,
+      max: 128,
+    };
   });
 
 const prefixItem = (seq: number): fc.Arbitrary<PrefixItem> =>
@@ -143,7 +148,7 @@ const layer2Object = (i: number, vrfs: string[]): fc.Arbitrary<Layer2NetworkConf
       neigh: fc.boolean(),
       advertise: fc.boolean(),
       selector: fc.option(
-        fc.constantFrom(
+        fc.constantFrom<LabelSelector>(
           { matchLabels: { role: 'worker' } },
           { matchExpressions: [{ key: 'rack', operator: 'In', values: ['r1', 'r2'] }] },
           { matchExpressions: [{ key: 'edge', operator: 'DoesNotExist' }] },
