@@ -244,10 +244,12 @@ async function main(): Promise<void> {
     for (let i = 0; i < 300; i++) await request('POST', PATH, rt(`warm-${i}`, 80_000 + i));
     for (let i = 0; i < 300; i++) await request('DELETE', `${PATH}/warm-${i}`);
     rows.push(
-      await timed('create, sequential', third, 1, (i) => request('POST', PATH, rt(`seq-${i}`, i + 1))),
+      await timed('create, sequential', third, 1, (i) => request('POST', PATH, rt(`seq-${i}`, 10_000 + i))),
     );
     rows.push(
-      await timed('create, 16 concurrent', WRITES, 16, (i) => request('POST', PATH, rt(`con-${i}`, i + 1))),
+      await timed('create, 16 concurrent', WRITES, 16, (i) =>
+        request('POST', PATH, rt(`con-${i}`, 20_000 + i)),
+      ),
     );
     rows.push(
       await timed('merge patch, sequential', third, 1, (i) =>
