@@ -39,6 +39,13 @@ export interface SimulatedAgentsOptions {
   /** Behaviour per node and revision hash; default: ok after `defaultDelayMs`. */
   behaviour?: (node: string, revision: string) => AgentBehaviour;
   defaultDelayMs?: number;
+  /**
+   * How far each node's clock is off (ms, positive = ahead): the agent's `lastUpdate` and condition
+   * times are written on it, as a real agent on a host with a wrong clock would.
+   */
+  clockSkewMs?: (node: string) => number;
+  /** Called after each status write has landed, e.g. to cut the node off right after it reported. */
+  afterWrite?: (write: StatusWriteRecord) => void | Promise<void>;
 }
 
 const PLURAL = 'nodeconfigs';
@@ -207,7 +214,7 @@ export class SimulatedAgents {
     generation: number | undefined,
     st: Omit<NodeConfigStatus, 'lastUpdate' | 'conditions'>,
   ): Promise<void> {
-    const now = new Date().toISOString();
+    const now = new Date(Date.now() + (this.opts.clockSkewMs?.(node) ?? 0)).toISOString();
     const status: NodeConfigStatus = {
       ...st,
       lastUpdate: now,
@@ -228,7 +235,9 @@ export class SimulatedAgents {
           { group: GROUP, version: VERSION, plural: PLURAL, name: node, body: { status } },
           setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
         );
-        this.writes.push({ node, revision, configStatus: st.configStatus ?? '', at: Date.now() });
+        const rec = { node, revision, configStatus: st.configStatus ?? '', at: Date.now() };
+        this.writes.push(rec);
+        await this.opts.afterWrite?.(rec);
         return;
       } catch {
         this.writeErrors++;

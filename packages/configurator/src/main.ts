@@ -40,8 +40,16 @@ const program = new Command()
   )
   .option(
     '--config-timeout <duration>',
-    'a node whose agent reported provisioning and nothing since for this long has failed',
+    'a node whose agent is working on an assignment (provisioning, confirming) with no status change seen for this long has failed',
     '2m',
+  )
+  .option(
+    '--not-ready-timeout <duration>',
+    'a node that took the revision being rolled out and is then NotReady (or gone) keeps its slot this long, ' +
+      'then counts as failed. Default 5m: longer than a node reboot and the agent confirm window, so a node ' +
+      'that comes back by itself is not failed; short enough that a change which cuts nodes off stops within ' +
+      'minutes (the same as Kubernetes waits before evicting pods from an unreachable node)',
+    '5m',
   )
   .option(
     '--min-success-time <duration>',
@@ -95,6 +103,7 @@ interface Flags {
   maxFailures: string;
   preconfigTimeout: string;
   configTimeout: string;
+  notReadyTimeout: string;
   minSuccessTime: string;
   nodeSelector: string;
   waveLabel?: string;
@@ -120,6 +129,7 @@ export function policyFromFlags(f: Flags): Policy {
     maxFailures: parseNonNegativeInt(f.maxFailures, '--max-failures'),
     preconfigTimeoutMs: parseDuration(f.preconfigTimeout, '--preconfig-timeout'),
     configTimeoutMs: parseDuration(f.configTimeout, '--config-timeout'),
+    notReadyTimeoutMs: parseDuration(f.notReadyTimeout, '--not-ready-timeout'),
     minSuccessTimeMs: parseDuration(f.minSuccessTime, '--min-success-time'),
     revisionHistoryLimit: parseNonNegativeInt(f.revisionHistoryLimit, '--revision-history-limit'),
     ...(selector ? { nodeSelector: selector } : {}),

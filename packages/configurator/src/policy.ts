@@ -11,6 +11,11 @@ export interface Policy {
   preconfigTimeoutMs: number;
   /** A node whose agent reported `provisioning` and nothing since for this long has failed. */
   configTimeoutMs: number;
+  /**
+   * A node that took the revision as a step of its rollout and is then NotReady (or gone) keeps its
+   * slot this long, then counts as failed.
+   */
+  notReadyTimeoutMs: number;
   /** A node that finished keeps its slot this long (soak) before the next one starts. */
   minSuccessTimeMs: number;
   /** Only nodes matching this selector are targets (undefined: all nodes). */
@@ -28,6 +33,7 @@ export const DEFAULT_POLICY: Policy = {
   maxFailures: 0,
   preconfigTimeoutMs: 10 * 60_000,
   configTimeoutMs: 2 * 60_000,
+  notReadyTimeoutMs: 5 * 60_000,
   minSuccessTimeMs: 0,
   revisionHistoryLimit: 10,
   maxFailedNodes: 50,
