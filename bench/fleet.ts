@@ -181,6 +181,21 @@ async function startAgents(kubeconfigPath: string): Promise<AgentsHandle> {
   };
 }
 
+/** A Node status patch with its Ready condition (the kubelet's part). */
+const readyStatus = (ready: boolean) => ({
+  status: {
+    conditions: [
+      {
+        type: 'Ready',
+        status: ready ? 'True' : 'False',
+        reason: ready ? 'KubeletReady' : 'NodeStatusUnknown',
+        message: '',
+        lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      },
+    ],
+  },
+});
+
 const pct = (xs: number[], p: number): number => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -193,19 +208,7 @@ async function fleetScenario(): Promise<Record<string, string>> {
   const names = Array.from({ length: N }, (_, i) => `node-${String(i).padStart(4, '0')}`);
   await pool(names, 32, async (name) => {
     await setup.node.create({ metadata: { name } });
-    await setup.node.patchStatus(name, {
-      status: {
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'KubeletReady',
-            message: '',
-            lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-          },
-        ],
-      },
-    });
+    await setup.node.patchStatus(name, readyStatus(true));
   });
   await setup.layer2.create({
     metadata: { name: 'blue' },
@@ -347,19 +350,6 @@ async function blastScenario(): Promise<Record<string, string>> {
   const dc = await startDevCluster({ crdsDir: CRDS });
   const setup = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));
   const names = Array.from({ length: nodes }, (_, i) => `node-${String(i).padStart(4, '0')}`);
-  const readyStatus = (ready: boolean) => ({
-    status: {
-      conditions: [
-        {
-          type: 'Ready',
-          status: ready ? 'True' : 'False',
-          reason: ready ? 'KubeletReady' : 'NodeStatusUnknown',
-          message: '',
-          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-        },
-      ],
-    },
-  });
   await pool(names, 16, async (name) => {
     await setup.node.create({ metadata: { name } });
     await setup.node.patchStatus(name, readyStatus(true));

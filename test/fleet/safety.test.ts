@@ -4,64 +4,30 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { NetworkConfigRevision } from '@nodenet/api';
-import type { Policy } from '@nodenet/configurator';
-import {
-  SimulatedAgents,
-  type AgentBehaviour,
-  type SimulatedAgentsOptions,
-} from '../support/simulated-agent.js';
 import {
   createNode,
+  fleetOnRevision1,
+  isComplete,
   layer2,
   nodeName,
+  nodesThatTook,
+  revisionNumbered,
   setNodeReady,
-  startConfigurator,
-  testPolicy,
   useFleet,
   waitFor,
 } from './harness.js';
 
 const f = useFleet();
-const complete = (r: NetworkConfigRevision | undefined): boolean =>
-  r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
-const numbered = async (n: number): Promise<NetworkConfigRevision | undefined> =>
-  (await f.revisions()).find((r) => r.spec.number === n);
-/** Node names whose NodeConfig was ever seen carrying this revision hash. */
-const tookHash = (hash: string): string[] => [
-  ...new Set(f.recorder.events.filter((e) => e.nc.spec.revision === hash).map((e) => e.nc.metadata.name)),
-];
-
-/** n nodes, revision 1 (blue) complete; `rev2` says how agents treat any later revision. */
-async function fleet(
-  n: number,
-  policy: Partial<Policy>,
-  rev2: (node: string) => AgentBehaviour = () => ({ kind: 'ok', delayMs: 50 }),
-  agentOpts: Partial<SimulatedAgentsOptions> = {},
-  labels: (i: number) => Record<string, string> = () => ({}),
-): Promise<NetworkConfigRevision> {
-  for (let i = 0; i < n; i++) await createNode(f.clients, nodeName(i), labels(i));
-  let rev1 = '';
-  f.agents = new SimulatedAgents({
-    kubeconfigPath: f.dc.kubeconfigPath,
-    behaviour: (node, revision) => (!rev1 || revision === rev1 ? { kind: 'ok', delayMs: 30 } : rev2(node)),
-    ...agentOpts,
-  });
-  await f.agents.start();
-  await f.clients.layer2.create(layer2('blue', 100));
-  f.configurator = await startConfigurator(f.dc.kubeconfigPath, testPolicy(policy));
-  const r1 = await waitFor('revision 1 complete', async () => {
-    const r = await numbered(1);
-    return complete(r) ? r : undefined;
-  });
-  rev1 = r1.spec.hash;
-  return r1;
-}
+const complete = isComplete;
+const numbered = (n: number): Promise<NetworkConfigRevision | undefined> => revisionNumbered(f, n);
+const tookHash = (hash: string): string[] => nodesThatTook(f, hash);
 
 describe('rollout safety', () => {
   it('(a) a node cut off right after reporting provisioned: the revision reaches no second node at limit 1, is invalid after --not-ready-timeout, and the node is rolled back when it returns', async () => {
     let cutAt = 0;
     let rev2 = '';
-    const r1 = await fleet(
+    const r1 = await fleetOnRevision1(
+      f,
       3,
       { updateLimit: { kind: 'count', count: 1 }, minSuccessTimeMs: 1000, notReadyTimeoutMs: 1500 },
       () => ({ kind: 'ok', delayMs: 50 }),
@@ -105,9 +71,14 @@ describe('rollout safety', () => {
   });
 
   it('(b) a node joining a complete revision whose agent never reports: the revision stays valid, nobody else moves, the node is listed as degraded', async () => {
-    const r1 = await fleet(3, { updateLimit: { kind: 'count', count: 2 }, preconfigTimeoutMs: 1000 }, () => ({
-      kind: 'ok',
-    }));
+    const r1 = await fleetOnRevision1(
+      f,
+      3,
+      { updateLimit: { kind: 'count', count: 2 }, preconfigTimeoutMs: 1000 },
+      () => ({
+        kind: 'ok',
+      }),
+    );
     const assignedBefore = f.recorder.events.length;
     f.agents!.behaviour = (node) => (node === 'late' ? { kind: 'never' } : { kind: 'ok', delayMs: 30 });
     await createNode(f.clients, 'late');
@@ -139,7 +110,7 @@ describe('rollout safety', () => {
       preconfigTimeoutMs: 2000,
       configTimeoutMs: 1500,
     } as const;
-    await fleet(4, policy, () => ({ kind: 'ok', delayMs: 400 }), { clockSkewMs: () => skew });
+    await fleetOnRevision1(f, 4, policy, () => ({ kind: 'ok', delayMs: 400 }), { clockSkewMs: () => skew });
     const r2 = await waitFor('revision 2 complete', async () => {
       if (!(await numbered(2))) await f.clients.layer2.create(layer2('red', 200));
       const r = await numbered(2);
@@ -162,7 +133,7 @@ describe('rollout safety', () => {
   });
 
   it('(d) relabelling one node moves it, alone, to its new spec', async () => {
-    await fleet(4, { updateLimit: { kind: 'count', count: 4 } }, undefined, {}, (i) => ({
+    await fleetOnRevision1(f, 4, { updateLimit: { kind: 'count', count: 4 } }, undefined, {}, (i) => ({
       rack: i < 2 ? 'r1' : 'r2',
     }));
     await f.clients.layer2.create(layer2('rack1', 300, { nodeSelector: { matchLabels: { rack: 'r1' } } }));

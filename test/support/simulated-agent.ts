@@ -125,10 +125,15 @@ export class SimulatedAgents {
     if (s?.timer) clearTimeout(s.timer);
   }
 
-  resumeNode(node: string): void {
+  /**
+   * The agent of this node runs again and handles its NodeConfig. With `keepFailed`, like the real
+   * agent (rejected.json), it does not apply again an attempt it already reported invalid: only a new
+   * assignment (a new `assigned-at`) makes it try.
+   */
+  resumeNode(node: string, opts: { keepFailed?: boolean } = {}): void {
     this.stoppedNodes.delete(node);
-    const st = this.state.get(node) as { key?: string } | undefined;
-    if (st) delete st.key;
+    const st = this.state.get(node) as { key?: string; failedKey?: string } | undefined;
+    if (st && !(opts.keepFailed && st.failedKey !== undefined && st.failedKey === st.key)) delete st.key;
     const nc = this.informer?.get(node) as unknown as NodeConfig | undefined;
     if (nc) this.handle(nc);
   }
@@ -174,6 +179,7 @@ export class SimulatedAgents {
             message: 'applied',
           });
         } else {
+          (s as { failedKey?: string }).failedKey = key;
           void this.write(node, revision, gen, {
             configStatus: 'invalid',
             ...(previous ? { lastAppliedRevision: previous } : {}),

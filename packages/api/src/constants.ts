@@ -17,6 +17,11 @@ export const MOVE_KINDS = ['forward', 'rollback', 'catch-up'] as const;
 export type MoveKind = (typeof MOVE_KINDS)[number];
 /** Annotation a person sets on an invalid revision to ask for one new attempt (any value). */
 export const RETRY_ANNOTATION = `${GROUP}/retry`;
+/**
+ * Annotation the configurator keeps on every revision: the highest revision number ever used, so a
+ * new number is above every earlier one even after the newest revisions were deleted.
+ */
+export const HIGHEST_NUMBER_ANNOTATION = `${GROUP}/highest-number`;
 /** Label on every NodeConfig with the number of the revision it carries, for `kubectl get -l`. */
 export const REVISION_NUMBER_LABEL = `${GROUP}/revision-number`;
 

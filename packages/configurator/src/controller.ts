@@ -3,7 +3,13 @@
  * changed, asks the planner what to do and carries it out. Only the leader acts; a standby keeps
  * its caches warm so that it can take over at once.
  */
-import type { InputObject, Inputs, NetworkConfigRevision, NodeConfig } from '@nodenet/api';
+import {
+  RETRY_ANNOTATION,
+  type InputObject,
+  type Inputs,
+  type NetworkConfigRevision,
+  type NodeConfig,
+} from '@nodenet/api';
 import {
   EventRecorder,
   Informer,
@@ -233,7 +239,8 @@ export class Controller {
       routingTable: this.informers.routingTable.list(),
     };
     const result = buildRevision(inputs, this.informers.revision.list(), now);
-    this.lastInputHash = result.hash;
+    // Blocked inputs (some invalid): the last valid configuration stays in force (invariant 3).
+    this.lastInputHash = result.hash ?? this.lastInputHash;
     await this.parallel(result.inputStatusUpdates, async (u) => {
       if (!this.isLeader()) return;
       const client = this.inputClient(u.object);
@@ -287,6 +294,13 @@ export class Controller {
           'RevisionCreated',
           `revision ${created.spec.number} created: ${d.reason}`,
         );
+        if (d.retryOf)
+          await this.events.record(
+            d.retryOf,
+            'Normal',
+            'RetryRequested',
+            `retried as revision ${created.spec.number} (${created.metadata.name}); this revision is kept for inspection`,
+          );
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         this.inputsDirty = true;
@@ -300,7 +314,7 @@ export class Controller {
         else this.log.info({ cause: d.reason }, 'no new revision');
       }
     }
-    return result.hash;
+    return this.lastInputHash;
   }
 
   private inputClient(o: InputObject): ResourceClient<InputObject> {
@@ -330,7 +344,15 @@ export class Controller {
     const c = this.opts.clients;
     const inf = this.informers;
     const ctx: ExecContext = {
-      writer: { nodeConfig: c.nodeConfig, revision: c.revision, events: this.events },
+      writer: {
+        nodeConfig: c.nodeConfig,
+        revision: {
+          updateStatus: (r) => c.revision.updateStatus(r),
+          mergePatch: (name, patch) => c.revision.mergePatch(name, patch),
+          delete: (name, ns, o) => c.revision.delete(name, ns, o),
+        },
+        events: this.events,
+      },
       cache: {
         revision: (name) => inf.revision.get(name),
         nodeConfig: (name) => inf.nodeConfig.get(name),
@@ -399,7 +421,10 @@ function nodeInfo(n: Node): NodeInfo {
 
 /** What the build step reads from a revision (status counts excluded). */
 function revisionBuildKey(r: NetworkConfigRevision): string {
-  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}`;
+  // The high-water mark annotation is left out: it matters only when a revision is created, which
+  // one of these facts changing (or an input) causes anyway.
+  const retry = r.metadata.annotations?.[RETRY_ANNOTATION] ?? '';
+  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}`;
 }
 
 const errText = (err: unknown): string =>

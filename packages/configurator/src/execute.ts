@@ -5,12 +5,14 @@
  * revision statuses, then history cleanup. A failed invalidation write stops the pass: nodes are
  * never moved on a half-written invalidation.
  */
-import type {
-  FailedNode,
-  NetworkConfigRevision,
-  NetworkConfigRevisionStatus,
-  NodeConfig,
-  NodeConfigSpec,
+import {
+  HIGHEST_NUMBER_ANNOTATION,
+  type Condition,
+  type FailedNode,
+  type NetworkConfigRevision,
+  type NetworkConfigRevisionStatus,
+  type NodeConfig,
+  type NodeConfigSpec,
 } from '@nodenet/api';
 import { isNotFound, type KubeObject, type Node } from '@nodenet/kube';
 import type { Logger } from 'pino';
@@ -29,6 +31,7 @@ export interface Writer {
   };
   revision: {
     updateStatus(obj: NetworkConfigRevision): Promise<NetworkConfigRevision>;
+    mergePatch(name: string, patch: unknown): Promise<NetworkConfigRevision>;
     delete(name: string, namespace?: string, opts?: { uid?: string }): Promise<unknown>;
   };
   events: {
@@ -75,12 +78,7 @@ export async function invalidate(
   ctx.cache.wroteRevision(written);
   ctx.metrics.invalidations.inc();
   ctx.log.warn({ revision: a.revision, failedNodes: a.failedNodes, cause: a.reason }, 'revision invalidated');
-  await ctx.writer.events.record(
-    written,
-    'Warning',
-    a.aborted ? 'RevisionAborted' : 'RevisionInvalidated',
-    a.reason,
-  );
+  await ctx.writer.events.record(written, 'Warning', a.aborted ? 'Aborted' : 'RevisionInvalidated', a.reason);
 }
 
 export async function assign(a: AssignAction, ctx: ExecContext): Promise<boolean> {
@@ -157,6 +155,8 @@ export async function writeStatus(u: StatusUpdate, ctx: ExecContext): Promise<vo
       `${st.ready}/${st.total} nodes ready, ${st.failed ?? 0} failed`,
     );
   }
+  for (const e of controlEvents(old.conditions, st.conditions))
+    await ctx.writer.events.record(written, e.type, e.reason, e.message);
   const before = new Set((old.degradedNodes ?? []).map((d) => d.node));
   const fresh = (st.degradedNodes ?? []).filter((d) => !before.has(d.node));
   if (fresh.length > 0) {
@@ -172,6 +172,36 @@ const degradedText = (r: NetworkConfigRevision, nodes: FailedNode[]): string =>
     .map((d) => `${d.node}: ${d.message}`)
     .join('; ') +
   (nodes.length > 10 ? `; and ${nodes.length - 10} more` : '');
+
+/**
+ * Events for the controls a person used, from condition transitions: `Paused` / `Resumed`, and a
+ * retry that cannot be honoured (`RetryRequested`, Warning). Abort and an honoured retry get theirs
+ * where they happen (invalidate, revision creation).
+ */
+export function controlEvents(
+  before: readonly Condition[] | undefined,
+  after: readonly Condition[] | undefined,
+): { type: 'Normal' | 'Warning'; reason: string; message: string }[] {
+  const find = (l: readonly Condition[] | undefined, t: string) => l?.find((c) => c.type === t);
+  const out: { type: 'Normal' | 'Warning'; reason: string; message: string }[] = [];
+  const p0 = find(before, 'Paused');
+  const p1 = find(after, 'Paused');
+  if (p1 && p1.status !== (p0?.status ?? 'False'))
+    out.push({ type: 'Normal', reason: p1.status === 'True' ? 'Paused' : 'Resumed', message: p1.message });
+  const r0 = find(before, 'RetryRequested');
+  const r1 = find(after, 'RetryRequested');
+  if (r1 && r1.status === 'False' && (r0?.status !== 'False' || r0.reason !== r1.reason))
+    out.push({ type: 'Warning', reason: 'RetryRequested', message: r1.message });
+  return out;
+}
+
+export async function markHighestNumber(a: Act<'markHighestNumber'>, ctx: ExecContext): Promise<void> {
+  if (!ctx.cache.revision(a.revision)) return;
+  const written = await ctx.writer.revision.mergePatch(a.revision, {
+    metadata: { annotations: { [HIGHEST_NUMBER_ANNOTATION]: String(a.number) } },
+  });
+  ctx.cache.wroteRevision(written);
+}
 
 export async function deleteRevision(a: Act<'deleteRevision'>, ctx: ExecContext): Promise<void> {
   const r = ctx.cache.revision(a.revision);
@@ -240,6 +270,9 @@ export async function executePlan(p: Plan, ctx: ExecContext): Promise<number> {
   );
   await parallel([...statuses], ctx.concurrency, ([revision, status]) =>
     guard(`status ${revision}`, () => writeStatus({ revision, status }, ctx)),
+  );
+  await parallel(of('markHighestNumber'), ctx.concurrency, (a) =>
+    guard(`mark ${a.revision}`, () => markHighestNumber(a, ctx)),
   );
   for (const a of of('deleteRevision'))
     await guard(`delete revision ${a.revision}`, () => deleteRevision(a, ctx));

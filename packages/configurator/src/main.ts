@@ -9,7 +9,13 @@ import { Controller } from './controller.js';
 import { parseDuration } from './duration.js';
 import { serve } from './http.js';
 import { Metrics } from './metrics.js';
-import { DEFAULT_POLICY, parseNonNegativeInt, parseUpdateLimit, type Policy } from './policy.js';
+import {
+  DEFAULT_POLICY,
+  parseNonNegativeInt,
+  parsePositiveInt,
+  parseUpdateLimit,
+  type Policy,
+} from './policy.js';
 import { parseSelectorFlag } from './selector-flag.js';
 
 const program = new Command()
@@ -63,11 +69,11 @@ const program = new Command()
   )
   .option(
     '--wave-label <label>',
-    "start nodes in the order of this label's value (numeric when numbers; unlabelled last), then by name",
+    "start nodes in the order of this label's value (numbers in numeric order, then text values, then unlabelled), then by name",
   )
   .option(
     '--revision-history-limit <n>',
-    'revisions kept; older ones no NodeConfig references are deleted',
+    'revisions kept (at least 1); older ones no NodeConfig references are deleted, never the invalid one equal to the inputs',
     '10',
   )
   .option('--leader-election-namespace <ns>', 'namespace of the leader election Lease', 'nodenet-system')
@@ -131,7 +137,7 @@ export function policyFromFlags(f: Flags): Policy {
     configTimeoutMs: parseDuration(f.configTimeout, '--config-timeout'),
     notReadyTimeoutMs: parseDuration(f.notReadyTimeout, '--not-ready-timeout'),
     minSuccessTimeMs: parseDuration(f.minSuccessTime, '--min-success-time'),
-    revisionHistoryLimit: parseNonNegativeInt(f.revisionHistoryLimit, '--revision-history-limit'),
+    revisionHistoryLimit: parsePositiveInt(f.revisionHistoryLimit, '--revision-history-limit'),
     ...(selector ? { nodeSelector: selector } : {}),
     ...(f.waveLabel ? { waveLabel: f.waveLabel } : {}),
   };

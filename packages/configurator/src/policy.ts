@@ -74,3 +74,9 @@ export function parseNonNegativeInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value.trim())) throw new PolicyError(flag, value, 'must be a non-negative integer');
   return Number(value.trim());
 }
+
+export function parsePositiveInt(value: string, flag: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value.trim()) < 1)
+    throw new PolicyError(flag, value, 'must be a positive integer (at least 1)');
+  return Number(value.trim());
+}

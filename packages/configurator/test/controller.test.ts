@@ -4,6 +4,7 @@
  */
 import {
   ASSIGNED_AT_ANNOTATION,
+  HIGHEST_NUMBER_ANNOTATION,
   MOVE_ANNOTATION,
   REVISION_NUMBER_LABEL,
   SPEC_HASH_ANNOTATION,
@@ -14,7 +15,7 @@ import {
 import type { KubeObject, Node } from '@nodenet/kube';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { executePlan, type ExecContext } from '../src/execute.js';
+import { controlEvents, executePlan, type ExecContext } from '../src/execute.js';
 import { Metrics } from '../src/metrics.js';
 import { ASSIGNED_BY_ANNOTATION, nodeConfigFor } from '../src/node-config.js';
 import { nodeSpecHash, observe, plan, type Plan } from '../src/rollout/index.js';
@@ -68,6 +69,17 @@ class RecordingClient {
           delete: async (name) => {
             this.check('delete', 'NetworkConfigRevision', name);
             this.revisions.delete(name);
+          },
+          mergePatch: async (name, patch) => {
+            this.check('patch', 'NetworkConfigRevision', name, patch);
+            const old = this.revisions.get(name) as NetworkConfigRevision;
+            const ann = (patch as { metadata: { annotations: Record<string, string> } }).metadata.annotations;
+            const next = {
+              ...old,
+              metadata: { ...old.metadata, annotations: { ...old.metadata.annotations, ...ann } },
+            };
+            this.revisions.set(name, next);
+            return next;
           },
         },
         events: {
@@ -160,6 +172,7 @@ describe('executePlan', () => {
     expect(c.writes.map((w) => `${w.verb} ${w.kind} ${w.name}`)).toEqual([
       'create NodeConfig n00',
       'status NetworkConfigRevision rev-1-aaaaaaaaaa',
+      'patch NetworkConfigRevision rev-1-aaaaaaaaaa', // the highest number ever used (1)
     ]);
     expect(c.nodeConfigs.get('n00')?.metadata.annotations?.[MOVE_ANNOTATION]).toBe('forward');
     expect(c.events.map((e) => e.reason)).toEqual(['NodesAssigned']);
@@ -209,6 +222,46 @@ describe('executePlan', () => {
     const c = setUp(revs, [], ['n00']);
     await executePlan(planFor(revs, [], ['n00']), c.ctx({ isLeader: () => false }));
     expect(c.writes).toEqual([]);
+  });
+
+  it('records the highest revision number ever used on the revisions that lack it', async () => {
+    const revs = [rev(3, B), completed(rev(1, A))];
+    const c = setUp(revs, [], []);
+    await executePlan(planFor(revs, [], []), c.ctx());
+    expect(c.writes.filter((w) => w.verb === 'patch')).toEqual([
+      {
+        verb: 'patch',
+        kind: 'NetworkConfigRevision',
+        name: 'rev-3-bbbbbbbbbb',
+        body: { metadata: { annotations: { [HIGHEST_NUMBER_ANNOTATION]: '3' } } },
+      },
+      {
+        verb: 'patch',
+        kind: 'NetworkConfigRevision',
+        name: 'rev-1-aaaaaaaaaa',
+        body: { metadata: { annotations: { [HIGHEST_NUMBER_ANNOTATION]: '3' } } },
+      },
+    ]);
+  });
+
+  it('control Events from condition changes: Paused, Resumed, and a retry that cannot be honoured', () => {
+    const cond = (type: string, status: 'True' | 'False', reason = 'r') => ({
+      type,
+      status,
+      reason,
+      message: `${type} ${status}`,
+      lastTransitionTime: '2025-01-01T00:00:00Z',
+    });
+    expect(controlEvents([], [cond('Paused', 'True')])).toEqual([
+      { type: 'Normal', reason: 'Paused', message: 'Paused True' },
+    ]);
+    expect(controlEvents([cond('Paused', 'True')], [cond('Paused', 'False')])).toEqual([
+      { type: 'Normal', reason: 'Resumed', message: 'Paused False' },
+    ]);
+    expect(controlEvents([cond('Paused', 'False')], [cond('Paused', 'False')])).toEqual([]);
+    expect(controlEvents([], [cond('RetryRequested', 'False', 'InputsChanged')])).toEqual([
+      { type: 'Warning', reason: 'RetryRequested', message: 'RetryRequested False' },
+    ]);
   });
 
   it('RolloutComplete is recorded once, when completedAt is first set; newly degraded nodes get a Warning Event', async () => {

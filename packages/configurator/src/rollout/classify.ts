@@ -26,6 +26,11 @@ export interface Verdict {
   counts?: boolean;
   /** When (monotonic ms) this verdict changes by itself: a timeout or the end of the soak. */
   deadline?: number;
+  /**
+   * The host already runs the desired revision (a node that restored it on its own after failing
+   * on an invalid one): moving it changes nothing on the host, so it holds no slot.
+   */
+  hostOnDesired?: boolean;
 }
 
 export interface ClassifyContext {
@@ -103,10 +108,17 @@ export function classify(
     nc.spec.revision === desired.spec.hash &&
     (ctx.expectedSpecHash === undefined || f.specHash === ctx.expectedSpecHash);
   const p = progress(nc, obs, policy, mono);
+  const hostOnDesired =
+    nc.status?.lastAppliedRevision === desired.spec.hash && nc.status.configStatus !== 'provisioning';
   if (!onDesired) {
     if (!available) return { ...base, state: undefined };
-    const busy = p.kind === 'working' || p.kind === 'waiting';
-    return { ...base, state: 'outdated', ...(busy ? { busyElsewhere: true } : {}) };
+    const busy = (p.kind === 'working' || p.kind === 'waiting') && !hostOnDesired;
+    return {
+      ...base,
+      state: 'outdated',
+      ...(busy ? { busyElsewhere: true } : {}),
+      ...(hostOnDesired && nc.spec.revision !== desired.spec.hash ? { hostOnDesired: true } : {}),
+    };
   }
   const counts = f.move === 'forward' && !desired.status?.completedAt;
   const fail = (message: string): Verdict => ({
@@ -156,7 +168,9 @@ export function classify(
     return { ...base, state: 'notReady', counts, deadline };
   }
   if (p.kind === 'timedOut') return fail(p.message);
-  if (p.kind === 'working') return { ...base, state: 'provisioning', deadline: p.deadline };
-  if (p.kind === 'waiting') return { ...base, state: 'pending', deadline: p.deadline };
+  // A rollback to what the host already runs holds no slot while the agent confirms it.
+  const free = f.move === 'rollback' && hostOnDesired ? { hostOnDesired: true } : {};
+  if (p.kind === 'working') return { ...base, state: 'provisioning', deadline: p.deadline, ...free };
+  if (p.kind === 'waiting') return { ...base, state: 'pending', deadline: p.deadline, ...free };
   return { ...base, state: 'upToDate' };
 }

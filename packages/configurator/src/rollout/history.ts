@@ -2,6 +2,8 @@
  * History cleanup: keep the newest `--revision-history-limit` revisions, and always the desired
  * one, the rollback target, every revision a NodeConfig references, and an invalid one equal to the
  * current inputs (deleting it would let the known-bad configuration roll out again, invariant 4).
+ * When the current inputs are not known (invalid inputs since this configurator started), every
+ * invalid revision is kept.
  */
 import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
 import type { Action } from './types.js';
@@ -30,7 +32,7 @@ export function historyCleanup(h: HistoryInput): Extract<Action, { type: 'delete
       name === desired?.metadata.name ||
       name === rollbackTarget?.metadata.name ||
       referenced.has(r.spec.hash) ||
-      (h.invalid.has(name) && r.spec.hash === h.inputHash);
+      (h.invalid.has(name) && (h.inputHash === undefined || r.spec.hash === h.inputHash));
     if (kept < h.limit || isProtected) {
       kept++;
       continue;

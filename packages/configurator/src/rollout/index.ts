@@ -7,3 +7,4 @@ export * from './slots.js';
 export * from './revision-status.js';
 export * from './history.js';
 export * from './plan.js';
+export * from './numbers.js';

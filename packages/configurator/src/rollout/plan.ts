@@ -10,6 +10,7 @@ import { classify, type Verdict } from './classify.js';
 import { historyCleanup } from './history.js';
 import { compareNodes } from './order.js';
 import { revisionStatuses, type Invalidation } from './revision-status.js';
+import { highWaterMarks } from './numbers.js';
 import { fillSlots } from './slots.js';
 import type { Action, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
 
@@ -28,6 +29,19 @@ export function plan(input: PlanInput): Plan {
   const invalid = new Set(revisions.filter((r) => r.status?.isInvalid === true).map((r) => r.metadata.name));
   const invalidations = new Map<string, Invalidation>();
   const actions: Action[] = [];
+  // A person aborted a revision (spec.aborted): invalid at once, like a failure, whether or not it
+  // is desired right now (it never will be again).
+  for (const r of revisions) {
+    if (r.spec.aborted !== true || invalid.has(r.metadata.name)) continue;
+    const inv: Invalidation = {
+      failedNodes: [],
+      aborted: true,
+      reason: `aborted (spec.aborted): the nodes that took revision ${r.spec.number} roll back`,
+    };
+    invalid.add(r.metadata.name);
+    invalidations.set(r.metadata.name, inv);
+    actions.push({ type: 'invalidate', revision: r.metadata.name, ...inv });
+  }
 
   const verdictsFor = (d: NetworkConfigRevision): Verdict[] =>
     names.map((name) => {
@@ -100,17 +114,18 @@ export function plan(input: PlanInput): Plan {
     hashCounts,
     now,
     policy,
+    ...(input.inputHash ? { inputHash: input.inputHash } : {}),
   });
-  actions.push(
-    ...historyCleanup({
-      revisions,
-      desired,
-      invalid,
-      nodeConfigs: input.nodeConfigs,
-      ...(input.inputHash ? { inputHash: input.inputHash } : {}),
-      limit: policy.revisionHistoryLimit,
-    }),
-  );
+  const deletions = historyCleanup({
+    revisions,
+    desired,
+    invalid,
+    nodeConfigs: input.nodeConfigs,
+    ...(input.inputHash ? { inputHash: input.inputHash } : {}),
+    limit: policy.revisionHistoryLimit,
+  });
+  const deleted = new Set(deletions.map((d) => d.revision));
+  actions.push(...highWaterMarks(revisions.filter((r) => !deleted.has(r.metadata.name))), ...deletions);
 
   const nodeStates: Record<NodeState | 'notTarget', number> = {
     upToDate: 0,
@@ -153,13 +168,6 @@ function invalidation(
 ): Invalidation | undefined {
   const failures = verdicts.filter((v) => v.state === 'failed' && v.counts);
   const failedNodes = failures.map((v) => v.failure as FailedNode).slice(0, maxFailedNodes);
-  if (d.spec.aborted === true) {
-    return {
-      failedNodes,
-      aborted: true,
-      reason: `aborted by a person (spec.aborted); the nodes that took revision ${d.spec.number} roll back`,
-    };
-  }
   if (failures.length <= maxFailures) return undefined;
   return {
     failedNodes,

@@ -4,6 +4,7 @@
  * times) and count the nodes still on them.
  */
 import {
+  RETRY_ANNOTATION,
   canonicalJson,
   type FailedNode,
   type NetworkConfigRevision,
@@ -32,6 +33,8 @@ export interface StatusInput {
   hashCounts: ReadonlyMap<string, { total: number; ready: number; ongoing: number }>;
   now: number;
   policy: Policy;
+  /** Hash the inputs currently produce (for the answer to a retry request). */
+  inputHash?: string;
 }
 
 const summaryOf = (v: { ready: number; total: number; ongoing: number; queued: number; failed: number }) =>
@@ -84,6 +87,14 @@ function desiredStatus(
       reason: 'Valid',
       message: 'no more than --max-failures nodes failed',
     },
+    paused
+      ? {
+          type: 'Paused',
+          status: 'True',
+          reason: 'Paused',
+          message: `spec.paused: no new forward moves (${summary}); a rollback away from an invalid revision is never held`,
+        }
+      : { type: 'Paused', status: 'False', reason: 'NotPaused', message: 'not paused' },
     degraded > 0
       ? {
           type: 'Degraded',
@@ -123,6 +134,8 @@ function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string):
   const invalidation = s.invalidations.get(name);
   // The failure record is kept whatever happens next (superseded, invalid, retried).
   const failedNodes = invalidation?.failedNodes ?? old.failedNodes ?? [];
+  const retriedBy = s.revisions.find((x) => x.spec.retryOf === name)?.metadata.name ?? old.retriedBy;
+  const retry = retryCondition(r, retriedBy, s.inputHash);
   const conds: ConditionInput[] = inv
     ? [
         {
@@ -138,6 +151,7 @@ function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string):
           message: 'revision is invalid; nodes roll back',
         },
         { type: 'Complete', status: 'False', reason: 'Invalid', message: 'revision is invalid' },
+        ...(retry ? [retry] : []),
       ]
     : [
         {
@@ -172,7 +186,37 @@ function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string):
     failed: inv ? failedNodes.length : (old.failed ?? 0),
     isInvalid: inv,
     ...(failedNodes.length ? { failedNodes } : {}),
+    ...(retriedBy ? { retriedBy } : {}),
     conditions: setConditions(old.conditions, conds, nowText),
+  };
+}
+
+/** The answer to `kubectl annotate ncr <invalid> network.nodenet.io/retry=…`, as a condition. */
+function retryCondition(
+  r: NetworkConfigRevision,
+  retriedBy: string | undefined,
+  inputHash: string | undefined,
+): ConditionInput | undefined {
+  if (retriedBy)
+    return {
+      type: 'RetryRequested',
+      status: 'True',
+      reason: 'Retried',
+      message: `retried as ${retriedBy}; this revision is kept for inspection`,
+    };
+  if (r.metadata.annotations?.[RETRY_ANNOTATION] === undefined) return undefined;
+  if (inputHash !== undefined && inputHash !== r.spec.hash)
+    return {
+      type: 'RetryRequested',
+      status: 'False',
+      reason: 'InputsChanged',
+      message: `the inputs no longer produce this configuration (they produce ${inputHash.slice(0, 10)}): nothing to retry`,
+    };
+  return {
+    type: 'RetryRequested',
+    status: 'True',
+    reason: 'Pending',
+    message: 'a new attempt is being created',
   };
 }
 

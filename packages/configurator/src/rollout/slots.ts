@@ -1,8 +1,13 @@
 /**
  * Slots: which nodes move now. Every assignment, a re-assignment too, happens inside a slot: the
  * node's own (a node busy with a revision no longer desired keeps its slot and is handed the desired
- * one at once), or a free one (update limit minus nodes in progress). Nodes leaving an invalid
- * revision go first; then the strict start order the verdicts come in.
+ * one at once), or a free one (update limit minus nodes in progress). Then the strict start order
+ * the verdicts come in.
+ *
+ * Rollback (leaving an invalid revision) is never held: not by pause, not by soak (soaking nodes
+ * hold no slot against a rollback), and nodes really running the invalid revision go first. A node
+ * that already restored the desired revision on its own needs no slot: the move changes nothing on
+ * its host.
  */
 import type { MoveKind, NetworkConfigRevision } from '@nodenet/api';
 import type { Verdict } from './classify.js';
@@ -31,11 +36,17 @@ export function fillSlots({ verdicts, desired, limit, invalidHashes }: SlotInput
   const states = new Map<string, NodeState>();
   const assignments: AssignAction[] = [];
   let inProgress = 0;
+  let soaking = 0;
   for (const v of verdicts) {
     states.set(v.name, v.state as NodeState);
+    if (v.hostOnDesired) continue;
     if ((v.state && SLOT_STATES.has(v.state)) || v.busyElsewhere) inProgress++;
+    if (v.state === 'soaking') soaking++;
   }
   const isRollback = (v: Verdict): boolean => v.nc !== undefined && invalidHashes.has(v.nc.spec.revision);
+  /** The host runs the invalid revision (it took it, or is taking it): most urgent. */
+  const runsInvalid = (v: Verdict): boolean =>
+    v.nc?.status?.lastAppliedRevision !== undefined && invalidHashes.has(v.nc.status.lastAppliedRevision);
   const assign = (v: Verdict, reason: string): void => {
     const from = v.nc?.spec.revision;
     const rollback = isRollback(v);
@@ -64,11 +75,28 @@ export function fillSlots({ verdicts, desired, limit, invalidHashes }: SlotInput
       );
   }
   const waiting = verdicts.filter((v) => v.state === 'outdated' && !v.busyElsewhere && may(v));
-  const ordered = [...waiting.filter(isRollback), ...waiting.filter((v) => !isRollback(v))];
+  for (const v of waiting.filter((x) => x.hostOnDesired && isRollback(x)))
+    assign(
+      v,
+      `rollback from invalid revision ${short(v.nc?.spec.revision ?? '')}; host already restored it, no slot`,
+    );
+  const rollbacks = waiting.filter((v) => isRollback(v) && !v.hostOnDesired);
+  const ordered = [
+    ...rollbacks.filter(runsInvalid),
+    ...rollbacks.filter((v) => !runsInvalid(v)),
+    ...waiting.filter((v) => !isRollback(v)),
+  ];
+  // Soaking nodes hold their slots against forward moves only.
+  let freeForRollback = Math.max(0, limit - (inProgress - soaking));
   let free = Math.max(0, limit - inProgress);
   for (const v of ordered) {
-    if (free === 0) break;
-    free--;
+    const rollback = isRollback(v);
+    if (rollback ? freeForRollback === 0 : free === 0) {
+      if (rollback) continue;
+      break;
+    }
+    freeForRollback = Math.max(0, freeForRollback - 1);
+    free = Math.max(0, free - 1);
     inProgress++;
     const why = v.reassign
       ? v.reassign
@@ -79,7 +107,7 @@ export function fillSlots({ verdicts, desired, limit, invalidHashes }: SlotInput
           : v.nc.spec.revision === desired.spec.hash
             ? 'node labels changed its spec'
             : `outdated (${short(v.nc.spec.revision)})`;
-    assign(v, `${why}; slot ${limit - free}/${limit}`);
+    assign(v, `${why}; slot ${inProgress}/${limit}`);
   }
   return { assignments, states, inProgress };
 }

@@ -78,7 +78,9 @@ export type Action =
   | AssignAction
   | { type: 'invalidate'; revision: string; failedNodes: FailedNode[]; reason: string; aborted?: boolean }
   | { type: 'deleteNodeConfig'; name: string; reason: string }
-  | { type: 'deleteRevision'; revision: string; reason: string };
+  | { type: 'deleteRevision'; revision: string; reason: string }
+  /** Records the highest revision number ever used on a revision (numbers.ts). */
+  | { type: 'markHighestNumber'; revision: string; number: number };
 
 export interface StatusUpdate {
   revision: string;

@@ -36,7 +36,21 @@ describe('history cleanup', () => {
     const revs = many(4);
     const invalid = new Set(['rev-4', 'rev-1']);
     const desired = revs[1];
-    expect(deleted(revs, { limit: 2, invalid, desired })).toEqual(['rev-1']);
+    const other = 'f'.repeat(64);
+    expect(deleted(revs, { limit: 2, invalid, desired, inputHash: other })).toEqual(['rev-1']);
     expect(deleted(revs, { limit: 2, invalid, desired, inputHash: revs[3]?.spec.hash })).toEqual([]);
+  });
+
+  // Issue 11: with some input invalid the current inputs are unknown; deleting the invalid revision
+  // equal to them would let the known-bad configuration roll out again once the typo is fixed.
+  it('inputs unknown (invalid since start-up): every invalid revision is kept, whatever the limit', () => {
+    const revs = many(5);
+    const invalid = new Set(['rev-1', 'rev-5']);
+    // rev-5 newest, rev-4 desired, rev-3 rollback target; rev-1 (invalid) stays.
+    expect(deleted(revs, { limit: 1, invalid, desired: revs[1] })).toEqual(['rev-2']);
+    expect(deleted(revs, { limit: 1, invalid, desired: revs[1], inputHash: 'f'.repeat(64) })).toEqual([
+      'rev-2',
+      'rev-1',
+    ]);
   });
 });

@@ -509,30 +509,23 @@ describe('label changes', () => {
 
 describe('soak (--min-success-time), measured from when the configurator saw the report', () => {
   it('a finished node keeps its slot until the soak period ends', () => {
-    const pol = { minSuccessTimeMs: 30_000 };
+    // The agent's lastUpdate (a day ahead) is not what the soak is measured from.
     const ncs = [nc('n00', A, { status: done(A, T0 + 86_400_000) })];
-    const p = plan(
-      input({
-        revisions: [rev(1, A)],
-        nodes: nodes(2),
-        nodeConfigs: ncs,
-        policy: pol,
-        seen: { n00: { assign: 60_000, status: 10_000 } },
-      }),
-    );
+    const at = (mono: number) =>
+      plan(
+        input({
+          revisions: [rev(1, A)],
+          nodes: nodes(2),
+          nodeConfigs: ncs,
+          policy: { minSuccessTimeMs: 30_000 },
+          seen: { n00: { assign: 60_000, status: 10_000 } },
+          mono,
+        }),
+      );
+    const p = at(M0);
     expect(assigned(p.actions)).toEqual([]);
     expect(p.nodeStates.soaking).toBe(1);
     expect(p.requeueAfterMs).toBe(20_001);
-    const later = plan(
-      input({
-        revisions: [rev(1, A)],
-        nodes: nodes(2),
-        nodeConfigs: ncs,
-        policy: pol,
-        seen: { n00: { assign: 60_000, status: 10_000 } },
-        mono: M0 + 20_001,
-      }),
-    );
-    expect(assigned(later.actions)).toEqual(['n01']);
+    expect(assigned(at(M0 + 20_001).actions)).toEqual(['n01']);
   });
 });
