@@ -24,6 +24,8 @@ export const RETRY_ANNOTATION = `${GROUP}/retry`;
 export const HIGHEST_NUMBER_ANNOTATION = `${GROUP}/highest-number`;
 /** Label on every NodeConfig with the number of the revision it carries, for `kubectl get -l`. */
 export const REVISION_NUMBER_LABEL = `${GROUP}/revision-number`;
+/** Label `true` on exactly the desired revision (the one nodes are moved to). */
+export const DESIRED_LABEL = `${GROUP}/desired`;
 
 /** Kernel limit on interface names (IFNAMSIZ - 1). */
 export const MAX_IFNAME_LENGTH = 15;

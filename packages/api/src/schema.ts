@@ -230,7 +230,12 @@ export const FailedNode = Type.Object({
 });
 export type FailedNode = Static<typeof FailedNode>;
 
+/** Where a revision stands; `docs/rollout.md` explains each. */
+export const REVISION_PHASES = ['RollingOut', 'Paused', 'Complete', 'Superseded', 'Invalid'] as const;
+export type RevisionPhase = (typeof REVISION_PHASES)[number];
+
 export const NetworkConfigRevisionStatus = Type.Object({
+  phase: Type.Optional(StringEnum(REVISION_PHASES)),
   total: Type.Optional(Type.Integer({ minimum: 0 })),
   queued: Type.Optional(Type.Integer({ minimum: 0 })),
   ongoing: Type.Optional(Type.Integer({ minimum: 0 })),

@@ -76,7 +76,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   const outputOption = (): Option =>
     new Option('-o, --output <format>', 'json or yaml instead of the table').choices(['json', 'yaml']);
   const opts = (cmd: Command): Common => cmd.optsWithGlobals<Common>();
-  const revisionArg = 'revision name (rev-7-0a1b2c3d4e), number (7) or rev-7';
+  const revisionArg = 'revision name (rev-000007-0a1b2c3d4e), number (7) or rev-7';
 
   program
     .command('status')

@@ -278,7 +278,7 @@ describe('status', () => {
     await rollingOut();
     r = await cli(tc, ['status', 'rev-9']);
     expect(r.code).toBe(3);
-    expect(r.err).toMatch(/revision "rev-9" not found \(revisions: rev-1-\w+, rev-2-\w+\)/);
+    expect(r.err).toMatch(/revision "rev-9" not found \(revisions: rev-000001-\w+, rev-000002-\w+\)/);
   });
 });
 
@@ -401,7 +401,7 @@ describe('diff', () => {
     r = await cli(tc, ['diff']);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(
-      /^From: rev-1-\w+ \(\w{10}\)\nTo: {3}current inputs \(\w{10}\)\n4 of 5 nodes change\.\n/,
+      /^From: rev-000001-\w+ \(\w{10}\)\nTo: {3}current inputs \(\w{10}\)\n4 of 5 nodes change\.\n/,
     );
     expect(r.out).toContain(
       'node-2\n  + Layer2       storage  added  (nodeSelector changed from rack=r2 to rack in (r1): now selects this node)',

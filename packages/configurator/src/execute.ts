@@ -6,6 +6,7 @@
  * never moved on a half-written invalidation.
  */
 import {
+  DESIRED_LABEL,
   HIGHEST_NUMBER_ANNOTATION,
   type Condition,
   type FailedNode,
@@ -203,6 +204,14 @@ export async function markHighestNumber(a: Act<'markHighestNumber'>, ctx: ExecCo
   ctx.cache.wroteRevision(written);
 }
 
+export async function labelDesired(a: Act<'labelDesired'>, ctx: ExecContext): Promise<void> {
+  if (!ctx.cache.revision(a.revision)) return;
+  const written = await ctx.writer.revision.mergePatch(a.revision, {
+    metadata: { labels: { [DESIRED_LABEL]: a.desired ? 'true' : null } },
+  });
+  ctx.cache.wroteRevision(written);
+}
+
 export async function deleteRevision(a: Act<'deleteRevision'>, ctx: ExecContext): Promise<void> {
   const r = ctx.cache.revision(a.revision);
   if (!r) return;
@@ -274,6 +283,9 @@ export async function executePlan(p: Plan, ctx: ExecContext): Promise<number> {
   await parallel(of('markHighestNumber'), ctx.concurrency, (a) =>
     guard(`mark ${a.revision}`, () => markHighestNumber(a, ctx)),
   );
+  // The old desired revision loses its label before the new one gets it: never two at once.
+  for (const a of of('labelDesired').sort((x, y) => Number(x.desired) - Number(y.desired)))
+    await guard(`label ${a.revision}`, () => labelDesired(a, ctx));
   for (const a of of('deleteRevision'))
     await guard(`delete revision ${a.revision}`, () => deleteRevision(a, ctx));
   return failures;

@@ -173,6 +173,7 @@ describe('executePlan', () => {
       'create NodeConfig n00',
       'status NetworkConfigRevision rev-1-aaaaaaaaaa',
       'patch NetworkConfigRevision rev-1-aaaaaaaaaa', // the highest number ever used (1)
+      'patch NetworkConfigRevision rev-1-aaaaaaaaaa', // the desired label
     ]);
     expect(c.nodeConfigs.get('n00')?.metadata.annotations?.[MOVE_ANNOTATION]).toBe('forward');
     expect(c.events.map((e) => e.reason)).toEqual(['NodesAssigned']);
@@ -228,7 +229,9 @@ describe('executePlan', () => {
     const revs = [rev(3, B), completed(rev(1, A))];
     const c = setUp(revs, [], []);
     await executePlan(planFor(revs, [], []), c.ctx());
-    expect(c.writes.filter((w) => w.verb === 'patch')).toEqual([
+    const annotating = (w: { body?: unknown }) =>
+      JSON.stringify(w.body ?? {}).includes(HIGHEST_NUMBER_ANNOTATION);
+    expect(c.writes.filter((w) => w.verb === 'patch' && annotating(w))).toEqual([
       {
         verb: 'patch',
         kind: 'NetworkConfigRevision',

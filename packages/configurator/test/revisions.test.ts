@@ -22,7 +22,7 @@ describe('buildRevision', () => {
     expect(r.decision.action).toBe('create');
     if (r.decision.action !== 'create') return;
     expect(r.decision.revision.spec.number).toBe(1);
-    expect(r.decision.revision.metadata.name).toBe(`rev-1-${r.hash?.slice(0, 10)}`);
+    expect(r.decision.revision.metadata.name).toBe(`rev-000001-${r.hash?.slice(0, 10)}`);
     expect(r.inputStatusUpdates[0]?.status).toMatchObject({
       observedGeneration: 3,
       conditions: [{ type: 'Accepted', status: 'True', observedGeneration: 3 }],

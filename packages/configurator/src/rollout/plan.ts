@@ -4,13 +4,14 @@
  * status every time (invariant 2); deadlines come from this configurator's own observations
  * (invariant 9). The parts: classify (per node), slots, revision status, history.
  */
-import type { FailedNode, NetworkConfigRevision } from '@nodenet/api';
+import { REVISION_NUMBER_LABEL, type FailedNode, type NetworkConfigRevision } from '@nodenet/api';
 import { updateLimitFor } from '../policy.js';
 import { classify, type Verdict } from './classify.js';
 import { historyCleanup } from './history.js';
 import { compareNodes } from './order.js';
 import { revisionStatuses, type Invalidation } from './revision-status.js';
 import { highWaterMarks } from './numbers.js';
+import { countKey, desiredLabels } from './readable.js';
 import { fillSlots } from './slots.js';
 import type { Action, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
 
@@ -97,12 +98,15 @@ export function plan(input: PlanInput): Plan {
     const nc = ncByName.get(name);
     if (!node || !nc) continue;
     const h = nc.spec.revision;
-    const e = hashCounts.get(h) ?? { total: 0, ready: 0, ongoing: 0 };
+    // Counted under the revision the NodeConfig was handed (hash and number): a revision with the
+    // same config but another number (a retry, an older copy) shows its own nodes only.
+    const key = countKey(h, Number(nc.metadata.labels?.[REVISION_NUMBER_LABEL]) || undefined);
+    const e = hashCounts.get(key) ?? { total: 0, ready: 0, ongoing: 0 };
     e.total++;
     const st = nc.status;
     if (st?.configStatus === 'provisioned' && st.lastAppliedRevision === h) e.ready++;
     else if (st?.configStatus !== 'invalid') e.ongoing++;
-    hashCounts.set(h, e);
+    hashCounts.set(key, e);
   }
   const statusUpdates = revisionStatuses({
     revisions,
@@ -125,7 +129,8 @@ export function plan(input: PlanInput): Plan {
     limit: policy.revisionHistoryLimit,
   });
   const deleted = new Set(deletions.map((d) => d.revision));
-  actions.push(...highWaterMarks(revisions.filter((r) => !deleted.has(r.metadata.name))), ...deletions);
+  const kept = revisions.filter((r) => !deleted.has(r.metadata.name));
+  actions.push(...highWaterMarks(kept), ...desiredLabels(kept, desired?.metadata.name), ...deletions);
 
   const nodeStates: Record<NodeState | 'notTarget', number> = {
     upToDate: 0,
