@@ -11,6 +11,7 @@ import {
   fleetOnRevision1,
   kubectl as kubectlAt,
   layer2,
+  nodeName,
   revisionNumbered,
   useFleet,
   waitFor,
@@ -58,6 +59,35 @@ describe('revisions you can read with kubectl', () => {
       (await revisionNumbered(f, 12))?.status?.phase === 'Complete' ? true : undefined,
     );
     expect((await revisionNumbered(f, 11))?.status?.phase).toBe('Superseded');
+  });
+
+  it('kubectl get nc: desired and applied numbers apart, pending until the agent answers, a timeout as an Event on the NodeConfig', async () => {
+    await fleetOnRevision1(
+      f,
+      2,
+      { updateLimit: { kind: 'count', count: 2 }, maxFailures: 1, preconfigTimeoutMs: 1500 },
+      (node) => (node === nodeName(0) ? { kind: 'never' } : { kind: 'ok', delayMs: 20 }),
+    );
+    await f.clients.layer2.create(layer2('red', 200));
+    const r2 = await waitFor('revision 2', () => revisionNumbered(f, 2));
+    const row = async (node: string): Promise<string[]> =>
+      (await kubectl('get', 'nc', node, '--no-headers')).trim().split(/\s+/);
+    await waitFor('node-001 on revision 2', async () => {
+      const [, desired, applied, report] = await row(nodeName(1));
+      return desired === '2' && applied === '2' && report === 'provisioned' ? true : undefined;
+    });
+    // node-000's agent is silent: its last report (provisioned, about revision 1) is not shown as
+    // the status of revision 2.
+    const [, desired, applied, report] = await row(nodeName(0));
+    expect({ desired, applied, report }).toEqual({ desired: '2', applied: '1', report: 'pending' });
+    const ev = await waitFor('a Timeout Event on the NodeConfig', async () =>
+      (await f.clients.event.list({ namespace: 'default' })).items.find(
+        (e) => e.reason === 'Timeout' && e.involvedObject.kind === 'NodeConfig',
+      ),
+    );
+    expect(ev).toMatchObject({ type: 'Warning', involvedObject: { name: nodeName(0) } });
+    expect(ev.message).toMatch(/^preconfig timeout/);
+    expect((await revisionNumbered(f, 2))?.metadata.name).toBe(r2.metadata.name);
   });
 
   it('kubectl wait --for=condition=Finished returns on an invalid revision; the desired label moves back', async () => {

@@ -76,7 +76,7 @@ describe('kubectl nodenet through the kubectl plugin mechanism', () => {
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^NUMBER\s+NAME\s+RESULT/);
-    expect(r.stdout).toMatch(/\n1\s+rev-1-[0-9a-f]{10}\s+RollingOut\s+yes\s/);
+    expect(r.stdout).toMatch(/\n1\s+rev-000001-[0-9a-f]{10}\s+RollingOut\s+yes\s/);
   });
 
   it('exit codes and writes pass through kubectl: status exits 1 while not complete; pause is seen by kubectl get', async () => {

@@ -24,6 +24,12 @@ export const RETRY_ANNOTATION = `${GROUP}/retry`;
 export const HIGHEST_NUMBER_ANNOTATION = `${GROUP}/highest-number`;
 /** Label on every NodeConfig with the number of the revision it carries, for `kubectl get -l`. */
 export const REVISION_NUMBER_LABEL = `${GROUP}/revision-number`;
+/**
+ * Labels the configurator keeps on every NodeConfig for `kubectl get nc`: the agent's report when it
+ * is about the current spec (else `pending`), and the number of the revision on the host.
+ */
+export const REPORT_LABEL = `${GROUP}/report`;
+export const APPLIED_NUMBER_LABEL = `${GROUP}/applied-number`;
 /** Label `true` on exactly the desired revision (the one nodes are moved to). */
 export const DESIRED_LABEL = `${GROUP}/desired`;
 

@@ -6,6 +6,7 @@ import {
   ASSIGNED_AT_ANNOTATION,
   HIGHEST_NUMBER_ANNOTATION,
   MOVE_ANNOTATION,
+  REPORT_LABEL,
   REVISION_NUMBER_LABEL,
   SPEC_HASH_ANNOTATION,
   nodeConfigSpec,
@@ -146,7 +147,7 @@ describe('nodeConfigFor', () => {
         [SPEC_HASH_ANNOTATION]: nodeSpecHash(spec),
         [MOVE_ANNOTATION]: 'rollback',
       },
-      labels: { [REVISION_NUMBER_LABEL]: '3' },
+      labels: { [REVISION_NUMBER_LABEL]: '3', [REPORT_LABEL]: 'pending' },
       ownerReferences: [
         { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'uid-n1' },
         {

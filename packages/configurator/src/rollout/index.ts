@@ -9,3 +9,4 @@ export * from './history.js';
 export * from './plan.js';
 export * from './numbers.js';
 export * from './readable.js';
+export * from './rows.js';

@@ -12,6 +12,7 @@ import { compareNodes } from './order.js';
 import { revisionStatuses, type Invalidation } from './revision-status.js';
 import { highWaterMarks } from './numbers.js';
 import { countKey, desiredLabels } from './readable.js';
+import { rowLabelActions } from './rows.js';
 import { fillSlots } from './slots.js';
 import type { Action, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
 
@@ -130,6 +131,12 @@ export function plan(input: PlanInput): Plan {
   });
   const deleted = new Set(deletions.map((d) => d.revision));
   const kept = revisions.filter((r) => !deleted.has(r.metadata.name));
+  // Assigned or collected in this pass: those writes set the labels (or remove the object).
+  const assignedNow = new Set([
+    ...slots.assignments.map((a) => a.node),
+    ...actions.flatMap((a) => (a.type === 'deleteNodeConfig' ? [a.name] : [])),
+  ]);
+  actions.push(...rowLabelActions(input.nodeConfigs, revisions, assignedNow));
   actions.push(...highWaterMarks(kept), ...desiredLabels(kept, desired?.metadata.name), ...deletions);
 
   const nodeStates: Record<NodeState | 'notTarget', number> = {

@@ -46,7 +46,12 @@ export function finishedCondition(
   const completedOnce = status.completedAt !== undefined;
   switch (phase) {
     case 'Complete':
-      return { type: 'Finished', status: 'True', reason: 'Complete', message: `rollout complete: ${summary}` };
+      return {
+        type: 'Finished',
+        status: 'True',
+        reason: 'Complete',
+        message: `rollout complete: ${summary}`,
+      };
     case 'Invalid':
       return {
         type: 'Finished',
@@ -56,7 +61,12 @@ export function finishedCondition(
       };
     case 'Superseded':
       return completedOnce
-        ? { type: 'Finished', status: 'True', reason: 'Complete', message: 'rollout completed; superseded since' }
+        ? {
+            type: 'Finished',
+            status: 'True',
+            reason: 'Complete',
+            message: 'rollout completed; superseded since',
+          }
         : {
             type: 'Finished',
             status: 'True',

@@ -82,7 +82,9 @@ export type Action =
   /** Records the highest revision number ever used on a revision (numbers.ts). */
   | { type: 'markHighestNumber'; revision: string; number: number }
   /** Sets or removes the desired label on a revision (readable.ts). */
-  | { type: 'labelDesired'; revision: string; desired: boolean };
+  | { type: 'labelDesired'; revision: string; desired: boolean }
+  /** Row labels of a NodeConfig for `kubectl get nc` (rows.ts); null removes one. */
+  | { type: 'labelNodeConfig'; name: string; labels: Record<string, string | null> };
 
 export interface StatusUpdate {
   revision: string;
