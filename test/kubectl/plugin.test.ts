@@ -85,7 +85,8 @@ describe('kubectl nodenet through the kubectl plugin mechanism', () => {
     expect(status.stdout).toContain('State:     Rolling out');
     const pause = await kubectl('nodenet', 'pause');
     expect(pause.exitCode).toBe(0);
-    const got = await kubectl('get', 'ncr', '-o', 'jsonpath={.items[0].spec.paused}');
+    // Without a revision: the fleet-wide pause on the RolloutPolicy named default.
+    const got = await kubectl('get', 'rolloutpolicy', 'default', '-o', 'jsonpath={.spec.paused}');
     expect(got.stdout).toBe('true');
     const missing = await kubectl('nodenet', 'status', 'rev-7');
     expect(missing.exitCode).toBe(3);

@@ -30,6 +30,8 @@ export const REVISION_NUMBER_LABEL = `${GROUP}/revision-number`;
  */
 export const REPORT_LABEL = `${GROUP}/report`;
 export const APPLIED_NUMBER_LABEL = `${GROUP}/applied-number`;
+/** The one RolloutPolicy the configurator reads (fleet-wide pause and rollout knobs). */
+export const ROLLOUT_POLICY_NAME = 'default';
 /** Label `true` on exactly the desired revision (the one nodes are moved to). */
 export const DESIRED_LABEL = `${GROUP}/desired`;
 
@@ -43,7 +45,8 @@ export type ResourceKind =
   | 'Layer2NetworkConfiguration'
   | 'RoutingTable'
   | 'NetworkConfigRevision'
-  | 'NodeConfig';
+  | 'NodeConfig'
+  | 'RolloutPolicy';
 
 export interface ResourceNames {
   kind: ResourceKind;
@@ -82,5 +85,11 @@ export const RESOURCES: Record<ResourceKind, ResourceNames> = {
     plural: 'nodeconfigs',
     singular: 'nodeconfig',
     shortNames: ['nc', 'nnc'],
+  },
+  RolloutPolicy: {
+    kind: 'RolloutPolicy',
+    plural: 'rolloutpolicies',
+    singular: 'rolloutpolicy',
+    shortNames: ['nrp'],
   },
 };

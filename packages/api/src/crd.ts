@@ -11,6 +11,8 @@ import {
   NetworkConfigRevisionStatus,
   NodeConfigSpec,
   NodeConfigStatus,
+  RolloutPolicySpec,
+  RolloutPolicyStatus,
   RoutingTableSpec,
   VRFRouteConfigurationSpec,
 } from './schema.js';
@@ -137,6 +139,21 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
         priority: 1,
       },
       { name: 'Applied Hash', type: 'string', jsonPath: '.status.lastAppliedRevision', priority: 1 },
+      age,
+    ],
+  },
+  RolloutPolicy: {
+    description:
+      'The fleet-wide rollout policy; the configurator reads the one named default: spec.paused holds every revision, the knobs override its flags.',
+    spec: RolloutPolicySpec,
+    status: RolloutPolicyStatus,
+    columns: [
+      { name: 'Paused', type: 'boolean', jsonPath: '.spec.paused' },
+      { name: 'Desired', type: 'string', jsonPath: '.status.desiredRevision' },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+      { name: 'Ready', type: 'integer', jsonPath: '.status.ready' },
+      { name: 'Total', type: 'integer', jsonPath: '.status.total' },
+      { name: 'Limit', type: 'string', jsonPath: '.spec.updateLimit', priority: 1 },
       age,
     ],
   },

@@ -8,6 +8,7 @@ import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/
 import { Command, CommanderError, Option } from 'commander';
 import * as controls from './controls.js';
 import { diffNodes, renderDiff, type DiffSide } from './diff.js';
+import { setFleetPaused } from './fleet-pause.js';
 import { previewOf, renderProblems } from './preview.js';
 import { withFiles } from './input-files.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
@@ -201,13 +202,20 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       .description(description)
       .argument(
         '[revision]',
-        `${revisionArg}; default: the newest${name === 'retry' ? ' invalid' : ''} revision`,
+        name === 'pause' || name === 'resume'
+          ? `${revisionArg}; without one: the whole fleet (RolloutPolicy default), every revision`
+          : `${revisionArg}; default: the newest${name === 'retry' ? ' invalid' : ''} revision`,
       )
       .addOption(outputOption());
     if (needsConfirmation) cmd.option('-y, --yes', 'do not ask for confirmation');
     cmd.action(async (arg: string | undefined, o: { yes?: boolean }, self: Command) => {
       const c = opts(self);
       const kube = connect(c);
+      if (arg === undefined && (name === 'pause' || name === 'resume')) {
+        const result = await setFleetPaused(kube, name === 'pause');
+        print(c, result, () => result.message + '\n');
+        return;
+      }
       const state = await readState(kube);
       const rev = findRevision(
         state,
@@ -221,10 +229,16 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   };
   control(
     'pause',
-    'Pause a rollout: no new node starts (spec.paused=true); nodes in progress finish. Never holds back a rollback.',
+    'Pause: no new node starts; nodes in progress finish. Never holds back a rollback. Without a revision, the ' +
+      'whole fleet (RolloutPolicy default spec.paused=true, also holds revisions created later); with one, that ' +
+      'revision (spec.paused=true).',
     false,
   );
-  control('resume', 'Resume a paused rollout (spec.paused=false).', false);
+  control(
+    'resume',
+    'Resume: without a revision, the fleet (RolloutPolicy default spec.paused=false); with one, that revision.',
+    false,
+  );
   control(
     'abort',
     'Give up on a rollout: the revision is marked invalid (spec.aborted=true, reason Aborted) and the nodes that ' +

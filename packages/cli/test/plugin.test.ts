@@ -518,9 +518,9 @@ describe('diff', () => {
 });
 
 describe('rollout controls', () => {
-  it('pause and resume write spec.paused and say what follows; repeating is harmless', async () => {
+  it('pause and resume of a revision write spec.paused and say what follows; repeating is harmless', async () => {
     const { rev2 } = await rollingOut();
-    let r = await cli(tc, ['pause']);
+    let r = await cli(tc, ['pause', '2']);
     expect(r.code).toBe(0);
     expect(r.out).toBe(
       `${rev2.metadata.name} paused: no new node starts; nodes already handed it finish (3 nodes carry it). ` +
@@ -531,7 +531,7 @@ describe('rollout controls', () => {
     expect(r.out).toBe(`${rev2.metadata.name} is already paused\n`);
     expect((await cli(tc, ['status', '-o', 'json'])).out).toContain('"phase": "Paused"');
 
-    r = await cli(tc, ['resume', '-o', 'json']);
+    r = await cli(tc, ['resume', rev2.metadata.name, '-o', 'json']);
     expect(JSON.parse(r.out)).toMatchObject({
       revision: rev2.metadata.name,
       action: 'resume',
@@ -540,9 +540,26 @@ describe('rollout controls', () => {
     expect((await tc.clients.revision.get(rev2.metadata.name)).spec.paused).toBe(false);
   });
 
+  it('pause and resume without a revision act on the fleet: RolloutPolicy default, created when missing', async () => {
+    await rollingOut();
+    let r = await cli(tc, ['pause']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^fleet paused \(RolloutPolicy\/default spec\.paused=true\)/);
+    expect((await tc.clients.rolloutPolicy.get('default')).spec.paused).toBe(true);
+    r = await cli(tc, ['pause']);
+    expect(r.out).toBe('the fleet is already paused (RolloutPolicy/default)\n');
+    r = await cli(tc, ['resume', '-o', 'json']);
+    expect(JSON.parse(r.out)).toMatchObject({
+      revision: 'RolloutPolicy/default',
+      action: 'resume',
+      changed: true,
+    });
+    expect((await tc.clients.rolloutPolicy.get('default')).spec.paused).toBe(false);
+  });
+
   it('pause of an invalid revision is refused (exit 6): nothing rolls forward', async () => {
-    await halted();
-    const r = await cli(tc, ['pause']);
+    const { rev2 } = await halted();
+    const r = await cli(tc, ['pause', rev2.metadata.name]);
     expect(r.code).toBe(6);
     expect(r.err).toMatch(/is invalid: nothing rolls forward/);
   });

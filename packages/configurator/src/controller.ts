@@ -9,6 +9,7 @@ import {
   type Inputs,
   type NetworkConfigRevision,
   type NodeConfig,
+  type RolloutPolicy,
 } from '@nodenet/api';
 import {
   EventRecorder,
@@ -25,6 +26,7 @@ import {
 import type { Logger } from 'pino';
 import { Coalescer } from './coalescer.js';
 import { executePlan, type ExecContext } from './execute.js';
+import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './fleet-policy.js';
 import type { Metrics } from './metrics.js';
 import { nodeSpecHash, observe, plan, type NodeInfo, type Observations, type Plan } from './rollout/index.js';
 import type { Policy } from './policy.js';
@@ -59,6 +61,7 @@ type Informers = {
   routingTable: Informer<Inputs['routingTable'][number]>;
   revision: Informer<NetworkConfigRevision>;
   nodeConfig: Informer<NodeConfig>;
+  rolloutPolicy: Informer<RolloutPolicy>;
   node: Informer<Node>;
 };
 
@@ -87,6 +90,7 @@ export class Controller {
       routingTable: new Informer(c.routingTable, { resyncMs: resync }),
       revision: new Informer(c.revision, { resyncMs: resync }),
       nodeConfig: new Informer(c.nodeConfig, { resyncMs: resync }),
+      rolloutPolicy: new Informer(c.rolloutPolicy, { resyncMs: resync }),
       node: new Informer(c.node, { resyncMs: resync }),
     };
     this.log = opts.log;
@@ -204,6 +208,8 @@ export class Controller {
     const nodes = this.informers.node.list().map(cachedNodeInfo);
     const nodeConfigs = this.informers.nodeConfig.list();
     this.observations = observe(this.observations, nodes, nodeConfigs, mono);
+    const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());
+    const fleet = effectivePolicy(this.opts.policy, rp);
     const p = plan({
       revisions: this.informers.revision.list(),
       nodes,
@@ -211,13 +217,14 @@ export class Controller {
       now,
       mono,
       observations: this.observations,
-      policy: this.opts.policy,
+      policy: fleet.policy,
       specHash: (r, n) =>
         nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
       ...(inputHash ? { inputHash } : {}),
     });
     this.lastPlan = p;
-    const failed = await this.execute(p, now);
+    let failed = await this.execute(p, now);
+    if (rp && this.isLeader()) failed += await this.writeRolloutPolicyStatus(rp, p, fleet.problems, now);
     this.updateMetrics(p);
     this.opts.metrics.passDuration.observe((performance.now() - started) / 1000);
     if (failed > 0) {
@@ -230,6 +237,26 @@ export class Controller {
   }
 
   private lastInputHash: string | undefined;
+
+  /** Where the rollout stands, on the RolloutPolicy `default` (fleet-policy.ts); 1 on a failed write. */
+  private async writeRolloutPolicyStatus(
+    rp: RolloutPolicy,
+    p: Plan,
+    problems: string[],
+    now: number,
+  ): Promise<number> {
+    const status = rolloutPolicyStatus(rp, p, this.informers.revision.list(), problems, now);
+    if (!status) return 0;
+    try {
+      this.informers.rolloutPolicy.mutated(
+        await this.opts.clients.rolloutPolicy.updateStatus({ ...rp, status }),
+      );
+      return 0;
+    } catch (err) {
+      this.log.warn({ err: errText(err) }, 'could not write RolloutPolicy status; will look again');
+      return 1;
+    }
+  }
 
   /** Validates the inputs, writes their status and creates a revision when needed. */
   private async buildStep(now: number): Promise<string | undefined> {

@@ -80,7 +80,7 @@ export function plan(input: PlanInput): Plan {
     revisions.filter((r) => invalid.has(r.metadata.name)).map((r) => r.spec.hash),
   );
   const slots = desired
-    ? fillSlots({ verdicts: targets, desired, limit, invalidHashes })
+    ? fillSlots({ verdicts: targets, desired, limit, invalidHashes, fleetPaused: policy.paused === true })
     : { assignments: [], states: new Map<string, NodeState>(), inProgress: 0 };
   actions.push(...slots.assignments);
 

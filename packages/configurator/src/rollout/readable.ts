@@ -17,7 +17,7 @@ import type { Action } from './types.js';
  * - Invalid     marked invalid (failures, or aborted); nodes that took it roll back;
  * - Superseded  a valid revision that is not desired (a newer one is);
  * - Complete    desired, and every target node is up to date (failures within --max-failures allowed);
- * - Paused      desired, `spec.paused`, not complete;
+ * - Paused      desired, `spec.paused` or the fleet-wide pause, not complete;
  * - RollingOut  desired, nodes still to move.
  */
 export function phaseOf(
@@ -28,7 +28,10 @@ export function phaseOf(
   if (status.isInvalid === true) return 'Invalid';
   if (!desired) return 'Superseded';
   if (status.conditions?.find((c) => c.type === 'Complete')?.status === 'True') return 'Complete';
-  return r.spec.paused === true ? 'Paused' : 'RollingOut';
+  // Paused by its own spec.paused, or by the fleet-wide pause (the Paused condition says which).
+  const paused =
+    r.spec.paused === true || status.conditions?.some((c) => c.type === 'Paused' && c.status === 'True');
+  return paused ? 'Paused' : 'RollingOut';
 }
 
 /**

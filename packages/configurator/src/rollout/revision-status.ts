@@ -65,7 +65,8 @@ function desiredStatus(
   const degraded = degradedNodes.length;
   const queued = Math.max(0, total - ready - ongoing - failed - degraded);
   const complete = queued === 0 && ongoing === 0;
-  const paused = r.spec.paused === true;
+  const fleet = s.policy.paused === true;
+  const paused = r.spec.paused === true || fleet;
   const summary =
     summaryOf({ ready, total, ongoing, queued, failed }) + (degraded ? `, ${degraded} degraded` : '');
   const conds: ConditionInput[] = [
@@ -93,7 +94,7 @@ function desiredStatus(
           type: 'Paused',
           status: 'True',
           reason: 'Paused',
-          message: `spec.paused: no new forward moves (${summary}); a rollback away from an invalid revision is never held`,
+          message: `${fleet ? 'RolloutPolicy default spec.paused' : 'spec.paused'}: no new forward moves (${summary}); a rollback away from an invalid revision is never held`,
         }
       : { type: 'Paused', status: 'False', reason: 'NotPaused', message: 'not paused' },
     degraded > 0
