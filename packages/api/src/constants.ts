@@ -30,6 +30,14 @@ export const REVISION_NUMBER_LABEL = `${GROUP}/revision-number`;
  */
 export const REPORT_LABEL = `${GROUP}/report`;
 export const APPLIED_NUMBER_LABEL = `${GROUP}/applied-number`;
+/**
+ * The agent's start-up self-check (FRR template, VTEP interface): condition on its NodeConfig
+ * (`AgentReady=False`, reason `AgentMisconfigured`) and on its Node. Such a node is unavailable to
+ * the configurator, never a revision failure.
+ */
+export const AGENT_READY_CONDITION = 'AgentReady';
+export const AGENT_MISCONFIGURED_REASON = 'AgentMisconfigured';
+export const NODE_AGENT_READY_CONDITION = 'NodenetAgentReady';
 /** The one RolloutPolicy the configurator reads (fleet-wide pause and rollout knobs). */
 export const ROLLOUT_POLICY_NAME = 'default';
 /** Label `true` on exactly the desired revision (the one nodes are moved to). */
