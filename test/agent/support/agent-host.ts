@@ -230,7 +230,7 @@ export class NodeEnv {
   }
 
   /** Starts the real agent binary in the node namespace. */
-  startAgent(opts: { env?: Record<string, string>; resync?: string } = {}): AgentRun {
+  startAgent(opts: { env?: Record<string, string>; resync?: string; templateFile?: string } = {}): AgentRun {
     const args = [
       'netns',
       'exec',
@@ -246,7 +246,7 @@ export class NodeEnv {
       '--health-config',
       this.healthFile,
       '--frr-template',
-      this.cluster.templateFile,
+      opts.templateFile ?? this.cluster.templateFile,
       '--frr-confdir',
       this.frr.confdir,
       '--frr-pathspace',
