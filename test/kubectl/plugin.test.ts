@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { API_VERSION, buildConfig, revisionName } from '@nodenet/api';
+import { API_VERSION, NODENET_VERSION, buildConfig, revisionName } from '@nodenet/api';
 import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { execa } from 'execa';
@@ -91,6 +91,18 @@ describe('kubectl nodenet through the kubectl plugin mechanism', () => {
     const missing = await kubectl('nodenet', 'status', 'rev-7');
     expect(missing.exitCode).toBe(3);
   });
+
+  it.each(['kubectl-nodenet', 'nodenet-configurator', 'nodenet-agent', 'nodenet-devcluster'])(
+    '%s --version prints the version of the packages',
+    async (bin) => {
+      const r = await execa(path.join(BIN, bin), ['--version'], { reject: false });
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toBe(
+        (JSON.parse(fs.readFileSync(path.join(ROOT, 'packages/api/package.json'), 'utf8')) as { version: string }).version,
+      );
+      expect(r.stdout).toBe(NODENET_VERSION);
+    },
+  );
 
   it.each(['kubectl-nodenet', 'nodenet-configurator', 'nodenet-agent', 'nodenet-devcluster'])(
     '%s runs from node_modules/.bin after npm ci',

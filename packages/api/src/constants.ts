@@ -1,5 +1,7 @@
 /** API group and version of every nodenet resource. */
 export const GROUP = 'network.nodenet.io';
+/** The nodenet release every binary prints with `--version` (kept equal to package.json by a test). */
+export const NODENET_VERSION = '0.1.0';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 

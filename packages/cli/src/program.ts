@@ -24,6 +24,7 @@ import {
   type Revision,
 } from './state.js';
 import { renderStatus, statusExitCode, statusView, type StatusView } from './status-view.js';
+import { NODENET_VERSION } from '@nodenet/api';
 
 export interface Io {
   stdout: { write(s: string): unknown; isTTY?: boolean };
@@ -62,6 +63,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   };
 
   const program = new Command('kubectl nodenet')
+    .version(NODENET_VERSION, '--version', 'print the version and exit')
     .description(
       'Follow and steer nodenet rollouts: where a revision stands, which node runs what, what a change will do to ' +
         'each node, and pause / resume / abort / retry.\n\n' +

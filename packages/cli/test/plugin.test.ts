@@ -153,7 +153,7 @@ async function rollingOut(
 async function halted(): Promise<{ rev1: NetworkConfigRevision; rev2: NetworkConfigRevision }> {
   const rev1 = await createRevision(tc, 1, A, complete(5, 7200, 6000));
   const message =
-    'health check failed: failed: tcp/peer (connection refused after 2 attempt(s)); restored revision ' +
+    'health check failed: tcp/peer (connection refused after 2 attempt(s)); restored revision ' +
     rev1.spec.hash.slice(0, 10);
   const rev2 = await createRevision(tc, 2, B, {
     total: 0,

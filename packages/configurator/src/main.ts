@@ -17,9 +17,11 @@ import {
   type Policy,
 } from './policy.js';
 import { parseSelectorFlag } from './selector-flag.js';
+import { NODENET_VERSION } from '@nodenet/api';
 
 const program = new Command()
   .name('nodenet-configurator')
+  .version(NODENET_VERSION, '--version', 'print the version and exit')
   .description(
     'Merges VRFRouteConfiguration, Layer2NetworkConfiguration and RoutingTable objects into content-hashed ' +
       'NetworkConfigRevisions and rolls the desired revision out to one NodeConfig per node, a few nodes at a ' +

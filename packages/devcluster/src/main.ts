@@ -2,6 +2,7 @@
 /** nodenet-devcluster: runs the Kubernetes-API-compatible dev server until SIGINT/SIGTERM. */
 import { Command, InvalidArgumentError } from 'commander';
 import { startDevCluster, type DevClusterOptions } from './index.js';
+import { NODENET_VERSION } from '@nodenet/api';
 
 function parsePort(v: string): number {
   const n = Number(v);
@@ -12,6 +13,7 @@ function parsePort(v: string): number {
 
 const program = new Command()
   .name('nodenet-devcluster')
+  .version(NODENET_VERSION, '--version', 'print the version and exit')
   .description(
     'A Kubernetes-API-compatible server on 127.0.0.1 (plain HTTP, no authentication) for tests and local runs.\n' +
       'Writes a kubeconfig usable by kubectl and @kubernetes/client-node, prints one line with the URL when ready,\n' +
