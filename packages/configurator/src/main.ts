@@ -17,6 +17,7 @@ import {
   type Policy,
 } from './policy.js';
 import { parseSelectorFlag } from './selector-flag.js';
+import { readiness, watchLeaseNamespace } from './readiness.js';
 import { NODENET_VERSION } from '@nodenet/api';
 
 const program = new Command()
@@ -204,9 +205,10 @@ async function main(): Promise<void> {
       onError: (err) => log.warn({ err: String(err) }, 'leader election request failed'),
     },
   );
+  const leaseNamespace = watchLeaseNamespace(clients, f.leaderElectionNamespace, log);
   const endpoints = {
     healthz: () => true,
-    readyz: () => controller.hasSynced,
+    readyz: () => readiness(controller.hasSynced, f.leaderElectionNamespace, leaseNamespace.state()),
     metrics: async () => ({
       contentType: metrics.registry.contentType,
       body: await metrics.registry.metrics(),
@@ -234,6 +236,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    leaseNamespace.stop();
     await controller.stop();
     await elector.stop(); // releases the lease: the standby takes over at once
     await Promise.all(servers.map((s) => s.close()));
