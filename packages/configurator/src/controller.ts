@@ -28,7 +28,15 @@ import { Coalescer } from './coalescer.js';
 import { executePlan, type ExecContext } from './execute.js';
 import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './fleet-policy.js';
 import type { Metrics } from './metrics.js';
-import { nodeSpecHash, observe, plan, type NodeInfo, type Observations, type Plan } from './rollout/index.js';
+import {
+  nodeSpecHash,
+  observe,
+  plan,
+  whyReportIgnored,
+  type NodeInfo,
+  type Observations,
+  type Plan,
+} from './rollout/index.js';
 import type { Policy } from './policy.js';
 import { buildRevision } from './revisions.js';
 import { NodeSpecCache } from './node-specs.js';
@@ -208,6 +216,7 @@ export class Controller {
     const nodes = this.informers.node.list().map(cachedNodeInfo);
     const nodeConfigs = this.informers.nodeConfig.list();
     this.observations = observe(this.observations, nodes, nodeConfigs, mono);
+    this.logIgnoredReports(nodeConfigs);
     const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());
     const fleet = effectivePolicy(this.opts.policy, rp);
     const p = plan({
@@ -237,6 +246,23 @@ export class Controller {
   }
 
   private lastInputHash: string | undefined;
+  /** Per NodeConfig, the resourceVersion whose ignored report was logged (each is logged once). */
+  private readonly ignoredLogged = new Map<string, string>();
+
+  /** Logs every agent report not taken as an answer to the current spec, and why (once per version). */
+  private logIgnoredReports(nodeConfigs: readonly NodeConfig[]): void {
+    for (const nc of nodeConfigs) {
+      const why = whyReportIgnored(nc);
+      const rv = nc.metadata.resourceVersion ?? '';
+      if (!why || this.ignoredLogged.get(nc.metadata.name) === rv) continue;
+      this.ignoredLogged.set(nc.metadata.name, rv);
+      this.log.info(
+        { node: nc.metadata.name, configStatus: nc.status?.configStatus, cause: why },
+        'agent report ignored',
+      );
+    }
+    if (this.ignoredLogged.size > nodeConfigs.length * 2) this.ignoredLogged.clear();
+  }
 
   /** Where the rollout stands, on the RolloutPolicy `default` (fleet-policy.ts); 1 on a failed write. */
   private async writeRolloutPolicyStatus(
@@ -284,7 +310,7 @@ export class Controller {
       const accepted = u.status.conditions?.find((c) => c.type === 'Accepted');
       if (u.newlyRejected) {
         this.log.warn(
-          { kind: u.object.kind, name: u.object.metadata.name, cause: u.newlyRejected },
+          { kind: u.object.kind, input: u.object.metadata.name, cause: u.newlyRejected },
           'input rejected',
         );
         await this.events.record(u.object, 'Warning', 'InputRejected', u.newlyRejected);
@@ -292,7 +318,7 @@ export class Controller {
         this.log.info(
           {
             kind: u.object.kind,
-            name: u.object.metadata.name,
+            input: u.object.metadata.name,
             accepted: accepted.status,
             reason: accepted.reason,
           },

@@ -166,7 +166,8 @@ async function main(): Promise<void> {
     }
   })();
   const { policy, timing } = parsed;
-  const log = pino({ name: 'nodenet-configurator', level: f.logLevel });
+  // One log key per meaning: `component` names the program (as in the agent), never `name`.
+  const log = pino({ level: f.logLevel, base: { component: 'nodenet-configurator' } });
   const identity = f.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
   const client = new KubeClient(loadKubeConfig(f.kubeconfig));
   const clients = makeClients(client);

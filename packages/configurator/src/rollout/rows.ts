@@ -76,3 +76,22 @@ export function newTimeouts(
   const seen = new Set((before ?? []).map((f) => `${f.node}|${f.message}`));
   return (after ?? []).filter((f) => isTimeoutFailure(f.message) && !seen.has(`${f.node}|${f.message}`));
 }
+
+/**
+ * Why the NodeConfig's status is not taken as the agent's answer to its current spec (undefined:
+ * it is taken, or there is none). The contract is docs/agent-status.md: every condition the agent
+ * writes carries the `observedGeneration` it answers.
+ */
+export function whyReportIgnored(nc: NodeConfig): string | undefined {
+  const st = nc.status;
+  if (!st || st.configStatus === undefined || reportsOnSpec(nc)) return undefined;
+  const gens = (st.conditions ?? [])
+    .map((c) => c.observedGeneration)
+    .filter((g): g is number => g !== undefined);
+  if (gens.length === 0)
+    return (
+      "no condition carries observedGeneration, and lastAppliedRevision is not the spec's revision " +
+      '(see docs/agent-status.md)'
+    );
+  return `it answers generation ${Math.max(...gens)}, the spec is generation ${nc.metadata.generation ?? '?'} (not answered yet)`;
+}

@@ -1,6 +1,12 @@
 import { APPLIED_NUMBER_LABEL, REPORT_LABEL, REVISION_NUMBER_LABEL } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { isTimeoutFailure, newTimeouts, rowLabelActions, rowLabels } from '../../src/rollout/index.js';
+import {
+  isTimeoutFailure,
+  newTimeouts,
+  rowLabelActions,
+  rowLabels,
+  whyReportIgnored,
+} from '../../src/rollout/index.js';
 import { A, B, C, done, invalid, nc, provisioning, rev } from './fixtures.js';
 
 const revs = [rev(2, B), rev(1, A)];
@@ -77,5 +83,24 @@ describe('timeouts recorded on the NodeConfig', () => {
     const u = { node: 'b', message: 'preconfig timeout: y', at: 't' };
     const bad = { node: 'c', message: 'frr reload failed', at: 't' };
     expect(newTimeouts([t], [t, u, bad])).toEqual([u]);
+  });
+});
+
+describe('agent reports the configurator ignores (logged with the reason)', () => {
+  it.each([
+    { what: 'no status', obj: nc('n', B, { number: 2 }), why: undefined },
+    { what: 'an answer to the spec', obj: nc('n', B, { number: 2, status: done(B) }), why: undefined },
+    {
+      what: 'an older generation',
+      obj: nc('n', B, { number: 2, generation: 3, status: provisioning(A, undefined, 2) }),
+      why: 'it answers generation 2, the spec is generation 3 (not answered yet)',
+    },
+    {
+      what: 'no observedGeneration anywhere, another revision applied',
+      obj: nc('n', B, { number: 2, status: { configStatus: 'provisioned', lastAppliedRevision: A } }),
+      why: "no condition carries observedGeneration, and lastAppliedRevision is not the spec's revision (see docs/agent-status.md)",
+    },
+  ])('$what', ({ obj, why }) => {
+    expect(whyReportIgnored(obj)).toBe(why);
   });
 });
