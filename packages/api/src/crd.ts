@@ -31,6 +31,12 @@ const accepted: PrinterColumn = {
   jsonPath: '.status.conditions[?(@.type=="Accepted")].status',
   description: 'Whether the configurator accepted this object',
 };
+const applied: PrinterColumn = {
+  name: 'Applied',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Applied")].reason',
+  description: 'Outcome of this generation: Applied, RollingOut, HeldBack, Blocked, Pending or RolledBack',
+};
 const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
 interface KindDefinition {
@@ -51,6 +57,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
       { name: 'Seq', type: 'integer', jsonPath: '.spec.seq' },
       { name: 'RT', type: 'string', jsonPath: '.spec.routeTarget', priority: 1 },
       accepted,
+      applied,
       age,
     ],
   },
@@ -65,6 +72,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
       { name: 'MTU', type: 'integer', jsonPath: '.spec.mtu' },
       { name: 'Gateways', type: 'string', jsonPath: '.spec.anycastGateways', priority: 1 },
       accepted,
+      applied,
       age,
     ],
   },
@@ -72,7 +80,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
     description: 'A kernel routing table exposed as VRF taas.<tableId>.',
     spec: RoutingTableSpec,
     status: InputStatus,
-    columns: [{ name: 'Table', type: 'integer', jsonPath: '.spec.tableId' }, accepted, age],
+    columns: [{ name: 'Table', type: 'integer', jsonPath: '.spec.tableId' }, accepted, applied, age],
   },
   NetworkConfigRevision: {
     description:

@@ -70,6 +70,9 @@ export type LabelSelector = Static<typeof LabelSelector>;
 export const InputStatus = Type.Object({
   conditions: Type.Optional(Type.Array(Condition)),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** The revision that carries this input's generation `revisionGeneration` (its outcome is Applied). */
+  revision: Type.Optional(Type.String()),
+  revisionGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 export type InputStatus = Static<typeof InputStatus>;
 
@@ -219,6 +222,12 @@ export const NetworkConfigRevisionSpec = Type.Object({
   ),
   retryOf: Type.Optional(
     Type.String({ description: 'Name of the invalid revision this one is a new attempt of.' }),
+  ),
+  changedInputs: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        'Inputs (Kind/name@generation) whose generation first reached a revision here: the suspects if it is invalidated.',
+    }),
   ),
 });
 export type NetworkConfigRevisionSpec = Static<typeof NetworkConfigRevisionSpec>;

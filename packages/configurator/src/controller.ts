@@ -477,7 +477,8 @@ function revisionBuildKey(r: NetworkConfigRevision): string {
   // The high-water mark annotation is left out: it matters only when a revision is created, which
   // one of these facts changing (or an input) causes anyway.
   const retry = r.metadata.annotations?.[RETRY_ANNOTATION] ?? '';
-  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}`;
+  // Completion and the phase too: the inputs' Applied condition is read off them (outcome.ts).
+  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}|${r.status?.phase ?? ''}|${r.status?.completedAt ?? ''}`;
 }
 
 const errText = (err: unknown): string =>
