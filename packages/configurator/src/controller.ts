@@ -18,7 +18,6 @@ import {
   isAlreadyExists,
   isConflict,
   isNotFound,
-  isNodeReady,
   type Clients,
   type Node,
   type ResourceClient,
@@ -33,13 +32,13 @@ import {
   observe,
   plan,
   whyReportIgnored,
-  type NodeInfo,
   type Observations,
   type Plan,
 } from './rollout/index.js';
 import type { Policy } from './policy.js';
 import { buildRevision } from './revisions.js';
 import { NodeSpecCache } from './node-specs.js';
+import { nodeInfoOf } from './node-info.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './node-config.js';
 
@@ -213,7 +212,7 @@ export class Controller {
       inputHash = this.lastInputHash;
     }
     if (!this.isLeader()) return;
-    const nodes = this.informers.node.list().map(cachedNodeInfo);
+    const nodes = this.informers.node.list().map(nodeInfoOf);
     const nodeConfigs = this.informers.nodeConfig.list();
     this.observations = observe(this.observations, nodes, nodeConfigs, mono);
     this.logIgnoredReports(nodeConfigs);
@@ -451,25 +450,6 @@ export class Controller {
     m.revisions.set({ state: 'invalid' }, invalid);
     m.revisions.set({ state: 'superseded' }, superseded);
   }
-}
-
-/** NodeInfo per Node object (informer objects are replaced on change, never mutated). */
-const nodeInfos = new WeakMap<Node, NodeInfo>();
-function cachedNodeInfo(n: Node): NodeInfo {
-  let info = nodeInfos.get(n);
-  if (!info) nodeInfos.set(n, (info = nodeInfo(n)));
-  return info;
-}
-
-/** The kubelet's lastTransitionTime is another machine's clock: readiness changes are timed by observe(). */
-function nodeInfo(n: Node): NodeInfo {
-  return {
-    name: n.metadata.name,
-    ...(n.metadata.uid ? { uid: n.metadata.uid } : {}),
-    labels: n.metadata.labels ?? {},
-    ready: isNodeReady(n),
-    ...(n.metadata.deletionTimestamp ? { deleting: true } : {}),
-  };
 }
 
 /** What the build step reads from a revision (status counts excluded). */

@@ -58,26 +58,23 @@ export function observe(
     const readiness = !node || node.deleting ? 'gone' : node.ready ? 'ready' : 'notReady';
     const keys = nc ? keysOf(nc) : undefined;
     const old = prev.get(name);
-    const next: NodeObservation = {
+    if (
+      old &&
+      old.assignKey === keys?.assign &&
+      old.statusKey === keys?.status &&
+      old.readiness === readiness
+    ) {
+      out.set(name, old); // nothing changed: keep the stamps (and the object)
+      continue;
+    }
+    out.set(name, {
       ...(keys ? { assignKey: keys.assign } : {}),
       assignSince: old && old.assignKey === keys?.assign ? old.assignSince : mono,
       ...(keys?.status !== undefined ? { statusKey: keys.status } : {}),
       statusSince: old && old.statusKey === keys?.status ? old.statusSince : mono,
       readiness,
       readinessSince: old && old.readiness === readiness ? old.readinessSince : mono,
-    };
-    out.set(
-      name,
-      old &&
-        old.assignSince === next.assignSince &&
-        old.statusSince === next.statusSince &&
-        old.readinessSince === next.readinessSince &&
-        old.assignKey === next.assignKey &&
-        old.statusKey === next.statusKey &&
-        old.readiness === next.readiness
-        ? old
-        : next,
-    );
+    });
   }
   return out;
 }

@@ -72,9 +72,8 @@ export function plan(input: PlanInput): Plan {
     actions.push({ type: 'invalidate', revision: desired.metadata.name, ...inv });
   }
 
-  const targets = verdicts
-    .filter((v) => v.state !== undefined)
-    .sort((a, b) => compareNodes(policy.waveLabel)(infoOf(a), infoOf(b)));
+  const order = compareNodes(policy.waveLabel);
+  const targets = verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
   const limit = updateLimitFor(policy.updateLimit, targets.length);
   const invalidHashes = new Set(
     revisions.filter((r) => invalid.has(r.metadata.name)).map((r) => r.spec.hash),

@@ -442,6 +442,15 @@ describe('one clock: foreign timestamps are never compared', () => {
     expect(ofType(p.actions, 'invalidate')).toHaveLength(1);
   });
 
+  it('a new leader (no observations yet) starts every timer from its own first sight: it may wait longer, never fail earlier', () => {
+    // Assigned an hour ago by the previous leader, agent stuck since; the new leader just started.
+    const ncs = [nc('n00', B, { status: provisioning(A, T0 - 3_600_000) }), nc('n01', B)];
+    const p = plan(input({ revisions: [rev(2, B), rev(1, A)], nodes: nodes(2), nodeConfigs: ncs }));
+    expect(ofType(p.actions, 'invalidate')).toEqual([]);
+    expect(p.nodeStates).toMatchObject({ provisioning: 1, pending: 1 });
+    expect(p.requeueAfterMs).toBe(DEFAULT_POLICY.configTimeoutMs + 1);
+  });
+
   it('requeue delays are clamped to an hour, whatever the soak', () => {
     const p = plan(
       input({
