@@ -4,17 +4,10 @@
  * devcluster, the real configurator, simulated agents, kubectl as the client.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  fleetOnRevision1,
-  kubectl as kubectlAt,
-  layer2,
-  revisionNumbered,
-  useFleet,
-  waitFor,
-} from './harness.js';
+import { fleetOnRevision1, kubectlOf, layer2, revisionNumbered, useFleet, waitFor } from './harness.js';
 
 const f = useFleet();
-const kubectl = (...args: string[]): Promise<string> => kubectlAt(f.dc.kubeconfigPath, ...args);
+const kubectl = kubectlOf(f);
 const onHash = async (hash: string): Promise<string[]> =>
   (await f.clients.nodeConfig.list()).items
     .filter((nc) => nc.spec.revision === hash)

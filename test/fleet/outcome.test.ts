@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   fleetOnRevision1,
-  kubectl as kubectlAt,
+  kubectlOf,
   layer2,
   nodeName,
   revisionNumbered,
@@ -15,7 +15,7 @@ import {
 } from './harness.js';
 
 const f = useFleet();
-const kubectl = (...args: string[]): Promise<string> => kubectlAt(f.dc.kubeconfigPath, ...args);
+const kubectl = kubectlOf(f);
 const applied = async (name: string) =>
   (await f.clients.layer2.get(name)).status?.conditions?.find((c) => c.type === 'Applied');
 

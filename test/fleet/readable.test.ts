@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { DESIRED_LABEL } from '@nodenet/api';
 import {
   fleetOnRevision1,
-  kubectl as kubectlAt,
+  kubectlOf,
   layer2,
   nodeName,
   revisionNumbered,
@@ -18,7 +18,7 @@ import {
 } from './harness.js';
 
 const f = useFleet();
-const kubectl = (...args: string[]): Promise<string> => kubectlAt(f.dc.kubeconfigPath, ...args);
+const kubectl = kubectlOf(f);
 const lines = (s: string): string[] => s.split('\n').filter((l) => l.trim() !== '');
 
 describe('revisions you can read with kubectl', () => {

@@ -98,7 +98,11 @@ describe('kubectl nodenet through the kubectl plugin mechanism', () => {
       const r = await execa(path.join(BIN, bin), ['--version'], { reject: false });
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toBe(
-        (JSON.parse(fs.readFileSync(path.join(ROOT, 'packages/api/package.json'), 'utf8')) as { version: string }).version,
+        (
+          JSON.parse(fs.readFileSync(path.join(ROOT, 'packages/api/package.json'), 'utf8')) as {
+            version: string;
+          }
+        ).version,
       );
       expect(r.stdout).toBe(NODENET_VERSION);
     },

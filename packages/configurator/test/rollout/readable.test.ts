@@ -39,9 +39,12 @@ describe('Finished condition (what kubectl wait --for=condition=Finished waits f
     { phase: 'Invalid', st: { isInvalid: true }, status: 'True', reason: 'Invalid' },
     { phase: 'Superseded', st: {}, status: 'True', reason: 'Superseded' },
     { phase: 'Superseded', st: complete, status: 'True', reason: 'Complete' },
-  ] as const)('$phase (completed once: $st.completedAt) → $status $reason', ({ phase, st, status, reason }) => {
-    expect(finishedCondition(phase, st)).toMatchObject({ type: 'Finished', status, reason });
-  });
+  ] as const)(
+    '$phase (completed once: $st.completedAt) → $status $reason',
+    ({ phase, st, status, reason }) => {
+      expect(finishedCondition(phase, st)).toMatchObject({ type: 'Finished', status, reason });
+    },
+  );
 });
 
 describe('desired label', () => {
