@@ -95,7 +95,7 @@ export async function simulatedStage(crdsDir: string, badHash: string): Promise<
         ? {
             kind: 'invalid',
             delayMs: 400,
-            message: `health check failed: failed: tcp/peer (${PEER_ADDR}:7179 unreachable; simulated)`,
+            message: `health check failed: tcp/peer (${PEER_ADDR}:7179 unreachable; simulated)`,
           }
         : { kind: 'ok', delayMs: 400 },
   });

@@ -69,7 +69,7 @@ describePrivileged(
         return r?.status?.isInvalid ? r : undefined;
       });
       expect(rev2.status?.failedNodes?.map((f) => f.node)).toEqual(['node-1']);
-      expect(rev2.status?.failedNodes?.[0]?.message).toMatch(/^health check failed: failed: tcp\/peer \(/);
+      expect(rev2.status?.failedNodes?.[0]?.message).toMatch(/^health check failed: tcp\/peer \(/);
 
       // node-1 is rolled back to the first revision and reports it provisioned again.
       await q.until('node-1 back on the first revision', async () => {

@@ -105,7 +105,7 @@ describePrivileged(
       agent = h.startAgent();
       const status = await waitForStatus('invalid', (s) => s.configStatus === 'invalid');
       expect(status.message).toMatch(
-        /^health check failed: failed: tcp\/peer \(.*\); removed all managed configuration \(no previous checkpoint\); health after restore: all 4 checks passed$/,
+        /^health check failed: tcp\/peer \(.*\); removed all managed configuration \(no previous checkpoint\); health after restore: all 4 checks passed$/,
       );
       expect(status.lastAppliedRevision).toBeUndefined();
       expect(h.links().filter((l) => /^(l2|vx)\./.test(l.ifname))).toEqual([]);
@@ -156,7 +156,7 @@ describePrivileged(
     it('a config that breaks a health check is restored and reported invalid naming the check', async () => {
       await assign('node-1', BAD);
       const status = await waitForStatus('invalid', (s) => s.configStatus === 'invalid');
-      expect(status.message).toMatch(/^health check failed: failed: tcp\/peer \(/);
+      expect(status.message).toMatch(/^health check failed: tcp\/peer \(/);
       expect(status.message).toContain(`restored revision ${GOOD.revision.slice(0, 10)}`);
       expect(status.lastAppliedRevision).toBe(GOOD.revision);
       expect(status.conditions?.find((c) => c.type === 'Invalid')).toMatchObject({

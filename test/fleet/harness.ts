@@ -72,6 +72,12 @@ export const kubectl = async (kubeconfigPath: string, ...args: string[]): Promis
   (await promisify(execFile)('kubectl', ['--kubeconfig', kubeconfigPath, ...args], { encoding: 'utf8' }))
     .stdout;
 
+/** kubectl against the fleet's devcluster. */
+export const kubectlOf =
+  (f: Fleet) =>
+  (...args: string[]): Promise<string> =>
+    kubectl(f.dc.kubeconfigPath, ...args);
+
 export const nodeName = (i: number): string => `node-${String(i).padStart(3, '0')}`;
 
 export async function createNode(

@@ -75,7 +75,8 @@ describe('fleet rollout', () => {
       '--no-headers',
     );
     expect(ncTable.trim().split('\n')).toHaveLength(20);
-    expect(ncTable).toMatch(/provisioned/);
+    // DESIRED and APPLIED revision numbers, then the report about the desired revision.
+    for (const line of ncTable.trim().split('\n')) expect(line).toMatch(/^node-\d+\s+2\s+2\s+provisioned\s/);
 
     // Events say what happened.
     const events = (await f.clients.event.list({ namespace: 'default' })).items;

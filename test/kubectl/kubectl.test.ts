@@ -94,7 +94,7 @@ describe('kubectl against nodenet-devcluster', () => {
 
   it('shows the CRD printer columns in kubectl get (and -o wide)', async () => {
     const rows = table(await ok('get', 'layer2'));
-    expect(rows[0]).toEqual(['NAME', 'VLAN', 'VNI', 'VRF', 'MTU', 'ACCEPTED', 'AGE']);
+    expect(rows[0]).toEqual(['NAME', 'VLAN', 'VNI', 'VRF', 'MTU', 'ACCEPTED', 'APPLIED', 'AGE']);
     expect(rows[1]?.slice(0, 5)).toEqual(['vlan100', '100', '10101', 'tenanta', '1500']);
     const wide = table(await ok('get', 'layer2', '-o', 'wide'));
     expect(wide[0]).toContain('GATEWAYS');

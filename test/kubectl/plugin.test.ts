@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { API_VERSION, buildConfig, revisionName } from '@nodenet/api';
+import { API_VERSION, NODENET_VERSION, buildConfig, revisionName } from '@nodenet/api';
 import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { execa } from 'execa';
@@ -76,7 +76,7 @@ describe('kubectl nodenet through the kubectl plugin mechanism', () => {
     expect(r.stderr).toBe('');
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^NUMBER\s+NAME\s+RESULT/);
-    expect(r.stdout).toMatch(/\n1\s+rev-1-[0-9a-f]{10}\s+RollingOut\s+yes\s/);
+    expect(r.stdout).toMatch(/\n1\s+rev-000001-[0-9a-f]{10}\s+RollingOut\s+yes\s/);
   });
 
   it('exit codes and writes pass through kubectl: status exits 1 while not complete; pause is seen by kubectl get', async () => {
@@ -85,11 +85,28 @@ describe('kubectl nodenet through the kubectl plugin mechanism', () => {
     expect(status.stdout).toContain('State:     Rolling out');
     const pause = await kubectl('nodenet', 'pause');
     expect(pause.exitCode).toBe(0);
-    const got = await kubectl('get', 'ncr', '-o', 'jsonpath={.items[0].spec.paused}');
+    // Without a revision: the fleet-wide pause on the RolloutPolicy named default.
+    const got = await kubectl('get', 'rolloutpolicy', 'default', '-o', 'jsonpath={.spec.paused}');
     expect(got.stdout).toBe('true');
     const missing = await kubectl('nodenet', 'status', 'rev-7');
     expect(missing.exitCode).toBe(3);
   });
+
+  it.each(['kubectl-nodenet', 'nodenet-configurator', 'nodenet-agent', 'nodenet-devcluster'])(
+    '%s --version prints the version of the packages',
+    async (bin) => {
+      const r = await execa(path.join(BIN, bin), ['--version'], { reject: false });
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toBe(
+        (
+          JSON.parse(fs.readFileSync(path.join(ROOT, 'packages/api/package.json'), 'utf8')) as {
+            version: string;
+          }
+        ).version,
+      );
+      expect(r.stdout).toBe(NODENET_VERSION);
+    },
+  );
 
   it.each(['kubectl-nodenet', 'nodenet-configurator', 'nodenet-agent', 'nodenet-devcluster'])(
     '%s runs from node_modules/.bin after npm ci',

@@ -28,6 +28,14 @@ import { AgentMetrics } from './metrics.js';
 import { createNetlinkDriver } from './netlink/index.js';
 import { buildProgram, resolveOptions, type AgentOptions, type RawOptions } from './options.js';
 import { Pipeline } from './pipeline.js';
+import {
+  clearMisconfigured,
+  problemsText,
+  reportMisconfigured,
+  selfCheck,
+  sysfsInterfaceExists,
+  type SelfCheckProblem,
+} from './self-check.js';
 import { createEndpointServer, listen } from './server.js';
 import { StatusReporter } from './status.js';
 
@@ -49,16 +57,16 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
       `--frr-template ${options.frr.template}: cannot read: ${describeCause(cause)}`,
     );
   });
-  const vtepAddress = options.vtepAddress ?? (await firstIpv4Address(options.vtepInterface));
+  // The VTEP interface is part of the self-check below: a missing one is reported, not thrown.
+  const vtepPresent =
+    options.vtepAddress !== undefined || (await sysfsInterfaceExists(options.vtepInterface));
+  const vtepAddress =
+    options.vtepAddress ?? (vtepPresent ? await firstIpv4Address(options.vtepInterface) : '0.0.0.0');
 
   const kubeConfig = loadKubeConfig(options.kubeconfig);
   const client = new KubeClient(kubeConfig);
   const clients = makeClients(client);
 
-  const netlink = createNetlinkDriver({
-    settings: { vtepAddress, vtepInterface: options.vtepInterface },
-    tableStatePath: join(options.stateDir, 'vrf-tables.json'),
-  });
   // The VRF instances peer with the default instance over iBGP, so their router ids must differ.
   const vrfRouterId = options.frr.vrfRouterId ?? vtepAddress;
   if (vrfRouterId === options.frr.routerId) {
@@ -68,14 +76,37 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
       `equals the VTEP address ${vtepAddress}, the default router id of the VRF instances; set --vrf-router-id to another address`,
     );
   }
-  const frr = new FrrDriver({
-    template,
-    settings: { asn: options.frr.asn, routerId: options.frr.routerId, vrfRouterId },
-    confdir: options.frr.confdir,
-    bindir: options.frr.bindir,
-    reloadCommand: options.frr.reloadCommand,
-    ...(options.frr.pathspace ? { pathspace: options.frr.pathspace } : {}),
-    ...(options.frr.rundir ? { rundir: options.frr.rundir } : {}),
+  let frrOrError: FrrDriver | Error;
+  try {
+    frrOrError = new FrrDriver({
+      template,
+      settings: { asn: options.frr.asn, routerId: options.frr.routerId, vrfRouterId },
+      confdir: options.frr.confdir,
+      bindir: options.frr.bindir,
+      reloadCommand: options.frr.reloadCommand,
+      ...(options.frr.pathspace ? { pathspace: options.frr.pathspace } : {}),
+      ...(options.frr.rundir ? { rundir: options.frr.rundir } : {}),
+    });
+  } catch (err) {
+    frrOrError = err instanceof Error ? err : new Error(String(err));
+  }
+  const problems = await selfCheck({
+    renderEmpty: () => {
+      if (frrOrError instanceof Error) throw frrOrError;
+      return frrOrError.render({ vrf: [], routingTable: [] });
+    },
+    checkFrr: (text) => (frrOrError instanceof Error ? Promise.reject(frrOrError) : frrOrError.check(text)),
+    vtepInterface: options.vtepInterface,
+    interfaceExists: async () => vtepPresent,
+  });
+  if (problems.length > 0 || frrOrError instanceof Error)
+    return runMisconfigured(options, clients, problems, log);
+  const frr = frrOrError;
+  await clearMisconfigured(clients, options.nodeName, log);
+
+  const netlink = createNetlinkDriver({
+    settings: { vtepAddress, vtepInterface: options.vtepInterface },
+    tableStatePath: join(options.stateDir, 'vrf-tables.json'),
   });
 
   const apiServerProbe = async (timeoutMs: number): Promise<void> => {
@@ -160,6 +191,39 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
       status.stop();
       netlink.close();
       client.close();
+      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    },
+  };
+}
+
+/**
+ * A misconfigured agent (self-check.ts) applies nothing: it serves /healthz (alive) and /readyz (not
+ * ready, saying why) and reports the problems on its NodeConfig and Node until it is stopped.
+ */
+async function runMisconfigured(
+  options: AgentOptions,
+  clients: ReturnType<typeof makeClients>,
+  problems: SelfCheckProblem[],
+  log: pino.Logger,
+): Promise<{ stop: () => Promise<void> }> {
+  log.error(
+    { problems },
+    'agent misconfigured: applying nothing; fix the configuration and restart the agent',
+  );
+  const probes = {
+    healthz: () => ({ ok: true, detail: 'alive (misconfigured: see /readyz)' }),
+    readyz: () => ({ ok: false, detail: problemsText(problems) }),
+  };
+  const addresses = [options.healthAddr, options.metricsAddr].filter(
+    (a, i, all) => all.findIndex((b) => b.host === a.host && b.port === a.port) === i,
+  );
+  const servers = addresses.map(() => createEndpointServer(probes));
+  for (const [i, server] of servers.entries()) await listen(server, addresses[i]!);
+  const stopReporting = reportMisconfigured(clients, options.nodeName, problems, log);
+  return {
+    stop: async () => {
+      stopReporting();
+      clients.client.close();
       await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
     },
   };

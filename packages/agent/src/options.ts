@@ -9,6 +9,7 @@ import { Command, Option } from 'commander';
 import type { ConfirmSettings } from './confirm.js';
 import { OptionError } from './errors.js';
 import { parseListenAddress, type ListenAddress } from './server.js';
+import { NODENET_VERSION } from '@nodenet/api';
 
 export interface AgentOptions {
   kubeconfig?: string;
@@ -42,6 +43,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 
 export function buildProgram(): Command {
   return new Command('nodenet-agent')
+    .version(NODENET_VERSION, '--version', 'print the version and exit')
     .description(
       "Applies this node's NodeConfig to the host (netlink devices + FRR), health-checks the result, keeps a " +
         'checkpoint of the last good configuration in --state-dir, restores it on failure, and reports the ' +

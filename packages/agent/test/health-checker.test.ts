@@ -228,7 +228,7 @@ describe('judge (baseline semantics)', () => {
     const verdict = judge([r('tcp/a', false), r('frr', true)], [r('tcp/a', true), r('frr', true)]);
     expect(verdict.ok).toBe(false);
     expect(verdict.newFailures.map((x) => x.name)).toEqual(['tcp/a']);
-    expect(verdict.summary).toBe('failed: tcp/a (broken)');
+    expect(verdict.summary).toBe('tcp/a (broken)');
   });
 
   it('reports but does not hold a check that already failed before the apply', () => {

@@ -131,7 +131,7 @@ describe('pipeline: new spec', () => {
       reason: 'HealthCheckFailed',
     });
     expect(last?.message).toBe(
-      'health check failed: failed: tcp/spine-1 (no answer within 3000 ms after 3 attempt(s)); ' +
+      'health check failed: tcp/spine-1 (no answer within 3000 ms after 3 attempt(s)); ' +
         `restored revision ${A.revision.slice(0, 10)}; health after restore: all 2 checks passed`,
     );
     const state = await store.load();

@@ -1,5 +1,7 @@
 /** API group and version of every nodenet resource. */
 export const GROUP = 'network.nodenet.io';
+/** The nodenet release every binary prints with `--version` (kept equal to package.json by a test). */
+export const NODENET_VERSION = '0.1.0';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
@@ -24,6 +26,24 @@ export const RETRY_ANNOTATION = `${GROUP}/retry`;
 export const HIGHEST_NUMBER_ANNOTATION = `${GROUP}/highest-number`;
 /** Label on every NodeConfig with the number of the revision it carries, for `kubectl get -l`. */
 export const REVISION_NUMBER_LABEL = `${GROUP}/revision-number`;
+/**
+ * Labels the configurator keeps on every NodeConfig for `kubectl get nc`: the agent's report when it
+ * is about the current spec (else `pending`), and the number of the revision on the host.
+ */
+export const REPORT_LABEL = `${GROUP}/report`;
+export const APPLIED_NUMBER_LABEL = `${GROUP}/applied-number`;
+/**
+ * The agent's start-up self-check (FRR template, VTEP interface): condition on its NodeConfig
+ * (`AgentReady=False`, reason `AgentMisconfigured`) and on its Node. Such a node is unavailable to
+ * the configurator, never a revision failure.
+ */
+export const AGENT_READY_CONDITION = 'AgentReady';
+export const AGENT_MISCONFIGURED_REASON = 'AgentMisconfigured';
+export const NODE_AGENT_READY_CONDITION = 'NodenetAgentReady';
+/** The one RolloutPolicy the configurator reads (fleet-wide pause and rollout knobs). */
+export const ROLLOUT_POLICY_NAME = 'default';
+/** Label `true` on exactly the desired revision (the one nodes are moved to). */
+export const DESIRED_LABEL = `${GROUP}/desired`;
 
 /** Kernel limit on interface names (IFNAMSIZ - 1). */
 export const MAX_IFNAME_LENGTH = 15;
@@ -41,7 +61,8 @@ export type ResourceKind =
   | 'Layer2NetworkConfiguration'
   | 'RoutingTable'
   | 'NetworkConfigRevision'
-  | 'NodeConfig';
+  | 'NodeConfig'
+  | 'RolloutPolicy';
 
 export interface ResourceNames {
   kind: ResourceKind;
@@ -80,5 +101,11 @@ export const RESOURCES: Record<ResourceKind, ResourceNames> = {
     plural: 'nodeconfigs',
     singular: 'nodeconfig',
     shortNames: ['nc', 'nnc'],
+  },
+  RolloutPolicy: {
+    kind: 'RolloutPolicy',
+    plural: 'rolloutpolicies',
+    singular: 'rolloutpolicy',
+    shortNames: ['nrp'],
   },
 };

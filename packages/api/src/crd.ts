@@ -11,6 +11,8 @@ import {
   NetworkConfigRevisionStatus,
   NodeConfigSpec,
   NodeConfigStatus,
+  RolloutPolicySpec,
+  RolloutPolicyStatus,
   RoutingTableSpec,
   VRFRouteConfigurationSpec,
 } from './schema.js';
@@ -28,6 +30,12 @@ const accepted: PrinterColumn = {
   type: 'string',
   jsonPath: '.status.conditions[?(@.type=="Accepted")].status',
   description: 'Whether the configurator accepted this object',
+};
+const applied: PrinterColumn = {
+  name: 'Applied',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Applied")].reason',
+  description: 'Outcome of this generation: Applied, RollingOut, HeldBack, Blocked, Pending or RolledBack',
 };
 const age: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
 
@@ -49,6 +57,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
       { name: 'Seq', type: 'integer', jsonPath: '.spec.seq' },
       { name: 'RT', type: 'string', jsonPath: '.spec.routeTarget', priority: 1 },
       accepted,
+      applied,
       age,
     ],
   },
@@ -63,6 +72,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
       { name: 'MTU', type: 'integer', jsonPath: '.spec.mtu' },
       { name: 'Gateways', type: 'string', jsonPath: '.spec.anycastGateways', priority: 1 },
       accepted,
+      applied,
       age,
     ],
   },
@@ -70,7 +80,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
     description: 'A kernel routing table exposed as VRF taas.<tableId>.',
     spec: RoutingTableSpec,
     status: InputStatus,
-    columns: [{ name: 'Table', type: 'integer', jsonPath: '.spec.tableId' }, accepted, age],
+    columns: [{ name: 'Table', type: 'integer', jsonPath: '.spec.tableId' }, accepted, applied, age],
   },
   NetworkConfigRevision: {
     description:
@@ -79,12 +89,24 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
     status: NetworkConfigRevisionStatus,
     columns: [
       { name: 'Number', type: 'integer', jsonPath: '.spec.number' },
+      {
+        name: 'Phase',
+        type: 'string',
+        jsonPath: '.status.phase',
+        description: 'RollingOut, Paused, Complete, Superseded or Invalid',
+      },
+      {
+        name: 'Desired',
+        type: 'string',
+        jsonPath: '.metadata.labels.network\\.nodenet\\.io/desired',
+        description: 'true on the revision nodes are moved to',
+      },
       { name: 'Ready', type: 'integer', jsonPath: '.status.ready' },
       { name: 'Ongoing', type: 'integer', jsonPath: '.status.ongoing' },
       { name: 'Queued', type: 'integer', jsonPath: '.status.queued' },
       { name: 'Failed', type: 'integer', jsonPath: '.status.failed' },
       { name: 'Total', type: 'integer', jsonPath: '.status.total' },
-      { name: 'Invalid', type: 'boolean', jsonPath: '.status.isInvalid' },
+      { name: 'Invalid', type: 'boolean', jsonPath: '.status.isInvalid', priority: 1 },
       { name: 'Degraded', type: 'integer', jsonPath: '.status.degraded', priority: 1 },
       { name: 'Paused', type: 'boolean', jsonPath: '.spec.paused', priority: 1 },
       { name: 'Hash', type: 'string', jsonPath: '.spec.hash', priority: 1 },
@@ -98,15 +120,48 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
     status: NodeConfigStatus,
     columns: [
       {
-        name: 'Revision',
+        name: 'Desired',
         type: 'string',
         jsonPath: '.metadata.labels.network\\.nodenet\\.io/revision-number',
         description: 'Number of the revision this node was handed',
       },
-      { name: 'Status', type: 'string', jsonPath: '.status.configStatus' },
+      {
+        name: 'Applied',
+        type: 'string',
+        jsonPath: '.metadata.labels.network\\.nodenet\\.io/applied-number',
+        description: 'Number of the revision the agent reports on the host',
+      },
+      {
+        name: 'Status',
+        type: 'string',
+        jsonPath: '.metadata.labels.network\\.nodenet\\.io/report',
+        description: "The agent's report about the desired revision; pending until it answered it",
+      },
       { name: 'Last Update', type: 'date', jsonPath: '.status.lastUpdate' },
       { name: 'Message', type: 'string', jsonPath: '.status.message' },
-      { name: 'Applied', type: 'string', jsonPath: '.status.lastAppliedRevision', priority: 1 },
+      {
+        name: 'Reported',
+        type: 'string',
+        jsonPath: '.status.configStatus',
+        description: "The agent's last report, whichever revision it was about",
+        priority: 1,
+      },
+      { name: 'Applied Hash', type: 'string', jsonPath: '.status.lastAppliedRevision', priority: 1 },
+      age,
+    ],
+  },
+  RolloutPolicy: {
+    description:
+      'The fleet-wide rollout policy; the configurator reads the one named default: spec.paused holds every revision, the knobs override its flags.',
+    spec: RolloutPolicySpec,
+    status: RolloutPolicyStatus,
+    columns: [
+      { name: 'Paused', type: 'boolean', jsonPath: '.spec.paused' },
+      { name: 'Desired', type: 'string', jsonPath: '.status.desiredRevision' },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase' },
+      { name: 'Ready', type: 'integer', jsonPath: '.status.ready' },
+      { name: 'Total', type: 'integer', jsonPath: '.status.total' },
+      { name: 'Limit', type: 'string', jsonPath: '.spec.updateLimit', priority: 1 },
       age,
     ],
   },

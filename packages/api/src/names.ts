@@ -42,5 +42,11 @@ export const MANAGED_DEVICE_PREFIXES = [
 export const isManagedDevice = (name: string): boolean =>
   MANAGED_DEVICE_PREFIXES.some((p) => name.startsWith(p));
 
-/** Name of the revision with this number and hash: `rev-<number>-<first 10 hex of hash>`. */
-export const revisionName = (number: number, hash: string): string => `rev-${number}-${hash.slice(0, 10)}`;
+/**
+ * Name of the revision with this number and hash: `rev-<number, zero-padded to 6 digits>-<first 10
+ * hex of hash>`, so that `kubectl get ncr` (sorted by name) lists revisions in number order.
+ */
+export const revisionName = (number: number, hash: string): string =>
+  `rev-${String(number).padStart(REVISION_NUMBER_DIGITS, '0')}-${hash.slice(0, 10)}`;
+/** Digits of the number in a revision name (numbers above 999999 still work, unpadded). */
+export const REVISION_NUMBER_DIGITS = 6;

@@ -6,6 +6,8 @@ import type {
   NetworkConfigRevisionStatus,
   NodeConfigSpec,
   NodeConfigStatus,
+  RolloutPolicySpec,
+  RolloutPolicyStatus,
   RoutingTableSpec,
   VRFRouteConfigurationSpec,
 } from './schema.js';
@@ -54,6 +56,7 @@ export type NetworkConfigRevision = Resource<
   NetworkConfigRevisionStatus
 >;
 export type NodeConfig = Resource<'NodeConfig', NodeConfigSpec, NodeConfigStatus>;
+export type RolloutPolicy = Resource<'RolloutPolicy', RolloutPolicySpec, RolloutPolicyStatus>;
 
 export type InputObject = VRFRouteConfiguration | Layer2NetworkConfiguration | RoutingTable;
 

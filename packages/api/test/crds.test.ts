@@ -19,12 +19,13 @@ describe('crds/', () => {
     }
   });
 
-  it('defines five cluster-scoped kinds with status, category nodenet and printer columns', () => {
+  it('defines six cluster-scoped kinds with status, category nodenet and printer columns', () => {
     const crds = [...files.values()].map((t) => parse(t));
     expect(crds.map((c) => c.spec.names.kind).sort()).toEqual([
       'Layer2NetworkConfiguration',
       'NetworkConfigRevision',
       'NodeConfig',
+      'RolloutPolicy',
       'RoutingTable',
       'VRFRouteConfiguration',
     ]);

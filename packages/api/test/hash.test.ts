@@ -69,6 +69,7 @@ describe('canonical hashing', () => {
     const { config, hash } = buildConfig(goodInputs());
     expect(hash).toMatch(/^[0-9a-f]{64}$/);
     expect(hashConfig(config)).toBe(hash);
-    expect(revisionName(7, hash)).toBe(`rev-7-${hash.slice(0, 10)}`);
+    expect(revisionName(7, hash)).toBe(`rev-000007-${hash.slice(0, 10)}`);
+    expect(revisionName(1234567, hash)).toBe(`rev-1234567-${hash.slice(0, 10)}`);
   });
 });

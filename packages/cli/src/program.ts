@@ -8,6 +8,7 @@ import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/
 import { Command, CommanderError, Option } from 'commander';
 import * as controls from './controls.js';
 import { diffNodes, renderDiff, type DiffSide } from './diff.js';
+import { setFleetPaused } from './fleet-pause.js';
 import { previewOf, renderProblems } from './preview.js';
 import { withFiles } from './input-files.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
@@ -23,6 +24,7 @@ import {
   type Revision,
 } from './state.js';
 import { renderStatus, statusExitCode, statusView, type StatusView } from './status-view.js';
+import { NODENET_VERSION } from '@nodenet/api';
 
 export interface Io {
   stdout: { write(s: string): unknown; isTTY?: boolean };
@@ -61,6 +63,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   };
 
   const program = new Command('kubectl nodenet')
+    .version(NODENET_VERSION, '--version', 'print the version and exit')
     .description(
       'Follow and steer nodenet rollouts: where a revision stands, which node runs what, what a change will do to ' +
         'each node, and pause / resume / abort / retry.\n\n' +
@@ -76,7 +79,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   const outputOption = (): Option =>
     new Option('-o, --output <format>', 'json or yaml instead of the table').choices(['json', 'yaml']);
   const opts = (cmd: Command): Common => cmd.optsWithGlobals<Common>();
-  const revisionArg = 'revision name (rev-7-0a1b2c3d4e), number (7) or rev-7';
+  const revisionArg = 'revision name (rev-000007-0a1b2c3d4e), number (7) or rev-7';
 
   program
     .command('status')
@@ -201,13 +204,20 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       .description(description)
       .argument(
         '[revision]',
-        `${revisionArg}; default: the newest${name === 'retry' ? ' invalid' : ''} revision`,
+        name === 'pause' || name === 'resume'
+          ? `${revisionArg}; without one: the whole fleet (RolloutPolicy default), every revision`
+          : `${revisionArg}; default: the newest${name === 'retry' ? ' invalid' : ''} revision`,
       )
       .addOption(outputOption());
     if (needsConfirmation) cmd.option('-y, --yes', 'do not ask for confirmation');
     cmd.action(async (arg: string | undefined, o: { yes?: boolean }, self: Command) => {
       const c = opts(self);
       const kube = connect(c);
+      if (arg === undefined && (name === 'pause' || name === 'resume')) {
+        const result = await setFleetPaused(kube, name === 'pause');
+        print(c, result, () => result.message + '\n');
+        return;
+      }
       const state = await readState(kube);
       const rev = findRevision(
         state,
@@ -221,10 +231,16 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   };
   control(
     'pause',
-    'Pause a rollout: no new node starts (spec.paused=true); nodes in progress finish. Never holds back a rollback.',
+    'Pause: no new node starts; nodes in progress finish. Never holds back a rollback. Without a revision, the ' +
+      'whole fleet (RolloutPolicy default spec.paused=true, also holds revisions created later); with one, that ' +
+      'revision (spec.paused=true).',
     false,
   );
-  control('resume', 'Resume a paused rollout (spec.paused=false).', false);
+  control(
+    'resume',
+    'Resume: without a revision, the fleet (RolloutPolicy default spec.paused=false); with one, that revision.',
+    false,
+  );
   control(
     'abort',
     'Give up on a rollout: the revision is marked invalid (spec.aborted=true, reason Aborted) and the nodes that ' +

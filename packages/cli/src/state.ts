@@ -88,7 +88,7 @@ export const revisionInForce = (s: ClusterState): Revision | undefined =>
 export const newestRevision = (s: ClusterState): Revision | undefined => s.revisions[s.revisions.length - 1];
 
 /**
- * Finds a revision by what a person types: its name (`rev-7-0a1b2c3d4e`), its number (`7`), or
+ * Finds a revision by what a person types: its name (`rev-000007-0a1b2c3d4e`), its number (`7`), or
  * `rev-7`. Without an argument, `fallback` chooses.
  */
 export function findRevision(

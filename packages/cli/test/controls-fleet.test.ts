@@ -60,7 +60,7 @@ describe('kubectl nodenet pause / resume with the configurator', () => {
     expect(status.out).toContain('State:     Paused');
 
     f.agents.behaviour = () => ({ kind: 'ok', delayMs: 50 });
-    expect((await cli('resume')).code).toBe(0);
+    expect((await cli('resume', rev2.metadata.name)).code).toBe(0);
     await waitFor('storage rolled out', async () => (await cli('status')).code === 0, 30_000);
     expect((await carrying(rev2.spec.hash)).map((nc) => nc.metadata.name).sort()).toEqual(NODES);
   }, 60_000);

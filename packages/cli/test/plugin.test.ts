@@ -153,7 +153,7 @@ async function rollingOut(
 async function halted(): Promise<{ rev1: NetworkConfigRevision; rev2: NetworkConfigRevision }> {
   const rev1 = await createRevision(tc, 1, A, complete(5, 7200, 6000));
   const message =
-    'health check failed: failed: tcp/peer (connection refused after 2 attempt(s)); restored revision ' +
+    'health check failed: tcp/peer (connection refused after 2 attempt(s)); restored revision ' +
     rev1.spec.hash.slice(0, 10);
   const rev2 = await createRevision(tc, 2, B, {
     total: 0,
@@ -278,7 +278,7 @@ describe('status', () => {
     await rollingOut();
     r = await cli(tc, ['status', 'rev-9']);
     expect(r.code).toBe(3);
-    expect(r.err).toMatch(/revision "rev-9" not found \(revisions: rev-1-\w+, rev-2-\w+\)/);
+    expect(r.err).toMatch(/revision "rev-9" not found \(revisions: rev-000001-\w+, rev-000002-\w+\)/);
   });
 });
 
@@ -401,7 +401,7 @@ describe('diff', () => {
     r = await cli(tc, ['diff']);
     expect(r.code).toBe(1);
     expect(r.out).toMatch(
-      /^From: rev-1-\w+ \(\w{10}\)\nTo: {3}current inputs \(\w{10}\)\n4 of 5 nodes change\.\n/,
+      /^From: rev-000001-\w+ \(\w{10}\)\nTo: {3}current inputs \(\w{10}\)\n4 of 5 nodes change\.\n/,
     );
     expect(r.out).toContain(
       'node-2\n  + Layer2       storage  added  (nodeSelector changed from rack=r2 to rack in (r1): now selects this node)',
@@ -518,9 +518,9 @@ describe('diff', () => {
 });
 
 describe('rollout controls', () => {
-  it('pause and resume write spec.paused and say what follows; repeating is harmless', async () => {
+  it('pause and resume of a revision write spec.paused and say what follows; repeating is harmless', async () => {
     const { rev2 } = await rollingOut();
-    let r = await cli(tc, ['pause']);
+    let r = await cli(tc, ['pause', '2']);
     expect(r.code).toBe(0);
     expect(r.out).toBe(
       `${rev2.metadata.name} paused: no new node starts; nodes already handed it finish (3 nodes carry it). ` +
@@ -531,7 +531,7 @@ describe('rollout controls', () => {
     expect(r.out).toBe(`${rev2.metadata.name} is already paused\n`);
     expect((await cli(tc, ['status', '-o', 'json'])).out).toContain('"phase": "Paused"');
 
-    r = await cli(tc, ['resume', '-o', 'json']);
+    r = await cli(tc, ['resume', rev2.metadata.name, '-o', 'json']);
     expect(JSON.parse(r.out)).toMatchObject({
       revision: rev2.metadata.name,
       action: 'resume',
@@ -540,9 +540,26 @@ describe('rollout controls', () => {
     expect((await tc.clients.revision.get(rev2.metadata.name)).spec.paused).toBe(false);
   });
 
+  it('pause and resume without a revision act on the fleet: RolloutPolicy default, created when missing', async () => {
+    await rollingOut();
+    let r = await cli(tc, ['pause']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^fleet paused \(RolloutPolicy\/default spec\.paused=true\)/);
+    expect((await tc.clients.rolloutPolicy.get('default')).spec.paused).toBe(true);
+    r = await cli(tc, ['pause']);
+    expect(r.out).toBe('the fleet is already paused (RolloutPolicy/default)\n');
+    r = await cli(tc, ['resume', '-o', 'json']);
+    expect(JSON.parse(r.out)).toMatchObject({
+      revision: 'RolloutPolicy/default',
+      action: 'resume',
+      changed: true,
+    });
+    expect((await tc.clients.rolloutPolicy.get('default')).spec.paused).toBe(false);
+  });
+
   it('pause of an invalid revision is refused (exit 6): nothing rolls forward', async () => {
-    await halted();
-    const r = await cli(tc, ['pause']);
+    const { rev2 } = await halted();
+    const r = await cli(tc, ['pause', rev2.metadata.name]);
     expect(r.code).toBe(6);
     expect(r.err).toMatch(/is invalid: nothing rolls forward/);
   });

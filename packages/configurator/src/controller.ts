@@ -9,6 +9,7 @@ import {
   type Inputs,
   type NetworkConfigRevision,
   type NodeConfig,
+  type RolloutPolicy,
 } from '@nodenet/api';
 import {
   EventRecorder,
@@ -24,8 +25,16 @@ import {
 import type { Logger } from 'pino';
 import { Coalescer } from './coalescer.js';
 import { executePlan, type ExecContext } from './execute.js';
+import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './fleet-policy.js';
 import type { Metrics } from './metrics.js';
-import { nodeSpecHash, observe, plan, type Observations, type Plan } from './rollout/index.js';
+import {
+  nodeSpecHash,
+  observe,
+  plan,
+  whyReportIgnored,
+  type Observations,
+  type Plan,
+} from './rollout/index.js';
 import type { Policy } from './policy.js';
 import { buildRevision } from './revisions.js';
 import { NodeSpecCache } from './node-specs.js';
@@ -59,6 +68,7 @@ type Informers = {
   routingTable: Informer<Inputs['routingTable'][number]>;
   revision: Informer<NetworkConfigRevision>;
   nodeConfig: Informer<NodeConfig>;
+  rolloutPolicy: Informer<RolloutPolicy>;
   node: Informer<Node>;
 };
 
@@ -87,6 +97,7 @@ export class Controller {
       routingTable: new Informer(c.routingTable, { resyncMs: resync }),
       revision: new Informer(c.revision, { resyncMs: resync }),
       nodeConfig: new Informer(c.nodeConfig, { resyncMs: resync }),
+      rolloutPolicy: new Informer(c.rolloutPolicy, { resyncMs: resync }),
       node: new Informer(c.node, { resyncMs: resync }),
     };
     this.log = opts.log;
@@ -204,6 +215,9 @@ export class Controller {
     const nodes = this.informers.node.list().map(nodeInfoOf);
     const nodeConfigs = this.informers.nodeConfig.list();
     this.observations = observe(this.observations, nodes, nodeConfigs, mono);
+    this.logIgnoredReports(nodeConfigs);
+    const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());
+    const fleet = effectivePolicy(this.opts.policy, rp);
     const p = plan({
       revisions: this.informers.revision.list(),
       nodes,
@@ -211,13 +225,14 @@ export class Controller {
       now,
       mono,
       observations: this.observations,
-      policy: this.opts.policy,
+      policy: fleet.policy,
       specHash: (r, n) =>
         nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
       ...(inputHash ? { inputHash } : {}),
     });
     this.lastPlan = p;
-    const failed = await this.execute(p, now);
+    let failed = await this.execute(p, now);
+    if (rp && this.isLeader()) failed += await this.writeRolloutPolicyStatus(rp, p, fleet.problems, now);
     this.updateMetrics(p);
     this.opts.metrics.passDuration.observe((performance.now() - started) / 1000);
     if (failed > 0) {
@@ -230,6 +245,43 @@ export class Controller {
   }
 
   private lastInputHash: string | undefined;
+  /** Per NodeConfig, the resourceVersion whose ignored report was logged (each is logged once). */
+  private readonly ignoredLogged = new Map<string, string>();
+
+  /** Logs every agent report not taken as an answer to the current spec, and why (once per version). */
+  private logIgnoredReports(nodeConfigs: readonly NodeConfig[]): void {
+    for (const nc of nodeConfigs) {
+      const why = whyReportIgnored(nc);
+      const rv = nc.metadata.resourceVersion ?? '';
+      if (!why || this.ignoredLogged.get(nc.metadata.name) === rv) continue;
+      this.ignoredLogged.set(nc.metadata.name, rv);
+      this.log.info(
+        { node: nc.metadata.name, configStatus: nc.status?.configStatus, cause: why },
+        'agent report ignored',
+      );
+    }
+    if (this.ignoredLogged.size > nodeConfigs.length * 2) this.ignoredLogged.clear();
+  }
+
+  /** Where the rollout stands, on the RolloutPolicy `default` (fleet-policy.ts); 1 on a failed write. */
+  private async writeRolloutPolicyStatus(
+    rp: RolloutPolicy,
+    p: Plan,
+    problems: string[],
+    now: number,
+  ): Promise<number> {
+    const status = rolloutPolicyStatus(rp, p, this.informers.revision.list(), problems, now);
+    if (!status) return 0;
+    try {
+      this.informers.rolloutPolicy.mutated(
+        await this.opts.clients.rolloutPolicy.updateStatus({ ...rp, status }),
+      );
+      return 0;
+    } catch (err) {
+      this.log.warn({ err: errText(err) }, 'could not write RolloutPolicy status; will look again');
+      return 1;
+    }
+  }
 
   /** Validates the inputs, writes their status and creates a revision when needed. */
   private async buildStep(now: number): Promise<string | undefined> {
@@ -257,7 +309,7 @@ export class Controller {
       const accepted = u.status.conditions?.find((c) => c.type === 'Accepted');
       if (u.newlyRejected) {
         this.log.warn(
-          { kind: u.object.kind, name: u.object.metadata.name, cause: u.newlyRejected },
+          { kind: u.object.kind, input: u.object.metadata.name, cause: u.newlyRejected },
           'input rejected',
         );
         await this.events.record(u.object, 'Warning', 'InputRejected', u.newlyRejected);
@@ -265,7 +317,7 @@ export class Controller {
         this.log.info(
           {
             kind: u.object.kind,
-            name: u.object.metadata.name,
+            input: u.object.metadata.name,
             accepted: accepted.status,
             reason: accepted.reason,
           },
@@ -405,7 +457,8 @@ function revisionBuildKey(r: NetworkConfigRevision): string {
   // The high-water mark annotation is left out: it matters only when a revision is created, which
   // one of these facts changing (or an input) causes anyway.
   const retry = r.metadata.annotations?.[RETRY_ANNOTATION] ?? '';
-  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}`;
+  // Completion and the phase too: the inputs' Applied condition is read off them (outcome.ts).
+  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}|${r.status?.phase ?? ''}|${r.status?.completedAt ?? ''}`;
 }
 
 const errText = (err: unknown): string =>

@@ -6,6 +6,7 @@
  * never moved on a half-written invalidation.
  */
 import {
+  DESIRED_LABEL,
   HIGHEST_NUMBER_ANNOTATION,
   type Condition,
   type FailedNode,
@@ -18,7 +19,13 @@ import { isNotFound, type KubeObject, type Node } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.js';
 import { nodeConfigFor } from './node-config.js';
-import type { Action, AssignAction, Plan, StatusUpdate } from './rollout/index.js';
+import {
+  newTimeouts,
+  type Action,
+  type AssignAction,
+  type Plan,
+  type StatusUpdate,
+} from './rollout/index.js';
 
 type Act<K extends Action['type']> = Extract<Action, { type: K }>;
 
@@ -76,6 +83,7 @@ export async function invalidate(
     status: status ?? { ...r.status, isInvalid: true, failedNodes: a.failedNodes },
   });
   ctx.cache.wroteRevision(written);
+  recordTimeouts(r.status, written.status, ctx);
   ctx.metrics.invalidations.inc();
   ctx.log.warn({ revision: a.revision, failedNodes: a.failedNodes, cause: a.reason }, 'revision invalidated');
   await ctx.writer.events.record(written, 'Warning', a.aborted ? 'Aborted' : 'RevisionInvalidated', a.reason);
@@ -141,6 +149,7 @@ export async function writeStatus(u: StatusUpdate, ctx: ExecContext): Promise<vo
   ctx.cache.wroteRevision(written);
   const old = r.status ?? {};
   const st = u.status;
+  recordTimeouts(old, st, ctx);
   if (st.completedAt && !old.completedAt && st.startedAt) {
     const secs = (Date.parse(st.completedAt) - Date.parse(st.startedAt)) / 1000;
     ctx.metrics.rolloutDuration.observe(Math.max(0, secs));
@@ -199,6 +208,39 @@ export async function markHighestNumber(a: Act<'markHighestNumber'>, ctx: ExecCo
   if (!ctx.cache.revision(a.revision)) return;
   const written = await ctx.writer.revision.mergePatch(a.revision, {
     metadata: { annotations: { [HIGHEST_NUMBER_ANNOTATION]: String(a.number) } },
+  });
+  ctx.cache.wroteRevision(written);
+}
+
+/**
+ * A timeout is the configurator's finding, not the agent's report: a Warning Event on the node's
+ * NodeConfig says so (`kubectl describe nc <node>`), once per node and message.
+ */
+function recordTimeouts(
+  before: NetworkConfigRevisionStatus | undefined,
+  after: NetworkConfigRevisionStatus | undefined,
+  ctx: ExecContext,
+): void {
+  const fresh = [
+    ...newTimeouts(before?.failedNodes, after?.failedNodes),
+    ...newTimeouts(before?.degradedNodes, after?.degradedNodes),
+  ];
+  for (const f of fresh) {
+    const nc = ctx.cache.nodeConfig(f.node);
+    if (nc) ctx.background(ctx.writer.events.record(nc, 'Warning', 'Timeout', f.message));
+  }
+}
+
+export async function labelNodeConfig(a: Act<'labelNodeConfig'>, ctx: ExecContext): Promise<void> {
+  if (!ctx.cache.nodeConfig(a.name)) return;
+  const written = await ctx.writer.nodeConfig.mergePatch(a.name, { metadata: { labels: a.labels } });
+  ctx.cache.wroteNodeConfig(written);
+}
+
+export async function labelDesired(a: Act<'labelDesired'>, ctx: ExecContext): Promise<void> {
+  if (!ctx.cache.revision(a.revision)) return;
+  const written = await ctx.writer.revision.mergePatch(a.revision, {
+    metadata: { labels: { [DESIRED_LABEL]: a.desired ? 'true' : null } },
   });
   ctx.cache.wroteRevision(written);
 }
@@ -268,12 +310,18 @@ export async function executePlan(p: Plan, ctx: ExecContext): Promise<number> {
   await parallel(of('deleteNodeConfig'), ctx.concurrency, (a) =>
     guard(`delete NodeConfig ${a.name}`, () => collectNodeConfig(a, ctx)),
   );
+  await parallel(of('labelNodeConfig'), ctx.concurrency, (a) =>
+    guard(`label NodeConfig ${a.name}`, () => labelNodeConfig(a, ctx)),
+  );
   await parallel([...statuses], ctx.concurrency, ([revision, status]) =>
     guard(`status ${revision}`, () => writeStatus({ revision, status }, ctx)),
   );
   await parallel(of('markHighestNumber'), ctx.concurrency, (a) =>
     guard(`mark ${a.revision}`, () => markHighestNumber(a, ctx)),
   );
+  // The old desired revision loses its label before the new one gets it: never two at once.
+  for (const a of of('labelDesired').sort((x, y) => Number(x.desired) - Number(y.desired)))
+    await guard(`label ${a.revision}`, () => labelDesired(a, ctx));
   for (const a of of('deleteRevision'))
     await guard(`delete revision ${a.revision}`, () => deleteRevision(a, ctx));
   return failures;

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface Endpoints {
   healthz?: () => boolean;
-  readyz?: () => boolean;
+  /** Readiness, with the reason shown in the body when not ready. */
+  readyz?: () => boolean | { ok: boolean; detail: string };
   metrics?: () => Promise<{ contentType: string; body: string }>;
 }
 
@@ -27,10 +28,13 @@ export async function serve(
   const { host, port } = parseAddr(addr, flag);
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
-    const check = (fn: (() => boolean) | undefined): void => {
+    const check = (fn: (() => boolean | { ok: boolean; detail: string }) | undefined): void => {
       if (!fn) return notFound();
-      const ok = fn();
-      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok\n' : 'not ready\n');
+      const r = fn();
+      const { ok, detail } = typeof r === 'boolean' ? { ok: r, detail: '' } : r;
+      res
+        .writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' })
+        .end(`${ok ? 'ok' : 'not ready'}${detail ? `: ${detail}` : ''}\n`);
     };
     const notFound = (): void => void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
     if (path === '/healthz' || path === '/livez') return check(endpoints.healthz);

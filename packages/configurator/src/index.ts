@@ -8,3 +8,5 @@ export * from './metrics.js';
 export * from './http.js';
 export * from './controller.js';
 export * from './node-specs.js';
+export * from './readiness.js';
+export * from './fleet-policy.js';

@@ -17,9 +17,12 @@ import {
   type Policy,
 } from './policy.js';
 import { parseSelectorFlag } from './selector-flag.js';
+import { readiness, watchLeaseNamespace } from './readiness.js';
+import { NODENET_VERSION } from '@nodenet/api';
 
 const program = new Command()
   .name('nodenet-configurator')
+  .version(NODENET_VERSION, '--version', 'print the version and exit')
   .description(
     'Merges VRFRouteConfiguration, Layer2NetworkConfiguration and RoutingTable objects into content-hashed ' +
       'NetworkConfigRevisions and rolls the desired revision out to one NodeConfig per node, a few nodes at a ' +
@@ -163,7 +166,8 @@ async function main(): Promise<void> {
     }
   })();
   const { policy, timing } = parsed;
-  const log = pino({ name: 'nodenet-configurator', level: f.logLevel });
+  // One log key per meaning: `component` names the program (as in the agent), never `name`.
+  const log = pino({ level: f.logLevel, base: { component: 'nodenet-configurator' } });
   const identity = f.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
   const client = new KubeClient(loadKubeConfig(f.kubeconfig));
   const clients = makeClients(client);
@@ -202,9 +206,10 @@ async function main(): Promise<void> {
       onError: (err) => log.warn({ err: String(err) }, 'leader election request failed'),
     },
   );
+  const leaseNamespace = watchLeaseNamespace(clients, f.leaderElectionNamespace, log);
   const endpoints = {
     healthz: () => true,
-    readyz: () => controller.hasSynced,
+    readyz: () => readiness(controller.hasSynced, f.leaderElectionNamespace, leaseNamespace.state()),
     metrics: async () => ({
       contentType: metrics.registry.contentType,
       body: await metrics.registry.metrics(),
@@ -232,6 +237,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    leaseNamespace.stop();
     await controller.stop();
     await elector.stop(); // releases the lease: the standby takes over at once
     await Promise.all(servers.map((s) => s.close()));

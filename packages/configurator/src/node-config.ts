@@ -3,6 +3,7 @@ import {
   API_VERSION,
   ASSIGNED_AT_ANNOTATION,
   MOVE_ANNOTATION,
+  REPORT_LABEL,
   REVISION_NUMBER_LABEL,
   SPEC_HASH_ANNOTATION,
   type MoveKind,
@@ -42,7 +43,8 @@ export function nodeConfigFor(revision: NetworkConfigRevision, node: Node, a: As
         [SPEC_HASH_ANNOTATION]: nodeSpecHash(a.spec),
         [MOVE_ANNOTATION]: a.move,
       },
-      labels: { [REVISION_NUMBER_LABEL]: String(revision.spec.number) },
+      // The report is pending until the agent answers this spec (rollout/rows.ts).
+      labels: { [REVISION_NUMBER_LABEL]: String(revision.spec.number), [REPORT_LABEL]: 'pending' },
       ownerReferences: [
         ...(node.metadata.uid
           ? [{ apiVersion: 'v1', kind: 'Node', name: node.metadata.name, uid: node.metadata.uid }]

@@ -26,6 +26,8 @@ export interface Policy {
   revisionHistoryLimit: number;
   /** Bound on `status.failedNodes`. */
   maxFailedNodes: number;
+  /** Fleet-wide pause (RolloutPolicy `default`): no new forward moves whatever the revision. */
+  paused?: boolean;
 }
 
 export const DEFAULT_POLICY: Policy = {

@@ -20,6 +20,7 @@ import {
   type Problem,
 } from '@nodenet/api';
 import { setConditions, rfc3339 } from './conditions.js';
+import { appliedCondition, carried, inputRef } from './outcome.js';
 import { highestNumber } from './rollout/numbers.js';
 
 export interface InputStatusUpdate {
@@ -64,7 +65,100 @@ export function buildRevision(
     byObject.set(k, [...(byObject.get(k) ?? []), p]);
   }
   const nowText = rfc3339(now);
-  const inputStatusUpdates: InputStatusUpdate[] = [];
+  /** Input statuses once the decision says which revision carries the current generations. */
+  const statuses = (
+    carrier: string | undefined,
+    known: readonly NetworkConfigRevision[],
+  ): InputStatusUpdate[] => inputStatuses(inputs, problems, byObject, carrier, known, nowText);
+  if (problems.length > 0) {
+    return {
+      problems,
+      inputStatusUpdates: statuses(undefined, revisions),
+      decision: {
+        action: 'blocked',
+        reason: `${problems.length} invalid input field(s), the last revision stays in force: ${problems
+          .slice(0, 3)
+          .map((p) => p.message)
+          .join('; ')}${problems.length > 3 ? '; …' : ''}`,
+      },
+    };
+  }
+  const { config, hash } = buildConfig(inputs);
+  const sorted = [...revisions].sort((a, b) => b.spec.number - a.spec.number);
+  const desired = sorted.find((r) => r.status?.isInvalid !== true);
+  if (desired && desired.spec.hash === hash) {
+    return {
+      problems,
+      inputStatusUpdates: statuses(desired.metadata.name, revisions),
+      hash,
+      decision: { action: 'skip', hash, reason: `equal to desired revision ${desired.metadata.name}` },
+    };
+  }
+  const invalid = sorted.find((r) => r.status?.isInvalid === true && r.spec.hash === hash);
+  // A new number is above every number ever used (numbers.ts), so a retry or a rebuild after
+  // `kubectl delete ncr` never reuses the number of an earlier attempt.
+  const number = highestNumber(revisions) + 1;
+  if (invalid) {
+    const retriedBy = sorted.find((r) => r.spec.retryOf === invalid.metadata.name);
+    if (invalid.metadata.annotations?.[RETRY_ANNOTATION] === undefined || retriedBy) {
+      return {
+        problems,
+        inputStatusUpdates: statuses(invalid.metadata.name, revisions),
+        hash,
+        decision: {
+          action: 'skip',
+          hash,
+          reason: `equal to invalid revision ${invalid.metadata.name}; to try it again: kubectl annotate ncr ${invalid.metadata.name} ${RETRY_ANNOTATION}=now`,
+        },
+      };
+    }
+    const retry = newRevision(number, config, hash, changedInputs(inputs, revisions), invalid.metadata.name);
+    return {
+      problems,
+      inputStatusUpdates: statuses(retry.metadata.name, [...revisions, retry]),
+      hash,
+      decision: {
+        action: 'create',
+        revision: retry,
+        retryOf: invalid,
+        reason: `retry of invalid revision ${invalid.metadata.name} (annotation ${RETRY_ANNOTATION})`,
+      },
+    };
+  }
+  const revision = newRevision(number, config, hash, changedInputs(inputs, revisions));
+  return {
+    problems,
+    inputStatusUpdates: statuses(revision.metadata.name, [...revisions, revision]),
+    hash,
+    decision: {
+      action: 'create',
+      revision,
+      reason: desired
+        ? `inputs changed (desired ${desired.metadata.name} has ${desired.spec.hash.slice(0, 10)})`
+        : 'first revision',
+    },
+  };
+}
+
+/** Inputs whose current generation is in no revision yet: the suspects if the new one fails. */
+const changedInputs = (inputs: Inputs, revisions: readonly NetworkConfigRevision[]): string[] =>
+  allInputs(inputs)
+    .filter((o) => !carried(o, revisions))
+    .map(inputRef);
+
+/**
+ * Each input's status: `Accepted` (this generation's own problems), the revision carrying its
+ * current generation (`carrier`, for those not carried yet; none while blocked), and `Applied`.
+ */
+function inputStatuses(
+  inputs: Inputs,
+  problems: readonly Problem[],
+  byObject: ReadonlyMap<string, Problem[]>,
+  carrier: string | undefined,
+  revisions: readonly NetworkConfigRevision[],
+  nowText: string,
+): InputStatusUpdate[] {
+  const out: InputStatusUpdate[] = [];
   for (const obj of allInputs(inputs)) {
     const mine = byObject.get(`${obj.kind}/${obj.metadata.name}`) ?? [];
     const generation = obj.metadata.generation;
@@ -85,11 +179,25 @@ export function buildRevision(
             message: mine.map((p) => p.message).join('; '),
           };
     const old = obj.status ?? {};
+    const reference =
+      carrier !== undefined && !carried(obj, revisions)
+        ? { revision: carrier, revisionGeneration: generation ?? 0 }
+        : {
+            ...(old.revision !== undefined ? { revision: old.revision } : {}),
+            ...(old.revisionGeneration !== undefined ? { revisionGeneration: old.revisionGeneration } : {}),
+          };
+    const withRef: InputStatus = { ...old, ...reference };
+    const applied = appliedCondition(
+      obj,
+      withRef,
+      { accepted: mine.length === 0, blocked: problems.length > 0 },
+      revisions,
+    );
     const next: InputStatus = {
-      ...old,
+      ...withRef,
       conditions: setConditions(
         old.conditions,
-        [{ ...accepted, ...(generation !== undefined ? { observedGeneration: generation } : {}) }],
+        [{ ...accepted, ...(generation !== undefined ? { observedGeneration: generation } : {}) }, applied],
         nowText,
       ),
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
@@ -101,83 +209,17 @@ export function buildRevision(
         (prevAccepted?.status !== 'False' || prevAccepted.message !== accepted.message)
           ? accepted.message
           : undefined;
-      inputStatusUpdates.push({ object: obj, status: next, ...(newlyRejected ? { newlyRejected } : {}) });
+      out.push({ object: obj, status: next, ...(newlyRejected ? { newlyRejected } : {}) });
     }
   }
-  if (problems.length > 0) {
-    return {
-      problems,
-      inputStatusUpdates,
-      decision: {
-        action: 'blocked',
-        reason: `${problems.length} invalid input field(s), the last revision stays in force: ${problems
-          .slice(0, 3)
-          .map((p) => p.message)
-          .join('; ')}${problems.length > 3 ? '; …' : ''}`,
-      },
-    };
-  }
-  const { config, hash } = buildConfig(inputs);
-  const sorted = [...revisions].sort((a, b) => b.spec.number - a.spec.number);
-  const desired = sorted.find((r) => r.status?.isInvalid !== true);
-  if (desired && desired.spec.hash === hash) {
-    return {
-      problems,
-      inputStatusUpdates,
-      hash,
-      decision: { action: 'skip', hash, reason: `equal to desired revision ${desired.metadata.name}` },
-    };
-  }
-  const invalid = sorted.find((r) => r.status?.isInvalid === true && r.spec.hash === hash);
-  // A new number is above every number ever used (numbers.ts), so a retry or a rebuild after
-  // `kubectl delete ncr` never reuses the number of an earlier attempt.
-  const number = highestNumber(revisions) + 1;
-  if (invalid) {
-    const retriedBy = sorted.find((r) => r.spec.retryOf === invalid.metadata.name);
-    if (invalid.metadata.annotations?.[RETRY_ANNOTATION] === undefined || retriedBy) {
-      return {
-        problems,
-        inputStatusUpdates,
-        hash,
-        decision: {
-          action: 'skip',
-          hash,
-          reason: `equal to invalid revision ${invalid.metadata.name}; to try it again: kubectl annotate ncr ${invalid.metadata.name} ${RETRY_ANNOTATION}=now`,
-        },
-      };
-    }
-    const retry = newRevision(number, config, hash, invalid.metadata.name);
-    return {
-      problems,
-      inputStatusUpdates,
-      hash,
-      decision: {
-        action: 'create',
-        revision: retry,
-        retryOf: invalid,
-        reason: `retry of invalid revision ${invalid.metadata.name} (annotation ${RETRY_ANNOTATION})`,
-      },
-    };
-  }
-  const revision = newRevision(number, config, hash);
-  return {
-    problems,
-    inputStatusUpdates,
-    hash,
-    decision: {
-      action: 'create',
-      revision,
-      reason: desired
-        ? `inputs changed (desired ${desired.metadata.name} has ${desired.spec.hash.slice(0, 10)})`
-        : 'first revision',
-    },
-  };
+  return out;
 }
 
 function newRevision(
   number: number,
   config: NetworkConfigRevision['spec']['config'],
   hash: string,
+  changed: string[],
   retryOf?: string,
 ): NetworkConfigRevision {
   return {
@@ -187,6 +229,12 @@ function newRevision(
       name: revisionName(number, hash),
       annotations: { [HIGHEST_NUMBER_ANNOTATION]: String(number) },
     },
-    spec: { config, hash, number, ...(retryOf ? { retryOf } : {}) },
+    spec: {
+      config,
+      hash,
+      number,
+      ...(retryOf ? { retryOf } : {}),
+      ...(changed.length ? { changedInputs: changed.slice(0, 50) } : {}),
+    },
   };
 }

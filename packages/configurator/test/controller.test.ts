@@ -6,6 +6,7 @@ import {
   ASSIGNED_AT_ANNOTATION,
   HIGHEST_NUMBER_ANNOTATION,
   MOVE_ANNOTATION,
+  REPORT_LABEL,
   REVISION_NUMBER_LABEL,
   SPEC_HASH_ANNOTATION,
   nodeConfigSpec,
@@ -146,7 +147,7 @@ describe('nodeConfigFor', () => {
         [SPEC_HASH_ANNOTATION]: nodeSpecHash(spec),
         [MOVE_ANNOTATION]: 'rollback',
       },
-      labels: { [REVISION_NUMBER_LABEL]: '3' },
+      labels: { [REVISION_NUMBER_LABEL]: '3', [REPORT_LABEL]: 'pending' },
       ownerReferences: [
         { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'uid-n1' },
         {
@@ -173,6 +174,7 @@ describe('executePlan', () => {
       'create NodeConfig n00',
       'status NetworkConfigRevision rev-1-aaaaaaaaaa',
       'patch NetworkConfigRevision rev-1-aaaaaaaaaa', // the highest number ever used (1)
+      'patch NetworkConfigRevision rev-1-aaaaaaaaaa', // the desired label
     ]);
     expect(c.nodeConfigs.get('n00')?.metadata.annotations?.[MOVE_ANNOTATION]).toBe('forward');
     expect(c.events.map((e) => e.reason)).toEqual(['NodesAssigned']);
@@ -228,7 +230,9 @@ describe('executePlan', () => {
     const revs = [rev(3, B), completed(rev(1, A))];
     const c = setUp(revs, [], []);
     await executePlan(planFor(revs, [], []), c.ctx());
-    expect(c.writes.filter((w) => w.verb === 'patch')).toEqual([
+    const annotating = (w: { body?: unknown }) =>
+      JSON.stringify(w.body ?? {}).includes(HIGHEST_NUMBER_ANNOTATION);
+    expect(c.writes.filter((w) => w.verb === 'patch' && annotating(w))).toEqual([
       {
         verb: 'patch',
         kind: 'NetworkConfigRevision',

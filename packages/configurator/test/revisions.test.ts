@@ -22,11 +22,18 @@ describe('buildRevision', () => {
     expect(r.decision.action).toBe('create');
     if (r.decision.action !== 'create') return;
     expect(r.decision.revision.spec.number).toBe(1);
-    expect(r.decision.revision.metadata.name).toBe(`rev-1-${r.hash?.slice(0, 10)}`);
+    expect(r.decision.revision.metadata.name).toBe(`rev-000001-${r.hash?.slice(0, 10)}`);
+    const name = r.decision.revision.metadata.name;
     expect(r.inputStatusUpdates[0]?.status).toMatchObject({
       observedGeneration: 3,
-      conditions: [{ type: 'Accepted', status: 'True', observedGeneration: 3 }],
+      revision: name,
+      revisionGeneration: 3,
+      conditions: [
+        { type: 'Accepted', status: 'True', observedGeneration: 3 },
+        { type: 'Applied', status: 'False', reason: 'RollingOut', observedGeneration: 3 },
+      ],
     });
+    expect(r.decision.revision.spec.changedInputs).toEqual(['Layer2NetworkConfiguration/blue@3']);
   });
 
   it('an invalid input blocks the revision and names the field and value', () => {

@@ -13,8 +13,14 @@ import { Persistence } from './persist.js';
 import { ApiServer } from './server.js';
 
 export interface DevClusterOptions {
-  /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
+  /** TCP port; 0 (default) picks a free one. */
   port?: number;
+  /**
+   * Address to listen on; default 127.0.0.1. `0.0.0.0` (or another address of this host) lets
+   * agents in network namespaces reach it without a relay; the kubeconfig then names 127.0.0.1 for
+   * a wildcard address, else this address.
+   */
+  address?: string;
   /** Directory of CRD YAML files registered at start (like `kubectl apply -f DIR`). */
   crdsDir?: string;
   /** Directory where objects are persisted across restarts; in memory only when absent. */
@@ -80,8 +86,9 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
     cluster,
     options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {},
   );
-  const port = await server.listen(options.port ?? 0);
-  const url = `http://127.0.0.1:${port}`;
+  const address = options.address ?? '127.0.0.1';
+  const port = await server.listen(options.port ?? 0, address);
+  const url = `http://${urlHost(address)}:${port}`;
   let tempDir: string | undefined;
   let kubeconfigPath = options.kubeconfigPath;
   if (!kubeconfigPath) {
@@ -113,3 +120,10 @@ export { ApiError } from './errors.js';
 export { CrdLoadError } from './crds.js';
 export { kubeconfigYaml } from './kubeconfig.js';
 export type { ResourceType } from './resources.js';
+
+/** The host a client connects to for a listen address (a wildcard means this host's loopback). */
+export function urlHost(address: string): string {
+  if (address === '0.0.0.0' || address === '') return '127.0.0.1';
+  if (address === '::') return '[::1]';
+  return address.includes(':') ? `[${address}]` : address;
+}

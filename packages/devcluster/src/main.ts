@@ -2,6 +2,7 @@
 /** nodenet-devcluster: runs the Kubernetes-API-compatible dev server until SIGINT/SIGTERM. */
 import { Command, InvalidArgumentError } from 'commander';
 import { startDevCluster, type DevClusterOptions } from './index.js';
+import { NODENET_VERSION } from '@nodenet/api';
 
 function parsePort(v: string): number {
   const n = Number(v);
@@ -12,12 +13,18 @@ function parsePort(v: string): number {
 
 const program = new Command()
   .name('nodenet-devcluster')
+  .version(NODENET_VERSION, '--version', 'print the version and exit')
   .description(
-    'A Kubernetes-API-compatible server on 127.0.0.1 (plain HTTP, no authentication) for tests and local runs.\n' +
+    'A Kubernetes-API-compatible server (plain HTTP, no authentication; 127.0.0.1 unless --address) for tests and local runs.\n' +
       'Writes a kubeconfig usable by kubectl and @kubernetes/client-node, prints one line with the URL when ready,\n' +
       'and stops cleanly on SIGINT/SIGTERM.',
   )
   .option('--port <n>', 'TCP port to listen on (0 picks a free port)', parsePort, 0)
+  .option(
+    '--address <ip>',
+    'address to listen on, e.g. 0.0.0.0 so agents in network namespaces reach it (no authentication: trusted networks only)',
+    '127.0.0.1',
+  )
   .option('--kubeconfig <path>', 'where to write the kubeconfig (default: a temporary file, removed on exit)')
   .option('--crds <dir>', 'register every CustomResourceDefinition YAML in this directory at start')
   .option(
@@ -30,8 +37,14 @@ const program = new Command()
   )
   .parse();
 
-const opts = program.opts<{ port: number; kubeconfig?: string; crds?: string; dataDir?: string }>();
-const options: DevClusterOptions = { port: opts.port };
+const opts = program.opts<{
+  port: number;
+  address: string;
+  kubeconfig?: string;
+  crds?: string;
+  dataDir?: string;
+}>();
+const options: DevClusterOptions = { port: opts.port, address: opts.address };
 if (opts.kubeconfig) options.kubeconfigPath = opts.kubeconfig;
 if (opts.crds) options.crdsDir = opts.crds;
 if (opts.dataDir) options.dataDir = opts.dataDir;
@@ -39,6 +52,8 @@ if (opts.dataDir) options.dataDir = opts.dataDir;
 try {
   const dc = await startDevCluster(options);
   console.log(`nodenet-devcluster listening on ${dc.url} (kubeconfig: ${dc.kubeconfigPath})`);
+  // A line to paste, so kubectl in another shell talks to this server.
+  console.log(`export KUBECONFIG=${dc.kubeconfigPath}`);
   let stopping = false;
   const shutdown = (signal: string): void => {
     if (stopping) return;

@@ -38,7 +38,8 @@ function client(kubeconfig: string): k8s.CustomObjectsApi {
 describe('nodenet-devcluster CLI', () => {
   it('explains its options with --help', async () => {
     const r = await execa('node', [MAIN, '--help']);
-    for (const o of ['--port', '--kubeconfig', '--crds', '--data-dir']) expect(r.stdout).toContain(o);
+    for (const o of ['--port', '--address', '--kubeconfig', '--crds', '--data-dir', '--version'])
+      expect(r.stdout).toContain(o);
   });
 
   it('refuses a bad --port and a missing --crds directory, naming them', async () => {
@@ -50,7 +51,32 @@ describe('nodenet-devcluster CLI', () => {
     expect(crds.stderr).toContain(`${path.join(tmp, 'nope')}: CRD directory does not exist`);
   });
 
-  it('prints one ready line, writes a kubeconfig, keeps objects across SIGTERM and SIGKILL restarts', async () => {
+  it('--address 0.0.0.0 listens on every address and prints export KUBECONFIG=…', async () => {
+    const kubeconfig = path.join(tmp, 'kubeconfig-any');
+    const proc = execa('node', [MAIN, '--address', '0.0.0.0', '--kubeconfig', kubeconfig], { reject: false });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      proc.stdout?.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /listening on (http:\/\/127\.0\.0\.1:(\d+))[\s\S]*export KUBECONFIG=/.exec(out);
+        if (m?.[1]) resolve(m[1]);
+      });
+      void proc.then((r) => reject(new Error(`exited early: ${r.stderr}`)));
+    });
+    expect(out).toContain(`export KUBECONFIG=${kubeconfig}\n`);
+    expect(fs.readFileSync(kubeconfig, 'utf8')).toContain(`server: ${url}`);
+    // Reachable on this host's other addresses too (what agents in network namespaces use).
+    const other = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+    const port = new URL(url).port;
+    for (const host of ['127.0.0.1', ...(other ? [other] : [])])
+      expect((await fetch(`http://${host}:${port}/version`)).status).toBe(200);
+    proc.kill('SIGTERM');
+    await proc;
+  });
+
+  it('prints the ready line and export KUBECONFIG, writes a kubeconfig, keeps objects across SIGTERM and SIGKILL restarts', async () => {
     const kubeconfig = path.join(tmp, 'kubeconfig');
     const dataDir = path.join(tmp, 'data');
     const args = ['--port', '0', '--kubeconfig', kubeconfig, '--crds', FIXTURES, '--data-dir', dataDir];
@@ -65,7 +91,11 @@ describe('nodenet-devcluster CLI', () => {
     first.proc.kill('SIGTERM');
     const r1 = await first.proc;
     expect(r1.exitCode).toBe(0);
-    expect(String(r1.stdout).trim().split('\n')).toHaveLength(1);
+    // The ready line and the export line to paste; nothing else.
+    expect(String(r1.stdout).trim().split('\n')).toEqual([
+      expect.stringMatching(/^nodenet-devcluster listening on http:\/\/127\.0\.0\.1:\d+ \(kubeconfig: /),
+      `export KUBECONFIG=${kubeconfig}`,
+    ]);
 
     const second = await start(args);
     const api = client(kubeconfig); // the kubeconfig was rewritten with the new port

@@ -11,6 +11,7 @@ import {
   type NetworkConfigRevision,
   type NodeConfig,
   type ObjectMeta,
+  type RolloutPolicy,
   type RoutingTable,
   type VRFRouteConfiguration,
 } from '@nodenet/api';
@@ -101,6 +102,7 @@ export const RESOURCE_TYPES = {
   routingTable: nodenet('RoutingTable'),
   revision: nodenet('NetworkConfigRevision'),
   nodeConfig: nodenet('NodeConfig'),
+  rolloutPolicy: nodenet('RolloutPolicy'),
   node: { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false },
   event: { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true },
   lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
@@ -267,6 +269,7 @@ export interface Clients {
   routingTable: ResourceClient<RoutingTable>;
   revision: ResourceClient<NetworkConfigRevision>;
   nodeConfig: ResourceClient<NodeConfig>;
+  rolloutPolicy: ResourceClient<RolloutPolicy>;
   node: ResourceClient<Node>;
   event: ResourceClient<Event>;
   lease: ResourceClient<Lease>;
@@ -280,6 +283,7 @@ export function makeClients(client: KubeClient): Clients {
     routingTable: new ResourceClient(client, RESOURCE_TYPES.routingTable),
     revision: new ResourceClient(client, RESOURCE_TYPES.revision),
     nodeConfig: new ResourceClient(client, RESOURCE_TYPES.nodeConfig),
+    rolloutPolicy: new ResourceClient(client, RESOURCE_TYPES.rolloutPolicy),
     node: new ResourceClient(client, RESOURCE_TYPES.node),
     event: new ResourceClient(client, RESOURCE_TYPES.event),
     lease: new ResourceClient(client, RESOURCE_TYPES.lease),

@@ -370,6 +370,7 @@ export class NodeEnv {
       /** Default 0s: these suites test the apply itself; agent-bgp.test.ts tests the window. */
       confirmWindow?: string;
       extraArgs?: string[];
+      templateFile?: string;
     } = {},
   ): AgentRun {
     const args = [
@@ -387,7 +388,7 @@ export class NodeEnv {
       '--health-config',
       this.healthFile,
       '--frr-template',
-      this.cluster.templateFile,
+      opts.templateFile ?? this.cluster.templateFile,
       '--frr-confdir',
       this.frr.confdir,
       '--frr-pathspace',

@@ -203,7 +203,8 @@ export function judge(after: CheckResult[], baseline?: CheckResult[]): HealthVer
   const newFailures = failed.filter((r) => !failedBefore.has(r.name));
   const preexisting = failed.filter((r) => failedBefore.has(r.name));
   const parts: string[] = [];
-  if (newFailures.length > 0) parts.push(`failed: ${newFailures.map(describe).join('; ')}`);
+  // No "failed:" prefix: the pipeline's message already reads "health check failed: …".
+  if (newFailures.length > 0) parts.push(newFailures.map(describe).join('; '));
   if (preexisting.length > 0)
     parts.push(`already failing before the apply: ${preexisting.map(describe).join('; ')}`);
   const summary =

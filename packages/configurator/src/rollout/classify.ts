@@ -104,6 +104,17 @@ export function classify(
   const base = { name, node, nc };
   if (!nc) return { ...base, state: available ? 'outdated' : undefined };
   const f = factsOf(nc);
+  // The agent found its own set-up broken (self-check at start-up): the node is unavailable. It
+  // holds no slot and is reported as degraded; it never counts against a revision.
+  if (f.misconfigured !== undefined)
+    return available
+      ? {
+          ...base,
+          state: 'failed',
+          counts: false,
+          failure: { node: name, message: f.misconfigured, at: rfc3339(ctx.now) },
+        }
+      : { ...base, state: undefined };
   const onDesired =
     nc.spec.revision === desired.spec.hash &&
     (ctx.expectedSpecHash === undefined || f.specHash === ctx.expectedSpecHash);

@@ -1,5 +1,7 @@
 /** What the planner reads from a NodeConfig, parsed once per object (informer objects are immutable). */
 import {
+  AGENT_MISCONFIGURED_REASON,
+  AGENT_READY_CONDITION,
   ASSIGNED_AT_ANNOTATION,
   MOVE_ANNOTATION,
   MOVE_KINDS,
@@ -36,6 +38,8 @@ export interface NodeConfigFacts {
   specHash: string;
   move: MoveKind;
   number: number | undefined;
+  /** The agent's self-check failed (condition AgentReady=False, AgentMisconfigured): its message. */
+  misconfigured: string | undefined;
 }
 
 const cache = new WeakMap<NodeConfig, NodeConfigFacts>();
@@ -62,6 +66,10 @@ export function factsOf(nc: NodeConfig): NodeConfigFacts {
       // Unknown or missing (an older configurator): counted as forward, the careful reading.
       move: (MOVE_KINDS as readonly string[]).includes(move ?? '') ? (move as MoveKind) : 'forward',
       number: Number.isInteger(number) && number > 0 ? number : undefined,
+      misconfigured: nc.status?.conditions?.find(
+        (c) =>
+          c.type === AGENT_READY_CONDITION && c.status === 'False' && c.reason === AGENT_MISCONFIGURED_REASON,
+      )?.message,
     };
     cache.set(nc, f);
   }

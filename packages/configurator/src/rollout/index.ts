@@ -8,3 +8,5 @@ export * from './revision-status.js';
 export * from './history.js';
 export * from './plan.js';
 export * from './numbers.js';
+export * from './readable.js';
+export * from './rows.js';

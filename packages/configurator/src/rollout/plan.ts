@@ -4,13 +4,15 @@
  * status every time (invariant 2); deadlines come from this configurator's own observations
  * (invariant 9). The parts: classify (per node), slots, revision status, history.
  */
-import type { FailedNode, NetworkConfigRevision } from '@nodenet/api';
+import { REVISION_NUMBER_LABEL, type FailedNode, type NetworkConfigRevision } from '@nodenet/api';
 import { updateLimitFor } from '../policy.js';
 import { classify, type Verdict } from './classify.js';
 import { historyCleanup } from './history.js';
 import { compareNodes } from './order.js';
 import { revisionStatuses, type Invalidation } from './revision-status.js';
 import { highWaterMarks } from './numbers.js';
+import { countKey, desiredLabels } from './readable.js';
+import { rowLabelActions } from './rows.js';
 import { fillSlots } from './slots.js';
 import type { Action, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
 
@@ -77,7 +79,7 @@ export function plan(input: PlanInput): Plan {
     revisions.filter((r) => invalid.has(r.metadata.name)).map((r) => r.spec.hash),
   );
   const slots = desired
-    ? fillSlots({ verdicts: targets, desired, limit, invalidHashes })
+    ? fillSlots({ verdicts: targets, desired, limit, invalidHashes, fleetPaused: policy.paused === true })
     : { assignments: [], states: new Map<string, NodeState>(), inProgress: 0 };
   actions.push(...slots.assignments);
 
@@ -96,12 +98,15 @@ export function plan(input: PlanInput): Plan {
     const nc = ncByName.get(name);
     if (!node || !nc) continue;
     const h = nc.spec.revision;
-    const e = hashCounts.get(h) ?? { total: 0, ready: 0, ongoing: 0 };
+    // Counted under the revision the NodeConfig was handed (hash and number): a revision with the
+    // same config but another number (a retry, an older copy) shows its own nodes only.
+    const key = countKey(h, Number(nc.metadata.labels?.[REVISION_NUMBER_LABEL]) || undefined);
+    const e = hashCounts.get(key) ?? { total: 0, ready: 0, ongoing: 0 };
     e.total++;
     const st = nc.status;
     if (st?.configStatus === 'provisioned' && st.lastAppliedRevision === h) e.ready++;
     else if (st?.configStatus !== 'invalid') e.ongoing++;
-    hashCounts.set(h, e);
+    hashCounts.set(key, e);
   }
   const statusUpdates = revisionStatuses({
     revisions,
@@ -124,7 +129,14 @@ export function plan(input: PlanInput): Plan {
     limit: policy.revisionHistoryLimit,
   });
   const deleted = new Set(deletions.map((d) => d.revision));
-  actions.push(...highWaterMarks(revisions.filter((r) => !deleted.has(r.metadata.name))), ...deletions);
+  const kept = revisions.filter((r) => !deleted.has(r.metadata.name));
+  // Assigned or collected in this pass: those writes set the labels (or remove the object).
+  const assignedNow = new Set([
+    ...slots.assignments.map((a) => a.node),
+    ...actions.flatMap((a) => (a.type === 'deleteNodeConfig' ? [a.name] : [])),
+  ]);
+  actions.push(...rowLabelActions(input.nodeConfigs, revisions, assignedNow));
+  actions.push(...highWaterMarks(kept), ...desiredLabels(kept, desired?.metadata.name), ...deletions);
 
   const nodeStates: Record<NodeState | 'notTarget', number> = {
     upToDate: 0,

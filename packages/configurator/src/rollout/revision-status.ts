@@ -13,6 +13,7 @@ import {
 import { rfc3339, setConditions, type ConditionInput } from '../conditions.js';
 import type { Policy } from '../policy.js';
 import type { Verdict } from './classify.js';
+import { countKey, withReadableState } from './readable.js';
 import type { NodeState, StatusUpdate } from './types.js';
 
 export interface Invalidation {
@@ -29,7 +30,7 @@ export interface StatusInput {
   states: ReadonlyMap<string, NodeState>;
   invalid: ReadonlySet<string>;
   invalidations: ReadonlyMap<string, Invalidation>;
-  /** Per revision hash: target nodes on it, ready ones, and ones still in progress. */
+  /** Per revision (countKey of hash and number): target nodes on it, ready ones, and ones still in progress. */
   hashCounts: ReadonlyMap<string, { total: number; ready: number; ongoing: number }>;
   now: number;
   policy: Policy;
@@ -64,7 +65,8 @@ function desiredStatus(
   const degraded = degradedNodes.length;
   const queued = Math.max(0, total - ready - ongoing - failed - degraded);
   const complete = queued === 0 && ongoing === 0;
-  const paused = r.spec.paused === true;
+  const fleet = s.policy.paused === true;
+  const paused = r.spec.paused === true || fleet;
   const summary =
     summaryOf({ ready, total, ongoing, queued, failed }) + (degraded ? `, ${degraded} degraded` : '');
   const conds: ConditionInput[] = [
@@ -92,7 +94,7 @@ function desiredStatus(
           type: 'Paused',
           status: 'True',
           reason: 'Paused',
-          message: `spec.paused: no new forward moves (${summary}); a rollback away from an invalid revision is never held`,
+          message: `${fleet ? 'RolloutPolicy default spec.paused' : 'spec.paused'}: no new forward moves (${summary}); a rollback away from an invalid revision is never held`,
         }
       : { type: 'Paused', status: 'False', reason: 'NotPaused', message: 'not paused' },
     degraded > 0
@@ -129,7 +131,7 @@ function desiredStatus(
 function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string): NetworkConfigRevisionStatus {
   const old = r.status ?? {};
   const name = r.metadata.name;
-  const counts = s.hashCounts.get(r.spec.hash) ?? { total: 0, ready: 0, ongoing: 0 };
+  const counts = s.hashCounts.get(countKey(r.spec.hash, r.spec.number)) ?? { total: 0, ready: 0, ongoing: 0 };
   const inv = s.invalid.has(name);
   const invalidation = s.invalidations.get(name);
   // The failure record is kept whatever happens next (superseded, invalid, retried).
@@ -224,10 +226,13 @@ export function revisionStatuses(s: StatusInput): StatusUpdate[] {
   const nowText = rfc3339(s.now);
   const out: StatusUpdate[] = [];
   for (const r of s.revisions) {
-    const next =
-      s.desired && r.metadata.name === s.desired.metadata.name
-        ? desiredStatus(r, s, nowText)
-        : otherStatus(r, s, nowText);
+    const isDesired = s.desired !== undefined && r.metadata.name === s.desired.metadata.name;
+    const next = withReadableState(
+      r,
+      isDesired ? desiredStatus(r, s, nowText) : otherStatus(r, s, nowText),
+      isDesired,
+      nowText,
+    );
     if (canonicalJson(next) !== canonicalJson(r.status ?? {}))
       out.push({ revision: r.metadata.name, status: next });
   }

@@ -20,6 +20,8 @@ export interface SlotInput {
   limit: number;
   /** Hashes of revisions marked invalid. */
   invalidHashes: ReadonlySet<string>;
+  /** The fleet-wide pause (RolloutPolicy `default`): holds whatever revision is desired. */
+  fleetPaused?: boolean;
 }
 
 export interface SlotResult {
@@ -31,8 +33,8 @@ export interface SlotResult {
 
 const short = (h: string): string => h.slice(0, 10);
 
-export function fillSlots({ verdicts, desired, limit, invalidHashes }: SlotInput): SlotResult {
-  const paused = desired.spec.paused === true;
+export function fillSlots({ verdicts, desired, limit, invalidHashes, fleetPaused }: SlotInput): SlotResult {
+  const paused = desired.spec.paused === true || fleetPaused === true;
   const states = new Map<string, NodeState>();
   const assignments: AssignAction[] = [];
   let inProgress = 0;

@@ -80,7 +80,11 @@ export type Action =
   | { type: 'deleteNodeConfig'; name: string; reason: string }
   | { type: 'deleteRevision'; revision: string; reason: string }
   /** Records the highest revision number ever used on a revision (numbers.ts). */
-  | { type: 'markHighestNumber'; revision: string; number: number };
+  | { type: 'markHighestNumber'; revision: string; number: number }
+  /** Sets or removes the desired label on a revision (readable.ts). */
+  | { type: 'labelDesired'; revision: string; desired: boolean }
+  /** Row labels of a NodeConfig for `kubectl get nc` (rows.ts); null removes one. */
+  | { type: 'labelNodeConfig'; name: string; labels: Record<string, string | null> };
 
 export interface StatusUpdate {
   revision: string;

@@ -1,0 +1,106 @@
+/**
+ * The fleet-wide RolloutPolicy (the object named `default`), pure: the policy a pass runs with
+ * (the flags, overridden by the knobs set in its spec, so they change without a restart) and the
+ * status that tells where the rollout stands.
+ */
+import {
+  ROLLOUT_POLICY_NAME,
+  canonicalJson,
+  type NetworkConfigRevision,
+  type RolloutPolicy,
+  type RolloutPolicyStatus,
+} from '@nodenet/api';
+import { setConditions, rfc3339 } from './conditions.js';
+import { parseDuration } from './duration.js';
+import { parseUpdateLimit, type Policy } from './policy.js';
+import type { Plan } from './rollout/index.js';
+
+export interface EffectivePolicy {
+  policy: Policy;
+  /** Knobs that could not be read: the flag's value stays in force for each. */
+  problems: string[];
+}
+
+export const findRolloutPolicy = (list: readonly RolloutPolicy[]): RolloutPolicy | undefined =>
+  list.find((p) => p.metadata.name === ROLLOUT_POLICY_NAME);
+
+/** The flags, with every knob the RolloutPolicy sets in their place. */
+export function effectivePolicy(flags: Policy, rp: RolloutPolicy | undefined): EffectivePolicy {
+  const policy: Policy = { ...flags };
+  const problems: string[] = [];
+  const spec = rp?.spec ?? {};
+  const read = (field: string, fn: () => void): void => {
+    try {
+      fn();
+    } catch (err) {
+      problems.push(err instanceof Error ? err.message : `spec.${field}: ${String(err)}`);
+    }
+  };
+  if (spec.paused === true) policy.paused = true;
+  if (spec.updateLimit !== undefined)
+    read(
+      'updateLimit',
+      () => (policy.updateLimit = parseUpdateLimit(spec.updateLimit as string, 'spec.updateLimit')),
+    );
+  if (spec.maxFailures !== undefined) policy.maxFailures = spec.maxFailures;
+  const durations = [
+    ['preconfigTimeout', 'preconfigTimeoutMs'],
+    ['configTimeout', 'configTimeoutMs'],
+    ['notReadyTimeout', 'notReadyTimeoutMs'],
+    ['minSuccessTime', 'minSuccessTimeMs'],
+  ] as const;
+  for (const [field, key] of durations) {
+    const v = spec[field];
+    if (v !== undefined) read(field, () => (policy[key] = parseDuration(v, `spec.${field}`)));
+  }
+  if (spec.waveLabel) policy.waveLabel = spec.waveLabel;
+  return { policy, problems };
+}
+
+/** The RolloutPolicy status after a pass; undefined when it would not change. */
+export function rolloutPolicyStatus(
+  rp: RolloutPolicy,
+  p: Plan,
+  revisions: readonly NetworkConfigRevision[],
+  problems: readonly string[],
+  now: number,
+): RolloutPolicyStatus | undefined {
+  const old = rp.status ?? {};
+  const d = p.desired;
+  const desired = d ? revisions.find((r) => r.metadata.name === d.name) : undefined;
+  const planned = d ? p.statusUpdates.find((u) => u.revision === d.name)?.status : undefined;
+  const st = planned ?? desired?.status;
+  const paused = rp.spec.paused === true;
+  const next: RolloutPolicyStatus = {
+    ...(d ? { desiredRevision: d.name, desiredNumber: d.number } : {}),
+    ...(st?.phase ? { phase: st.phase } : {}),
+    total: st?.total ?? 0,
+    ready: st?.ready ?? 0,
+    ongoing: st?.ongoing ?? 0,
+    failed: st?.failed ?? 0,
+    ...(rp.metadata.generation !== undefined ? { observedGeneration: rp.metadata.generation } : {}),
+    conditions: setConditions(
+      old.conditions,
+      [
+        paused
+          ? {
+              type: 'Paused',
+              status: 'True',
+              reason: 'Paused',
+              message: 'no new forward moves on any revision; rollbacks still run',
+            }
+          : { type: 'Paused', status: 'False', reason: 'NotPaused', message: 'not paused' },
+        problems.length
+          ? {
+              type: 'Valid',
+              status: 'False',
+              reason: 'InvalidKnob',
+              message: `flag values kept for: ${problems.join('; ')}`,
+            }
+          : { type: 'Valid', status: 'True', reason: 'Valid', message: 'every knob set is in force' },
+      ],
+      rfc3339(now),
+    ),
+  };
+  return canonicalJson(next) === canonicalJson(old) ? undefined : next;
+}

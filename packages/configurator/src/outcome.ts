@@ -1,0 +1,105 @@
+/**
+ * The outcome of each input's generation (pure): which revision carries it (kept on the input's
+ * status: `revision` and `revisionGeneration`, so it survives restarts), and the `Applied`
+ * condition read off that revision:
+ * - True  `Applied`     the revision carrying this generation is complete;
+ * - False `RollingOut`  it is rolling out (or paused), with its progress;
+ * - False `RolledBack`  it was invalidated: names the revision and the failed nodes with their messages;
+ * - False `HeldBack`    this generation is invalid (Accepted=False): the generation in force stays;
+ * - False `Blocked`     valid, but no revision is built while other inputs are invalid;
+ * - False `Pending`     not in a revision yet.
+ */
+import type { Condition, InputObject, InputStatus, NetworkConfigRevision } from '@nodenet/api';
+
+export type AppliedCondition = Omit<Condition, 'lastTransitionTime'>;
+
+/** `Kind/name@generation`, as recorded in a revision's `spec.changedInputs`. */
+export const inputRef = (o: InputObject): string =>
+  `${o.kind}/${o.metadata.name}@${o.metadata.generation ?? 0}`;
+
+/**
+ * Whether the input's status already names a valid revision carrying its current generation (one
+ * carried by an invalid revision is carried again by the next attempt, e.g. a retry).
+ */
+export const carried = (o: InputObject, revisions: readonly NetworkConfigRevision[]): boolean =>
+  o.status?.revision !== undefined &&
+  o.status.revisionGeneration === (o.metadata.generation ?? 0) &&
+  revisions.find((r) => r.metadata.name === o.status?.revision)?.status?.isInvalid !== true;
+
+export function appliedCondition(
+  o: InputObject,
+  status: InputStatus,
+  outcome: { accepted: boolean; blocked: boolean },
+  revisions: readonly NetworkConfigRevision[],
+): AppliedCondition {
+  const g = o.metadata.generation ?? 0;
+  const base = { type: 'Applied', observedGeneration: g };
+  const inForce = status.revision
+    ? ` (generation ${status.revisionGeneration} stays in force, ${status.revision})`
+    : '';
+  if (status.revisionGeneration !== g || !status.revision) {
+    if (!outcome.accepted)
+      return {
+        ...base,
+        status: 'False',
+        reason: 'HeldBack',
+        message: `generation ${g} is invalid (see Accepted)${inForce}`,
+      };
+    if (outcome.blocked)
+      return {
+        ...base,
+        status: 'False',
+        reason: 'Blocked',
+        message: `generation ${g} is valid, but no revision is built while other inputs are invalid${inForce}`,
+      };
+    return {
+      ...base,
+      status: 'False',
+      reason: 'Pending',
+      message: `generation ${g} is not in a revision yet`,
+    };
+  }
+  const named = revisions.find((x) => x.metadata.name === status.revision);
+  // A valid revision superseded before it completed: the newest valid one carries this generation too.
+  const desired = [...revisions]
+    .filter((x) => x.status?.isInvalid !== true)
+    .sort((a, b) => b.spec.number - a.spec.number)[0];
+  const r =
+    named &&
+    named.status?.isInvalid !== true &&
+    named.status?.completedAt === undefined &&
+    desired &&
+    desired.spec.number > named.spec.number
+      ? desired
+      : named;
+  if (!r)
+    return { ...base, status: 'False', reason: 'Pending', message: `revision ${status.revision} not found` };
+  const st = r.status ?? {};
+  if (st.isInvalid === true) {
+    const nodes = (st.failedNodes ?? []).slice(0, 5).map((f) => `${f.node}: ${f.message}`);
+    const why =
+      st.conditions?.find((c) => c.type === 'Invalid' && c.status === 'True')?.reason ?? 'NodesFailed';
+    return {
+      ...base,
+      status: 'False',
+      reason: 'RolledBack',
+      message:
+        `revision ${r.metadata.name} carrying generation ${g} was invalidated (${why}) and rolled back` +
+        (nodes.length ? `: ${nodes.join('; ')}` : ''),
+    };
+  }
+  const progress = `${st.ready ?? 0}/${st.total ?? 0} nodes ready`;
+  if (st.completedAt !== undefined)
+    return {
+      ...base,
+      status: 'True',
+      reason: 'Applied',
+      message: `revision ${r.metadata.name} complete (${progress})`,
+    };
+  return {
+    ...base,
+    status: 'False',
+    reason: 'RollingOut',
+    message: `revision ${r.metadata.name} ${st.phase === 'Paused' ? 'is paused' : 'is rolling out'}: ${progress}`,
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Honest `kubectl get nc` rows (pure). A printer column can only show a field, and the agent's
+ * status may be a report about an older spec (the node was handed a new revision and has not
+ * answered yet). So the configurator keeps two labels that it derives from the NodeConfig: the
+ * report (`pending` until the agent answers the current spec) and the number of the revision on
+ * the host. Labels are metadata: the agent stays the only writer of NodeConfig status (invariant 1).
+ */
+import {
+  APPLIED_NUMBER_LABEL,
+  REPORT_LABEL,
+  REVISION_NUMBER_LABEL,
+  type FailedNode,
+  type NetworkConfigRevision,
+  type NodeConfig,
+} from '@nodenet/api';
+import { reportsOnSpec } from './facts.js';
+import type { Action } from './types.js';
+
+/** The report label before the agent has answered the current spec. */
+export const PENDING_REPORT = 'pending';
+
+/** The row labels a NodeConfig should carry (null: no label). */
+export function rowLabels(
+  nc: NodeConfig,
+  revisions: readonly NetworkConfigRevision[],
+): Record<string, string | null> {
+  const st = nc.status;
+  const report = st?.configStatus && reportsOnSpec(nc) ? st.configStatus : PENDING_REPORT;
+  return { [REPORT_LABEL]: report, [APPLIED_NUMBER_LABEL]: appliedNumber(nc, revisions) };
+}
+
+/**
+ * Number of the revision the agent says is on the host: the NodeConfig's own number when it is the
+ * spec's revision, else the newest revision with that hash; its hash prefix when no revision has it
+ * any more (deleted); null before the agent applied anything.
+ */
+function appliedNumber(nc: NodeConfig, revisions: readonly NetworkConfigRevision[]): string | null {
+  const h = nc.status?.lastAppliedRevision;
+  if (!h) return null;
+  const own = nc.metadata.labels?.[REVISION_NUMBER_LABEL];
+  if (h === nc.spec.revision && own) return own;
+  const numbers = revisions.filter((r) => r.spec.hash === h).map((r) => r.spec.number);
+  return numbers.length ? String(Math.max(...numbers)) : /^[0-9a-f]{10}/.test(h) ? h.slice(0, 10) : null;
+}
+
+/** Label writes for the NodeConfigs whose row labels differ (those assigned in this pass excepted). */
+export function rowLabelActions(
+  nodeConfigs: readonly NodeConfig[],
+  revisions: readonly NetworkConfigRevision[],
+  skip: ReadonlySet<string>,
+): Extract<Action, { type: 'labelNodeConfig' }>[] {
+  const out: Extract<Action, { type: 'labelNodeConfig' }>[] = [];
+  for (const nc of nodeConfigs) {
+    if (skip.has(nc.metadata.name) || nc.metadata.deletionTimestamp) continue;
+    const want = rowLabels(nc, revisions);
+    const have = nc.metadata.labels ?? {};
+    const diff = Object.entries(want).filter(([k, v]) => (have[k] ?? null) !== v);
+    if (diff.length)
+      out.push({ type: 'labelNodeConfig', name: nc.metadata.name, labels: Object.fromEntries(diff) });
+  }
+  return out;
+}
+
+/**
+ * Whether a failure is a timeout the configurator decided on (the messages classify.ts writes): no
+ * agent reported it, so it is recorded as an Event on the NodeConfig as well.
+ */
+export const isTimeoutFailure = (message: string): boolean =>
+  /^(preconfig timeout|config timeout|NotReady for|Node gone for)\b/.test(message);
+
+/** Failed or degraded nodes that newly timed out between two statuses of a revision. */
+export function newTimeouts(
+  before: readonly FailedNode[] | undefined,
+  after: readonly FailedNode[] | undefined,
+): FailedNode[] {
+  const seen = new Set((before ?? []).map((f) => `${f.node}|${f.message}`));
+  return (after ?? []).filter((f) => isTimeoutFailure(f.message) && !seen.has(`${f.node}|${f.message}`));
+}
+
+/**
+ * Why the NodeConfig's status is not taken as the agent's answer to its current spec (undefined:
+ * it is taken, or there is none). The contract is docs/agent-status.md: every condition the agent
+ * writes carries the `observedGeneration` it answers.
+ */
+export function whyReportIgnored(nc: NodeConfig): string | undefined {
+  const st = nc.status;
+  if (!st || st.configStatus === undefined || reportsOnSpec(nc)) return undefined;
+  const gens = (st.conditions ?? [])
+    .map((c) => c.observedGeneration)
+    .filter((g): g is number => g !== undefined);
+  if (gens.length === 0)
+    return (
+      "no condition carries observedGeneration, and lastAppliedRevision is not the spec's revision " +
+      '(see docs/agent-status.md)'
+    );
+  return `it answers generation ${Math.max(...gens)}, the spec is generation ${nc.metadata.generation ?? '?'} (not answered yet)`;
+}

@@ -1,0 +1,89 @@
+import type { RolloutPolicy } from '@nodenet/api';
+import { describe, expect, it } from 'vitest';
+import { effectivePolicy, findRolloutPolicy } from '../src/fleet-policy.js';
+import { DEFAULT_POLICY } from '../src/policy.js';
+import { plan } from '../src/rollout/index.js';
+import { A, B, completed, done, input, nc, nodes, ofType, rev } from './rollout/fixtures.js';
+
+const rp = (spec: RolloutPolicy['spec'], name = 'default'): RolloutPolicy => ({
+  apiVersion: 'network.nodenet.io/v1alpha1',
+  kind: 'RolloutPolicy',
+  metadata: { name },
+  spec,
+});
+
+describe('RolloutPolicy default over the flags', () => {
+  it.each([
+    { what: 'no policy: the flags', spec: undefined, expect: {} },
+    { what: 'paused', spec: { paused: true }, expect: { paused: true } },
+    { what: 'a count', spec: { updateLimit: '3' }, expect: { updateLimit: { kind: 'count', count: 3 } } },
+    {
+      what: 'a percentage',
+      spec: { updateLimit: '25%' },
+      expect: { updateLimit: { kind: 'percent', percent: 25 } },
+    },
+    {
+      what: 'timeouts and soak',
+      spec: { preconfigTimeout: '30s', configTimeout: '1m', notReadyTimeout: '2m', minSuccessTime: '10m' },
+      expect: {
+        preconfigTimeoutMs: 30_000,
+        configTimeoutMs: 60_000,
+        notReadyTimeoutMs: 120_000,
+        minSuccessTimeMs: 600_000,
+      },
+    },
+    {
+      what: 'failures and wave label',
+      spec: { maxFailures: 2, waveLabel: 'rack' },
+      expect: { maxFailures: 2, waveLabel: 'rack' },
+    },
+  ] as const)('$what', ({ spec, expect: want }) => {
+    const r = effectivePolicy(DEFAULT_POLICY, spec ? rp(spec) : undefined);
+    expect(r.problems).toEqual([]);
+    expect(r.policy).toEqual({ ...DEFAULT_POLICY, ...want });
+  });
+
+  it('a knob that cannot be read keeps the flag and names the field and value', () => {
+    const r = effectivePolicy(DEFAULT_POLICY, rp({ updateLimit: '0', configTimeout: '5 minutes' }));
+    expect(r.policy).toEqual(DEFAULT_POLICY);
+    expect(r.problems).toEqual([
+      'spec.updateLimit: must be a positive integer or a percentage like 25% (got "0")',
+      'spec.configTimeout: invalid duration "5 minutes": use a number with a unit, e.g. 500ms, 30s, 10m, 1h30m',
+    ]);
+  });
+
+  it('only the object named default counts', () => {
+    expect(findRolloutPolicy([rp({ paused: true }, 'other')])).toBeUndefined();
+    expect(findRolloutPolicy([rp({}, 'other'), rp({ paused: true })])?.spec.paused).toBe(true);
+  });
+});
+
+describe('plan under the fleet-wide pause', () => {
+  const ns = nodes(2);
+  it('no forward move on a revision that is not paused itself', () => {
+    const p = plan(
+      input({
+        revisions: [rev(2, B), completed(rev(1, A))],
+        nodes: ns,
+        nodeConfigs: ns.map((n) => nc(n.name, A, { number: 1, status: done(A) })),
+        policy: { paused: true, updateLimit: { kind: 'count', count: 2 } },
+      }),
+    );
+    expect(ofType(p.actions, 'assign')).toEqual([]);
+    expect(p.statusUpdates.find((u) => u.revision === 'rev-2-bbbbbbbbbb')?.status.phase).toBe('Paused');
+  });
+  it('a rollback away from an invalid revision still runs', () => {
+    const p = plan(
+      input({
+        revisions: [rev(2, B, { invalid: true }), completed(rev(1, A))],
+        nodes: ns,
+        nodeConfigs: [
+          nc('n00', B, { number: 2, status: done(B) }),
+          nc('n01', A, { number: 1, status: done(A) }),
+        ],
+        policy: { paused: true },
+      }),
+    );
+    expect(ofType(p.actions, 'assign').map((a) => [a.node, a.rollback])).toEqual([['n00', true]]);
+  });
+});

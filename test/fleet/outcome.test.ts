@@ -1,0 +1,50 @@
+/**
+ * The outcome on inputs (issue 19): after a rollback the changed input reads Applied=False,
+ * RolledBack, naming the revision and the failed node; the unchanged one stays Applied; the revision
+ * names its suspects. devcluster, the real configurator, simulated agents, kubectl.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  fleetOnRevision1,
+  kubectlOf,
+  layer2,
+  nodeName,
+  revisionNumbered,
+  useFleet,
+  waitFor,
+} from './harness.js';
+
+const f = useFleet();
+const kubectl = kubectlOf(f);
+const applied = async (name: string) =>
+  (await f.clients.layer2.get(name)).status?.conditions?.find((c) => c.type === 'Applied');
+
+describe('outcome on inputs', () => {
+  it('a rolled-back change reads Applied=False RolledBack naming revision and nodes; the revision names it', async () => {
+    await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 1 } }, (node) =>
+      node === nodeName(0)
+        ? { kind: 'invalid', delayMs: 50, message: 'health check failed: tcp/peer (connection refused)' }
+        : { kind: 'ok', delayMs: 20 },
+    );
+    await waitFor('blue Applied', async () =>
+      (await applied('blue'))?.status === 'True' ? true : undefined,
+    );
+    await f.clients.layer2.create(layer2('red', 200));
+    const r2 = await waitFor('revision 2 invalid', async () => {
+      const r = await revisionNumbered(f, 2);
+      return r?.status?.isInvalid ? r : undefined;
+    });
+    expect(r2.spec.changedInputs).toEqual(['Layer2NetworkConfiguration/red@1']);
+    const red = await waitFor('red RolledBack', async () => {
+      const c = await applied('red');
+      return c?.reason === 'RolledBack' ? c : undefined;
+    });
+    expect(red.status).toBe('False');
+    expect(red.message).toContain(r2.metadata.name);
+    expect(red.message).toContain(`${nodeName(0)}: health check failed: tcp/peer (connection refused)`);
+    expect(await applied('blue')).toMatchObject({ status: 'True', reason: 'Applied' });
+    const table = await kubectl('get', 'layer2', '--no-headers');
+    expect(table).toMatch(/^blue\s.*\sTrue\s+Applied\s/m);
+    expect(table).toMatch(/^red\s.*\sTrue\s+RolledBack\s/m);
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * What kubectl shows about revisions (issue 19): names in number order, exactly one revision labelled
+ * desired, and `kubectl wait --for=condition=Finished` returning on an invalid revision.
+ * devcluster, the real configurator, simulated agents; kubectl as the independent client.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { DESIRED_LABEL } from '@nodenet/api';
+import {
+  fleetOnRevision1,
+  kubectlOf,
+  layer2,
+  nodeName,
+  revisionNumbered,
+  useFleet,
+  waitFor,
+} from './harness.js';
+
+const f = useFleet();
+const kubectl = kubectlOf(f);
+const lines = (s: string): string[] => s.split('\n').filter((l) => l.trim() !== '');
+
+describe('revisions you can read with kubectl', () => {
+  it('kubectl get ncr lists revisions in number order past 10, with exactly one labelled desired', async () => {
+    await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 3 } }, () => ({
+      kind: 'ok',
+      delayMs: 20,
+    }));
+    // Eleven more changes, one revision each (the next change waits for the revision of the last).
+    for (let i = 2; i <= 12; i++) {
+      await f.clients.layer2.create(layer2(`net-${i}`, 100 + i));
+      await waitFor(`revision ${i}`, () => revisionNumbered(f, i));
+    }
+    await waitFor('revision 12 desired and labelled', async () =>
+      (await revisionNumbered(f, 12))?.metadata.labels?.[DESIRED_LABEL] === 'true' ? true : undefined,
+    );
+    const numbers = lines(
+      await kubectl('get', 'ncr', '--no-headers', '-o', 'custom-columns=NAME:.metadata.name,N:.spec.number'),
+    ).map((l) => l.split(/\s+/));
+    // Older revisions beyond --revision-history-limit are gone; the rest list in number order.
+    const listed = numbers.map(([, n]) => Number(n));
+    expect(listed).toEqual([...listed].sort((a, b) => a - b));
+    expect(listed.slice(-4)).toEqual([9, 10, 11, 12]);
+    expect(numbers.find(([, n]) => n === '10')?.[0]).toMatch(/^rev-000010-[0-9a-f]{10}$/);
+    await waitFor('the old desired label is gone', async () =>
+      lines(await kubectl('get', 'ncr', '-l', `${DESIRED_LABEL}=true`, '-o', 'name')).length === 1
+        ? true
+        : undefined,
+    );
+    const desired = lines(await kubectl('get', 'ncr', '-l', `${DESIRED_LABEL}=true`, '-o', 'name'));
+    expect(desired).toEqual([
+      `networkconfigrevision.network.nodenet.io/${(await revisionNumbered(f, 12))?.metadata.name}`,
+    ]);
+    // The table shows the phase and the desired column.
+    const table = await kubectl('get', 'ncr');
+    expect(lines(table)[0]).toMatch(/NAME\s+NUMBER\s+PHASE\s+DESIRED\s+READY/);
+    await waitFor('revision 12 complete', async () =>
+      (await revisionNumbered(f, 12))?.status?.phase === 'Complete' ? true : undefined,
+    );
+    expect((await revisionNumbered(f, 11))?.status?.phase).toBe('Superseded');
+  });
+
+  it('kubectl get nc: desired and applied numbers apart, pending until the agent answers, a timeout as an Event on the NodeConfig', async () => {
+    await fleetOnRevision1(
+      f,
+      2,
+      { updateLimit: { kind: 'count', count: 2 }, maxFailures: 1, preconfigTimeoutMs: 1500 },
+      (node) => (node === nodeName(0) ? { kind: 'never' } : { kind: 'ok', delayMs: 20 }),
+    );
+    await f.clients.layer2.create(layer2('red', 200));
+    const r2 = await waitFor('revision 2', () => revisionNumbered(f, 2));
+    const row = async (node: string): Promise<string[]> =>
+      (await kubectl('get', 'nc', node, '--no-headers')).trim().split(/\s+/);
+    await waitFor('node-001 on revision 2', async () => {
+      const [, desired, applied, report] = await row(nodeName(1));
+      return desired === '2' && applied === '2' && report === 'provisioned' ? true : undefined;
+    });
+    // node-000's agent is silent: its last report (provisioned, about revision 1) is not shown as
+    // the status of revision 2.
+    const [, desired, applied, report] = await row(nodeName(0));
+    expect({ desired, applied, report }).toEqual({ desired: '2', applied: '1', report: 'pending' });
+    const ev = await waitFor('a Timeout Event on the NodeConfig', async () =>
+      (await f.clients.event.list({ namespace: 'default' })).items.find(
+        (e) => e.reason === 'Timeout' && e.involvedObject.kind === 'NodeConfig',
+      ),
+    );
+    expect(ev).toMatchObject({ type: 'Warning', involvedObject: { name: nodeName(0) } });
+    expect(ev.message).toMatch(/^preconfig timeout/);
+    expect((await revisionNumbered(f, 2))?.metadata.name).toBe(r2.metadata.name);
+  });
+
+  it('kubectl wait --for=condition=Finished returns on an invalid revision; the desired label moves back', async () => {
+    const r1 = await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 1 } }, () => ({
+      kind: 'invalid',
+      delayMs: 100,
+      message: 'health check failed: gateway unreachable',
+    }));
+    await f.clients.layer2.create(layer2('red', 200));
+    const r2 = await waitFor('revision 2', () => revisionNumbered(f, 2));
+    // Without Finished, `--for=condition=Complete` would hang here until its timeout.
+    const { stdout } = await promisify(execFile)(
+      'kubectl',
+      [
+        '--kubeconfig',
+        f.dc.kubeconfigPath,
+        'wait',
+        '--for=condition=Finished',
+        `ncr/${r2.metadata.name}`,
+        '--timeout=120s',
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(stdout).toContain('condition met');
+    const reason = await kubectl(
+      'get',
+      'ncr',
+      r2.metadata.name,
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="Finished")].reason}',
+    );
+    expect(reason).toBe('Invalid');
+    expect((await revisionNumbered(f, 2))?.status?.phase).toBe('Invalid');
+    await waitFor('revision 1 labelled desired again, revision 2 not', async () => {
+      const names = lines(await kubectl('get', 'ncr', '-l', `${DESIRED_LABEL}=true`, '-o', 'name'));
+      return names.length === 1 && names[0]?.endsWith(r1.metadata.name) ? true : undefined;
+    });
+  });
+});
