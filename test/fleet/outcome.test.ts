@@ -47,4 +47,41 @@ describe('outcome on inputs', () => {
     expect(table).toMatch(/^blue\s.*\sTrue\s+Applied\s/m);
     expect(table).toMatch(/^red\s.*\sTrue\s+RolledBack\s/m);
   });
+
+  it('an invalid input holds back only itself: an unrelated change rolls out while the bad generation is held back and marked', async () => {
+    await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 3 } }, () => ({
+      kind: 'ok',
+      delayMs: 20,
+    }));
+    await waitFor('blue Applied', async () =>
+      (await applied('blue'))?.status === 'True' ? true : undefined,
+    );
+    // The API server takes it (the CEL rules pass); the configurator refuses the network address.
+    await f.clients.layer2.mergePatch('blue', {
+      spec: { anycastMac: '02:00:00:00:00:01', anycastGateways: ['10.0.0.0/24'] },
+    });
+    await f.clients.layer2.create(layer2('red', 200));
+    const r2 = await waitFor('revision 2 complete', async () => {
+      const r = await revisionNumbered(f, 2);
+      return r?.status?.completedAt ? r : undefined;
+    });
+    expect(r2.spec.changedInputs).toEqual(['Layer2NetworkConfiguration/red@1']);
+    const blueEntry = r2.spec.config.layer2.find((e) => e.name === 'blue');
+    expect(blueEntry?.anycastGateways).toEqual([]);
+    expect(r2.spec.config.layer2.map((e) => e.name).sort()).toEqual(['blue', 'red']);
+    const blue = await waitFor('blue HeldBack', async () => {
+      const c = await applied('blue');
+      return c?.reason === 'HeldBack' ? c : undefined;
+    });
+    expect(blue.message).toContain('generation 2 is invalid');
+    const accepted = (await f.clients.layer2.get('blue')).status?.conditions?.find(
+      (c) => c.type === 'Accepted',
+    );
+    expect(accepted).toMatchObject({ status: 'False', reason: 'Invalid' });
+    expect(accepted?.message).toContain('spec.anycastGateways[0]');
+    await waitFor('red Applied', async () => ((await applied('red'))?.status === 'True' ? true : undefined));
+    const table = await kubectl('get', 'layer2', '--no-headers');
+    expect(table).toMatch(/^blue\s.*\sFalse\s+HeldBack\s/m);
+    expect(table).toMatch(/^red\s.*\sTrue\s+Applied\s/m);
+  });
 });

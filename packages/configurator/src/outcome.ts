@@ -6,7 +6,7 @@
  * - False `RollingOut`  it is rolling out (or paused), with its progress;
  * - False `RolledBack`  it was invalidated: names the revision and the failed nodes with their messages;
  * - False `HeldBack`    this generation is invalid (Accepted=False): the generation in force stays;
- * - False `Blocked`     valid, but no revision is built while other inputs are invalid;
+ * - False `Blocked`     valid, but no revision is built (a generation in force no longer validates);
  * - False `Pending`     not in a revision yet.
  */
 import type { Condition, InputObject, InputStatus, NetworkConfigRevision } from '@nodenet/api';
@@ -50,7 +50,7 @@ export function appliedCondition(
         ...base,
         status: 'False',
         reason: 'Blocked',
-        message: `generation ${g} is valid, but no revision is built while other inputs are invalid${inForce}`,
+        message: `generation ${g} is valid, but no revision is built while an input in force no longer validates${inForce}`,
       };
     return {
       ...base,

@@ -1,8 +1,9 @@
 /**
  * Revision building (pure): validate every input, decide each input's `Accepted` condition, and
- * decide whether the merged configuration needs a new revision. An input set with any problem
- * produces no revision at all (invariant 3); a configuration equal to the desired revision, or to a
- * revision marked invalid (invariant 4), produces none either.
+ * decide whether the merged configuration needs a new revision. A refused input holds back only
+ * itself: its generation in force stays, a new refused input contributes nothing, and unrelated
+ * changes still make a revision (invariant 3, held-back.ts). A configuration equal to the desired
+ * revision, or to a revision marked invalid (invariant 4), produces none.
  */
 import {
   API_VERSION,
@@ -10,9 +11,7 @@ import {
   RETRY_ANNOTATION,
   buildConfig,
   canonicalJson,
-  inForceKeys,
   revisionName,
-  validateInputs,
   type InputObject,
   type InputStatus,
   type Inputs,
@@ -20,6 +19,7 @@ import {
   type Problem,
 } from '@nodenet/api';
 import { setConditions, rfc3339 } from './conditions.js';
+import { effectiveInputs } from './held-back.js';
 import { appliedCondition, carried, inputRef } from './outcome.js';
 import { highestNumber } from './rollout/numbers.js';
 
@@ -54,23 +54,21 @@ export function buildRevision(
   revisions: readonly NetworkConfigRevision[],
   now: number,
 ): BuildResult {
-  // Claims go first to the objects of the revision in force (the validation's blame rule).
+  // Claims go first to the objects of the revision in force (the validation's blame rule), and a
+  // refused input contributes its generation in force (held-back.ts).
   const inForce = [...revisions]
     .sort((a, b) => b.spec.number - a.spec.number)
     .find((r) => r.status?.isInvalid !== true);
-  const problems = validateInputs(inputs, inForce ? { inForce: inForceKeys(inForce.spec.config) } : {});
-  const byObject = new Map<string, Problem[]>();
-  for (const p of problems) {
-    const k = `${p.kind}/${p.name}`;
-    byObject.set(k, [...(byObject.get(k) ?? []), p]);
-  }
+  const effective = effectiveInputs(inputs, inForce?.spec.config);
+  const { problems, refused } = effective;
   const nowText = rfc3339(now);
   /** Input statuses once the decision says which revision carries the current generations. */
   const statuses = (
     carrier: string | undefined,
     known: readonly NetworkConfigRevision[],
-  ): InputStatusUpdate[] => inputStatuses(inputs, problems, byObject, carrier, known, nowText);
-  if (problems.length > 0) {
+  ): InputStatusUpdate[] =>
+    inputStatuses(inputs, effective.inputs === undefined, refused, carrier, known, nowText);
+  if (effective.inputs === undefined) {
     return {
       problems,
       inputStatusUpdates: statuses(undefined, revisions),
@@ -83,7 +81,7 @@ export function buildRevision(
       },
     };
   }
-  const { config, hash } = buildConfig(inputs);
+  const { config, hash } = buildConfig(effective.inputs);
   const sorted = [...revisions].sort((a, b) => b.spec.number - a.spec.number);
   const desired = sorted.find((r) => r.status?.isInvalid !== true);
   if (desired && desired.spec.hash === hash) {
@@ -112,7 +110,13 @@ export function buildRevision(
         },
       };
     }
-    const retry = newRevision(number, config, hash, changedInputs(inputs, revisions), invalid.metadata.name);
+    const retry = newRevision(
+      number,
+      config,
+      hash,
+      changedInputs(inputs, revisions, refused),
+      invalid.metadata.name,
+    );
     return {
       problems,
       inputStatusUpdates: statuses(retry.metadata.name, [...revisions, retry]),
@@ -125,7 +129,7 @@ export function buildRevision(
       },
     };
   }
-  const revision = newRevision(number, config, hash, changedInputs(inputs, revisions));
+  const revision = newRevision(number, config, hash, changedInputs(inputs, revisions, refused));
   return {
     problems,
     inputStatusUpdates: statuses(revision.metadata.name, [...revisions, revision]),
@@ -140,10 +144,17 @@ export function buildRevision(
   };
 }
 
-/** Inputs whose current generation is in no revision yet: the suspects if the new one fails. */
-const changedInputs = (inputs: Inputs, revisions: readonly NetworkConfigRevision[]): string[] =>
+/**
+ * Inputs whose current generation goes into the new revision and is in no revision yet: the
+ * suspects if the new one fails. Refused inputs are not in it (held back).
+ */
+const changedInputs = (
+  inputs: Inputs,
+  revisions: readonly NetworkConfigRevision[],
+  refused: ReadonlyMap<string, Problem[]>,
+): string[] =>
   allInputs(inputs)
-    .filter((o) => !carried(o, revisions))
+    .filter((o) => !refused.has(`${o.kind}/${o.metadata.name}`) && !carried(o, revisions))
     .map(inputRef);
 
 /**
@@ -152,7 +163,7 @@ const changedInputs = (inputs: Inputs, revisions: readonly NetworkConfigRevision
  */
 function inputStatuses(
   inputs: Inputs,
-  problems: readonly Problem[],
+  blocked: boolean,
   byObject: ReadonlyMap<string, Problem[]>,
   carrier: string | undefined,
   revisions: readonly NetworkConfigRevision[],
@@ -167,9 +178,9 @@ function inputStatuses(
         ? {
             type: 'Accepted',
             status: 'True' as const,
-            reason: problems.length ? 'ValidButBlocked' : 'Valid',
-            message: problems.length
-              ? `valid, but no new revision while ${problems.length} problem(s) remain in other inputs`
+            reason: blocked ? 'ValidButBlocked' : 'Valid',
+            message: blocked
+              ? 'valid, but no new revision while an input in force no longer validates'
               : 'valid',
           }
         : {
@@ -180,19 +191,14 @@ function inputStatuses(
           };
     const old = obj.status ?? {};
     const reference =
-      carrier !== undefined && !carried(obj, revisions)
+      carrier !== undefined && mine.length === 0 && !carried(obj, revisions)
         ? { revision: carrier, revisionGeneration: generation ?? 0 }
         : {
             ...(old.revision !== undefined ? { revision: old.revision } : {}),
             ...(old.revisionGeneration !== undefined ? { revisionGeneration: old.revisionGeneration } : {}),
           };
     const withRef: InputStatus = { ...old, ...reference };
-    const applied = appliedCondition(
-      obj,
-      withRef,
-      { accepted: mine.length === 0, blocked: problems.length > 0 },
-      revisions,
-    );
+    const applied = appliedCondition(obj, withRef, { accepted: mine.length === 0, blocked }, revisions);
     const next: InputStatus = {
       ...withRef,
       conditions: setConditions(

@@ -36,21 +36,79 @@ describe('buildRevision', () => {
     expect(r.decision.revision.spec.changedInputs).toEqual(['Layer2NetworkConfiguration/blue@3']);
   });
 
-  it('an invalid input blocks the revision and names the field and value', () => {
+  it('a new invalid input holds back only itself: refused with the field and value, the valid one rolls out', () => {
     const r = buildRevision(
       inputs(l2('blue', { anycastGateways: ['10.0.0.0/24'] }), l2('red', { id: 200, vni: 10200 })),
       [],
       NOW,
     );
-    expect(r.decision.action).toBe('blocked');
+    expect(r.decision.action).toBe('create');
+    if (r.decision.action !== 'create') return;
+    expect(r.decision.revision.spec.config.layer2.map((e) => e.name)).toEqual(['red']);
+    expect(r.decision.revision.spec.changedInputs).toEqual(['Layer2NetworkConfiguration/red@1']);
     const blue = r.inputStatusUpdates.find((u) => u.object.metadata.name === 'blue');
     const cond = blue?.status.conditions?.[0];
     expect(cond).toMatchObject({ type: 'Accepted', status: 'False', reason: 'Invalid' });
     expect(cond?.message).toContain('spec.anycastGateways[0]');
     expect(cond?.message).toContain('10.0.0.0/24');
     expect(blue?.newlyRejected).toBe(cond?.message);
+    expect(blue?.status.conditions?.[1]).toMatchObject({
+      type: 'Applied',
+      status: 'False',
+      reason: 'HeldBack',
+    });
+    expect(blue?.status.revision).toBeUndefined();
     const red = r.inputStatusUpdates.find((u) => u.object.metadata.name === 'red');
-    expect(red?.status.conditions?.[0]).toMatchObject({ status: 'True', reason: 'ValidButBlocked' });
+    expect(red?.status.conditions?.[0]).toMatchObject({ status: 'True', reason: 'Valid' });
+  });
+
+  const inForceRevision = (...layer2: Layer2NetworkConfiguration[]): NetworkConfigRevision => {
+    const first = buildRevision(inputs(...layer2), [], NOW);
+    if (first.decision.action !== 'create') throw new Error('no first revision');
+    return { ...first.decision.revision, status: { completedAt: '2025-01-01T00:00:00Z' } };
+  };
+
+  it('an input in force whose new generation is invalid keeps its generation in force; an unrelated change rolls out', () => {
+    const rev1 = inForceRevision(l2('blue', { id: 100, vni: 10100, mtu: 1500 }));
+    const r = buildRevision(
+      inputs(
+        l2('blue', { id: 100, vni: 10100, mtu: 1500, anycastGateways: ['10.0.0.0/24'] }, 2),
+        l2('red', { id: 200, vni: 10200 }),
+      ),
+      [rev1],
+      NOW,
+    );
+    expect(r.decision.action).toBe('create');
+    if (r.decision.action !== 'create') return;
+    const blue = r.decision.revision.spec.config.layer2.find((e) => e.name === 'blue');
+    expect(blue).toMatchObject({ id: 100, anycastGateways: [] });
+    expect(r.decision.revision.spec.changedInputs).toEqual(['Layer2NetworkConfiguration/red@1']);
+    expect(r.decision.revision.spec.number).toBe(2);
+  });
+
+  it('only an invalid change: nothing new to roll out (equal to the revision in force)', () => {
+    const rev1 = inForceRevision(l2('blue'));
+    const r = buildRevision(inputs(l2('blue', { anycastGateways: ['10.0.0.0/24'] }, 2)), [rev1], NOW);
+    expect(r.decision).toMatchObject({ action: 'skip', reason: expect.stringContaining('desired revision') });
+  });
+
+  it('a change that collides with a held-back generation is refused too, naming the holder', () => {
+    // blue moves to VLAN 300 with a bad gateway (held back on VLAN 100); red takes VLAN 100.
+    const rev1 = inForceRevision(l2('blue', { id: 100, vni: 10100 }));
+    const r = buildRevision(
+      inputs(
+        l2('blue', { id: 300, vni: 10100, anycastGateways: ['10.0.0.0/24'] }, 2),
+        l2('red', { id: 100, vni: 10200 }),
+      ),
+      [rev1],
+      NOW,
+    );
+    expect(r.decision).toMatchObject({ action: 'skip' });
+    const red = r.inputStatusUpdates.find((u) => u.object.metadata.name === 'red');
+    expect(red?.status.conditions?.[0]).toMatchObject({ status: 'False', reason: 'Invalid' });
+    expect(red?.status.conditions?.[0]?.message).toContain(
+      'spec.id: is already used by Layer2NetworkConfiguration blue (got 100)',
+    );
   });
 
   const existing = (number: number, hash: string, invalid = false): NetworkConfigRevision => ({

@@ -1,0 +1,86 @@
+/**
+ * A bad input holds back only itself (pure): the inputs a revision is built from are the accepted
+ * generation of each input. An input whose current generation is refused contributes the entry the
+ * revision in force has for it (its last accepted generation); a new input that is refused
+ * contributes nothing. Validation runs again over that set, because a held-back generation may
+ * collide with another input's new one; the object that loses such a claim (the blame rule gives
+ * the held-back, in-force entry priority) is held back too, until the set is valid. If a held-back
+ * entry itself no longer validates (a rule changed since), nothing is built.
+ */
+import {
+  inForceKeys,
+  validateInputs,
+  type InputObject,
+  type Inputs,
+  type NetworkConfig,
+  type Problem,
+} from '@nodenet/api';
+
+export interface EffectiveInputs {
+  /** The set to build from: accepted objects plus held-back in-force entries; undefined when blocked. */
+  inputs?: Inputs;
+  /** Problems of each refused object (`Kind/name`), from whichever round refused it. */
+  refused: Map<string, Problem[]>;
+  /** Refused objects whose in-force generation stays in the built set. */
+  held: Set<string>;
+  /** Every problem reported, for logs and Events. */
+  problems: Problem[];
+}
+
+const keyOf = (o: { kind: string; metadata: { name: string } }): string => `${o.kind}/${o.metadata.name}`;
+
+export function effectiveInputs(inputs: Inputs, inForce: NetworkConfig | undefined): EffectiveInputs {
+  const context = inForce ? { inForce: inForceKeys(inForce) } : {};
+  const refused = new Map<string, Problem[]>();
+  const problems: Problem[] = [];
+  const note = (ps: Problem[]): void => {
+    for (const p of ps) {
+      const k = `${p.kind}/${p.name}`;
+      refused.set(k, [...(refused.get(k) ?? []), p]);
+      problems.push(p);
+    }
+  };
+  note(validateInputs(inputs, context));
+  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable];
+  // Each round refuses at least one more object or ends: at most one round per object.
+  for (let round = 0; round <= all.length; round++) {
+    if (refused.size === 0) return { inputs, refused, held: new Set(), problems };
+    const { set, held } = candidate(inputs, refused, inForce);
+    const more = validateInputs(set, context);
+    if (more.length === 0) return { inputs: set, refused, held, problems };
+    const onHeld = more.filter((p) => held.has(`${p.kind}/${p.name}`));
+    if (onHeld.length > 0) {
+      note(onHeld);
+      return { refused, held, problems };
+    }
+    note(more);
+  }
+  return { refused, held: new Set(), problems };
+}
+
+function candidate(
+  inputs: Inputs,
+  refused: ReadonlyMap<string, Problem[]>,
+  inForce: NetworkConfig | undefined,
+): { set: Inputs; held: Set<string> } {
+  const held = new Set<string>();
+  const pick = <T extends InputObject>(objects: T[], entries: Array<{ name: string }>): T[] =>
+    objects.flatMap((o) => {
+      if (!refused.has(keyOf(o))) return [o];
+      const entry = entries.find((e) => e.name === o.metadata.name);
+      if (!entry) return [];
+      held.add(keyOf(o));
+      // The merged entry is the spec with defaults applied and its name added; merging it again
+      // yields the same entry.
+      const { name: _name, ...spec } = entry;
+      return [{ ...o, spec } as T];
+    });
+  return {
+    set: {
+      vrf: pick(inputs.vrf, inForce?.vrf ?? []),
+      layer2: pick(inputs.layer2, inForce?.layer2 ?? []),
+      routingTable: pick(inputs.routingTable, inForce?.routingTable ?? []),
+    },
+    held,
+  };
+}
