@@ -230,11 +230,12 @@ export class NodeEnv {
   }
 
   /** Starts the real agent binary in the node namespace. */
-  startAgent(opts: { env?: Record<string, string>; resync?: string } = {}): AgentRun {
+  startAgent(opts: { env?: Record<string, string>; resync?: string; wrap?: string[] } = {}): AgentRun {
     const args = [
       'netns',
       'exec',
       this.nodeNs,
+      ...(opts.wrap ?? []), // e.g. setpriv with a pod's securityContext
       process.execPath,
       join(repoRoot, 'packages/agent/dist/main.js'),
       '--kubeconfig',
