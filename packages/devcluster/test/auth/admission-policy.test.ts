@@ -15,13 +15,17 @@ import {
 } from '../../src/auth/admission-policy.js';
 
 const file = fileURLToPath(new URL('../../../../deploy/agent-policy.yaml', import.meta.url));
-const docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJSON() as { kind: string });
-const policies = docs.filter((d) => d.kind === 'ValidatingAdmissionPolicy') as ValidatingAdmissionPolicy[];
+const docs = parseAllDocuments(readFileSync(file, 'utf8')).map(
+  (d) => d.toJSON() as { kind: string } & Record<string, unknown>,
+);
+const policies = docs.filter(
+  (d) => d.kind === 'ValidatingAdmissionPolicy',
+) as unknown as ValidatingAdmissionPolicy[];
 const bindings = docs.filter(
   (d) => d.kind === 'ValidatingAdmissionPolicyBinding',
-) as ValidatingAdmissionPolicyBinding[];
+) as unknown as ValidatingAdmissionPolicyBinding[];
 
-const agentOn = (node?: string) => ({
+const agentOn = (node?: string): AdmissionAttributes['userInfo'] => ({
   username: 'system:serviceaccount:nodenet-system:nodenet-agent',
   groups: ['system:serviceaccounts', 'system:serviceaccounts:nodenet-system', 'system:authenticated'],
   extra: node ? { 'authentication.kubernetes.io/node-name': [node] } : {},
