@@ -74,4 +74,16 @@ describe('EventRecorder aggregates repeats (devcluster, kubectl)', () => {
     expect(mine).toHaveLength(1);
     expect(mine[0]!.count).toBe(8);
   });
+
+  it('records with the default clock (performance.now, as both binaries use it)', async () => {
+    const clients = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));
+    const real = new EventRecorder(clients.event, {
+      component: 'nodenet-agent',
+      onError: (err) => {
+        throw err;
+      },
+    });
+    await real.record(node, 'Normal', 'DefaultClock', 'recorded');
+    expect(await events('DefaultClock')).toHaveLength(1);
+  });
 });
