@@ -8,9 +8,15 @@
  *    than three programs sharing one event loop; --single-process puts all three in this process.
  * 2. Revision build for 5,000 nodes, 2,000 Layer-2 networks with node selectors and 500 VRFs:
  *    validation + merge + hash, the 5,000 NodeConfig specs, and one planner pass; time and memory.
+ * 3. Blast radius (issue 10): a bad revision knocks the first node that takes it off the network
+ *    (it reports provisioned, then its agent is silent and its Node NotReady). Reported: how many
+ *    nodes received the revision, against the update limit, and the time from the node going NotReady
+ *    to the revision being invalid, against --not-ready-timeout. One process (devcluster, agents,
+ *    configurator), 100 nodes, limit 10, 200 ms apply, 1 s soak, 2 s NotReady timeout by default.
  * Run: npx tsc -b packages/devcluster && npx tsx bench/fleet.ts
  *      [--nodes 1000] [--limit 100] [--latency 200] [--coalesce 50] [--single-process] [--skip-fleet]
- *      [--skip-build] [--cpu-prof-dir DIR]
+ *      [--skip-build] [--skip-blast] [--blast-nodes 100] [--blast-limit 10] [--not-ready-timeout 2000]
+ *      [--cpu-prof-dir DIR]
  */
 import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -34,6 +40,8 @@ import {
   Metrics,
   NodeSpecCache,
   buildRevision,
+  nodeSpecHash,
+  observe,
   plan,
 } from '@nodenet/configurator';
 import { SimulatedAgents, type StatusWriteRecord } from '../test/support/simulated-agent.js';
@@ -47,6 +55,10 @@ const { values: args } = parseArgs({
     'single-process': { type: 'boolean', default: false },
     'skip-fleet': { type: 'boolean', default: false },
     'skip-build': { type: 'boolean', default: false },
+    'skip-blast': { type: 'boolean', default: false },
+    'blast-nodes': { type: 'string', default: '100' },
+    'blast-limit': { type: 'string', default: '10' },
+    'not-ready-timeout': { type: 'string', default: '2000' },
     /** Write V8 CPU profiles of the devcluster and agents processes here (run this one with --cpu-prof). */
     'cpu-prof-dir': { type: 'string' },
   },
@@ -169,6 +181,21 @@ async function startAgents(kubeconfigPath: string): Promise<AgentsHandle> {
   };
 }
 
+/** A Node status patch with its Ready condition (the kubelet's part). */
+const readyStatus = (ready: boolean) => ({
+  status: {
+    conditions: [
+      {
+        type: 'Ready',
+        status: ready ? 'True' : 'False',
+        reason: ready ? 'KubeletReady' : 'NodeStatusUnknown',
+        message: '',
+        lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      },
+    ],
+  },
+});
+
 const pct = (xs: number[], p: number): number => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -181,19 +208,7 @@ async function fleetScenario(): Promise<Record<string, string>> {
   const names = Array.from({ length: N }, (_, i) => `node-${String(i).padStart(4, '0')}`);
   await pool(names, 32, async (name) => {
     await setup.node.create({ metadata: { name } });
-    await setup.node.patchStatus(name, {
-      status: {
-        conditions: [
-          {
-            type: 'Ready',
-            status: 'True',
-            reason: 'KubeletReady',
-            message: '',
-            lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-          },
-        ],
-      },
-    });
+    await setup.node.patchStatus(name, readyStatus(true));
   });
   await setup.layer2.create({
     metadata: { name: 'blue' },
@@ -326,6 +341,93 @@ async function fleetScenario(): Promise<Record<string, string>> {
   return rows;
 }
 
+/** Issue 10: a revision that cuts its first node off; how far does it get, and how fast is it stopped? */
+async function blastScenario(): Promise<Record<string, string>> {
+  const nodes = Number(args['blast-nodes']);
+  const limit = Number(args['blast-limit']);
+  const notReadyMs = Number(args['not-ready-timeout']);
+  const soakMs = 1000;
+  const dc = await startDevCluster({ crdsDir: CRDS });
+  const setup = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));
+  const names = Array.from({ length: nodes }, (_, i) => `node-${String(i).padStart(4, '0')}`);
+  await pool(names, 16, async (name) => {
+    await setup.node.create({ metadata: { name } });
+    await setup.node.patchStatus(name, readyStatus(true));
+  });
+  let bad = '';
+  let cutNode = '';
+  let cutAt = 0;
+  const agents = new SimulatedAgents({
+    kubeconfigPath: dc.kubeconfigPath,
+    defaultDelayMs: LATENCY,
+    afterWrite: async (w) => {
+      if (bad && w.revision === bad && w.configStatus === 'provisioned' && !cutNode) {
+        cutNode = w.node;
+        agents.stopNode(w.node);
+        await setup.node.patchStatus(w.node, readyStatus(false));
+        cutAt = performance.now();
+      }
+    },
+  });
+  await agents.start();
+  await setup.layer2.create({
+    metadata: { name: 'blue' },
+    spec: { id: 100, vni: 10100, mtu: 1500 },
+  } as never);
+  const client = new KubeClient(loadKubeConfig(dc.kubeconfigPath));
+  const controller = new Controller({
+    clients: makeClients(client),
+    policy: {
+      ...DEFAULT_POLICY,
+      updateLimit: { kind: 'count', count: limit },
+      minSuccessTimeMs: soakMs,
+      notReadyTimeoutMs: notReadyMs,
+    },
+    log: pino({ level: 'silent' }),
+    metrics: new Metrics(),
+    identity: 'bench-blast',
+    coalesceMs: COALESCE,
+  });
+  await controller.start();
+  const revision = (n: number): NetworkConfigRevision | undefined =>
+    controller.informers.revision.list().find((x) => x.spec.number === n);
+  const until = async (what: string, ok: () => boolean): Promise<void> => {
+    const deadline = performance.now() + TIMEOUT_S * 1000;
+    while (!ok()) {
+      if (performance.now() > deadline) throw new Error(`blast scenario: ${what} not reached`);
+      await new Promise((res) => setTimeout(res, 5));
+    }
+  };
+  await until(
+    'revision 1 complete',
+    () => revision(1)?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') === true,
+  );
+  const received = new Set<string>();
+  controller.informers.nodeConfig.on((e) => {
+    if (bad && e.type !== 'delete' && e.type !== 'resync' && e.object.spec.revision === bad)
+      received.add(e.object.metadata.name);
+  });
+  await setup.layer2.create({ metadata: { name: 'red' }, spec: { id: 200, vni: 10200, mtu: 1500 } } as never);
+  await until('revision 2 built', () => {
+    bad = revision(2)?.spec.hash ?? '';
+    return bad !== '';
+  });
+  await until('revision 2 invalid', () => revision(2)?.status?.isInvalid === true);
+  const invalidAt = performance.now();
+  const rows = {
+    'nodes / limit / apply latency / soak / --not-ready-timeout': `${nodes} / ${limit} / ${LATENCY} ms / ${soakMs} ms / ${notReadyMs} ms`,
+    'nodes that received the bad revision (blast radius)': `${received.size} (limit ${limit}; the cut-off node held its slot)`,
+    'cut-off node NotReady → revision invalid': `${(invalidAt - cutAt).toFixed(0)} ms (timeout ${notReadyMs} ms)`,
+    'failure recorded': revision(2)?.status?.failedNodes?.[0]?.message ?? '(none)',
+  };
+  await controller.stop();
+  await agents.stop();
+  client.close();
+  setup.client.close();
+  await dc.stop();
+  return rows;
+}
+
 function buildScenario(): Record<string, string> {
   const NODES = 5000;
   const L2 = 2000;
@@ -398,14 +500,43 @@ function buildScenario(): Record<string, string> {
     spec,
   }));
   const t3 = performance.now();
+  const observations = observe(new Map(), nodes, ncs, t3);
   const p = plan({
     revisions: [{ ...rev, metadata: { name: rev.metadata.name } }],
     nodes,
     nodeConfigs: ncs,
     now: Date.now(),
+    mono: t3,
+    observations,
     policy: DEFAULT_POLICY,
+    specHash: (_r, n) =>
+      nodeSpecHash(
+        cache.spec(
+          { config: rev.spec.config, hash: rev.spec.hash },
+          { ...n.labels, 'kubernetes.io/hostname': n.name },
+        ),
+      ),
   });
   const t4 = performance.now();
+  // A second pass over the same objects, as the controller runs on every change: facts, keys and
+  // spec hashes are cached per object.
+  const again = plan({
+    revisions: [{ ...rev, metadata: { name: rev.metadata.name } }],
+    nodes,
+    nodeConfigs: ncs,
+    now: Date.now(),
+    mono: t4,
+    observations: observe(observations, nodes, ncs, t4),
+    policy: DEFAULT_POLICY,
+    specHash: (_r, n) =>
+      nodeSpecHash(
+        cache.spec(
+          { config: rev.spec.config, hash: rev.spec.hash },
+          { ...n.labels, 'kubernetes.io/hostname': n.name },
+        ),
+      ),
+  });
+  const t5 = performance.now();
   const heap1 = process.memoryUsage().heapUsed;
   const ms = (x: number): string => `${x.toFixed(0)} ms`;
   return {
@@ -413,7 +544,7 @@ function buildScenario(): Record<string, string> {
     'validate + merge + hash': ms(t1 - t0),
     [`${NODES} NodeConfig specs (filtering)`]: `${ms(t2 - t1)} (avg ${(specs.reduce((a, s) => a + s.layer2.length, 0) / NODES).toFixed(0)} L2 per node)`,
     'total build (target < 1 s)': ms(t2 - t0),
-    [`one planner pass over ${NODES} nodes`]: `${ms(t4 - t3)} (${p.actions.length} actions)`,
+    [`one planner pass over ${NODES} nodes, first / again`]: `${ms(t4 - t3)} / ${ms(t5 - t4)} (${p.actions.length} / ${again.actions.length} actions)`,
     'heap growth / rss': `${((heap1 - heap0) / 1048576).toFixed(0)} MiB / ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`,
   };
 }
@@ -432,4 +563,6 @@ const machine = `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load 
 console.log(`machine: ${machine}`);
 if (!args['skip-build']) printTable('== revision build', buildScenario());
 if (!args['skip-fleet']) printTable('== fleet rollout', await fleetScenario());
+if (!args['skip-blast'])
+  printTable('== blast radius of a revision that cuts a node off', await blastScenario());
 process.exit(0);

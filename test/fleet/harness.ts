@@ -2,7 +2,9 @@
  * Fleet test harness: a devcluster with the nodenet CRDs, Nodes, input objects, an in-process
  * configurator (the real Controller over HTTP) and a watch-stream recorder that checks invariants.
  */
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import {
   KubeClient,
@@ -15,7 +17,11 @@ import {
 import { Controller, DEFAULT_POLICY, Metrics, reportsOnSpec, type Policy } from '@nodenet/configurator';
 import type { Layer2NetworkConfiguration, NetworkConfigRevision, NodeConfig } from '@nodenet/api';
 import { afterEach, beforeEach } from 'vitest';
-import type { SimulatedAgents } from '../support/simulated-agent.js';
+import {
+  SimulatedAgents,
+  type AgentBehaviour,
+  type SimulatedAgentsOptions,
+} from '../support/simulated-agent.js';
 import { Watch } from '@kubernetes/client-node';
 import { pino } from 'pino';
 
@@ -60,6 +66,11 @@ export function useFleet(): Fleet {
   });
   return f;
 }
+
+/** kubectl as an independent client. Asynchronous on purpose: devcluster serves from this process. */
+export const kubectl = async (kubeconfigPath: string, ...args: string[]): Promise<string> =>
+  (await promisify(execFile)('kubectl', ['--kubeconfig', kubeconfigPath, ...args], { encoding: 'utf8' }))
+    .stdout;
 
 export const nodeName = (i: number): string => `node-${String(i).padStart(3, '0')}`;
 
@@ -256,4 +267,47 @@ export async function waitFor<T>(
       throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+export const isComplete = (r: NetworkConfigRevision | undefined): boolean =>
+  r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') ?? false;
+
+/** The revision with this number, if it exists. */
+export const revisionNumbered = async (f: Fleet, n: number): Promise<NetworkConfigRevision | undefined> =>
+  (await f.revisions()).find((r) => r.spec.number === n);
+
+/** Names of the nodes whose NodeConfig was ever seen carrying this revision hash, sorted. */
+export const nodesThatTook = (f: Fleet, hash: string): string[] =>
+  [
+    ...new Set(f.recorder.events.filter((e) => e.nc.spec.revision === hash).map((e) => e.nc.metadata.name)),
+  ].sort();
+
+/**
+ * n nodes (node-000…), simulated agents, the configurator with `policy`, and revision 1 (Layer-2
+ * `blue`) complete. Agents apply revision 1 in 30 ms; `later` says how they treat any later one.
+ */
+export async function fleetOnRevision1(
+  f: Fleet,
+  n: number,
+  policy: Partial<Policy>,
+  later: (node: string) => AgentBehaviour = () => ({ kind: 'ok', delayMs: 50 }),
+  agentOpts: Partial<SimulatedAgentsOptions> = {},
+  labels: (i: number) => Record<string, string> = () => ({}),
+): Promise<NetworkConfigRevision> {
+  for (let i = 0; i < n; i++) await createNode(f.clients, nodeName(i), labels(i));
+  let rev1 = '';
+  f.agents = new SimulatedAgents({
+    kubeconfigPath: f.dc.kubeconfigPath,
+    behaviour: (node, revision) => (!rev1 || revision === rev1 ? { kind: 'ok', delayMs: 30 } : later(node)),
+    ...agentOpts,
+  });
+  await f.agents.start();
+  await f.clients.layer2.create(layer2('blue', 100));
+  f.configurator = await startConfigurator(f.dc.kubeconfigPath, testPolicy(policy));
+  const r1 = await waitFor('revision 1 complete', async () => {
+    const r = await revisionNumbered(f, 1);
+    return isComplete(r) ? r : undefined;
+  });
+  rev1 = r1.spec.hash;
+  return r1;
 }

@@ -1,15 +1,19 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { SimulatedAgents } from '../support/simulated-agent.js';
-import { createNode, layer2, nodeName, startConfigurator, useFleet, testPolicy, waitFor } from './harness.js';
+import {
+  createNode,
+  kubectl as kubectlAt,
+  layer2,
+  nodeName,
+  startConfigurator,
+  useFleet,
+  testPolicy,
+  waitFor,
+} from './harness.js';
 
 const f = useFleet();
 
-// Asynchronous on purpose: devcluster serves from this very process.
-const kubectl = async (...args: string[]): Promise<string> =>
-  (await promisify(execFile)('kubectl', ['--kubeconfig', f.dc.kubeconfigPath, ...args], { encoding: 'utf8' }))
-    .stdout;
+const kubectl = (...args: string[]): Promise<string> => kubectlAt(f.dc.kubeconfigPath, ...args);
 
 describe('fleet rollout', () => {
   it('20 nodes, limit 3: never more than 3 in progress on the watch stream, all converge, counts in status and printer columns', async () => {

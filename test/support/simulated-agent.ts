@@ -39,6 +39,13 @@ export interface SimulatedAgentsOptions {
   /** Behaviour per node and revision hash; default: ok after `defaultDelayMs`. */
   behaviour?: (node: string, revision: string) => AgentBehaviour;
   defaultDelayMs?: number;
+  /**
+   * How far each node's clock is off (ms, positive = ahead): the agent's `lastUpdate` and condition
+   * times are written on it, as a real agent on a host with a wrong clock would.
+   */
+  clockSkewMs?: (node: string) => number;
+  /** Called after each status write has landed, e.g. to cut the node off right after it reported. */
+  afterWrite?: (write: StatusWriteRecord) => void | Promise<void>;
 }
 
 const PLURAL = 'nodeconfigs';
@@ -118,10 +125,15 @@ export class SimulatedAgents {
     if (s?.timer) clearTimeout(s.timer);
   }
 
-  resumeNode(node: string): void {
+  /**
+   * The agent of this node runs again and handles its NodeConfig. With `keepFailed`, like the real
+   * agent (rejected.json), it does not apply again an attempt it already reported invalid: only a new
+   * assignment (a new `assigned-at`) makes it try.
+   */
+  resumeNode(node: string, opts: { keepFailed?: boolean } = {}): void {
     this.stoppedNodes.delete(node);
-    const st = this.state.get(node) as { key?: string } | undefined;
-    if (st) delete st.key;
+    const st = this.state.get(node) as { key?: string; failedKey?: string } | undefined;
+    if (st && !(opts.keepFailed && st.failedKey !== undefined && st.failedKey === st.key)) delete st.key;
     const nc = this.informer?.get(node) as unknown as NodeConfig | undefined;
     if (nc) this.handle(nc);
   }
@@ -167,6 +179,7 @@ export class SimulatedAgents {
             message: 'applied',
           });
         } else {
+          (s as { failedKey?: string }).failedKey = key;
           void this.write(node, revision, gen, {
             configStatus: 'invalid',
             ...(previous ? { lastAppliedRevision: previous } : {}),
@@ -207,7 +220,7 @@ export class SimulatedAgents {
     generation: number | undefined,
     st: Omit<NodeConfigStatus, 'lastUpdate' | 'conditions'>,
   ): Promise<void> {
-    const now = new Date().toISOString();
+    const now = new Date(Date.now() + (this.opts.clockSkewMs?.(node) ?? 0)).toISOString();
     const status: NodeConfigStatus = {
       ...st,
       lastUpdate: now,
@@ -228,7 +241,9 @@ export class SimulatedAgents {
           { group: GROUP, version: VERSION, plural: PLURAL, name: node, body: { status } },
           setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
         );
-        this.writes.push({ node, revision, configStatus: st.configStatus ?? '', at: Date.now() });
+        const rec = { node, revision, configStatus: st.configStatus ?? '', at: Date.now() };
+        this.writes.push(rec);
+        await this.opts.afterWrite?.(rec);
         return;
       } catch {
         this.writeErrors++;

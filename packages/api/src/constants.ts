@@ -5,6 +5,23 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
 
 /** Annotation the configurator sets on a NodeConfig when it hands the node a revision (RFC 3339). */
 export const ASSIGNED_AT_ANNOTATION = `${GROUP}/assigned-at`;
+/** Annotation on a NodeConfig: sha256 of its spec's canonical JSON, so a relabelled node shows as outdated. */
+export const SPEC_HASH_ANNOTATION = `${GROUP}/spec-hash`;
+/**
+ * Annotation on a NodeConfig: what kind of move its assignment was. `forward` (during the revision's
+ * rollout: its failure counts against the revision), `rollback` (away from an invalid revision) or
+ * `catch-up` (the revision had completed): the last two are reported, never invalidating.
+ */
+export const MOVE_ANNOTATION = `${GROUP}/move`;
+export const MOVE_KINDS = ['forward', 'rollback', 'catch-up'] as const;
+export type MoveKind = (typeof MOVE_KINDS)[number];
+/** Annotation a person sets on an invalid revision to ask for one new attempt (any value). */
+export const RETRY_ANNOTATION = `${GROUP}/retry`;
+/**
+ * Annotation the configurator keeps on every revision: the highest revision number ever used, so a
+ * new number is above every earlier one even after the newest revisions were deleted.
+ */
+export const HIGHEST_NUMBER_ANNOTATION = `${GROUP}/highest-number`;
 /** Label on every NodeConfig with the number of the revision it carries, for `kubectl get -l`. */
 export const REVISION_NUMBER_LABEL = `${GROUP}/revision-number`;
 

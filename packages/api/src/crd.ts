@@ -85,6 +85,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
       { name: 'Failed', type: 'integer', jsonPath: '.status.failed' },
       { name: 'Total', type: 'integer', jsonPath: '.status.total' },
       { name: 'Invalid', type: 'boolean', jsonPath: '.status.isInvalid' },
+      { name: 'Degraded', type: 'integer', jsonPath: '.status.degraded', priority: 1 },
       { name: 'Paused', type: 'boolean', jsonPath: '.spec.paused', priority: 1 },
       { name: 'Hash', type: 'string', jsonPath: '.spec.hash', priority: 1 },
       age,

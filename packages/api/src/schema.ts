@@ -278,6 +278,14 @@ export const NetworkConfigRevisionSpec = Type.Object({
   paused: Type.Optional(
     Type.Boolean({ default: false, description: 'A paused revision starts no new nodes.' }),
   ),
+  aborted: Type.Optional(
+    Type.Boolean({
+      description: 'Set by a person: the revision is invalid (reason Aborted) and its nodes roll back.',
+    }),
+  ),
+  retryOf: Type.Optional(
+    Type.String({ description: 'Name of the invalid revision this one is a new attempt of.' }),
+  ),
 });
 export type NetworkConfigRevisionSpec = Static<typeof NetworkConfigRevisionSpec>;
 
@@ -296,6 +304,11 @@ export const NetworkConfigRevisionStatus = Type.Object({
   failed: Type.Optional(Type.Integer({ minimum: 0 })),
   isInvalid: Type.Optional(Type.Boolean()),
   failedNodes: Type.Optional(Type.Array(FailedNode, { maxItems: 50 })),
+  /** Failures that do not count against the revision (late joiners, failed rollbacks): reported only. */
+  degraded: Type.Optional(Type.Integer({ minimum: 0 })),
+  degradedNodes: Type.Optional(Type.Array(FailedNode, { maxItems: 50 })),
+  /** Name of the revision created as a new attempt of this (invalid) one. */
+  retriedBy: Type.Optional(Type.String()),
   startedAt: Type.Optional(Type.String({ format: 'date-time' })),
   completedAt: Type.Optional(Type.String({ format: 'date-time' })),
   conditions: Type.Optional(Type.Array(Condition)),

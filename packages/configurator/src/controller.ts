@@ -4,8 +4,7 @@
  * its caches warm so that it can take over at once.
  */
 import {
-  ASSIGNED_AT_ANNOTATION,
-  REVISION_NUMBER_LABEL,
+  RETRY_ANNOTATION,
   type InputObject,
   type Inputs,
   type NetworkConfigRevision,
@@ -18,22 +17,23 @@ import {
   isAlreadyExists,
   isConflict,
   isNotFound,
-  isNodeReady,
   type Clients,
   type Node,
   type ResourceClient,
 } from '@nodenet/kube';
 import type { Logger } from 'pino';
-import { rfc3339Millis } from './conditions.js';
+import { Coalescer } from './coalescer.js';
+import { executePlan, type ExecContext } from './execute.js';
 import type { Metrics } from './metrics.js';
-import { plan, type Action, type NodeInfo, type Plan } from './planner.js';
+import { nodeSpecHash, observe, plan, type Observations, type Plan } from './rollout/index.js';
 import type { Policy } from './policy.js';
 import { buildRevision } from './revisions.js';
 import { NodeSpecCache } from './node-specs.js';
+import { nodeInfoOf } from './node-info.js';
+
+export { ASSIGNED_BY_ANNOTATION } from './node-config.js';
 
 export const COMPONENT = 'nodenet-configurator';
-/** Which configurator instance made an assignment (for audits and the two-leader test). */
-export const ASSIGNED_BY_ANNOTATION = 'network.nodenet.io/assigned-by';
 
 export interface ControllerOptions {
   clients: Clients;
@@ -67,12 +67,10 @@ export class Controller {
   private readonly events: EventRecorder;
   private readonly log: Logger;
   private readonly isLeader: () => boolean;
-  private readonly coalesceMs: number;
-  private timer: NodeJS.Timeout | undefined;
-  private timerAt = Infinity;
-  private running: Promise<void> | undefined;
-  private rerun = false;
+  private readonly coalescer: Coalescer;
   private stopped = true;
+  /** What this instance observed and when, on its monotonic clock; emptied when it becomes leader. */
+  private observations: Observations = new Map();
   private inputsDirty = true;
   private lastBuildNote = '';
   private errorBackoffMs = 250;
@@ -93,7 +91,7 @@ export class Controller {
     };
     this.log = opts.log;
     this.isLeader = opts.isLeader ?? (() => true);
-    this.coalesceMs = opts.coalesceMs ?? 50;
+    this.coalescer = new Coalescer(() => this.runPass(), opts.coalesceMs ?? 50);
     this.events = new EventRecorder(c.event, {
       component: COMPONENT,
       instance: opts.identity,
@@ -136,6 +134,7 @@ export class Controller {
     await Promise.all(Object.values(this.informers).map((i) => i.waitForSync()));
     this.synced = true;
     this.log.info('caches synced');
+    this.coalescer.enable();
     this.schedule(0);
   }
 
@@ -149,9 +148,8 @@ export class Controller {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
     for (const inf of Object.values(this.informers)) inf.stop();
-    await this.running;
+    await this.coalescer.stop();
     await Promise.all(this.background);
   }
 
@@ -167,45 +165,26 @@ export class Controller {
   leadershipChanged(leading: boolean): void {
     this.opts.metrics.leader.set(leading ? 1 : 0);
     if (leading) {
+      // Timers start afresh from this instance's own observations: it may wait longer than the
+      // previous leader, never fail a node earlier.
+      this.observations = new Map();
       this.inputsDirty = true;
       this.schedule(0);
     }
   }
 
   /** Asks for a pass within `delayMs` (the coalescing window by default). */
-  schedule(delayMs = this.coalesceMs): void {
+  schedule(delayMs?: number): void {
     if (this.stopped || !this.synced) return;
-    const at = Date.now() + delayMs;
-    if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      this.kick();
-    }, delayMs);
+    this.coalescer.schedule(delayMs);
   }
 
-  private kick(): void {
-    if (this.running) {
-      this.rerun = true;
-      return;
-    }
-    this.running = this.pass()
-      .catch((err: unknown) => {
-        this.log.error({ err: errText(err) }, 'pass failed; retrying');
-        this.schedule(this.errorBackoffMs);
-        this.errorBackoffMs = Math.min(this.errorBackoffMs * 2, 10_000);
-      })
-      .finally(() => {
-        this.running = undefined;
-        if (this.rerun) {
-          // The coalescing window of the changes that arrived during the pass has already elapsed
-          // (that is what set `rerun`): look again at once instead of waiting another window.
-          this.rerun = false;
-          this.schedule(0);
-        }
-      });
+  private runPass(): Promise<void> {
+    return this.pass().catch((err: unknown) => {
+      this.log.error({ err: errText(err) }, 'pass failed; retrying');
+      this.schedule(this.errorBackoffMs);
+      this.errorBackoffMs = Math.min(this.errorBackoffMs * 2, 10_000);
+    });
   }
 
   private async pass(): Promise<void> {
@@ -213,6 +192,7 @@ export class Controller {
     const started = performance.now();
     this.opts.metrics.passes.inc();
     const now = Date.now();
+    const mono = performance.now();
     let inputHash: string | undefined;
     if (this.inputsDirty) {
       this.inputsDirty = false;
@@ -221,12 +201,19 @@ export class Controller {
       inputHash = this.lastInputHash;
     }
     if (!this.isLeader()) return;
+    const nodes = this.informers.node.list().map(nodeInfoOf);
+    const nodeConfigs = this.informers.nodeConfig.list();
+    this.observations = observe(this.observations, nodes, nodeConfigs, mono);
     const p = plan({
       revisions: this.informers.revision.list(),
-      nodes: this.informers.node.list().map(cachedNodeInfo),
-      nodeConfigs: this.informers.nodeConfig.list(),
+      nodes,
+      nodeConfigs,
       now,
+      mono,
+      observations: this.observations,
       policy: this.opts.policy,
+      specHash: (r, n) =>
+        nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
       ...(inputHash ? { inputHash } : {}),
     });
     this.lastPlan = p;
@@ -252,7 +239,8 @@ export class Controller {
       routingTable: this.informers.routingTable.list(),
     };
     const result = buildRevision(inputs, this.informers.revision.list(), now);
-    this.lastInputHash = result.hash;
+    // Blocked inputs (some invalid): the last valid configuration stays in force (invariant 3).
+    this.lastInputHash = result.hash ?? this.lastInputHash;
     await this.parallel(result.inputStatusUpdates, async (u) => {
       if (!this.isLeader()) return;
       const client = this.inputClient(u.object);
@@ -306,6 +294,13 @@ export class Controller {
           'RevisionCreated',
           `revision ${created.spec.number} created: ${d.reason}`,
         );
+        if (d.retryOf)
+          await this.events.record(
+            d.retryOf,
+            'Normal',
+            'RetryRequested',
+            `retried as revision ${created.spec.number} (${created.metadata.name}); this revision is kept for inspection`,
+          );
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         this.inputsDirty = true;
@@ -319,7 +314,7 @@ export class Controller {
         else this.log.info({ cause: d.reason }, 'no new revision');
       }
     }
-    return result.hash;
+    return this.lastInputHash;
   }
 
   private inputClient(o: InputObject): ResourceClient<InputObject> {
@@ -344,204 +339,38 @@ export class Controller {
     ) as never;
   }
 
-  /** Carries out a plan; returns the number of writes that failed (the pass is then retried). */
-  private async execute(p: Plan, now: number): Promise<number> {
-    let failures = 0;
-    const guard = async (what: string, fn: () => Promise<void>): Promise<void> => {
-      if (!this.isLeader()) return;
-      try {
-        await fn();
-      } catch (err) {
-        failures++;
-        if (isConflict(err)) this.log.debug({ what }, 'conflict; will look again');
-        else this.log.error({ what, err: errText(err) }, 'write failed');
-      }
-    };
-    const revByName = new Map(this.informers.revision.list().map((r) => [r.metadata.name, r]));
-    // 1. Invalidations: status first (so that every reader sees why), then the Warning Event.
-    const statusByName = new Map(p.statusUpdates.map((s) => [s.revision, s.status]));
-    for (const a of p.actions.filter(
-      (x): x is Extract<Action, { type: 'invalidate' }> => x.type === 'invalidate',
-    )) {
-      await guard(`invalidate ${a.revision}`, async () => {
-        const r = revByName.get(a.revision);
-        if (!r) return;
-        const status = statusByName.get(a.revision) ?? {
-          ...r.status,
-          isInvalid: true,
-          failedNodes: a.failedNodes,
-        };
-        const written = await this.opts.clients.revision.updateStatus({ ...r, status });
-        statusByName.delete(a.revision);
-        this.informers.revision.mutated(written);
-        this.opts.metrics.invalidations.inc();
-        this.log.warn(
-          { revision: a.revision, failedNodes: a.failedNodes, cause: a.reason },
-          'revision invalidated',
-        );
-        await this.events.record(written, 'Warning', 'RevisionInvalidated', a.reason);
-      });
-    }
-    if (failures > 0) return failures; // never roll forward or back on a half-written invalidation
-    // 2. NodeConfig assignments and collection.
-    const assignments = p.actions.filter(
-      (x): x is Extract<Action, { type: 'assign' }> => x.type === 'assign',
-    );
-    const done: Extract<Action, { type: 'assign' }>[] = [];
-    await this.parallel(assignments, (a) =>
-      guard(`assign ${a.node}`, async () => {
-        await this.assign(a, revByName.get(a.revision), now);
-        done.push(a);
-      }),
-    );
-    for (const group of groupBy(done, (a) => `${a.revision}|${a.rollback ? 'rollback' : 'assign'}`)) {
-      const first = group[0] as (typeof group)[number];
-      const r = revByName.get(first.revision);
-      if (!r) continue;
-      const names = group.map((a) => a.node).sort();
-      const list =
-        names.length > 20
-          ? `${names.slice(0, 20).join(', ')} and ${names.length - 20} more`
-          : names.join(', ');
-      // Not awaited: the Event is informational (the log line and the NodeConfigs carry the same
-      // facts) and waiting for it would delay the next wave by one more API round trip.
-      this.inBackground(
-        this.events.record(
-          r,
-          'Normal',
-          first.rollback ? 'RolledBack' : 'NodesAssigned',
-          `${first.rollback ? 'rolled back' : 'assigned'} ${names.length} node(s) to revision ${r.spec.number}: ${list}`,
-        ),
-      );
-    }
-    const collect = p.actions.filter(
-      (x): x is Extract<Action, { type: 'deleteNodeConfig' }> => x.type === 'deleteNodeConfig',
-    );
-    await this.parallel(collect, (a) =>
-      guard(`delete NodeConfig ${a.name}`, async () => {
-        const nc = this.informers.nodeConfig.get(a.name);
-        if (!nc) return;
-        try {
-          await this.opts.clients.nodeConfig.delete(
-            a.name,
-            undefined,
-            nc.metadata.uid ? { uid: nc.metadata.uid } : {},
-          );
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-        this.informers.nodeConfig.mutated(nc, true);
-        this.log.info({ nodeConfig: a.name, cause: a.reason }, 'NodeConfig collected');
-        await this.events.record(nc, 'Normal', 'NodeConfigCollected', a.reason);
-      }),
-    );
-    // 3. Revision statuses that changed.
-    await this.parallel([...statusByName], ([name, status]) =>
-      guard(`status ${name}`, async () => {
-        const r = this.informers.revision.get(name) ?? revByName.get(name);
-        if (!r) return;
-        const written = await this.opts.clients.revision.updateStatus({ ...r, status });
-        this.informers.revision.mutated(written);
-        if (status.completedAt && !r.status?.completedAt && status.startedAt) {
-          const secs = (Date.parse(status.completedAt) - Date.parse(status.startedAt)) / 1000;
-          this.opts.metrics.rolloutDuration.observe(Math.max(0, secs));
-          this.log.info(
-            { revision: name, seconds: secs, ready: status.ready, failed: status.failed },
-            'rollout complete',
-          );
-          await this.events.record(
-            written,
-            'Normal',
-            'RolloutComplete',
-            `${status.ready}/${status.total} nodes ready, ${status.failed ?? 0} failed`,
-          );
-        }
-      }),
-    );
-    // 4. History cleanup.
-    for (const a of p.actions.filter(
-      (x): x is Extract<Action, { type: 'deleteRevision' }> => x.type === 'deleteRevision',
-    )) {
-      await guard(`delete revision ${a.revision}`, async () => {
-        const r = revByName.get(a.revision);
-        if (!r) return;
-        try {
-          await this.opts.clients.revision.delete(
-            a.revision,
-            undefined,
-            r.metadata.uid ? { uid: r.metadata.uid } : {},
-          );
-        } catch (err) {
-          if (!isNotFound(err)) throw err;
-        }
-        this.informers.revision.mutated(r, true);
-        this.log.info({ revision: a.revision, cause: a.reason }, 'revision deleted');
-      });
-    }
-    return failures;
-  }
-
-  private async assign(
-    a: Extract<Action, { type: 'assign' }>,
-    r: NetworkConfigRevision | undefined,
-    now: number,
-  ): Promise<void> {
-    const node = this.informers.node.get(a.node);
-    if (!r || !node) return;
-    const spec = this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, node.metadata.labels ?? {});
-    const ownerReferences = [
-      ...(node.metadata.uid
-        ? [{ apiVersion: 'v1', kind: 'Node', name: node.metadata.name, uid: node.metadata.uid }]
-        : []),
-      ...(r.metadata.uid
-        ? [
-            {
-              apiVersion: r.apiVersion ?? 'network.nodenet.io/v1alpha1',
-              kind: 'NetworkConfigRevision',
-              name: r.metadata.name,
-              uid: r.metadata.uid,
-            },
-          ]
-        : []),
-    ];
-    const annotations = {
-      [ASSIGNED_AT_ANNOTATION]: rfc3339Millis(now),
-      [ASSIGNED_BY_ANNOTATION]: this.opts.identity,
-    };
-    const labels = { [REVISION_NUMBER_LABEL]: String(r.spec.number) };
-    const existing = this.informers.nodeConfig.get(a.node);
-    let written: NodeConfig;
-    if (!existing) {
-      written = await this.opts.clients.nodeConfig.create({
-        apiVersion: 'network.nodenet.io/v1alpha1',
-        kind: 'NodeConfig',
-        metadata: { name: a.node, annotations, labels, ownerReferences },
-        spec,
-      });
-    } else {
-      // resourceVersion makes the patch conditional: a stale cache yields a 409, never a double assignment.
-      written = await this.opts.clients.nodeConfig.mergePatch(a.node, {
-        metadata: {
-          resourceVersion: existing.metadata.resourceVersion,
-          annotations,
-          labels,
-          ownerReferences,
+  /** Carries out a plan through the executors (execute.ts); returns the number of failed writes. */
+  private execute(p: Plan, now: number): Promise<number> {
+    const c = this.opts.clients;
+    const inf = this.informers;
+    const ctx: ExecContext = {
+      writer: {
+        nodeConfig: c.nodeConfig,
+        revision: {
+          updateStatus: (r) => c.revision.updateStatus(r),
+          mergePatch: (name, patch) => c.revision.mergePatch(name, patch),
+          delete: (name, ns, o) => c.revision.delete(name, ns, o),
         },
-        spec,
-      });
-    }
-    this.informers.nodeConfig.mutated(written);
-    this.log.info(
-      {
-        node: a.node,
-        revision: a.revision,
-        number: a.number,
-        from: a.from?.slice(0, 10),
-        rollback: a.rollback,
-        cause: a.reason,
+        events: this.events,
       },
-      a.rollback ? 'node rolled back' : 'node assigned',
-    );
+      cache: {
+        revision: (name) => inf.revision.get(name),
+        nodeConfig: (name) => inf.nodeConfig.get(name),
+        node: (name) => inf.node.get(name),
+        wroteRevision: (r, deleted) => inf.revision.mutated(r, deleted),
+        wroteNodeConfig: (nc, deleted) => inf.nodeConfig.mutated(nc, deleted),
+      },
+      log: this.log,
+      metrics: this.opts.metrics,
+      identity: this.opts.identity,
+      isLeader: this.isLeader,
+      now,
+      specFor: (r, node) =>
+        this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, node.metadata.labels ?? {}),
+      concurrency: this.opts.writeConcurrency ?? 64,
+      background: (bp) => this.inBackground(bp),
+    };
+    return executePlan(p, ctx);
   }
 
   private async parallel<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
@@ -571,37 +400,12 @@ export class Controller {
   }
 }
 
-/** NodeInfo per Node object (informer objects are replaced on change, never mutated). */
-const nodeInfos = new WeakMap<Node, NodeInfo>();
-function cachedNodeInfo(n: Node): NodeInfo {
-  let info = nodeInfos.get(n);
-  if (!info) nodeInfos.set(n, (info = nodeInfo(n)));
-  return info;
-}
-
-function nodeInfo(n: Node): NodeInfo {
-  const ready = n.status?.conditions?.find((c) => c.type === 'Ready');
-  const since =
-    ready?.status === 'True' && ready.lastTransitionTime ? Date.parse(ready.lastTransitionTime) : NaN;
-  return {
-    name: n.metadata.name,
-    ...(n.metadata.uid ? { uid: n.metadata.uid } : {}),
-    labels: n.metadata.labels ?? {},
-    ready: isNodeReady(n),
-    ...(Number.isNaN(since) ? {} : { readySinceMs: since }),
-    ...(n.metadata.deletionTimestamp ? { deleting: true } : {}),
-  };
-}
-
 /** What the build step reads from a revision (status counts excluded). */
 function revisionBuildKey(r: NetworkConfigRevision): string {
-  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}`;
-}
-
-function groupBy<T>(items: T[], key: (t: T) => string): T[][] {
-  const m = new Map<string, T[]>();
-  for (const it of items) m.set(key(it), [...(m.get(key(it)) ?? []), it]);
-  return [...m.values()];
+  // The high-water mark annotation is left out: it matters only when a revision is created, which
+  // one of these facts changing (or an input) causes anyway.
+  const retry = r.metadata.annotations?.[RETRY_ANNOTATION] ?? '';
+  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}`;
 }
 
 const errText = (err: unknown): string =>

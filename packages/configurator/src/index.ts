@@ -2,7 +2,7 @@ export * from './duration.js';
 export * from './policy.js';
 export * from './selector-flag.js';
 export * from './conditions.js';
-export * from './planner.js';
+export * from './rollout/index.js';
 export * from './revisions.js';
 export * from './metrics.js';
 export * from './http.js';

@@ -9,7 +9,13 @@ import { Controller } from './controller.js';
 import { parseDuration } from './duration.js';
 import { serve } from './http.js';
 import { Metrics } from './metrics.js';
-import { DEFAULT_POLICY, parseNonNegativeInt, parseUpdateLimit, type Policy } from './policy.js';
+import {
+  DEFAULT_POLICY,
+  parseNonNegativeInt,
+  parsePositiveInt,
+  parseUpdateLimit,
+  type Policy,
+} from './policy.js';
 import { parseSelectorFlag } from './selector-flag.js';
 
 const program = new Command()
@@ -40,8 +46,16 @@ const program = new Command()
   )
   .option(
     '--config-timeout <duration>',
-    'a node whose agent reported provisioning and nothing since for this long has failed',
+    'a node whose agent is working on an assignment (provisioning, confirming) with no status change seen for this long has failed',
     '2m',
+  )
+  .option(
+    '--not-ready-timeout <duration>',
+    'a node that took the revision being rolled out and is then NotReady (or gone) keeps its slot this long, ' +
+      'then counts as failed. Default 5m: longer than a node reboot and the agent confirm window, so a node ' +
+      'that comes back by itself is not failed; short enough that a change which cuts nodes off stops within ' +
+      'minutes (the same as Kubernetes waits before evicting pods from an unreachable node)',
+    '5m',
   )
   .option(
     '--min-success-time <duration>',
@@ -55,11 +69,11 @@ const program = new Command()
   )
   .option(
     '--wave-label <label>',
-    "start nodes in the order of this label's value (numeric when numbers; unlabelled last), then by name",
+    "start nodes in the order of this label's value (numbers in numeric order, then text values, then unlabelled), then by name",
   )
   .option(
     '--revision-history-limit <n>',
-    'revisions kept; older ones no NodeConfig references are deleted',
+    'revisions kept (at least 1); older ones no NodeConfig references are deleted, never the invalid one equal to the inputs',
     '10',
   )
   .option('--leader-election-namespace <ns>', 'namespace of the leader election Lease', 'nodenet-system')
@@ -95,6 +109,7 @@ interface Flags {
   maxFailures: string;
   preconfigTimeout: string;
   configTimeout: string;
+  notReadyTimeout: string;
   minSuccessTime: string;
   nodeSelector: string;
   waveLabel?: string;
@@ -120,8 +135,9 @@ export function policyFromFlags(f: Flags): Policy {
     maxFailures: parseNonNegativeInt(f.maxFailures, '--max-failures'),
     preconfigTimeoutMs: parseDuration(f.preconfigTimeout, '--preconfig-timeout'),
     configTimeoutMs: parseDuration(f.configTimeout, '--config-timeout'),
+    notReadyTimeoutMs: parseDuration(f.notReadyTimeout, '--not-ready-timeout'),
     minSuccessTimeMs: parseDuration(f.minSuccessTime, '--min-success-time'),
-    revisionHistoryLimit: parseNonNegativeInt(f.revisionHistoryLimit, '--revision-history-limit'),
+    revisionHistoryLimit: parsePositiveInt(f.revisionHistoryLimit, '--revision-history-limit'),
     ...(selector ? { nodeSelector: selector } : {}),
     ...(f.waveLabel ? { waveLabel: f.waveLabel } : {}),
   };

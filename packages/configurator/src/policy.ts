@@ -11,6 +11,11 @@ export interface Policy {
   preconfigTimeoutMs: number;
   /** A node whose agent reported `provisioning` and nothing since for this long has failed. */
   configTimeoutMs: number;
+  /**
+   * A node that took the revision as a step of its rollout and is then NotReady (or gone) keeps its
+   * slot this long, then counts as failed.
+   */
+  notReadyTimeoutMs: number;
   /** A node that finished keeps its slot this long (soak) before the next one starts. */
   minSuccessTimeMs: number;
   /** Only nodes matching this selector are targets (undefined: all nodes). */
@@ -28,6 +33,7 @@ export const DEFAULT_POLICY: Policy = {
   maxFailures: 0,
   preconfigTimeoutMs: 10 * 60_000,
   configTimeoutMs: 2 * 60_000,
+  notReadyTimeoutMs: 5 * 60_000,
   minSuccessTimeMs: 0,
   revisionHistoryLimit: 10,
   maxFailedNodes: 50,
@@ -66,5 +72,11 @@ export function updateLimitFor(limit: UpdateLimit, targets: number): number {
 
 export function parseNonNegativeInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value.trim())) throw new PolicyError(flag, value, 'must be a non-negative integer');
+  return Number(value.trim());
+}
+
+export function parsePositiveInt(value: string, flag: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value.trim()) < 1)
+    throw new PolicyError(flag, value, 'must be a positive integer (at least 1)');
   return Number(value.trim());
 }

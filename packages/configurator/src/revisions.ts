@@ -6,6 +6,8 @@
  */
 import {
   API_VERSION,
+  HIGHEST_NUMBER_ANNOTATION,
+  RETRY_ANNOTATION,
   buildConfig,
   canonicalJson,
   inForceKeys,
@@ -18,6 +20,7 @@ import {
   type Problem,
 } from '@nodenet/api';
 import { setConditions, rfc3339 } from './conditions.js';
+import { highestNumber } from './rollout/numbers.js';
 
 export interface InputStatusUpdate {
   object: InputObject;
@@ -28,7 +31,7 @@ export interface InputStatusUpdate {
 
 export type RevisionDecision =
   | { action: 'blocked'; reason: string }
-  | { action: 'create'; revision: NetworkConfigRevision; reason: string }
+  | { action: 'create'; revision: NetworkConfigRevision; reason: string; retryOf?: NetworkConfigRevision }
   | { action: 'skip'; hash: string; reason: string };
 
 export interface BuildResult {
@@ -126,25 +129,37 @@ export function buildRevision(
     };
   }
   const invalid = sorted.find((r) => r.status?.isInvalid === true && r.spec.hash === hash);
+  // A new number is above every number ever used (numbers.ts), so a retry or a rebuild after
+  // `kubectl delete ncr` never reuses the number of an earlier attempt.
+  const number = highestNumber(revisions) + 1;
   if (invalid) {
+    const retriedBy = sorted.find((r) => r.spec.retryOf === invalid.metadata.name);
+    if (invalid.metadata.annotations?.[RETRY_ANNOTATION] === undefined || retriedBy) {
+      return {
+        problems,
+        inputStatusUpdates,
+        hash,
+        decision: {
+          action: 'skip',
+          hash,
+          reason: `equal to invalid revision ${invalid.metadata.name}; to try it again: kubectl annotate ncr ${invalid.metadata.name} ${RETRY_ANNOTATION}=now`,
+        },
+      };
+    }
+    const retry = newRevision(number, config, hash, invalid.metadata.name);
     return {
       problems,
       inputStatusUpdates,
       hash,
       decision: {
-        action: 'skip',
-        hash,
-        reason: `equal to invalid revision ${invalid.metadata.name}; delete it (kubectl nodenet retry) to try again`,
+        action: 'create',
+        revision: retry,
+        retryOf: invalid,
+        reason: `retry of invalid revision ${invalid.metadata.name} (annotation ${RETRY_ANNOTATION})`,
       },
     };
   }
-  const number = (sorted[0]?.spec.number ?? 0) + 1;
-  const revision: NetworkConfigRevision = {
-    apiVersion: API_VERSION,
-    kind: 'NetworkConfigRevision',
-    metadata: { name: revisionName(number, hash) },
-    spec: { config, hash, number },
-  };
+  const revision = newRevision(number, config, hash);
   return {
     problems,
     inputStatusUpdates,
@@ -156,5 +171,22 @@ export function buildRevision(
         ? `inputs changed (desired ${desired.metadata.name} has ${desired.spec.hash.slice(0, 10)})`
         : 'first revision',
     },
+  };
+}
+
+function newRevision(
+  number: number,
+  config: NetworkConfigRevision['spec']['config'],
+  hash: string,
+  retryOf?: string,
+): NetworkConfigRevision {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'NetworkConfigRevision',
+    metadata: {
+      name: revisionName(number, hash),
+      annotations: { [HIGHEST_NUMBER_ANNOTATION]: String(number) },
+    },
+    spec: { config, hash, number, ...(retryOf ? { retryOf } : {}) },
   };
 }

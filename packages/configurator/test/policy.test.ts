@@ -57,3 +57,13 @@ describe('flag parsing', () => {
     expect(() => parseSelectorFlag(text)).toThrow(/--node-selector/);
   });
 });
+
+describe('--revision-history-limit', () => {
+  it('is at least 1', async () => {
+    const { parsePositiveInt } = await import('../src/policy.js');
+    expect(parsePositiveInt('3', '--revision-history-limit')).toBe(3);
+    expect(() => parsePositiveInt('0', '--revision-history-limit')).toThrow(
+      '--revision-history-limit: must be a positive integer (at least 1) (got "0")',
+    );
+  });
+});

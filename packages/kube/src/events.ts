@@ -93,7 +93,7 @@ export class EventRecorder {
   }
 
   private async write(ev: Event, key: EventKey): Promise<void> {
-    const now = this.opts.monotonicNow ? this.opts.monotonicNow() : performance.now(); // performance.now needs its receiver
+    const now = this.opts.monotonicNow ? this.opts.monotonicNow() : performance.now();
     const decision = this.correlator.decide(key, now);
     try {
       if (decision.action === 'drop') {

@@ -1,0 +1,64 @@
+/** The NodeConfig the configurator writes when it hands a node a revision (pure). */
+import {
+  API_VERSION,
+  ASSIGNED_AT_ANNOTATION,
+  MOVE_ANNOTATION,
+  REVISION_NUMBER_LABEL,
+  SPEC_HASH_ANNOTATION,
+  type MoveKind,
+  type NetworkConfigRevision,
+  type NodeConfig,
+  type NodeConfigSpec,
+} from '@nodenet/api';
+import type { Node } from '@nodenet/kube';
+import { rfc3339Millis } from './conditions.js';
+import { nodeSpecHash } from './rollout/facts.js';
+
+/** Which configurator instance made an assignment (for audits and the two-leader test). */
+export const ASSIGNED_BY_ANNOTATION = 'network.nodenet.io/assigned-by';
+
+export interface Assignment {
+  /** The node's spec for the revision (a function of the revision and the node's labels). */
+  spec: NodeConfigSpec;
+  move: MoveKind;
+  /** Wall clock, written for people (`assigned-at`); never compared with anything. */
+  now: number;
+  identity: string;
+}
+
+/**
+ * The NodeConfig of `node` for `revision`: spec, the assignment annotations, the revision number
+ * label, and owner references to the Node and the revision (garbage collection of either removes it).
+ */
+export function nodeConfigFor(revision: NetworkConfigRevision, node: Node, a: Assignment): NodeConfig {
+  return {
+    apiVersion: API_VERSION,
+    kind: 'NodeConfig',
+    metadata: {
+      name: node.metadata.name,
+      annotations: {
+        [ASSIGNED_AT_ANNOTATION]: rfc3339Millis(a.now),
+        [ASSIGNED_BY_ANNOTATION]: a.identity,
+        [SPEC_HASH_ANNOTATION]: nodeSpecHash(a.spec),
+        [MOVE_ANNOTATION]: a.move,
+      },
+      labels: { [REVISION_NUMBER_LABEL]: String(revision.spec.number) },
+      ownerReferences: [
+        ...(node.metadata.uid
+          ? [{ apiVersion: 'v1', kind: 'Node', name: node.metadata.name, uid: node.metadata.uid }]
+          : []),
+        ...(revision.metadata.uid
+          ? [
+              {
+                apiVersion: revision.apiVersion ?? API_VERSION,
+                kind: 'NetworkConfigRevision',
+                name: revision.metadata.name,
+                uid: revision.metadata.uid,
+              },
+            ]
+          : []),
+      ],
+    },
+    spec: a.spec,
+  };
+}

@@ -1,0 +1,22 @@
+/** What the planner needs of a Node, read once per Node object. */
+import { isNodeReady, type Node } from '@nodenet/kube';
+import type { NodeInfo } from './rollout/index.js';
+
+/** NodeInfo per Node object (informer objects are replaced on change, never mutated). */
+const nodeInfos = new WeakMap<Node, NodeInfo>();
+export function nodeInfoOf(n: Node): NodeInfo {
+  let info = nodeInfos.get(n);
+  if (!info) nodeInfos.set(n, (info = nodeInfo(n)));
+  return info;
+}
+
+/** The kubelet's lastTransitionTime is another machine's clock: readiness changes are timed by observe(). */
+function nodeInfo(n: Node): NodeInfo {
+  return {
+    name: n.metadata.name,
+    ...(n.metadata.uid ? { uid: n.metadata.uid } : {}),
+    labels: n.metadata.labels ?? {},
+    ready: isNodeReady(n),
+    ...(n.metadata.deletionTimestamp ? { deleting: true } : {}),
+  };
+}

@@ -1,0 +1,69 @@
+/** What the planner reads from a NodeConfig, parsed once per object (informer objects are immutable). */
+import {
+  ASSIGNED_AT_ANNOTATION,
+  MOVE_ANNOTATION,
+  MOVE_KINDS,
+  REVISION_NUMBER_LABEL,
+  SPEC_HASH_ANNOTATION,
+  hashConfig,
+  type MoveKind,
+  type NodeConfig,
+} from '@nodenet/api';
+
+/**
+ * Whether the agent's status answers the NodeConfig's current spec. The agent records the
+ * generation it answered in its conditions' `observedGeneration` (and `lastAppliedRevision` is what
+ * is on the host afterwards, the restored revision after a failure); without generations, a status
+ * naming the spec's revision as applied answers it.
+ */
+export function reportsOnSpec(nc: NodeConfig): boolean {
+  const st = nc.status;
+  if (!st) return false;
+  const gens = (st.conditions ?? [])
+    .map((c) => c.observedGeneration)
+    .filter((g): g is number => g !== undefined);
+  if (gens.length > 0 && nc.metadata.generation !== undefined) return gens.includes(nc.metadata.generation);
+  return st.lastAppliedRevision === nc.spec.revision;
+}
+
+export interface NodeConfigFacts {
+  /** The assignment annotation is present (written by a configurator). */
+  assigned: boolean;
+  /** Text of the assignment annotation, for messages only. */
+  assignedAtText: string | undefined;
+  about: boolean;
+  /** Hash of the spec: the annotation when present, else computed. */
+  specHash: string;
+  move: MoveKind;
+  number: number | undefined;
+}
+
+const cache = new WeakMap<NodeConfig, NodeConfigFacts>();
+
+const specHashes = new WeakMap<NodeConfig['spec'], string>();
+/** The spec hash as the configurator records it: sha256 of the spec's canonical JSON (memoized per object). */
+export function nodeSpecHash(spec: NodeConfig['spec']): string {
+  let h = specHashes.get(spec);
+  if (h === undefined) specHashes.set(spec, (h = hashConfig(spec)));
+  return h;
+}
+
+export function factsOf(nc: NodeConfig): NodeConfigFacts {
+  let f = cache.get(nc);
+  if (!f) {
+    const a = nc.metadata.annotations ?? {};
+    const move = a[MOVE_ANNOTATION];
+    const number = Number(nc.metadata.labels?.[REVISION_NUMBER_LABEL]);
+    f = {
+      assigned: a[ASSIGNED_AT_ANNOTATION] !== undefined,
+      assignedAtText: a[ASSIGNED_AT_ANNOTATION],
+      about: reportsOnSpec(nc),
+      specHash: a[SPEC_HASH_ANNOTATION] ?? nodeSpecHash(nc.spec),
+      // Unknown or missing (an older configurator): counted as forward, the careful reading.
+      move: (MOVE_KINDS as readonly string[]).includes(move ?? '') ? (move as MoveKind) : 'forward',
+      number: Number.isInteger(number) && number > 0 ? number : undefined,
+    };
+    cache.set(nc, f);
+  }
+  return f;
+}

@@ -1,0 +1,80 @@
+/**
+ * What this configurator observed, and when, on its own monotonic clock (invariant 9). Timestamps
+ * written by other machines (the agent's `lastUpdate`, the kubelet's `lastTransitionTime`, another
+ * configurator's `assigned-at`) are shown to people and never compared with this clock: a deadline
+ * runs from the first time this process saw the fact it is about. A new leader starts with no
+ * observations, so its timers start afresh: it may wait longer than its predecessor, never fail
+ * earlier.
+ */
+import { ASSIGNED_AT_ANNOTATION, SPEC_HASH_ANNOTATION, canonicalJson, type NodeConfig } from '@nodenet/api';
+import type { NodeInfo } from './types.js';
+
+/** Per node: the facts the deadlines depend on and when each was first seen (monotonic ms). */
+export interface NodeObservation {
+  /** The assignment the NodeConfig carries (revision, assigned-at, generation, spec hash). */
+  assignKey?: string;
+  assignSince: number;
+  /** The agent's status as a whole: any change (a heartbeat too) is progress. */
+  statusKey?: string;
+  statusSince: number;
+  /** Ready, NotReady, or gone (no Node object, or being deleted). */
+  readiness: 'ready' | 'notReady' | 'gone';
+  readinessSince: number;
+}
+
+export type Observations = ReadonlyMap<string, NodeObservation>;
+
+const keyCache = new WeakMap<NodeConfig, { assign: string; status: string | undefined }>();
+function keysOf(nc: NodeConfig): { assign: string; status: string | undefined } {
+  let k = keyCache.get(nc);
+  if (!k) {
+    const a = nc.metadata.annotations ?? {};
+    k = {
+      assign: `${nc.spec.revision}|${a[ASSIGNED_AT_ANNOTATION] ?? ''}|${nc.metadata.generation ?? ''}|${a[SPEC_HASH_ANNOTATION] ?? ''}`,
+      status: nc.status ? canonicalJson(nc.status) : undefined,
+    };
+    keyCache.set(nc, k);
+  }
+  return k;
+}
+
+/**
+ * The observations after looking at the current objects at `mono`: a fact that changed (or is seen
+ * for the first time) is stamped `mono`, an unchanged one keeps its stamp. Nodes with neither a Node
+ * nor a NodeConfig are forgotten. Pure: returns a new map, `prev` is not modified.
+ */
+export function observe(
+  prev: Observations,
+  nodes: readonly NodeInfo[],
+  nodeConfigs: readonly NodeConfig[],
+  mono: number,
+): Map<string, NodeObservation> {
+  const out = new Map<string, NodeObservation>();
+  const ncByName = new Map(nodeConfigs.map((nc) => [nc.metadata.name, nc]));
+  const nodeByName = new Map(nodes.map((n) => [n.name, n]));
+  for (const name of new Set([...nodeByName.keys(), ...ncByName.keys()])) {
+    const node = nodeByName.get(name);
+    const nc = ncByName.get(name);
+    const readiness = !node || node.deleting ? 'gone' : node.ready ? 'ready' : 'notReady';
+    const keys = nc ? keysOf(nc) : undefined;
+    const old = prev.get(name);
+    if (
+      old &&
+      old.assignKey === keys?.assign &&
+      old.statusKey === keys?.status &&
+      old.readiness === readiness
+    ) {
+      out.set(name, old); // nothing changed: keep the stamps (and the object)
+      continue;
+    }
+    out.set(name, {
+      ...(keys ? { assignKey: keys.assign } : {}),
+      assignSince: old && old.assignKey === keys?.assign ? old.assignSince : mono,
+      ...(keys?.status !== undefined ? { statusKey: keys.status } : {}),
+      statusSince: old && old.statusKey === keys?.status ? old.statusSince : mono,
+      readiness,
+      readinessSince: old && old.readiness === readiness ? old.readinessSince : mono,
+    });
+  }
+  return out;
+}

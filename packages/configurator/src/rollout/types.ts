@@ -1,0 +1,101 @@
+/** The rollout planner's vocabulary: what it reads, what it decides. */
+import type {
+  FailedNode,
+  MoveKind,
+  NetworkConfigRevision,
+  NetworkConfigRevisionStatus,
+  NodeConfig,
+} from '@nodenet/api';
+import type { Policy } from '../policy.js';
+import type { Observations } from './observe.js';
+
+export interface NodeInfo {
+  name: string;
+  uid?: string;
+  labels: Record<string, string>;
+  ready: boolean;
+  /** The Node is being deleted. */
+  deleting?: boolean;
+}
+
+export interface PlanInput {
+  revisions: readonly NetworkConfigRevision[];
+  nodes: readonly NodeInfo[];
+  nodeConfigs: readonly NodeConfig[];
+  /** Wall clock (ms since the epoch): only written into status for people to read, never compared. */
+  now: number;
+  /** The configurator's monotonic clock (ms): every deadline is measured on it. */
+  mono: number;
+  /** When this configurator first saw each fact (see observe.ts); updated before every pass. */
+  observations: Observations;
+  policy: Policy;
+  /** Hash the inputs currently produce: an invalid revision with it is never cleaned up. */
+  inputHash?: string;
+  /**
+   * The spec hash a node's NodeConfig has for a revision (sha256 of the canonical spec JSON): a
+   * function of the revision and the node's labels. Without it, a node is compared by revision only.
+   */
+  specHash?: (revision: NetworkConfigRevision, node: NodeInfo) => string;
+}
+
+/**
+ * Per target node, relative to the desired revision:
+ * - upToDate      on the desired spec, provisioned, soak over;
+ * - soaking       provisioned for less than --min-success-time: holds its slot;
+ * - pending       assigned, no report yet (preconfig timeout from the assignment we observed);
+ * - provisioning  the agent is working on it (config timeout from the last status change we saw);
+ * - notReady      took the revision as a step of its rollout, then NotReady or gone: holds its slot;
+ * - failed        reported invalid, or a timeout passed;
+ * - outdated      anything else: waits for a free slot.
+ */
+export type NodeState =
+  'upToDate' | 'soaking' | 'pending' | 'provisioning' | 'notReady' | 'failed' | 'outdated';
+
+/** The node states that hold a slot. */
+export const SLOT_STATES: ReadonlySet<NodeState> = new Set([
+  'soaking',
+  'pending',
+  'provisioning',
+  'notReady',
+]);
+
+export interface AssignAction {
+  type: 'assign';
+  node: string;
+  revision: string;
+  hash: string;
+  number: number;
+  /** The hash the node had (undefined: new NodeConfig). */
+  from?: string;
+  /** The node leaves a revision that was marked invalid. */
+  rollback: boolean;
+  /** Recorded on the NodeConfig: decides whether the node's failure counts against the revision. */
+  move: MoveKind;
+  reason: string;
+}
+
+export type Action =
+  | AssignAction
+  | { type: 'invalidate'; revision: string; failedNodes: FailedNode[]; reason: string; aborted?: boolean }
+  | { type: 'deleteNodeConfig'; name: string; reason: string }
+  | { type: 'deleteRevision'; revision: string; reason: string }
+  /** Records the highest revision number ever used on a revision (numbers.ts). */
+  | { type: 'markHighestNumber'; revision: string; number: number };
+
+export interface StatusUpdate {
+  revision: string;
+  status: NetworkConfigRevisionStatus;
+}
+
+export interface Plan {
+  desired?: { name: string; hash: string; number: number };
+  actions: Action[];
+  /** Revision statuses that differ from what the objects carry. */
+  statusUpdates: StatusUpdate[];
+  /** Look again after this long even if nothing changes (a timeout or soak ends); clamped. */
+  requeueAfterMs?: number;
+  /** Nodes by state relative to the desired revision, after the actions (for metrics and logs). */
+  nodeStates: Record<NodeState | 'notTarget', number>;
+  limit: number;
+  inProgress: number;
+}

@@ -1,0 +1,294 @@
+/**
+ * The controller's executors against a recording fake client: which writes a plan turns into, in
+ * which order, with which content, and which Events.
+ */
+import {
+  ASSIGNED_AT_ANNOTATION,
+  HIGHEST_NUMBER_ANNOTATION,
+  MOVE_ANNOTATION,
+  REVISION_NUMBER_LABEL,
+  SPEC_HASH_ANNOTATION,
+  nodeConfigSpec,
+  type NetworkConfigRevision,
+  type NodeConfig,
+} from '@nodenet/api';
+import type { KubeObject, Node } from '@nodenet/kube';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { controlEvents, executePlan, type ExecContext } from '../src/execute.js';
+import { Metrics } from '../src/metrics.js';
+import { ASSIGNED_BY_ANNOTATION, nodeConfigFor } from '../src/node-config.js';
+import { nodeSpecHash, observe, plan, type Plan } from '../src/rollout/index.js';
+import { A, B, M0, T0, completed, done, input, invalid, nc, rev } from './rollout/fixtures.js';
+
+type Write = { verb: string; kind: string; name: string; body?: unknown };
+
+/** A fake API: keeps objects, records every write, fails the writes it is told to. */
+class RecordingClient {
+  readonly writes: Write[] = [];
+  readonly events: { name: string; type: string; reason: string; message: string }[] = [];
+  failing = new Set<string>();
+  revisions = new Map<string, NetworkConfigRevision>();
+  nodeConfigs = new Map<string, NodeConfig>();
+  nodes = new Map<string, Node>();
+
+  private check(verb: string, kind: string, name: string, body?: unknown): void {
+    this.writes.push({ verb, kind, name, ...(body !== undefined ? { body } : {}) });
+    if (this.failing.has(`${verb} ${kind} ${name}`))
+      throw new Error(`injected failure: ${verb} ${kind} ${name}`);
+  }
+
+  ctx(over: Partial<ExecContext> = {}): ExecContext {
+    return {
+      writer: {
+        nodeConfig: {
+          create: async (o) => {
+            this.check('create', 'NodeConfig', o.metadata.name, o);
+            this.nodeConfigs.set(o.metadata.name, o);
+            return o;
+          },
+          mergePatch: async (name, patch) => {
+            this.check('patch', 'NodeConfig', name, patch);
+            const p = patch as Partial<NodeConfig>;
+            const old = this.nodeConfigs.get(name) as NodeConfig;
+            const next = { ...old, metadata: { ...old.metadata, ...p.metadata }, spec: p.spec ?? old.spec };
+            this.nodeConfigs.set(name, next);
+            return next;
+          },
+          delete: async (name) => {
+            this.check('delete', 'NodeConfig', name);
+            this.nodeConfigs.delete(name);
+          },
+        },
+        revision: {
+          updateStatus: async (r) => {
+            this.check('status', 'NetworkConfigRevision', r.metadata.name, r.status);
+            this.revisions.set(r.metadata.name, r);
+            return r;
+          },
+          delete: async (name) => {
+            this.check('delete', 'NetworkConfigRevision', name);
+            this.revisions.delete(name);
+          },
+          mergePatch: async (name, patch) => {
+            this.check('patch', 'NetworkConfigRevision', name, patch);
+            const old = this.revisions.get(name) as NetworkConfigRevision;
+            const ann = (patch as { metadata: { annotations: Record<string, string> } }).metadata.annotations;
+            const next = {
+              ...old,
+              metadata: { ...old.metadata, annotations: { ...old.metadata.annotations, ...ann } },
+            };
+            this.revisions.set(name, next);
+            return next;
+          },
+        },
+        events: {
+          record: async (obj: KubeObject, type, reason, message) => {
+            this.events.push({ name: obj.metadata.name ?? '', type, reason, message });
+          },
+        },
+      },
+      cache: {
+        revision: (n) => this.revisions.get(n),
+        nodeConfig: (n) => this.nodeConfigs.get(n),
+        node: (n) => this.nodes.get(n),
+        wroteRevision: () => undefined,
+        wroteNodeConfig: () => undefined,
+      },
+      log: pino({ level: 'silent' }),
+      metrics: new Metrics(),
+      identity: 'test-1',
+      isLeader: () => true,
+      now: T0,
+      specFor: (r, n) =>
+        nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, n.metadata.labels ?? {}),
+      concurrency: 4,
+      background: (p) => void p,
+      ...over,
+    };
+  }
+}
+
+const k8sNode = (name: string): Node => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name, uid: `uid-${name}`, labels: {} },
+});
+
+function setUp(revisions: NetworkConfigRevision[], ncs: NodeConfig[], nodeNames: string[]): RecordingClient {
+  const c = new RecordingClient();
+  for (const r of revisions)
+    c.revisions.set(r.metadata.name, { ...r, metadata: { ...r.metadata, uid: `uid-${r.metadata.name}` } });
+  for (const x of ncs) c.nodeConfigs.set(x.metadata.name, x);
+  for (const n of nodeNames) c.nodes.set(n, k8sNode(n));
+  return c;
+}
+
+const planFor = (revisions: NetworkConfigRevision[], ncs: NodeConfig[], nodeNames: string[]): Plan => {
+  const i = input({
+    revisions,
+    nodeConfigs: ncs,
+    nodes: nodeNames.map((name) => ({ name, labels: {}, ready: true })),
+  });
+  return plan({ ...i, observations: observe(new Map(), i.nodes, ncs, M0) });
+};
+
+describe('nodeConfigFor', () => {
+  it('builds the NodeConfig: spec, assignment annotations (spec hash, move), number label, owners', () => {
+    const r = { ...rev(3, A), metadata: { name: 'rev-3-aaaaaaaaaa', uid: 'u-r' } };
+    const spec = nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, {});
+    const o = nodeConfigFor(r, k8sNode('n1'), { spec, move: 'rollback', now: T0, identity: 'me' });
+    expect(o.metadata).toEqual({
+      name: 'n1',
+      annotations: {
+        [ASSIGNED_AT_ANNOTATION]: new Date(T0).toISOString(),
+        [ASSIGNED_BY_ANNOTATION]: 'me',
+        [SPEC_HASH_ANNOTATION]: nodeSpecHash(spec),
+        [MOVE_ANNOTATION]: 'rollback',
+      },
+      labels: { [REVISION_NUMBER_LABEL]: '3' },
+      ownerReferences: [
+        { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'uid-n1' },
+        {
+          apiVersion: 'network.nodenet.io/v1alpha1',
+          kind: 'NetworkConfigRevision',
+          name: 'rev-3-aaaaaaaaaa',
+          uid: 'u-r',
+        },
+      ],
+    });
+    expect(o.spec).toBe(spec);
+  });
+});
+
+describe('executePlan', () => {
+  it('new nodes: one create per assignment, a NodesAssigned Event, then the revision status', async () => {
+    const revs = [rev(1, A)];
+    const c = setUp(revs, [], ['n00', 'n01']);
+    const p = planFor(revs, [], ['n00', 'n01']);
+    const background: Promise<void>[] = [];
+    expect(await executePlan(p, c.ctx({ background: (x) => background.push(x) }))).toBe(0);
+    await Promise.all(background);
+    expect(c.writes.map((w) => `${w.verb} ${w.kind} ${w.name}`)).toEqual([
+      'create NodeConfig n00',
+      'status NetworkConfigRevision rev-1-aaaaaaaaaa',
+      'patch NetworkConfigRevision rev-1-aaaaaaaaaa', // the highest number ever used (1)
+    ]);
+    expect(c.nodeConfigs.get('n00')?.metadata.annotations?.[MOVE_ANNOTATION]).toBe('forward');
+    expect(c.events.map((e) => e.reason)).toEqual(['NodesAssigned']);
+  });
+
+  it('invalidation: the status (with why) is written before any node moves, then the Warning Event, then rollbacks as conditional patches', async () => {
+    const revs = [rev(2, B), completed(rev(1, A))];
+    const ncs = [
+      {
+        ...nc('n00', B, { number: 2, status: invalid(A, 'bgp down') }),
+        metadata: { ...nc('n00', B).metadata, resourceVersion: '7' },
+      },
+      nc('n01', A, { status: done(A) }),
+    ];
+    const c = setUp(revs, ncs, ['n00', 'n01']);
+    expect(await executePlan(planFor(revs, ncs, ['n00', 'n01']), c.ctx())).toBe(0);
+    const order = c.writes.map((w) => `${w.verb} ${w.kind} ${w.name}`);
+    expect(order[0]).toBe('status NetworkConfigRevision rev-2-bbbbbbbbbb');
+    expect(order[1]).toBe('patch NodeConfig n00');
+    expect(c.writes[0]?.body).toMatchObject({
+      isInvalid: true,
+      failedNodes: [{ node: 'n00', message: 'bgp down' }],
+    });
+    expect(c.writes[1]?.body).toMatchObject({
+      metadata: { resourceVersion: '7', annotations: { [MOVE_ANNOTATION]: 'rollback' } },
+      spec: { revision: A },
+    });
+    expect(c.events[0]).toMatchObject({
+      type: 'Warning',
+      reason: 'RevisionInvalidated',
+      name: 'rev-2-bbbbbbbbbb',
+    });
+  });
+
+  it('a failed invalidation write stops the pass: no node is moved on a half-written invalidation', async () => {
+    const revs = [rev(2, B), rev(1, A)];
+    const ncs = [nc('n00', B, { status: invalid(A) })];
+    const c = setUp(revs, ncs, ['n00', 'n01']);
+    c.failing.add('status NetworkConfigRevision rev-2-bbbbbbbbbb');
+    expect(await executePlan(planFor(revs, ncs, ['n00', 'n01']), c.ctx())).toBe(1);
+    expect(c.writes.map((w) => w.verb + ' ' + w.name)).toEqual(['status rev-2-bbbbbbbbbb']);
+    expect(c.events).toEqual([]);
+  });
+
+  it('a standby writes nothing', async () => {
+    const revs = [rev(1, A)];
+    const c = setUp(revs, [], ['n00']);
+    await executePlan(planFor(revs, [], ['n00']), c.ctx({ isLeader: () => false }));
+    expect(c.writes).toEqual([]);
+  });
+
+  it('records the highest revision number ever used on the revisions that lack it', async () => {
+    const revs = [rev(3, B), completed(rev(1, A))];
+    const c = setUp(revs, [], []);
+    await executePlan(planFor(revs, [], []), c.ctx());
+    expect(c.writes.filter((w) => w.verb === 'patch')).toEqual([
+      {
+        verb: 'patch',
+        kind: 'NetworkConfigRevision',
+        name: 'rev-3-bbbbbbbbbb',
+        body: { metadata: { annotations: { [HIGHEST_NUMBER_ANNOTATION]: '3' } } },
+      },
+      {
+        verb: 'patch',
+        kind: 'NetworkConfigRevision',
+        name: 'rev-1-aaaaaaaaaa',
+        body: { metadata: { annotations: { [HIGHEST_NUMBER_ANNOTATION]: '3' } } },
+      },
+    ]);
+  });
+
+  it('control Events from condition changes: Paused, Resumed, and a retry that cannot be honoured', () => {
+    const cond = (type: string, status: 'True' | 'False', reason = 'r') => ({
+      type,
+      status,
+      reason,
+      message: `${type} ${status}`,
+      lastTransitionTime: '2025-01-01T00:00:00Z',
+    });
+    expect(controlEvents([], [cond('Paused', 'True')])).toEqual([
+      { type: 'Normal', reason: 'Paused', message: 'Paused True' },
+    ]);
+    expect(controlEvents([cond('Paused', 'True')], [cond('Paused', 'False')])).toEqual([
+      { type: 'Normal', reason: 'Resumed', message: 'Paused False' },
+    ]);
+    expect(controlEvents([cond('Paused', 'False')], [cond('Paused', 'False')])).toEqual([]);
+    expect(controlEvents([], [cond('RetryRequested', 'False', 'InputsChanged')])).toEqual([
+      { type: 'Warning', reason: 'RetryRequested', message: 'RetryRequested False' },
+    ]);
+  });
+
+  it('RolloutComplete is recorded once, when completedAt is first set; newly degraded nodes get a Warning Event', async () => {
+    const revs = [rev(1, A)];
+    const ncs = [nc('n00', A, { status: done(A) })];
+    const c = setUp(revs, ncs, ['n00']);
+    await executePlan(planFor(revs, ncs, ['n00']), c.ctx());
+    expect(c.events.map((e) => e.reason)).toEqual(['RolloutComplete']);
+
+    // A late joiner that fails: degraded, Warning Event; no second RolloutComplete.
+    const now = [c.revisions.get('rev-1-aaaaaaaaaa') as NetworkConfigRevision];
+    const more = [...ncs, nc('late', A, { move: 'catch-up', status: invalid(A, 'vtep missing') })];
+    c.nodes.set('late', k8sNode('late'));
+    await executePlan(planFor(now, more, ['n00', 'late']), c.ctx());
+    expect(c.events.map((e) => [e.type, e.reason])).toEqual([
+      ['Normal', 'RolloutComplete'],
+      ['Warning', 'NodesDegraded'],
+    ]);
+    expect(c.events[1]?.message).toContain('late: vtep missing');
+  });
+
+  it('collects the NodeConfig of a gone node with its uid as precondition', async () => {
+    const revs = [rev(1, A)];
+    const ncs = [nc('gone', A, { status: done(A) }), nc('n00', A, { status: done(A) })];
+    const c = setUp(revs, ncs, ['n00']);
+    await executePlan(planFor(revs, ncs, ['n00']), c.ctx());
+    expect(c.writes.filter((w) => w.verb === 'delete').map((w) => w.name)).toEqual(['gone']);
+    expect(c.events.map((e) => e.reason)).toContain('NodeConfigCollected');
+  });
+});

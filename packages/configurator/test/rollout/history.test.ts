@@ -1,0 +1,56 @@
+import type { NetworkConfigRevision } from '@nodenet/api';
+import { describe, expect, it } from 'vitest';
+import { historyCleanup } from '../../src/rollout/index.js';
+import { nc, rev } from './fixtures.js';
+
+const many = (n: number): NetworkConfigRevision[] =>
+  Array.from({ length: n }, (_, i) => ({
+    ...rev(i + 1, (i + 1).toString(16).padStart(64, '0')),
+    metadata: { name: `rev-${i + 1}` },
+  })).reverse();
+const deleted = (
+  revisions: NetworkConfigRevision[],
+  over: Partial<Parameters<typeof historyCleanup>[0]>,
+): string[] =>
+  historyCleanup({
+    revisions,
+    desired: revisions[0],
+    invalid: new Set(),
+    nodeConfigs: [],
+    limit: 10,
+    ...over,
+  }).map((a) => a.revision);
+
+describe('history cleanup', () => {
+  it('deletes the oldest unreferenced revisions beyond the limit', () => {
+    expect(deleted(many(6), { limit: 3 })).toEqual(['rev-3', 'rev-2', 'rev-1']);
+  });
+
+  it('never deletes a revision a NodeConfig references, nor the rollback target', () => {
+    const revs = many(6);
+    const ncs = [nc('x', (1).toString(16).padStart(64, '0'))];
+    expect(deleted(revs, { limit: 1, nodeConfigs: ncs })).toEqual(['rev-4', 'rev-3', 'rev-2']);
+  });
+
+  it('keeps invalid revisions within the limit, and one equal to the inputs even beyond it', () => {
+    const revs = many(4);
+    const invalid = new Set(['rev-4', 'rev-1']);
+    const desired = revs[1];
+    const other = 'f'.repeat(64);
+    expect(deleted(revs, { limit: 2, invalid, desired, inputHash: other })).toEqual(['rev-1']);
+    expect(deleted(revs, { limit: 2, invalid, desired, inputHash: revs[3]?.spec.hash })).toEqual([]);
+  });
+
+  // Issue 11: with some input invalid the current inputs are unknown; deleting the invalid revision
+  // equal to them would let the known-bad configuration roll out again once the typo is fixed.
+  it('inputs unknown (invalid since start-up): every invalid revision is kept, whatever the limit', () => {
+    const revs = many(5);
+    const invalid = new Set(['rev-1', 'rev-5']);
+    // rev-5 newest, rev-4 desired, rev-3 rollback target; rev-1 (invalid) stays.
+    expect(deleted(revs, { limit: 1, invalid, desired: revs[1] })).toEqual(['rev-2']);
+    expect(deleted(revs, { limit: 1, invalid, desired: revs[1], inputHash: 'f'.repeat(64) })).toEqual([
+      'rev-2',
+      'rev-1',
+    ]);
+  });
+});

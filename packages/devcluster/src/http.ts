@@ -1,0 +1,86 @@
+/** HTTP plumbing: content negotiation, request bodies, JSON responses and Status errors. */
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import { parse as parseYaml } from 'yaml';
+import { ApiError, badRequest } from './errors.js';
+import { decodeProtobuf } from './protobuf.js';
+
+export const JSON_TYPE = 'application/json';
+const MAX_BODY = 8 * 1024 * 1024;
+
+export type Negotiated =
+  | { as: 'Table'; apiVersion: string }
+  | { as: 'PartialObjectMetadata' | 'PartialObjectMetadataList' }
+  | { as: 'json' };
+
+/** The representation an `Accept` header asks for (Table, PartialObjectMetadata or the object). */
+export function negotiate(accept: string | undefined): Negotiated {
+  if (!accept) return { as: 'json' };
+  for (const part of accept.split(',')) {
+    const params = new Map<string, string>();
+    const [media, ...rest] = part.split(';');
+    for (const p of rest) {
+      const [k, v] = p.split('=');
+      if (k && v) params.set(k.trim(), v.trim());
+    }
+    const as = params.get('as');
+    const mt = media?.trim();
+    if (as && params.get('g') === 'meta.k8s.io' && (mt === JSON_TYPE || mt === '*/*')) {
+      const v = params.get('v') ?? 'v1';
+      if (as === 'Table') return { as: 'Table', apiVersion: `meta.k8s.io/${v}` };
+      if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') return { as };
+      continue;
+    }
+    if (!as && (mt === JSON_TYPE || mt === '*/*' || mt === 'application/*')) return { as: 'json' };
+  }
+  return { as: 'json' };
+}
+
+export function send(res: ServerResponse, code: number, body: unknown, warnings?: string[]): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  const headers: http.OutgoingHttpHeaders = {
+    'Content-Type': JSON_TYPE,
+    'Content-Length': Buffer.byteLength(text),
+  };
+  if (warnings?.length) headers.Warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+  res.writeHead(code, headers);
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, err: ApiError): void {
+  send(res, err.code, err.toStatus());
+}
+
+export function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(new ApiError(413, 'RequestEntityTooLarge', 'the request body is too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export function parseBody(body: Buffer, contentType: string | undefined): unknown {
+  const ct = (contentType ?? JSON_TYPE).split(';')[0]?.trim().toLowerCase() ?? JSON_TYPE;
+  if (ct === 'application/vnd.kubernetes.protobuf') return decodeProtobuf(body);
+  if (ct !== JSON_TYPE && !ct.includes('json') && !ct.includes('yaml') && ct !== '*/*')
+    throw new ApiError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf`,
+    );
+  const text = body.toString('utf8');
+  try {
+    return ct.includes('yaml') ? parseYaml(text) : JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`the request body could not be decoded: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
