@@ -9,36 +9,21 @@
 import { readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import {
-  API_VERSION,
-  ASSIGNED_AT_ANNOTATION,
-  hashConfig,
-  type NodeConfig,
-  type NodeConfigSpec,
-  type NodeConfigStatus,
-  type NodeLayer2Entry,
-} from '@nodenet/api';
+import type { NodeConfigSpec, NodeConfigStatus } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { AgentCluster, PEER_ADDR, type AgentRun, type NodeEnv } from './support/agent-host.js';
+import {
+  AgentCluster,
+  l2Entry,
+  layer2Spec,
+  PEER_ADDR,
+  type AgentRun,
+  type NodeEnv,
+} from './support/agent-host.js';
 
-const l2 = (id: number, gateways: string[]): NodeLayer2Entry => ({
-  name: `l2-${id}`,
-  id,
-  mtu: 1500,
-  vni: 20000 + id,
-  anycastMac: '02:00:00:00:00:01',
-  anycastGateways: gateways,
-  advertiseNeighbors: false,
-  createMacVLANInterface: false,
-  neighSuppression: false,
-});
-
-function spec(layer2: NodeLayer2Entry[]): NodeConfigSpec {
-  const config = { vrf: [], layer2, routingTable: [] };
-  return { revision: hashConfig(config), ...config };
-}
+const l2 = l2Entry;
+const spec = layer2Spec;
 
 /** Good: one L2 network. */
 const GOOD = spec([l2(100, ['10.100.0.1/24'])]);
@@ -52,37 +37,13 @@ const CUT = spec([l2(100, ['10.100.0.1/24']), l2(300, ['10.103.0.1/24'])]);
 let cluster: AgentCluster;
 let h: NodeEnv;
 let agent: AgentRun;
-let assigned = 0;
 
-async function assign(name: string, s: NodeConfigSpec): Promise<void> {
-  const annotations = {
-    [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, assigned++)).toISOString(),
-  };
-  const existing = await cluster.clients.nodeConfig.get(name).catch(() => undefined);
-  const obj: NodeConfig = {
-    apiVersion: API_VERSION,
-    kind: 'NodeConfig',
-    metadata: { ...(existing?.metadata ?? { name }), annotations },
-    spec: s,
-  };
-  if (existing) await cluster.clients.nodeConfig.update(obj);
-  else await cluster.clients.nodeConfig.create(obj);
-}
-
-async function waitForStatus(
+const assign = (name: string, s: NodeConfigSpec): Promise<void> => cluster.assign(name, s);
+const waitForStatus = (
   what: string,
   pred: (s: NodeConfigStatus) => boolean,
   timeoutMs = 40_000,
-): Promise<NodeConfigStatus> {
-  const deadline = Date.now() + timeoutMs;
-  let last: NodeConfigStatus | undefined;
-  while (Date.now() < deadline) {
-    last = (await cluster.clients.nodeConfig.get('node-1')).status;
-    if (last && pred(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}; last status: ${JSON.stringify(last)}`);
-}
+): Promise<NodeConfigStatus> => cluster.waitForStatus('node-1', what, pred, timeoutMs);
 
 async function waitUntil(what: string, fn: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -7,18 +7,19 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  API_VERSION,
-  ASSIGNED_AT_ANNOTATION,
-  hashConfig,
-  type NodeConfigSpec,
-  type NodeConfigStatus,
-} from '@nodenet/api';
+import type { NodeConfigSpec, NodeConfigStatus } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { describePrivileged } from '../support/privileged.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { AgentCluster, PEER_ADDR, repoRoot, type NodeEnv } from './support/agent-host.js';
+import {
+  AgentCluster,
+  l2Entry,
+  layer2Spec,
+  PEER_ADDR,
+  repoRoot,
+  type NodeEnv,
+} from './support/agent-host.js';
 
 interface SecurityContext {
   runAsUser?: number;
@@ -82,58 +83,17 @@ function debianModes(confdir: string): void {
   walk(confdir);
 }
 
-const l2 = (id: number, gateways: string[]) => ({
-  name: `l2-${id}`,
-  id,
-  mtu: 1500,
-  vni: 20000 + id,
-  anycastMac: '02:00:00:00:00:01',
-  anycastGateways: gateways,
-  advertiseNeighbors: false,
-  createMacVLANInterface: false,
-  neighSuppression: false,
-});
-const spec = (layer2: ReturnType<typeof l2>[]): NodeConfigSpec => {
-  const config = { vrf: [], layer2, routingTable: [] };
-  return { revision: hashConfig(config), ...config };
-};
-const GOOD = spec([l2(100, ['10.100.0.1/24'])]);
+const GOOD = layer2Spec([l2Entry(100, ['10.100.0.1/24'])]);
 /** A second network whose gateway takes the peer's address: the health check fails, the agent restores. */
-const BAD = spec([l2(100, ['10.100.0.1/24']), l2(200, [`${PEER_ADDR}/24`])]);
+const BAD = layer2Spec([l2Entry(100, ['10.100.0.1/24']), l2Entry(200, [`${PEER_ADDR}/24`])]);
 
 let cluster: AgentCluster;
 let h: NodeEnv;
-let assigned = 0;
 let goodFrrConf = '';
 
-async function assign(s: NodeConfigSpec): Promise<void> {
-  const annotations = {
-    [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, assigned++)).toISOString(),
-  };
-  const existing = await cluster.clients.nodeConfig.get('node-1').catch(() => undefined);
-  const obj = {
-    apiVersion: API_VERSION,
-    kind: 'NodeConfig' as const,
-    metadata: { ...(existing?.metadata ?? { name: 'node-1' }), annotations },
-    spec: s,
-  };
-  if (existing) await cluster.clients.nodeConfig.update(obj);
-  else await cluster.clients.nodeConfig.create(obj);
-}
-
-async function waitForStatus(
-  what: string,
-  pred: (s: NodeConfigStatus) => boolean,
-): Promise<NodeConfigStatus> {
-  const deadline = Date.now() + 60_000;
-  let last: NodeConfigStatus | undefined;
-  while (Date.now() < deadline) {
-    last = (await cluster.clients.nodeConfig.get('node-1')).status;
-    if (last && pred(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}; last status: ${JSON.stringify(last)}`);
-}
+const assign = (s: NodeConfigSpec): Promise<void> => cluster.assign('node-1', s);
+const waitForStatus = (what: string, pred: (s: NodeConfigStatus) => boolean): Promise<NodeConfigStatus> =>
+  cluster.waitForStatus('node-1', what, pred, 60_000);
 
 const frrConfOwner = (): { uid: number; gid: number; mode: number } => {
   const st = statSync(join(h.frr.confdir, 'frr.conf'));
