@@ -43,37 +43,13 @@ const CUT = spec([l2(100, ['10.100.0.1/24']), l2(300, ['10.103.0.1/24'])]);
 let cluster: AgentCluster;
 let h: NodeEnv;
 let agent: AgentRun;
-let assigned = 0;
 
-async function assign(name: string, s: NodeConfigSpec): Promise<void> {
-  const annotations = {
-    [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, assigned++)).toISOString(),
-  };
-  const existing = await cluster.clients.nodeConfig.get(name).catch(() => undefined);
-  const obj: NodeConfig = {
-    apiVersion: API_VERSION,
-    kind: 'NodeConfig',
-    metadata: { ...(existing?.metadata ?? { name }), annotations },
-    spec: s,
-  };
-  if (existing) await cluster.clients.nodeConfig.update(obj);
-  else await cluster.clients.nodeConfig.create(obj);
-}
-
-async function waitForStatus(
+const assign = (name: string, s: NodeConfigSpec): Promise<void> => cluster.assign(name, s);
+const waitForStatus = (
   what: string,
   pred: (s: NodeConfigStatus) => boolean,
   timeoutMs = 40_000,
-): Promise<NodeConfigStatus> {
-  const deadline = Date.now() + timeoutMs;
-  let last: NodeConfigStatus | undefined;
-  while (Date.now() < deadline) {
-    last = (await cluster.clients.nodeConfig.get('node-1')).status;
-    if (last && pred(last)) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}; last status: ${JSON.stringify(last)}`);
-}
+): Promise<NodeConfigStatus> => cluster.waitForStatus('node-1', what, pred, timeoutMs);
 
 async function waitUntil(what: string, fn: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -25,6 +25,15 @@ import {
   type NodeLayer2Entry,
 } from '@nodenet/api';
 import { kubeconfigYaml, startDevCluster, type DevCluster } from '@nodenet/devcluster';
+import {
+  API_VERSION,
+  ASSIGNED_AT_ANNOTATION,
+  hashConfig,
+  type NodeConfig,
+  type NodeConfigSpec,
+  type NodeConfigStatus,
+  type NodeLayer2Entry,
+} from '@nodenet/api';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
 
@@ -60,6 +69,25 @@ export const NODE_ADDR = '10.98.0.1';
 export const PEER_ADDR = '10.98.0.2';
 export const PEER_PORT = 7179;
 const API_PORT = 16443;
+
+/** A Layer-2 network entry (bridge + VXLAN) of a NodeConfig. */
+export const l2Entry = (id: number, gateways: string[]): NodeLayer2Entry => ({
+  name: `l2-${id}`,
+  id,
+  mtu: 1500,
+  vni: 20000 + id,
+  anycastMac: '02:00:00:00:00:01',
+  anycastGateways: gateways,
+  advertiseNeighbors: false,
+  createMacVLANInterface: false,
+  neighSuppression: false,
+});
+
+/** A NodeConfig spec of Layer-2 networks only (this kernel has no VRF devices). */
+export function layer2Spec(layer2: NodeLayer2Entry[]): NodeConfigSpec {
+  const config = { vrf: [], layer2, routingTable: [] };
+  return { revision: hashConfig(config), ...config };
+}
 
 export interface IpLink {
   ifindex: number;
@@ -225,6 +253,7 @@ export class AgentCluster {
   private client!: KubeClient;
   private bridge!: Server;
   readonly nodes: NodeEnv[] = [];
+  private assigned = 0;
 
   constructor(readonly tag: string) {
     this.work = mkdtempSync(join(tmpdir(), `nodenet-agent-e2e-${tag}-`));
@@ -253,6 +282,39 @@ export class AgentCluster {
     this.nodes.push(env);
     await env.setUp();
     return env;
+  }
+
+  /** Assigns `spec` to the node as the configurator does (a later assigned-at each time). */
+  async assign(name: string, spec: NodeConfigSpec): Promise<void> {
+    const annotations = {
+      [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, this.assigned++)).toISOString(),
+    };
+    const existing = await this.clients.nodeConfig.get(name).catch(() => undefined);
+    const obj: NodeConfig = {
+      apiVersion: API_VERSION,
+      kind: 'NodeConfig',
+      metadata: { ...(existing?.metadata ?? { name }), annotations },
+      spec,
+    };
+    if (existing) await this.clients.nodeConfig.update(obj);
+    else await this.clients.nodeConfig.create(obj);
+  }
+
+  /** Polls the node's NodeConfig status until `pred` holds; throws with the last status. */
+  async waitForStatus(
+    name: string,
+    what: string,
+    pred: (s: NodeConfigStatus) => boolean,
+    timeoutMs = 40_000,
+  ): Promise<NodeConfigStatus> {
+    const deadline = performance.now() + timeoutMs;
+    let last: NodeConfigStatus | undefined;
+    while (performance.now() < deadline) {
+      last = (await this.clients.nodeConfig.get(name)).status;
+      if (last && pred(last)) return last;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`timed out waiting for ${what}; last status: ${JSON.stringify(last)}`);
   }
 
   async tearDown(): Promise<void> {
@@ -371,12 +433,15 @@ export class NodeEnv {
       confirmWindow?: string;
       extraArgs?: string[];
       templateFile?: string;
+      /** A command the agent runs under, e.g. setpriv with the DaemonSet's securityContext. */
+      wrap?: string[];
     } = {},
   ): AgentRun {
     const args = [
       'netns',
       'exec',
       this.nodeNs,
+      ...(opts.wrap ?? []), // e.g. setpriv with a pod's securityContext
       process.execPath,
       join(repoRoot, 'packages/agent/dist/main.js'),
       '--kubeconfig',

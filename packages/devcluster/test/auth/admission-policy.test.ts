@@ -1,0 +1,178 @@
+/**
+ * ValidatingAdmissionPolicy evaluation, exercised with the policy deploy/ ships: an agent may write
+ * only its own NodeConfig's status and only its own (node.nodenet.io/) taints on its own Node.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import {
+  admit,
+  denialMessage,
+  type AdmissionAttributes,
+  type ValidatingAdmissionPolicy,
+  type ValidatingAdmissionPolicyBinding,
+} from '../../src/auth/admission-policy.js';
+
+const file = fileURLToPath(new URL('../../../../deploy/agent-policy.yaml', import.meta.url));
+const docs = parseAllDocuments(readFileSync(file, 'utf8')).map(
+  (d) => d.toJSON() as { kind: string } & Record<string, unknown>,
+);
+const policies = docs.filter(
+  (d) => d.kind === 'ValidatingAdmissionPolicy',
+) as unknown as ValidatingAdmissionPolicy[];
+const bindings = docs.filter(
+  (d) => d.kind === 'ValidatingAdmissionPolicyBinding',
+) as unknown as ValidatingAdmissionPolicyBinding[];
+
+const agentOn = (node?: string): AdmissionAttributes['userInfo'] => ({
+  username: 'system:serviceaccount:nodenet-system:nodenet-agent',
+  groups: ['system:serviceaccounts', 'system:serviceaccounts:nodenet-system', 'system:authenticated'],
+  extra: node ? { 'authentication.kubernetes.io/node-name': [node] } : {},
+});
+const taint = (key: string) => ({ key, effect: 'NoSchedule' });
+const node = (name: string, taints: { key: string; effect: string }[], labels = { zone: 'a' }) => ({
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name, labels, resourceVersion: '7' },
+  spec: { taints },
+});
+const nodeConfig = (name: string, status: string) => ({
+  apiVersion: 'network.nodenet.io/v1alpha1',
+  kind: 'NodeConfig',
+  metadata: { name },
+  spec: {},
+  status: { configStatus: status },
+});
+
+function statusPatch(user: AdmissionAttributes['userInfo'], name: string): AdmissionAttributes {
+  return {
+    operation: 'UPDATE',
+    group: 'network.nodenet.io',
+    version: 'v1alpha1',
+    resource: 'nodeconfigs',
+    subResource: 'status',
+    name,
+    namespace: '',
+    userInfo: user,
+    object: nodeConfig(name, 'invalid'),
+    oldObject: nodeConfig(name, 'provisioned'),
+  };
+}
+function nodePatch(
+  user: AdmissionAttributes['userInfo'],
+  oldObject: unknown,
+  object: unknown,
+): AdmissionAttributes {
+  const name = (object as { metadata: { name: string } }).metadata.name;
+  return {
+    operation: 'UPDATE',
+    group: '',
+    version: 'v1',
+    resource: 'nodes',
+    subResource: '',
+    name,
+    namespace: '',
+    userInfo: user,
+    object,
+    oldObject,
+  };
+}
+
+const startup = 'node.nodenet.io/network-unavailable';
+
+describe('the shipped agent admission policy', () => {
+  it('ships one policy, bound with Deny', () => {
+    expect(policies.map((p) => p.metadata.name)).toEqual(['nodenet-agent-own-node']);
+    expect(bindings.map((b) => b.spec)).toEqual([
+      { policyName: 'nodenet-agent-own-node', validationActions: ['Deny'] },
+    ]);
+  });
+
+  it('admits an agent writing its own NodeConfig status', () => {
+    expect(admit(policies, bindings, statusPatch(agentOn('node-1'), 'node-1'))).toEqual({ allowed: true });
+  });
+
+  it("refuses an agent writing another node's NodeConfig status, naming both", () => {
+    const d = admit(policies, bindings, statusPatch(agentOn('node-1'), 'node-2'));
+    expect(d.allowed).toBe(false);
+    if (d.allowed) return;
+    expect(d.reason).toBe('Forbidden');
+    expect(denialMessage(d)).toBe(
+      "ValidatingAdmissionPolicy 'nodenet-agent-own-node' with binding 'nodenet-agent-own-node' denied request: agent on node node-1 may not write nodeconfigs node-2",
+    );
+  });
+
+  it('refuses an agent whose token carries no node name', () => {
+    const d = admit(policies, bindings, statusPatch(agentOn(), 'node-1'));
+    expect(d).toMatchObject({ allowed: false, message: expect.stringContaining('no node name') });
+  });
+
+  it('refuses an agent writing its NodeConfig spec', () => {
+    const a = { ...statusPatch(agentOn('node-1'), 'node-1'), subResource: '' };
+    expect(admit(policies, bindings, a)).toMatchObject({
+      allowed: false,
+      message: 'the agent writes only the status of its NodeConfig',
+    });
+  });
+
+  it('admits removing its own start-up taint from its own Node', () => {
+    const before = node('node-1', [taint(startup), taint('example.com/other')]);
+    const after = node('node-1', [taint('example.com/other')]);
+    expect(admit(policies, bindings, nodePatch(agentOn('node-1'), before, after))).toEqual({ allowed: true });
+    // A Node without spec.taints afterwards (all removed) is the same change.
+    const bare = { ...node('node-1', []), spec: {} };
+    expect(
+      admit(policies, bindings, nodePatch(agentOn('node-1'), node('node-1', [taint(startup)]), bare)),
+    ).toEqual({
+      allowed: true,
+    });
+  });
+
+  it('refuses patching another Node, even its nodenet taints', () => {
+    const d = admit(
+      policies,
+      bindings,
+      nodePatch(agentOn('node-1'), node('node-2', [taint(startup)]), node('node-2', [])),
+    );
+    expect(d).toMatchObject({ allowed: false, message: 'agent on node node-1 may not write nodes node-2' });
+  });
+
+  it('refuses changing taints it does not own, labels, or unschedulable on its own Node', () => {
+    const own = agentOn('node-1');
+    const before = node('node-1', [taint('example.com/other')]);
+    const cases = [
+      node('node-1', []),
+      node('node-1', [taint('example.com/other'), taint('example.com/new')]),
+      node('node-1', [taint('example.com/other')], { zone: 'b' }),
+      { ...before, spec: { ...before.spec, unschedulable: true } },
+    ];
+    for (const after of cases) {
+      expect(admit(policies, bindings, nodePatch(own, before, after))).toMatchObject({
+        allowed: false,
+        message: 'the agent may change only its own (node.nodenet.io/) taints on its Node',
+      });
+    }
+  });
+
+  it('refuses an agent creating or deleting NodeConfigs and Nodes', () => {
+    for (const operation of ['CREATE', 'DELETE'] as const) {
+      const a = { ...statusPatch(agentOn('node-1'), 'node-1'), operation, subResource: '' };
+      expect(admit(policies, bindings, a).allowed).toBe(false);
+    }
+  });
+
+  it('leaves every other user alone (the configurator writes any NodeConfig spec)', () => {
+    const a = {
+      ...statusPatch(agentOn(), 'node-2'),
+      subResource: '',
+      userInfo: { username: 'system:serviceaccount:nodenet-system:nodenet-configurator', groups: [] },
+    };
+    expect(admit(policies, bindings, a)).toEqual({ allowed: true });
+  });
+
+  it('does not apply without a Deny binding', () => {
+    const audit = bindings.map((b) => ({ ...b, spec: { ...b.spec, validationActions: ['Audit'] } }));
+    expect(admit(policies, audit, statusPatch(agentOn('node-1'), 'node-2'))).toEqual({ allowed: true });
+  });
+});
