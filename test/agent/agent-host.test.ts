@@ -9,13 +9,7 @@
 import { readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import {
-  API_VERSION,
-  ASSIGNED_AT_ANNOTATION,
-  type NodeConfig,
-  type NodeConfigSpec,
-  type NodeConfigStatus,
-} from '@nodenet/api';
+import type { NodeConfigSpec, NodeConfigStatus } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';

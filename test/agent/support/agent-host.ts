@@ -17,23 +17,17 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import {
-  hashConfig,
-  type Layer2NetworkConfiguration,
-  type NetworkConfigRevision,
-  type NodeConfig,
-  type NodeConfigSpec,
-  type NodeLayer2Entry,
-} from '@nodenet/api';
-import { kubeconfigYaml, startDevCluster, type DevCluster } from '@nodenet/devcluster';
-import {
   API_VERSION,
   ASSIGNED_AT_ANNOTATION,
   hashConfig,
   type NodeConfig,
+  type Layer2NetworkConfiguration,
+  type NetworkConfigRevision,
   type NodeConfigSpec,
   type NodeConfigStatus,
   type NodeLayer2Entry,
 } from '@nodenet/api';
+import { kubeconfigYaml, startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
 
@@ -69,25 +63,6 @@ export const NODE_ADDR = '10.98.0.1';
 export const PEER_ADDR = '10.98.0.2';
 export const PEER_PORT = 7179;
 const API_PORT = 16443;
-
-/** A Layer-2 network entry (bridge + VXLAN) of a NodeConfig. */
-export const l2Entry = (id: number, gateways: string[]): NodeLayer2Entry => ({
-  name: `l2-${id}`,
-  id,
-  mtu: 1500,
-  vni: 20000 + id,
-  anycastMac: '02:00:00:00:00:01',
-  anycastGateways: gateways,
-  advertiseNeighbors: false,
-  createMacVLANInterface: false,
-  neighSuppression: false,
-});
-
-/** A NodeConfig spec of Layer-2 networks only (this kernel has no VRF devices). */
-export function layer2Spec(layer2: NodeLayer2Entry[]): NodeConfigSpec {
-  const config = { vrf: [], layer2, routingTable: [] };
-  return { revision: hashConfig(config), ...config };
-}
 
 export interface IpLink {
   ifindex: number;
