@@ -157,7 +157,7 @@ describePrivileged(
       const seen: NodeConfigStatus[] = [];
       const invalid = await waitForStatus('invalid', (s) => answers(s, 'Invalid', gen), seen);
       expect(condition(invalid, 'Invalid')?.reason).toBe('HealthCheckFailed');
-      expect(invalid.message).toMatch(/^health check failed: failed: apiserver \(.*\); restored revision /);
+      expect(invalid.message).toMatch(/^health check failed: apiserver \(.*\); restored revision /);
       expect(invalid.lastAppliedRevision).toBe(GOOD.revision);
       expect(seen.some((s) => answers(s, 'Confirming', gen))).toBe(false);
       expect(onHost('l2.200')).toBe(false);
