@@ -13,7 +13,7 @@ import { revisionStatuses, type Invalidation } from './revision-status.js';
 import { highWaterMarks } from './numbers.js';
 import { countKey, desiredLabels } from './readable.js';
 import { rowLabelActions } from './rows.js';
-import { fillSlots } from './slots.js';
+import { fillSlots, type SlotResult } from './slots.js';
 import type { Action, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
 
 /** Longest requeue: a far deadline is looked at again within the hour (and setTimeout's 2^31-1 ms cap is never reached). */
@@ -78,7 +78,7 @@ export function plan(input: PlanInput): Plan {
   const invalidHashes = new Set(
     revisions.filter((r) => invalid.has(r.metadata.name)).map((r) => r.spec.hash),
   );
-  const slots = desired
+  const slots: SlotResult = desired
     ? fillSlots({ verdicts: targets, desired, limit, invalidHashes, fleetPaused: policy.paused === true })
     : { assignments: [], states: new Map<string, NodeState>(), inProgress: 0 };
   actions.push(...slots.assignments);
@@ -119,6 +119,7 @@ export function plan(input: PlanInput): Plan {
     now,
     policy,
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
+    ...(slots.heldBy !== undefined ? { heldBy: slots.heldBy } : {}),
   });
   const deletions = historyCleanup({
     revisions,

@@ -11,6 +11,7 @@ import {
   type NetworkConfigRevisionStatus,
 } from '@nodenet/api';
 import { rfc3339, setConditions, type ConditionInput } from '../conditions.js';
+import { formatDuration } from '../duration.js';
 import type { Policy } from '../policy.js';
 import type { Verdict } from './classify.js';
 import { countKey, withReadableState } from './readable.js';
@@ -36,6 +37,8 @@ export interface StatusInput {
   policy: Policy;
   /** Hash the inputs currently produce (for the answer to a retry request). */
   inputHash?: string;
+  /** Forward moves of the desired revision are held: this node went NotReady after taking it. */
+  heldBy?: string;
 }
 
 const summaryOf = (v: { ready: number; total: number; ongoing: number; queued: number; failed: number }) =>
@@ -74,7 +77,14 @@ function desiredStatus(
       ? { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: summary }
       : paused
         ? { type: 'Progressing', status: 'False', reason: 'Paused', message: `paused: ${summary}` }
-        : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: summary },
+        : s.heldBy !== undefined
+          ? {
+              type: 'Progressing',
+              status: 'True',
+              reason: 'HeldByNotReadyNode',
+              message: `${summary}; no new forward moves while node ${s.heldBy} is NotReady after taking this revision (it fails after --not-ready-timeout=${formatDuration(s.policy.notReadyTimeoutMs)})`,
+            }
+          : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: summary },
     complete
       ? {
           type: 'Complete',

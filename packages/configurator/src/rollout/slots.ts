@@ -8,6 +8,11 @@
  * hold no slot against a rollback), and nodes really running the invalid revision go first. A node
  * that already restored the desired revision on its own needs no slot: the move changes nothing on
  * its host.
+ *
+ * A node that took the revision as a forward move and then went NotReady may have been cut off by
+ * it. Until it is back or --not-ready-timeout fails it, no further node takes the revision forward:
+ * otherwise the rest of its wave finishes its soak, frees slots, and the change walks on through
+ * the fleet while the cut-off node waits out its timeout.
  */
 import type { MoveKind, NetworkConfigRevision } from '@nodenet/api';
 import type { Verdict } from './classify.js';
@@ -29,6 +34,8 @@ export interface SlotResult {
   /** State of each target node after the assignments. */
   states: Map<string, NodeState>;
   inProgress: number;
+  /** Forward moves are held because this node went NotReady after taking the revision forward. */
+  heldBy?: string;
 }
 
 const short = (h: string): string => h.slice(0, 10);
@@ -66,8 +73,10 @@ export function fillSlots({ verdicts, desired, limit, invalidHashes, fleetPaused
     });
     states.set(v.name, 'pending');
   };
-  // Pause stops forward moves only: a rollback away from an invalid revision is never held.
-  const may = (v: Verdict): boolean => !paused || isRollback(v);
+  const heldBy = verdicts.find((v) => v.state === 'notReady' && v.counts)?.name;
+  // Pause and a suspect NotReady node stop forward moves only: a rollback away from an invalid
+  // revision is never held.
+  const may = (v: Verdict): boolean => (!paused && heldBy === undefined) || isRollback(v);
 
   for (const v of verdicts) {
     if (v.busyElsewhere && may(v))
@@ -111,5 +120,5 @@ export function fillSlots({ verdicts, desired, limit, invalidHashes, fleetPaused
             : `outdated (${short(v.nc.spec.revision)})`;
     assign(v, `${why}; slot ${inProgress}/${limit}`);
   }
-  return { assignments, states, inProgress };
+  return { assignments, states, inProgress, ...(heldBy !== undefined ? { heldBy } : {}) };
 }
