@@ -70,6 +70,52 @@ describe('rollout safety', () => {
     });
   });
 
+  it('(a2) at limit 2 with a soak, a node cut off during its soak holds the rollout: its wave-mate finishes the soak and no third node takes the revision', async () => {
+    let cutAt = 0;
+    let rev2 = '';
+    await fleetOnRevision1(
+      f,
+      4,
+      { updateLimit: { kind: 'count', count: 2 }, minSuccessTimeMs: 400, notReadyTimeoutMs: 2500 },
+      () => ({ kind: 'ok', delayMs: 50 }),
+      {
+        afterWrite: async (w) => {
+          if (
+            rev2 &&
+            w.revision === rev2 &&
+            w.configStatus === 'provisioned' &&
+            w.node === nodeName(0) &&
+            !cutAt
+          ) {
+            f.agents?.stopNode(w.node);
+            await setNodeReady(f.clients, w.node, false);
+            cutAt = Date.now();
+          }
+        },
+      },
+    );
+    const created = f.clients.layer2.create(layer2('red', 200));
+    rev2 = (await waitFor('revision 2', () => numbered(2))).spec.hash;
+    await created;
+    const held = await waitFor('revision 2 held by node-000', async () => {
+      const r = await numbered(2);
+      const c = r?.status?.conditions?.find((x) => x.type === 'Progressing');
+      return c?.reason === 'HeldByNotReadyNode' ? c : undefined;
+    });
+    expect(held.message).toContain(`node ${nodeName(0)} is NotReady`);
+    const r2 = await waitFor(
+      'revision 2 invalid',
+      async () => {
+        const r = await numbered(2);
+        return r?.status?.isInvalid ? r : undefined;
+      },
+      30_000,
+    );
+    expect(Date.now() - cutAt).toBeGreaterThanOrEqual(2500);
+    // node-001 finished its soak long before the timeout, yet no third node took revision 2.
+    expect(tookHash(r2.spec.hash).sort()).toEqual([nodeName(0), nodeName(1)]);
+  });
+
   it('(b) a node joining a complete revision whose agent never reports: the revision stays valid, nobody else moves, the node is listed as degraded', async () => {
     const r1 = await fleetOnRevision1(
       f,
