@@ -6,7 +6,11 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Cluster } from './cluster.js';
 import { ApiError, methodNotAllowed } from './errors.js';
-import { JSON_TYPE, parseBody, readBody, sendError } from './http.js';
+import type { Access } from './auth/access.js';
+import { review, tokenRequest } from './auth/endpoints.js';
+import { isReviewType } from './auth/kinds.js';
+import { requestInfo, type RequestInfo } from './auth/request-info.js';
+import { JSON_TYPE, parseBody, readBody, send, sendError } from './http.js';
 import { deleteCollection, serveList } from './list.js';
 import { sendObject } from './output.js';
 import { patchTypeOf } from './patch.js';
@@ -19,6 +23,9 @@ export interface ServerOptions {
   bookmarkIntervalMs?: number;
 }
 
+const isTokenRequest = (i: RequestInfo): boolean =>
+  i.resourceRequest && i.apiGroup === '' && i.resource === 'serviceaccounts' && i.subresource === 'token';
+
 export class ApiServer {
   readonly server: http.Server;
   private readonly watches = new Watches();
@@ -26,6 +33,7 @@ export class ApiServer {
 
   constructor(
     readonly cluster: Cluster,
+    readonly access: Access,
     private readonly options: ServerOptions = {},
   ) {
     this.server = http.createServer({ requestTimeout: 0, keepAliveTimeout: 65_000 }, (req, res) => {
@@ -79,8 +87,23 @@ export class ApiServer {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
     const q = url.searchParams;
+    // Authentication and authorization come first, from the URL alone, as in kube-apiserver's
+    // filter chain: a refused request learns nothing about what exists.
+    const info = requestInfo(method, path, q);
+    const user = this.access.userOf(req.headers);
+    this.access.authorizeRequest(info, user);
+    if (isTokenRequest(info) && info.resourceRequest) {
+      if (method !== 'POST') throw methodNotAllowed();
+      const body = parseBody(await readBody(req), req.headers['content-type']);
+      return send(res, 201, tokenRequest(this.cluster, this.access, info.namespace, info.name, body));
+    }
     const route = routeRequest(req, res, path, this.cluster, this.address);
     if (!route) return;
+    if (isReviewType(route.type)) {
+      if (method !== 'POST' || route.name) throw methodNotAllowed();
+      const body = parseBody(await readBody(req), req.headers['content-type']);
+      return send(res, 201, review(this.access, route.type.plural, user, body));
+    }
     const warnings: string[] = [];
     const t = route.type;
     const ns = route.namespace;
@@ -96,6 +119,7 @@ export class ApiServer {
     }
 
     const writeOpts = writeOptions(q, warnings);
+    writeOpts.user = user;
     const sub = route.subresource === 'status' ? 'status' : undefined;
 
     switch (method) {
@@ -125,6 +149,7 @@ export class ApiServer {
         const raw = await readBody(req);
         const body = raw.toString('utf8').trim() ? parseBody(raw, req.headers['content-type']) : {};
         const opts = deleteOptions(body, q);
+        opts.user = user;
         if (!route.name) return deleteCollection(this.cluster, req, res, route, q, opts);
         const stored = this.cluster.delete(t, ns, route.name, opts);
         return sendObject(req, res, 200, stored, t, q);
