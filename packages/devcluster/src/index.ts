@@ -10,7 +10,8 @@ import { CrdLoadError, readCrds } from './crds.js';
 import { ApiError } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { Persistence } from './persist.js';
-import { ApiServer } from './server.js';
+import { ApiServer, type ServerOptions } from './server.js';
+import { selfSignedCert } from './tls.js';
 import { Access, type AuthorizationMode } from './auth/access.js';
 
 export interface DevClusterOptions {
@@ -102,14 +103,14 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
   await cluster.settle();
 
   const access = new Access(cluster, options.authorizationMode ?? 'AlwaysAllow');
-  const server = new ApiServer(
-    cluster,
-    access,
-    options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {},
-  );
   const address = options.address ?? '127.0.0.1';
+  const serverOptions: ServerOptions = {};
+  if (options.bookmarkIntervalMs !== undefined) serverOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
+  // A server that checks tokens must speak TLS: kubectl sends credentials only to https.
+  if (access.mode === 'RBAC') serverOptions.tls = selfSignedCert([address]);
+  const server = new ApiServer(cluster, access, serverOptions);
   const port = await server.listen(options.port ?? 0, address);
-  const url = `http://${urlHost(address)}:${port}`;
+  const url = `${serverOptions.tls ? 'https' : 'http'}://${urlHost(address)}:${port}`;
   let tempDir: string | undefined;
   let kubeconfigPath = options.kubeconfigPath;
   if (!kubeconfigPath) {

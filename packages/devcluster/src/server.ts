@@ -4,6 +4,8 @@
  * `output.ts`, HTTP plumbing in `http.ts`.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { ServingCert } from './tls.js';
 import type { Cluster } from './cluster.js';
 import { ApiError, methodNotAllowed } from './errors.js';
 import type { Access } from './auth/access.js';
@@ -21,6 +23,8 @@ import { Watches } from './watch.js';
 
 export interface ServerOptions {
   bookmarkIntervalMs?: number;
+  /** Serve HTTPS with this key and certificate (plain HTTP without). */
+  tls?: ServingCert;
 }
 
 const isTokenRequest = (i: RequestInfo): boolean =>
@@ -36,7 +40,8 @@ export class ApiServer {
     readonly access: Access,
     private readonly options: ServerOptions = {},
   ) {
-    this.server = http.createServer({ requestTimeout: 0, keepAliveTimeout: 65_000 }, (req, res) => {
+    const serverOptions = { requestTimeout: 0, keepAliveTimeout: 65_000 };
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((e: unknown) => {
         if (e instanceof ApiError) sendError(res, e);
         else {
@@ -49,7 +54,10 @@ export class ApiServer {
           else res.destroy();
         }
       });
-    });
+    };
+    this.server = options.tls
+      ? https.createServer({ ...serverOptions, ...options.tls }, handler)
+      : http.createServer(serverOptions, handler);
     this.server.maxHeadersCount = 200;
   }
 

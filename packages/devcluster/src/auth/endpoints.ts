@@ -80,6 +80,20 @@ export function tokenRequest(
 
 /** The answer to a posted review (`plural` of authorization.k8s.io), asked by `user`. */
 export function review(access: Access, plural: string, user: UserInfo, body: unknown): KObject {
+  if (plural === 'selfsubjectreviews')
+    return {
+      kind: 'SelfSubjectReview',
+      apiVersion: 'authentication.k8s.io/v1',
+      metadata: { creationTimestamp: nowTimestamp() },
+      status: {
+        userInfo: {
+          username: user.username,
+          ...(user.uid ? { uid: user.uid } : {}),
+          groups: user.groups,
+          extra: user.extra ?? {},
+        },
+      },
+    };
   if (!isObject(body) || !isObject(body.spec)) throw badRequest('the review has no spec');
   const spec = body.spec;
   switch (plural) {

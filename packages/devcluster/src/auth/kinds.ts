@@ -138,7 +138,17 @@ export const AUTH_TYPES: ResourceType[] = [
       verbs: ['create'],
     }),
   ),
+  // `kubectl auth whoami`
+  builtin({
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    plural: 'selfsubjectreviews',
+    kind: 'SelfSubjectReview',
+    namespaced: false,
+    verbs: ['create'],
+  }),
 ];
 
 /** Review kinds: answered, never stored. */
-export const isReviewType = (t: ResourceType): boolean => t.group === AUTHORIZATION;
+export const isReviewType = (t: ResourceType): boolean =>
+  t.group === AUTHORIZATION || (t.group === 'authentication.k8s.io' && t.plural === 'selfsubjectreviews');
