@@ -75,8 +75,9 @@ export class Access {
         throw e;
       }
     }
-    const may: ImpersonationCheck = (user, what) =>
-      this.decide({
+    let refused: RequestAttributes | undefined;
+    const may: ImpersonationCheck = (user, what) => {
+      const a: RequestAttributes = {
         resourceRequest: true,
         user,
         verb: 'impersonate',
@@ -85,12 +86,19 @@ export class Access {
         subresource: what.subresource ?? '',
         name: what.name,
         namespace: what.namespace ?? '',
-      }).allowed;
+      };
+      const allowed = this.decide(a).allowed;
+      if (!allowed) refused ??= a;
+      return allowed;
+    };
     try {
       return impersonate(requester, headers, may);
     } catch (e) {
-      if (e instanceof ImpersonationForbidden) throw new ApiError(403, 'Forbidden', e.message, {});
-      throw e;
+      if (!(e instanceof ImpersonationForbidden)) throw e;
+      // Worded as kube-apiserver's impersonation filter: the authorizer's 403 for the first refusal.
+      if (!refused) throw new ApiError(403, 'Forbidden', e.message, {});
+      const s = forbiddenStatus(refused);
+      throw new ApiError(403, 'Forbidden', String(s.message), s.details as Record<string, string>);
     }
   }
 
