@@ -41,36 +41,36 @@ export class RbacCluster {
     this.admin = makeClients(this.adminClient);
     // What a user runs: kustomize renders deploy/, kubectl applies it.
     const rendered = execFileSync('kubectl', ['kustomize', join(repoRoot, 'deploy')], { encoding: 'utf8' });
-    const applied = this.kubectl(['apply', '-f', '-'], { input: rendered });
+    const applied = await this.kubectl(['apply', '-f', '-'], { input: rendered });
     if (!applied.ok) throw new Error(`kubectl apply of deploy/ failed: ${applied.stderr}`);
   }
 
-  /** Runs kubectl as the admin, or with `kubeconfig`. Never throws for a refused request. */
-  kubectl(args: string[], opts: { kubeconfig?: string; input?: string } = {}): KubectlResult {
-    try {
-      const stdout = execFileSync(
-        'kubectl',
-        ['--kubeconfig', opts.kubeconfig ?? this.dc.kubeconfigPath, ...args],
-        {
-          encoding: 'utf8',
-          input: opts.input ?? '',
-          stdio: ['pipe', 'pipe', 'pipe'],
-        },
-      );
-      return { ok: true, stdout, stderr: '' };
-    } catch (e) {
-      const err = e as { stdout?: string; stderr?: string };
-      return { ok: false, stdout: String(err.stdout ?? ''), stderr: String(err.stderr ?? '') };
-    }
+  /**
+   * Runs kubectl as the admin, or with `kubeconfig`; never throws for a refused request. Async:
+   * the API server runs in this process, so a synchronous child would block it.
+   */
+  kubectl(args: string[], opts: { kubeconfig?: string; input?: string } = {}): Promise<KubectlResult> {
+    const child = spawn('kubectl', ['--kubeconfig', opts.kubeconfig ?? this.dc.kubeconfigPath, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    child.stdin.end(opts.input ?? '');
+    return new Promise((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ ok: code === 0, stdout, stderr }));
+    });
   }
 
   /** A ready Node and the agent Pod the DaemonSet would run on it. */
   async addNode(name: string): Promise<void> {
     await createNode(this.admin, name);
-    this.createPod(`nodenet-agent-${name}`, AGENT_SA, name);
+    await this.createPod(`nodenet-agent-${name}`, AGENT_SA, name);
   }
 
-  createPod(name: string, serviceAccount: string, nodeName: string): void {
+  async createPod(name: string, serviceAccount: string, nodeName: string): Promise<void> {
     const pod = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -81,13 +81,13 @@ export class RbacCluster {
         containers: [{ name: 'main', image: 'nodenet' }],
       },
     };
-    const r = this.kubectl(['create', '-f', '-'], { input: JSON.stringify(pod) });
+    const r = await this.kubectl(['create', '-f', '-'], { input: JSON.stringify(pod) });
     if (!r.ok) throw new Error(`creating pod ${name}: ${r.stderr}`);
   }
 
   /** `kubectl create token` for the ServiceAccount, bound to the Pod; returns a kubeconfig with it. */
-  podTokenKubeconfig(serviceAccount: string, pod: string): string {
-    const r = this.kubectl([
+  async podTokenKubeconfig(serviceAccount: string, pod: string): Promise<string> {
+    const r = await this.kubectl([
       'create',
       'token',
       serviceAccount,
@@ -105,7 +105,7 @@ export class RbacCluster {
   }
 
   /** The kubeconfig of the agent on `node` (token bound to its Pod). */
-  agentKubeconfig(node: string): string {
+  agentKubeconfig(node: string): Promise<string> {
     return this.podTokenKubeconfig(AGENT_SA, `nodenet-agent-${node}`);
   }
 
