@@ -35,8 +35,12 @@ export class RbacCluster {
   private adminClient!: KubeClient;
   readonly work = mkdtempSync(join(tmpdir(), 'nodenet-least-privilege-'));
 
-  async start(): Promise<void> {
-    this.dc = await startDevCluster({ crdsDir: join(repoRoot, 'crds'), authorizationMode: 'RBAC' });
+  private ownsServer = false;
+
+  /** Starts devcluster with RBAC (or uses `dc`, started so), then installs deploy/ into it. */
+  async start(dc?: DevCluster): Promise<void> {
+    this.ownsServer = !dc;
+    this.dc = dc ?? (await startDevCluster({ crdsDir: join(repoRoot, 'crds'), authorizationMode: 'RBAC' }));
     this.adminClient = new KubeClient(loadKubeConfig(this.dc.kubeconfigPath));
     this.admin = makeClients(this.adminClient);
     // What a user runs: kustomize renders deploy/, kubectl applies it.
@@ -87,6 +91,11 @@ export class RbacCluster {
 
   /** `kubectl create token` for the ServiceAccount, bound to the Pod; returns a kubeconfig with it. */
   async podTokenKubeconfig(serviceAccount: string, pod: string): Promise<string> {
+    return this.dc.kubeconfigFor({ token: await this.podToken(serviceAccount, pod) });
+  }
+
+  /** `kubectl create token` for the ServiceAccount, bound to the Pod. */
+  async podToken(serviceAccount: string, pod: string): Promise<string> {
     const r = await this.kubectl([
       'create',
       'token',
@@ -101,7 +110,7 @@ export class RbacCluster {
       '1h',
     ]);
     if (!r.ok) throw new Error(`kubectl create token ${serviceAccount}: ${r.stderr}`);
-    return this.dc.kubeconfigFor({ token: r.stdout.trim() });
+    return r.stdout.trim();
   }
 
   /** The kubeconfig of the agent on `node` (token bound to its Pod). */
@@ -111,7 +120,7 @@ export class RbacCluster {
 
   async stop(): Promise<void> {
     this.adminClient?.close();
-    await this.dc?.stop();
+    if (this.ownsServer) await this.dc?.stop();
     rmSync(this.work, { recursive: true, force: true });
   }
 }
