@@ -208,6 +208,7 @@ describe('deploy/ with authorization and admission on', () => {
       [AGENT_SA, ['update', 'nodeconfigs', '--subresource=status'], 'no'],
       [AGENT_SA, ['patch', 'nodeconfigs'], 'no'],
       [AGENT_SA, ['watch', 'nodeconfigs'], 'yes'],
+      [AGENT_SA, ['get', 'nodeconfigs/node-1'], 'yes'],
       [AGENT_SA, ['get', 'nodes/node-1'], 'yes'],
       [AGENT_SA, ['patch', 'nodes'], 'yes'],
       [AGENT_SA, ['patch', 'nodes', '--subresource=status'], 'yes'],
