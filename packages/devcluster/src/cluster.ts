@@ -5,6 +5,7 @@
  * on a later turn of the event loop.
  */
 import { AppliedConfigs } from './apply.js';
+import type { AdmissionAttributes } from './auth/admission-policy.js';
 import { CrdController } from './controllers/crd.js';
 import { GarbageCollector } from './controllers/gc.js';
 import { NamespaceController } from './controllers/namespace.js';
@@ -37,6 +38,7 @@ export class Cluster {
     this.writes = new Writes(this.store, this.registry, this.applied, {
       hasInstances: (crd) => this.crds.hasInstances(crd),
       markedForDeletion: (t, stored, finalizers) => this.markedForDeletion(t, stored, finalizers),
+      validatingAdmission: (a) => this.validatingAdmission?.(a),
     });
     this.get = this.writes.get.bind(this.writes);
     this.list = this.writes.list.bind(this.writes);
@@ -68,6 +70,12 @@ export class Cluster {
   stop(): void {
     this.queue.stop();
   }
+
+  /**
+   * Validating admission run on every write, set when admission is on (`--authorization-mode
+   * RBAC`): throws the ApiError that refuses the write.
+   */
+  validatingAdmission: ((a: AdmissionAttributes) => void) | undefined;
 
   // ---------------------------------------------------------------- types
 

@@ -72,7 +72,7 @@ export function apiResourceList(
       singularName: t.singular,
       namespaced: t.namespaced,
       kind: t.kind,
-      verbs: VERBS,
+      verbs: t.verbs ?? VERBS,
     };
     if (t.shortNames.length) r.shortNames = t.shortNames;
     if (t.categories.length) r.categories = t.categories;
@@ -84,6 +84,16 @@ export function apiResourceList(
         namespaced: t.namespaced,
         kind: t.kind,
         verbs: ['get', 'patch', 'update'],
+      });
+    for (const sub of t.subresources ?? [])
+      resources.push({
+        name: `${t.plural}/${sub.name}`,
+        singularName: '',
+        namespaced: t.namespaced,
+        group: sub.group,
+        version: sub.version,
+        kind: sub.kind,
+        verbs: sub.verbs,
       });
   }
   return {

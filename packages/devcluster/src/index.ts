@@ -10,7 +10,9 @@ import { CrdLoadError, readCrds } from './crds.js';
 import { ApiError } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { Persistence } from './persist.js';
-import { ApiServer } from './server.js';
+import { ApiServer, type ServerOptions } from './server.js';
+import { selfSignedCert } from './tls.js';
+import { Access, type AuthorizationMode } from './auth/access.js';
 
 export interface DevClusterOptions {
   /** TCP port; 0 (default) picks a free one. */
@@ -31,7 +33,17 @@ export interface DevClusterOptions {
   historyLimit?: number;
   /** Interval of watch bookmarks (ms) for watches that allow them; default 10 s. */
   bookmarkIntervalMs?: number;
+  /**
+   * `AlwaysAllow` (default): requests without a token act as the admin, nothing is refused.
+   * `RBAC`: a valid bearer token is required, RBAC authorizes every request and the bound
+   * ValidatingAdmissionPolicies admit every write, as kube-apiserver `--authorization-mode RBAC`.
+   */
+  authorizationMode?: AuthorizationMode;
 }
+
+/** An identity for `kubeconfigFor`: a user (a token is issued) or a token already issued. */
+export type Identity =
+  { username: string; groups?: string[]; extra?: Record<string, string[]> } | { token: string };
 
 export interface DevCluster {
   url: string;
@@ -46,6 +58,14 @@ export interface DevCluster {
    * resume (or re-list after 410). Returns how many were ended. For resilience tests.
    */
   dropWatches(): number;
+  /**
+   * Writes a kubeconfig for another identity (a user and groups, or a token such as one from
+   * `kubectl create token`) to `file` (default: a new file beside the admin kubeconfig); returns
+   * its path. `kubeconfigPath` is the admin's (group system:masters).
+   */
+  kubeconfigFor(who: Identity, file?: string): string;
+  /** Authentication and authorization state (tokens, the mode). */
+  access: Access;
   stop(): Promise<void>;
 }
 
@@ -82,20 +102,24 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
   }
   await cluster.settle();
 
-  const server = new ApiServer(
-    cluster,
-    options.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: options.bookmarkIntervalMs } : {},
-  );
+  const access = new Access(cluster, options.authorizationMode ?? 'AlwaysAllow');
   const address = options.address ?? '127.0.0.1';
+  const serverOptions: ServerOptions = {};
+  if (options.bookmarkIntervalMs !== undefined) serverOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
+  // A server that checks tokens must speak TLS: kubectl sends credentials only to https.
+  if (access.mode === 'RBAC') serverOptions.tls = selfSignedCert([address]);
+  const server = new ApiServer(cluster, access, serverOptions);
   const port = await server.listen(options.port ?? 0, address);
-  const url = `http://${urlHost(address)}:${port}`;
+  const url = `${serverOptions.tls ? 'https' : 'http'}://${urlHost(address)}:${port}`;
   let tempDir: string | undefined;
   let kubeconfigPath = options.kubeconfigPath;
   if (!kubeconfigPath) {
     tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodenet-devcluster-'));
     kubeconfigPath = path.join(tempDir, 'kubeconfig');
   }
-  writeKubeconfig(kubeconfigPath, url);
+  writeKubeconfig(kubeconfigPath, url, access.adminToken);
+  const kubeconfigDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodenet-devcluster-ids-'));
+  let identities = 0;
 
   let stopped: Promise<void> | undefined;
   return {
@@ -105,12 +129,20 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
     cluster,
     watchCount: () => server.watchCount,
     dropWatches: () => server.dropWatches(),
+    access,
+    kubeconfigFor: (who, file) => {
+      const token = 'token' in who ? who.token : access.tokens.issueStatic(who);
+      const target = file ?? path.join(kubeconfigDir, `kubeconfig-${++identities}`);
+      writeKubeconfig(target, url, token);
+      return target;
+    },
     stop: () =>
       (stopped ??= (async () => {
         cluster.stop();
         await server.close();
         persistence?.close();
         if (tempDir) fs.rmSync(tempDir, { recursive: true, force: true });
+        fs.rmSync(kubeconfigDir, { recursive: true, force: true });
       })()),
   };
 }
@@ -119,6 +151,8 @@ export { Cluster } from './cluster.js';
 export { ApiError } from './errors.js';
 export { CrdLoadError } from './crds.js';
 export { kubeconfigYaml } from './kubeconfig.js';
+export { Access, AUTHORIZATION_MODES, type AuthorizationMode } from './auth/access.js';
+export type { UserInfo } from './auth/admission-policy.js';
 export type { ResourceType } from './resources.js';
 
 /** The host a client connects to for a listen address (a wildcard means this host's loopback). */

@@ -1,7 +1,12 @@
 #!/usr/bin/env node
 /** nodenet-devcluster: runs the Kubernetes-API-compatible dev server until SIGINT/SIGTERM. */
-import { Command, InvalidArgumentError } from 'commander';
-import { startDevCluster, type DevClusterOptions } from './index.js';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  AUTHORIZATION_MODES,
+  startDevCluster,
+  type AuthorizationMode,
+  type DevClusterOptions,
+} from './index.js';
 import { NODENET_VERSION } from '@nodenet/api';
 
 function parsePort(v: string): number {
@@ -15,18 +20,26 @@ const program = new Command()
   .name('nodenet-devcluster')
   .version(NODENET_VERSION, '--version', 'print the version and exit')
   .description(
-    'A Kubernetes-API-compatible server (plain HTTP, no authentication; 127.0.0.1 unless --address) for tests and local runs.\n' +
+    'A Kubernetes-API-compatible server (plain HTTP, bearer tokens; 127.0.0.1 unless --address) for tests and local runs.\n' +
       'Writes a kubeconfig usable by kubectl and @kubernetes/client-node, prints one line with the URL when ready,\n' +
       'and stops cleanly on SIGINT/SIGTERM.',
   )
   .option('--port <n>', 'TCP port to listen on (0 picks a free port)', parsePort, 0)
   .option(
     '--address <ip>',
-    'address to listen on, e.g. 0.0.0.0 so agents in network namespaces reach it (no authentication: trusted networks only)',
+    'address to listen on, e.g. 0.0.0.0 so agents in network namespaces reach it (plain HTTP: trusted networks only)',
     '127.0.0.1',
   )
   .option('--kubeconfig <path>', 'where to write the kubeconfig (default: a temporary file, removed on exit)')
   .option('--crds <dir>', 'register every CustomResourceDefinition YAML in this directory at start')
+  .addOption(
+    new Option(
+      '--authorization-mode <mode>',
+      'AlwaysAllow: no token needed, nothing refused (local runs); RBAC: bearer tokens required (the kubeconfig carries the admin token), RBAC and ValidatingAdmissionPolicies enforced',
+    )
+      .choices(AUTHORIZATION_MODES)
+      .default('AlwaysAllow'),
+  )
   .option(
     '--data-dir <dir>',
     'persist objects in this directory so they survive a restart (default: memory only)',
@@ -43,8 +56,13 @@ const opts = program.opts<{
   kubeconfig?: string;
   crds?: string;
   dataDir?: string;
+  authorizationMode: AuthorizationMode;
 }>();
-const options: DevClusterOptions = { port: opts.port, address: opts.address };
+const options: DevClusterOptions = {
+  port: opts.port,
+  address: opts.address,
+  authorizationMode: opts.authorizationMode,
+};
 if (opts.kubeconfig) options.kubeconfigPath = opts.kubeconfig;
 if (opts.crds) options.crdsDir = opts.crds;
 if (opts.dataDir) options.dataDir = opts.dataDir;

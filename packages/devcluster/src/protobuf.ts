@@ -1,7 +1,7 @@
 /**
  * Decoding of the Kubernetes protobuf envelope for the few built-in kinds kubectl sends as protobuf
- * (`kubectl create namespace | configmap | secret | serviceaccount` use typed clients that encode
- * request bodies as `application/vnd.kubernetes.protobuf`). Responses are always JSON, which those
+ * (`kubectl create namespace | configmap | secret | serviceaccount | token` and `kubectl auth` use
+ * typed clients that encode request bodies as `application/vnd.kubernetes.protobuf`). Responses are always JSON, which those
  * clients accept. Field numbers are those of k8s.io/api/core/v1/generated.proto and
  * k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto.
  */
@@ -45,7 +45,69 @@ const objectMeta: MessageSchema = {
   14: ['finalizers', 'strings'],
 };
 
+// k8s.io/api/authorization/v1 and authentication/v1: what `kubectl create token` and
+// `kubectl auth can-i | whoami` post.
+const resourceAttributes: MessageSchema = {
+  1: ['namespace', 'string'],
+  2: ['verb', 'string'],
+  3: ['group', 'string'],
+  4: ['version', 'string'],
+  5: ['resource', 'string'],
+  6: ['subresource', 'string'],
+  7: ['name', 'string'],
+};
+const accessReviewSpec: MessageSchema = {
+  1: ['resourceAttributes', { message: resourceAttributes }],
+  2: ['nonResourceAttributes', { message: { 1: ['path', 'string'], 2: ['verb', 'string'] } }],
+};
+
 const KINDS: Record<string, MessageSchema> = {
+  'authentication.k8s.io/v1/TokenRequest': {
+    1: ['metadata', { message: objectMeta }],
+    2: [
+      'spec',
+      {
+        message: {
+          1: ['audiences', 'strings'],
+          3: [
+            'boundObjectRef',
+            {
+              message: {
+                1: ['kind', 'string'],
+                2: ['apiVersion', 'string'],
+                3: ['name', 'string'],
+                4: ['uid', 'string'],
+              },
+            },
+          ],
+          4: ['expirationSeconds', 'int'],
+        },
+      },
+    ],
+  },
+  'authentication.k8s.io/v1/SelfSubjectReview': { 1: ['metadata', { message: objectMeta }] },
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': {
+    1: ['metadata', { message: objectMeta }],
+    2: ['spec', { message: accessReviewSpec }],
+  },
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': {
+    1: ['metadata', { message: objectMeta }],
+    2: ['spec', { message: { 1: ['namespace', 'string'] } }],
+  },
+  'authorization.k8s.io/v1/SubjectAccessReview': {
+    1: ['metadata', { message: objectMeta }],
+    2: [
+      'spec',
+      {
+        message: {
+          ...accessReviewSpec,
+          3: ['user', 'string'],
+          4: ['groups', 'strings'],
+          6: ['uid', 'string'],
+        },
+      },
+    ],
+  },
   'v1/Namespace': {
     1: ['metadata', { message: objectMeta }],
     2: ['spec', { message: { 1: ['finalizers', 'strings'] } }],

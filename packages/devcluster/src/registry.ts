@@ -4,6 +4,8 @@
  */
 import { BUILTIN_TYPES, storageKeyOf, typesFromCrd, type CrdSpec, type ResourceType } from './resources.js';
 import type { KObject } from './types.js';
+import { AUTH_TYPES } from './auth/kinds.js';
+import { WORKLOAD_TYPES } from './workloads.js';
 
 export const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 export const NS_KEY = '/namespaces';
@@ -14,7 +16,8 @@ export class TypeRegistry {
   private readonly types = new Map<string, ResourceType>();
 
   constructor() {
-    for (const t of BUILTIN_TYPES) this.types.set(typeKey(t.group, t.version, t.plural), t);
+    for (const t of [...BUILTIN_TYPES, ...WORKLOAD_TYPES, ...AUTH_TYPES])
+      this.types.set(typeKey(t.group, t.version, t.plural), t);
   }
 
   typeFor(group: string, version: string, plural: string): ResourceType | undefined {

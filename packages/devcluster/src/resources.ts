@@ -43,6 +43,13 @@ export interface ResourceType {
   storageKey?: string;
   /** Conversion between this type's form and the stored form, when they differ. */
   convert?: { toStorage(obj: KObject): KObject; fromStorage(obj: KObject): KObject };
+  /**
+   * Verbs discovery lists when not every verb is served: the review kinds are create-only and
+   * never stored (answered in `auth/endpoints.ts`).
+   */
+  verbs?: string[];
+  /** Subresources besides `status`, for discovery (`serviceaccounts/token`). */
+  subresources?: { name: string; group: string; version: string; kind: string; verbs: string[] }[];
 }
 
 export const apiVersionOf = (t: Pick<ResourceType, 'group' | 'version'>): string =>
@@ -84,7 +91,7 @@ export const eventsV1ToCoreEvent = (o: KObject): KObject =>
     'v1',
   );
 
-function builtin(
+export function builtin(
   p: Pick<ResourceType, 'group' | 'version' | 'plural' | 'kind' | 'namespaced'> & Partial<ResourceType>,
 ): ResourceType {
   return {
@@ -312,6 +319,15 @@ export const BUILTIN_TYPES: ResourceType[] = [
     kind: 'ServiceAccount',
     namespaced: true,
     shortNames: ['sa'],
+    subresources: [
+      {
+        name: 'token',
+        group: 'authentication.k8s.io',
+        version: 'v1',
+        kind: 'TokenRequest',
+        verbs: ['create'],
+      },
+    ],
   }),
   builtin({
     group: '',

@@ -4,9 +4,15 @@
  * `output.ts`, HTTP plumbing in `http.ts`.
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import type { ServingCert } from './tls.js';
 import type { Cluster } from './cluster.js';
 import { ApiError, methodNotAllowed } from './errors.js';
-import { JSON_TYPE, parseBody, readBody, sendError } from './http.js';
+import type { Access } from './auth/access.js';
+import { review, tokenRequest } from './auth/endpoints.js';
+import { isReviewType } from './auth/kinds.js';
+import { requestInfo, type RequestInfo } from './auth/request-info.js';
+import { JSON_TYPE, parseBody, readBody, send, sendError } from './http.js';
 import { deleteCollection, serveList } from './list.js';
 import { sendObject } from './output.js';
 import { patchTypeOf } from './patch.js';
@@ -17,7 +23,12 @@ import { Watches } from './watch.js';
 
 export interface ServerOptions {
   bookmarkIntervalMs?: number;
+  /** Serve HTTPS with this key and certificate (plain HTTP without). */
+  tls?: ServingCert;
 }
+
+const isTokenRequest = (i: RequestInfo): boolean =>
+  i.resourceRequest && i.apiGroup === '' && i.resource === 'serviceaccounts' && i.subresource === 'token';
 
 export class ApiServer {
   readonly server: http.Server;
@@ -26,9 +37,11 @@ export class ApiServer {
 
   constructor(
     readonly cluster: Cluster,
+    readonly access: Access,
     private readonly options: ServerOptions = {},
   ) {
-    this.server = http.createServer({ requestTimeout: 0, keepAliveTimeout: 65_000 }, (req, res) => {
+    const serverOptions = { requestTimeout: 0, keepAliveTimeout: 65_000 };
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((e: unknown) => {
         if (e instanceof ApiError) sendError(res, e);
         else {
@@ -41,7 +54,10 @@ export class ApiServer {
           else res.destroy();
         }
       });
-    });
+    };
+    this.server = options.tls
+      ? https.createServer({ ...serverOptions, ...options.tls }, handler)
+      : http.createServer(serverOptions, handler);
     this.server.maxHeadersCount = 200;
   }
 
@@ -79,8 +95,23 @@ export class ApiServer {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const method = req.method ?? 'GET';
     const q = url.searchParams;
+    // Authentication and authorization come first, from the URL alone, as in kube-apiserver's
+    // filter chain: a refused request learns nothing about what exists.
+    const info = requestInfo(method, path, q);
+    const user = this.access.userOf(req.headers);
+    this.access.authorizeRequest(info, user);
+    if (isTokenRequest(info) && info.resourceRequest) {
+      if (method !== 'POST') throw methodNotAllowed();
+      const body = parseBody(await readBody(req), req.headers['content-type']);
+      return send(res, 201, tokenRequest(this.cluster, this.access, info.namespace, info.name, body));
+    }
     const route = routeRequest(req, res, path, this.cluster, this.address);
     if (!route) return;
+    if (isReviewType(route.type)) {
+      if (method !== 'POST' || route.name) throw methodNotAllowed();
+      const body = parseBody(await readBody(req), req.headers['content-type']);
+      return send(res, 201, review(this.access, route.type.plural, user, body));
+    }
     const warnings: string[] = [];
     const t = route.type;
     const ns = route.namespace;
@@ -96,6 +127,7 @@ export class ApiServer {
     }
 
     const writeOpts = writeOptions(q, warnings);
+    writeOpts.user = user;
     const sub = route.subresource === 'status' ? 'status' : undefined;
 
     switch (method) {
@@ -125,6 +157,7 @@ export class ApiServer {
         const raw = await readBody(req);
         const body = raw.toString('utf8').trim() ? parseBody(raw, req.headers['content-type']) : {};
         const opts = deleteOptions(body, q);
+        opts.user = user;
         if (!route.name) return deleteCollection(this.cluster, req, res, route, q, opts);
         const stored = this.cluster.delete(t, ns, route.name, opts);
         return sendObject(req, res, 200, stored, t, q);

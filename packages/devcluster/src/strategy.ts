@@ -2,6 +2,7 @@
  * What a request body must be to be stored, per type (the apiserver's "strategy"): decoding against
  * the URL's type, defaulting, pruning and validation, and the CRD-specific defaults and checks.
  */
+import type { UserInfo } from './auth/admission-policy.js';
 import { badRequest, invalid, type FieldError } from './errors.js';
 import { validateMetadata, validateName } from './metadata.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
@@ -17,6 +18,8 @@ export interface WriteOptions {
   fieldValidation?: FieldValidation;
   /** Filled with warnings to send back as `Warning` headers. */
   warnings?: string[];
+  /** Who writes (admission policies see it as request.userInfo); the server itself when absent. */
+  user?: UserInfo;
 }
 
 /** A copy of the body with apiVersion and kind checked against (and set to) the URL's type. */

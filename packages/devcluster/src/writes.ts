@@ -6,6 +6,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppliedConfigs } from './apply.js';
+import type { AdmissionAttributes, UserInfo } from './auth/admission-policy.js';
 import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from './errors.js';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type PatchType } from './patch.js';
 import type { TypeRegistry } from './registry.js';
@@ -22,6 +23,8 @@ export interface DeleteOptions {
   propagationPolicy?: PropagationPolicy;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
+  /** Who deletes (admission policies see it as request.userInfo). */
+  user?: UserInfo;
 }
 
 export const FOREGROUND = 'foregroundDeletion';
@@ -33,7 +36,18 @@ export interface DeletionHooks {
   hasInstances(crd: KObject): boolean;
   /** The object was marked for deletion; start the work its finalizers or kind call for. */
   markedForDeletion(t: ResourceType, stored: StoredObject, finalizers: string[]): void;
+  /**
+   * Validating admission (policies) after the write rules and defaulting, before storing;
+   * throws the ApiError that refuses the write.
+   */
+  validatingAdmission(a: AdmissionAttributes): void;
 }
+
+/** Writes made in-process (start-up, tests) without a user act as the server itself. */
+const SERVER_USER: UserInfo = {
+  username: 'system:apiserver',
+  groups: ['system:masters', 'system:authenticated'],
+};
 
 export const nowTimestamp = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -56,6 +70,30 @@ export class Writes {
     private readonly applied: AppliedConfigs,
     private readonly hooks: DeletionHooks,
   ) {}
+
+  private admitPolicies(
+    operation: AdmissionAttributes['operation'],
+    t: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    subresource: string | undefined,
+    object: KObject | null,
+    oldObject: KObject | null,
+    user: UserInfo | undefined,
+  ): void {
+    this.hooks.validatingAdmission({
+      operation,
+      group: t.group,
+      version: t.version,
+      resource: t.plural,
+      subResource: subresource ?? '',
+      name,
+      namespace: t.namespaced ? (namespace ?? '') : '',
+      userInfo: user ?? SERVER_USER,
+      object,
+      oldObject,
+    });
+  }
 
   get(t: ResourceType, namespace: string | undefined, name: string): StoredObject {
     const s = this.store.get(storageKeyOf(t), objectKey(t.namespaced ? namespace : undefined, name));
@@ -127,6 +165,7 @@ export class Writes {
     }
     if (t.plural === 'customresourcedefinitions') defaultCrd(obj);
     admit(t, obj, opts);
+    this.admitPolicies('CREATE', t, namespace, m.name, undefined, obj, null, opts.user);
     if (opts.dryRun) return { obj, rv: this.store.resourceVersion };
     const rv = this.store.nextResourceVersion();
     m.resourceVersion = String(rv);
@@ -218,6 +257,7 @@ export class Writes {
     }
     if (t.plural === 'customresourcedefinitions') defaultCrd(next);
     admit(t, next, opts);
+    this.admitPolicies('UPDATE', t, namespace, name, subresource, next, old.obj, opts.user);
     if (t.generation && !deepEqual(specPart(next), specPart(old.obj)))
       next.metadata.generation = (old.obj.metadata.generation ?? 0) + 1;
 
@@ -301,6 +341,7 @@ export class Writes {
         name,
         `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${om.resourceVersion ?? ''}`,
       );
+    this.admitPolicies('DELETE', t, namespace, name, undefined, null, old.obj, opts.user);
     if (opts.dryRun) return old;
     const key = objectKey(t.namespaced ? namespace : undefined, name);
     const policy = opts.propagationPolicy ?? 'Background';

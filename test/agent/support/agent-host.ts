@@ -27,7 +27,12 @@ import {
   type NodeConfigStatus,
   type NodeLayer2Entry,
 } from '@nodenet/api';
-import { kubeconfigYaml, startDevCluster, type DevCluster } from '@nodenet/devcluster';
+import {
+  kubeconfigYaml,
+  startDevCluster,
+  type DevCluster,
+  type DevClusterOptions,
+} from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
 
@@ -62,7 +67,7 @@ exit
 export const NODE_ADDR = '10.98.0.1';
 export const PEER_ADDR = '10.98.0.2';
 export const PEER_PORT = 7179;
-const API_PORT = 16443;
+export const API_PORT = 16443;
 
 export interface IpLink {
   ifindex: number;
@@ -236,10 +241,13 @@ export class AgentCluster {
     this.templateFile = join(this.work, 'frr.conf.tpl');
   }
 
-  async setUp(build: string[] = ['packages/agent']): Promise<void> {
+  async setUp(
+    build: string[] = ['packages/agent'],
+    devcluster: Pick<DevClusterOptions, 'authorizationMode'> = {},
+  ): Promise<void> {
     for (const pkg of build) execFileSync('npx', ['tsc', '-b', pkg], { cwd: repoRoot, stdio: 'pipe' });
     writeFileSync(this.templateFile, NODE_TEMPLATE);
-    this.dc = await startDevCluster({ crdsDir: join(repoRoot, 'crds') });
+    this.dc = await startDevCluster({ crdsDir: join(repoRoot, 'crds'), ...devcluster });
     this.client = new KubeClient(loadKubeConfig(this.dc.kubeconfigPath));
     this.clients = makeClients(this.client);
     this.bridge = createServer((inbound) => {
@@ -331,7 +339,7 @@ export class NodeEnv {
     this.createNamespaces(NODE_ADDR, PEER_ADDR);
     await this.startApi();
     this.helpers.push(await helper(this.peerNs, join(here, 'tcp-server.ts'), PEER_ADDR, String(PEER_PORT)));
-    writeFileSync(this.kubeconfig, kubeconfigYaml(`http://127.0.0.1:${API_PORT}`));
+    this.writeKubeconfig();
     this.frr = startFrr(this.nodeNs, this.nodeNs);
     writeFileSync(
       this.healthFile,
@@ -344,6 +352,15 @@ export class NodeEnv {
         '',
       ].join('\n'),
     );
+  }
+
+  /**
+   * The agent's kubeconfig: the API server through the namespace's port, with `token` (e.g. a
+   * pod-bound ServiceAccount token when the server authenticates).
+   */
+  writeKubeconfig(token?: string): void {
+    const scheme = new URL(this.cluster.dc.url).protocol;
+    writeFileSync(this.kubeconfig, kubeconfigYaml(`${scheme}//127.0.0.1:${API_PORT}`, undefined, token));
   }
 
   /**

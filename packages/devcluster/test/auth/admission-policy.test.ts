@@ -155,6 +155,51 @@ describe('the shipped agent admission policy', () => {
     }
   });
 
+  it('admits its own NodenetAgentReady condition in its Node status; refuses touching the kubelet conditions or other fields', () => {
+    const cond = (type: string, status: string) => ({ type, status });
+    const withStatus = (name: string, conditions: unknown[], extra: Record<string, unknown> = {}) => ({
+      ...node(name, []),
+      status: { conditions, addresses: [{ type: 'InternalIP', address: '10.0.0.1' }], ...extra },
+    });
+    const statusWrite = (name: string, before: unknown, after: unknown) => ({
+      ...nodePatch(agentOn('node-1'), before, after),
+      name,
+      subResource: 'status',
+    });
+    const before = withStatus('node-1', [cond('Ready', 'True')]);
+    const own = withStatus('node-1', [cond('Ready', 'True'), cond('NodenetAgentReady', 'False')]);
+    expect(admit(policies, bindings, statusWrite('node-1', before, own))).toEqual({ allowed: true });
+    const message = 'the agent may change only its own NodenetAgentReady condition in its Node status';
+    const kubelet = withStatus('node-1', [cond('Ready', 'False')]);
+    expect(admit(policies, bindings, statusWrite('node-1', before, kubelet))).toMatchObject({
+      allowed: false,
+      message,
+    });
+    const moved = withStatus('node-1', [cond('Ready', 'True')], { addresses: [] });
+    expect(admit(policies, bindings, statusWrite('node-1', before, moved))).toMatchObject({
+      allowed: false,
+      message,
+    });
+    const other = withStatus('node-2', [cond('Ready', 'True'), cond('NodenetAgentReady', 'False')]);
+    expect(admit(policies, bindings, statusWrite('node-2', withStatus('node-2', []), other))).toMatchObject({
+      allowed: false,
+      message: 'agent on node node-1 may not write nodes node-2',
+    });
+  });
+
+  it('refuses an agent deleting its own Node with the policy message, not an evaluation error', () => {
+    const a = {
+      ...nodePatch(agentOn('node-1'), node('node-1', []), node('node-1', [])),
+      operation: 'DELETE' as const,
+      object: null,
+    };
+    expect(admit(policies, bindings, a)).toMatchObject({
+      allowed: false,
+      reason: 'Forbidden',
+      message: 'the agent only updates its own NodeConfig status and Node taints',
+    });
+  });
+
   it('refuses an agent creating or deleting NodeConfigs and Nodes', () => {
     for (const operation of ['CREATE', 'DELETE'] as const) {
       const a = { ...statusPatch(agentOn('node-1'), 'node-1'), operation, subResource: '' };

@@ -174,6 +174,8 @@ describe('the roles deploy/ ships', () => {
     // The agent: its informer, its status report, taint removal, events, the /version probe.
     ['agent', agent, `list nodeconfigs.${G}`, true],
     ['agent', agent, `watch nodeconfigs.${G}`, true],
+    // The start-up self-check reads its NodeConfig (found missing by the least-privilege e2e test).
+    ['agent', agent, `get nodeconfigs.${G} node-1`, true],
     ['agent', agent, `patch nodeconfigs.${G}/status node-1`, true],
     ['agent', agent, 'get nodes node-1', true],
     ['agent', agent, 'patch nodes node-1', true],
@@ -195,6 +197,11 @@ describe('the roles deploy/ ships', () => {
     ['configurator', configurator, `create networkconfigrevisions.${G}`, true],
     ['configurator', configurator, `update networkconfigrevisions.${G}/status r`, true],
     ['configurator', configurator, `delete networkconfigrevisions.${G} r`, true],
+    // Revisions are labelled with a merge patch (found missing by the least-privilege e2e test).
+    ['configurator', configurator, `patch networkconfigrevisions.${G} r`, true],
+    // Readiness reads the Lease's namespace, and only that one.
+    ['configurator', configurator, 'get namespaces nodenet-system -n nodenet-system', true],
+    ['configurator', configurator, 'get namespaces kube-system -n kube-system', false],
     ['configurator', configurator, `create nodeconfigs.${G}`, true],
     ['configurator', configurator, `patch nodeconfigs.${G} node-1`, true],
     ['configurator', configurator, `delete nodeconfigs.${G} node-1`, true],

@@ -1,0 +1,258 @@
+/**
+ * Least privilege, proven: deploy/ rendered with `kubectl kustomize` and applied to devcluster with
+ * authorization and admission on; the real configurator and one simulated agent per node run with
+ * the identities deploy/ gives them (pod-bound ServiceAccount tokens). A full rollout completes with
+ * no call refused; what they must not do is refused with kube-apiserver's own words; and
+ * `kubectl auth can-i` answers for the shipped roles as a real cluster would. The real agent does
+ * the same in test/agent/agent-least-privilege.test.ts (privileged).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KubeApiError, KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
+import { SimulatedAgents } from '../support/simulated-agent.js';
+import { fleetQueries, layer2Input } from '../agent/support/agent-host.js';
+import {
+  AGENT_SA,
+  CONFIGURATOR_SA,
+  NS,
+  RbacCluster,
+  refusals,
+  saUser,
+  spawnConfigurator,
+  type LoggedProcess,
+} from './support/rbac-cluster.js';
+
+const NODES = ['node-1', 'node-2', 'node-3'];
+const POLICY = 'nodenet-agent-own-node';
+const denied = (resource: string, name: string, message: string): string =>
+  `${resource} "${name}" is forbidden: ValidatingAdmissionPolicy '${POLICY}' with binding '${POLICY}' denied request: ${message}`;
+
+/** The status code and Status message of a refused call. */
+async function refusal(call: Promise<unknown>): Promise<{ statusCode: number; message: string }> {
+  try {
+    await call;
+  } catch (e) {
+    if (e instanceof KubeApiError) return { statusCode: e.statusCode, message: e.serverMessage };
+    throw e;
+  }
+  throw new Error('the call was allowed');
+}
+
+const clientsByNode = new Map<string, Clients>();
+const agentClients = (node: string): Clients => {
+  let clients = clientsByNode.get(node);
+  if (!clients) {
+    clients = makeClients(new KubeClient(loadKubeConfig(agentKubeconfig.get(node)!)));
+    clientsByNode.set(node, clients);
+  }
+  return clients;
+};
+
+let c: RbacCluster;
+const agentKubeconfig = new Map<string, string>();
+const agents: SimulatedAgents[] = [];
+let configuratorKubeconfig: string;
+let configurator: LoggedProcess;
+
+beforeAll(async () => {
+  c = new RbacCluster();
+  await c.start();
+  for (const n of NODES) {
+    await c.addNode(n);
+    agentKubeconfig.set(n, await c.agentKubeconfig(n));
+  }
+  await c.createPod('nodenet-configurator-7d4b9', CONFIGURATOR_SA, 'node-1');
+  configuratorKubeconfig = await c.podTokenKubeconfig(CONFIGURATOR_SA, 'nodenet-configurator-7d4b9');
+  for (const n of NODES) {
+    // Each agent only answers for its own node, with its own node-bound token.
+    const a = new SimulatedAgents({
+      kubeconfigPath: agentKubeconfig.get(n)!,
+      behaviour: (node) => (node === n ? { kind: 'ok', delayMs: 20 } : { kind: 'never' }),
+    });
+    await a.start();
+    agents.push(a);
+  }
+  configurator = spawnConfigurator(configuratorKubeconfig);
+}, 60_000);
+
+afterAll(async () => {
+  await configurator?.stop();
+  for (const a of agents) await a.stop();
+  await c?.stop();
+});
+
+describe('deploy/ with authorization and admission on', () => {
+  it('a full rollout completes with the shipped identities; no call of the configurator or an agent is refused', async () => {
+    await c.admin.layer2.create(layer2Input('l2-100', 100, ['10.100.0.1/24']));
+    const q = fleetQueries(c.admin);
+    const rev = await q.firstRevisionEverywhere(NODES.length);
+    await q.until('revision complete', async () => {
+      const r = (await q.revisions())[0];
+      return r?.status?.conditions?.some((x) => x.type === 'Complete' && x.status === 'True') ?? false;
+    });
+    expect(rev.spec.hash).toMatch(/^[0-9a-f]+$/);
+    expect(agents.map((a) => a.writeErrors)).toEqual([0, 0, 0]);
+    expect(agents.flatMap((a) => a.writes.map((w) => w.node)).sort()).toEqual(expect.arrayContaining(NODES));
+    expect(refusals(configurator.lines)).toEqual([]);
+  }, 120_000);
+
+  it("an agent writing another node's NodeConfig status is refused by the policy", async () => {
+    // The agent's own call (a merge patch of the status subresource), with its own client.
+    const err = await refusal(
+      agentClients('node-1').nodeConfig.patchStatus('node-2', { status: { configStatus: 'invalid' } }),
+    );
+    expect(err).toEqual({
+      statusCode: 403,
+      message: denied(
+        'nodeconfigs.network.nodenet.io',
+        'node-2',
+        'agent on node node-1 may not write nodeconfigs node-2',
+      ),
+    });
+    await expect(
+      agentClients('node-1').nodeConfig.patchStatus('node-1', { status: { message: 'own status' } }),
+    ).resolves.toBeDefined();
+  });
+
+  it('an agent patching another Node is refused by the policy; on its own Node it may change only its taints', async () => {
+    // kubectl as the agent: it may read Nodes, so `kubectl patch` works as for a person.
+    const kc = { kubeconfig: agentKubeconfig.get('node-1')! };
+    const taint = '{"spec":{"taints":[{"key":"node.nodenet.io/network-unavailable","effect":"NoSchedule"}]}}';
+    const other = await c.kubectl(['patch', 'node', 'node-2', '-p', taint], kc);
+    expect(other.stderr.trim()).toBe(
+      `Error from server (Forbidden): ${denied('nodes', 'node-2', 'agent on node node-1 may not write nodes node-2')}`,
+    );
+    const own = await c.kubectl(['patch', 'node', 'node-1', '-p', taint], kc);
+    expect(own.stderr).toBe('');
+    expect(own.ok).toBe(true);
+
+    const onlyTaints = 'the agent may change only its own (node.nodenet.io/) taints on its Node';
+    const foreign = await c.kubectl(
+      [
+        'patch',
+        'node',
+        'node-1',
+        '-p',
+        '{"spec":{"taints":[{"key":"example.com/drain","effect":"NoExecute"}]}}',
+      ],
+      kc,
+    );
+    expect(foreign.stderr.trim()).toBe(
+      `Error from server (Forbidden): ${denied('nodes', 'node-1', onlyTaints)}`,
+    );
+    const label = await c.kubectl(['label', 'node', 'node-1', 'role=edge'], kc);
+    expect(label.stderr.trim()).toBe(
+      `Error from server (Forbidden): ${denied('nodes', 'node-1', onlyTaints)}`,
+    );
+  });
+
+  it("an agent may set its own NodenetAgentReady Node condition, not another node's nor the kubelet's", async () => {
+    // The agent's own call (self-check.ts): a strategic merge patch of nodes/status.
+    const patch = (node: string, type: string) =>
+      agentClients('node-1').client.request('PATCH', `/api/v1/nodes/${node}/status`, {
+        body: {
+          status: { conditions: [{ type, status: 'False', reason: 'AgentMisconfigured', message: 'x' }] },
+        },
+        contentType: 'application/strategic-merge-patch+json',
+      });
+    await expect(patch('node-1', 'NodenetAgentReady')).resolves.toBeDefined();
+    expect(await refusal(patch('node-2', 'NodenetAgentReady'))).toEqual({
+      statusCode: 403,
+      message: denied('nodes', 'node-2', 'agent on node node-1 may not write nodes node-2'),
+    });
+    expect(await refusal(patch('node-1', 'Ready'))).toEqual({
+      statusCode: 403,
+      message: denied(
+        'nodes',
+        'node-1',
+        'the agent may change only its own NodenetAgentReady condition in its Node status',
+      ),
+    });
+  });
+
+  it('an agent token not bound to a pod on a node is refused by the policy', async () => {
+    const token = (await c.kubectl(['create', 'token', AGENT_SA, '-n', NS])).stdout.trim();
+    const unbound = makeClients(new KubeClient(loadKubeConfig(c.dc.kubeconfigFor({ token }))));
+    expect(await refusal(unbound.nodeConfig.patchStatus('node-1', { status: { message: 'x' } }))).toEqual({
+      statusCode: 403,
+      message: denied(
+        'nodeconfigs.network.nodenet.io',
+        'node-1',
+        "the agent's token carries no node name (use a pod-bound ServiceAccount token)",
+      ),
+    });
+  });
+
+  it('the configurator is refused what it does not need: deleting Nodes, writing NodeConfig status, reading Secrets', async () => {
+    const kc = { kubeconfig: configuratorKubeconfig };
+    const user = saUser(CONFIGURATOR_SA);
+    expect((await c.kubectl(['delete', 'node', 'node-3'], kc)).stderr.trim()).toBe(
+      `Error from server (Forbidden): nodes "node-3" is forbidden: User "${user}" cannot delete resource "nodes" in API group "" at the cluster scope`,
+    );
+    // The configurator's own client: it cannot even try the agents' status write.
+    const configurator = makeClients(new KubeClient(loadKubeConfig(configuratorKubeconfig)));
+    expect(
+      await refusal(configurator.nodeConfig.patchStatus('node-1', { status: { message: 'x' } })),
+    ).toEqual({
+      statusCode: 403,
+      message: `nodeconfigs.network.nodenet.io "node-1" is forbidden: User "${user}" cannot patch resource "nodeconfigs/status" in API group "network.nodenet.io" at the cluster scope`,
+    });
+    expect((await c.kubectl(['get', 'secrets', '-n', NS], kc)).stderr.trim()).toBe(
+      `Error from server (Forbidden): secrets is forbidden: User "${user}" cannot list resource "secrets" in API group "" in the namespace "${NS}"`,
+    );
+    expect((await c.kubectl(['get', 'nodes'], kc)).ok).toBe(true);
+  });
+
+  it('kubectl auth can-i answers for the shipped roles as a real cluster would', async () => {
+    const cases: [sa: string, args: string[], answer: 'yes' | 'no'][] = [
+      [AGENT_SA, ['patch', 'nodeconfigs', '--subresource=status'], 'yes'],
+      [AGENT_SA, ['update', 'nodeconfigs', '--subresource=status'], 'no'],
+      [AGENT_SA, ['patch', 'nodeconfigs'], 'no'],
+      [AGENT_SA, ['watch', 'nodeconfigs'], 'yes'],
+      [AGENT_SA, ['get', 'nodeconfigs/node-1'], 'yes'],
+      [AGENT_SA, ['get', 'nodes/node-1'], 'yes'],
+      [AGENT_SA, ['patch', 'nodes'], 'yes'],
+      [AGENT_SA, ['patch', 'nodes', '--subresource=status'], 'yes'],
+      [AGENT_SA, ['delete', 'nodes'], 'no'],
+      [AGENT_SA, ['create', 'events', '-n', 'default'], 'yes'],
+      [AGENT_SA, ['list', 'secrets', '-n', NS], 'no'],
+      [AGENT_SA, ['get', '/version'], 'yes'],
+      [CONFIGURATOR_SA, ['create', 'nodeconfigs'], 'yes'],
+      [CONFIGURATOR_SA, ['patch', 'nodeconfigs', '--subresource=status'], 'no'],
+      [CONFIGURATOR_SA, ['update', 'networkconfigrevisions', '--subresource=status'], 'yes'],
+      [CONFIGURATOR_SA, ['delete', 'nodes'], 'no'],
+      [CONFIGURATOR_SA, ['list', 'nodes'], 'yes'],
+      [CONFIGURATOR_SA, ['update', 'leases/nodenet-configurator', '-n', NS], 'yes'],
+      [CONFIGURATOR_SA, ['update', 'leases/other', '-n', NS], 'no'],
+      [CONFIGURATOR_SA, ['create', 'leases', '-n', NS], 'yes'],
+      [CONFIGURATOR_SA, ['create', 'leases', '-n', 'default'], 'no'],
+      [CONFIGURATOR_SA, ['get', `namespaces/${NS}`, '-n', NS], 'yes'],
+      [CONFIGURATOR_SA, ['get', 'namespaces/default'], 'no'],
+      [CONFIGURATOR_SA, ['impersonate', 'serviceaccounts', '-n', NS], 'no'],
+    ];
+    const answers: string[] = [];
+    for (const [sa, args] of cases) {
+      const r = await c.kubectl(['auth', 'can-i', ...args, `--as=${saUser(sa)}`]);
+      answers.push(`${sa} ${args.join(' ')}: ${r.stdout.trim()}`);
+    }
+    expect(answers).toEqual(cases.map(([sa, args, answer]) => `${sa} ${args.join(' ')}: ${answer}`));
+
+    const list = await c.kubectl(['auth', 'can-i', '--list', '-n', NS, `--as=${saUser(CONFIGURATOR_SA)}`]);
+    const rows = list.stdout.split('\n').map((l) => l.trim().split(/\s+/).join(' '));
+    expect(rows).toContain('leases.coordination.k8s.io [] [nodenet-configurator] [get update]');
+    expect(rows).toContain('nodeconfigs.network.nodenet.io [] [] [list watch create patch delete]');
+    expect(rows.some((r) => r.startsWith('nodeconfigs.network.nodenet.io/status'))).toBe(false);
+  });
+
+  it('an identity that may not impersonate is refused; an unauthenticated request gets 401', async () => {
+    const r = await c.kubectl(['get', 'nodes', `--as=${saUser(AGENT_SA)}`], {
+      kubeconfig: configuratorKubeconfig,
+    });
+    expect(r.stderr.trim()).toBe(
+      `Error from server (Forbidden): serviceaccounts "${AGENT_SA}" is forbidden: User "${saUser(CONFIGURATOR_SA)}" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "${NS}"`,
+    );
+    const anonymous = c.dc.kubeconfigFor({ token: 'not-a-token' });
+    expect((await c.kubectl(['get', 'nodes'], { kubeconfig: anonymous })).stderr.trim()).toBe(
+      'error: You must be logged in to the server (Unauthorized)',
+    );
+  });
+});
