@@ -6,7 +6,8 @@ import type { UserInfo } from './auth/admission-policy.js';
 import { badRequest, invalid, type FieldError } from './errors.js';
 import { validateMetadata, validateName } from './metadata.js';
 import { apiVersionOf, type ResourceType } from './resources.js';
-import { applyDefaults, prune, validate } from './schema.js';
+import { applyDefaults, prune } from './schema.js';
+import { checkSchemaSupported, validate } from './schema-validate.js';
 import { clone, isObject, type KObject } from './types.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
@@ -127,6 +128,13 @@ function validateCrd(obj: KObject): FieldError[] {
     });
   versions.forEach((v, i) => {
     if (!isObject(v) || typeof v.name !== 'string' || !v.name) errs.push(req(`spec.versions[${i}].name`));
+    // A pattern or CEL rule that does not compile would fail every write of the type: refused now.
+    const schema = isObject(v) && isObject(v.schema) ? v.schema.openAPIV3Schema : undefined;
+    if (!isObject(schema)) return;
+    for (const problem of checkSchemaSupported(schema, `spec.versions[${i}].schema.openAPIV3Schema`)) {
+      const at = problem.indexOf(': ');
+      errs.push({ type: 'FieldValueInvalid', field: problem.slice(0, at), message: problem.slice(at + 2) });
+    }
   });
   if (
     names &&

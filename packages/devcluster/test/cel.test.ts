@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CelError, compileCel, evaluateCelBool } from '../src/cel.js';
-import { checkSchemaSupported, validate, type Schema } from '../src/schema.js';
+import { checkSchemaSupported, validate } from '../src/schema-validate.js';
+import type { Schema } from '../src/schema.js';
 
 const item: Schema = {
   type: 'object',

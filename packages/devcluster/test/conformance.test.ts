@@ -916,6 +916,24 @@ describe('errors and discovery', () => {
     expect(r.status).toBe(404);
   });
 
+  it('refuses a CRD whose CEL rule does not compile, naming the rule, and keeps nothing of it', async () => {
+    const crd = await c.ext.readCustomResourceDefinition({ name: `${L2}.${GROUP}` });
+    const copy = JSON.parse(JSON.stringify(crd)) as k8s.V1CustomResourceDefinition;
+    copy.metadata = { name: `gadgets.example.nodenet.io` };
+    copy.spec.group = 'example.nodenet.io';
+    copy.spec.names = { plural: 'gadgets', kind: 'Gadget' };
+    delete copy.status;
+    copy.spec.versions[0]!.schema!.openAPIV3Schema!.x_kubernetes_validations = [{ rule: 'self.spec >' }];
+    const err = await apiError(() => c.ext.createCustomResourceDefinition({ body: copy }));
+    expect(err.code).toBe(422);
+    expect(err.status.message).toMatch(
+      /spec\.versions\[0\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: "self\.spec >": compilation failed/,
+    );
+    expect(
+      (await apiError(() => c.ext.readCustomResourceDefinition({ name: 'gadgets.example.nodenet.io' }))).code,
+    ).toBe(404);
+  });
+
   it('renders server-side Tables from printer columns', async () => {
     await c.custom.createClusterCustomObject({
       ...cl(L2),

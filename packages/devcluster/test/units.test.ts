@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateJsonPath, parseJsonPath } from '../src/jsonpath.js';
 import { applyMergePatch, applyStrategicMergePatch } from '../src/patch.js';
-import { applyDefaults, prune, validate, type Schema } from '../src/schema.js';
+import { applyDefaults, prune, type Schema } from '../src/schema.js';
+import { validate } from '../src/schema-validate.js';
 import { matchLabels, parseLabelSelector, selectorPredicate } from '../src/selectors.js';
 import { GoneError, Store } from '../src/store.js';
 import { humanDuration } from '../src/table.js';
