@@ -27,6 +27,7 @@ import { firstIpv4Address } from './host-address.js';
 import { AgentMetrics } from './metrics.js';
 import { createNetlinkDriver } from './netlink/index.js';
 import { NodeObservation } from './node-observation.js';
+import { frrObservedReader } from './observed/index.js';
 import { buildProgram, resolveOptions, type AgentOptions, type RawOptions } from './options.js';
 import { Pipeline } from './pipeline.js';
 import {
@@ -137,7 +138,7 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
       ? new NodeObservation({
           clients,
           nodeName: options.nodeName,
-          frr: resolveInstance(frrInstanceOptions(options)),
+          read: frrObservedReader(resolveInstance(frrInstanceOptions(options))),
           intervalMs: options.observeMs,
           logger: log,
         })

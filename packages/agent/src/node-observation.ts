@@ -4,24 +4,24 @@
  * the pipeline from the outside — its status reports and the loop's outcomes — so the pipeline
  * itself does not know about them.
  */
-import type { NodeConfig } from '@nodenet/api';
+import type { NodeConfig, ObservedState } from '@nodenet/api';
 import type { Clients } from '@nodenet/kube';
 import { describeCause } from './errors.js';
-import type { ResolvedInstance } from './frr/instance.js';
 import {
   decideNodenetReady,
   nextNodeState,
   NodeConditionWriter,
   type NodeState,
 } from './node-condition.js';
-import { frrObservedReader, observedPatch, ObservedReporter } from './observed/index.js';
+import { observedPatch, ObservedReporter } from './observed/index.js';
 import type { Logger, ReconcileOutcome, StartOutcome } from './pipeline-contract.js';
 import type { StatusSink } from './status.js';
 
 export interface NodeObservationOptions {
   clients: Clients;
   nodeName: string;
-  frr: ResolvedInstance;
+  /** One read of the node's FRR (observed/read.ts's `frrObservedReader` on a real node). */
+  read: () => Promise<ObservedState>;
   /** FRR read period and least time between two observed-state writes. */
   intervalMs: number;
   logger: Logger;
@@ -42,7 +42,7 @@ export class NodeObservation {
       onWritten: (d) => logger.info({ condition: d }, 'NodenetReady Node condition written'),
     });
     this.observed = new ObservedReporter({
-      read: frrObservedReader(opts.frr),
+      read: opts.read,
       write: async (observed) => {
         await clients.nodeConfig.patchStatus(nodeName, observedPatch(observed), undefined, {
           fieldManager: 'nodenet-agent',
