@@ -7,8 +7,10 @@
  * This machine's kernel has no VRF devices, so the changes are Layer-2 networks (bridge + VXLAN)
  * whose anycast gateway address does the damage.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   API_VERSION,
   ASSIGNED_AT_ANNOTATION,
@@ -42,6 +44,8 @@ const WINDOW = [
   '--confirm-unreachable-limit',
   '4s',
   '--heartbeat-interval',
+  '2s',
+  '--observe-interval',
   '2s',
 ];
 
@@ -105,6 +109,10 @@ async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 60_000, stepM
   }
 }
 
+/** kubectl against the devcluster, asynchronously (the server runs in this process). */
+const kubectlOut = async (...args: string[]): Promise<string> =>
+  (await promisify(execFile)('kubectl', ['--kubeconfig', cluster.dc.kubeconfigPath, ...args])).stdout;
+
 const condition = (s: NodeConfigStatus, type: string) => s.conditions?.find((c) => c.type === type);
 const onHost = (name: string) => node.link(name) !== undefined;
 
@@ -115,6 +123,8 @@ describePrivileged(
     beforeAll(async () => {
       cluster = new AgentCluster(`bgp${Math.random().toString(36).slice(2, 5)}`);
       await cluster.setUp();
+      // The agent keeps its NodenetReady condition on this Node.
+      await cluster.clients.node.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } });
       writeFileSync(cluster.templateFile, BGP_NODE_TEMPLATE);
       node = new BgpNodeEnv(cluster, 'node-1', cluster.tag);
       cluster.nodes.push(node);
@@ -151,6 +161,31 @@ describePrivileged(
       expect(existsSync(join(node.stateDir, 'pending.json'))).toBe(false);
       expect(onHost('l2.100')).toBe(true);
     }, 90_000);
+
+    it('after the apply, status.observed shows FRR and the uplink session, and NodenetReady=True (kubectl)', async () => {
+      const s = await waitForStatus('observed uplink session', (st) =>
+        (st.observed?.bgpSessions ?? []).some((x) => x.peer === SPINE_PEER && x.state === 'Established'),
+      );
+      expect(s.observed?.frrVersion).toMatch(/^\d+\.\d+/);
+      expect(s.observed?.bgpSummary).toBe('1/1');
+      expect(s.observed?.bgpSessions).toEqual([
+        expect.objectContaining({ vrf: 'default', peer: SPINE_PEER, state: 'Established', remoteAs: 65000 }),
+      ]);
+      const ready = await eventually(async () => {
+        const out = await kubectlOut(
+          'get',
+          'node',
+          'node-1',
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="NodenetReady")].status} {.status.conditions[?(@.type=="NodenetReady")].reason}',
+        );
+        expect(out).toBe('True Applied');
+        return out;
+      }, 30_000);
+      expect(ready).toBe('True Applied');
+      const wide = await kubectlOut('get', 'nc', 'node-1', '-o', 'wide');
+      expect(wide).toContain(s.observed?.frrVersion);
+    }, 60_000);
 
     it('(a) an immediate cut-off (connected /25 over the learned /24) is caught by the first check and restored', async () => {
       const gen = await assign(HIJACK);

@@ -63,7 +63,11 @@ let observation: NodeObservation;
 let frr: ShowOutputs = FRR_UP;
 let reads = 0;
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -186,7 +190,11 @@ describe('observed state and NodenetReady (devcluster, kubectl)', () => {
       return st?.configStatus === 'provisioned' && st.observed?.bgpSummary === '1/3' ? st : undefined;
     });
     expect(s.observed).toMatchObject({ frrVersion: '8.4.4', vniSummary: '1 L2, 1 L3' });
-    expect(s.observed?.bgpSessions?.[0]).toMatchObject({ vrf: 'default', peer: '10.99.0.2', state: 'Established' });
+    expect(s.observed?.bgpSessions?.[0]).toMatchObject({
+      vrf: 'default',
+      peer: '10.99.0.2',
+      state: 'Established',
+    });
     expect(s.observed?.vnis).toEqual([
       { vni: 100, type: 'L2', vrf: 'default', vxlanInterface: 'vx100' },
       { vni: 2000, type: 'L3', vrf: 'vr.blue', state: 'Down' },
@@ -216,7 +224,9 @@ describe('observed state and NodenetReady (devcluster, kubectl)', () => {
     const from = reads;
     await waitFor('4 more FRR reads', () => Promise.resolve(reads >= from + 4), 30_000);
     const after = await Promise.all([clients.node.get(NODE), clients.nodeConfig.get(NODE)]);
-    expect(after.map((o) => o.metadata.resourceVersion)).toEqual(before.map((o) => o.metadata.resourceVersion));
+    expect(after.map((o) => o.metadata.resourceVersion)).toEqual(
+      before.map((o) => o.metadata.resourceVersion),
+    );
   });
 
   it('reports a session that went down, with when it left Established', async () => {

@@ -41,9 +41,7 @@ export function decideNodenetReady(state: NodeState): ConditionDecision | undefi
   switch (outcome.kind) {
     case 'invalid':
     case 'recovered':
-      return outcome.restored
-        ? no('Restored', outcome.message)
-        : no('RestoreFailed', outcome.message);
+      return outcome.restored ? no('Restored', outcome.message) : no('RestoreFailed', outcome.message);
     case 'rejected':
       return no('Restored', `revision ${short(outcome.revision)} was rejected earlier: ${outcome.message}`);
     case 'error':
@@ -135,7 +133,9 @@ export class NodeConditionWriter {
     const shown = this.shown;
     if (shown && shown.status === d.status && shown.reason === d.reason && shown.message === d.message)
       return;
-    const now = (this.opts.now ?? (() => new Date()))().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = (this.opts.now ?? (() => new Date()))()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
     const condition: NodeCondition = {
       type: NODENET_READY_CONDITION,
       status: d.status,
@@ -143,7 +143,8 @@ export class NodeConditionWriter {
       message: d.message,
       lastHeartbeatTime: now,
       // Kubernetes convention: the transition time moves only when the status does.
-      lastTransitionTime: shown && shown.status === d.status && shown.lastTransitionTime ? shown.lastTransitionTime : now,
+      lastTransitionTime:
+        shown && shown.status === d.status && shown.lastTransitionTime ? shown.lastTransitionTime : now,
     };
     // Strategic merge keyed by condition type: the kubelet's conditions stay as they are.
     await clients.client.request('PATCH', `${clients.node.objectPath(nodeName)}/status`, {

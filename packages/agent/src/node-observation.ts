@@ -7,12 +7,7 @@
 import type { NodeConfig, ObservedState } from '@nodenet/api';
 import type { Clients } from '@nodenet/kube';
 import { describeCause } from './errors.js';
-import {
-  decideNodenetReady,
-  nextNodeState,
-  NodeConditionWriter,
-  type NodeState,
-} from './node-condition.js';
+import { decideNodenetReady, nextNodeState, NodeConditionWriter, type NodeState } from './node-condition.js';
 import { observedPatch, ObservedReporter } from './observed/index.js';
 import type { Logger, ReconcileOutcome, StartOutcome } from './pipeline-contract.js';
 import type { StatusSink } from './status.js';
@@ -53,8 +48,8 @@ export class NodeObservation {
       onRead: (observed) =>
         this.fold({
           kind: 'frr',
-          // `show version` is answered by vtysh with every daemon up; the others may fail alone.
-          answering: observed.frrVersion !== undefined,
+          // Every command must answer: with bgpd down, zebra still answers `show version`.
+          answering: observed.error === undefined,
           ...(observed.error ? { detail: observed.error } : {}),
         }),
       onWritten: (observed) =>

@@ -38,7 +38,9 @@ describe('decideNodenetReady', () => {
   });
 
   it('is False while applying and while confirming', () => {
-    expect(decideNodenetReady({ applying: { revision: rev, confirming: false }, outcome: provisioned })).toMatchObject({
+    expect(
+      decideNodenetReady({ applying: { revision: rev, confirming: false }, outcome: provisioned }),
+    ).toMatchObject({
       status: 'False',
       reason: 'Applying',
     });
@@ -61,7 +63,12 @@ describe('decideNodenetReady', () => {
     ).toMatchObject({ status: 'False', reason: 'Restored' });
     expect(
       decideNodenetReady({
-        outcome: { kind: 'recovered', attempted: rev, restored: true, message: 'agent restarted during apply' },
+        outcome: {
+          kind: 'recovered',
+          attempted: rev,
+          restored: true,
+          message: 'agent restarted during apply',
+        },
       }),
     ).toMatchObject({ status: 'False', reason: 'Restored' });
   });
@@ -102,7 +109,10 @@ describe('nextNodeState', () => {
     s = nextNodeState(s, { kind: 'report', report: report({ confirming: true, reason: 'Confirming' }) });
     expect(decideNodenetReady(s)?.reason).toBe('Confirming');
     // The final report comes before the outcome; it does not end the apply by itself.
-    s = nextNodeState(s, { kind: 'report', report: report({ configStatus: 'provisioned', reason: 'Provisioned' }) });
+    s = nextNodeState(s, {
+      kind: 'report',
+      report: report({ configStatus: 'provisioned', reason: 'Provisioned' }),
+    });
     expect(decideNodenetReady(s)?.reason).toBe('Confirming');
     s = nextNodeState(s, { kind: 'outcome', outcome: provisioned });
     expect(decideNodenetReady(s)).toMatchObject({ status: 'True', reason: 'Applied' });

@@ -36,7 +36,13 @@ describe('parseBgpSessions', () => {
   it('lists each session once across address families, with its VRF, state and remote AS', () => {
     const sessions = parseBgpSessions(golden('evpn-node.bgp-summary.json'), readAt);
     expect(sessions).toEqual([
-      { vrf: 'default', peer: '10.99.0.2', state: 'Established', remoteAs: 65002, since: '2026-11-23T16:03:53Z' },
+      {
+        vrf: 'default',
+        peer: '10.99.0.2',
+        state: 'Established',
+        remoteAs: 65002,
+        since: '2026-11-23T16:03:53Z',
+      },
       { vrf: 'default', peer: '10.99.0.9', state: 'Active', remoteAs: 65009 },
       { vrf: 'vr.blue', peer: '192.0.2.1', state: 'Idle', remoteAs: 65100 },
     ]);

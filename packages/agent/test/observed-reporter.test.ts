@@ -43,13 +43,17 @@ describe('stabilizeSince', () => {
 describe('decideObservedWrite', () => {
   const base = { minIntervalMs: 10_000, nowMs: 50_000 };
   it('writes the first state', () => {
-    expect(decideObservedWrite({ ...base, written: undefined, candidate: up(), lastWriteAtMs: undefined })).toEqual({
+    expect(
+      decideObservedWrite({ ...base, written: undefined, candidate: up(), lastWriteAtMs: undefined }),
+    ).toEqual({
       kind: 'write',
     });
   });
   it('does not write an unchanged state, whatever the key order', () => {
     const reordered: ObservedState = {
-      bgpSessions: [{ since: '2026-01-01T00:00:00Z', state: 'Established', peer: '10.0.0.1', vrf: 'default' }],
+      bgpSessions: [
+        { since: '2026-01-01T00:00:00Z', state: 'Established', peer: '10.0.0.1', vrf: 'default' },
+      ],
       bgpSummary: '1/1',
       frrVersion: '8.4.4',
     };
@@ -60,11 +64,15 @@ describe('decideObservedWrite', () => {
   });
   it('holds a change back until the interval since the last write has passed', () => {
     const changed: ObservedState = { ...up(), frrVersion: '10.1' };
-    expect(decideObservedWrite({ ...base, written: up(), candidate: changed, lastWriteAtMs: 46_000 })).toEqual({
+    expect(
+      decideObservedWrite({ ...base, written: up(), candidate: changed, lastWriteAtMs: 46_000 }),
+    ).toEqual({
       kind: 'wait',
       inMs: 6_000,
     });
-    expect(decideObservedWrite({ ...base, written: up(), candidate: changed, lastWriteAtMs: 40_000 })).toEqual({
+    expect(
+      decideObservedWrite({ ...base, written: up(), candidate: changed, lastWriteAtMs: 40_000 }),
+    ).toEqual({
       kind: 'write',
     });
   });

@@ -103,8 +103,7 @@ const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 
 /** FRR's placeholders for "no such thing" in its VNI tables. */
 const NONE = new Set(['None', 'Unknown', 'n/a', '']);
-const named = (v: unknown): string | undefined =>
-  typeof v === 'string' && !NONE.has(v) ? v : undefined;
+const named = (v: unknown): string | undefined => (typeof v === 'string' && !NONE.has(v) ? v : undefined);
 
 /**
  * VNIs from `show evpn vni json` (`{"<vni>": {vni, type, vxlanIf, tenantVrf}}`) and `show vrf vni
@@ -121,9 +120,17 @@ export function parseVnis(evpnVniText: string, vrfVniText: string): ObservedVni[
     if (!isRecord(raw)) continue;
     const vni = typeof raw.vni === 'number' ? raw.vni : Number(key);
     if (!Number.isInteger(vni) || vni < 1)
-      throw new ObservedParseError(evpnCommand, `entry ${JSON.stringify(key)} has no VNI number`, evpnVniText);
+      throw new ObservedParseError(
+        evpnCommand,
+        `entry ${JSON.stringify(key)} has no VNI number`,
+        evpnVniText,
+      );
     if (raw.type !== 'L2' && raw.type !== 'L3')
-      throw new ObservedParseError(evpnCommand, `VNI ${vni} has type ${JSON.stringify(raw.type)}`, evpnVniText);
+      throw new ObservedParseError(
+        evpnCommand,
+        `VNI ${vni} has type ${JSON.stringify(raw.type)}`,
+        evpnVniText,
+      );
     const entry: ObservedVni = { vni, type: raw.type };
     const vrf = named(raw.tenantVrf);
     if (vrf) entry.vrf = vrf;
@@ -133,8 +140,7 @@ export function parseVnis(evpnVniText: string, vrfVniText: string): ObservedVni[
   }
   const vrfs = parseJson(vrfCommand, vrfVniText);
   const list = isRecord(vrfs) ? (vrfs.vrfs ?? []) : undefined;
-  if (!Array.isArray(list))
-    throw new ObservedParseError(vrfCommand, 'expected {"vrfs": [...]}', vrfVniText);
+  if (!Array.isArray(list)) throw new ObservedParseError(vrfCommand, 'expected {"vrfs": [...]}', vrfVniText);
   for (const raw of list) {
     if (!isRecord(raw) || typeof raw.vni !== 'number' || typeof raw.vrf !== 'string') continue;
     // The VRF table is zebra's L3 VNI configuration: a VNI listed here is the VRF's L3 VNI.
@@ -151,7 +157,8 @@ export function parseVnis(evpnVniText: string, vrfVniText: string): ObservedVni[
 /** FRR's version from `show version` ("FRRouting 8.4.4 (host) on Linux(…)."). */
 export function parseFrrVersion(text: string): string {
   const match = /^FRRouting (\S+)/m.exec(text);
-  if (!match?.[1]) throw new ObservedParseError(OBSERVED_COMMANDS.version, 'no "FRRouting <version>" line', text);
+  if (!match?.[1])
+    throw new ObservedParseError(OBSERVED_COMMANDS.version, 'no "FRRouting <version>" line', text);
   return match[1];
 }
 
