@@ -263,13 +263,10 @@ describe('observed state and NodenetReady (devcluster, kubectl)', () => {
   it('turns NodenetReady False (Restored) when a new revision fails and is rolled back', async () => {
     const bad = sampleSpec(2);
     host.failFrr.add(bad.revision);
-    await clients.nodeConfig.update({
-      ...(await clients.nodeConfig.get(NODE)),
+    // A merge patch, as the configurator writes specs: no conflict with the agent's status writes.
+    await clients.nodeConfig.mergePatch(NODE, {
+      metadata: { annotations: { [ASSIGNED_AT_ANNOTATION]: '2026-01-02T00:00:00Z' } },
       spec: bad,
-      metadata: {
-        ...(await clients.nodeConfig.get(NODE)).metadata,
-        annotations: { [ASSIGNED_AT_ANNOTATION]: '2026-01-02T00:00:00Z' },
-      },
     });
     await waitFor('NodenetReady Restored', async () => (await nodenetReady()) === 'False Restored');
     const message = await kubectl(
