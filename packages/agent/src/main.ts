@@ -133,21 +133,18 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     onWritten: (s) =>
       log.info({ configStatus: s.configStatus, message: s.message }, 'NodeConfig status written'),
   });
-  const observation =
-    options.observeMs > 0
-      ? new NodeObservation({
-          clients,
-          nodeName: options.nodeName,
-          read: frrObservedReader(resolveInstance(frrInstanceOptions(options))),
-          intervalMs: options.observeMs,
-          logger: log,
-        })
-      : undefined;
+  const observation = new NodeObservation({
+    clients,
+    nodeName: options.nodeName,
+    read: frrObservedReader(resolveInstance(frrInstanceOptions(options))),
+    intervalMs: options.observeMs,
+    logger: log,
+  });
   const pipeline = new Pipeline({
     drivers: hostDrivers(netlink, frr),
     checkpoints: new CheckpointStore(options.stateDir),
     health,
-    status: observation ? observation.tap(status) : status,
+    status: observation.tap(status),
     metrics,
     logger: log,
     fault: killAt(faultPoint, (point) => log.warn({ point }, 'TEST-ONLY fault point reached: SIGKILL')),
@@ -164,7 +161,7 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     metrics,
     logger: log,
     resyncMs: options.resyncMs,
-    ...(observation ? { onOutcome: (outcome, nc) => observation.outcome(outcome, nc) } : {}),
+    onOutcome: (outcome, nc) => observation.outcome(outcome, nc),
     events: new EventRecorder(clients.event, {
       component: 'nodenet-agent',
       instance: options.nodeName,
@@ -190,7 +187,7 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     { vtepAddress, stateDir: options.stateDir, resyncMs: options.resyncMs, confirm: options.confirm },
     'agent starting',
   );
-  observation?.start();
+  observation.start();
   await loop.start();
 
   return {
@@ -200,7 +197,7 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
       loop.stop();
       pipeline.stop();
       await loop.idle();
-      await observation?.stop();
+      await observation.stop();
       // Give a pending status write a moment; never block shutdown on an unreachable API server.
       await Promise.race([status.flush(), new Promise((r) => setTimeout(r, 2000))]);
       status.stop();

@@ -17,7 +17,7 @@ export interface NodeObservationOptions {
   nodeName: string;
   /** One read of the node's FRR (observed/read.ts's `frrObservedReader` on a real node). */
   read: () => Promise<ObservedState>;
-  /** FRR read period and least time between two observed-state writes. */
+  /** FRR read period and least time between two observed-state writes; 0: FRR is not read. */
   intervalMs: number;
   logger: Logger;
 }
@@ -60,7 +60,8 @@ export class NodeObservation {
   }
 
   start(): void {
-    this.observed.start();
+    // Without observation the Node condition still follows the pipeline, without FRR's answer.
+    if (this.opts.intervalMs > 0) this.observed.start();
   }
 
   async stop(): Promise<void> {

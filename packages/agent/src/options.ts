@@ -34,7 +34,7 @@ export interface AgentOptions {
   resyncMs: number;
   confirm: ConfirmSettings;
   heartbeatMs: number;
-  /** FRR's observed state: read period and least time between writes (0: not observed). */
+  /** FRR's observed state: read period and least time between writes (0: FRR not read). */
   observeMs: number;
   metricsAddr: ListenAddress;
   healthAddr: ListenAddress;
@@ -175,7 +175,7 @@ export function buildProgram(): Command {
       new Option(
         '--observe-interval <duration>',
         "read FRR's state (BGP sessions, VNIs, version) this often into the NodeConfig's status.observed; " +
-          'written only on change, at most once per interval (0s: off)',
+          'written only on change, at most once per interval (0s: off; NodenetReady then does not check FRR)',
       ).default('10s'),
     )
     .addOption(new Option('--metrics-addr <host:port>', 'listen address for /metrics').default(':9462'))
