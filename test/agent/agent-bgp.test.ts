@@ -7,8 +7,10 @@
  * This machine's kernel has no VRF devices, so the changes are Layer-2 networks (bridge + VXLAN)
  * whose anycast gateway address does the damage.
  */
+import { execFile } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   API_VERSION,
   ASSIGNED_AT_ANNOTATION,
@@ -16,6 +18,7 @@ import {
   type NodeConfigSpec,
   type NodeConfigStatus,
 } from '@nodenet/api';
+import { isConflict } from '@nodenet/kube';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
@@ -43,6 +46,8 @@ const WINDOW = [
   '4s',
   '--heartbeat-interval',
   '2s',
+  '--observe-interval',
+  '2s',
 ];
 
 let cluster: AgentCluster;
@@ -56,17 +61,24 @@ async function assign(s: NodeConfigSpec): Promise<number> {
   const annotations = {
     [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, assigned++)).toISOString(),
   };
-  const existing = await cluster.clients.nodeConfig.get('node-1').catch(() => undefined);
-  const obj: NodeConfig = {
-    apiVersion: API_VERSION,
-    kind: 'NodeConfig',
-    metadata: { ...(existing?.metadata ?? { name: 'node-1' }), annotations },
-    spec: s,
-  };
-  const stored = existing
-    ? await cluster.clients.nodeConfig.update(obj)
-    : await cluster.clients.nodeConfig.create(obj);
-  return stored.metadata.generation ?? 0;
+  // The agent writes status at any time: a PUT from an older read conflicts; read again.
+  for (let attempt = 1; ; attempt++) {
+    const existing = await cluster.clients.nodeConfig.get('node-1').catch(() => undefined);
+    const obj: NodeConfig = {
+      apiVersion: API_VERSION,
+      kind: 'NodeConfig',
+      metadata: { ...(existing?.metadata ?? { name: 'node-1' }), annotations },
+      spec: s,
+    };
+    try {
+      const stored = existing
+        ? await cluster.clients.nodeConfig.update(obj)
+        : await cluster.clients.nodeConfig.create(obj);
+      return stored.metadata.generation ?? 0;
+    } catch (err) {
+      if (!isConflict(err) || attempt >= 5) throw err;
+    }
+  }
 }
 
 /** The condition is True and answers generation `gen`. */
@@ -105,6 +117,20 @@ async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 60_000, stepM
   }
 }
 
+/** kubectl against the devcluster, asynchronously (the server runs in this process). */
+const kubectlOut = async (...args: string[]): Promise<string> =>
+  (await promisify(execFile)('kubectl', ['--kubeconfig', cluster.dc.kubeconfigPath, ...args])).stdout;
+
+/** `<status> <reason>` of the NodenetReady condition on node-1, as kubectl shows it. */
+const nodenetReady = (): Promise<string> =>
+  kubectlOut(
+    'get',
+    'node',
+    'node-1',
+    '-o',
+    'jsonpath={.status.conditions[?(@.type=="NodenetReady")].status} {.status.conditions[?(@.type=="NodenetReady")].reason}',
+  );
+
 const condition = (s: NodeConfigStatus, type: string) => s.conditions?.find((c) => c.type === type);
 const onHost = (name: string) => node.link(name) !== undefined;
 
@@ -115,6 +141,8 @@ describePrivileged(
     beforeAll(async () => {
       cluster = new AgentCluster(`bgp${Math.random().toString(36).slice(2, 5)}`);
       await cluster.setUp();
+      // The agent keeps its NodenetReady condition on this Node.
+      await cluster.clients.node.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } });
       writeFileSync(cluster.templateFile, BGP_NODE_TEMPLATE);
       node = new BgpNodeEnv(cluster, 'node-1', cluster.tag);
       cluster.nodes.push(node);
@@ -152,6 +180,20 @@ describePrivileged(
       expect(onHost('l2.100')).toBe(true);
     }, 90_000);
 
+    it('after the apply, status.observed shows FRR and the uplink session, and NodenetReady=True (kubectl)', async () => {
+      const s = await waitForStatus('observed uplink session', (st) =>
+        (st.observed?.bgpSessions ?? []).some((x) => x.peer === SPINE_PEER && x.state === 'Established'),
+      );
+      expect(s.observed?.frrVersion).toMatch(/^\d+\.\d+/);
+      expect(s.observed?.bgpSummary).toBe('1/1');
+      expect(s.observed?.bgpSessions).toEqual([
+        expect.objectContaining({ vrf: 'default', peer: SPINE_PEER, state: 'Established', remoteAs: 65000 }),
+      ]);
+      await eventually(async () => expect(await nodenetReady()).toBe('True Applied'), 30_000);
+      const wide = await kubectlOut('get', 'nc', 'node-1', '-o', 'wide');
+      expect(wide).toContain(s.observed?.frrVersion);
+    }, 60_000);
+
     it('(a) an immediate cut-off (connected /25 over the learned /24) is caught by the first check and restored', async () => {
       const gen = await assign(HIJACK);
       const seen: NodeConfigStatus[] = [];
@@ -162,6 +204,7 @@ describePrivileged(
       expect(seen.some((s) => answers(s, 'Confirming', gen))).toBe(false);
       expect(onHost('l2.200')).toBe(false);
       expect(node.apiRoute()).toEqual(originalRoute);
+      await eventually(async () => expect(await nodenetReady()).toBe('False Restored'), 30_000);
     }, 90_000);
 
     it('(b) a delayed cut-off (the gateway takes the spine peering address): the first check passes, the agent reverts on its own within the window, the session comes back, invalid names the loss', async () => {

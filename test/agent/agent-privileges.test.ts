@@ -139,6 +139,9 @@ describePrivileged(
       const bit = { NET_ADMIN: 12n, DAC_OVERRIDE: 1n, CHOWN: 0n } as Record<string, bigint>;
       const want = (sc.capabilities?.add ?? []).reduce((m, c) => m | (1n << bit[c]!), 0n);
       expect(eff).toBe(want);
+      // vtysh's show commands work under it too: the observed state is read whole.
+      const observed = await waitForStatus('observed state', (s) => s.observed?.frrVersion !== undefined);
+      expect(observed.observed?.error).toBeUndefined();
     }, 90_000);
 
     it('restores the previous FRR config after a failed health check and reports invalid', async () => {

@@ -155,6 +155,7 @@ describe('deploy/ with authorization and admission on', () => {
         contentType: 'application/strategic-merge-patch+json',
       });
     await expect(patch('node-1', 'NodenetAgentReady')).resolves.toBeDefined();
+    await expect(patch('node-1', 'NodenetReady')).resolves.toBeDefined();
     expect(await refusal(patch('node-2', 'NodenetAgentReady'))).toEqual({
       statusCode: 403,
       message: denied('nodes', 'node-2', 'agent on node node-1 may not write nodes node-2'),
@@ -164,7 +165,7 @@ describe('deploy/ with authorization and admission on', () => {
       message: denied(
         'nodes',
         'node-1',
-        'the agent may change only its own NodenetAgentReady condition in its Node status',
+        'the agent may change only its own NodenetAgentReady and NodenetReady conditions in its Node status',
       ),
     });
   });

@@ -31,6 +31,8 @@ export interface AgentLoopOptions {
   resyncMs: number;
   /** Events on the NodeConfig (applied, rolled back, drift repaired); best effort. */
   events?: EventRecorder;
+  /** Every start-up and reconcile outcome, with the NodeConfig as the cache shows it now. */
+  onOutcome?: (outcome: ReconcileOutcome | StartOutcome, nc?: NodeConfig) => void;
   /** A reconcile running longer than this makes /healthz fail (the loop is stuck). */
   stuckAfterMs?: number;
   now?: () => number;
@@ -140,6 +142,7 @@ export class AgentLoop {
         });
         this.firstOutcome ??= outcome.kind;
         this.recordOutcome(outcome);
+        this.opts.onOutcome?.(outcome, this.informer.get(this.opts.nodeName));
         this.opts.logger.debug({ cause, outcome: outcome.kind }, 'reconciled');
       } catch (err) {
         this.opts.logger.error({ err, cause }, 'reconcile failed unexpectedly; retrying at the next trigger');
@@ -158,6 +161,7 @@ export class AgentLoop {
   }
 
   private recordStart(outcome: StartOutcome): void {
+    this.opts.onOutcome?.(outcome);
     if (outcome.kind === 'recovered') this.event('Warning', STEP_REASON.restart, outcome.message);
   }
 

@@ -16,7 +16,7 @@ import { CheckpointStore } from './checkpoint.js';
 import { hostDrivers } from './drivers.js';
 import { AgentError, describeCause, OptionError } from './errors.js';
 import { FAULT_ENV, faultPointFromEnv, killAt } from './fault.js';
-import { FrrDriver } from './frr/index.js';
+import { FrrDriver, resolveInstance, type FrrInstanceOptions } from './frr/index.js';
 import {
   DEFAULT_HEALTH_CONFIG,
   HealthChecker,
@@ -26,6 +26,8 @@ import {
 import { firstIpv4Address } from './host-address.js';
 import { AgentMetrics } from './metrics.js';
 import { createNetlinkDriver } from './netlink/index.js';
+import { NodeObservation } from './node-observation.js';
+import { frrObservedReader } from './observed/index.js';
 import { buildProgram, resolveOptions, type AgentOptions, type RawOptions } from './options.js';
 import { Pipeline } from './pipeline.js';
 import {
@@ -131,11 +133,18 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     onWritten: (s) =>
       log.info({ configStatus: s.configStatus, message: s.message }, 'NodeConfig status written'),
   });
+  const observation = new NodeObservation({
+    clients,
+    nodeName: options.nodeName,
+    read: frrObservedReader(resolveInstance(frrInstanceOptions(options))),
+    intervalMs: options.observeMs,
+    logger: log,
+  });
   const pipeline = new Pipeline({
     drivers: hostDrivers(netlink, frr),
     checkpoints: new CheckpointStore(options.stateDir),
     health,
-    status,
+    status: observation.tap(status),
     metrics,
     logger: log,
     fault: killAt(faultPoint, (point) => log.warn({ point }, 'TEST-ONLY fault point reached: SIGKILL')),
@@ -152,6 +161,7 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     metrics,
     logger: log,
     resyncMs: options.resyncMs,
+    onOutcome: (outcome, nc) => observation.outcome(outcome, nc),
     events: new EventRecorder(clients.event, {
       component: 'nodenet-agent',
       instance: options.nodeName,
@@ -177,6 +187,7 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     { vtepAddress, stateDir: options.stateDir, resyncMs: options.resyncMs, confirm: options.confirm },
     'agent starting',
   );
+  observation.start();
   await loop.start();
 
   return {
@@ -186,6 +197,7 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
       loop.stop();
       pipeline.stop();
       await loop.idle();
+      await observation.stop();
       // Give a pending status write a moment; never block shutdown on an unreachable API server.
       await Promise.race([status.flush(), new Promise((r) => setTimeout(r, 2000))]);
       status.stop();
@@ -195,6 +207,15 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     },
   };
 }
+
+/** The FRR instance the options name (as the driver gets it above), for the observer's vtysh. */
+const frrInstanceOptions = (options: AgentOptions): FrrInstanceOptions => ({
+  confdir: options.frr.confdir,
+  bindir: options.frr.bindir,
+  reloadCommand: options.frr.reloadCommand,
+  ...(options.frr.pathspace ? { pathspace: options.frr.pathspace } : {}),
+  ...(options.frr.rundir ? { rundir: options.frr.rundir } : {}),
+});
 
 /**
  * A misconfigured agent (self-check.ts) applies nothing: it serves /healthz (alive) and /readyz (not

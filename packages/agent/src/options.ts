@@ -34,6 +34,8 @@ export interface AgentOptions {
   resyncMs: number;
   confirm: ConfirmSettings;
   heartbeatMs: number;
+  /** FRR's observed state: read period and least time between writes (0: FRR not read). */
+  observeMs: number;
   metricsAddr: ListenAddress;
   healthAddr: ListenAddress;
   logLevel: string;
@@ -169,6 +171,13 @@ export function buildProgram(): Command {
           '--config-timeout measures no progress rather than total time (0s: off)',
       ).default('10s'),
     )
+    .addOption(
+      new Option(
+        '--observe-interval <duration>',
+        "read FRR's state (BGP sessions, VNIs, version) this often into the NodeConfig's status.observed; " +
+          'written only on change, at most once per interval (0s: off; NodenetReady then does not check FRR)',
+      ).default('10s'),
+    )
     .addOption(new Option('--metrics-addr <host:port>', 'listen address for /metrics').default(':9462'))
     .addOption(
       new Option(
@@ -206,6 +215,7 @@ export interface RawOptions {
   confirmInterval?: string;
   confirmUnreachableLimit?: string;
   heartbeatInterval?: string;
+  observeInterval?: string;
   metricsAddr: string;
   healthAddr: string;
   logLevel: string;
@@ -287,6 +297,9 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   const heartbeatMs = parseDuration('--heartbeat-interval', raw.heartbeatInterval ?? '10s');
   if (heartbeatMs !== 0 && heartbeatMs < 1000)
     throw new OptionError('--heartbeat-interval', raw.heartbeatInterval, 'must be 0s or at least 1s');
+  const observeMs = parseDuration('--observe-interval', raw.observeInterval ?? '10s');
+  if (observeMs !== 0 && observeMs < 1000)
+    throw new OptionError('--observe-interval', raw.observeInterval, 'must be 0s or at least 1s');
   if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel)) {
     throw new OptionError('--log-level', raw.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
   }
@@ -309,6 +322,7 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
     resyncMs,
     confirm,
     heartbeatMs,
+    observeMs,
     metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),
     healthAddr: parseListenAddress('--health-addr', raw.healthAddr),
     logLevel: raw.logLevel,

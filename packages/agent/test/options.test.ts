@@ -57,6 +57,7 @@ describe('agent options', () => {
       resyncMs: 60_000,
       confirm: DEFAULT_CONFIRM,
       heartbeatMs: 10_000,
+      observeMs: 10_000,
       metricsAddr: { host: '0.0.0.0', port: 9462 },
       healthAddr: { host: '0.0.0.0', port: 9463 },
       logLevel: 'info',
@@ -219,6 +220,14 @@ describe('agent options', () => {
     );
     expect(() => resolveOptions(parse([...minimal, '--heartbeat-interval', '10ms']))).toThrow(
       /^--heartbeat-interval: must be 0s or at least 1s/,
+    );
+  });
+
+  it('parses the observe interval (0s turns observation off), naming a bad value', () => {
+    expect(resolveOptions(parse([...minimal, '--observe-interval', '3s'])).observeMs).toBe(3000);
+    expect(resolveOptions(parse([...minimal, '--observe-interval', '0s'])).observeMs).toBe(0);
+    expect(() => resolveOptions(parse([...minimal, '--observe-interval', '200ms']))).toThrow(
+      /^--observe-interval: must be 0s or at least 1s/,
     );
   });
 });

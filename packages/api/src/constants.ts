@@ -40,6 +40,11 @@ export const APPLIED_NUMBER_LABEL = `${GROUP}/applied-number`;
 export const AGENT_READY_CONDITION = 'AgentReady';
 export const AGENT_MISCONFIGURED_REASON = 'AgentMisconfigured';
 export const NODE_AGENT_READY_CONDITION = 'NodenetAgentReady';
+/**
+ * The agent's Node condition: True when the node's NodeConfig is applied and the host is healthy,
+ * False with a reason (Applying, Confirming, Restored, RestoreFailed, ApplyFailed, Unhealthy) otherwise.
+ */
+export const NODENET_READY_CONDITION = 'NodenetReady';
 /** The one RolloutPolicy the configurator reads (fleet-wide pause and rollout knobs). */
 export const ROLLOUT_POLICY_NAME = 'default';
 /** Label `true` on exactly the desired revision (the one nodes are moved to). */

@@ -15,6 +15,7 @@ import {
   VRF_NAME_PATTERN,
 } from './grammar.js';
 import { VRF_TABLE_RANGE } from './constants.js';
+import { ObservedState } from './observed.js';
 
 // TypeBox's own enums are `anyOf` of `const`, which a structural schema forbids; this kind emits
 // `{type: string, enum: [...]}` and teaches TypeBox's checker what it means.
@@ -404,5 +405,7 @@ export const NodeConfigStatus = Type.Object({
   lastAppliedRevision: Type.Optional(Type.String()),
   message: Type.Optional(Type.String()),
   conditions: Type.Optional(Type.Array(Condition)),
+  /** The node's run-time state as FRR shows it; written only when it changes (agent, observed/). */
+  observed: Type.Optional(ObservedState),
 });
 export type NodeConfigStatus = Static<typeof NodeConfigStatus>;

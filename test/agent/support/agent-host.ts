@@ -33,7 +33,7 @@ import {
   type DevCluster,
   type DevClusterOptions,
 } from '@nodenet/devcluster';
-import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
+import { isConflict, KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
 
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
@@ -272,15 +272,24 @@ export class AgentCluster {
     const annotations = {
       [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, this.assigned++)).toISOString(),
     };
-    const existing = await this.clients.nodeConfig.get(name).catch(() => undefined);
-    const obj: NodeConfig = {
-      apiVersion: API_VERSION,
-      kind: 'NodeConfig',
-      metadata: { ...(existing?.metadata ?? { name }), annotations },
-      spec,
-    };
-    if (existing) await this.clients.nodeConfig.update(obj);
-    else await this.clients.nodeConfig.create(obj);
+    // The agent writes status (reports, heartbeats, observed state) at any time: a PUT made from
+    // an older read conflicts, and is made again from a fresh one.
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.clients.nodeConfig.get(name).catch(() => undefined);
+      const obj: NodeConfig = {
+        apiVersion: API_VERSION,
+        kind: 'NodeConfig',
+        metadata: { ...(existing?.metadata ?? { name }), annotations },
+        spec,
+      };
+      try {
+        if (existing) await this.clients.nodeConfig.update(obj);
+        else await this.clients.nodeConfig.create(obj);
+        return;
+      } catch (err) {
+        if (!isConflict(err) || attempt >= 5) throw err;
+      }
+    }
   }
 
   /** Polls the node's NodeConfig status until `pred` holds; throws with the last status. */
