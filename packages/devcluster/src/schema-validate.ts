@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { renderValue, type FieldError } from './errors.js';
 import { CelError, compileCel, evaluateCelBool } from './cel.js';
 import { deepEqual, joinPath, type Schema, type ValidationRule } from './schema.js';
-import { clone, isObject } from './types.js';
+import { isObject } from './types.js';
 
 function jsonType(v: unknown): string {
   if (v === null) return 'null';

@@ -3,9 +3,6 @@
  * fields and validation, with error messages worded like the real API server (kube-openapi +
  * apiextensions-apiserver) so that clients and people see the same text as on a real cluster.
  */
-import { isIP } from 'node:net';
-import { renderValue, type FieldError } from './errors.js';
-import { CelError, compileCel, evaluateCelBool } from './cel.js';
 import { clone, isObject } from './types.js';
 
 export interface Schema {
