@@ -1,7 +1,6 @@
 /**
- * Structural OpenAPI v3 schemas as CustomResourceDefinitions carry them: defaulting, pruning of unknown
- * fields and validation, with error messages worded like the real API server (kube-openapi +
- * apiextensions-apiserver) so that clients and people see the same text as on a real cluster.
+ * Structural OpenAPI v3 schemas as CustomResourceDefinitions carry them: the types, defaulting and
+ * pruning of unknown fields. Validation, worded like the real API server, is in schema-validate.ts.
  */
 import { clone, isObject } from './types.js';
 
