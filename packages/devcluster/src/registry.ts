@@ -2,7 +2,8 @@
  * The resource types the server serves: the built-in ones plus those the registered CRDs define,
  * looked up by group/version/plural (requests) or by storage key (controllers, shared storage).
  */
-import { BUILTIN_TYPES, storageKeyOf, typesFromCrd, type CrdSpec, type ResourceType } from './resources.js';
+import { BUILTIN_TYPES } from './builtin-types.js';
+import { storageKeyOf, typesFromCrd, type CrdSpec, type ResourceType } from './resources.js';
 import type { KObject } from './types.js';
 import { AUTH_TYPES } from './auth/kinds.js';
 import { WORKLOAD_TYPES } from './workloads.js';
