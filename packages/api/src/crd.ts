@@ -11,11 +11,10 @@ import {
   NetworkConfigRevisionStatus,
   NodeConfigSpec,
   NodeConfigStatus,
-  RolloutPolicySpec,
-  RolloutPolicyStatus,
   RoutingTableSpec,
   VRFRouteConfigurationSpec,
 } from './schema.js';
+import { RolloutPolicySpec, RolloutPolicyStatus } from './rollout-policy-schema.js';
 
 export interface PrinterColumn {
   name: string;

@@ -1,6 +1,7 @@
 export * from './constants.js';
 export * from './grammar.js';
 export * from './schema.js';
+export * from './rollout-policy-schema.js';
 export * from './observed.js';
 export * from './objects.js';
 export * from './names.js';

@@ -6,11 +6,10 @@ import type {
   NetworkConfigRevisionStatus,
   NodeConfigSpec,
   NodeConfigStatus,
-  RolloutPolicySpec,
-  RolloutPolicyStatus,
   RoutingTableSpec,
   VRFRouteConfigurationSpec,
 } from './schema.js';
+import { RolloutPolicySpec, RolloutPolicyStatus } from './rollout-policy-schema.js';
 
 export interface OwnerReference {
   apiVersion: string;
