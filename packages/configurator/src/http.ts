@@ -1,6 +1,7 @@
 /** The small HTTP endpoints: /healthz, /readyz and /metrics. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PolicyError } from './policy.js';
 
 export interface Endpoints {
   healthz?: () => boolean;
@@ -14,9 +15,7 @@ export function parseAddr(addr: string, flag: string): { host: string; port: num
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(addr.trim());
   const port = m ? Number(m[3]) : NaN;
   if (!m || port > 65535)
-    throw new Error(
-      `${flag}: expected [host]:port, e.g. :8080 or 127.0.0.1:8080 (got ${JSON.stringify(addr)})`,
-    );
+    throw new PolicyError(flag, addr, 'expected [host]:port, e.g. :8080 or 127.0.0.1:8080');
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
 

@@ -10,3 +10,5 @@ export * from './controller.js';
 export * from './node-specs.js';
 export * from './readiness.js';
 export * from './fleet-policy.js';
+export * from './options.js';
+export * from './run.js';
