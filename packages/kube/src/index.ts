@@ -2,6 +2,7 @@ export * from './errors.js';
 export * from './config.js';
 export * from './client.js';
 export * from './resources.js';
+export * from './cache.js';
 export * from './informer.js';
 export * from './events.js';
 export * from './leader.js';
