@@ -79,7 +79,7 @@ it('not ready while the Lease namespace is missing, naming it; ready once it exi
   });
   expect(r).toEqual({
     code: 503,
-    body: `not ready: Lease namespace "${NS}" does not exist: create it or set --leader-election-namespace\n`,
+    body: `not ok: Lease namespace "${NS}" does not exist: create it or set --leader-election-namespace\n`,
   });
   await clients.client.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },

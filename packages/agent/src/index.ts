@@ -10,6 +10,5 @@ export * from './fault.js';
 export * from './pipeline.js';
 export * from './confirm.js';
 export * from './drivers.js';
-export * from './server.js';
 export * from './options.js';
 export * from './agent.js';

@@ -1,26 +1,20 @@
 /**
  * Command-line options of `nodenet-configurator`: the commander program (with the `--help` text)
  * and the pure validation that turns raw option values into `ConfiguratorOptions`. A bad value
- * fails with a `PolicyError` or `DurationError` naming the flag and the value.
+ * fails with an `OptionError` naming the flag and the value.
  */
 import { Command, Option } from 'commander';
-import { NODENET_VERSION } from '@nodenet/api';
+import { NODENET_VERSION, OptionError } from '@nodenet/api';
+import { parseListenAddress, type ListenAddress } from '@nodenet/kube';
 import { parseDuration } from './duration.js';
-import { parseAddr } from './http.js';
 import {
   DEFAULT_POLICY,
   parseNonNegativeInt,
   parsePositiveInt,
   parseUpdateLimit,
-  PolicyError,
   type Policy,
 } from './policy.js';
 import { parseSelectorFlag } from './selector-flag.js';
-
-export interface ListenAddress {
-  host: string;
-  port: number;
-}
 
 export interface LeaderElectionOptions {
   /** Namespace and name of the Lease. */
@@ -178,11 +172,11 @@ export function policyFromOptions(raw: RawOptions): Policy {
 
 export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
   const nonEmpty = (flag: string, value: string): string => {
-    if (value.trim() === '') throw new PolicyError(flag, value, 'must not be empty');
+    if (value.trim() === '') throw new OptionError(flag, value, 'must not be empty');
     return value;
   };
   if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel))
-    throw new PolicyError('--log-level', raw.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
+    throw new OptionError('--log-level', raw.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
   const leaderElection: LeaderElectionOptions = {
     namespace: nonEmpty('--leader-election-namespace', raw.leaderElectionNamespace),
     name: nonEmpty('--leader-election-id', raw.leaderElectionId),
@@ -192,13 +186,13 @@ export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
   };
   // A leader that may renew as late as the others may take over would let two instances act at once.
   if (leaderElection.renewDeadlineMs >= leaderElection.leaseDurationMs)
-    throw new PolicyError(
+    throw new OptionError(
       '--leader-election-renew-deadline',
       raw.leaderElectionRenewDeadline,
       `must be shorter than --leader-election-lease-duration ${raw.leaderElectionLeaseDuration}`,
     );
   if (leaderElection.retryPeriodMs <= 0 || leaderElection.retryPeriodMs >= leaderElection.renewDeadlineMs)
-    throw new PolicyError(
+    throw new OptionError(
       '--leader-election-retry-period',
       raw.leaderElectionRetryPeriod,
       `must be above 0 and shorter than --leader-election-renew-deadline ${raw.leaderElectionRenewDeadline}`,
@@ -208,8 +202,8 @@ export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
     policy: policyFromOptions(raw),
     leaderElection,
     ...(raw.identity !== undefined ? { identity: nonEmpty('--identity', raw.identity) } : {}),
-    metricsAddr: parseAddr(raw.metricsAddr, '--metrics-addr'),
-    healthAddr: parseAddr(raw.healthAddr, '--health-addr'),
+    metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),
+    healthAddr: parseListenAddress('--health-addr', raw.healthAddr),
     logLevel: raw.logLevel,
     coalesceMs: parseDuration(raw.coalesceWindow, '--coalesce-window'),
     eventsNamespace: nonEmpty('--events-namespace', raw.eventsNamespace),

@@ -6,11 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
-import { KubeClient, LeaderElector, loadKubeConfig, makeClients } from '@nodenet/kube';
+import { KubeClient, LeaderElector, loadKubeConfig, makeClients, serveEndpoints } from '@nodenet/kube';
 import { Controller } from './controller.js';
-import { serve } from './http.js';
 import { Metrics } from './metrics.js';
-import type { ConfiguratorOptions, ListenAddress } from './options.js';
+import type { ConfiguratorOptions } from './options.js';
 import { readiness, watchLeaseNamespace } from './readiness.js';
 
 export interface RunningConfigurator {
@@ -25,9 +24,6 @@ export interface RunningConfigurator {
   /** Stops acting, releases the lease (the standby takes over at once), closes the endpoints. */
   stop(): Promise<void>;
 }
-
-const addressText = (a: ListenAddress): string =>
-  `${a.host.includes(':') ? `[${a.host}]` : a.host}:${a.port}`;
 
 export async function runConfigurator(
   options: ConfiguratorOptions,
@@ -66,24 +62,15 @@ export async function runConfigurator(
     },
   );
   const leaseNamespace = watchLeaseNamespace(clients, le.namespace, log);
-  const endpoints = {
-    healthz: () => true,
-    readyz: () => readiness(controller.hasSynced, le.namespace, leaseNamespace.state()),
-    metrics: async () => ({
-      contentType: metrics.registry.contentType,
-      body: await metrics.registry.metrics(),
-    }),
-  };
-  const metricsAddr = addressText(options.metricsAddr);
-  const healthAddr = addressText(options.healthAddr);
-  const servers =
-    metricsAddr === healthAddr
-      ? [await serve(metricsAddr, '--metrics-addr', endpoints)]
-      : [
-          await serve(metricsAddr, '--metrics-addr', { metrics: endpoints.metrics }),
-          await serve(healthAddr, '--health-addr', { healthz: endpoints.healthz, readyz: endpoints.readyz }),
-        ];
-  const urls = { metrics: servers[0]!.url, health: servers[servers.length - 1]!.url };
+  const endpoints = await serveEndpoints(
+    {
+      healthz: () => ({ ok: true, detail: 'alive' }),
+      readyz: () => readiness(controller.hasSynced, le.namespace, leaseNamespace.state()),
+      metrics: metrics.registry,
+    },
+    { health: options.healthAddr, metrics: options.metricsAddr },
+  );
+  const urls = endpoints.urls;
   log.info({ identity, policy: options.policy, ...urls }, 'starting');
   elector.start();
   const synced = controller.start();
@@ -98,7 +85,7 @@ export async function runConfigurator(
       leaseNamespace.stop();
       await controller.stop();
       await elector.stop();
-      await Promise.all(servers.map((s) => s.close()));
+      await endpoints.close();
       client.close();
     },
   };

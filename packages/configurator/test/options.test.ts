@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildProgram,
-  DEFAULT_POLICY,
-  DurationError,
-  PolicyError,
-  resolveOptions,
-  type RawOptions,
-} from '@nodenet/configurator';
+import { buildProgram, DEFAULT_POLICY, resolveOptions, type RawOptions } from '@nodenet/configurator';
+import { OptionError } from '@nodenet/api';
 
 function parse(args: string[]): RawOptions {
   const program = buildProgram().exitOverride();
@@ -15,11 +9,11 @@ function parse(args: string[]): RawOptions {
 }
 
 /** The error resolving these flags throws: it must name the flag and carry the value. */
-function errorOf(args: string[]): PolicyError | DurationError {
+function errorOf(args: string[]): OptionError {
   try {
     resolveOptions(parse(args));
   } catch (err) {
-    if (err instanceof PolicyError || err instanceof DurationError) return err;
+    if (err instanceof OptionError) return err;
     throw err;
   }
   throw new Error(`expected ${args.join(' ')} to be refused`);
@@ -121,7 +115,8 @@ describe('configurator options', () => {
     [['--leader-election-retry-period', '0s'], '--leader-election-retry-period', '0s'],
   ])('refuses %j naming the flag and the value', (args, flag, value) => {
     const err = errorOf(args);
-    expect(err.flag).toBe(flag);
+    expect(err.option).toBe(flag);
+    expect(err.code).toBe('InvalidOption');
     expect(err.value).toBe(value);
     expect(err.message).toContain(flag);
     expect(err.message).toContain(JSON.stringify(value));

@@ -7,3 +7,6 @@ export * from './informer.js';
 export * from './events.js';
 export * from './leader.js';
 export * from './event-correlator.js';
+export * from './serial.js';
+export * from './coalescer.js';
+export * from './endpoints.js';

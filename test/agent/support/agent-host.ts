@@ -26,6 +26,7 @@ import {
   type NodeConfigSpec,
   type NodeConfigStatus,
   type NodeLayer2Entry,
+  shortHash,
 } from '@nodenet/api';
 import { kubeconfigYaml, startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
@@ -147,7 +148,7 @@ export function fleetQueries(clients: Clients) {
     }
     const state = (await nodeConfigs()).map((nc) => ({
       name: nc.metadata.name,
-      revision: nc.spec.revision.slice(0, 10),
+      revision: shortHash(nc.spec.revision),
       status: nc.status && { ...nc.status, conditions: undefined },
     }));
     const revs = (await revisions()).map((r) => ({

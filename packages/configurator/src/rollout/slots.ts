@@ -9,6 +9,7 @@
  * that already restored the desired revision on its own needs no slot: the move changes nothing on
  * its host.
  */
+import { shortHash } from '@nodenet/api';
 import type { MoveKind, NetworkConfigRevision } from '@nodenet/api';
 import type { Verdict } from './classify.js';
 import { SLOT_STATES, type AssignAction, type NodeState } from './types.js';
@@ -30,8 +31,6 @@ export interface SlotResult {
   states: Map<string, NodeState>;
   inProgress: number;
 }
-
-const short = (h: string): string => h.slice(0, 10);
 
 export function fillSlots({ verdicts, desired, limit, invalidHashes, fleetPaused }: SlotInput): SlotResult {
   const paused = desired.spec.paused === true || fleetPaused === true;
@@ -73,14 +72,14 @@ export function fillSlots({ verdicts, desired, limit, invalidHashes, fleetPaused
     if (v.busyElsewhere && may(v))
       assign(
         v,
-        `node was busy with ${short(v.nc?.spec.revision ?? '')}, which is no longer desired; keeps its slot`,
+        `node was busy with ${shortHash(v.nc?.spec.revision ?? '')}, which is no longer desired; keeps its slot`,
       );
   }
   const waiting = verdicts.filter((v) => v.state === 'outdated' && !v.busyElsewhere && may(v));
   for (const v of waiting.filter((x) => x.hostOnDesired && isRollback(x)))
     assign(
       v,
-      `rollback from invalid revision ${short(v.nc?.spec.revision ?? '')}; host already restored it, no slot`,
+      `rollback from invalid revision ${shortHash(v.nc?.spec.revision ?? '')}; host already restored it, no slot`,
     );
   const rollbacks = waiting.filter((v) => isRollback(v) && !v.hostOnDesired);
   const ordered = [
@@ -105,10 +104,10 @@ export function fillSlots({ verdicts, desired, limit, invalidHashes, fleetPaused
       : !v.nc
         ? 'new node'
         : isRollback(v)
-          ? `rollback from invalid revision ${short(v.nc.spec.revision)}`
+          ? `rollback from invalid revision ${shortHash(v.nc.spec.revision)}`
           : v.nc.spec.revision === desired.spec.hash
             ? 'node labels changed its spec'
-            : `outdated (${short(v.nc.spec.revision)})`;
+            : `outdated (${shortHash(v.nc.spec.revision)})`;
     assign(v, `${why}; slot ${inProgress}/${limit}`);
   }
   return { assignments, states, inProgress };
