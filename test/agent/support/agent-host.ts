@@ -31,33 +31,12 @@ import {
 import { kubeconfigYaml, startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
+import { testTemplate } from '../../support/frr-template.js';
 
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 export const here = fileURLToPath(new URL('.', import.meta.url));
 
-export const NODE_TEMPLATE = `frr defaults datacenter
-hostname nn-agent-node
-service integrated-vtysh-config
-!
-{{ vrfs }}
-{{ prefix_lists }}
-{{ route_maps }}
-router bgp {{ asn }}
- bgp router-id {{ router_id }}
- no bgp network import-check
- {{ bgp_default }}
- !
- address-family ipv4 unicast
-  {{ bgp_default_ipv4 }}
- exit-address-family
- !
- address-family ipv6 unicast
-  {{ bgp_default_ipv6 }}
- exit-address-family
-exit
-!
-{{ bgp_vrfs }}
-`;
+export const NODE_TEMPLATE = testTemplate({ hostname: 'nn-agent-node' });
 
 /** Every node namespace uses the same addresses: they are separate namespaces. */
 export const NODE_ADDR = '10.98.0.1';
