@@ -12,3 +12,7 @@ export * from './confirm.js';
 export * from './drivers.js';
 export * from './options.js';
 export * from './agent.js';
+
+// Internals the package's own tests exercise directly (pure logic, unit-tested).
+export { writeFileDurably } from './durable-file.js';
+export { decodeLinkInfo, encodeBridgePort, encodeLinkInfo, toBuffer } from './netlink/codec.js';

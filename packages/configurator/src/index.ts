@@ -10,3 +10,8 @@ export * from './readiness.js';
 export * from './fleet-policy.js';
 export * from './options.js';
 export * from './run.js';
+
+// Internals the package's own tests exercise directly (pure logic, unit-tested).
+export { type ExecContext, controlEvents, executePlan } from './execute.js';
+export { nodeConfigFor } from './node-config.js';
+export { appliedCondition, carried } from './outcome.js';

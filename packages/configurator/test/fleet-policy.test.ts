@@ -1,8 +1,6 @@
 import type { RolloutPolicy } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { effectivePolicy, findRolloutPolicy } from '../src/fleet-policy.js';
-import { DEFAULT_POLICY } from '../src/policy.js';
-import { plan } from '../src/rollout/index.js';
+import { effectivePolicy, findRolloutPolicy, DEFAULT_POLICY, plan } from '@nodenet/configurator';
 import { A, B, completed, done, input, nc, nodes, ofType, rev } from './rollout/fixtures.js';
 
 const rp = (spec: RolloutPolicy['spec'], name = 'default'): RolloutPolicy => ({

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OptionError } from '@nodenet/api';
-import { parseDuration } from '../src/duration.js';
-import { parseUpdateLimit } from '../src/policy.js';
-import { parseSelectorFlag } from '../src/selector-flag.js';
+import { parseDuration, parseUpdateLimit, parseSelectorFlag } from '@nodenet/configurator';
 
 describe('flag parsing', () => {
   it.each([

@@ -4,8 +4,14 @@
  * int semantics for JSON integers.
  */
 import { describe, expect, it } from 'vitest';
-import { CelError, compileCel, evaluateCelBool } from '../src/cel.js';
-import { checkSchemaSupported, validate, type Schema } from '../src/schema.js';
+import {
+  CelError,
+  compileCel,
+  evaluateCelBool,
+  checkSchemaSupported,
+  validate,
+  type Schema,
+} from '@nodenet/devcluster';
 
 const item: Schema = {
   type: 'object',
