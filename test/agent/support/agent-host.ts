@@ -32,6 +32,7 @@ import { kubeconfigYaml, startDevCluster, type DevCluster } from '@nodenet/devcl
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
 import { testTemplate } from '../../support/frr-template.js';
+import { spawnConfigurator as spawnTestConfigurator } from '../../fleet/harness.js';
 
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 export const here = fileURLToPath(new URL('.', import.meta.url));
@@ -159,37 +160,15 @@ export function fleetQueries(clients: Clients) {
 }
 
 /** Starts the configurator binary against the cluster (update limit 1, no failures tolerated). */
-export function spawnConfigurator(kubeconfigPath: string): ChildProcess {
-  return spawn(
-    process.execPath,
-    [
-      join(repoRoot, 'packages/configurator/dist/main.js'),
-      '--kubeconfig',
-      kubeconfigPath,
-      '--update-limit',
-      '1',
-      '--max-failures',
-      '0',
-      '--leader-election-namespace',
-      'default',
-      '--leader-election-lease-duration',
-      '3s',
-      '--leader-election-renew-deadline',
-      '2s',
-      '--leader-election-retry-period',
-      '500ms',
-      '--metrics-addr',
-      '127.0.0.1:0',
-      '--health-addr',
-      '127.0.0.1:0',
-      '--identity',
-      'fleet-test',
-      '--log-level',
-      'warn',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-}
+export const spawnConfigurator = (kubeconfigPath: string): ChildProcess =>
+  spawnTestConfigurator(kubeconfigPath, [
+    '--update-limit',
+    '1',
+    '--max-failures',
+    '0',
+    '--identity',
+    'fleet-test',
+  ]);
 
 /** Stops a process started by spawnConfigurator and waits for it to exit. */
 export async function stopProcess(child: ChildProcess | undefined): Promise<void> {
