@@ -1,6 +1,21 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** A package is used through its public entry (`@nodenet/<pkg>`), never through its sources. */
+const publicEntryOnly = {
+  patterns: [
+    {
+      regex: '^(\\.\\./)+([\\w.-]+/)*src(/|$)',
+      message:
+        "Import the package through its public entry ('@nodenet/<pkg>'); if a test needs an internal, export it from that package's src/index.ts.",
+    },
+    {
+      regex: '^@nodenet/[\\w-]+/',
+      message: "Import '@nodenet/<pkg>' itself, not a path inside it.",
+    },
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'crds/**', 'coverage/**'] },
   js.configs.recommended,
@@ -9,6 +24,25 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': 'off',
+      'no-restricted-imports': ['error', publicEntryOnly],
+    },
+  },
+  {
+    // Type-aware rules: both binaries are long-running and event-driven, so a promise nobody awaits
+    // or catches, or one handed to a callback that ignores it, is a lost error or an unhandled rejection.
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        // Explicit projects rather than projectService: tests, benchmarks and the demo are typed by
+        // tsconfig.test.json, which projectService would not find (it looks for tsconfig.json).
+        project: ['./packages/*/tsconfig.json', './tsconfig.test.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
     },
   },
 );

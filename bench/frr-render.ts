@@ -7,26 +7,12 @@
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import type { PrefixItem, VrfEntry } from '@nodenet/api';
-import { FrrDriver, renderFrrConfig } from '../packages/agent/src/frr/index.js';
+import { FrrDriver, renderFrrConfig } from '@nodenet/agent';
 import { existsSync } from 'node:fs';
 import { FRR_PREREQUISITES, startFrr } from '../test/frr/support/frr-netns.js';
+import { testTemplate } from '../test/support/frr-template.js';
 
-const template = `{{ vrfs }}
-{{ prefix_lists }}
-{{ route_maps }}
-router bgp {{ asn }}
- bgp router-id {{ router_id }}
- {{ bgp_default }}
- address-family ipv4 unicast
-  {{ bgp_default_ipv4 }}
- exit-address-family
- address-family ipv6 unicast
-  {{ bgp_default_ipv6 }}
- exit-address-family
-exit
-!
-{{ bgp_vrfs }}
-`;
+const template = testTemplate({ hostname: 'nn-bench' });
 const settings = { asn: 65000, routerId: '10.0.0.1', vrfRouterId: '10.0.1.1' };
 
 function spec(

@@ -61,7 +61,7 @@ function batchFile(): string {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function inner(): Promise<void> {
-  const { createNetlinkDriver } = await import('../packages/agent/src/netlink/index.js');
+  const { createNetlinkDriver } = await import('@nodenet/agent');
   const driver = createNetlinkDriver({ settings: { vtepAddress: VTEP } });
   const spec = { vrf: [], layer2: layer2(), routingTable: [] };
   const t0 = performance.now();

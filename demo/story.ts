@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
-import type { Inputs, NetworkConfigRevision, NodeConfig } from '@nodenet/api';
+import { shortHash, type Inputs, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
 import type { Clients } from '@nodenet/kube';
 import { run as runPlugin } from '@nodenet/cli';
 import { parseAllDocuments } from 'yaml';
@@ -200,7 +200,7 @@ async function describeState(clients: Clients): Promise<string> {
       `${r.metadata.name}{ready ${r.status?.ready ?? 0}/${r.status?.total ?? 0}${r.status?.isInvalid ? ', invalid' : ''}}`,
   );
   const ncs = (await clients.nodeConfig.list()).items.map(
-    (nc) => `${nc.metadata.name}{${nc.spec.revision.slice(0, 10)} ${nc.status?.configStatus ?? '-'}}`,
+    (nc) => `${nc.metadata.name}{${shortHash(nc.spec.revision)} ${nc.status?.configStatus ?? '-'}}`,
   );
   return `revisions: ${revs.join(' ') || 'none'}; node configs: ${ncs.join(' ') || 'none'}`;
 }

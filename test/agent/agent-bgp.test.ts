@@ -17,6 +17,7 @@ import {
   type NodeConfig,
   type NodeConfigSpec,
   type NodeConfigStatus,
+  shortHash,
 } from '@nodenet/api';
 import { isConflict } from '@nodenet/kube';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -220,7 +221,7 @@ describePrivileged(
       expect(condition(invalid, 'Invalid')?.reason).toBe('ConfirmApiServerUnreachable');
       expect(invalid.message).toMatch(
         new RegExp(
-          `^API server unreachable \\d+ s after apply, for \\d+ s \\(.*\\); restored revision ${GOOD.revision.slice(0, 10)}; health after restore: `,
+          `^API server unreachable \\d+ s after apply, for \\d+ s \\(.*\\); restored revision ${shortHash(GOOD.revision)}; health after restore: `,
         ),
       );
       expect(invalid.lastAppliedRevision).toBe(GOOD.revision);
@@ -249,7 +250,7 @@ describePrivileged(
         'Confirming',
         (s) =>
           condition(s, 'Confirming')?.status === 'True' &&
-          s.message?.includes(KILLED.revision.slice(0, 10)) === true,
+          s.message?.includes(shortHash(KILLED.revision)) === true,
       );
       expect(onHost('l2.400')).toBe(true);
       agent.process.kill('SIGKILL');

@@ -9,7 +9,7 @@
 import { readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import type { NodeConfigSpec, NodeConfigStatus } from '@nodenet/api';
+import { shortHash, type NodeConfigSpec, type NodeConfigStatus } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
@@ -133,7 +133,7 @@ describePrivileged(
       await assign('node-1', BAD);
       const status = await waitForStatus('invalid', (s) => s.configStatus === 'invalid');
       expect(status.message).toMatch(/^health check failed: tcp\/peer \(/);
-      expect(status.message).toContain(`restored revision ${GOOD.revision.slice(0, 10)}`);
+      expect(status.message).toContain(`restored revision ${shortHash(GOOD.revision)}`);
       expect(status.lastAppliedRevision).toBe(GOOD.revision);
       expect(status.conditions?.find((c) => c.type === 'Invalid')).toMatchObject({
         status: 'True',
@@ -191,7 +191,7 @@ describePrivileged(
         (s) => s.configStatus === 'invalid' && (s.message ?? '').startsWith('agent restarted during apply'),
       );
       expect(status.message).toBe(
-        `agent restarted during apply of revision ${CUT.revision.slice(0, 10)}; restored revision ${DURING_OUTAGE.revision.slice(0, 10)}; ` +
+        `agent restarted during apply of revision ${shortHash(CUT.revision)}; restored revision ${shortHash(DURING_OUTAGE.revision)}; ` +
           'health after restore: all 4 checks passed',
       );
       expect(status.conditions?.find((c) => c.type === 'Invalid')?.reason).toBe('AgentRestartedDuringApply');
@@ -217,8 +217,7 @@ describePrivileged(
       expect(readdirSync(h.stateDir).some((f) => f.startsWith('applied.json.corrupt-'))).toBe(true);
       // No checkpoint: the unchanged spec is applied anew and a fresh checkpoint written.
       await agent.waitForLog(
-        (l) =>
-          typeof l.msg === 'string' && l.msg.startsWith(`revision ${GOOD.revision.slice(0, 10)} applied`),
+        (l) => typeof l.msg === 'string' && l.msg.startsWith(`revision ${shortHash(GOOD.revision)} applied`),
       );
       expect(existsSync(join(h.stateDir, 'applied.json'))).toBe(true);
       await new Promise((r) => setTimeout(r, 2500));

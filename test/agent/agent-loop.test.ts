@@ -15,11 +15,15 @@ import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from '../../packages/agent/src/agent.js';
-import { CheckpointStore } from '../../packages/agent/src/checkpoint.js';
-import { AgentMetrics } from '../../packages/agent/src/metrics.js';
-import { Pipeline } from '../../packages/agent/src/pipeline.js';
-import { StatusReporter } from '../../packages/agent/src/status.js';
+import {
+  AgentLoop,
+  nodeConfigStatusWriter,
+  removeStartupTaints,
+  CheckpointStore,
+  AgentMetrics,
+  Pipeline,
+  StatusReporter,
+} from '@nodenet/agent';
 import { FakeHealth, FakeHost } from '../../packages/agent/test/fake-host.js';
 import { sampleSpec } from '../../packages/agent/test/fixtures.js';
 

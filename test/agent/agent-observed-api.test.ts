@@ -26,13 +26,17 @@ import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AgentLoop, nodeConfigStatusWriter } from '../../packages/agent/src/agent.js';
-import { CheckpointStore } from '../../packages/agent/src/checkpoint.js';
-import { AgentMetrics } from '../../packages/agent/src/metrics.js';
-import { NodeObservation } from '../../packages/agent/src/node-observation.js';
-import { buildObserved, type ShowOutputs } from '../../packages/agent/src/observed/index.js';
-import { Pipeline } from '../../packages/agent/src/pipeline.js';
-import { StatusReporter } from '../../packages/agent/src/status.js';
+import {
+  AgentLoop,
+  AgentMetrics,
+  buildObserved,
+  CheckpointStore,
+  NodeObservation,
+  nodeConfigStatusWriter,
+  Pipeline,
+  StatusReporter,
+  type ShowOutputs,
+} from '@nodenet/agent';
 import { FakeHealth, FakeHost } from '../../packages/agent/test/fake-host.js';
 import { sampleSpec } from '../../packages/agent/test/fixtures.js';
 

@@ -3,18 +3,17 @@
  * is not ready and says why (in /readyz and in an error log naming the namespace); once the
  * namespace exists it becomes ready. The binary against devcluster.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { DevCluster } from '@nodenet/devcluster';
 import type { Clients } from '@nodenet/kube';
-import { startCluster, waitFor } from './harness.js';
+import { spawnConfigurator, startCluster, waitFor } from './harness.js';
 import { readiness } from '@nodenet/configurator';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = `${ROOT}packages/configurator/dist/main.js`;
 const NS = `lease-${process.pid}`;
 
 let dc: DevCluster;
@@ -44,19 +43,7 @@ it('readiness table: namespace missing, not synced, unknown, ready', () => {
 });
 
 it('not ready while the Lease namespace is missing, naming it; ready once it exists', async () => {
-  proc = spawn(process.execPath, [
-    MAIN,
-    '--kubeconfig',
-    dc.kubeconfigPath,
-    '--leader-election-namespace',
-    NS,
-    '--metrics-addr',
-    '127.0.0.1:0',
-    '--health-addr',
-    '127.0.0.1:0',
-    '--log-level',
-    'info',
-  ]);
+  proc = spawnConfigurator(dc.kubeconfigPath, ['--leader-election-namespace', NS, '--log-level', 'info'], {});
   createInterface({ input: proc.stdout! }).on('line', (l) => {
     try {
       logs.push(JSON.parse(l) as Record<string, unknown>);
@@ -79,7 +66,7 @@ it('not ready while the Lease namespace is missing, naming it; ready once it exi
   });
   expect(r).toEqual({
     code: 503,
-    body: `not ready: Lease namespace "${NS}" does not exist: create it or set --leader-election-namespace\n`,
+    body: `not ok: Lease namespace "${NS}" does not exist: create it or set --leader-election-namespace\n`,
   });
   await clients.client.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },

@@ -2,19 +2,20 @@
  * Fleet test harness: a devcluster with the nodenet CRDs, Nodes, input objects, an in-process
  * configurator (the real Controller over HTTP) and a watch-stream recorder that checks invariants.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
+import { KubeClient, loadKubeConfig, makeClients, type Clients, type Node } from '@nodenet/kube';
 import {
-  KubeClient,
-  LeaderElector,
-  loadKubeConfig,
-  makeClients,
-  type Clients,
-  type Node,
-} from '@nodenet/kube';
-import { Controller, DEFAULT_POLICY, Metrics, reportsOnSpec, type Policy } from '@nodenet/configurator';
+  DEFAULT_POLICY,
+  reportsOnSpec,
+  runConfigurator,
+  type Policy,
+  type RunningConfigurator,
+} from '@nodenet/configurator';
+
+export type { RunningConfigurator };
 import type { Layer2NetworkConfiguration, NetworkConfigRevision, NodeConfig } from '@nodenet/api';
 import { afterEach, beforeEach } from 'vitest';
 import {
@@ -23,9 +24,29 @@ import {
   type SimulatedAgentsOptions,
 } from '../support/simulated-agent.js';
 import { Watch } from '@kubernetes/client-node';
-import { pino } from 'pino';
 
 export const CRDS_DIR = fileURLToPath(new URL('../../crds/', import.meta.url));
+export const CONFIGURATOR_MAIN = fileURLToPath(
+  new URL('../../packages/configurator/dist/main.js', import.meta.url),
+);
+
+/**
+ * The configurator binary (build it first) with test timings: leader election in `default` with a
+ * 3 s lease, endpoints on free loopback ports, warnings only. `args` come last, so they win.
+ */
+export function spawnConfigurator(
+  kubeconfigPath: string,
+  args: string[] = [],
+  options: SpawnOptions = { stdio: ['ignore', 'ignore', 'inherit'] },
+): ChildProcess {
+  const defaults = [
+    ...['--kubeconfig', kubeconfigPath, '--leader-election-namespace', 'default'],
+    ...['--leader-election-lease-duration', '3s', '--leader-election-renew-deadline', '2s'],
+    ...['--leader-election-retry-period', '500ms', '--metrics-addr', '127.0.0.1:0'],
+    ...['--health-addr', '127.0.0.1:0', '--log-level', 'warn'],
+  ];
+  return spawn(process.execPath, [CONFIGURATOR_MAIN, ...defaults, ...args], options);
+}
 
 export async function startCluster(): Promise<{ dc: DevCluster; clients: Clients }> {
   const dc = await startDevCluster({ crdsDir: CRDS_DIR });
@@ -122,63 +143,36 @@ export function layer2(
 
 export const testPolicy = (over: Partial<Policy> = {}): Policy => ({ ...DEFAULT_POLICY, ...over });
 
-export interface RunningConfigurator {
-  controller: Controller;
-  metrics: Metrics;
-  elector?: LeaderElector;
-  stop(): Promise<void>;
-}
-
-/** The real Controller in this process, talking HTTP to devcluster through its own client. */
+/**
+ * The real configurator (`runConfigurator`, as the binary runs it) in this process, with leader
+ * election in `default`, endpoints on free loopback ports, logs silent unless NODENET_TEST_LOG.
+ * Resolves once its informers have synced.
+ */
 export async function startConfigurator(
   kubeconfigPath: string,
   policy: Policy,
-  opts: { identity?: string; leaderElection?: boolean } = {},
+  opts: { identity?: string } = {},
 ): Promise<RunningConfigurator> {
-  const client = new KubeClient(loadKubeConfig(kubeconfigPath));
-  const clients = makeClients(client);
-  const metrics = new Metrics();
-  const identity = opts.identity ?? 'test-configurator';
-  const log = pino({ level: process.env.NODENET_TEST_LOG ?? 'silent' });
-  let elector: LeaderElector | undefined;
-  const controller = new Controller({
-    clients,
+  const loopback = { host: '127.0.0.1', port: 0 };
+  const running = await runConfigurator({
+    kubeconfig: kubeconfigPath,
     policy,
-    log,
-    metrics,
-    identity,
-    coalesceMs: 20,
-    ...(opts.leaderElection ? { isLeader: () => elector?.isLeader() ?? false } : {}),
-  });
-  if (opts.leaderElection) {
-    elector = new LeaderElector(
-      clients.lease,
-      {
-        namespace: 'default',
-        name: 'nodenet-configurator',
-        identity,
-        leaseDurationMs: 3000,
-        renewDeadlineMs: 2000,
-        retryPeriodMs: 500,
-      },
-      {
-        onStartedLeading: () => controller.leadershipChanged(true),
-        onStoppedLeading: () => controller.leadershipChanged(false),
-      },
-    );
-    elector.start();
-  }
-  await controller.start();
-  return {
-    controller,
-    metrics,
-    ...(elector ? { elector } : {}),
-    stop: async () => {
-      await controller.stop();
-      await elector?.stop();
-      client.close();
+    leaderElection: {
+      namespace: 'default',
+      name: 'nodenet-configurator',
+      leaseDurationMs: 3000,
+      renewDeadlineMs: 2000,
+      retryPeriodMs: 500,
     },
-  };
+    identity: opts.identity ?? 'test-configurator',
+    metricsAddr: loopback,
+    healthAddr: loopback,
+    logLevel: process.env.NODENET_TEST_LOG ?? 'silent',
+    coalesceMs: 20,
+    eventsNamespace: 'default',
+  });
+  await running.synced;
+  return running;
 }
 
 /** In progress = assigned, and the agent has neither finished it nor reported it invalid. */

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,10 +6,17 @@ import { KubeConfig, Watch, type V1Lease } from '@kubernetes/client-node';
 import type { DevCluster } from '@nodenet/devcluster';
 import type { Clients } from '@nodenet/kube';
 import { SimulatedAgents } from '../support/simulated-agent.js';
-import { NodeConfigRecorder, createNode, layer2, nodeName, startCluster, waitFor } from './harness.js';
+import {
+  NodeConfigRecorder,
+  createNode,
+  layer2,
+  nodeName,
+  spawnConfigurator,
+  startCluster,
+  waitFor,
+} from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = `${ROOT}packages/configurator/dist/main.js`;
 
 let dc: DevCluster;
 let clients: Clients;
@@ -34,33 +41,7 @@ afterAll(async () => {
 });
 
 function configurator(identity: string): ChildProcess {
-  const p = spawn(
-    process.execPath,
-    [
-      MAIN,
-      '--kubeconfig',
-      dc.kubeconfigPath,
-      '--identity',
-      identity,
-      '--update-limit',
-      '2',
-      '--leader-election-namespace',
-      'default',
-      '--leader-election-lease-duration',
-      '3s',
-      '--leader-election-renew-deadline',
-      '2s',
-      '--leader-election-retry-period',
-      '500ms',
-      '--metrics-addr',
-      '127.0.0.1:0',
-      '--health-addr',
-      '127.0.0.1:0',
-      '--log-level',
-      'warn',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
+  const p = spawnConfigurator(dc.kubeconfigPath, ['--identity', identity, '--update-limit', '2']);
   procs.push(p);
   return p;
 }

@@ -14,40 +14,18 @@ import type { PrefixItem, VrfEntry } from '@nodenet/api';
 import { FrrApplyError, FrrDriver } from '@nodenet/agent';
 import { describePrivileged } from '../support/privileged.js';
 import { eventually, FRR_PREREQUISITES, startFrr, type FrrNetnsInstance } from './support/frr-netns.js';
+import { testTemplate } from '../support/frr-template.js';
 
 const id = `nnfr${process.pid % 100000}`;
 const nodeNs = `${id}n`;
 const peerNs = `${id}p`;
 const ASN = 65010;
 
-const nodeTemplate = `frr defaults datacenter
-hostname nn-node
-service integrated-vtysh-config
-!
-{{ vrfs }}
-{{ prefix_lists }}
-{{ route_maps }}
-router bgp {{ asn }}
- bgp router-id {{ router_id }}
- no bgp network import-check
- {{ bgp_default }}
- !
- address-family ipv4 unicast
-  network 10.20.1.0/24
-  network 10.20.99.0/24
-  network 10.77.0.0/16
-  {{ bgp_default_ipv4 }}
- exit-address-family
- !
- address-family ipv6 unicast
-  network fd00:20:0:1::/64
-  network fd00:77::/48
-  {{ bgp_default_ipv6 }}
- exit-address-family
-exit
-!
-{{ bgp_vrfs }}
-`;
+const nodeTemplate = testTemplate({
+  hostname: 'nn-node',
+  ipv4Networks: ['10.20.1.0/24', '10.20.99.0/24', '10.77.0.0/16'],
+  ipv6Networks: ['fd00:20:0:1::/64', 'fd00:77::/48'],
+});
 
 const peerConfig = `frr defaults datacenter
 hostname nn-peer

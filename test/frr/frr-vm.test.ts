@@ -17,37 +17,10 @@ import type { PrefixItem } from '@nodenet/api';
 import type { FrrApplyResult, FrrStatus } from '@nodenet/agent';
 import { describePrivileged } from '../support/privileged.js';
 import { runInVm, vmPrerequisites } from '../vm/vm.js';
+import { testTemplate } from '../support/frr-template.js';
 
 const ASN = 65010;
-const template = `frr defaults datacenter
-hostname nn-vm
-service integrated-vtysh-config
-!
-{{ vrfs }}
-{{ prefix_lists }}
-{{ route_maps }}
-router bgp {{ asn }}
- bgp router-id {{ router_id }}
- no bgp network import-check
- {{ bgp_default }}
- !
- address-family ipv4 unicast
-  network 10.70.1.0/24
-  network 10.71.1.0/24
-  {{ bgp_default_ipv4 }}
- exit-address-family
- !
- address-family ipv6 unicast
-  {{ bgp_default_ipv6 }}
- exit-address-family
- !
- address-family l2vpn evpn
-  advertise-all-vni
- exit-address-family
-exit
-!
-{{ bgp_vrfs }}
-`;
+const template = testTemplate({ hostname: 'nn-vm', ipv4Networks: ['10.70.1.0/24', '10.71.1.0/24'] });
 
 const p = (cidr: string, seq: number, le?: number): PrefixItem => ({
   cidr,

@@ -5,11 +5,7 @@
  * VM suite) drive the real driver inside a namespace while the test runner stays outside.
  */
 import { createInterface } from 'node:readline';
-import {
-  createNetlinkDriver,
-  type HostSettings,
-  type NetlinkSpec,
-} from '../../packages/agent/src/netlink/index.js';
+import { createNetlinkDriver, type HostSettings, type NetlinkSpec } from '@nodenet/agent';
 
 interface Request {
   id: number;

@@ -5,12 +5,7 @@
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type {
-  HostSettings,
-  NetlinkApplyResult,
-  NetlinkSpec,
-  Operation,
-} from '../../packages/agent/src/netlink/index.js';
+import type { HostSettings, NetlinkApplyResult, NetlinkSpec, Operation } from '@nodenet/agent';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 

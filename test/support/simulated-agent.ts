@@ -17,7 +17,7 @@ import {
   setHeaderOptions,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { GROUP, VERSION, type NodeConfig, type NodeConfigStatus } from '@nodenet/api';
+import { GROUP, shortHash, VERSION, type NodeConfig, type NodeConfigStatus } from '@nodenet/api';
 
 export type AgentBehaviour =
   | { kind: 'ok'; delayMs?: number }
@@ -165,7 +165,7 @@ export class SimulatedAgents {
     void this.write(node, revision, gen, {
       configStatus: 'provisioning',
       ...(previous ? { lastAppliedRevision: previous } : {}),
-      message: `applying ${revision.slice(0, 10)}`,
+      message: `applying ${shortHash(revision)}`,
     });
     if (b.kind === 'stuck') return;
     s.timer = setTimeout(

@@ -5,8 +5,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { buildConfig, nodeConfigSpec } from '../../packages/api/src/index.js';
-import { createNetlinkDriver, type NetlinkSpec } from '../../packages/agent/src/netlink/index.js';
+import { buildConfig, nodeConfigSpec } from '@nodenet/api';
+import { createNetlinkDriver, type NetlinkSpec } from '@nodenet/agent';
 import { goodInputs } from '../../packages/api/test/fixtures.js';
 
 const ip = (...args: string[]): unknown =>

@@ -4,8 +4,8 @@
  * start-up taints after the first success. Everything Kubernetes-facing goes through
  * `@nodenet/kube`; the pipeline itself never sees the API.
  */
-import { API_VERSION, ASSIGNED_AT_ANNOTATION, type NodeConfig } from '@nodenet/api';
-import { Informer, isNotFound, type Clients, type EventRecorder, type Node } from '@nodenet/kube';
+import { API_VERSION, ASSIGNED_AT_ANNOTATION, shortHash, type NodeConfig } from '@nodenet/api';
+import { Informer, isNotFound, type Clients, type EventRecorder, type Node, type Probe } from '@nodenet/kube';
 import { describeCause } from './errors.js';
 import type { AgentMetrics } from './metrics.js';
 import {
@@ -15,7 +15,6 @@ import {
   type ReconcileOutcome,
   type StartOutcome,
 } from './pipeline.js';
-import type { Probe } from './server.js';
 import type { StatusReporter } from './status.js';
 
 /** Field selector for exactly one object name. Exact match: `node-1` never selects `node-10`. */
@@ -171,7 +170,7 @@ export class AgentLoop {
         this.event(
           'Normal',
           'Provisioned',
-          `revision ${outcome.revision.slice(0, 10)} applied; health: ${outcome.health.summary}`,
+          `revision ${shortHash(outcome.revision)} applied; health: ${outcome.health.summary}`,
         );
         break;
       case 'invalid':
@@ -183,7 +182,7 @@ export class AgentLoop {
           this.event(
             'Normal',
             'DriftRepaired',
-            `host had drifted from revision ${outcome.revision.slice(0, 10)}: ${outcome.driftOperations} netlink operation(s)` +
+            `host had drifted from revision ${shortHash(outcome.revision)}: ${outcome.driftOperations} netlink operation(s)` +
               (outcome.frrChanged ? ', FRR reloaded' : ''),
           );
         }

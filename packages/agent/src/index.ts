@@ -10,6 +10,19 @@ export * from './fault.js';
 export * from './pipeline.js';
 export * from './confirm.js';
 export * from './drivers.js';
-export * from './server.js';
 export * from './options.js';
 export * from './agent.js';
+
+// Internals the package's own tests exercise directly (pure logic, unit-tested).
+export { writeFileDurably } from './durable-file.js';
+export { decodeLinkInfo, encodeBridgePort, encodeLinkInfo, toBuffer } from './netlink/codec.js';
+export * from './observed/index.js';
+export { NodeObservation, type NodeObservationOptions } from './node-observation.js';
+export {
+  decideNodenetReady,
+  nextNodeState,
+  NodeConditionWriter,
+  type ConditionDecision,
+  type NodeConditionWriterOptions,
+  type NodeState,
+} from './node-condition.js';

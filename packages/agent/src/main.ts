@@ -10,7 +10,14 @@ import type { RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import pino from 'pino';
-import { EventRecorder, KubeClient, loadKubeConfig, makeClients } from '@nodenet/kube';
+import {
+  createEndpointServer,
+  EventRecorder,
+  KubeClient,
+  listen,
+  loadKubeConfig,
+  makeClients,
+} from '@nodenet/kube';
 import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './agent.js';
 import { CheckpointStore } from './checkpoint.js';
 import { hostDrivers } from './drivers.js';
@@ -38,7 +45,6 @@ import {
   sysfsInterfaceExists,
   type SelfCheckProblem,
 } from './self-check.js';
-import { createEndpointServer, listen } from './server.js';
 import { StatusReporter } from './status.js';
 
 export async function runAgent(options: AgentOptions): Promise<{ stop: () => Promise<void> }> {

@@ -8,8 +8,8 @@ import { isIPv4 } from 'node:net';
 import { Command, Option } from 'commander';
 import type { ConfirmSettings } from './confirm.js';
 import { OptionError } from './errors.js';
-import { parseListenAddress, type ListenAddress } from './server.js';
 import { NODENET_VERSION } from '@nodenet/api';
+import { parseListenAddress, type ListenAddress } from '@nodenet/kube';
 
 export interface AgentOptions {
   kubeconfig?: string;

@@ -4,7 +4,7 @@
  * decision of what a reconcile does with a desired spec (table-tested).
  */
 import type pino from 'pino';
-import type { NodeConfigSpec, NodeConfigStatus } from '@nodenet/api';
+import { shortHash, type NodeConfigSpec, type NodeConfigStatus } from '@nodenet/api';
 import type { CheckpointStore } from './checkpoint.js';
 import type { ConfirmFailure, ConfirmSettings } from './confirm.js';
 import type { FaultHook } from './fault.js';
@@ -167,7 +167,7 @@ export interface Attempt {
 }
 
 /** First 10 hex digits, as in revision names. */
-export const short = (revision: string | undefined): string => (revision ? revision.slice(0, 10) : 'unknown');
+export const short = (revision: string | undefined): string => (revision ? shortHash(revision) : 'unknown');
 
 export class StepError extends Error {
   constructor(

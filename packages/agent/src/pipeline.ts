@@ -22,6 +22,7 @@
  * (see status.ts): an unreachable API server never causes a rollback.
  */
 import pino from 'pino';
+import { SerialQueue } from '@nodenet/kube';
 import { specHash, type AppliedCheckpoint, type RejectedAttempt } from './checkpoint.js';
 import { confirmRound, DEFAULT_CONFIRM, runConfirmWindow, type ConfirmSettings } from './confirm.js';
 import { describeCause } from './errors.js';
@@ -59,7 +60,7 @@ export class Pipeline {
   private recoveryNeeded = false;
   private started = false;
   private healthyOnce = false;
-  private running: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   private readonly stopping = new AbortController();
   private readonly clock: Clock;
   private readonly metrics: AgentMetrics;
@@ -99,9 +100,7 @@ export class Pipeline {
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.running.then(fn, fn);
-    this.running = next.catch(() => undefined);
-    return next;
+    return this.queue.run(fn);
   }
 
   private async doStart(): Promise<StartOutcome> {

@@ -7,7 +7,13 @@
  * retrying with capped exponential backoff. A newer report supersedes one not yet written — only
  * the latest state matters to the configurator — so an API server outage costs retries, not a queue.
  */
-import type { Condition, ConfigStatus, NodeConfigStatus } from '@nodenet/api';
+import {
+  findCondition,
+  transition,
+  type Condition,
+  type ConfigStatus,
+  type NodeConfigStatus,
+} from '@nodenet/api';
 import { abortableSleep } from './sleep.js';
 
 /** What the pipeline tells the world about one attempt. */
@@ -64,16 +70,13 @@ export function buildStatus(report: StatusReport, now: Date, previous?: Conditio
   };
   const conditions = CONDITION_TYPES.map((type): Condition => {
     const status = flags[type] ? 'True' : 'False';
-    const before = previous?.find((c) => c.type === type);
-    const condition: Condition = {
-      type,
-      status,
-      reason: report.reason,
-      message: report.message,
-      lastTransitionTime: before && before.status === status ? before.lastTransitionTime : at,
-    };
-    if (report.observedGeneration !== undefined) condition.observedGeneration = report.observedGeneration;
-    return condition;
+    const { reason, message, observedGeneration } = report;
+    const next = { type, status, reason, message } as const;
+    return transition(
+      findCondition(previous, type),
+      observedGeneration === undefined ? next : { ...next, observedGeneration },
+      at,
+    );
   });
   const status: NodeConfigStatus = {
     configStatus: report.configStatus,

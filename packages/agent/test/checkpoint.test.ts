@@ -2,8 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile, mkdir, chmod } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CheckpointStore, specHash } from '../src/checkpoint.js';
-import { CheckpointCorruptError, CheckpointWriteError } from '../src/errors.js';
+import { CheckpointStore, specHash, CheckpointCorruptError, CheckpointWriteError } from '@nodenet/agent';
 import { sampleSpec } from './fixtures.js';
 
 let dir: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assessTick, runConfirmWindow, type ConfirmState, type ConfirmTick } from '../src/confirm.js';
-import type { CheckResult } from '../src/health/checker.js';
+import { assessTick, runConfirmWindow, type ConfirmState, type ConfirmTick } from '@nodenet/agent';
+import type { CheckResult } from '@nodenet/agent';
 
 const ok = (name: string): CheckResult => ({ name, ok: true, detail: 'fine' });
 const bad = (name: string, detail = 'state Active'): CheckResult => ({ name, ok: false, detail });

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeFileDurably } from '../src/durable-file.js';
+import { writeFileDurably } from '@nodenet/agent';
 
 describe('writeFileDurably', () => {
   const dir = mkdtempSync(join(tmpdir(), 'nodenet-durable-'));

@@ -4,8 +4,7 @@
  * exercised by test/agent host tests.
  */
 import type { NodeConfigSpec } from '@nodenet/api';
-import type { CheckResult } from '../src/health/checker.js';
-import type { HostDrivers } from '../src/pipeline.js';
+import type { CheckResult, HostDrivers } from '@nodenet/agent';
 
 /** In-memory host: what each driver last put on it, with switchable failures. */
 export class FakeHost implements HostDrivers {

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FrrRenderError, FrrTemplateError, parseTemplate, renderFrrConfig } from '../src/frr/index.js';
+import { FrrRenderError, FrrTemplateError, parseTemplate, renderFrrConfig } from '@nodenet/agent';
 import { describePrivileged } from '../../../test/support/privileged.js';
 import { goldenCases, settings, vrf, type FrrSpec } from './frr-fixtures.js';
 

@@ -1,10 +1,16 @@
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HealthChecker, judge, type CheckResult } from '../src/health/checker.js';
-import { parseHealthConfig, type HealthConfig } from '../src/health/config.js';
-import { httpApiServerProbe } from '../src/health/apiserver.js';
-import { linkIsUp, readLinksNetlink } from '../src/health/probes.js';
+import {
+  HealthChecker,
+  judge,
+  type CheckResult,
+  parseHealthConfig,
+  type HealthConfig,
+  httpApiServerProbe,
+  linkIsUp,
+  readLinksNetlink,
+} from '@nodenet/agent';
 
 const servers: (Server | HttpServer)[] = [];
 afterEach(async () => {

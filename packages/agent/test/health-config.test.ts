@@ -2,8 +2,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HealthConfigError } from '../src/errors.js';
-import { DEFAULT_HEALTH_CONFIG, loadHealthConfig, parseHealthConfig } from '../src/health/config.js';
+import {
+  HealthConfigError,
+  DEFAULT_HEALTH_CONFIG,
+  loadHealthConfig,
+  parseHealthConfig,
+} from '@nodenet/agent';
 
 let dir: string;
 beforeAll(async () => {

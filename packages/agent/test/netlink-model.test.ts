@@ -1,8 +1,11 @@
 import type { NodeLayer2Entry, VrfEntry } from '@nodenet/api';
 import netlink from 'netlink';
 import { describe, expect, it } from 'vitest';
-import { decodeLinkInfo, encodeBridgePort, encodeLinkInfo, toBuffer } from '../src/netlink/codec.js';
 import {
+  decodeLinkInfo,
+  encodeBridgePort,
+  encodeLinkInfo,
+  toBuffer,
   allocateVrfTables,
   rememberedTables,
   checkUnderlayMtu,
@@ -12,7 +15,7 @@ import {
   type Device,
   type HostModel,
   type Operation,
-} from '../src/netlink/index.js';
+} from '@nodenet/agent';
 
 const { ifla } = netlink;
 

@@ -1,8 +1,12 @@
 /** The NodenetReady decision and how the pipeline's events fold into the state it decides on. */
 import { describe, expect, it } from 'vitest';
-import { decideNodenetReady, nextNodeState, type NodeState } from '../src/node-condition.js';
-import type { ReconcileOutcome } from '../src/pipeline-contract.js';
-import type { StatusReport } from '../src/status.js';
+import {
+  decideNodenetReady,
+  nextNodeState,
+  type NodeState,
+  type ReconcileOutcome,
+  type StatusReport,
+} from '@nodenet/agent';
 
 const rev = 'ab'.repeat(32);
 const report = (r: Partial<StatusReport>): StatusReport => ({

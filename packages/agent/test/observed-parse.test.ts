@@ -19,7 +19,7 @@ import {
   parseVnis,
   sinceOf,
   type ShowOutputs,
-} from '../src/observed/index.js';
+} from '@nodenet/agent';
 
 const golden = (name: string): string =>
   readFileSync(new URL(`./golden/frr-observed/${name}`, import.meta.url), 'utf8');

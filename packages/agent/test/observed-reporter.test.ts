@@ -11,7 +11,7 @@ import {
   ObservedReporter,
   sameObserved,
   stabilizeSince,
-} from '../src/observed/index.js';
+} from '@nodenet/agent';
 
 const session = (state: string, since?: string) => ({
   vrf: 'default',

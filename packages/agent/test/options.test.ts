@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { OptionError } from '../src/errors.js';
-import { DEFAULT_CONFIRM } from '../src/confirm.js';
-import { buildProgram, parseDuration, resolveOptions, type RawOptions } from '../src/options.js';
+import {
+  OptionError,
+  DEFAULT_CONFIRM,
+  buildProgram,
+  parseDuration,
+  resolveOptions,
+  type RawOptions,
+} from '@nodenet/agent';
 
 function parse(args: string[], env: Record<string, string> = {}): RawOptions {
   const saved = process.env.NODE_NAME;

@@ -9,11 +9,18 @@ import { join } from 'node:path';
 import type { NodeConfigSpec } from '@nodenet/api';
 import { readdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CheckpointStore, specHash } from '../src/checkpoint.js';
-import type { FaultPoint } from '../src/fault.js';
-import { AgentMetrics } from '../src/metrics.js';
-import { nextStep, Pipeline } from '../src/pipeline.js';
-import { buildStatus, StatusReporter, type StatusReport, type StatusSink } from '../src/status.js';
+import {
+  CheckpointStore,
+  specHash,
+  AgentMetrics,
+  nextStep,
+  Pipeline,
+  buildStatus,
+  StatusReporter,
+  type StatusReport,
+  type StatusSink,
+} from '@nodenet/agent';
+import type { FaultPoint } from '@nodenet/agent';
 import { FakeHealth, FakeHost } from './fake-host.js';
 import { sampleSpec } from './fixtures.js';
 

@@ -1,6 +1,6 @@
 import type { NodeConfigStatus } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, buildStatus, StatusReporter, type StatusReport } from '../src/status.js';
+import { backoffDelay, buildStatus, StatusReporter, type StatusReport } from '@nodenet/agent';
 
 const t0 = new Date('2025-01-01T00:00:00Z');
 const t1 = new Date('2025-01-01T00:01:00Z');

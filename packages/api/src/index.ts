@@ -12,3 +12,5 @@ export * from './node-config.js';
 export * from './prefix.js';
 export * from './validate.js';
 export * from './crd.js';
+export * from './errors.js';
+export * from './conditions.js';

@@ -47,6 +47,12 @@ export const isManagedDevice = (name: string): boolean =>
  * hex of hash>`, so that `kubectl get ncr` (sorted by name) lists revisions in number order.
  */
 export const revisionName = (number: number, hash: string): string =>
-  `rev-${String(number).padStart(REVISION_NUMBER_DIGITS, '0')}-${hash.slice(0, 10)}`;
+  `rev-${String(number).padStart(REVISION_NUMBER_DIGITS, '0')}-${shortHash(hash)}`;
+
+/** Length of a hash shown to people: the revision name's suffix, messages, logs, CLI columns. */
+export const SHORT_HASH_LENGTH = 10;
+
+/** The first SHORT_HASH_LENGTH characters of a content hash, as revision names carry them. */
+export const shortHash = (hash: string): string => hash.slice(0, SHORT_HASH_LENGTH);
 /** Digits of the number in a revision name (numbers above 999999 still work, unpadded). */
 export const REVISION_NUMBER_DIGITS = 6;

@@ -11,6 +11,7 @@ import {
   type LabelSelector,
   type Layer2Entry,
   type NetworkConfig,
+  shortHash,
 } from '@nodenet/api';
 
 export interface DiffSide {
@@ -156,8 +157,8 @@ const SIGN: Record<ChangeKind, string> = { added: '+', removed: '-', changed: '~
 
 export function renderDiff(d: DiffResult): string {
   const out: string[] = [];
-  out.push(`From: ${d.from ? `${d.from.label} (${d.from.hash.slice(0, 10)})` : '(no revision yet)'}`);
-  out.push(`To:   ${d.to.label} (${d.to.hash.slice(0, 10)})`);
+  out.push(`From: ${d.from ? `${d.from.label} (${shortHash(d.from.hash)})` : '(no revision yet)'}`);
+  out.push(`To:   ${d.to.label} (${shortHash(d.to.hash)})`);
   out.push(`${d.changedNodes} of ${d.nodes.length} nodes change.`);
   const nameWidth = Math.max(0, ...d.nodes.flatMap((n) => n.changes.map((c) => c.name.length)));
   for (const n of d.nodes) {

@@ -3,6 +3,7 @@
  * `kubectl diff` (1 = there are differences); `status` says whether the rollout is done, still
  * moving, or needs a person.
  */
+import { NodenetError } from '@nodenet/api';
 export const EXIT = {
   /** Done: the command did what was asked; `status`: the revision is complete and healthy. */
   ok: 0,
@@ -23,12 +24,11 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** An error that ends the command with a message and a specific exit code. */
-export class CliError extends Error {
-  override readonly name = 'CliError';
+export class CliError extends NodenetError {
   constructor(
     message: string,
     readonly exitCode: ExitCode,
   ) {
-    super(message);
+    super(`Exit${exitCode}`, message);
   }
 }

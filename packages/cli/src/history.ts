@@ -1,6 +1,7 @@
 /** `kubectl nodenet history`: every revision, newest first, with its result (pure). */
+import { findCondition } from '@nodenet/api';
 import { table } from './format.js';
-import { conditionOf, isInvalid, revisionInForce, RETRY_ANNOTATION, type ClusterState } from './state.js';
+import { isInvalid, revisionInForce, RETRY_ANNOTATION, type ClusterState } from './state.js';
 
 export type RevisionResult = 'Complete' | 'RollingOut' | 'Paused' | 'Invalid' | 'Aborted' | 'Superseded';
 
@@ -27,15 +28,15 @@ export function historyRows(s: ClusterState): HistoryRow[] {
     const st = r.status ?? {};
     const conditions = st.conditions ?? [];
     const invalid = isInvalid(r);
-    const abortedCondition = conditionOf(conditions, 'Aborted')?.status === 'True';
-    const invalidReason = conditionOf(conditions, 'Invalid');
+    const abortedCondition = findCondition(conditions, 'Aborted')?.status === 'True';
+    const invalidReason = findCondition(conditions, 'Invalid');
     const result: RevisionResult = invalid
       ? r.spec.aborted || abortedCondition || invalidReason?.reason === 'Aborted'
         ? 'Aborted'
         : 'Invalid'
       : inForce && inForce.spec.number > r.spec.number
         ? 'Superseded'
-        : conditionOf(conditions, 'Complete')?.status === 'True'
+        : findCondition(conditions, 'Complete')?.status === 'True'
           ? 'Complete'
           : r.spec.paused
             ? 'Paused'

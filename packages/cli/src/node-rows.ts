@@ -1,8 +1,8 @@
 /** `kubectl nodenet nodes`: one row per node, from its Node and NodeConfig (pure). */
-import { REVISION_NUMBER_LABEL, type NodeConfig } from '@nodenet/api';
+import { REVISION_NUMBER_LABEL, type NodeConfig, findCondition } from '@nodenet/api';
 import { isNodeReady } from '@nodenet/kube';
 import { age, table } from './format.js';
-import { assignedAt, conditionOf, revisionByHash, type ClusterState } from './state.js';
+import { assignedAt, revisionByHash, type ClusterState } from './state.js';
 
 export type NodeState = 'no-config' | 'pending' | 'provisioning' | 'confirming' | 'provisioned' | 'invalid';
 
@@ -57,8 +57,8 @@ export function nodeState(nc: NodeConfig | undefined): NodeState {
  */
 const isConfirming = (nc: NodeConfig): boolean =>
   nc.status?.configStatus === 'provisioning' &&
-  (conditionOf(nc.status.conditions, 'Confirming')?.status === 'True' ||
-    conditionOf(nc.status.conditions, 'Progressing')?.reason === 'Confirming');
+  (findCondition(nc.status.conditions, 'Confirming')?.status === 'True' ||
+    findCondition(nc.status.conditions, 'Progressing')?.reason === 'Confirming');
 
 export function nodeRows(s: ClusterState): NodeRow[] {
   const ncs = new Map(s.nodeConfigs.map((nc) => [nc.metadata.name, nc]));

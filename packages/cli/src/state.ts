@@ -117,13 +117,5 @@ export const revisionByHash = (s: ClusterState, hash: string | undefined): Revis
   hash === undefined ? undefined : s.revisions.find((r) => r.spec.hash === hash);
 
 /** The revision the node's agent says is on the host (by hash), if known. */
-export const shortHash = (hash: string | undefined): string => (hash ? hash.slice(0, 10) : '');
-
 export const assignedAt = (nc: NodeConfig): string | undefined =>
   nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION];
-
-export const conditionOf = (
-  list: readonly { type: string; status: string; reason: string; message: string }[] | undefined,
-  type: string,
-): { type: string; status: string; reason: string; message: string } | undefined =>
-  list?.find((c) => c.type === type);

@@ -3,18 +3,12 @@
  * revision's status, which the configurator derives from every NodeConfig; node details come from
  * the NodeConfigs themselves.
  */
+import { findCondition } from '@nodenet/api';
 import type { FailedNode } from '@nodenet/api';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { age, plural, progressBar, table } from './format.js';
 import { nodeRows, type NodeRow } from './node-rows.js';
-import {
-  conditionOf,
-  isInvalid,
-  RETRY_ANNOTATION,
-  revisionInForce,
-  type ClusterState,
-  type Revision,
-} from './state.js';
+import { isInvalid, RETRY_ANNOTATION, revisionInForce, type ClusterState, type Revision } from './state.js';
 
 export type Phase = 'Complete' | 'RollingOut' | 'Paused' | 'Halted' | 'Superseded';
 
@@ -57,7 +51,7 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
   };
   const conditions = st.conditions ?? [];
   const invalid = isInvalid(rev);
-  const complete = conditionOf(conditions, 'Complete')?.status === 'True';
+  const complete = findCondition(conditions, 'Complete')?.status === 'True';
   const superseded = !invalid && inForce !== undefined && inForce.spec.number > rev.spec.number;
   const phase: Phase = invalid
     ? 'Halted'
@@ -71,7 +65,7 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
 
   const reasons: string[] = [];
   for (const type of ['Invalid', 'Aborted', 'Paused', 'RetryRequested', 'Degraded']) {
-    const c = conditionOf(conditions, type);
+    const c = findCondition(conditions, type);
     if (c?.status === 'True') reasons.push(`${type} (${c.reason}): ${c.message}`);
   }
   if (phase === 'Paused' && !reasons.some((r) => r.startsWith('Paused')))

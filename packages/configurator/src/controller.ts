@@ -10,8 +10,10 @@ import {
   type NetworkConfigRevision,
   type NodeConfig,
   type RolloutPolicy,
+  findCondition,
 } from '@nodenet/api';
 import {
+  Coalescer,
   EventRecorder,
   Informer,
   KubeApiError,
@@ -23,7 +25,6 @@ import {
   type ResourceClient,
 } from '@nodenet/kube';
 import type { Logger } from 'pino';
-import { Coalescer } from './coalescer.js';
 import { executePlan, type ExecContext } from './execute.js';
 import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './fleet-policy.js';
 import type { Metrics } from './metrics.js';
@@ -306,7 +307,7 @@ export class Controller {
         if (isConflict(err) || isNotFound(err)) this.inputsDirty = true;
         else throw err;
       }
-      const accepted = u.status.conditions?.find((c) => c.type === 'Accepted');
+      const accepted = findCondition(u.status.conditions, 'Accepted');
       if (u.newlyRejected) {
         this.log.warn(
           { kind: u.object.kind, input: u.object.metadata.name, cause: u.newlyRejected },

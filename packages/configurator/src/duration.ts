@@ -1,17 +1,7 @@
 /** Go-style durations for flags: `10m`, `30s`, `1h30m`, `250ms`, `0` or `0s`. */
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+import { OptionError } from '@nodenet/api';
 
-export class DurationError extends Error {
-  override readonly name = 'DurationError';
-  constructor(
-    readonly flag: string,
-    readonly value: string,
-  ) {
-    super(
-      `${flag}: invalid duration ${JSON.stringify(value)}: use a number with a unit, e.g. 500ms, 30s, 10m, 1h30m`,
-    );
-  }
-}
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /** Parses a duration into milliseconds; `flag` names the option in the error. */
 export function parseDuration(value: string, flag = 'duration'): number {
@@ -25,7 +15,8 @@ export function parseDuration(value: string, flag = 'duration'): number {
     total += Number(m[1]) * (UNITS[m[2] as string] as number);
     matched = re.lastIndex;
   }
-  if (matched === 0 || matched !== text.length) throw new DurationError(flag, value);
+  if (matched === 0 || matched !== text.length)
+    throw new OptionError(flag, value, 'must be a number with a unit, e.g. 500ms, 30s, 10m, 1h30m');
   return Math.round(total);
 }
 

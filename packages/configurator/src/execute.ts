@@ -14,6 +14,8 @@ import {
   type NetworkConfigRevisionStatus,
   type NodeConfig,
   type NodeConfigSpec,
+  shortHash,
+  findCondition,
 } from '@nodenet/api';
 import { isNotFound, type KubeObject, type Node } from '@nodenet/kube';
 import type { Logger } from 'pino';
@@ -113,7 +115,7 @@ export async function assign(a: AssignAction, ctx: ExecContext): Promise<boolean
       node: a.node,
       revision: a.revision,
       number: a.number,
-      from: a.from?.slice(0, 10),
+      from: a.from === undefined ? undefined : shortHash(a.from),
       move: a.move,
       cause: a.reason,
     },
@@ -191,14 +193,13 @@ export function controlEvents(
   before: readonly Condition[] | undefined,
   after: readonly Condition[] | undefined,
 ): { type: 'Normal' | 'Warning'; reason: string; message: string }[] {
-  const find = (l: readonly Condition[] | undefined, t: string) => l?.find((c) => c.type === t);
   const out: { type: 'Normal' | 'Warning'; reason: string; message: string }[] = [];
-  const p0 = find(before, 'Paused');
-  const p1 = find(after, 'Paused');
+  const p0 = findCondition(before, 'Paused');
+  const p1 = findCondition(after, 'Paused');
   if (p1 && p1.status !== (p0?.status ?? 'False'))
     out.push({ type: 'Normal', reason: p1.status === 'True' ? 'Paused' : 'Resumed', message: p1.message });
-  const r0 = find(before, 'RetryRequested');
-  const r1 = find(after, 'RetryRequested');
+  const r0 = findCondition(before, 'RetryRequested');
+  const r1 = findCondition(after, 'RetryRequested');
   if (r1 && r1.status === 'False' && (r0?.status !== 'False' || r0.reason !== r1.reason))
     out.push({ type: 'Warning', reason: 'RetryRequested', message: r1.message });
   return out;

@@ -10,7 +10,7 @@ import {
   type RolloutPolicy,
   type RolloutPolicyStatus,
 } from '@nodenet/api';
-import { setConditions, rfc3339 } from './conditions.js';
+import { setConditions, rfc3339 } from '@nodenet/api';
 import { parseDuration } from './duration.js';
 import { parseUpdateLimit, type Policy } from './policy.js';
 import type { Plan } from './rollout/index.js';

@@ -1,12 +1,17 @@
 export * from './duration.js';
 export * from './policy.js';
 export * from './selector-flag.js';
-export * from './conditions.js';
 export * from './rollout/index.js';
 export * from './revisions.js';
 export * from './metrics.js';
-export * from './http.js';
 export * from './controller.js';
 export * from './node-specs.js';
 export * from './readiness.js';
 export * from './fleet-policy.js';
+export * from './options.js';
+export * from './run.js';
+
+// Internals the package's own tests exercise directly (pure logic, unit-tested).
+export { type ExecContext, controlEvents, executePlan } from './execute.js';
+export { nodeConfigFor } from './node-config.js';
+export { appliedCondition, carried } from './outcome.js';

@@ -12,7 +12,7 @@ import {
   type NodeConfigSpec,
 } from '@nodenet/api';
 import type { Node } from '@nodenet/kube';
-import { rfc3339Millis } from './conditions.js';
+import { rfc3339Millis } from '@nodenet/api';
 import { nodeSpecHash } from './rollout/facts.js';
 
 /** Which configurator instance made an assignment (for audits and the two-leader test). */

@@ -9,6 +9,7 @@
  * - False `Blocked`     valid, but no revision is built (a generation in force no longer validates);
  * - False `Pending`     not in a revision yet.
  */
+import { findCondition } from '@nodenet/api';
 import type { Condition, InputObject, InputStatus, NetworkConfigRevision } from '@nodenet/api';
 
 export type AppliedCondition = Omit<Condition, 'lastTransitionTime'>;
@@ -77,8 +78,7 @@ export function appliedCondition(
   const st = r.status ?? {};
   if (st.isInvalid === true) {
     const nodes = (st.failedNodes ?? []).slice(0, 5).map((f) => `${f.node}: ${f.message}`);
-    const why =
-      st.conditions?.find((c) => c.type === 'Invalid' && c.status === 'True')?.reason ?? 'NodesFailed';
+    const why = findCondition(st.conditions, 'Invalid', 'True')?.reason ?? 'NodesFailed';
     return {
       ...base,
       status: 'False',

@@ -1,5 +1,5 @@
 /** The rollout policy: what the flags say about how fast and how carefully to roll out. */
-import type { LabelSelector } from '@nodenet/api';
+import { OptionError, type LabelSelector } from '@nodenet/api';
 
 export type UpdateLimit = { kind: 'count'; count: number } | { kind: 'percent'; percent: number };
 
@@ -41,17 +41,6 @@ export const DEFAULT_POLICY: Policy = {
   maxFailedNodes: 50,
 };
 
-export class PolicyError extends Error {
-  override readonly name = 'PolicyError';
-  constructor(
-    readonly flag: string,
-    readonly value: string,
-    reason: string,
-  ) {
-    super(`${flag}: ${reason} (got ${JSON.stringify(value)})`);
-  }
-}
-
 /** `3` or `25%`. */
 export function parseUpdateLimit(value: string, flag = '--update-limit'): UpdateLimit {
   const text = value.trim();
@@ -59,11 +48,11 @@ export function parseUpdateLimit(value: string, flag = '--update-limit'): Update
   if (pct) {
     const percent = Number(pct[1]);
     if (!(percent > 0 && percent <= 100))
-      throw new PolicyError(flag, value, 'percentage must be in (0, 100]');
+      throw new OptionError(flag, value, 'percentage must be in (0, 100]');
     return { kind: 'percent', percent };
   }
   if (/^\d+$/.test(text) && Number(text) >= 1) return { kind: 'count', count: Number(text) };
-  throw new PolicyError(flag, value, 'must be a positive integer or a percentage like 25%');
+  throw new OptionError(flag, value, 'must be a positive integer or a percentage like 25%');
 }
 
 /** Slots for `targets` nodes: a count as is, a percentage rounded up; never less than 1. */
@@ -73,12 +62,12 @@ export function updateLimitFor(limit: UpdateLimit, targets: number): number {
 }
 
 export function parseNonNegativeInt(value: string, flag: string): number {
-  if (!/^\d+$/.test(value.trim())) throw new PolicyError(flag, value, 'must be a non-negative integer');
+  if (!/^\d+$/.test(value.trim())) throw new OptionError(flag, value, 'must be a non-negative integer');
   return Number(value.trim());
 }
 
 export function parsePositiveInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value.trim()) < 1)
-    throw new PolicyError(flag, value, 'must be a positive integer (at least 1)');
+    throw new OptionError(flag, value, 'must be a positive integer (at least 1)');
   return Number(value.trim());
 }

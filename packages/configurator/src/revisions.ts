@@ -17,8 +17,10 @@ import {
   type Inputs,
   type NetworkConfigRevision,
   type Problem,
+  shortHash,
+  findCondition,
 } from '@nodenet/api';
-import { setConditions, rfc3339 } from './conditions.js';
+import { setConditions, rfc3339 } from '@nodenet/api';
 import { effectiveInputs } from './held-back.js';
 import { appliedCondition, carried, inputRef } from './outcome.js';
 import { highestNumber } from './rollout/numbers.js';
@@ -138,7 +140,7 @@ export function buildRevision(
       action: 'create',
       revision,
       reason: desired
-        ? `inputs changed (desired ${desired.metadata.name} has ${desired.spec.hash.slice(0, 10)})`
+        ? `inputs changed (desired ${desired.metadata.name} has ${shortHash(desired.spec.hash)})`
         : 'first revision',
     },
   };
@@ -209,7 +211,7 @@ function inputStatuses(
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
     };
     if (canonicalJson(next) !== canonicalJson(old)) {
-      const prevAccepted = old.conditions?.find((c) => c.type === 'Accepted');
+      const prevAccepted = findCondition(old.conditions, 'Accepted');
       const newlyRejected =
         accepted.status === 'False' &&
         (prevAccepted?.status !== 'False' || prevAccepted.message !== accepted.message)

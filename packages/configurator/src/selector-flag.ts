@@ -2,8 +2,7 @@
  * The `--node-selector` flag in kubectl's label-selector syntax: `k=v`, `k==v`, `k!=v`, `k`, `!k`,
  * `k in (a,b)`, `k notin (a,b)`, joined by commas.
  */
-import type { LabelSelector, LabelSelectorRequirement } from '@nodenet/api';
-import { PolicyError } from './policy.js';
+import { OptionError, type LabelSelector, type LabelSelectorRequirement } from '@nodenet/api';
 
 const KEY = '[A-Za-z0-9]([A-Za-z0-9._/-]*[A-Za-z0-9])?';
 const VALUE = '[A-Za-z0-9._-]*';
@@ -36,14 +35,14 @@ export function parseSelectorFlag(text: string, flag = '--node-selector'): Label
     } else if ((m = new RegExp(`^(${KEY})\\s+(in|notin)\\s*\\(([^)]*)\\)$`).exec(p))) {
       const values = (m[4] as string).split(',').map((v) => v.trim());
       if (values.some((v) => !new RegExp(`^${VALUE}$`).test(v)))
-        throw new PolicyError(flag, text, `bad value list in ${JSON.stringify(p)}`);
+        throw new OptionError(flag, text, `bad value list in ${JSON.stringify(p)}`);
       matchExpressions.push({ key: m[1] as string, operator: m[3] === 'in' ? 'In' : 'NotIn', values });
     } else if ((m = new RegExp(`^!\\s*(${KEY})$`).exec(p))) {
       matchExpressions.push({ key: m[1] as string, operator: 'DoesNotExist' });
     } else if ((m = new RegExp(`^(${KEY})$`).exec(p))) {
       matchExpressions.push({ key: m[1] as string, operator: 'Exists' });
     } else {
-      throw new PolicyError(
+      throw new OptionError(
         flag,
         text,
         `cannot parse requirement ${JSON.stringify(p)}; use k=v, k!=v, k in (a,b), k notin (a,b), k or !k`,

@@ -16,10 +16,18 @@ import {
 import type { KubeObject, Node } from '@nodenet/kube';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { controlEvents, executePlan, type ExecContext } from '../src/execute.js';
-import { Metrics } from '../src/metrics.js';
-import { ASSIGNED_BY_ANNOTATION, nodeConfigFor } from '../src/node-config.js';
-import { nodeSpecHash, observe, plan, type Plan } from '../src/rollout/index.js';
+import {
+  controlEvents,
+  executePlan,
+  type ExecContext,
+  Metrics,
+  ASSIGNED_BY_ANNOTATION,
+  nodeConfigFor,
+  nodeSpecHash,
+  observe,
+  plan,
+  type Plan,
+} from '@nodenet/configurator';
 import { A, B, M0, T0, completed, done, input, invalid, nc, rev } from './rollout/fixtures.js';
 
 type Write = { verb: string; kind: string; name: string; body?: unknown };

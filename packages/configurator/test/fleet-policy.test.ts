@@ -1,8 +1,6 @@
 import type { RolloutPolicy } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { effectivePolicy, findRolloutPolicy } from '../src/fleet-policy.js';
-import { DEFAULT_POLICY } from '../src/policy.js';
-import { plan } from '../src/rollout/index.js';
+import { effectivePolicy, findRolloutPolicy, DEFAULT_POLICY, plan } from '@nodenet/configurator';
 import { A, B, completed, done, input, nc, nodes, ofType, rev } from './rollout/fixtures.js';
 
 const rp = (spec: RolloutPolicy['spec'], name = 'default'): RolloutPolicy => ({
@@ -48,7 +46,7 @@ describe('RolloutPolicy default over the flags', () => {
     expect(r.policy).toEqual(DEFAULT_POLICY);
     expect(r.problems).toEqual([
       'spec.updateLimit: must be a positive integer or a percentage like 25% (got "0")',
-      'spec.configTimeout: invalid duration "5 minutes": use a number with a unit, e.g. 500ms, 30s, 10m, 1h30m',
+      'spec.configTimeout: must be a number with a unit, e.g. 500ms, 30s, 10m, 1h30m (got "5 minutes")',
     ]);
   });
 

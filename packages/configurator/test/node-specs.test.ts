@@ -1,6 +1,6 @@
 import { canonicalJson, nodeConfigSpec, type NetworkConfig } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { NodeSpecCache } from '../src/node-specs.js';
+import { NodeSpecCache } from '@nodenet/configurator';
 
 const l2 = (
   name: string,

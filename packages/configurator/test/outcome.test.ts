@@ -1,6 +1,6 @@
 import type { InputStatus, Layer2NetworkConfiguration } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { appliedCondition, carried } from '../src/outcome.js';
+import { appliedCondition, carried } from '@nodenet/configurator';
 import { A, B, completed, rev } from './rollout/fixtures.js';
 
 const l2 = (generation: number, status?: InputStatus): Layer2NetworkConfiguration => ({

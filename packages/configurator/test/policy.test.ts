@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration, DurationError } from '../src/duration.js';
-import { parseUpdateLimit, PolicyError } from '../src/policy.js';
-import { parseSelectorFlag } from '../src/selector-flag.js';
+import { OptionError } from '@nodenet/api';
+import { parseDuration, parseUpdateLimit, parseSelectorFlag } from '@nodenet/configurator';
 
 describe('flag parsing', () => {
   it.each([
@@ -15,7 +14,7 @@ describe('flag parsing', () => {
   ])('duration %s = %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
 
   it.each(['10', '5x', 'm', '1h 30m', '-1s', ''])('rejects duration %j naming the flag', (text) => {
-    expect(() => parseDuration(text, '--config-timeout')).toThrow(DurationError);
+    expect(() => parseDuration(text, '--config-timeout')).toThrow(OptionError);
     expect(() => parseDuration(text, '--config-timeout')).toThrow(/--config-timeout/);
   });
 
@@ -27,7 +26,7 @@ describe('flag parsing', () => {
   ])('update limit %s', (text, limit) => expect(parseUpdateLimit(text)).toEqual(limit));
 
   it.each(['0', '0%', '101%', '-1', 'x', '1.5'])('rejects update limit %j', (text) => {
-    expect(() => parseUpdateLimit(text)).toThrow(PolicyError);
+    expect(() => parseUpdateLimit(text)).toThrow(OptionError);
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import type { Inputs, Layer2NetworkConfiguration, NetworkConfigRevision } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { buildRevision } from '../src/revisions.js';
+import { buildRevision } from '@nodenet/configurator';
 
 const NOW = Date.parse('2025-01-01T00:00:00Z');
 

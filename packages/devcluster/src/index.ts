@@ -161,3 +161,43 @@ export function urlHost(address: string): string {
   if (address === '::') return '[::1]';
   return address.includes(':') ? `[${address}]` : address;
 }
+
+// Internals the package's own tests exercise directly (pure logic, unit-tested).
+export { selfSubjectAccessReview } from './auth/access-review.js';
+export {
+  type AdmissionAttributes,
+  type ValidatingAdmissionPolicy,
+  type ValidatingAdmissionPolicyBinding,
+  admit,
+  denialMessage,
+} from './auth/admission-policy.js';
+export {
+  ANONYMOUS,
+  AuthenticationError,
+  type ImpersonationCheck,
+  ImpersonationForbidden,
+  NODE_NAME_EXTRA,
+  TokenAuthenticator,
+  impersonate,
+} from './auth/authenticate.js';
+export {
+  type Binding,
+  type RbacObjects,
+  type RequestAttributes,
+  type Role,
+  authorize,
+  forbiddenMessage,
+  forbiddenStatus,
+} from './auth/rbac.js';
+export { CelError, compileCel, evaluateCelBool } from './cel.js';
+export { evaluateJsonPath, parseJsonPath } from './jsonpath.js';
+export { applyMergePatch, applyStrategicMergePatch } from './patch.js';
+export { parseListOptions, queryBool, queryInt } from './query.js';
+export { type Schema, applyDefaults, prune } from './schema.js';
+export { checkSchemaSupported, validate } from './schema-validate.js';
+export { matchLabels, parseLabelSelector, selectorPredicate } from './selectors.js';
+export { GoneError, Store } from './store.js';
+export { humanDuration } from './table.js';
+export { type KObject } from './types.js';
+export { requestInfo } from './auth/request-info.js';
+export { selfSignedCert } from './tls.js';

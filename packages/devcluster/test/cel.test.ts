@@ -4,9 +4,14 @@
  * int semantics for JSON integers.
  */
 import { describe, expect, it } from 'vitest';
-import { CelError, compileCel, evaluateCelBool } from '../src/cel.js';
-import { checkSchemaSupported, validate } from '../src/schema-validate.js';
-import type { Schema } from '../src/schema.js';
+import {
+  CelError,
+  compileCel,
+  evaluateCelBool,
+  checkSchemaSupported,
+  validate,
+  type Schema,
+} from '@nodenet/devcluster';
 
 const item: Schema = {
   type: 'object',

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
-import { startDevCluster, type DevCluster, type DevClusterOptions } from '../src/index.js';
+import { startDevCluster, type DevCluster, type DevClusterOptions } from '@nodenet/devcluster';
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 export const GROUP = 'network.nodenet.io';

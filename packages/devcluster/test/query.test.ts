@@ -1,7 +1,6 @@
 /** Query parameters as kube-apiserver parses them (pure). */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../src/errors.js';
-import { parseListOptions, queryBool, queryInt } from '../src/query.js';
+import { ApiError, parseListOptions, queryBool, queryInt } from '@nodenet/devcluster';
 
 const q = (s: string): URLSearchParams => new URLSearchParams(s);
 

@@ -1,13 +1,22 @@
 /** Pure parts of devcluster: selectors, structural schemas, JSONPath, patches, ages and the event history. */
 import { describe, expect, it } from 'vitest';
-import { evaluateJsonPath, parseJsonPath } from '../src/jsonpath.js';
-import { applyMergePatch, applyStrategicMergePatch } from '../src/patch.js';
-import { applyDefaults, prune, type Schema } from '../src/schema.js';
-import { validate } from '../src/schema-validate.js';
-import { matchLabels, parseLabelSelector, selectorPredicate } from '../src/selectors.js';
-import { GoneError, Store } from '../src/store.js';
-import { humanDuration } from '../src/table.js';
-import type { KObject } from '../src/types.js';
+import {
+  evaluateJsonPath,
+  parseJsonPath,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  applyDefaults,
+  prune,
+  validate,
+  type Schema,
+  matchLabels,
+  parseLabelSelector,
+  selectorPredicate,
+  GoneError,
+  Store,
+  humanDuration,
+} from '@nodenet/devcluster';
+import type { KObject } from '@nodenet/devcluster';
 
 describe('label selectors', () => {
   const m = (sel: string, labels: Record<string, string>) => matchLabels(parseLabelSelector(sel), labels);

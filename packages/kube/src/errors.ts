@@ -1,8 +1,8 @@
 /** Errors raised by the Kubernetes access layer; they carry the request and the server's answer. */
+import { NodenetError } from '@nodenet/api';
 
 /** The API server answered with a non-2xx status (a `metav1.Status` body when it sent one). */
-export class KubeApiError extends Error {
-  override readonly name = 'KubeApiError';
+export class KubeApiError extends NodenetError {
   constructor(
     readonly method: string,
     readonly path: string,
@@ -12,19 +12,24 @@ export class KubeApiError extends Error {
     readonly reason: string | undefined,
     readonly serverMessage: string,
   ) {
-    super(`${method} ${path}: ${statusCode}${reason ? ` ${reason}` : ''}: ${serverMessage}`);
+    // The code is the Status reason (NotFound, Conflict…), or the HTTP status when the server gave none.
+    super(
+      reason ?? `Http${statusCode}`,
+      `${method} ${path}: ${statusCode}${reason ? ` ${reason}` : ''}: ${serverMessage}`,
+    );
   }
 }
 
 /** The request never got an answer (connection refused, reset, timeout). */
-export class KubeTransportError extends Error {
-  override readonly name = 'KubeTransportError';
+export class KubeTransportError extends NodenetError {
   constructor(
     readonly method: string,
     readonly path: string,
     override readonly cause: unknown,
   ) {
-    super(`${method} ${path}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    super('Unreachable', `${method} ${path}: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
   }
 }
 

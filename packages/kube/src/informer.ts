@@ -6,17 +6,12 @@
  * - Every `resyncMs` it re-delivers each cached object as a `resync` event, so a handler that
  *   dropped work (e.g. a failed write) gets another chance without a full list.
  * - Writes made by this process can be fed back with `mutated()`, so the next decision already sees
- *   them even before the watch delivers them; older watch events never overwrite a newer object.
+ *   them even before the watch delivers them. Lists, watch events and fed-back writes all enter the
+ *   cache by one rule (cache.ts): never backwards, no event without news.
  */
-import type { KubeObject, ResourceClient } from './resources.js';
-
-export type InformerEventType = 'add' | 'update' | 'delete' | 'resync';
-
-export interface InformerEvent<T> {
-  type: InformerEventType;
-  object: T;
-  old?: T;
-}
+import type { KubeClient } from './client.js';
+import { remove, replace, upsert, type InformerEvent } from './cache.js';
+import type { KubeObject, ListOptions, ObjectList, ResourceType } from './resources.js';
 
 export interface InformerOptions {
   /** Re-deliver all cached objects this often (0 = never). Default 0. */
@@ -38,14 +33,14 @@ export interface InformerStats {
   errors: number;
 }
 
-const key = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-
-/** Compares numeric resourceVersions; `undefined` when either is not a plain integer (then opaque). */
-export function compareResourceVersions(a: string | undefined, b: string | undefined): number | undefined {
-  if (!a || !b || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return undefined;
-  const x = BigInt(a);
-  const y = BigInt(b);
-  return x < y ? -1 : x > y ? 1 : 0;
+/**
+ * What an informer reads from: a `ResourceClient` satisfies it; the unit test scripts one.
+ */
+export interface ListWatchSource<T extends KubeObject> {
+  readonly type: Pick<ResourceType, 'kind'>;
+  readonly client: Pick<KubeClient, 'watch'>;
+  collectionPath(namespace?: string): string;
+  list(opts: ListOptions & { namespace?: string }): Promise<ObjectList<T>>;
 }
 
 export class Informer<T extends KubeObject> {
@@ -64,7 +59,7 @@ export class Informer<T extends KubeObject> {
   readonly stats: InformerStats = { lists: 0, watches: 0, relistsAfterGone: 0, errors: 0 };
 
   constructor(
-    readonly resource: ResourceClient<T>,
+    readonly resource: ListWatchSource<T>,
     private readonly opts: InformerOptions = {},
   ) {
     this.backoffMs = opts.minBackoffMs ?? 200;
@@ -130,19 +125,11 @@ export class Informer<T extends KubeObject> {
 
   /** Feeds back an object this process just wrote (or `null` with the object to record its deletion). */
   mutated(obj: T, deleted = false): void {
-    const k = key(obj);
-    const cur = this.cache.get(k);
-    if (deleted) {
-      if (cur) {
-        this.cache.delete(k);
-        this.emit({ type: 'delete', object: cur });
-      }
-      return;
-    }
-    if (cur && compareResourceVersions(cur.metadata.resourceVersion, obj.metadata.resourceVersion) === 1)
-      return;
-    this.cache.set(k, obj);
-    this.emit(cur ? { type: 'update', object: obj, old: cur } : { type: 'add', object: obj });
+    this.deliver(deleted ? remove(this.cache, obj) : upsert(this.cache, obj));
+  }
+
+  private deliver(e: InformerEvent<T> | undefined): void {
+    if (e) this.emit(e);
   }
 
   private emit(e: InformerEvent<T>): void {
@@ -183,22 +170,7 @@ export class Informer<T extends KubeObject> {
       return;
     }
     if (this.stopped) return;
-    const seen = new Set<string>();
-    for (const obj of list.items) {
-      const k = key(obj);
-      seen.add(k);
-      const cur = this.cache.get(k);
-      this.cache.set(k, obj);
-      if (!cur) this.emit({ type: 'add', object: obj });
-      else if (cur.metadata.resourceVersion !== obj.metadata.resourceVersion)
-        this.emit({ type: 'update', object: obj, old: cur });
-    }
-    for (const [k, obj] of [...this.cache]) {
-      if (!seen.has(k)) {
-        this.cache.delete(k);
-        this.emit({ type: 'delete', object: obj });
-      }
-    }
+    for (const e of replace(this.cache, list.items, list.metadata.resourceVersion)) this.emit(e);
     this.resourceVersion = list.metadata.resourceVersion ?? '';
     if (!this.synced) {
       this.synced = true;
@@ -234,28 +206,12 @@ export class Informer<T extends KubeObject> {
       this.backoffMs = this.opts.minBackoffMs ?? 200;
       switch (type) {
         case 'ADDED':
-        case 'MODIFIED': {
-          const k = key(obj);
-          const cur = this.cache.get(k);
-          if (!(
-            cur && compareResourceVersions(cur.metadata.resourceVersion, obj.metadata.resourceVersion) === 1
-          )) {
-            this.cache.set(k, obj);
-            if (!cur) this.emit({ type: 'add', object: obj });
-            else if (cur.metadata.resourceVersion !== obj.metadata.resourceVersion)
-              this.emit({ type: 'update', object: obj, old: cur });
-          }
+        case 'MODIFIED':
+          this.deliver(upsert(this.cache, obj));
           break;
-        }
-        case 'DELETED': {
-          const k = key(obj);
-          const cur = this.cache.get(k);
-          if (cur) {
-            this.cache.delete(k);
-            this.emit({ type: 'delete', object: obj });
-          }
+        case 'DELETED':
+          this.deliver(remove(this.cache, obj));
           break;
-        }
         case 'BOOKMARK':
           break;
         case 'ERROR':

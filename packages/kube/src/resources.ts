@@ -14,6 +14,7 @@ import {
   type RolloutPolicy,
   type RoutingTable,
   type VRFRouteConfiguration,
+  hasCondition,
 } from '@nodenet/api';
 import type { KubeClient } from './client.js';
 
@@ -292,5 +293,5 @@ export function makeClients(client: KubeClient): Clients {
 
 /** A Node is Ready when its Ready condition is True. */
 export function isNodeReady(node: Node): boolean {
-  return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+  return hasCondition(node.status?.conditions, 'Ready');
 }

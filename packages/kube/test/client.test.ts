@@ -2,8 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeApiError } from '../src/errors.js';
-import { KubeClient } from '../src/client.js';
+import { KubeApiError, KubeClient } from '@nodenet/kube';
 
 describe('KubeClient transport', () => {
   let server: http.Server;

@@ -1,6 +1,6 @@
 /** Event aggregation and the per-object rate limit (pure, time injected). */
 import { describe, expect, it } from 'vitest';
-import { EventCorrelator } from '../src/event-correlator.js';
+import { EventCorrelator } from '@nodenet/kube';
 
 const key = (object: string, message = 'drift repaired on vx.10'): { object: string; aggregate: string } => ({
   object,

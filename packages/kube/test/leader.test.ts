@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideLease, microTime } from '../src/leader.js';
+import { decideLease, microTime } from '@nodenet/kube';
 
 const wallNow = new Date('2025-01-01T00:00:00.123Z');
 const base = { wallNow, identity: 'me', leaseDurationSeconds: 15 };

@@ -26,6 +26,7 @@ import {
   type NodeConfigSpec,
   type NodeConfigStatus,
   type NodeLayer2Entry,
+  shortHash,
 } from '@nodenet/api';
 import {
   kubeconfigYaml,
@@ -35,33 +36,13 @@ import {
 } from '@nodenet/devcluster';
 import { isConflict, KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
+import { testTemplate } from '../../support/frr-template.js';
+import { spawnConfigurator as spawnTestConfigurator } from '../../fleet/harness.js';
 
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 export const here = fileURLToPath(new URL('.', import.meta.url));
 
-export const NODE_TEMPLATE = `frr defaults datacenter
-hostname nn-agent-node
-service integrated-vtysh-config
-!
-{{ vrfs }}
-{{ prefix_lists }}
-{{ route_maps }}
-router bgp {{ asn }}
- bgp router-id {{ router_id }}
- no bgp network import-check
- {{ bgp_default }}
- !
- address-family ipv4 unicast
-  {{ bgp_default_ipv4 }}
- exit-address-family
- !
- address-family ipv6 unicast
-  {{ bgp_default_ipv6 }}
- exit-address-family
-exit
-!
-{{ bgp_vrfs }}
-`;
+export const NODE_TEMPLATE = testTemplate({ hostname: 'nn-agent-node' });
 
 /** Every node namespace uses the same addresses: they are separate namespaces. */
 export const NODE_ADDR = '10.98.0.1';
@@ -152,7 +133,7 @@ export function fleetQueries(clients: Clients) {
     }
     const state = (await nodeConfigs()).map((nc) => ({
       name: nc.metadata.name,
-      revision: nc.spec.revision.slice(0, 10),
+      revision: shortHash(nc.spec.revision),
       status: nc.status && { ...nc.status, conditions: undefined },
     }));
     const revs = (await revisions()).map((r) => ({
@@ -184,37 +165,15 @@ export function fleetQueries(clients: Clients) {
 }
 
 /** Starts the configurator binary against the cluster (update limit 1, no failures tolerated). */
-export function spawnConfigurator(kubeconfigPath: string): ChildProcess {
-  return spawn(
-    process.execPath,
-    [
-      join(repoRoot, 'packages/configurator/dist/main.js'),
-      '--kubeconfig',
-      kubeconfigPath,
-      '--update-limit',
-      '1',
-      '--max-failures',
-      '0',
-      '--leader-election-namespace',
-      'default',
-      '--leader-election-lease-duration',
-      '3s',
-      '--leader-election-renew-deadline',
-      '2s',
-      '--leader-election-retry-period',
-      '500ms',
-      '--metrics-addr',
-      '127.0.0.1:0',
-      '--health-addr',
-      '127.0.0.1:0',
-      '--identity',
-      'fleet-test',
-      '--log-level',
-      'warn',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-}
+export const spawnConfigurator = (kubeconfigPath: string): ChildProcess =>
+  spawnTestConfigurator(kubeconfigPath, [
+    '--update-limit',
+    '1',
+    '--max-failures',
+    '0',
+    '--identity',
+    'fleet-test',
+  ]);
 
 /** Stops a process started by spawnConfigurator and waits for it to exit. */
 export async function stopProcess(child: ChildProcess | undefined): Promise<void> {

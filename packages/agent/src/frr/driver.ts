@@ -14,6 +14,7 @@
  *     whether that worked.
  */
 import type { NodeConfigSpec } from '@nodenet/api';
+import { SerialQueue } from '@nodenet/kube';
 import { FrrApplyError } from './errors.js';
 import { frrMessage, run, type RunResult } from './exec.js';
 import { readIfExists, withScratchFile, writeAtomic } from './files.js';
@@ -77,7 +78,7 @@ export class FrrDriver {
   readonly template: FrrTemplate;
   readonly settings: FrrNodeSettings;
   /** Applies and restores run one at a time. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
 
   constructor(opts: FrrDriverOptions) {
     this.instance = resolveInstance(opts);
@@ -154,9 +155,7 @@ export class FrrDriver {
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(fn, fn);
-    this.queue = next.catch(() => undefined);
-    return next;
+    return this.queue.run(fn);
   }
 
   private reload(): Promise<RunResult> {

@@ -4,17 +4,10 @@
  * option behind a missing device type.
  */
 
-/** Base class: `code` is stable and machine-readable; the message is for people. */
-export class NetlinkDriverError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+import { NodenetError } from '@nodenet/api';
+
+/** Base class of the netlink driver's errors (`code` stable, message for people). */
+export class NetlinkDriverError extends NodenetError {}
 
 /** The desired state can't be built: bad setting, name clash, too long a name, exhausted table range. */
 export class DesiredStateError extends NetlinkDriverError {

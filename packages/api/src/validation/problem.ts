@@ -2,6 +2,7 @@
  * What every validation rule returns: one `Problem` per fault, naming the kind, the object, the field
  * path and the value, so that `Accepted=False` and the Event tell a person exactly what to fix.
  */
+import { NodenetError } from '../errors.js';
 import type { ResourceKind } from '../constants.js';
 
 export interface Problem {
@@ -18,15 +19,14 @@ export interface Problem {
 }
 
 /** Thrown where a caller needs an exception rather than a list. */
-export class ValidationError extends Error {
-  readonly code = 'InvalidInput';
+export class ValidationError extends NodenetError {
   constructor(readonly problems: Problem[]) {
     super(
+      'InvalidInput',
       problems.length === 1
         ? (problems[0] as Problem).message
         : `${problems.length} problems:\n${problems.map((p) => `- ${p.message}`).join('\n')}`,
     );
-    this.name = 'ValidationError';
   }
 }
 

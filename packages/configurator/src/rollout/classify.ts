@@ -4,7 +4,7 @@
  * observations (observe.ts), never from timestamps other machines wrote.
  */
 import { matchesSelector, type FailedNode, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
-import { rfc3339 } from '../conditions.js';
+import { rfc3339 } from '@nodenet/api';
 import { formatDuration } from '../duration.js';
 import type { Policy } from '../policy.js';
 import { factsOf } from './facts.js';

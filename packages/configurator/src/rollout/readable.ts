@@ -8,8 +8,10 @@ import {
   type NetworkConfigRevision,
   type NetworkConfigRevisionStatus,
   type RevisionPhase,
+  hasCondition,
+  findCondition,
 } from '@nodenet/api';
-import { setConditions } from '../conditions.js';
+import { setConditions } from '@nodenet/api';
 import type { Action } from './types.js';
 
 /**
@@ -27,10 +29,9 @@ export function phaseOf(
 ): RevisionPhase {
   if (status.isInvalid === true) return 'Invalid';
   if (!desired) return 'Superseded';
-  if (status.conditions?.find((c) => c.type === 'Complete')?.status === 'True') return 'Complete';
+  if (hasCondition(status.conditions, 'Complete')) return 'Complete';
   // Paused by its own spec.paused, or by the fleet-wide pause (the Paused condition says which).
-  const paused =
-    r.spec.paused === true || status.conditions?.some((c) => c.type === 'Paused' && c.status === 'True');
+  const paused = r.spec.paused === true || hasCondition(status.conditions, 'Paused');
   return paused ? 'Paused' : 'RollingOut';
 }
 
@@ -60,7 +61,7 @@ export function finishedCondition(
         type: 'Finished',
         status: 'True',
         reason: 'Invalid',
-        message: `revision is invalid: ${status.conditions?.find((c) => c.type === 'Invalid')?.message ?? summary}`,
+        message: `revision is invalid: ${findCondition(status.conditions, 'Invalid')?.message ?? summary}`,
       };
     case 'Superseded':
       return completedOnce

@@ -9,8 +9,11 @@ import {
   type FailedNode,
   type NetworkConfigRevision,
   type NetworkConfigRevisionStatus,
+  shortHash,
+  hasCondition,
+  findCondition,
 } from '@nodenet/api';
-import { rfc3339, setConditions, type ConditionInput } from '../conditions.js';
+import { rfc3339, setConditions, type ConditionInput } from '@nodenet/api';
 import { formatDuration } from '../duration.js';
 import type { Policy } from '../policy.js';
 import type { Verdict } from './classify.js';
@@ -178,7 +181,7 @@ function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string):
           reason: 'Valid',
           message: 'no more than --max-failures nodes failed',
         },
-        ...(old.conditions?.find((c) => c.type === 'Complete')?.status === 'True'
+        ...(hasCondition(old.conditions, 'Complete')
           ? []
           : [
               {
@@ -222,7 +225,7 @@ function retryCondition(
       type: 'RetryRequested',
       status: 'False',
       reason: 'InputsChanged',
-      message: `the inputs no longer produce this configuration (they produce ${inputHash.slice(0, 10)}): nothing to retry`,
+      message: `the inputs no longer produce this configuration (they produce ${shortHash(inputHash)}): nothing to retry`,
     };
   return {
     type: 'RetryRequested',
@@ -256,11 +259,11 @@ export function keepTimes(list: FailedNode[], old: readonly FailedNode[] | undef
 }
 
 function invalidReason(s: NetworkConfigRevisionStatus): string {
-  return s.conditions?.find((x) => x.type === 'Invalid' && x.status === 'True')?.reason ?? 'NodesFailed';
+  return findCondition(s.conditions, 'Invalid', 'True')?.reason ?? 'NodesFailed';
 }
 
 function invalidMessage(s: NetworkConfigRevisionStatus): string {
-  const c = s.conditions?.find((x) => x.type === 'Invalid');
+  const c = findCondition(s.conditions, 'Invalid');
   if (c && c.status === 'True') return c.message;
   const nodes = (s.failedNodes ?? []).map((f) => `${f.node}: ${f.message}`).join('; ');
   return nodes ? `failed nodes: ${nodes}` : 'marked invalid';

@@ -12,6 +12,7 @@ import {
   type FailedNode,
   type NetworkConfigRevision,
   type NodeConfig,
+  shortHash,
 } from '@nodenet/api';
 import { reportsOnSpec } from './facts.js';
 import type { Action } from './types.js';
@@ -40,7 +41,7 @@ function appliedNumber(nc: NodeConfig, revisions: readonly NetworkConfigRevision
   const own = nc.metadata.labels?.[REVISION_NUMBER_LABEL];
   if (h === nc.spec.revision && own) return own;
   const numbers = revisions.filter((r) => r.spec.hash === h).map((r) => r.spec.number);
-  return numbers.length ? String(Math.max(...numbers)) : /^[0-9a-f]{10}/.test(h) ? h.slice(0, 10) : null;
+  return numbers.length ? String(Math.max(...numbers)) : /^[0-9a-f]{10}/.test(h) ? shortHash(h) : null;
 }
 
 /** Label writes for the NodeConfigs whose row labels differ (those assigned in this pass excepted). */

@@ -14,6 +14,7 @@
  * otherwise the rest of its wave finishes its soak, frees slots, and the change walks on through
  * the fleet while the cut-off node waits out its timeout.
  */
+import { shortHash } from '@nodenet/api';
 import type { MoveKind, NetworkConfigRevision } from '@nodenet/api';
 import type { Verdict } from './classify.js';
 import { SLOT_STATES, type AssignAction, type NodeState } from './types.js';
@@ -37,8 +38,6 @@ export interface SlotResult {
   /** Forward moves are held because this node went NotReady after taking the revision forward. */
   heldBy?: string;
 }
-
-const short = (h: string): string => h.slice(0, 10);
 
 export function fillSlots({ verdicts, desired, limit, invalidHashes, fleetPaused }: SlotInput): SlotResult {
   const paused = desired.spec.paused === true || fleetPaused === true;
@@ -82,14 +81,14 @@ export function fillSlots({ verdicts, desired, limit, invalidHashes, fleetPaused
     if (v.busyElsewhere && may(v))
       assign(
         v,
-        `node was busy with ${short(v.nc?.spec.revision ?? '')}, which is no longer desired; keeps its slot`,
+        `node was busy with ${shortHash(v.nc?.spec.revision ?? '')}, which is no longer desired; keeps its slot`,
       );
   }
   const waiting = verdicts.filter((v) => v.state === 'outdated' && !v.busyElsewhere && may(v));
   for (const v of waiting.filter((x) => x.hostOnDesired && isRollback(x)))
     assign(
       v,
-      `rollback from invalid revision ${short(v.nc?.spec.revision ?? '')}; host already restored it, no slot`,
+      `rollback from invalid revision ${shortHash(v.nc?.spec.revision ?? '')}; host already restored it, no slot`,
     );
   const rollbacks = waiting.filter((v) => isRollback(v) && !v.hostOnDesired);
   const ordered = [
@@ -114,10 +113,10 @@ export function fillSlots({ verdicts, desired, limit, invalidHashes, fleetPaused
       : !v.nc
         ? 'new node'
         : isRollback(v)
-          ? `rollback from invalid revision ${short(v.nc.spec.revision)}`
+          ? `rollback from invalid revision ${shortHash(v.nc.spec.revision)}`
           : v.nc.spec.revision === desired.spec.hash
             ? 'node labels changed its spec'
-            : `outdated (${short(v.nc.spec.revision)})`;
+            : `outdated (${shortHash(v.nc.spec.revision)})`;
     assign(v, `${why}; slot ${inProgress}/${limit}`);
   }
   return { assignments, states, inProgress, ...(heldBy !== undefined ? { heldBy } : {}) };

@@ -1,8 +1,7 @@
 /** Rollout controls (issue 11): pause, abort, retry, rollback pacing, revision numbers. */
 import { HIGHEST_NUMBER_ANNOTATION, RETRY_ANNOTATION, type NetworkConfigRevision } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { buildRevision } from '../../src/revisions.js';
-import { highWaterMarks, highestNumber, plan } from '../../src/rollout/index.js';
+import { buildRevision, highWaterMarks, highestNumber, plan } from '@nodenet/configurator';
 import {
   A,
   B,

@@ -9,8 +9,8 @@ import {
   type NodeConfig,
   type NodeConfigStatus,
 } from '@nodenet/api';
-import { DEFAULT_POLICY, type Policy } from '../../src/policy.js';
-import type { Action, NodeInfo, NodeObservation, PlanInput } from '../../src/rollout/index.js';
+import { DEFAULT_POLICY, type Policy } from '@nodenet/configurator';
+import type { Action, NodeInfo, NodeObservation, PlanInput } from '@nodenet/configurator';
 
 /** Wall clock of the tests (only written into status) and the monotonic clock (deadlines). */
 export const T0 = Date.parse('2025-01-01T00:00:00Z');

@@ -4,7 +4,7 @@
  * Without the hold, the rest of its wave finishes the soak, frees slots and the change walks on.
  */
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/rollout/index.js';
+import { plan } from '@nodenet/configurator';
 import { A, B, assigned, completed, done, input, invalid, nc, node, rev, type Seen } from './fixtures.js';
 import type { NodeConfig } from '@nodenet/api';
 

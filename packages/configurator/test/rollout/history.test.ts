@@ -1,6 +1,6 @@
 import type { NetworkConfigRevision } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { historyCleanup } from '../../src/rollout/index.js';
+import { historyCleanup } from '@nodenet/configurator';
 import { nc, rev } from './fixtures.js';
 
 const many = (n: number): NetworkConfigRevision[] =>

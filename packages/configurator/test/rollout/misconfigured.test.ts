@@ -1,6 +1,6 @@
 import { AGENT_MISCONFIGURED_REASON, AGENT_READY_CONDITION, type NodeConfigStatus } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/rollout/index.js';
+import { plan } from '@nodenet/configurator';
 import { A, B, completed, done, input, nc, nodes, ofType, rev } from './fixtures.js';
 
 const misconfigured = (onHost: string): NodeConfigStatus => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { observe } from '../../src/rollout/index.js';
+import { observe } from '@nodenet/configurator';
 import { A, B, done, nc, node, provisioning } from './fixtures.js';
 
 describe('observations (the configurator clock)', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareNodes } from '../../src/rollout/index.js';
+import { compareNodes } from '@nodenet/configurator';
 import { node } from './fixtures.js';
 
 describe('start order', () => {

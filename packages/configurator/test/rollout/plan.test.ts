@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY, updateLimitFor, type Policy } from '../../src/policy.js';
-import { MAX_REQUEUE_MS, clampRequeue, plan, type PlanInput } from '../../src/rollout/index.js';
+import {
+  DEFAULT_POLICY,
+  updateLimitFor,
+  type Policy,
+  MAX_REQUEUE_MS,
+  clampRequeue,
+  plan,
+  type PlanInput,
+} from '@nodenet/configurator';
 import {
   A,
   B,

@@ -1,6 +1,6 @@
 import { DESIRED_LABEL, type NetworkConfigRevisionStatus } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { desiredLabels, finishedCondition, phaseOf, plan } from '../../src/rollout/index.js';
+import { desiredLabels, finishedCondition, phaseOf, plan } from '@nodenet/configurator';
 import { A, B, completed, done, input, invalid, nc, nodes, ofType, rev } from './fixtures.js';
 
 const complete: NetworkConfigRevisionStatus = {

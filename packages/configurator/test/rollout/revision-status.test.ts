@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { plan } from '../../src/rollout/index.js';
+import { plan } from '@nodenet/configurator';
 import { A, B, T0, completed, done, input, invalid, iso, nc, node, nodes, rev } from './fixtures.js';
 
 describe('revision status', () => {

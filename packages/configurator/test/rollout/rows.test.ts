@@ -6,7 +6,7 @@ import {
   rowLabelActions,
   rowLabels,
   whyReportIgnored,
-} from '../../src/rollout/index.js';
+} from '@nodenet/configurator';
 import { A, B, C, done, invalid, nc, provisioning, rev } from './fixtures.js';
 
 const revs = [rev(2, B), rev(1, A)];

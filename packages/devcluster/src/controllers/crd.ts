@@ -2,6 +2,7 @@
  * CRD controllers: conditions, accepted names and stored versions once a CRD is written (establishing),
  * and on deletion the removal of every instance first (the customresourcecleanup finalizer's job).
  */
+import { findCondition, transition, type Condition } from '@nodenet/api';
 import { CRD_KEY } from '../registry.js';
 import type { CrdSpec } from '../resources.js';
 import { clone, isObject, type KObject } from '../types.js';
@@ -49,19 +50,9 @@ export class CrdController {
     const spec = cur.obj.spec as CrdSpec;
     const now = nowTimestamp();
     const status = isObject(cur.obj.status) ? clone(cur.obj.status) : {};
-    const prevConds = Array.isArray(status.conditions)
-      ? (status.conditions as Record<string, unknown>[])
-      : [];
-    const cond = (type: string, reason: string, message: string): Record<string, unknown> => {
-      const prev = prevConds.find((c) => c.type === type);
-      return {
-        type,
-        status: 'True',
-        lastTransitionTime: prev?.status === 'True' ? prev.lastTransitionTime : now,
-        reason,
-        message,
-      };
-    };
+    const prevConds = Array.isArray(status.conditions) ? (status.conditions as Condition[]) : [];
+    const cond = (type: string, reason: string, message: string): Condition =>
+      transition(findCondition(prevConds, type), { type, status: 'True', reason, message }, now);
     const storage = spec.versions.find((v) => v.storage)?.name;
     const stored = new Set<string>(
       Array.isArray(status.storedVersions) ? (status.storedVersions as string[]) : [],

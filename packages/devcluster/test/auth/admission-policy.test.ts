@@ -12,7 +12,7 @@ import {
   type AdmissionAttributes,
   type ValidatingAdmissionPolicy,
   type ValidatingAdmissionPolicyBinding,
-} from '../../src/auth/admission-policy.js';
+} from '@nodenet/devcluster';
 
 const file = fileURLToPath(new URL('../../../../deploy/agent-policy.yaml', import.meta.url));
 const docs = parseAllDocuments(readFileSync(file, 'utf8')).map(

@@ -11,9 +11,10 @@ import {
   NODE_NAME_EXTRA,
   TokenAuthenticator,
   type ImpersonationCheck,
-} from '../../src/auth/authenticate.js';
-import { selfSubjectAccessReview } from '../../src/auth/access-review.js';
-import { authorize, type RbacObjects } from '../../src/auth/rbac.js';
+  selfSubjectAccessReview,
+  authorize,
+  type RbacObjects,
+} from '@nodenet/devcluster';
 
 describe('TokenAuthenticator', () => {
   it('authenticates static and ServiceAccount tokens; pod-bound tokens carry the node name', () => {

@@ -14,7 +14,7 @@ import {
   type RbacObjects,
   type RequestAttributes,
   type Role,
-} from '../../src/auth/rbac.js';
+} from '@nodenet/devcluster';
 
 const sa = (name: string) => ({
   username: `system:serviceaccount:nodenet-system:${name}`,

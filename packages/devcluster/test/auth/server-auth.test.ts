@@ -9,9 +9,7 @@ import { X509Certificate } from 'node:crypto';
 import https from 'node:https';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevCluster, type DevCluster } from '../../src/index.js';
-import { requestInfo } from '../../src/auth/request-info.js';
-import { selfSignedCert } from '../../src/tls.js';
+import { requestInfo, selfSignedCert, startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { FIXTURES } from '../helpers.js';
 
 /** A raw HTTPS request to the server (self-signed certificate), answering status and JSON body. */

@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OptionError } from '../src/errors.js';
-import { AgentMetrics } from '../src/metrics.js';
-import { createEndpointServer, listen, parseListenAddress } from '../src/server.js';
+import { OptionError } from '@nodenet/api';
+import { createEndpointServer, listen, parseListenAddress, serveEndpoints } from '@nodenet/kube';
+import { Counter, Registry } from 'prom-client';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -31,18 +31,18 @@ describe('endpoint server (real HTTP on loopback)', () => {
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
   });
 
-  it('serves the agent metrics in Prometheus text format', async () => {
-    const metrics = new AgentMetrics();
-    metrics.applies.inc({ result: 'provisioned' });
-    metrics.driftRepairs.inc();
-    const base = await start({ metrics: metrics.registry });
+  it('serves a prom-client registry in Prometheus text format', async () => {
+    const registry = new Registry();
+    new Counter({ name: 'demo_total', help: 'demo', labelNames: ['result'], registers: [registry] }).inc({
+      result: 'ok',
+    });
+    const base = await start({ metrics: registry });
     const res = await fetch(`${base}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
-    expect(text).toContain('nodenet_agent_applies_total{result="provisioned"} 1');
-    expect(text).toContain('nodenet_agent_drift_repairs_total 1');
-    expect(text).toContain('# TYPE nodenet_agent_apply_duration_seconds histogram');
+    expect(text).toContain('# TYPE demo_total counter');
+    expect(text).toContain('demo_total{result="ok"} 1');
   });
 
   it('answers 404 for unknown paths and endpoints not served here, 405 for other methods', async () => {
@@ -50,6 +50,42 @@ describe('endpoint server (real HTTP on loopback)', () => {
     expect((await fetch(`${base}/metrics`)).status).toBe(404);
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     expect((await fetch(`${base}/healthz`, { method: 'POST' })).status).toBe(405);
+  });
+});
+
+describe('serveEndpoints', () => {
+  const handlers = {
+    healthz: () => ({ ok: true, detail: 'alive' }),
+    readyz: () => ({ ok: false, detail: 'informers not synced yet' }),
+    metrics: new Registry(),
+  };
+
+  it('one address: one server answers probes and metrics', async () => {
+    const loopback = { host: '127.0.0.1', port: 0 };
+    const s = await serveEndpoints(handlers, { health: loopback, metrics: loopback });
+    try {
+      expect(s.urls.health).toBe(s.urls.metrics);
+      expect((await fetch(`${s.urls.health}/readyz`)).status).toBe(503);
+      expect((await fetch(`${s.urls.health}/metrics`)).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('two addresses: probes on one, metrics on the other, nothing else on either', async () => {
+    const s = await serveEndpoints(handlers, {
+      health: { host: '127.0.0.1', port: 0 },
+      metrics: { host: '127.0.0.2', port: 0 },
+    });
+    try {
+      expect(s.urls.health).not.toBe(s.urls.metrics);
+      expect(await (await fetch(`${s.urls.health}/healthz`)).text()).toBe('ok: alive\n');
+      expect((await fetch(`${s.urls.health}/metrics`)).status).toBe(404);
+      expect((await fetch(`${s.urls.metrics}/metrics`)).status).toBe(200);
+      expect((await fetch(`${s.urls.metrics}/healthz`)).status).toBe(404);
+    } finally {
+      await s.close();
+    }
   });
 });
 

@@ -1,13 +1,11 @@
 /**
- * The agent's small HTTP endpoints: `/healthz` (liveness: the process and its loop are alive),
- * `/readyz` (readiness: start-up recovery done and the first reconcile finished) and `/metrics`
- * (Prometheus text format). One server can serve all three, or metrics and probes can listen on
- * different addresses (`--metrics-addr`, `--health-addr`).
+ * The small HTTP endpoints both binaries serve: `/healthz` (liveness), `/readyz` (readiness, with
+ * the reason in the body) and `/metrics` (Prometheus text format). One server can serve all three,
+ * or metrics and probes can listen on different addresses (`--metrics-addr`, `--health-addr`).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
-import { OptionError } from './errors.js';
+import { OptionError } from '@nodenet/api';
 
 export interface Probe {
   ok: boolean;
@@ -18,7 +16,13 @@ export interface Probe {
 export interface EndpointHandlers {
   healthz?: () => Probe;
   readyz?: () => Probe;
-  metrics?: Registry;
+  metrics?: MetricsSource;
+}
+
+/** What /metrics reads: a prom-client `Registry` is one. */
+export interface MetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
 }
 
 export interface ListenAddress {
@@ -73,3 +77,38 @@ export async function listen(server: Server, address: ListenAddress): Promise<Ad
   });
   return server.address() as AddressInfo;
 }
+
+/**
+ * Listens with the probes on `health` and the metrics on `metrics`: one server when the addresses
+ * are the same. Resolves with the base URL of each and a function closing both.
+ */
+export async function serveEndpoints(
+  handlers: EndpointHandlers,
+  addresses: { health: ListenAddress; metrics: ListenAddress },
+): Promise<{ urls: { health: string; metrics: string }; close: () => Promise<void> }> {
+  const same =
+    addresses.health.host === addresses.metrics.host && addresses.health.port === addresses.metrics.port;
+  const plan: [ListenAddress, EndpointHandlers][] = same
+    ? [[addresses.health, handlers]]
+    : [
+        [addresses.health, { healthz: handlers.healthz, readyz: handlers.readyz }],
+        [addresses.metrics, { metrics: handlers.metrics }],
+      ];
+  const servers: Server[] = [];
+  const urls: string[] = [];
+  try {
+    for (const [address, h] of plan) {
+      const server = createEndpointServer(h);
+      servers.push(server);
+      const a = await listen(server, address);
+      urls.push(`http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`);
+    }
+  } catch (err) {
+    await closeAll(servers);
+    throw err;
+  }
+  return { urls: { health: urls[0]!, metrics: urls[urls.length - 1]! }, close: () => closeAll(servers) };
+}
+
+const closeAll = (servers: Server[]): Promise<void> =>
+  Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => undefined);

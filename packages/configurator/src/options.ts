@@ -1,0 +1,211 @@
+/**
+ * Command-line options of `nodenet-configurator`: the commander program (with the `--help` text)
+ * and the pure validation that turns raw option values into `ConfiguratorOptions`. A bad value
+ * fails with an `OptionError` naming the flag and the value.
+ */
+import { Command, Option } from 'commander';
+import { NODENET_VERSION, OptionError } from '@nodenet/api';
+import { parseListenAddress, type ListenAddress } from '@nodenet/kube';
+import { parseDuration } from './duration.js';
+import {
+  DEFAULT_POLICY,
+  parseNonNegativeInt,
+  parsePositiveInt,
+  parseUpdateLimit,
+  type Policy,
+} from './policy.js';
+import { parseSelectorFlag } from './selector-flag.js';
+
+export interface LeaderElectionOptions {
+  /** Namespace and name of the Lease. */
+  namespace: string;
+  name: string;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+export interface ConfiguratorOptions {
+  kubeconfig?: string;
+  policy: Policy;
+  leaderElection: LeaderElectionOptions;
+  /** Leader election identity; undefined: hostname + random suffix, chosen at start. */
+  identity?: string;
+  metricsAddr: ListenAddress;
+  healthAddr: ListenAddress;
+  logLevel: string;
+  coalesceMs: number;
+  eventsNamespace: string;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function buildProgram(): Command {
+  return new Command('nodenet-configurator')
+    .version(NODENET_VERSION, '--version', 'print the version and exit')
+    .description(
+      'Merges VRFRouteConfiguration, Layer2NetworkConfiguration and RoutingTable objects into content-hashed ' +
+        'NetworkConfigRevisions and rolls the desired revision out to one NodeConfig per node, a few nodes at a ' +
+        'time; when too many nodes fail it marks the revision invalid and rolls them back. Run two replicas: one leads.',
+    )
+    .option(
+      '--kubeconfig <path>',
+      'kubeconfig file; default: in-cluster service account, then $KUBECONFIG / ~/.kube/config',
+    )
+    .option(
+      '--update-limit <n|p%>',
+      'nodes in progress at once: a number, or a percentage of target nodes (rounded up, at least 1)',
+      '1',
+    )
+    .option(
+      '--max-failures <n>',
+      'failed nodes tolerated per revision; one more marks it invalid and rolls back',
+      '0',
+    )
+    .option(
+      '--preconfig-timeout <duration>',
+      'a node whose agent has not reported on an assignment within this has failed',
+      '10m',
+    )
+    .option(
+      '--config-timeout <duration>',
+      'a node whose agent is working on an assignment (provisioning, confirming) with no status change seen for this long has failed',
+      '2m',
+    )
+    .option(
+      '--not-ready-timeout <duration>',
+      'a node that took the revision being rolled out and is then NotReady (or gone) keeps its slot this long, ' +
+        'then counts as failed. Default 5m: longer than a node reboot and the agent confirm window, so a node ' +
+        'that comes back by itself is not failed; short enough that a change which cuts nodes off stops within ' +
+        'minutes (the same as Kubernetes waits before evicting pods from an unreachable node)',
+      '5m',
+    )
+    .option(
+      '--min-success-time <duration>',
+      'a finished node keeps its slot this long (soak) before the next node starts',
+      '0s',
+    )
+    .option(
+      '--node-selector <selector>',
+      'only nodes matching this label selector get configs (kubectl syntax, e.g. role=edge,zone in (a,b))',
+      '',
+    )
+    .option(
+      '--wave-label <label>',
+      "start nodes in the order of this label's value (numbers in numeric order, then text values, then unlabelled), then by name",
+    )
+    .option(
+      '--revision-history-limit <n>',
+      'revisions kept (at least 1); older ones no NodeConfig references are deleted, never the invalid one equal to the inputs',
+      '10',
+    )
+    .option('--leader-election-namespace <ns>', 'namespace of the leader election Lease', 'nodenet-system')
+    .option('--leader-election-id <name>', 'name of the leader election Lease', 'nodenet-configurator')
+    .option(
+      '--leader-election-lease-duration <duration>',
+      'how long others wait after the last renewal before taking over',
+      '15s',
+    )
+    .option(
+      '--leader-election-renew-deadline <duration>',
+      'a leader that cannot renew within this stops acting (shorter than the lease)',
+      '10s',
+    )
+    .option('--leader-election-retry-period <duration>', 'interval between acquire / renew attempts', '2s')
+    .option('--metrics-addr <[host]:port>', 'address of the Prometheus /metrics endpoint', ':8080')
+    .option('--health-addr <[host]:port>', 'address of /healthz and /readyz', ':8081')
+    .option('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')}`, 'info')
+    .addOption(
+      new Option('--coalesce-window <duration>', 'events are gathered this long into one pass').default(
+        '50ms',
+      ),
+    )
+    .addOption(
+      new Option('--events-namespace <ns>', 'namespace for Events about cluster-scoped objects').default(
+        'default',
+      ),
+    )
+    .addOption(new Option('--identity <id>', 'leader election identity (default: hostname + random suffix)'))
+    .showHelpAfterError('(run with --help for usage)');
+}
+
+/** The option values as commander returns them (strings, defaults filled in). */
+export interface RawOptions {
+  kubeconfig?: string;
+  updateLimit: string;
+  maxFailures: string;
+  preconfigTimeout: string;
+  configTimeout: string;
+  notReadyTimeout: string;
+  minSuccessTime: string;
+  nodeSelector: string;
+  waveLabel?: string;
+  revisionHistoryLimit: string;
+  leaderElectionNamespace: string;
+  leaderElectionId: string;
+  leaderElectionLeaseDuration: string;
+  leaderElectionRenewDeadline: string;
+  leaderElectionRetryPeriod: string;
+  metricsAddr: string;
+  healthAddr: string;
+  logLevel: string;
+  coalesceWindow: string;
+  eventsNamespace: string;
+  identity?: string;
+}
+
+export function policyFromOptions(raw: RawOptions): Policy {
+  const selector = parseSelectorFlag(raw.nodeSelector);
+  return {
+    ...DEFAULT_POLICY,
+    updateLimit: parseUpdateLimit(raw.updateLimit),
+    maxFailures: parseNonNegativeInt(raw.maxFailures, '--max-failures'),
+    preconfigTimeoutMs: parseDuration(raw.preconfigTimeout, '--preconfig-timeout'),
+    configTimeoutMs: parseDuration(raw.configTimeout, '--config-timeout'),
+    notReadyTimeoutMs: parseDuration(raw.notReadyTimeout, '--not-ready-timeout'),
+    minSuccessTimeMs: parseDuration(raw.minSuccessTime, '--min-success-time'),
+    revisionHistoryLimit: parsePositiveInt(raw.revisionHistoryLimit, '--revision-history-limit'),
+    ...(selector ? { nodeSelector: selector } : {}),
+    ...(raw.waveLabel ? { waveLabel: raw.waveLabel } : {}),
+  };
+}
+
+export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
+  const nonEmpty = (flag: string, value: string): string => {
+    if (value.trim() === '') throw new OptionError(flag, value, 'must not be empty');
+    return value;
+  };
+  if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel))
+    throw new OptionError('--log-level', raw.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
+  const leaderElection: LeaderElectionOptions = {
+    namespace: nonEmpty('--leader-election-namespace', raw.leaderElectionNamespace),
+    name: nonEmpty('--leader-election-id', raw.leaderElectionId),
+    leaseDurationMs: parseDuration(raw.leaderElectionLeaseDuration, '--leader-election-lease-duration'),
+    renewDeadlineMs: parseDuration(raw.leaderElectionRenewDeadline, '--leader-election-renew-deadline'),
+    retryPeriodMs: parseDuration(raw.leaderElectionRetryPeriod, '--leader-election-retry-period'),
+  };
+  // A leader that may renew as late as the others may take over would let two instances act at once.
+  if (leaderElection.renewDeadlineMs >= leaderElection.leaseDurationMs)
+    throw new OptionError(
+      '--leader-election-renew-deadline',
+      raw.leaderElectionRenewDeadline,
+      `must be shorter than --leader-election-lease-duration ${raw.leaderElectionLeaseDuration}`,
+    );
+  if (leaderElection.retryPeriodMs <= 0 || leaderElection.retryPeriodMs >= leaderElection.renewDeadlineMs)
+    throw new OptionError(
+      '--leader-election-retry-period',
+      raw.leaderElectionRetryPeriod,
+      `must be above 0 and shorter than --leader-election-renew-deadline ${raw.leaderElectionRenewDeadline}`,
+    );
+  return {
+    ...(raw.kubeconfig !== undefined ? { kubeconfig: raw.kubeconfig } : {}),
+    policy: policyFromOptions(raw),
+    leaderElection,
+    ...(raw.identity !== undefined ? { identity: nonEmpty('--identity', raw.identity) } : {}),
+    metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),
+    healthAddr: parseListenAddress('--health-addr', raw.healthAddr),
+    logLevel: raw.logLevel,
+    coalesceMs: parseDuration(raw.coalesceWindow, '--coalesce-window'),
+    eventsNamespace: nonEmpty('--events-namespace', raw.eventsNamespace),
+  };
+}

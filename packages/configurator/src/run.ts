@@ -1,0 +1,92 @@
+/**
+ * `runConfigurator`: wires the real parts together — kube client, the Controller with its
+ * informers, leader election, the /metrics, /healthz and /readyz endpoints — and returns a handle
+ * to stop them. `main.ts` calls it with the parsed flags; tests call it in process.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { pino, type Logger } from 'pino';
+import { KubeClient, LeaderElector, loadKubeConfig, makeClients, serveEndpoints } from '@nodenet/kube';
+import { Controller } from './controller.js';
+import { Metrics } from './metrics.js';
+import type { ConfiguratorOptions } from './options.js';
+import { readiness, watchLeaseNamespace } from './readiness.js';
+
+export interface RunningConfigurator {
+  controller: Controller;
+  metrics: Metrics;
+  elector: LeaderElector;
+  identity: string;
+  /** Resolves once the informers have listed everything (the endpoints answer before). */
+  synced: Promise<void>;
+  /** Base URLs of the metrics and the health endpoints (the same when the addresses are equal). */
+  urls: { metrics: string; health: string };
+  /** Stops acting, releases the lease (the standby takes over at once), closes the endpoints. */
+  stop(): Promise<void>;
+}
+
+export async function runConfigurator(
+  options: ConfiguratorOptions,
+  log: Logger = pino({ level: options.logLevel, base: { component: 'nodenet-configurator' } }),
+): Promise<RunningConfigurator> {
+  const identity = options.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
+  const client = new KubeClient(loadKubeConfig(options.kubeconfig));
+  const clients = makeClients(client);
+  const metrics = new Metrics(true);
+  const le = options.leaderElection;
+
+  const controller = new Controller({
+    clients,
+    policy: options.policy,
+    log,
+    metrics,
+    identity,
+    isLeader: () => elector.isLeader(),
+    coalesceMs: options.coalesceMs,
+    eventNamespace: options.eventsNamespace,
+  });
+  const elector: LeaderElector = new LeaderElector(
+    clients.lease,
+    { ...le, identity },
+    {
+      onStartedLeading: () => {
+        log.info({ identity }, 'became leader');
+        controller.leadershipChanged(true);
+      },
+      onStoppedLeading: (reason) => {
+        log.warn({ identity, cause: reason }, 'stopped leading');
+        controller.leadershipChanged(false);
+      },
+      onNewLeader: (holder) => log.info({ leader: holder }, 'leader observed'),
+      onError: (err) => log.warn({ err: String(err) }, 'leader election request failed'),
+    },
+  );
+  const leaseNamespace = watchLeaseNamespace(clients, le.namespace, log);
+  const endpoints = await serveEndpoints(
+    {
+      healthz: () => ({ ok: true, detail: 'alive' }),
+      readyz: () => readiness(controller.hasSynced, le.namespace, leaseNamespace.state()),
+      metrics: metrics.registry,
+    },
+    { health: options.healthAddr, metrics: options.metricsAddr },
+  );
+  const urls = endpoints.urls;
+  log.info({ identity, policy: options.policy, ...urls }, 'starting');
+  elector.start();
+  const synced = controller.start();
+  return {
+    synced,
+    controller,
+    metrics,
+    elector,
+    identity,
+    urls,
+    stop: async () => {
+      leaseNamespace.stop();
+      await controller.stop();
+      await elector.stop();
+      await endpoints.close();
+      client.close();
+    },
+  };
+}
