@@ -7,7 +7,9 @@
  * `ip -json`, vtysh and the API showed after each step is printed as one JSON line prefixed with
  * RESULT= for the test on the host to judge. Every wait is bounded (monotonic clock).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { parse as parseYaml } from 'yaml';
 import { chownSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -37,11 +39,17 @@ const mark = (what: string): void => {
   timings[what] = Math.round(monotonic() - started);
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Synchronous only before the API server runs in this process; afterwards a blocked event loop
+// would stall the agent's API calls.
 const run = (cmd: string, ...args: string[]): string => execFileSync(cmd, args, { encoding: 'utf8' });
 const sh = (script: string): string => run('sh', '-ec', script);
-const ipJson = (...args: string[]): unknown => JSON.parse(run('ip', '-json', '-details', ...args) || '[]');
-const vtysh = (cmd: string): string => run('vtysh', '--config_dir', '/tmp/frr', '-N', 'vm', '-c', cmd);
-const vtyshJson = (cmd: string): unknown => JSON.parse(vtysh(cmd) || '{}');
+const runAsync = async (cmd: string, ...args: string[]): Promise<string> =>
+  (await promisify(execFile)(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20 })).stdout;
+const ipJson = async (...args: string[]): Promise<unknown> =>
+  JSON.parse((await runAsync('ip', '-json', '-details', ...args)) || '[]');
+const vtysh = (cmd: string): Promise<string> =>
+  runAsync('vtysh', '--config_dir', '/tmp/frr', '-N', 'vm', '-c', cmd);
+const vtyshJson = async (cmd: string): Promise<unknown> => JSON.parse((await vtysh(cmd)) || '{}');
 
 /** Good inputs: two VRFs with L3 VNIs and leaking to/from the default VRF, an L2 network in blue, a table. */
 function goodInputs(): Inputs {
@@ -204,6 +212,12 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutM
 
 // ------------------------------------------------------------------ the configurator's writes
 
+/** The part of status.observed (helper branch evpn-observed) this scenario waits for. */
+interface ObservedLike {
+  vnis?: { vni: number; type: string }[];
+  bgpSessions?: { vrf: string; peer: string; state: string }[];
+}
+
 const revisions: NetworkConfigRevision[] = [];
 let assignments = 0;
 /** Builds the revision from `inputs` as the configurator does and hands it to the node. */
@@ -230,8 +244,8 @@ async function assign(inputs: Inputs): Promise<{ revision: NetworkConfigRevision
   return { revision, nodeConfig };
 }
 
-const vrfTables = (): Record<string, number> => {
-  const links = ipJson('link', 'show', 'type', 'vrf') as {
+const vrfTables = async (): Promise<Record<string, number>> => {
+  const links = (await ipJson('link', 'show', 'type', 'vrf')) as {
     ifname: string;
     linkinfo?: { info_data?: { table?: number } };
   }[];
@@ -239,22 +253,20 @@ const vrfTables = (): Record<string, number> => {
 };
 
 /** What the judges see: ip -json and vtysh. */
-function snapshot(): Record<string, unknown> {
-  const tables = vrfTables();
-  const routes = (t: number | string) => ipJson('route', 'show', 'table', String(t));
+async function snapshot(): Promise<Record<string, unknown>> {
+  const tables = await vrfTables();
+  const routes: Record<string, unknown> = { main: await ipJson('route', 'show', 'table', 'main') };
+  for (const [dev, t] of Object.entries(tables)) routes[dev] = await ipJson('route', 'show', 'table', String(t));
   return {
-    links: ipJson('link', 'show'),
-    addrs: ipJson('addr', 'show'),
+    links: await ipJson('link', 'show'),
+    addrs: await ipJson('addr', 'show'),
     vrfTables: tables,
-    routes: {
-      main: routes('main'),
-      ...Object.fromEntries(Object.entries(tables).map(([dev, t]) => [dev, routes(t)])),
-    },
-    evpnVni: vtyshJson('show evpn vni json'),
-    vrfVni: vtyshJson('show vrf vni json'),
-    bgpSummary: vtyshJson('show bgp vrf all summary json'),
-    bgpDefault: vtyshJson('show bgp ipv4 unicast json'),
-    runningConfig: vtysh('show running-config'),
+    routes,
+    evpnVni: await vtyshJson('show evpn vni json'),
+    vrfVni: await vtyshJson('show vrf vni json'),
+    bgpSummary: await vtyshJson('show bgp vrf all summary json'),
+    bgpDefault: await vtyshJson('show bgp ipv4 unicast json'),
+    runningConfig: await vtysh('show running-config'),
   };
 }
 
@@ -287,18 +299,20 @@ out.provisioned = provisioned;
 mark('provisioned');
 
 // A routing table is filled by someone else (e.g. a workload's routes): the default VRF imports it.
-await until('taas.77', async () => (vrfTables()['taas.77'] === 77 ? true : undefined), 10_000);
-run('ip', 'route', 'add', 'blackhole', '10.77.0.0/24', 'table', '77');
+await until('taas.77', async () => ((await vrfTables())['taas.77'] === 77 ? true : undefined), 10_000);
+await runAsync('ip', 'route', 'add', 'blackhole', '10.77.0.0/24', 'table', '77');
 
 // Converged: blue's 10.60.1.0/24 leaked into the main table, the default VRF's 10.70.1.0/24 into
 // red's table, the routing table's 10.77.0.0/24 imported into the default VRF's BGP table.
 const converged = async (): Promise<true | undefined> => {
-  const tables = vrfTables();
-  const has = (t: number | string | undefined, dst: string) =>
+  const tables = await vrfTables();
+  const has = async (t: number | string | undefined, dst: string) =>
     t !== undefined &&
-    (ipJson('route', 'show', 'table', String(t)) as { dst: string }[]).some((r) => r.dst === dst);
-  const bgp = vtysh('show bgp ipv4 unicast json');
-  return has('main', '10.60.1.0/24') && has(tables['vr.red'], '10.70.1.0/24') && bgp.includes('"10.77.0.0/24"')
+    ((await ipJson('route', 'show', 'table', String(t))) as { dst: string }[]).some((r) => r.dst === dst);
+  const bgp = await vtysh('show bgp ipv4 unicast json');
+  return (await has('main', '10.60.1.0/24')) &&
+    (await has(tables['vr.red'], '10.70.1.0/24')) &&
+    bgp.includes('"10.77.0.0/24"')
     ? true
     : undefined;
 };
@@ -311,8 +325,29 @@ for (const deadline = monotonic() + 150_000; monotonic() < deadline; await sleep
   }
 }
 mark('converged');
-out.afterGood = snapshot();
-// The agent's status once more: status.observed (evpn-observed) is written after the apply.
+out.afterGood = await snapshot();
+// status.observed (FRR's run-time state) exists where this checkout's CRD declares it; the agent
+// writes it on change, at most every --observe-interval (default 10 s).
+const crd = parseYaml(readFileSync(join(repo, 'crds/nodeconfigs.yaml'), 'utf8')) as {
+  spec: { versions: { schema: { openAPIV3Schema: { properties: { status: { properties: object } } } } }[] };
+};
+out.observedSupported = 'observed' in crd.spec.versions[0]!.schema.openAPIV3Schema.properties.status.properties;
+if (out.observedSupported) {
+  await until(
+    'status.observed with both L3 VNIs and the leaking sessions',
+    async () => {
+      const status = (await clients.nodeConfig.get(NODE)).status as { observed?: ObservedLike } | undefined;
+      const observed = status?.observed;
+      const l3 = (vni: number) => observed?.vnis?.some((v) => v.vni === vni && v.type === 'L3');
+      const session = observed?.bgpSessions?.some(
+        (b) => b.peer === 'vd.blue' && b.vrf === 'default' && b.state === 'Established',
+      );
+      return l3(5000) && l3(5001) && session ? true : undefined;
+    },
+    90_000,
+  );
+  mark('observed');
+}
 out.statusAfterGood = (await clients.nodeConfig.get(NODE)).status;
 
 // ------------------------------------------------------------------ 2. the bad VRF change
@@ -329,6 +364,6 @@ const rejected: NodeConfigStatus = await until(
 );
 out.rejected = rejected;
 mark('rejected');
-out.afterBad = snapshot();
+out.afterBad = await snapshot();
 out.events = await events();
 await finish(0);

@@ -67,6 +67,7 @@ interface GuestResult {
   good: { hash: string; name: string };
   provisioned: NodeConfigStatus;
   converged: boolean;
+  observedSupported: boolean;
   afterGood: Snapshot;
   statusAfterGood: NodeConfigStatus;
   bad: { hash: string; name: string };
@@ -84,14 +85,15 @@ const addrs = (s: Snapshot, name: string): string[] =>
 const routeTo = (s: Snapshot, table: string, dst: string): IpRoute | undefined =>
   s.routes[table]?.find((r) => r.dst === dst);
 
-/**
- * status.observed, once the agent reports what FRR runs (helper branch `evpn-observed`). Until that
- * field exists this returns undefined and the checks on it are skipped by `observedChecks`; extend
- * here when it lands.
- */
-function observed(status: NodeConfigStatus): Record<string, unknown> | undefined {
-  return (status as { observed?: Record<string, unknown> }).observed;
+/** status.observed as the agent writes it (field names of @nodenet/api's ObservedState). */
+interface Observed {
+  frrVersion?: string;
+  bgpSessions?: { vrf: string; peer: string; state: string; since?: string }[];
+  vnis?: { vni: number; type: string; vrf?: string; vxlanInterface?: string; state?: string }[];
+  error?: string;
 }
+const observed = (status: NodeConfigStatus): Observed | undefined =>
+  (status as { observed?: Observed }).observed;
 
 const prerequisites = {
   ...vmPrerequisites(),
@@ -202,10 +204,28 @@ describePrivileged('nodenet-agent with VRFs under a full kernel (VM)', prerequis
       expect(Object.keys(s.bgpDefault.routes ?? {})).toContain('10.77.0.0/24');
     });
 
-    it('status.observed (when the agent reports it) shows the L3 VNIs typed L3', () => {
+    it('status.observed, where the CRD has it, shows each L3 VNI typed L3 and the leaking sessions', () => {
       const obs = observed(r.statusAfterGood);
-      if (obs === undefined) return; // not reported by this agent yet; see observed()
-      expect(JSON.stringify(obs)).toContain('5000');
+      if (!r.observedSupported) {
+        // A checkout whose NodeConfig CRD has no status.observed: the agent writes none.
+        expect(obs).toBeUndefined();
+        return;
+      }
+      expect(obs?.error, JSON.stringify(obs)).toBeUndefined();
+      expect(obs?.frrVersion).toMatch(/^\d+\.\d+/);
+      expect(obs?.vnis).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ vni: 5000, type: 'L3', vrf: 'vr.blue' }),
+          expect.objectContaining({ vni: 5001, type: 'L3', vrf: 'vr.red' }),
+          expect.objectContaining({ vni: 20060, type: 'L2' }),
+        ]),
+      );
+      expect(obs?.bgpSessions).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ vrf: 'default', peer: 'vd.blue', state: 'Established' }),
+          expect.objectContaining({ vrf: 'vr.red', peer: 'dv.red', state: 'Established' }),
+        ]),
+      );
     });
   });
 
