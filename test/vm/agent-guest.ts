@@ -34,7 +34,10 @@ export const FOREIGN_VXLAN = { name: 'legacy99', vni: 5099 };
 const repo = process.cwd();
 const monotonic = (): number => performance.now();
 const started = monotonic();
-const timings: Record<string, number> = {};
+/** Milliseconds since the guest script started; `bootedAt`: the guest kernel's uptime then. */
+const timings: Record<string, number> = {
+  bootedAt: Math.round(Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 1000),
+};
 const mark = (what: string): void => {
   timings[what] = Math.round(monotonic() - started);
 };
@@ -189,6 +192,7 @@ const finish = async (exitCode: number): Promise<never> => {
     const gone = new Promise((r) => agent.once('exit', r));
     agent.kill('SIGTERM');
     await Promise.race([gone, sleep(20_000)]);
+    mark('agentStopped');
   }
   out.agentLog = readFileSync('/tmp/nodenet/agent.log', 'utf8').split('\n').slice(-80);
   console.log(`RESULT=${JSON.stringify(out)}`);
@@ -256,7 +260,8 @@ const vrfTables = async (): Promise<Record<string, number>> => {
 async function snapshot(): Promise<Record<string, unknown>> {
   const tables = await vrfTables();
   const routes: Record<string, unknown> = { main: await ipJson('route', 'show', 'table', 'main') };
-  for (const [dev, t] of Object.entries(tables)) routes[dev] = await ipJson('route', 'show', 'table', String(t));
+  for (const [dev, t] of Object.entries(tables))
+    routes[dev] = await ipJson('route', 'show', 'table', String(t));
   return {
     links: await ipJson('link', 'show'),
     addrs: await ipJson('addr', 'show'),
@@ -331,7 +336,8 @@ out.afterGood = await snapshot();
 const crd = parseYaml(readFileSync(join(repo, 'crds/nodeconfigs.yaml'), 'utf8')) as {
   spec: { versions: { schema: { openAPIV3Schema: { properties: { status: { properties: object } } } } }[] };
 };
-out.observedSupported = 'observed' in crd.spec.versions[0]!.schema.openAPIV3Schema.properties.status.properties;
+out.observedSupported =
+  'observed' in crd.spec.versions[0]!.schema.openAPIV3Schema.properties.status.properties;
 if (out.observedSupported) {
   await until(
     'status.observed with both L3 VNIs and the leaking sessions',
@@ -366,4 +372,5 @@ out.rejected = rejected;
 mark('rejected');
 out.afterBad = await snapshot();
 out.events = await events();
+mark('judged');
 await finish(0);

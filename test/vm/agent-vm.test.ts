@@ -73,7 +73,12 @@ interface GuestResult {
   bad: { hash: string; name: string };
   rejected: NodeConfigStatus;
   afterBad: Snapshot;
-  events: { reason?: string; type?: string; message?: string; involvedObject?: { kind?: string; name?: string } }[];
+  events: {
+    reason?: string;
+    type?: string;
+    message?: string;
+    involvedObject?: { kind?: string; name?: string };
+  }[];
 }
 
 const repo = resolve(import.meta.dirname, '../..');
@@ -115,7 +120,6 @@ describePrivileged('nodenet-agent with VRFs under a full kernel (VM)', prerequis
     if (!line)
       throw new Error(`guest failed (exit ${vm.exitCode}):\n${vm.output}\n${vm.console.slice(-3000)}`);
     r = JSON.parse(line.slice('RESULT='.length)) as GuestResult;
-    (await import('node:fs')).writeFileSync('/tmp/evpn-vm-result.json', line); // DEBUG
     // Measured for the report; not asserted (no timed assertions).
     console.log(`agent-vm: VM ${vm.durationMs} ms; guest phases (ms): ${JSON.stringify(r.timings)}`);
     if (vm.exitCode !== 0 || r.failure)
@@ -175,7 +179,12 @@ describePrivileged('nodenet-agent with VRFs under a full kernel (VM)', prerequis
         sviIntf: 'br.blue',
         state: 'Up',
       });
-      expect(byVrf['vr.red']).toMatchObject({ vni: 5001, vxlanIntf: 'vx.red', sviIntf: 'br.red', state: 'Up' });
+      expect(byVrf['vr.red']).toMatchObject({
+        vni: 5001,
+        vxlanIntf: 'vx.red',
+        sviIntf: 'br.red',
+        state: 'Up',
+      });
     });
 
     it('vtysh: the running config has both VRFs, their leaking policy and the routing table import', () => {
