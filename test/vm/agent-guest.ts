@@ -25,11 +25,19 @@ import { KubeClient, loadKubeConfig, makeClients, type Node } from '@nodenet/kub
 import { nodeConfigFor } from '../../packages/configurator/src/node-config.js';
 import { layer2, table, vrf } from '../../packages/api/test/fixtures.js';
 
+/** Set by agent-vm.test.ts in the guest only. */
+export const GUEST_ENV = 'NODENET_AGENT_VM_GUEST';
 export const NODE = 'vm-node';
 export const ASN = 65010;
 export const VTEP = '10.50.0.1';
 /** The hand-made VXLAN device (not nodenet's) that holds VNI 5099 on this host. */
 export const FOREIGN_VXLAN = { name: 'legacy99', vni: 5099 };
+
+// This script reconfigures the machine it runs on (hostname, addresses, devices): only ever in the VM.
+if (process.env[GUEST_ENV] !== '1') {
+  console.error(`agent-guest: refusing to run outside the VM (${GUEST_ENV} is not set); see agent-vm.test.ts`);
+  process.exit(2);
+}
 
 const repo = process.cwd();
 const monotonic = (): number => performance.now();
