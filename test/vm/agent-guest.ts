@@ -35,7 +35,9 @@ export const FOREIGN_VXLAN = { name: 'legacy99', vni: 5099 };
 
 // This script reconfigures the machine it runs on (hostname, addresses, devices): only ever in the VM.
 if (process.env[GUEST_ENV] !== '1') {
-  console.error(`agent-guest: refusing to run outside the VM (${GUEST_ENV} is not set); see agent-vm.test.ts`);
+  console.error(
+    `agent-guest: refusing to run outside the VM (${GUEST_ENV} is not set); see agent-vm.test.ts`,
+  );
   process.exit(2);
 }
 

@@ -243,6 +243,10 @@ describePrivileged('nodenet-agent with VRFs under a full kernel (VM)', prerequis
     });
   });
 
+  // Why this bad change: it is valid for the API (the configurator makes a revision of it), and only
+  // the host knows the VNI is taken — by a VXLAN device nodenet does not own (a leftover, another
+  // tool) on the same UDP port. The kernel refuses vx.red's re-creation with EEXIST after the old
+  // vx.red is gone, so the restore has real work: vx.red back on 5001, in br.red, FRR's L3 VNI again.
   describe('a bad VRF change: red moves to an L3 VNI a foreign VXLAN device holds on the host', () => {
     it('passes the configurator (a new revision) and is reported invalid, naming the netlink step', () => {
       expect(r.bad.hash).not.toBe(r.good.hash);
