@@ -30,6 +30,11 @@ export async function bundleGuest(entry: string, external: string[] = ['netlink'
       packages.map((p) => [`@nodenet/${p}`, join(repoRoot, `packages/${p}/src/index.ts`)]),
     ),
     logLevel: 'error',
+    // CommonJS dependencies (@kubernetes/client-node's, yaml's dist) `require` node built-ins, which
+    // esbuild's ES output only supports through a `require` in scope.
+    banner: {
+      js: "import { createRequire as nodenetCreateRequire } from 'node:module'; const require = nodenetCreateRequire(import.meta.url);",
+    },
   });
   return outfile;
 }

@@ -159,7 +159,9 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 for m in ${modules.map((m) => `/modules/${m.replace(/^.*\//, '')}`).join(' ')}; do insmod "$m" || echo "vm-init: insmod $m failed"; done
 fail() { echo "vm-init: $*"; echo o > /proc/sysrq-trigger; sleep 5; }
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 hostroot /newroot || fail "mount hostroot"
+# cache=loose: the root is read-only here, and without a cache every stat goes to the host; node
+# resolving a module tree (hundreds of files) spends most of its time there under emulation.
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroot /newroot || fail "mount hostroot"
 # The host's /tmp stays reachable at /mnt (read-only): a checkout under /tmp is exposed at its own path below.
 mount -o bind /newroot/tmp /newroot/mnt || fail "bind host /tmp"
 mount -t tmpfs tmpfs /newroot/tmp || fail "tmpfs /tmp"
