@@ -34,6 +34,8 @@ export interface AgentOptions {
   resyncMs: number;
   confirm: ConfirmSettings;
   heartbeatMs: number;
+  /** How long FRR may take to show a new L3 VNI as its VRF's before the apply fails. */
+  l3vniTimeoutMs: number;
   metricsAddr: ListenAddress;
   healthAddr: ListenAddress;
   logLevel: string;
@@ -169,6 +171,13 @@ export function buildProgram(): Command {
           '--config-timeout measures no progress rather than total time (0s: off)',
       ).default('10s'),
     )
+    .addOption(
+      new Option(
+        '--l3vni-timeout <duration>',
+        "a VRF's L3 VNI bridge and VXLAN come up only once FRR shows the VNI as the VRF's L3 VNI (else zebra " +
+          'may take it for an L2 VNI); the apply fails (and restores) when FRR takes longer than this',
+      ).default('30s'),
+    )
     .addOption(new Option('--metrics-addr <host:port>', 'listen address for /metrics').default(':9462'))
     .addOption(
       new Option(
@@ -206,6 +215,7 @@ export interface RawOptions {
   confirmInterval?: string;
   confirmUnreachableLimit?: string;
   heartbeatInterval?: string;
+  l3vniTimeout?: string;
   metricsAddr: string;
   healthAddr: string;
   logLevel: string;
@@ -285,6 +295,9 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   if (confirm.intervalMs < 100)
     throw new OptionError('--confirm-interval', raw.confirmInterval, 'must be at least 100ms');
   const heartbeatMs = parseDuration('--heartbeat-interval', raw.heartbeatInterval ?? '10s');
+  const l3vniTimeoutMs = parseDuration('--l3vni-timeout', raw.l3vniTimeout ?? '30s');
+  if (l3vniTimeoutMs < 1000)
+    throw new OptionError('--l3vni-timeout', raw.l3vniTimeout, 'must be at least 1s');
   if (heartbeatMs !== 0 && heartbeatMs < 1000)
     throw new OptionError('--heartbeat-interval', raw.heartbeatInterval, 'must be 0s or at least 1s');
   if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel)) {
@@ -309,6 +322,7 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
     resyncMs,
     confirm,
     heartbeatMs,
+    l3vniTimeoutMs,
     metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),
     healthAddr: parseListenAddress('--health-addr', raw.healthAddr),
     logLevel: raw.logLevel,

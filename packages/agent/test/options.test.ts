@@ -57,6 +57,7 @@ describe('agent options', () => {
       resyncMs: 60_000,
       confirm: DEFAULT_CONFIRM,
       heartbeatMs: 10_000,
+      l3vniTimeoutMs: 30_000,
       metricsAddr: { host: '0.0.0.0', port: 9462 },
       healthAddr: { host: '0.0.0.0', port: 9463 },
       logLevel: 'info',
@@ -219,6 +220,13 @@ describe('agent options', () => {
     );
     expect(() => resolveOptions(parse([...minimal, '--heartbeat-interval', '10ms']))).toThrow(
       /^--heartbeat-interval: must be 0s or at least 1s/,
+    );
+  });
+
+  it('takes the L3 VNI wait bound as a duration of at least 1s', () => {
+    expect(resolveOptions(parse([...minimal, '--l3vni-timeout', '2m'])).l3vniTimeoutMs).toBe(120_000);
+    expect(() => resolveOptions(parse([...minimal, '--l3vni-timeout', '100ms']))).toThrow(
+      /^--l3vni-timeout: must be at least 1s/,
     );
   });
 });
