@@ -36,7 +36,7 @@ export class L3VniNotReadyError extends Error {
     /** What FRR showed last for each pending VRF, or why the query failed. */
     readonly seen: string,
   ) {
-    const what = pending.map((g) => `VRF ${g.vrf} (VNI ${g.vni})`).join(', ');
+    const what = pending.map((g) => `VRF ${g.vrf} (VNI ${g.vni}, FRR VRF ${g.vrfDevice})`).join(', ');
     const devices = pending.flatMap((g) => g.devices).join(', ');
     super(
       `FRR did not show the L3 VNI of ${what} within ${Math.round(timeoutMs / 1000)} s (` +
@@ -50,15 +50,17 @@ export class L3VniNotReadyError extends Error {
 export function l3VniReady(shown: readonly FrrL3Vni[], gate: L3VniGate): boolean {
   return shown.some(
     (s) =>
-      s.vrf === gate.vrf && s.vni === gate.vni && (s.vxlanIntf === undefined || s.vxlanIntf === gate.vxlan),
+      s.vrf === gate.vrfDevice &&
+      s.vni === gate.vni &&
+      (s.vxlanIntf === undefined || s.vxlanIntf === gate.vxlan),
   );
 }
 
 /** What FRR shows for a gate's VRF, for the timeout message (pure). */
 export function describeShown(shown: readonly FrrL3Vni[], gate: L3VniGate): string {
-  const entry = shown.find((s) => s.vrf === gate.vrf);
-  if (!entry) return `VRF ${gate.vrf} not listed`;
-  return `VRF ${gate.vrf} has VNI ${entry.vni} on ${entry.vxlanIntf ?? 'no VXLAN device'} (${entry.state ?? 'state unknown'})`;
+  const entry = shown.find((s) => s.vrf === gate.vrfDevice);
+  if (!entry) return `${gate.vrfDevice} not listed`;
+  return `${gate.vrfDevice} has VNI ${entry.vni} on ${entry.vxlanIntf ?? 'no VXLAN device'} (${entry.state ?? 'state unknown'})`;
 }
 
 /**

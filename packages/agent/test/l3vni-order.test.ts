@@ -7,27 +7,33 @@ import { parseVrfVni, type FrrL3Vni } from '../src/frr/vni.js';
 import { bringUpL3Vnis, L3VniNotReadyError, l3VniReady } from '../src/l3vni-order.js';
 import type { L3VniGate } from '../src/netlink/index.js';
 
-const blue: L3VniGate = { vrf: 'blue', vni: 5000, vxlan: 'vx.blue', devices: ['br.blue', 'vx.blue'] };
-const red: L3VniGate = { vrf: 'red', vni: 5001, vxlan: 'vx.red', devices: ['vx.red'] };
+const blue: L3VniGate = {
+  vrf: 'blue',
+  vrfDevice: 'vr.blue',
+  vni: 5000,
+  vxlan: 'vx.blue',
+  devices: ['br.blue', 'vx.blue'],
+};
+const red: L3VniGate = { vrf: 'red', vrfDevice: 'vr.red', vni: 5001, vxlan: 'vx.red', devices: ['vx.red'] };
 
 describe('show vrf vni json', () => {
   it('reads zebra\'s VRF list, treating "None" as no device', () => {
     const json = JSON.stringify({
       vrfs: [
         {
-          vrf: 'blue',
+          vrf: 'vr.blue',
           vni: 5000,
           vxlanIntf: 'vx.blue',
           sviIntf: 'br.blue',
           state: 'Down',
           routerMac: 'None',
         },
-        { vrf: 'red', vni: 5001, vxlanIntf: 'None', sviIntf: 'None', state: 'Down', routerMac: 'None' },
+        { vrf: 'vr.red', vni: 5001, vxlanIntf: 'None', sviIntf: 'None', state: 'Down', routerMac: 'None' },
       ],
     });
     expect(parseVrfVni(json)).toEqual([
-      { vrf: 'blue', vni: 5000, vxlanIntf: 'vx.blue', sviIntf: 'br.blue', state: 'Down' },
-      { vrf: 'red', vni: 5001, state: 'Down' },
+      { vrf: 'vr.blue', vni: 5000, vxlanIntf: 'vx.blue', sviIntf: 'br.blue', state: 'Down' },
+      { vrf: 'vr.red', vni: 5001, state: 'Down' },
     ]);
     expect(parseVrfVni('')).toEqual([]);
     expect(parseVrfVni('{}')).toEqual([]);
@@ -35,12 +41,12 @@ describe('show vrf vni json', () => {
   });
 
   it("counts a VNI as L3 only for its own VRF, and only when bound to that VRF's VXLAN if bound at all", () => {
-    const shown: FrrL3Vni[] = [{ vrf: 'blue', vni: 5000, vxlanIntf: 'vx.blue' }];
+    const shown: FrrL3Vni[] = [{ vrf: 'vr.blue', vni: 5000, vxlanIntf: 'vx.blue' }];
     expect(l3VniReady(shown, blue)).toBe(true);
-    expect(l3VniReady([{ vrf: 'blue', vni: 5000 }], blue)).toBe(true);
-    expect(l3VniReady([{ vrf: 'blue', vni: 5000, vxlanIntf: 'vx.other' }], blue)).toBe(false);
-    expect(l3VniReady([{ vrf: 'green', vni: 5000, vxlanIntf: 'vx.blue' }], blue)).toBe(false);
-    expect(l3VniReady([{ vrf: 'blue', vni: 4999, vxlanIntf: 'vx.blue' }], blue)).toBe(false);
+    expect(l3VniReady([{ vrf: 'vr.blue', vni: 5000 }], blue)).toBe(true);
+    expect(l3VniReady([{ vrf: 'vr.blue', vni: 5000, vxlanIntf: 'vx.other' }], blue)).toBe(false);
+    expect(l3VniReady([{ vrf: 'vr.green', vni: 5000, vxlanIntf: 'vx.blue' }], blue)).toBe(false);
+    expect(l3VniReady([{ vrf: 'vr.blue', vni: 4999, vxlanIntf: 'vx.blue' }], blue)).toBe(false);
   });
 });
 
@@ -55,10 +61,10 @@ describe('bringUpL3Vnis', () => {
     const c = clock();
     const answers: FrrL3Vni[][] = [
       [],
-      [{ vrf: 'red', vni: 5001, vxlanIntf: 'vx.red' }],
+      [{ vrf: 'vr.red', vni: 5001, vxlanIntf: 'vx.red' }],
       [
-        { vrf: 'red', vni: 5001, vxlanIntf: 'vx.red' },
-        { vrf: 'blue', vni: 5000, vxlanIntf: 'vx.blue' },
+        { vrf: 'vr.red', vni: 5001, vxlanIntf: 'vx.red' },
+        { vrf: 'vr.blue', vni: 5000, vxlanIntf: 'vx.blue' },
       ],
     ];
     const events: string[] = [];
@@ -84,7 +90,7 @@ describe('bringUpL3Vnis', () => {
     const err = await bringUpL3Vnis(
       [blue],
       {
-        query: async () => [{ vrf: 'blue', vni: 4000, vxlanIntf: 'vx.old', state: 'Down' }],
+        query: async () => [{ vrf: 'vr.blue', vni: 4000, vxlanIntf: 'vx.old', state: 'Down' }],
         bringUp: async (d) => void up.push(...d),
         ...c,
       },
@@ -92,7 +98,7 @@ describe('bringUpL3Vnis', () => {
     ).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(L3VniNotReadyError);
     expect((err as Error).message).toBe(
-      "FRR did not show the L3 VNI of VRF blue (VNI 5000) within 3 s (vtysh -c 'show vrf vni': VRF blue has " +
+      "FRR did not show the L3 VNI of VRF blue (VNI 5000, FRR VRF vr.blue) within 3 s (vtysh -c 'show vrf vni': vr.blue has " +
         'VNI 4000 on vx.old (Down)); br.blue, vx.blue left down so zebra cannot take the VNI for an L2 VNI',
     );
     expect(up).toEqual([]);
@@ -115,7 +121,9 @@ describe('bringUpL3Vnis', () => {
         },
         { timeoutMs: 2000, pollMs: 500 },
       ),
-    ).rejects.toThrow(/VRF red \(VNI 5001\) within 2 s \(vtysh -c 'show vrf vni': zebra is not running\)/);
+    ).rejects.toThrow(
+      /VRF red \(VNI 5001, FRR VRF vr\.red\) within 2 s \(vtysh -c 'show vrf vni': zebra is not running\)/,
+    );
     expect(calls).toBe(5);
   });
 

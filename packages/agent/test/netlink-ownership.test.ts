@@ -250,8 +250,8 @@ describe('L3 VNI hold-down', () => {
     expect(created.get('vr.blue')).toBe(true);
     expect(created.get('vd.blue')).toBe(true);
     expect(gates).toEqual([
-      { vrf: 'blue', vni: 5000, vxlan: 'vx.blue', devices: ['br.blue', 'vx.blue'] },
-      { vrf: 'red', vni: 5001, vxlan: 'vx.red', devices: ['br.red', 'vx.red'] },
+      { vrf: 'blue', vrfDevice: 'vr.blue', vni: 5000, vxlan: 'vx.blue', devices: ['br.blue', 'vx.blue'] },
+      { vrf: 'red', vrfDevice: 'vr.red', vni: 5001, vxlan: 'vx.red', devices: ['br.red', 'vx.red'] },
     ]);
   });
 
@@ -262,8 +262,8 @@ describe('L3 VNI hold-down', () => {
     cur.set('vx.red', { ...cur.get('vx.red')!, up: false });
     const held = holdL3Vnis(diff(cur, newVni), l3Vnis([vrf('blue', 5002), vrf('red', 5001)]));
     expect(held.gates).toEqual([
-      { vrf: 'blue', vni: 5002, vxlan: 'vx.blue', devices: ['vx.blue'] },
-      { vrf: 'red', vni: 5001, vxlan: 'vx.red', devices: ['vx.red'] },
+      { vrf: 'blue', vrfDevice: 'vr.blue', vni: 5002, vxlan: 'vx.blue', devices: ['vx.blue'] },
+      { vrf: 'red', vrfDevice: 'vr.red', vni: 5001, vxlan: 'vx.red', devices: ['vx.red'] },
     ]);
     expect(held.operations.some((o) => o.op === 'up')).toBe(false);
     expect(held.operations.find((o) => o.op === 'recreate')).toMatchObject({

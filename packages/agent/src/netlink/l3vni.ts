@@ -9,7 +9,10 @@ import { deviceNames } from '@nodenet/api';
 import type { Operation } from './model.js';
 
 export interface L3VniGate {
+  /** VRF name in the spec. */
   vrf: string;
+  /** The VRF's kernel device, which is also the VRF's name in FRR. */
+  vrfDevice: string;
   vni: number;
   /** The VRF's VXLAN device, the one FRR must show for the VNI. */
   vxlan: string;
@@ -59,6 +62,7 @@ export function holdL3Vnis(
     .filter((v) => held.has(v.vrf))
     .map((v) => ({
       vrf: v.vrf,
+      vrfDevice: deviceNames.vrf(v.vrf),
       vni: v.vni,
       vxlan: deviceNames.vrfVxlan(v.vrf),
       // Bridge first: the VXLAN is its port.
