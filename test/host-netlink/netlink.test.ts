@@ -121,7 +121,9 @@ describePrivileged('netlink driver in a network namespace', { root: true, comman
     const before = links(ns);
     const res = await driver.apply(spec({ ...netA, vni: 1101, createMacVLANInterface: true }, netB));
     expect(
-      res.applied.map((o) => `${o.op} ${o.op === 'create' || o.op === 'recreate' ? o.device.name : o.device}`),
+      res.applied.map(
+        (o) => `${o.op} ${o.op === 'create' || o.op === 'recreate' ? o.device.name : o.device}`,
+      ),
     ).toEqual(['delete vx.1100', 'create vx.1101', 'port vx.1101']);
     const after = links(ns);
     expect(after.has('vx.1100')).toBe(false);

@@ -162,18 +162,18 @@ describePrivileged(
     });
 
     it('turns VXLAN learning back off on the live device', async () => {
-    const want = spec(l2({ name: 'net-c', id: 300, vni: 1300 }));
-    await driver.apply(want);
-    ipIn(ns, ['link', 'set', 'vx.1300', 'type', 'vxlan', 'learning']);
-    const index = links(ns).get('vx.1300')!.ifindex;
-    expect(links(ns).get('vx.1300')?.linkinfo?.info_data).toMatchObject({ learning: true });
-    const res = await driver.apply(want);
-    expect(res.applied).toEqual([{ op: 'set', device: 'vx.1300', learning: false }]);
-    expect(links(ns).get('vx.1300')).toMatchObject({ ifindex: index, master: 'l2.300' });
-    expect(links(ns).get('vx.1300')?.linkinfo?.info_data).toMatchObject({ learning: false, id: 1300 });
-  });
+      const want = spec(l2({ name: 'net-c', id: 300, vni: 1300 }));
+      await driver.apply(want);
+      ipIn(ns, ['link', 'set', 'vx.1300', 'type', 'vxlan', 'learning']);
+      const index = links(ns).get('vx.1300')!.ifindex;
+      expect(links(ns).get('vx.1300')?.linkinfo?.info_data).toMatchObject({ learning: true });
+      const res = await driver.apply(want);
+      expect(res.applied).toEqual([{ op: 'set', device: 'vx.1300', learning: false }]);
+      expect(links(ns).get('vx.1300')).toMatchObject({ ifindex: index, master: 'l2.300' });
+      expect(links(ns).get('vx.1300')?.linkinfo?.info_data).toMatchObject({ learning: false, id: 1300 });
+    });
 
-  it('recreates a VXLAN only for a setting the kernel cannot change (its UDP port), saying so', async () => {
+    it('recreates a VXLAN only for a setting the kernel cannot change (its UDP port), saying so', async () => {
       // The port is not in the spec: change the live device behind nodenet's back to see the diff's reason.
       const want = spec(l2({ name: 'net-c', id: 300, vni: 1300 }));
       await driver.apply(want);

@@ -280,12 +280,7 @@ describe('diff', () => {
       was: 'vrf',
       reason: "table 100 → 101: the kernel cannot change a VRF's table",
     });
-    expect(names(ops)).toEqual([
-      'recreate vr.blue',
-      'set br.blue',
-      'set l2.100',
-      'set dv.blue',
-    ]);
+    expect(names(ops)).toEqual(['recreate vr.blue', 'set br.blue', 'set l2.100', 'set dv.blue']);
     expect(ops.filter((o) => o.op === 'set').every((o) => o.op === 'set' && o.master === 'vr.blue')).toBe(
       true,
     );
