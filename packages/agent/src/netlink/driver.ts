@@ -231,7 +231,8 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
       if (p.operations.length > 0) {
         const kinds = new Set<ProbedKind>();
         for (const op of p.operations)
-          if (op.op === 'create' && !supported.has(op.device.kind)) kinds.add(op.device.kind);
+          if ((op.op === 'create' || op.op === 'recreate') && !supported.has(op.device.kind))
+            kinds.add(op.device.kind);
         if (kinds.size > 0) {
           await assertKernelSupport(sock(), kinds);
           for (const k of kinds) supported.add(k);
