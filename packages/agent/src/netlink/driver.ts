@@ -170,16 +170,17 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
       });
       return { tables, model: desiredModel({ spec: s, settings: options.settings, tables }) };
     };
+    const first = modelOf(spec, host.devices);
     const ownership = resolveOwnership({
       owned: host.devices,
       unowned: host.unowned,
       allNames: host.indexByName,
-      desired: modelOf(spec, host.devices).model,
+      desired: first.model,
       adoptable: await adoptableModel(host, (s) => modelOf(s, host.unowned).model),
     });
     assertNoConflicts(ownership);
-    // Tables again, now that adopted VRF devices count as the host's.
-    const { tables, model: desired } = modelOf(spec, ownership.owned);
+    // Adopted VRF devices count as the host's: their tables are kept.
+    const { tables, model: desired } = ownership.adopt.length > 0 ? modelOf(spec, ownership.owned) : first;
     const underlay = options.settings.vtepInterface;
     if (underlay && spec.vrf.length + spec.layer2.length > 0) {
       const mtu = host.mtuByName.get(underlay);
