@@ -56,6 +56,11 @@ async function waitUntil(what: string, fn: () => boolean, timeoutMs = 20_000): P
 
 const hasAddress = (dev: string, cidr: string): boolean => h.hasAddress(dev, cidr);
 
+/** ifindex and master of the hand-made br.7777 / vx.7777 (same values = never re-created or moved). */
+const handMadeIndexes = () =>
+  ['br.7777', 'vx.7777'].map((n) => ({ n, ifindex: h.link(n)?.ifindex, master: h.link(n)?.master }));
+let handMade: ReturnType<typeof handMadeIndexes>;
+
 describePrivileged(
   'nodenet-agent end to end (netns, real netlink, real FRR, devcluster)',
   FRR_PREREQUISITES,
@@ -70,6 +75,12 @@ describePrivileged(
     });
 
     it('a first config that fails, with no checkpoint yet: everything managed is removed, reported invalid', async () => {
+      // Hand-made devices with nodenet-looking names: not the agent's (no `nodenet` alias), never touched.
+      const ipNode = (...args: string[]) => execFileSync('ip', ['-n', h.nodeNs, ...args]);
+      ipNode('link', 'add', 'br.7777', 'type', 'bridge');
+      ipNode('link', 'add', 'vx.7777', 'type', 'vxlan', 'id', '7777', 'dstport', '4789');
+      ipNode('link', 'set', 'vx.7777', 'master', 'br.7777');
+      handMade = handMadeIndexes();
       await assign('node-10', BAD); // another node's config, never to be touched by node-1's agent
       await assign('node-1', BAD);
       agent = h.startAgent();
@@ -78,7 +89,8 @@ describePrivileged(
         /^health check failed: tcp\/peer \(.*\); removed all managed configuration \(no previous checkpoint\); health after restore: all 4 checks passed$/,
       );
       expect(status.lastAppliedRevision).toBeUndefined();
-      expect(h.links().filter((l) => /^(l2|vx)\./.test(l.ifname))).toEqual([]);
+      expect(h.links().filter((l) => /^(l2|vx)\./.test(l.ifname) && !l.ifname.endsWith('.7777'))).toEqual([]);
+      expect(handMadeIndexes()).toEqual(handMade);
     });
 
     it('applies a NodeConfig and reports provisioned; the host matches it', async () => {
@@ -148,10 +160,11 @@ describePrivileged(
       expect(
         events.find((e) => e.involvedObject.name === 'node-1' && e.reason === 'HealthCheckFailed'),
       ).toMatchObject({ type: 'Warning', involvedObject: { kind: 'NodeConfig' } });
-      // Host back to the previous state.
+      // Host back to the previous state; the hand-made devices survived the apply and the restore.
       expect(h.link('l2.200')).toBeUndefined();
       expect(h.link('vx.20200')).toBeUndefined();
       expect(hasAddress('l2.100', '10.100.0.1/24')).toBe(true);
+      expect(handMadeIndexes()).toEqual(handMade);
     });
 
     it('API server stopped during an apply: the host keeps the healthy new config, status is written once it is back', async () => {

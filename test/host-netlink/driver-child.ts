@@ -15,10 +15,13 @@ interface Request {
 
 const settings = JSON.parse(process.env.NODENET_TEST_SETTINGS ?? '{}') as HostSettings & {
   tableStatePath?: string;
+  /** The applied checkpoint's spec an older agent left (adoption). */
+  adopt?: NetlinkSpec;
 };
 const driver = createNetlinkDriver({
   settings,
   ...(settings.tableStatePath ? { tableStatePath: settings.tableStatePath } : {}),
+  ...(settings.adopt ? { adoptable: () => Promise.resolve(settings.adopt) } : {}),
 });
 
 const mapToObject = (m: Map<string, unknown>): Record<string, unknown> => Object.fromEntries(m);

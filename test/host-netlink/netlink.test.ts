@@ -120,11 +120,11 @@ describePrivileged('netlink driver in a network namespace', { root: true, comman
   it('recreates only the VXLAN when the VNI changes', async () => {
     const before = links(ns);
     const res = await driver.apply(spec({ ...netA, vni: 1101, createMacVLANInterface: true }, netB));
-    expect(res.applied.map((o) => `${o.op} ${o.op === 'create' ? o.device.name : o.device}`)).toEqual([
-      'delete vx.1100',
-      'create vx.1101',
-      'port vx.1101',
-    ]);
+    expect(
+      res.applied.map(
+        (o) => `${o.op} ${o.op === 'create' || o.op === 'recreate' ? o.device.name : o.device}`,
+      ),
+    ).toEqual(['delete vx.1100', 'create vx.1101', 'port vx.1101']);
     const after = links(ns);
     expect(after.has('vx.1100')).toBe(false);
     expect(after.get('vx.1101')?.linkinfo?.info_data).toMatchObject({ id: 1101 });
@@ -150,9 +150,11 @@ describePrivileged('netlink driver in a network namespace', { root: true, comman
 
   it('recovers from a half-created state and repairs drift', async () => {
     // As if an earlier apply had stopped half-way: a bridge without its address, VXLAN and MAC,
-    // a lone veth end, and a managed VXLAN that lost its master and went down.
+    // a lone veth end, and a managed VXLAN that lost its master and went down. The first two carry
+    // nodenet's mark, as the devices of an interrupted apply do.
     ipIn(ns, ['link', 'add', 'l2.100', 'mtu', '1400', 'type', 'bridge']);
     ipIn(ns, ['link', 'add', 'mv.100', 'type', 'veth', 'peer', 'name', 'tmp-peer']);
+    for (const dev of ['l2.100', 'mv.100', 'tmp-peer']) ipIn(ns, ['link', 'set', dev, 'alias', 'nodenet']);
     ipIn(ns, ['link', 'set', 'vx.1200', 'nomaster']);
     ipIn(ns, ['link', 'set', 'vx.1200', 'down']);
     const want = spec({ ...netA, createMacVLANInterface: true }, netB);

@@ -46,6 +46,7 @@ export interface IpLink {
   flags: string[];
   operstate: string;
   link?: string;
+  ifalias?: string;
   linkinfo?: {
     info_kind?: string;
     info_data?: Record<string, unknown>;
@@ -87,7 +88,7 @@ export class DriverCallError extends Error {
 /** Starts driver-child.ts inside the namespace. */
 export function startDriver(
   ns: string | undefined,
-  settings: HostSettings & { tableStatePath?: string },
+  settings: HostSettings & { tableStatePath?: string; adopt?: NetlinkSpec },
 ): DriverClient {
   const child: ChildProcessWithoutNullStreams = spawn(
     ns ? 'ip' : process.execPath,

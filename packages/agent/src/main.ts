@@ -31,6 +31,7 @@ import {
   loadHealthConfig,
 } from './health/index.js';
 import { firstIpv4Address } from './host-address.js';
+import { DEFAULT_L3VNI_ORDER } from './l3vni-order.js';
 import { AgentMetrics } from './metrics.js';
 import { createNetlinkDriver } from './netlink/index.js';
 import { NodeObservation } from './node-observation.js';
@@ -112,9 +113,15 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
   const frr = frrOrError;
   await clearMisconfigured(clients, options.nodeName, log);
 
+  const checkpoints = new CheckpointStore(options.stateDir);
   const netlink = createNetlinkDriver({
     settings: { vtepAddress, vtepInterface: options.vtepInterface },
     tableStatePath: join(options.stateDir, 'vrf-tables.json'),
+    // Upgrade path: devices an older agent made for the applied checkpoint are adopted (marked) once.
+    adoptable: async () => {
+      const applied = await checkpoints.readApplied();
+      return applied.kind === 'ok' ? applied.value.spec : undefined;
+    },
   });
 
   const apiServerProbe = async (timeoutMs: number): Promise<void> => {
@@ -147,8 +154,8 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     logger: log,
   });
   const pipeline = new Pipeline({
-    drivers: hostDrivers(netlink, frr),
-    checkpoints: new CheckpointStore(options.stateDir),
+    drivers: hostDrivers(netlink, frr, { ...DEFAULT_L3VNI_ORDER, timeoutMs: options.l3vniTimeoutMs }),
+    checkpoints,
     health,
     status: observation.tap(status),
     metrics,

@@ -36,6 +36,8 @@ export interface AgentOptions {
   heartbeatMs: number;
   /** FRR's observed state: read period and least time between writes (0: FRR not read). */
   observeMs: number;
+  /** How long FRR may take to show a new L3 VNI as its VRF's before the apply fails. */
+  l3vniTimeoutMs: number;
   metricsAddr: ListenAddress;
   healthAddr: ListenAddress;
   logLevel: string;
@@ -178,6 +180,13 @@ export function buildProgram(): Command {
           'written only on change, at most once per interval (0s: off; NodenetReady then does not check FRR)',
       ).default('10s'),
     )
+    .addOption(
+      new Option(
+        '--l3vni-timeout <duration>',
+        "a VRF's L3 VNI bridge and VXLAN come up only once FRR shows the VNI as the VRF's L3 VNI (else zebra " +
+          'may take it for an L2 VNI); the apply fails (and restores) when FRR takes longer than this',
+      ).default('30s'),
+    )
     .addOption(new Option('--metrics-addr <host:port>', 'listen address for /metrics').default(':9462'))
     .addOption(
       new Option(
@@ -216,6 +225,7 @@ export interface RawOptions {
   confirmUnreachableLimit?: string;
   heartbeatInterval?: string;
   observeInterval?: string;
+  l3vniTimeout?: string;
   metricsAddr: string;
   healthAddr: string;
   logLevel: string;
@@ -295,6 +305,9 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   if (confirm.intervalMs < 100)
     throw new OptionError('--confirm-interval', raw.confirmInterval, 'must be at least 100ms');
   const heartbeatMs = parseDuration('--heartbeat-interval', raw.heartbeatInterval ?? '10s');
+  const l3vniTimeoutMs = parseDuration('--l3vni-timeout', raw.l3vniTimeout ?? '30s');
+  if (l3vniTimeoutMs < 1000)
+    throw new OptionError('--l3vni-timeout', raw.l3vniTimeout, 'must be at least 1s');
   if (heartbeatMs !== 0 && heartbeatMs < 1000)
     throw new OptionError('--heartbeat-interval', raw.heartbeatInterval, 'must be 0s or at least 1s');
   const observeMs = parseDuration('--observe-interval', raw.observeInterval ?? '10s');
@@ -323,6 +336,7 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
     confirm,
     heartbeatMs,
     observeMs,
+    l3vniTimeoutMs,
     metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),
     healthAddr: parseListenAddress('--health-addr', raw.healthAddr),
     logLevel: raw.logLevel,

@@ -71,7 +71,7 @@ function asApplied(m: HostModel): HostModel {
 const names = (ops: Operation[]): string[] =>
   ops.map(
     (o) =>
-      `${o.op} ${o.op === 'create' ? o.device.name : o.device}${o.op === 'addAddress' || o.op === 'delAddress' ? ` ${o.address}` : ''}`,
+      `${o.op} ${o.op === 'create' || o.op === 'recreate' ? o.device.name : o.device}${o.op === 'addAddress' || o.op === 'delAddress' ? ` ${o.address}` : ''}`,
   );
 
 describe('desiredModel', () => {
@@ -277,14 +277,13 @@ describe('diff', () => {
     const before = model({ vrf: [vrf('blue')], layer2: [l2({ vrf: 'blue' })] }, { blue: 100 });
     const after = model({ vrf: [vrf('blue')], layer2: [l2({ vrf: 'blue' })] }, { blue: 101 });
     const ops = diff(asApplied(before), after);
-    expect(ops[0]).toMatchObject({ op: 'delete', device: 'vr.blue', reason: 'recreate: table 100 → 101' });
-    expect(names(ops)).toEqual([
-      'delete vr.blue',
-      'create vr.blue',
-      'set br.blue',
-      'set l2.100',
-      'set dv.blue',
-    ]);
+    expect(ops[0]).toMatchObject({
+      op: 'recreate',
+      device: { name: 'vr.blue' },
+      was: 'vrf',
+      reason: "table 100 → 101: the kernel cannot change a VRF's table",
+    });
+    expect(names(ops)).toEqual(['recreate vr.blue', 'set br.blue', 'set l2.100', 'set dv.blue']);
     expect(ops.filter((o) => o.op === 'set').every((o) => o.op === 'set' && o.master === 'vr.blue')).toBe(
       true,
     );
@@ -317,8 +316,7 @@ describe('diff', () => {
     // vx.1100 lost its master with the old l2.100: it is re-enslaved and its port options set again.
     expect(ops).toEqual([
       'delete mv.100',
-      'delete l2.100',
-      'create l2.100',
+      'recreate l2.100',
       'create vm.100',
       'set vx.1100',
       'port vx.1100',

@@ -63,6 +63,7 @@ describe('agent options', () => {
       confirm: DEFAULT_CONFIRM,
       heartbeatMs: 10_000,
       observeMs: 10_000,
+      l3vniTimeoutMs: 30_000,
       metricsAddr: { host: '0.0.0.0', port: 9462 },
       healthAddr: { host: '0.0.0.0', port: 9463 },
       logLevel: 'info',
@@ -233,6 +234,13 @@ describe('agent options', () => {
     expect(resolveOptions(parse([...minimal, '--observe-interval', '0s'])).observeMs).toBe(0);
     expect(() => resolveOptions(parse([...minimal, '--observe-interval', '200ms']))).toThrow(
       /^--observe-interval: must be 0s or at least 1s/,
+    );
+  });
+
+  it('takes the L3 VNI wait bound as a duration of at least 1s', () => {
+    expect(resolveOptions(parse([...minimal, '--l3vni-timeout', '2m'])).l3vniTimeoutMs).toBe(120_000);
+    expect(() => resolveOptions(parse([...minimal, '--l3vni-timeout', '100ms']))).toThrow(
+      /^--l3vni-timeout: must be at least 1s/,
     );
   });
 });

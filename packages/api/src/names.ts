@@ -1,7 +1,8 @@
 /**
  * Host device names, defined once so that validation (name length), the netlink driver and the
- * FRR renderer agree. Every managed device carries one of these prefixes; the agent treats any
- * device with another name as not its own.
+ * FRR renderer agree. Every device the agent creates has one of these prefixes, but ownership goes
+ * by the agent's mark (interface alias `nodenet`), not by name: an unmarked `vx.7777` is left alone
+ * (docs/host-devices.md).
  */
 export const deviceNames = {
   /** VRF device of a VRFRouteConfiguration's VRF. */
@@ -26,7 +27,7 @@ export const deviceNames = {
   routingTable: (tableId: number): string => `taas.${tableId}`,
 } as const;
 
-/** Prefixes of every device name nodenet owns. */
+/** Prefixes of every device name nodenet gives; the agent reads unmarked devices with them as look-alikes. */
 export const MANAGED_DEVICE_PREFIXES = [
   'vr.',
   'br.',

@@ -1,6 +1,7 @@
 /**
  * Carries out diff operations over netlink, in order, in batches of up to BATCH_SIZE messages per
- * datagram (batch.ts). The link index map comes from the read that preceded the diff and is
+ * datagram (batch.ts). Every device it creates gets nodenet's mark (interface alias OWNER_ALIAS) by
+ * a request right after the create, in the same datagram: the kernel ignores IFLA_IFALIAS on create. The link index map comes from the read that preceded the diff and is
  * refreshed with one link dump only when an operation refers to a device created in this run. A
  * batch with a failure ends the run, reported with the device, the operation and the kernel's answer.
  */
@@ -8,9 +9,9 @@ import netlink from 'netlink';
 import type { ifla, rt as Rt, RtNetlinkSocket } from 'netlink';
 import { sendBatch, type BatchMessage } from './batch.js';
 import { addressBytes, isIpv6, macBytes } from './address.js';
-import { encodeBridgePort, encodeLinkInfo } from './codec.js';
+import { encodeBridgePort, encodeLinkInfo, encodeVxlanChange } from './codec.js';
 import { NetlinkOperationError } from './errors.js';
-import { describeOperation, type Operation } from './model.js';
+import { describeOperation, OWNER_ALIAS, type Device, type Operation } from './model.js';
 import { readLinks } from './read.js';
 
 const { AttrStream, FlagsNew, rt } = netlink;
@@ -80,7 +81,8 @@ const BATCH_SIZE = 128;
 
 export async function applyOperations(ops: readonly Operation[], ctx: ApplyContext): Promise<void> {
   const { socket } = ctx;
-  let batch: { op: Operation; index: number; message: BatchMessage }[] = [];
+  /** Messages waiting to be sent; an operation may need several (`last` marks its final one). */
+  let batch: { op: Operation; message: BatchMessage; harmless?: string; last: boolean }[] = [];
   let createdSinceRefresh = false;
 
   const flush = async (): Promise<void> => {
@@ -105,27 +107,31 @@ export async function applyOperations(ops: readonly Operation[], ctx: ApplyConte
     }
     const failed = new Map(failures.map((f) => [f.index, f.errno]));
     let firstError: NetlinkOperationError | undefined;
+    const failedOps = new Set<Operation>();
     sent.forEach((b, i) => {
       const errno = failed.get(i);
       // Already gone / already absent: the wanted end state holds (a veth peer dies with its pair).
-      const harmless =
-        (b.op.op === 'delete' && errno === 'ENODEV') ||
-        (b.op.op === 'delAddress' && errno === 'EADDRNOTAVAIL');
-      if (errno === undefined || harmless) ctx.onDone?.(b.op);
-      else
-        firstError ??= new NetlinkOperationError(
-          deviceOf(b.op),
-          describeOperation(b.op),
-          errno,
-          describeErrno(errno),
-        );
+      if (errno === undefined || errno === b.harmless) {
+        if (b.last && !failedOps.has(b.op)) ctx.onDone?.(b.op);
+        return;
+      }
+      failedOps.add(b.op);
+      firstError ??= new NetlinkOperationError(
+        deviceOf(b.op),
+        describeOperation(b.op),
+        errno,
+        describeErrno(errno),
+      );
     });
     if (firstError) throw firstError;
   };
   /** Index of a device; after creations, flushes them and refreshes the map once with one link dump. */
   const indexOf = async (name: string): Promise<number> => {
     let index = ctx.indexByName.get(name);
-    if (index === undefined && (createdSinceRefresh || batch.some((b) => b.op.op === 'create'))) {
+    if (
+      index === undefined &&
+      (createdSinceRefresh || batch.some((b) => b.op.op === 'create' || b.op.op === 'recreate'))
+    ) {
       await flush();
       const { table } = await readLinks(ctx.dumpSocket ?? socket);
       ctx.indexByName.clear();
@@ -137,11 +143,10 @@ export async function applyOperations(ops: readonly Operation[], ctx: ApplyConte
     return index;
   };
 
-  for (let i = 0; i < ops.length; i++) {
-    const op = ops[i]!;
-    let message: BatchMessage;
+  for (const op of ops) {
+    let messages: Prepared[];
     try {
-      message = await prepare(op, indexOf);
+      messages = await prepare(op, indexOf);
     } catch (err) {
       if (err instanceof MissingDevice) {
         await flush();
@@ -154,17 +159,25 @@ export async function applyOperations(ops: readonly Operation[], ctx: ApplyConte
       }
       throw err;
     }
-    if (op.op === 'create') createdSinceRefresh = true;
+    if (op.op === 'create' || op.op === 'recreate') createdSinceRefresh = true;
     if (op.op === 'delete') ctx.indexByName.delete(op.device);
-    batch.push({ op, index: i, message });
+    if (op.op === 'recreate') ctx.indexByName.delete(op.device.name);
+    messages.forEach((m, i) => batch.push({ op, ...m, last: i === messages.length - 1 }));
     if (batch.length >= BATCH_SIZE) await flush();
   }
   await flush();
 }
 
-const deviceOf = (op: Operation): string => (op.op === 'create' ? op.device.name : op.device);
+const deviceOf = (op: Operation): string =>
+  op.op === 'create' || op.op === 'recreate' ? op.device.name : op.device;
 
 type IndexOf = (name: string) => Promise<number>;
+
+/** One request of an operation; `harmless` is an errno that still leaves the wanted state. */
+interface Prepared {
+  message: BatchMessage;
+  harmless?: string;
+}
 
 function linkMessage(type: number, flags: number, data: Rt.Link, attrs: ifla.LinkAttrs): BatchMessage {
   const out = new AttrStream();
@@ -178,70 +191,108 @@ function addressMessage(type: number, flags: number, data: Rt.Address, attrs: Rt
   return { type, flags, payload: out.bufs };
 }
 
-/** Resolves the indexes an operation needs and encodes its request. */
-async function prepare(op: Operation, indexOf: IndexOf): Promise<BatchMessage> {
+const deleteMessage = (name: string): Prepared => ({
+  message: linkMessage(RTM_DELLINK, 0, {}, { ifname: name }),
+  harmless: 'ENODEV',
+});
+
+const markMessage = (name: string): Prepared => ({
+  message: linkMessage(RTM_SETLINK, 0, {}, { ifname: name, ifalias: OWNER_ALIAS }),
+});
+
+/** Resolves the indexes an operation needs and encodes its requests. */
+async function prepare(op: Operation, indexOf: IndexOf): Promise<Prepared[]> {
   switch (op.op) {
     // Operations on a device itself name it (IFLA_IFNAME, index 0): the kernel looks it up by name, so
     // a device created earlier in this run needs no index lookup. Only references to other devices
     // (master, VXLAN underlay, macvlan parent) and addresses need indexes.
+    case 'adopt':
+      return [markMessage(op.device)];
     case 'delete':
-      return linkMessage(RTM_DELLINK, 0, {}, { ifname: op.device });
-    case 'create': {
-      const d = op.device;
-      const master = d.master !== undefined ? await indexOf(d.master) : undefined;
-      const linkIndex =
-        d.kind === 'vxlan' && d.vxlan?.dev !== undefined
-          ? await indexOf(d.vxlan.dev)
-          : d.kind === 'macvlan' && d.macvlan
-            ? await indexOf(d.macvlan.parent)
-            : undefined;
-      const linkinfo = encodeLinkInfo({
-        kind: d.kind,
-        ...(d.vrf ? { vrfTable: d.vrf.table } : {}),
-        ...(d.vxlan
-          ? {
-              vxlan: {
-                vni: d.vxlan.vni,
-                local: d.vxlan.local,
-                port: d.vxlan.port,
-                learning: d.vxlan.learning,
-                ...(linkIndex !== undefined ? { linkIndex } : {}),
-              },
-            }
-          : {}),
-        ...(d.veth
-          ? { veth: { peer: d.veth.peer, ...(d.mtu !== undefined ? { peerMtu: d.mtu } : {}) } }
-          : {}),
-        ...(d.macvlan ? { macvlan: { mode: d.macvlan.mode } } : {}),
-      });
-      return linkMessage(
-        RTM_NEWLINK,
-        FlagsNew.CREATE | FlagsNew.EXCL,
-        { flags: d.up ? { up: true } : {}, change: { up: true } },
-        {
-          ifname: d.name,
-          linkinfo,
-          ...(d.kind === 'macvlan' && linkIndex !== undefined ? { link: u32(linkIndex) } : {}),
-          ...(d.mtu !== undefined ? { mtu: d.mtu } : {}),
-          ...(d.mac !== undefined ? { address: macBytes(d.mac) } : {}),
-          ...(master !== undefined ? { master } : {}),
-        },
-      );
-    }
+      return [deleteMessage(op.device)];
+    case 'create':
+      return createMessages(op.device, indexOf);
+    case 'recreate':
+      return [deleteMessage(op.device.name), ...(await createMessages(op.device, indexOf))];
     case 'set': {
       const master = op.master === undefined ? undefined : op.master === null ? 0 : await indexOf(op.master);
-      return linkMessage(
-        RTM_SETLINK,
-        0,
-        {},
-        {
+      const out: Prepared[] = [];
+      if (op.mtu !== undefined || op.mac !== undefined || master !== undefined) {
+        const attrs = {
           ifname: op.device,
           ...(op.mtu !== undefined ? { mtu: op.mtu } : {}),
           ...(op.mac !== undefined ? { address: macBytes(op.mac) } : {}),
           ...(master !== undefined ? { master } : {}),
-        },
-      );
+        };
+        out.push({ message: linkMessage(RTM_SETLINK, 0, {}, attrs) });
+      }
+      if (op.learning !== undefined) {
+        // RTM_NEWLINK on an existing VXLAN with only this attribute: the kernel's changelink keeps the rest.
+        const linkinfo = encodeVxlanChange({ learning: op.learning });
+        out.push({ message: linkMessage(RTM_NEWLINK, 0, {}, { ifname: op.device, linkinfo }) });
+      }
+      return out;
     }
+    default:
+      return [{ message: await prepareOther(op, indexOf) }];
+  }
+}
+
+/** The create request, then the mark on the device (and on a veth's peer, created with it). */
+async function createMessages(d: Device, indexOf: IndexOf): Promise<Prepared[]> {
+  const create = await createMessage(d, indexOf);
+  return [
+    { message: create },
+    markMessage(d.name),
+    ...(d.kind === 'veth' && d.veth ? [markMessage(d.veth.peer)] : []),
+  ];
+}
+
+async function createMessage(d: Device, indexOf: IndexOf): Promise<BatchMessage> {
+  const master = d.master !== undefined ? await indexOf(d.master) : undefined;
+  const linkIndex =
+    d.kind === 'vxlan' && d.vxlan?.dev !== undefined
+      ? await indexOf(d.vxlan.dev)
+      : d.kind === 'macvlan' && d.macvlan
+        ? await indexOf(d.macvlan.parent)
+        : undefined;
+  const linkinfo = encodeLinkInfo({
+    kind: d.kind,
+    ...(d.vrf ? { vrfTable: d.vrf.table } : {}),
+    ...(d.vxlan
+      ? {
+          vxlan: {
+            vni: d.vxlan.vni,
+            local: d.vxlan.local,
+            port: d.vxlan.port,
+            learning: d.vxlan.learning,
+            ...(linkIndex !== undefined ? { linkIndex } : {}),
+          },
+        }
+      : {}),
+    ...(d.veth ? { veth: { peer: d.veth.peer, ...(d.mtu !== undefined ? { peerMtu: d.mtu } : {}) } } : {}),
+    ...(d.macvlan ? { macvlan: { mode: d.macvlan.mode } } : {}),
+  });
+  return linkMessage(
+    RTM_NEWLINK,
+    FlagsNew.CREATE | FlagsNew.EXCL,
+    { flags: d.up ? { up: true } : {}, change: { up: true } },
+    {
+      ifname: d.name,
+      linkinfo,
+      ...(d.kind === 'macvlan' && linkIndex !== undefined ? { link: u32(linkIndex) } : {}),
+      ...(d.mtu !== undefined ? { mtu: d.mtu } : {}),
+      ...(d.mac !== undefined ? { address: macBytes(d.mac) } : {}),
+      ...(master !== undefined ? { master } : {}),
+    },
+  );
+}
+
+async function prepareOther(
+  op: Exclude<Operation, { op: 'adopt' | 'delete' | 'create' | 'recreate' | 'set' }>,
+  indexOf: IndexOf,
+): Promise<BatchMessage> {
+  switch (op.op) {
     case 'port':
       // RTM_NEWLINK on an existing port with bridge slave data: what `ip link set … type bridge_slave` sends.
       return linkMessage(RTM_NEWLINK, 0, {}, { ifname: op.device, linkinfo: encodeBridgePort(op.options) });

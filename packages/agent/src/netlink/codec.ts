@@ -79,6 +79,12 @@ export function encodeLinkInfo(spec: LinkInfoSpec): Buffer {
   return toBuffer(ifla.formatInfo({ kind: spec.kind, ...(data ? { data: toBuffer(data) } : {}) }));
 }
 
+/** IFLA_LINKINFO that changes a live VXLAN's learning flag (the kernel keeps every attribute not sent). */
+export function encodeVxlanChange(change: { learning: boolean }): Buffer {
+  const data = toBuffer(ifla.formatVxlan({ learning: change.learning ? 1 : 0 }));
+  return toBuffer(ifla.formatInfo({ kind: 'vxlan', data }));
+}
+
 /** IFLA_LINKINFO that sets bridge-port options on an existing port (what `ip link set … type bridge_slave` sends). */
 export function encodeBridgePort(options: BridgePortOptions): Buffer {
   const port = ifla.formatBridgePort({

@@ -1,12 +1,16 @@
 /**
  * Diff (pure): the ordered operations that turn the current host model into the desired one.
  *
- * Order: delete (ports before their masters), create (masters before ports, each created with its
- * MTU, MAC, master and link state in one request), set MTU/MAC/master, bridge-port options,
- * addresses (removals first), then link state. A device is recreated only when a setting the kernel
- * can't change in place differs (kind, VRF table, VNI/local/port/learning, veth peer, macvlan
- * parent); its ports are then re-enslaved and its addresses re-added, nothing else is touched.
- * Devices in `current` that are not desired are deleted, so `current` must hold only managed devices.
+ * Order: delete (ports before their masters), create and recreate (masters before ports, each
+ * created with its MTU, MAC, master and link state in one request), set MTU/MAC/master, bridge-port
+ * options, addresses (removals first), then link state.
+ *
+ * A live device is changed in place: deleting a bridge drops every port and neighbour on it, so a
+ * device is recreated only when a setting the kernel cannot change in place differs (kind, VRF
+ * table, VXLAN VNI/local/port/learning/underlay, veth peer, macvlan parent/mode), and the `recreate`
+ * step says which. Its ports are then re-enslaved and its addresses re-added, nothing else is
+ * touched. Devices in `current` that are not desired are deleted, so `current` must hold only the
+ * devices nodenet owns (ownership.ts).
  */
 import { compareStrings, isIpv6 } from './address.js';
 import type { BridgePortOptions, Device, DeviceKind, HostModel, Operation } from './model.js';
@@ -28,6 +32,7 @@ export function diff(current: HostModel, desired: HostModel): Operation[] {
   const fresh = new Map<string, Device>();
   /** Devices created by their own create operation (with MTU, MAC, master and link state). */
   const createdDirect = new Set<string>();
+  const recreated = new Set<string>();
 
   for (const [name, cur] of current) {
     if (!desired.has(name))
@@ -36,10 +41,14 @@ export function diff(current: HostModel, desired: HostModel): Operation[] {
   for (const [name, want] of desired) {
     const cur = current.get(name);
     if (want.kind === 'veth' && !want.veth?.primary) continue; // handled with its primary end
-    const reason = cur ? recreateReason(cur, want, current, desired) : 'missing';
-    if (reason === undefined) continue;
-    if (cur) deletes.push({ op: 'delete', device: name, kind: cur.kind, reason: `recreate: ${reason}` });
-    creates.push({ op: 'create', device: want, reason });
+    if (cur) {
+      const reason = recreateReason(cur, want, current, desired);
+      if (reason === undefined) continue;
+      creates.push({ op: 'recreate', device: want, was: cur.kind, reason });
+      recreated.add(name);
+    } else {
+      creates.push({ op: 'create', device: want, reason: 'missing' });
+    }
     createdDirect.add(name);
     fresh.set(name, { ...want, port: undefined, addresses: [] });
     if (want.kind === 'veth' && want.veth) {
@@ -47,12 +56,13 @@ export function diff(current: HostModel, desired: HostModel): Operation[] {
       const peer = desired.get(want.veth.peer);
       if (peer) {
         const peerCur = current.get(peer.name);
+        // The old peer goes first: when it is still paired with the old `name`, that goes with it.
         if (peerCur && !deletes.some((d) => d.op === 'delete' && d.device === peer.name)) {
           deletes.push({
             op: 'delete',
             device: peer.name,
             kind: peerCur.kind,
-            reason: `recreate: peer ${name} recreated`,
+            reason: `veth peer of ${name}, which is ${cur ? 'recreated' : 'created'} with it`,
           });
         }
         fresh.set(peer.name, { ...peer, master: undefined, up: false, port: undefined, addresses: [] });
@@ -60,7 +70,7 @@ export function diff(current: HostModel, desired: HostModel): Operation[] {
     }
   }
   // A deleted master releases its ports: their master, port options and (IPv6) addresses go with it.
-  const released = new Set(deletes.map((d) => d.device));
+  const released = new Set([...deletes.map((d) => deviceOf(d)), ...recreated]);
 
   const sets: Operation[] = [];
   const ports: Operation[] = [];
@@ -74,9 +84,11 @@ export function diff(current: HostModel, desired: HostModel): Operation[] {
       base = { ...base, master: undefined, port: undefined };
     }
     const created = createdDirect.has(name);
-    const set: { mtu?: number; mac?: string; master?: string | null } = {};
+    const set: { mtu?: number; mac?: string; master?: string | null; learning?: boolean } = {};
     if (want.mtu !== undefined && want.mtu !== base.mtu) set.mtu = want.mtu;
     if (want.mac !== undefined && want.mac !== base.mac) set.mac = want.mac;
+    if (want.vxlan && base.vxlan && want.vxlan.learning !== base.vxlan.learning)
+      set.learning = want.vxlan.learning;
     const masterChanges = want.master !== base.master;
     if (masterChanges) set.master = want.master ?? null;
     if (!created && Object.keys(set).length > 0) sets.push({ op: 'set', device: name, ...set });
@@ -113,44 +125,49 @@ export function diff(current: HostModel, desired: HostModel): Operation[] {
 }
 
 function deviceOf(op: Operation): string {
-  return op.op === 'create' ? op.device.name : op.device;
+  return op.op === 'create' || op.op === 'recreate' ? op.device.name : op.device;
 }
 
 function kindOf(op: Operation): DeviceKind {
-  if (op.op === 'delete') return op.kind;
-  if (op.op === 'create') return op.device.kind;
+  if (op.op === 'delete' || op.op === 'adopt') return op.kind;
+  if (op.op === 'create' || op.op === 'recreate') return op.device.kind;
   throw new Error('kindOf: not a delete or create');
 }
 
 const samePort = (a: BridgePortOptions, b: BridgePortOptions): boolean =>
   a.learning === b.learning && a.neighSuppress === b.neighSuppress && a.hairpin === b.hairpin;
 
-/** Why `cur` can't be turned into `want` in place, or undefined when it can. */
-function recreateReason(
+/**
+ * Why `cur` can't be turned into `want` in place, or undefined when it can. Everything else (MTU,
+ * MAC, master, port options, addresses, link state) is changed on the live device.
+ */
+export function recreateReason(
   cur: Device,
   want: Device,
   current: HostModel,
   desired: HostModel,
 ): string | undefined {
-  if (cur.kind !== want.kind) return `kind ${cur.kind} → ${want.kind}`;
+  if (cur.kind !== want.kind) return `kind ${cur.kind} → ${want.kind}: a device cannot change its kind`;
   switch (want.kind) {
     case 'vrf':
-      if (cur.vrf?.table !== want.vrf?.table) return `table ${cur.vrf?.table} → ${want.vrf?.table}`;
+      if (cur.vrf?.table !== want.vrf?.table)
+        return `table ${cur.vrf?.table} → ${want.vrf?.table}: the kernel cannot change a VRF's table`;
       return undefined;
     case 'vxlan': {
       const c = cur.vxlan;
       const w = want.vxlan!;
+      const fixed = "the kernel cannot change a VXLAN's";
       if (!c) return 'VXLAN settings unreadable';
-      if (c.vni !== w.vni) return `VNI ${c.vni} → ${w.vni}`;
-      if (c.local !== w.local) return `local ${c.local} → ${w.local}`;
-      if (c.port !== w.port) return `port ${c.port} → ${w.port}`;
-      if (c.learning !== w.learning) return `learning ${c.learning} → ${w.learning}`;
-      if (c.dev !== w.dev) return `dev ${c.dev ?? 'none'} → ${w.dev ?? 'none'}`;
+      if (c.vni !== w.vni) return `VNI ${c.vni} → ${w.vni}: ${fixed} VNI`;
+      if (c.local !== w.local) return `local ${c.local} → ${w.local}: ${fixed} local address`;
+      if (c.port !== w.port) return `port ${c.port} → ${w.port}: ${fixed} UDP port`;
+      if (c.dev !== w.dev) return `dev ${c.dev ?? 'none'} → ${w.dev ?? 'none'}: ${fixed} underlay device`;
       return undefined;
     }
     case 'veth': {
       const peerName = want.veth!.peer;
-      if (cur.veth?.peer !== peerName) return `peer ${cur.veth?.peer ?? 'none'} → ${peerName}`;
+      if (cur.veth?.peer !== peerName)
+        return `peer ${cur.veth?.peer ?? 'none'} → ${peerName}: a veth pair cannot change its peer`;
       const peerCur = current.get(peerName);
       const peerWant = desired.get(peerName);
       if (!peerCur) return `peer ${peerName} missing`;

@@ -1,6 +1,11 @@
 /**
- * The netlink host driver the agent pipeline calls: plan / apply a NodeConfig spec, read the managed
+ * The netlink host driver the agent pipeline calls: plan / apply a NodeConfig spec, read the owned
  * host state. It binds its netlink socket in the network namespace of the calling process.
+ *
+ * A plan reads the host, splits it into owned and unowned devices (ownership.ts: adopting, once,
+ * what an older agent made), refuses a desired name an unowned device holds (before any change),
+ * diffs, and holds the L3 VNI devices that would come up down (l3vni.ts) for the agent to bring up
+ * once FRR knows their VNI (`bringUp`).
  */
 import { readFile } from 'node:fs/promises';
 import { deviceNames, type NodeConfigSpec } from '@nodenet/api';
@@ -11,8 +16,10 @@ import { writeFileDurably } from '../durable-file.js';
 import { allocateVrfTables, checkUnderlayMtu, desiredModel, rememberedTables } from './desired.js';
 import { diff } from './diff.js';
 import { DesiredStateError, NetlinkDriverError } from './errors.js';
+import { holdL3Vnis, l3Vnis, type L3VniGate } from './l3vni.js';
 import type { HostModel, HostSettings, Operation, TableAllocation } from './model.js';
-import { readHost } from './read.js';
+import { assertNoConflicts, resolveOwnership } from './ownership.js';
+import { readHost, readLinks, type HostSnapshot } from './read.js';
 import { assertKernelSupport, type ProbedKind } from './support.js';
 
 const { createRtNetlink } = netlink;
@@ -27,14 +34,24 @@ export interface NetlinkDriverOptions {
    * Without it, a VRF keeps its table as long as its device exists.
    */
   tableStatePath?: string;
+  /**
+   * The spec of the applied checkpoint (upgrade path): while no device on the host carries the
+   * ownership mark, unmarked devices matching its devices exactly are adopted. Asked only then.
+   */
+  adoptable?: () => Promise<NetlinkSpec | undefined>;
 }
 
 export interface NetlinkPlan {
   /** Ordered operations `apply` would carry out now; empty when the host is converged. */
   operations: Operation[];
   desired: HostModel;
+  /** The owned devices (including those this plan adopts). */
   current: HostModel;
+  /** Unowned devices with nodenet-looking names: left alone. */
+  unowned: HostModel;
   tables: TableAllocation;
+  /** L3 VNI devices `apply` leaves down, to be brought up once FRR shows their VNI as L3. */
+  gates: L3VniGate[];
 }
 
 export interface NetlinkApplyResult {
@@ -42,15 +59,22 @@ export interface NetlinkApplyResult {
   operations: number;
   applied: Operation[];
   tables: TableAllocation;
+  /** L3 VNI devices left down: bring them up with `bringUp` once FRR shows their VNI as L3. */
+  gates: L3VniGate[];
   durationMs: number;
 }
 
 export interface NetlinkDriver {
   /** Reads the host and computes the operations, changing nothing. */
   plan(spec: NetlinkSpec): Promise<NetlinkPlan>;
-  /** Makes the managed devices match the spec. Throws KernelSupportError before any change, NetlinkOperationError on a refused change. */
+  /**
+   * Makes the owned devices match the spec. Throws DeviceOwnershipError or KernelSupportError before
+   * any change, NetlinkOperationError on a refused change.
+   */
   apply(spec: NetlinkSpec): Promise<NetlinkApplyResult>;
-  /** The managed devices as they are now. */
+  /** Sets owned devices up (the L3 VNI devices an apply held down). */
+  bringUp(devices: readonly string[]): Promise<void>;
+  /** The owned devices as they are now. */
   read(): Promise<HostModel>;
   /** Closes the netlink socket. */
   close(): void;
@@ -130,20 +154,33 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
     spec: NetlinkSpec,
   ): Promise<NetlinkPlan & { indexByName: Map<string, number>; previousTables?: TableAllocation }> {
     const host = await readHost(open().dumps);
-    const hostTables: TableAllocation = {};
-    for (const v of spec.vrf) {
-      const table = host.devices.get(deviceNames.vrf(v.vrf))?.vrf?.table;
-      if (table !== undefined) hostTables[v.vrf] = table;
-    }
     const previous = await loadPrevious();
-    const tables = allocateVrfTables({
-      vrfs: spec.vrf.map((v) => v.vrf),
-      range: options.settings.vrfTableRange,
-      host: hostTables,
-      previous,
-      reserved: spec.routingTable.map((r) => r.tableId),
+    const modelOf = (s: NetlinkSpec, devices: HostModel) => {
+      const hostTables: TableAllocation = {};
+      for (const v of s.vrf) {
+        const table = devices.get(deviceNames.vrf(v.vrf))?.vrf?.table;
+        if (table !== undefined) hostTables[v.vrf] = table;
+      }
+      const tables = allocateVrfTables({
+        vrfs: s.vrf.map((v) => v.vrf),
+        range: options.settings.vrfTableRange,
+        host: hostTables,
+        previous,
+        reserved: s.routingTable.map((r) => r.tableId),
+      });
+      return { tables, model: desiredModel({ spec: s, settings: options.settings, tables }) };
+    };
+    const first = modelOf(spec, host.devices);
+    const ownership = resolveOwnership({
+      owned: host.devices,
+      unowned: host.unowned,
+      allNames: host.indexByName,
+      desired: first.model,
+      adoptable: await adoptableModel(host, (s) => modelOf(s, host.unowned).model),
     });
-    const desired = desiredModel({ spec, settings: options.settings, tables });
+    assertNoConflicts(ownership);
+    // Adopted VRF devices count as the host's: their tables are kept.
+    const { tables, model: desired } = ownership.adopt.length > 0 ? modelOf(spec, ownership.owned) : first;
     const underlay = options.settings.vtepInterface;
     if (underlay && spec.vrf.length + spec.layer2.length > 0) {
       const mtu = host.mtuByName.get(underlay);
@@ -154,14 +191,34 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
         checkUnderlayMtu(spec, { name: underlay, mtu, vtepAddress: options.settings.vtepAddress });
       }
     }
+    const held = holdL3Vnis(diff(ownership.owned, desired), l3Vnis(spec.vrf));
     return {
-      operations: diff(host.devices, desired),
+      operations: [...ownership.adopt, ...held.operations],
       desired,
-      current: host.devices,
+      current: ownership.owned,
+      unowned: new Map([...host.unowned].filter(([n]) => !ownership.owned.has(n))),
       tables,
+      gates: held.gates,
       indexByName: host.indexByName,
       previousTables: previous,
     };
+  }
+
+  /** The applied checkpoint's model, when the host may still hold an older agent's unmarked devices. */
+  async function adoptableModel(
+    host: HostSnapshot,
+    model: (spec: NetlinkSpec) => HostModel,
+  ): Promise<HostModel | undefined> {
+    if (!options.adoptable || host.devices.size > 0 || host.unowned.size === 0) return undefined;
+    const spec = await options.adoptable();
+    if (!spec) return undefined;
+    try {
+      return model(spec);
+    } catch (err) {
+      // A checkpoint this agent cannot model adopts nothing; its devices then count as unowned.
+      console.warn(`netlink driver: not adopting devices: ${(err as Error).message}`);
+      return undefined;
+    }
   }
 
   return {
@@ -175,7 +232,8 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
       if (p.operations.length > 0) {
         const kinds = new Set<ProbedKind>();
         for (const op of p.operations)
-          if (op.op === 'create' && !supported.has(op.device.kind)) kinds.add(op.device.kind);
+          if ((op.op === 'create' || op.op === 'recreate') && !supported.has(op.device.kind))
+            kinds.add(op.device.kind);
         if (kinds.size > 0) {
           await assertKernelSupport(sock(), kinds);
           for (const k of kinds) supported.add(k);
@@ -199,8 +257,17 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
         operations: applied.length,
         applied,
         tables: p.tables,
+        gates: p.gates,
         durationMs: performance.now() - started,
       };
+    },
+    async bringUp(devices) {
+      if (devices.length === 0) return;
+      const { table } = await readLinks(open().dumps);
+      await applyOperations(
+        devices.map((device) => ({ op: 'up', device })),
+        { socket: sock(), indexByName: table.indexByName },
+      );
     },
     async read() {
       return (await readHost(open().dumps)).devices;

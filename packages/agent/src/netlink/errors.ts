@@ -48,6 +48,25 @@ export class KernelSupportError extends NetlinkDriverError {
   }
 }
 
+/**
+ * The desired state needs device names that devices nodenet does not own hold (they lack the
+ * `nodenet` interface alias). Raised before any change: nodenet never changes or deletes such a device.
+ */
+export class DeviceOwnershipError extends NetlinkDriverError {
+  constructor(readonly devices: { name: string; kind: string }[]) {
+    const list = devices.map((d) => `${d.name} (${d.kind})`).join(', ');
+    const first = devices[0]?.name ?? '<name>';
+    super(
+      'DeviceNotOwned',
+      `device${devices.length > 1 ? 's' : ''} ${list} ${devices.length > 1 ? 'exist' : 'exists'} but ` +
+        `${devices.length > 1 ? 'were' : 'was'} not made by nodenet (no interface alias "nodenet"), and the ` +
+        `desired state needs ${devices.length > 1 ? 'these names' : 'this name'}; nodenet changes nothing. ` +
+        `Remove or rename ${devices.length > 1 ? 'them' : 'it'} (ip link del ${first}), or hand ` +
+        `${devices.length > 1 ? 'them' : 'it'} over to nodenet (ip link set ${first} alias nodenet)`,
+    );
+  }
+}
+
 /** Reading the host state failed. */
 export class NetlinkReadError extends NetlinkDriverError {
   constructor(what: string, options?: { cause?: unknown }) {

@@ -9,7 +9,15 @@ export {
   type DesiredInput,
   type TableAllocationInput,
 } from './desired.js';
-export { diff, KERNEL_PORT_DEFAULTS } from './diff.js';
+export { diff, KERNEL_PORT_DEFAULTS, recreateReason } from './diff.js';
+export { holdL3Vnis, l3Vnis, type L3VniGate } from './l3vni.js';
+export {
+  assertNoConflicts,
+  matchesExactly,
+  resolveOwnership,
+  type Ownership,
+  type OwnershipInput,
+} from './ownership.js';
 export { readHost, type HostSnapshot } from './read.js';
 export { applyOperations, type ApplyContext } from './apply.js';
 export { assertKernelSupport, missingKinds, probeKind, KERNEL_OPTION, type ProbedKind } from './support.js';

@@ -54,6 +54,12 @@ export interface Device {
 /** Devices by name. */
 export type HostModel = Map<string, Device>;
 
+/**
+ * Interface alias (IFLA_IFALIAS) that marks a device as nodenet's. Ownership goes by this mark, not
+ * by name: a device without it is never changed or deleted, whatever it is called (docs/host-devices.md).
+ */
+export const OWNER_ALIAS = 'nodenet';
+
 /** Settings of the node the driver configures (from the agent's configuration, not from the NodeConfig). */
 export interface HostSettings {
   /** VTEP address every VXLAN uses as its local address. */
@@ -75,9 +81,21 @@ export type TableAllocation = Record<string, number>;
 
 /** One step of an apply, in the order diff.ts emits them. */
 export type Operation =
+  /** Mark a device an older agent made (it matches the applied checkpoint exactly) as nodenet's. */
+  | { op: 'adopt'; device: string; kind: DeviceKind; reason: string }
   | { op: 'delete'; device: string; kind: DeviceKind; reason: string }
   | { op: 'create'; device: Device; reason: string }
-  | { op: 'set'; device: string; mtu?: number; mac?: string; master?: string | null }
+  /** Delete the device and create it anew: only for a setting the kernel cannot change in place (`reason`). */
+  | { op: 'recreate'; device: Device; was: DeviceKind; reason: string }
+  | {
+      op: 'set';
+      device: string;
+      mtu?: number;
+      mac?: string;
+      master?: string | null;
+      /** VXLAN data-plane learning (the one VXLAN setting the kernel changes in place). */
+      learning?: boolean;
+    }
   | { op: 'port'; device: string; options: BridgePortOptions }
   | { op: 'delAddress'; device: string; address: string }
   | { op: 'addAddress'; device: string; address: string }
@@ -86,15 +104,20 @@ export type Operation =
 /** Short human form of an operation, for logs and error messages. */
 export function describeOperation(op: Operation): string {
   switch (op.op) {
+    case 'adopt':
+      return `adopt ${op.kind} ${op.device} (${op.reason})`;
     case 'delete':
       return `delete ${op.kind} ${op.device} (${op.reason})`;
     case 'create':
-      return `create ${op.device.kind} ${op.device.name} (${op.reason})`;
+      return `create ${op.device.kind} ${op.device.name} (${op.reason})${op.device.up ? '' : ' down'}`;
+    case 'recreate':
+      return `recreate ${op.device.kind} ${op.device.name} (${op.reason})${op.device.up ? '' : ' down'}`;
     case 'set': {
       const parts: string[] = [];
       if (op.mtu !== undefined) parts.push(`mtu ${op.mtu}`);
       if (op.mac !== undefined) parts.push(`address ${op.mac}`);
       if (op.master !== undefined) parts.push(op.master === null ? 'nomaster' : `master ${op.master}`);
+      if (op.learning !== undefined) parts.push(`learning ${onOff(op.learning)}`);
       return `set ${op.device} ${parts.join(' ')}`;
     }
     case 'port':

@@ -1,7 +1,9 @@
 /**
  * Current host state over netlink: one link dump and one address dump (never a request per device),
- * turned into the host model. Only devices with a nodenet prefix are returned; the full name/index
- * map is kept so references to other devices (a master, the VTEP underlay) can be named.
+ * turned into the host model. Devices carrying nodenet's mark (interface alias OWNER_ALIAS) are
+ * returned as owned; unmarked ones with a nodenet-looking name as unowned (candidates for a name
+ * conflict or, once, for adoption: ownership.ts). The full name/index map is kept so references to
+ * other devices (a master, the VTEP underlay) can be named.
  */
 import { isManagedDevice } from '@nodenet/api';
 import netlink from 'netlink';
@@ -9,7 +11,7 @@ import type { RtNetlinkSocket } from 'netlink';
 import { addressFromBytes, compareStrings, macFromBytes } from './address.js';
 import { decodeLinkInfo } from './codec.js';
 import { NetlinkReadError } from './errors.js';
-import { DEVICE_KINDS, type Device, type DeviceKind, type HostModel } from './model.js';
+import { DEVICE_KINDS, OWNER_ALIAS, type Device, type DeviceKind, type HostModel } from './model.js';
 
 const { FlagsGet } = netlink;
 
@@ -23,6 +25,7 @@ const IFLA_MTU = 4;
 const IFLA_LINK = 5;
 const IFLA_MASTER = 10;
 const IFLA_LINKINFO = 18;
+const IFLA_IFALIAS = 20;
 const IFLA_EXT_MASK = 29;
 const IFLA_LINK_NETNSID = 37;
 const IFA_ADDRESS = 1;
@@ -32,8 +35,10 @@ const IFF_UP = 1;
 const RTEXT_FILTER_SKIP_STATS = 1 << 3;
 
 export interface HostSnapshot {
-  /** Managed devices by name. */
+  /** Devices nodenet owns (marked), by name. */
   devices: HostModel;
+  /** Unmarked devices with a nodenet-looking name: never changed, never deleted. */
+  unowned: HostModel;
   /** Every link's index by name, managed or not. */
   indexByName: Map<string, number>;
   /** Every link's MTU by name, managed or not (the underlay's bounds the VXLAN devices'). */
@@ -56,6 +61,7 @@ interface RawLink {
   master?: number;
   link?: number;
   linkinfo?: Buffer;
+  alias?: string;
   foreignLink: boolean;
 }
 
@@ -108,6 +114,11 @@ function parseLink(data: Buffer): RawLink {
       case IFLA_LINKINFO:
         link.linkinfo = data.subarray(start, end);
         break;
+      case IFLA_IFALIAS: {
+        const nul = data.indexOf(0, start);
+        link.alias = data.toString('utf8', start, nul >= start && nul < end ? nul : end);
+        break;
+      }
       case IFLA_LINK_NETNSID:
         link.foreignLink = true;
         break;
@@ -117,8 +128,10 @@ function parseLink(data: Buffer): RawLink {
   return link;
 }
 
-/** Dumps all links once; returns the managed devices (without addresses) and the full name/index map. */
-export async function readLinks(socket: RtNetlinkSocket): Promise<{ devices: HostModel; table: LinkTable }> {
+/** Dumps all links once; returns owned and unowned devices (without addresses) and the full name/index map. */
+export async function readLinks(
+  socket: RtNetlinkSocket,
+): Promise<{ devices: HostModel; unowned: HostModel; table: LinkTable }> {
   const req = Buffer.alloc(16 + 8);
   req.writeUInt16LE(8, 16);
   req.writeUInt16LE(IFLA_EXT_MASK, 18);
@@ -133,12 +146,15 @@ export async function readLinks(socket: RtNetlinkSocket): Promise<{ devices: Hos
     }
   }
   const devices: HostModel = new Map();
+  const unowned: HostModel = new Map();
   for (const l of links) {
     const name = l.name;
-    if (name === undefined || !isManagedDevice(name)) continue;
+    if (name === undefined) continue;
+    const owned = l.alias === OWNER_ALIAS;
+    if (!owned && !isManagedDevice(name)) continue;
     const info = l.linkinfo ? decodeLinkInfo(l.linkinfo) : {};
-    // A managed name on a device of a kind nodenet never creates (e.g. a dummy) is still ours:
-    // it is reported with its real kind so the diff replaces it.
+    // A marked device of a kind nodenet never creates (e.g. a dummy) is still ours: it is reported
+    // with its real kind so the diff replaces it.
     const kind = (info.kind ?? 'unknown') as DeviceKind;
     const device: Device = {
       name,
@@ -165,9 +181,9 @@ export async function readLinks(socket: RtNetlinkSocket): Promise<{ devices: Hos
       const parent = l.link !== undefined && !l.foreignLink ? table.nameByIndex.get(l.link) : undefined;
       device.macvlan = { mode: info.macvlanMode, parent: parent ?? 'none' };
     }
-    devices.set(name, device);
+    (owned ? devices : unowned).set(name, device);
   }
-  return { devices, table };
+  return { devices, unowned, table };
 }
 
 /** Fills in the addresses of the given devices from one address dump (IPv6 link-local left out). */
@@ -201,11 +217,11 @@ export async function readAddresses(
   for (const d of devices.values()) d.addresses.sort(compareStrings);
 }
 
-/** The managed part of the host, as a host model. */
+/** The owned part of the host and the unowned devices with nodenet-looking names, as host models. */
 export async function readHost(socket: RtNetlinkSocket): Promise<HostSnapshot> {
-  const { devices, table } = await readLinks(socket);
-  await readAddresses(socket, devices, table);
-  return { devices, indexByName: table.indexByName, mtuByName: table.mtuByName };
+  const { devices, unowned, table } = await readLinks(socket);
+  await readAddresses(socket, new Map([...unowned, ...devices]), table);
+  return { devices, unowned, indexByName: table.indexByName, mtuByName: table.mtuByName };
 }
 
 export const isKnownKind = (kind: string): kind is DeviceKind =>
