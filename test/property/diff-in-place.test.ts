@@ -15,7 +15,7 @@ import {
   type HostModel,
   type Operation,
   type TableAllocation,
-} from '../../packages/agent/src/netlink/index.js';
+} from '@nodenet/agent';
 import { inputSets, NODE_LABELS } from './arbitraries.js';
 
 const RUNS = Number(process.env.NODENET_PROPERTY_RUNS ?? 200) / 2;

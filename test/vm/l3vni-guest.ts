@@ -8,10 +8,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { hostDrivers } from '../../packages/agent/src/drivers.js';
-import { FrrDriver } from '../../packages/agent/src/frr/index.js';
-import { createNetlinkDriver, type NetlinkDriver } from '../../packages/agent/src/netlink/index.js';
-import type { NodeConfigSpec } from '../../packages/api/src/index.js';
+import { createNetlinkDriver, FrrDriver, hostDrivers, type NetlinkDriver } from '@nodenet/agent';
+import type { NodeConfigSpec } from '@nodenet/api';
 
 const template = `frr defaults datacenter
 hostname nn-vm

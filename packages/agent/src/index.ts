@@ -10,6 +10,7 @@ export * from './fault.js';
 export * from './pipeline.js';
 export * from './confirm.js';
 export * from './drivers.js';
+export * from './l3vni-order.js';
 export * from './options.js';
 export * from './agent.js';
 

@@ -5,6 +5,7 @@
  * up. zebra would otherwise take a VXLAN that comes up first for an L2 VNI (hairpin flooding, wrong
  * router MAC). A timeout fails the apply naming the VRF and VNI; the pipeline then restores.
  */
+import { NodenetError } from '@nodenet/api';
 import type { FrrL3Vni } from './frr/vni.js';
 import type { L3VniGate } from './netlink/index.js';
 
@@ -28,8 +29,7 @@ export interface L3VniOrderDeps {
 }
 
 /** FRR does not show a held VNI as its VRF's L3 VNI in time: the devices stay down. */
-export class L3VniNotReadyError extends Error {
-  readonly code = 'L3VniNotReady';
+export class L3VniNotReadyError extends NodenetError {
   constructor(
     readonly pending: readonly L3VniGate[],
     readonly timeoutMs: number,
@@ -39,10 +39,10 @@ export class L3VniNotReadyError extends Error {
     const what = pending.map((g) => `VRF ${g.vrf} (VNI ${g.vni}, FRR VRF ${g.vrfDevice})`).join(', ');
     const devices = pending.flatMap((g) => g.devices).join(', ');
     super(
+      'L3VniNotReady',
       `FRR did not show the L3 VNI of ${what} within ${Math.round(timeoutMs / 1000)} s (` +
         `vtysh -c 'show vrf vni': ${seen}); ${devices} left down so zebra cannot take the VNI for an L2 VNI`,
     );
-    this.name = 'L3VniNotReadyError';
   }
 }
 

@@ -3,9 +3,14 @@
  * as L3, and the bounded wait on an injected monotonic clock.
  */
 import { describe, expect, it } from 'vitest';
-import { parseVrfVni, type FrrL3Vni } from '../src/frr/vni.js';
-import { bringUpL3Vnis, L3VniNotReadyError, l3VniReady } from '../src/l3vni-order.js';
-import type { L3VniGate } from '../src/netlink/index.js';
+import {
+  bringUpL3Vnis,
+  L3VniNotReadyError,
+  l3VniReady,
+  parseVrfVni,
+  type FrrL3Vni,
+  type L3VniGate,
+} from '@nodenet/agent';
 
 const blue: L3VniGate = {
   vrf: 'blue',

@@ -16,7 +16,7 @@ import {
   type Device,
   type HostModel,
   type Operation,
-} from '../src/netlink/index.js';
+} from '@nodenet/agent';
 
 const settings = { vtepAddress: '10.50.0.1' };
 

@@ -6,3 +6,4 @@ export { renderFrrConfig } from './render.js';
 export { DENY_ALL_SEQ, prefixListName, routeMapName, SECTION_NAMES, type SectionName } from './sections.js';
 export { sessionStates, type FrrStatus, type SessionRef, type SessionState } from './status.js';
 export { parseTemplate, VALUE_NAMES, type FrrTemplate } from './template.js';
+export { parseVrfVni, queryL3Vnis, type FrrL3Vni } from './vni.js';
