@@ -13,6 +13,7 @@ import { Persistence } from './persist.js';
 import { ApiServer, type ServerOptions } from './server.js';
 import { selfSignedCert } from './tls.js';
 import { Access, type AuthorizationMode } from './auth/access.js';
+import type { SavedToken } from './auth/authenticate.js';
 
 export interface DevClusterOptions {
   /** TCP port; 0 (default) picks a free one. */
@@ -102,7 +103,11 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
   }
   await cluster.settle();
 
-  const access = new Access(cluster, options.authorizationMode ?? 'AlwaysAllow');
+  const access = new Access(
+    cluster,
+    options.authorizationMode ?? 'AlwaysAllow',
+    options.dataDir ? savedTokens(path.join(options.dataDir, 'tokens.json')) : undefined,
+  );
   const address = options.address ?? '127.0.0.1';
   const serverOptions: ServerOptions = {};
   if (options.bookmarkIntervalMs !== undefined) serverOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
@@ -201,3 +206,21 @@ export { humanDuration } from './table.js';
 export { type KObject } from './types.js';
 export { requestInfo } from './auth/request-info.js';
 export { selfSignedCert } from './tls.js';
+
+/** Tokens kept beside the data (mode 0600): a restart keeps every issued token valid. */
+function savedTokens(file: string): { tokens: SavedToken[]; save: (tokens: SavedToken[]) => void } {
+  let tokens: SavedToken[] = [];
+  try {
+    tokens = JSON.parse(fs.readFileSync(file, 'utf8')) as SavedToken[];
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  return {
+    tokens,
+    save: (t) => {
+      const tmp = `${file}.tmp`;
+      fs.writeFileSync(tmp, JSON.stringify(t), { mode: 0o600 });
+      fs.renameSync(tmp, file);
+    },
+  };
+}

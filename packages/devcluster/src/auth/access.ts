@@ -19,6 +19,7 @@ import {
   ImpersonationForbidden,
   TokenAuthenticator,
   type ImpersonationCheck,
+  type SavedToken,
 } from './authenticate.js';
 import {
   authorize,
@@ -52,8 +53,13 @@ export class Access {
   constructor(
     private readonly cluster: Cluster,
     readonly mode: AuthorizationMode,
+    saved: { tokens: readonly SavedToken[]; save: (tokens: SavedToken[]) => void } | undefined = undefined,
   ) {
-    this.adminToken = this.tokens.issueStatic(ADMIN);
+    if (saved) {
+      this.tokens.load(saved.tokens);
+      this.tokens.onIssue = () => saved.save(this.tokens.save());
+    }
+    this.adminToken = this.tokens.staticTokenOf(ADMIN.username) ?? this.tokens.issueStatic(ADMIN);
     this.admin = this.tokens.authenticate(`Bearer ${this.adminToken}`);
     if (mode === 'RBAC') cluster.validatingAdmission = (a) => this.admit(a);
   }

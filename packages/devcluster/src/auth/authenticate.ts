@@ -33,10 +33,57 @@ export class AuthenticationError extends Error {
   readonly code = 'AuthenticationError';
 }
 
+/**
+ * A token as kept across restarts (with `--data-dir`): a real API server's tokens outlive a restart
+ * (static token files, ServiceAccount tokens signed with a persistent key), so clients holding one
+ * keep working. The expiry is this machine's wall clock, written and read by this process only.
+ */
+export interface SavedToken {
+  token: string;
+  user: UserInfo;
+  expiresAtWallMs?: number;
+}
+
 export class TokenAuthenticator {
   private readonly tokens = new Map<string, Issued>();
+  /** Called after every new token (devcluster saves them beside its data). */
+  onIssue?: () => void;
 
-  constructor(private readonly now: () => number = () => performance.now()) {}
+  constructor(
+    private readonly now: () => number = () => performance.now(),
+    private readonly wallNow: () => number = () => Date.now(),
+  ) {}
+
+  /** The tokens still valid, to be saved. */
+  save(): SavedToken[] {
+    const mono = this.now();
+    const wall = this.wallNow();
+    return [...this.tokens].flatMap(([token, i]) =>
+      i.expiresAtMs === undefined
+        ? [{ token, user: i.user }]
+        : i.expiresAtMs > mono
+          ? [{ token, user: i.user, expiresAtWallMs: wall + (i.expiresAtMs - mono) }]
+          : [],
+    );
+  }
+
+  /** Takes back saved tokens; expired ones are dropped. */
+  load(saved: readonly SavedToken[]): void {
+    const mono = this.now();
+    const wall = this.wallNow();
+    for (const t of saved) {
+      if (t.expiresAtWallMs === undefined) this.tokens.set(t.token, { user: t.user });
+      else if (t.expiresAtWallMs > wall)
+        this.tokens.set(t.token, { user: t.user, expiresAtMs: mono + (t.expiresAtWallMs - wall) });
+    }
+  }
+
+  /** A static token already issued to this user name (the admin's, after a restart). */
+  staticTokenOf(username: string): string | undefined {
+    for (const [token, i] of this.tokens)
+      if (i.expiresAtMs === undefined && i.user.username === username) return token;
+    return undefined;
+  }
 
   /** A token for a fixed identity (the admin kubeconfig, per-identity test kubeconfigs). */
   issueStatic(user: { username: string; groups?: string[]; extra?: Record<string, string[]> }): string {
@@ -84,6 +131,7 @@ export class TokenAuthenticator {
   private store(issued: Issued): string {
     const token = randomBytes(24).toString('base64url');
     this.tokens.set(token, issued);
+    this.onIssue?.();
     return token;
   }
 }

@@ -169,7 +169,8 @@ describe('the shipped agent admission policy', () => {
     const before = withStatus('node-1', [cond('Ready', 'True')]);
     const own = withStatus('node-1', [cond('Ready', 'True'), cond('NodenetAgentReady', 'False')]);
     expect(admit(policies, bindings, statusWrite('node-1', before, own))).toEqual({ allowed: true });
-    const message = 'the agent may change only its own NodenetAgentReady and NodenetReady conditions in its Node status';
+    const message =
+      'the agent may change only its own NodenetAgentReady and NodenetReady conditions in its Node status';
     const kubelet = withStatus('node-1', [cond('Ready', 'False')]);
     expect(admit(policies, bindings, statusWrite('node-1', before, kubelet))).toMatchObject({
       allowed: false,

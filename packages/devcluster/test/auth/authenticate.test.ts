@@ -45,6 +45,38 @@ describe('TokenAuthenticator', () => {
     expect(() => auth.authenticate(`Bearer ${token}`)).toThrow(AuthenticationError);
     expect(auth.authenticate(`Bearer ${admin}`).username).toBe('admin');
   });
+
+  it('keeps tokens across a restart: static ones, and ServiceAccount ones for their remaining lifetime', () => {
+    let mono = 5_000;
+    let wall = 1_000_000;
+    const before = new TokenAuthenticator(
+      () => mono,
+      () => wall,
+    );
+    let saves = 0;
+    before.onIssue = () => saves++;
+    const admin = before.issueStatic({ username: 'kubernetes-admin', groups: ['system:masters'] });
+    const { token } = before.issueServiceAccount('ns', 'sa', { expirationSeconds: 600 });
+    expect(saves).toBe(2);
+    mono += 100_000; // 100 s of the 600 pass before the restart
+    wall += 100_000;
+    const saved = before.save();
+    // The restarted process has another monotonic origin; its wall clock moved on by 50 s.
+    mono = 0;
+    wall += 50_000;
+    const after = new TokenAuthenticator(
+      () => mono,
+      () => wall,
+    );
+    after.load(saved);
+    expect(after.staticTokenOf('kubernetes-admin')).toBe(admin);
+    expect(after.authenticate(`Bearer ${token}`).username).toBe('system:serviceaccount:ns:sa');
+    mono += 449_000;
+    expect(after.authenticate(`Bearer ${token}`).username).toBe('system:serviceaccount:ns:sa');
+    mono += 1_000; // 600 s after it was issued
+    expect(() => after.authenticate(`Bearer ${token}`)).toThrow(AuthenticationError);
+    expect(after.authenticate(`Bearer ${admin}`).username).toBe('kubernetes-admin');
+  });
 });
 
 describe('impersonation and SelfSubjectAccessReview (kubectl auth can-i --as)', () => {
