@@ -155,3 +155,54 @@ async function probe(apiServer: () => Promise<void>): Promise<{ ok: boolean; det
     return { ok: false, detail: describeCause(err) };
   }
 }
+
+/** What the confirm step of an apply needs from the pipeline. */
+export interface ConfirmStepDeps {
+  settings: ConfirmSettings;
+  runHealth: () => Promise<CheckResult[]>;
+  apiServer?: () => Promise<void>;
+  monotonicMs: () => number;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  signal: AbortSignal;
+  /** Reports `Confirming` (with the window's length) when the window starts. */
+  reportConfirming: (message: string) => void;
+  log: { info(obj: object, msg: string): void; debug(obj: object, msg: string): void };
+}
+
+/**
+ * The confirm step of an apply: keeps checking for the window; resolves when confirmed, otherwise
+ * returns the failure (reason and message) for the pipeline to restore.
+ */
+export async function confirmApplied(
+  deps: ConfirmStepDeps,
+  revision: string,
+  baseline: CheckResult[],
+): Promise<{ reason: ConfirmFailure | 'stopped'; message: string } | undefined> {
+  const { settings, log } = deps;
+  if (settings.windowMs <= 0) return undefined;
+  const window = `${Math.round(settings.windowMs / 1000)} s`;
+  deps.reportConfirming(
+    `applied and healthy; confirming for ${window} (checks every ${Math.round(settings.intervalMs / 1000)} s, reverts on its own if one fails)`,
+  );
+  log.info({ revision, windowMs: settings.windowMs }, 'confirm window started');
+  const outcome = await runConfirmWindow({
+    settings,
+    baseline: baseline.filter((r) => r.name !== 'apiserver'),
+    check: () => confirmRound(deps.runHealth, deps.apiServer),
+    monotonicMs: deps.monotonicMs,
+    sleep: deps.sleep,
+    signal: deps.signal,
+    onTick: (tick, verdict) =>
+      log.debug({ atMs: Math.round(tick.atMs), api: tick.api, verdict: verdict.kind }, 'confirm round'),
+  });
+  if (outcome.kind === 'confirmed') return undefined;
+  return { reason: outcome.kind === 'stopped' ? 'stopped' : outcome.reason, message: outcome.message };
+}
+
+/** Calls `beat` every `everyMs` while an apply runs (0: never); returns the function that ends it. */
+export function startHeartbeat(everyMs: number, beat: () => void): () => void {
+  if (everyMs <= 0) return () => undefined;
+  const timer = setInterval(beat, everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

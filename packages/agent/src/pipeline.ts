@@ -1,41 +1,32 @@
 /**
- * The apply pipeline of DESIGN "Apply pipeline", as a state machine over injected boundaries: the
- * host drivers, the checkpoint store, the health checks and the status sink. It holds no I/O of its
- * own, so its decisions are unit-tested with small in-memory drivers and exercised end to end with
- * the real drivers.
+ * The apply pipeline of DESIGN "Apply pipeline", a state machine over injected boundaries (host
+ * drivers, checkpoint store, health checks, status sink); no I/O of its own, so its decisions are
+ * unit-tested with in-memory drivers and exercised end to end with the real ones.
  *
- * 1. `start()`: a pending.json means the last apply was cut off: restore applied.json to the host
- *    (or, without one, remove everything managed), re-check health, report the attempted revision
- *    `invalid` ("agent restarted during apply") and remember it as rejected.
- * 2. `reconcile()` with a spec equal to applied.json: drift check and repair, no status change
- *    (except re-sending `provisioned` when the API still shows something else, e.g. after the
- *    configurator rolled the node back to it, or a status write was lost in a crash).
- * 3. Otherwise: baseline health, write pending.json, report `provisioning`, apply netlink then FRR,
- *    health checks, then the confirm window (confirm.ts: checks and the API server every few
- *    seconds, status `Confirming`); success: write applied.json, remove pending.json (and
- *    rejected.json), report `provisioned`; any failure, within the window too: restore the previous
- *    checkpoint, re-check health, write rejected.json, remove pending.json, report `invalid` naming
- *    the failed step or the loss. While an apply runs, the status is refreshed as a heartbeat.
- *
- * A spec that failed (same content, same `assigned-at`) is not applied again: the configurator's
- * `retry` re-assigns the node, which makes a new attempt. Status writes are fire-and-forget here
- * (see status.ts): an unreachable API server never causes a rollback.
+ * - `start()`: a pending.json means the last apply was cut off: restore applied.json (or remove
+ *   everything managed), report the attempt `invalid` and remember it as rejected.
+ * - `reconcile()`, spec equal to applied.json: drift repair; the status is re-sent only when the
+ *   API shows something else (report-once.ts).
+ * - Otherwise: baseline health, pending.json, `provisioning`, netlink then FRR, health, the confirm
+ *   window (confirm.ts); success writes applied.json and reports `provisioned`; any failure restores
+ *   and reports `invalid` naming the step (restore-and-report.ts). A heartbeat refreshes the status
+ *   meanwhile. A spec that failed (same content, same `assigned-at`) is not applied again. Status
+ *   writes are fire-and-forget: an unreachable API server never causes a rollback.
  */
 import pino from 'pino';
 import { SerialQueue } from '@nodenet/kube';
 import { specHash, type AppliedCheckpoint, type RejectedAttempt } from './checkpoint.js';
-import { confirmRound, DEFAULT_CONFIRM, runConfirmWindow, type ConfirmSettings } from './confirm.js';
+import { confirmApplied, DEFAULT_CONFIRM, startHeartbeat, type ConfirmSettings } from './confirm.js';
 import { describeCause } from './errors.js';
 import type { FaultHook, FaultPoint } from './fault.js';
 import { judge, type CheckResult, type HealthVerdict } from './health/checker.js';
-import { repairDrift, restoreHost, type DriftResult, type RestoreResult } from './host-sync.js';
+import { repairDrift, type DriftResult } from './host-sync.js';
 import { AgentMetrics } from './metrics.js';
 import {
   CONFIRM_REASON,
   nextStep,
   short,
   STEP_LABEL,
-  STEP_REASON,
   StepError,
   type Attempt,
   type Clock,
@@ -46,6 +37,14 @@ import {
   type ReconcileOutcome,
   type StartOutcome,
 } from './pipeline-contract.js';
+import { keepRejected, resync, type ResyncContext } from './resync.js';
+import {
+  failureArgs,
+  recoveryArgs,
+  reportCheckpointProblems,
+  restoreAndReport,
+  type RestoreArgs,
+} from './restore-and-report.js';
 import { abortableSleep } from './sleep.js';
 import type { StatusReport } from './status.js';
 
@@ -83,12 +82,12 @@ export class Pipeline {
 
   /** Start-up: load the checkpoint and recover from an apply that was cut off. Call once, first. */
   start(): Promise<StartOutcome> {
-    return this.serialize(() => this.doStart());
+    return this.queue.run(() => this.doStart());
   }
 
   /** Brings the host to `desired` (or keeps it there). Calls are serialized. */
   reconcile(desired: DesiredConfig): Promise<ReconcileOutcome> {
-    return this.serialize(() => this.doReconcile(desired));
+    return this.queue.run(() => this.doReconcile(desired));
   }
 
   /**
@@ -99,21 +98,9 @@ export class Pipeline {
     this.stopping.abort();
   }
 
-  private serialize<T>(fn: () => Promise<T>): Promise<T> {
-    return this.queue.run(fn);
-  }
-
   private async doStart(): Promise<StartOutcome> {
     const state = await this.deps.checkpoints.load();
-    for (const problem of state.problems) {
-      const file = problem.error.path.split('/').pop() ?? problem.error.path;
-      this.metrics.checkpointProblems.inc({ file });
-      this.log.error(
-        { path: problem.error.path, reason: problem.error.reason, movedTo: problem.movedTo },
-        `checkpoint unusable, ignoring it: ${problem.error.message}` +
-          (problem.movedTo ? `; moved to ${problem.movedTo} for inspection` : ''),
-      );
-    }
+    reportCheckpointProblems(state.problems, this.metrics, this.log);
     this.applied = state.applied;
     this.rejected = state.rejected;
     this.metrics.setAppliedRevision(this.applied?.revision);
@@ -147,17 +134,8 @@ export class Pipeline {
         ? 'agent restarted during an apply: restoring the last good checkpoint'
         : 'retrying the restore that failed earlier',
     );
-    const what = attempted
-      ? `revision ${short(attempted)}`
-      : 'an unknown revision (pending checkpoint unreadable)';
     if (cause === 'restart') this.metrics.failures.inc({ step: 'restart' });
-    const end = await this.restoreAndReport({
-      attempt: pending,
-      cause: cause === 'restart' ? 'restarted' : 'apply-failed',
-      reason: cause === 'restart' ? STEP_REASON.restart : 'RestoreRetried',
-      what:
-        cause === 'restart' ? `agent restarted during apply of ${what}` : `earlier apply of ${what} failed`,
-    });
+    const end = await this.restoreAndReport(recoveryArgs(cause, pending));
     return {
       kind: 'recovered',
       attempted,
@@ -186,52 +164,22 @@ export class Pipeline {
     }
     switch (step()) {
       case 'resync':
-        return this.resync(desired);
+        return resync(this.resyncContext(), desired);
       case 'keep-rejected':
-        return this.keepRejected(desired);
+        return keepRejected(this.resyncContext(), desired, this.rejected?.message ?? 'rejected earlier');
       default:
         return this.apply(desired, hash);
     }
   }
 
-  /** Already tried and rolled back: keep the last good config, keep saying why. */
-  private async keepRejected(desired: DesiredConfig): Promise<ReconcileOutcome> {
-    const message = this.rejected?.message ?? 'rejected earlier';
-    if (!this.alreadyReported(desired, 'invalid')) {
-      this.reportAgain(desired, {
-        configStatus: 'invalid',
-        revision: desired.spec.revision,
-        ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
-        reason: 'PreviouslyRejected',
-        message,
-        observedGeneration: desired.generation,
-      });
-    }
-    await this.repairDrift();
-    return { kind: 'rejected', revision: desired.spec.revision, message };
-  }
-
-  /** Step 2: unchanged spec. Drift check and repair; no status change unless the API shows a stale one. */
-  private async resync(desired: DesiredConfig): Promise<ReconcileOutcome> {
-    const revision = desired.spec.revision;
-    const drift = await this.repairDrift();
-    if (!this.alreadyReported(desired, 'provisioned')) {
-      this.reportAgain(desired, {
-        configStatus: 'provisioned',
-        revision,
-        lastAppliedRevision: revision,
-        reason: 'Provisioned',
-        message: `revision ${short(revision)} is applied`,
-        observedGeneration: desired.generation,
-      });
-    }
-    if (!drift.error) await this.markHealthy();
+  /** What resync.ts needs: the status sink, the checkpoint, drift repair, the first-healthy hook. */
+  private resyncContext(): ResyncContext {
     return {
-      kind: 'unchanged',
-      revision,
-      driftOperations: drift.operations,
-      frrChanged: drift.frrChanged,
-      ...(drift.error ? { error: drift.error } : {}),
+      status: this.deps.status,
+      applied: this.applied,
+      repairDrift: () => this.repairDrift(),
+      markHealthy: () => this.markHealthy(),
+      report: (r) => this.report(r),
     };
   }
 
@@ -275,7 +223,7 @@ export class Pipeline {
       observedGeneration: desired.generation,
     } as const;
     this.report({ ...progress, reason: 'Applying', message: `applying revision ${short(revision)}` });
-    const stopHeartbeat = this.startHeartbeat();
+    const stopHeartbeat = startHeartbeat(this.deps.heartbeatMs ?? 10_000, () => this.deps.status.heartbeat());
 
     let verdict: HealthVerdict;
     try {
@@ -330,41 +278,27 @@ export class Pipeline {
     progress: Omit<StatusReport, 'reason' | 'message'>,
     baseline: CheckResult[],
   ): Promise<void> {
-    const settings = this.confirm;
-    if (settings.windowMs <= 0) return;
-    const window = `${Math.round(settings.windowMs / 1000)} s`;
-    this.report({
-      ...progress,
-      confirming: true,
-      reason: 'Confirming',
-      message: `revision ${short(progress.revision)} applied and healthy; confirming for ${window} (checks every ${Math.round(settings.intervalMs / 1000)} s, reverts on its own if one fails)`,
-    });
-    this.log.info({ revision: progress.revision, windowMs: settings.windowMs }, 'confirm window started');
-    const outcome = await runConfirmWindow({
-      settings,
-      baseline: baseline.filter((r) => r.name !== 'apiserver'),
-      check: () => confirmRound(() => this.runHealth(), this.deps.apiServer),
-      monotonicMs: this.deps.monotonicMs ?? (() => performance.now()),
-      sleep: this.deps.sleep ?? abortableSleep,
-      signal: this.stopping.signal,
-      onTick: (tick, verdict) =>
-        this.log.debug(
-          { atMs: Math.round(tick.atMs), api: tick.api, verdict: verdict.kind },
-          'confirm round',
-        ),
-    });
-    if (outcome.kind === 'confirmed') return;
-    const reason = CONFIRM_REASON[outcome.kind === 'stopped' ? 'stopped' : outcome.reason];
-    throw new StepError('confirm', outcome.message, { reason });
-  }
-
-  /** Refreshes the status every `heartbeatMs` while an apply runs; returns the function that ends it. */
-  private startHeartbeat(): () => void {
-    const every = this.deps.heartbeatMs ?? 10_000;
-    if (every <= 0) return () => undefined;
-    const timer = setInterval(() => this.deps.status.heartbeat(), every);
-    timer.unref();
-    return () => clearInterval(timer);
+    const failed = await confirmApplied(
+      {
+        settings: this.confirm,
+        runHealth: () => this.runHealth(),
+        ...(this.deps.apiServer ? { apiServer: this.deps.apiServer } : {}),
+        monotonicMs: this.deps.monotonicMs ?? (() => performance.now()),
+        sleep: this.deps.sleep ?? abortableSleep,
+        signal: this.stopping.signal,
+        reportConfirming: (message) =>
+          this.report({
+            ...progress,
+            confirming: true,
+            reason: 'Confirming',
+            message: `revision ${short(progress.revision)} ${message}`,
+          }),
+        log: this.log,
+      },
+      progress.revision,
+      baseline,
+    );
+    if (failed) throw new StepError('confirm', failed.message, { reason: CONFIRM_REASON[failed.reason] });
   }
 
   private async fail(
@@ -383,105 +317,29 @@ export class Pipeline {
     );
     // The checkpoint in memory may already name the new spec if only pending.json removal failed; restore `previous`.
     this.applied = previous;
-    const end = await this.restoreAndReport({
-      attempt: { revision, specHash: hash, assignedAt: desired.assignedAt, generation: desired.generation },
-      cause: 'apply-failed',
-      reason: failure.reason,
-      what:
-        failure.step === 'confirm'
-          ? failure.message
-          : `${STEP_LABEL[failure.step]} failed: ${failure.message}`,
-      baseline,
-    });
+    const end = await this.restoreAndReport(failureArgs(desired, hash, failure, baseline));
     return { kind: 'invalid', revision, step: failure.step, message: end.message, restored: end.restored };
   }
 
-  /**
-   * The one ending of every failed or cut-off apply (invariant 5): restore the last good checkpoint
-   * (or remove everything managed without one), check health again, then — only if the restore
-   * worked — write rejected.json BEFORE removing pending.json (a crash in between must not re-apply
-   * the bad spec at start-up), and report `invalid` saying what was lost and what was restored.
-   * A failed restore keeps pending.json and sets `recoveryNeeded`: the next call (or a restart)
-   * restores first.
-   */
-  private async restoreAndReport(args: {
-    attempt: Attempt;
-    cause: 'apply-failed' | 'restarted';
-    reason: string;
-    /** What happened, first part of the message. */
-    what: string;
-    baseline?: CheckResult[];
-  }): Promise<{ restored: boolean; message: string }> {
-    const { attempt } = args;
-    const restore = await this.restoreHost(args.cause);
-    const after = judge(await this.runHealth(), args.baseline);
-    const restoredText = this.applied
-      ? `restored revision ${short(this.applied.revision)}`
-      : 'removed all managed configuration (no previous checkpoint)';
-    const message =
-      `${args.what}; ` +
-      (restore.ok
-        ? `${restoredText}; health after restore: ${after.summary}`
-        : `restore FAILED (${restore.error}); the host may be partly configured, retrying`);
-    if (restore.ok) {
-      this.recoveryNeeded = false;
-      if (attempt.revision && attempt.specHash)
-        await this.rememberRejected({
-          revision: attempt.revision,
-          specHash: attempt.specHash,
-          assignedAt: attempt.assignedAt,
-          message,
-        });
-      this.hook('after-rejected');
-      await this.deps.checkpoints
-        .clearPending()
-        .catch((err: unknown) => this.log.error({ err }, 'cannot remove pending.json'));
-    } else {
-      this.recoveryNeeded = true; // pending.json stays: a restart also restores first
-    }
-    if (attempt.revision) {
-      this.report({
-        configStatus: 'invalid',
-        revision: attempt.revision,
-        ...(this.applied ? { lastAppliedRevision: this.applied.revision } : {}),
-        reason: args.reason,
-        message,
-        ...(attempt.generation !== undefined ? { observedGeneration: attempt.generation } : {}),
-      });
-    }
-    this.log.error(
+  /** The one ending of every failed or cut-off apply (restore-and-report.ts). */
+  private async restoreAndReport(args: RestoreArgs): Promise<{ restored: boolean; message: string }> {
+    const end = await restoreAndReport(
       {
-        attempted: attempt.revision,
-        reason: args.reason,
-        restored: restore.ok,
-        healthAfterRestore: after.summary,
+        deps: this.deps,
+        applied: this.applied,
+        metrics: this.metrics,
+        log: this.log,
+        clock: this.clock,
+        runHealth: () => this.runHealth(),
+        report: (r) => this.report(r),
+        hook: (p) => this.hook(p),
       },
-      message,
+      args,
     );
-    return { restored: restore.ok, message };
-  }
-
-  /** Puts the last good checkpoint back on the host, or removes everything managed without one. */
-  private restoreHost(cause: 'apply-failed' | 'restarted'): Promise<RestoreResult> {
-    return restoreHost(this.deps.drivers, this.applied, cause, this.metrics, this.log);
-  }
-
-  private async rememberRejected(
-    attempt: Omit<RejectedAttempt, 'at' | 'assignedAt'> & { assignedAt?: string },
-  ): Promise<void> {
-    const record: RejectedAttempt = {
-      revision: attempt.revision,
-      specHash: attempt.specHash,
-      message: attempt.message,
-      at: this.clock.now().toISOString(),
-      ...(attempt.assignedAt ? { assignedAt: attempt.assignedAt } : {}),
-    };
-    this.rejected = record;
-    await this.deps.checkpoints
-      .saveRejected(record)
-      .catch((err: unknown) =>
-        this.log.error({ err }, 'cannot write rejected.json (a restart may retry this revision once)'),
-      );
+    // A failed restore keeps pending.json: the next call (or a restart) restores first.
+    this.recoveryNeeded = !end.restored;
+    if (end.rejected) this.rejected = end.rejected;
+    return end;
   }
 
   private async step<T>(step: PipelineStep, fn: () => Promise<T>): Promise<T> {
@@ -511,41 +369,6 @@ export class Pipeline {
         'first-healthy hook (start-up taint removal) failed; retrying at the next reconcile',
       );
     }
-  }
-
-  /**
-   * Whether the NodeConfig in the API already shows this outcome for this revision. The object, not
-   * memory, decides: a re-created NodeConfig or a wiped status gets the report again. A report still
-   * waiting in the sink counts as shown (it is on its way; re-sending it would only repeat it).
-   */
-  private alreadyReported(desired: DesiredConfig, configStatus: 'provisioned' | 'invalid'): boolean {
-    const revision = desired.spec.revision;
-    const last = this.deps.status.lastReported();
-    if (this.deps.status.busy && last?.configStatus === configStatus && last.revision === revision)
-      return true;
-    const observed = desired.observedStatus;
-    if (!observed || observed.configStatus !== configStatus) return false;
-    if (configStatus === 'provisioned') return observed.lastAppliedRevision === revision;
-    // `invalid` carries no attempted revision; the Invalid condition's observedGeneration ties it to this spec.
-    const invalid = observed.conditions?.find((c) => c.type === 'Invalid' && c.status === 'True');
-    return (
-      invalid !== undefined &&
-      desired.generation !== undefined &&
-      invalid.observedGeneration === desired.generation
-    );
-  }
-
-  /**
-   * Re-sends what this process last said about the same outcome (same status, revision and
-   * generation), so the API keeps the informative message of the apply; otherwise `fallback`.
-   */
-  private reportAgain(desired: DesiredConfig, fallback: StatusReport): void {
-    const last = this.deps.status.lastReported();
-    const same =
-      last?.configStatus === fallback.configStatus &&
-      last.revision === fallback.revision &&
-      last.observedGeneration === desired.generation;
-    this.report(same ? last : fallback);
   }
 
   private report(report: StatusReport): void {
