@@ -5,25 +5,12 @@
  */
 import {
   RETRY_ANNOTATION,
-  type InputObject,
   type Inputs,
   type NetworkConfigRevision,
   type NodeConfig,
   type RolloutPolicy,
-  findCondition,
 } from '@nodenet/api';
-import {
-  Coalescer,
-  EventRecorder,
-  Informer,
-  KubeApiError,
-  isAlreadyExists,
-  isConflict,
-  isNotFound,
-  type Clients,
-  type Node,
-  type ResourceClient,
-} from '@nodenet/kube';
+import { Coalescer, EventRecorder, Informer, KubeApiError, type Clients, type Node } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
 import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './fleet-policy.js';
@@ -37,7 +24,7 @@ import {
   type Plan,
 } from './rollout/index.js';
 import type { Policy } from './policy.js';
-import { buildRevision } from './revisions.js';
+import { RevisionBuilder } from './build-step.js';
 import { NodeSpecCache } from './node-specs.js';
 import { nodeInfoOf } from './node-info.js';
 
@@ -83,7 +70,7 @@ export class Controller {
   /** What this instance observed and when, on its monotonic clock; emptied when it becomes leader. */
   private observations: Observations = new Map();
   private inputsDirty = true;
-  private lastBuildNote = '';
+  private readonly builder: RevisionBuilder;
   private errorBackoffMs = 250;
   private lastPlan: Plan | undefined;
   private synced = false;
@@ -109,6 +96,14 @@ export class Controller {
       instance: opts.identity,
       namespace: opts.eventNamespace ?? 'default',
       onError: (err, ev) => this.log.warn({ err: String(err), reason: ev.reason }, 'could not record event'),
+    });
+    this.builder = new RevisionBuilder({
+      clients: c,
+      informers: this.informers,
+      isLeader: this.isLeader,
+      log: this.log,
+      events: this.events,
+      parallel: (items, fn) => this.parallel(items, fn),
     });
     c.client.onRequest((info) => {
       opts.metrics.apiRequests.inc({ verb: info.verb });
@@ -208,9 +203,11 @@ export class Controller {
     let inputHash: string | undefined;
     if (this.inputsDirty) {
       this.inputsDirty = false;
-      inputHash = await this.buildStep(now);
+      const built = await this.builder.run(now);
+      if (built.dirty) this.inputsDirty = true;
+      inputHash = built.inputHash;
     } else {
-      inputHash = this.lastInputHash;
+      inputHash = this.builder.inputHash;
     }
     if (!this.isLeader()) return;
     const nodes = this.informers.node.list().map(nodeInfoOf);
@@ -245,7 +242,6 @@ export class Controller {
     }
   }
 
-  private lastInputHash: string | undefined;
   /** Per NodeConfig, the resourceVersion whose ignored report was logged (each is logged once). */
   private readonly ignoredLogged = new Map<string, string>();
 
@@ -282,114 +278,6 @@ export class Controller {
       this.log.warn({ err: errText(err) }, 'could not write RolloutPolicy status; will look again');
       return 1;
     }
-  }
-
-  /** Validates the inputs, writes their status and creates a revision when needed. */
-  private async buildStep(now: number): Promise<string | undefined> {
-    const inputs: Inputs = {
-      vrf: this.informers.vrf.list(),
-      layer2: this.informers.layer2.list(),
-      routingTable: this.informers.routingTable.list(),
-    };
-    const result = buildRevision(inputs, this.informers.revision.list(), now);
-    // Blocked inputs (some invalid): the last valid configuration stays in force (invariant 3).
-    this.lastInputHash = result.hash ?? this.lastInputHash;
-    await this.parallel(result.inputStatusUpdates, async (u) => {
-      if (!this.isLeader()) return;
-      const client = this.inputClient(u.object);
-      try {
-        const written = await client.patchStatus(u.object.metadata.name, {
-          metadata: { resourceVersion: u.object.metadata.resourceVersion },
-          status: u.status,
-        });
-        this.inputInformer(u.object).mutated(written as never);
-      } catch (err) {
-        if (isConflict(err) || isNotFound(err)) this.inputsDirty = true;
-        else throw err;
-      }
-      const accepted = findCondition(u.status.conditions, 'Accepted');
-      if (u.newlyRejected) {
-        this.log.warn(
-          { kind: u.object.kind, input: u.object.metadata.name, cause: u.newlyRejected },
-          'input rejected',
-        );
-        await this.events.record(u.object, 'Warning', 'InputRejected', u.newlyRejected);
-      } else if (accepted) {
-        this.log.info(
-          {
-            kind: u.object.kind,
-            input: u.object.metadata.name,
-            accepted: accepted.status,
-            reason: accepted.reason,
-          },
-          'input status updated',
-        );
-      }
-    });
-    const d = result.decision;
-    if (d.action === 'create') {
-      if (!this.isLeader()) return result.hash;
-      try {
-        const created = await this.opts.clients.revision.create(d.revision);
-        this.informers.revision.mutated(created);
-        this.log.info(
-          {
-            revision: created.metadata.name,
-            number: created.spec.number,
-            hash: created.spec.hash,
-            cause: d.reason,
-          },
-          'revision created',
-        );
-        await this.events.record(
-          created,
-          'Normal',
-          'RevisionCreated',
-          `revision ${created.spec.number} created: ${d.reason}`,
-        );
-        if (d.retryOf)
-          await this.events.record(
-            d.retryOf,
-            'Normal',
-            'RetryRequested',
-            `retried as revision ${created.spec.number} (${created.metadata.name}); this revision is kept for inspection`,
-          );
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        this.inputsDirty = true;
-      }
-      this.lastBuildNote = '';
-    } else {
-      const note = `${d.action}: ${d.reason}`;
-      if (note !== this.lastBuildNote) {
-        this.lastBuildNote = note;
-        if (d.action === 'blocked') this.log.warn({ cause: d.reason }, 'no new revision: inputs invalid');
-        else this.log.info({ cause: d.reason }, 'no new revision');
-      }
-    }
-    return this.lastInputHash;
-  }
-
-  private inputClient(o: InputObject): ResourceClient<InputObject> {
-    const c = this.opts.clients;
-    return (
-      o.kind === 'VRFRouteConfiguration'
-        ? c.vrf
-        : o.kind === 'Layer2NetworkConfiguration'
-          ? c.layer2
-          : c.routingTable
-    ) as never;
-  }
-
-  private inputInformer(o: InputObject): Informer<InputObject> {
-    const i = this.informers;
-    return (
-      o.kind === 'VRFRouteConfiguration'
-        ? i.vrf
-        : o.kind === 'Layer2NetworkConfiguration'
-          ? i.layer2
-          : i.routingTable
-    ) as never;
   }
 
   /** Carries out a plan through the executors (execute.ts); returns the number of failed writes. */
