@@ -108,126 +108,10 @@ export function validate(value: unknown, schema: Schema | undefined, path = ''):
     });
   }
 
-  if (typeof value === 'number') {
-    if (schema.minimum !== undefined) {
-      if (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum)
-        errs.push(
-          invalidErr(
-            name,
-            value,
-            `${name} in body should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}`,
-          ),
-        );
-    }
-    if (schema.maximum !== undefined) {
-      if (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum)
-        errs.push(
-          invalidErr(
-            name,
-            value,
-            `${name} in body should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}`,
-          ),
-        );
-    }
-    if (
-      schema.multipleOf !== undefined &&
-      schema.multipleOf > 0 &&
-      !Number.isInteger(value / schema.multipleOf)
-    )
-      errs.push(invalidErr(name, value, `${name} in body should be a multiple of ${schema.multipleOf}`));
-  }
-
-  if (typeof value === 'string') {
-    const len = [...value].length;
-    if (schema.maxLength !== undefined && len > schema.maxLength)
-      errs.push({
-        type: 'FieldValueTooLong',
-        field: name,
-        message: `Too long: may not be more than ${schema.maxLength} bytes`,
-      });
-    if (schema.minLength !== undefined && len < schema.minLength)
-      errs.push(invalidErr(name, value, `${name} in body should be at least ${schema.minLength} chars long`));
-    if (schema.pattern !== undefined && !compilePattern(schema.pattern).test(value))
-      errs.push(invalidErr(name, value, `${name} in body should match '${schema.pattern}'`));
-    if (schema.format && !schema['x-kubernetes-int-or-string']) {
-      const check = FORMATS[schema.format];
-      if (check && !check(value))
-        errs.push(
-          invalidErr(
-            name,
-            value,
-            `${name} in body must be of type ${schema.format}: ${JSON.stringify(value)}`,
-          ),
-        );
-    }
-  }
-
-  if (Array.isArray(value)) {
-    if (schema.maxItems !== undefined && value.length > schema.maxItems)
-      errs.push({
-        type: 'FieldValueTooMany',
-        field: name,
-        message: `Too many: ${value.length}: must have at most ${schema.maxItems} items`,
-      });
-    if (schema.minItems !== undefined && value.length < schema.minItems)
-      errs.push(invalidErr(name, value, `${name} in body should have at least ${schema.minItems} items`));
-    const listType = schema['x-kubernetes-list-type'];
-    if (schema.uniqueItems || listType === 'set') {
-      const seen = new Set<string>();
-      value.forEach((item, i) => {
-        const k = JSON.stringify(item);
-        if (seen.has(k))
-          errs.push({
-            type: 'FieldValueDuplicate',
-            field: `${path}[${i}]`,
-            message: `Duplicate value: ${renderValue(item)}`,
-          });
-        seen.add(k);
-      });
-    } else if (listType === 'map' && schema['x-kubernetes-list-map-keys']) {
-      const keys = schema['x-kubernetes-list-map-keys'];
-      const seen = new Set<string>();
-      value.forEach((item, i) => {
-        if (!isObject(item)) return;
-        const k = JSON.stringify(keys.map((key) => item[key]));
-        if (seen.has(k)) {
-          const shown = Object.fromEntries(keys.map((key) => [key, item[key]]));
-          errs.push({
-            type: 'FieldValueDuplicate',
-            field: `${path}[${i}]`,
-            message: `Duplicate value: ${JSON.stringify(shown)}`,
-          });
-        }
-        seen.add(k);
-      });
-    }
-    if (schema.items) value.forEach((item, i) => errs.push(...validate(item, schema.items, `${path}[${i}]`)));
-  }
-
-  if (isObject(value)) {
-    for (const req of schema.required ?? []) {
-      if (value[req] === undefined)
-        errs.push({ type: 'FieldValueRequired', field: joinPath(path, req), message: 'Required value' });
-    }
-    const count = Object.keys(value).length;
-    if (schema.maxProperties !== undefined && count > schema.maxProperties)
-      errs.push({
-        type: 'FieldValueTooMany',
-        field: name,
-        message: `Too many: ${count}: must have at most ${schema.maxProperties} items`,
-      });
-    if (schema.minProperties !== undefined && count < schema.minProperties)
-      errs.push(
-        invalidErr(name, value, `${name} in body should have at least ${schema.minProperties} properties`),
-      );
-    for (const [key, v] of Object.entries(value)) {
-      const prop = schema.properties?.[key];
-      if (prop) errs.push(...validate(v, prop, joinPath(path, key)));
-      else if (isObject(schema.additionalProperties))
-        errs.push(...validate(v, schema.additionalProperties, joinPath(path, key)));
-    }
-  }
-
+  if (typeof value === 'number') errs.push(...numberErrors(value, schema, name));
+  if (typeof value === 'string') errs.push(...stringErrors(value, schema, name));
+  if (Array.isArray(value)) errs.push(...arrayErrors(value, schema, path, name));
+  if (isObject(value)) errs.push(...objectErrors(value, schema, path, name));
   for (const sub of schema.allOf ?? []) errs.push(...validate(value, sub, path));
   if (schema.anyOf && !schema.anyOf.some((s) => validate(value, s, path).length === 0))
     errs.push(invalidErr(name, value, `${name} in body must validate at least one schema (anyOf)`));
@@ -238,6 +122,135 @@ export function validate(value: unknown, schema: Schema | undefined, path = ''):
   // CEL rules run on a node whose structure is valid (their expressions assume the declared types).
   if (schema['x-kubernetes-validations'] && errs.length === 0)
     errs.push(...validateRules(value, schema['x-kubernetes-validations'], path));
+  return errs;
+}
+
+function numberErrors(value: number, schema: Schema, name: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (schema.minimum !== undefined) {
+    if (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum)
+      errs.push(
+        invalidErr(
+          name,
+          value,
+          `${name} in body should be greater than ${schema.exclusiveMinimum ? '' : 'or equal to '}${schema.minimum}`,
+        ),
+      );
+  }
+  if (schema.maximum !== undefined) {
+    if (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum)
+      errs.push(
+        invalidErr(
+          name,
+          value,
+          `${name} in body should be less than ${schema.exclusiveMaximum ? '' : 'or equal to '}${schema.maximum}`,
+        ),
+      );
+  }
+  if (
+    schema.multipleOf !== undefined &&
+    schema.multipleOf > 0 &&
+    !Number.isInteger(value / schema.multipleOf)
+  )
+    errs.push(invalidErr(name, value, `${name} in body should be a multiple of ${schema.multipleOf}`));
+  return errs;
+}
+
+function stringErrors(value: string, schema: Schema, name: string): FieldError[] {
+  const errs: FieldError[] = [];
+  const len = [...value].length;
+  if (schema.maxLength !== undefined && len > schema.maxLength)
+    errs.push({
+      type: 'FieldValueTooLong',
+      field: name,
+      message: `Too long: may not be more than ${schema.maxLength} bytes`,
+    });
+  if (schema.minLength !== undefined && len < schema.minLength)
+    errs.push(invalidErr(name, value, `${name} in body should be at least ${schema.minLength} chars long`));
+  if (schema.pattern !== undefined && !compilePattern(schema.pattern).test(value))
+    errs.push(invalidErr(name, value, `${name} in body should match '${schema.pattern}'`));
+  if (schema.format && !schema['x-kubernetes-int-or-string']) {
+    const check = FORMATS[schema.format];
+    if (check && !check(value))
+      errs.push(
+        invalidErr(name, value, `${name} in body must be of type ${schema.format}: ${JSON.stringify(value)}`),
+      );
+  }
+  return errs;
+}
+
+function arrayErrors(value: unknown[], schema: Schema, path: string, name: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (schema.maxItems !== undefined && value.length > schema.maxItems)
+    errs.push({
+      type: 'FieldValueTooMany',
+      field: name,
+      message: `Too many: ${value.length}: must have at most ${schema.maxItems} items`,
+    });
+  if (schema.minItems !== undefined && value.length < schema.minItems)
+    errs.push(invalidErr(name, value, `${name} in body should have at least ${schema.minItems} items`));
+  const listType = schema['x-kubernetes-list-type'];
+  if (schema.uniqueItems || listType === 'set') {
+    const seen = new Set<string>();
+    value.forEach((item, i) => {
+      const k = JSON.stringify(item);
+      if (seen.has(k))
+        errs.push({
+          type: 'FieldValueDuplicate',
+          field: `${path}[${i}]`,
+          message: `Duplicate value: ${renderValue(item)}`,
+        });
+      seen.add(k);
+    });
+  } else if (listType === 'map' && schema['x-kubernetes-list-map-keys']) {
+    const keys = schema['x-kubernetes-list-map-keys'];
+    const seen = new Set<string>();
+    value.forEach((item, i) => {
+      if (!isObject(item)) return;
+      const k = JSON.stringify(keys.map((key) => item[key]));
+      if (seen.has(k)) {
+        const shown = Object.fromEntries(keys.map((key) => [key, item[key]]));
+        errs.push({
+          type: 'FieldValueDuplicate',
+          field: `${path}[${i}]`,
+          message: `Duplicate value: ${JSON.stringify(shown)}`,
+        });
+      }
+      seen.add(k);
+    });
+  }
+  if (schema.items) value.forEach((item, i) => errs.push(...validate(item, schema.items, `${path}[${i}]`)));
+  return errs;
+}
+
+function objectErrors(
+  value: Record<string, unknown>,
+  schema: Schema,
+  path: string,
+  name: string,
+): FieldError[] {
+  const errs: FieldError[] = [];
+  for (const req of schema.required ?? []) {
+    if (value[req] === undefined)
+      errs.push({ type: 'FieldValueRequired', field: joinPath(path, req), message: 'Required value' });
+  }
+  const count = Object.keys(value).length;
+  if (schema.maxProperties !== undefined && count > schema.maxProperties)
+    errs.push({
+      type: 'FieldValueTooMany',
+      field: name,
+      message: `Too many: ${count}: must have at most ${schema.maxProperties} items`,
+    });
+  if (schema.minProperties !== undefined && count < schema.minProperties)
+    errs.push(
+      invalidErr(name, value, `${name} in body should have at least ${schema.minProperties} properties`),
+    );
+  for (const [key, v] of Object.entries(value)) {
+    const prop = schema.properties?.[key];
+    if (prop) errs.push(...validate(v, prop, joinPath(path, key)));
+    else if (isObject(schema.additionalProperties))
+      errs.push(...validate(v, schema.additionalProperties, joinPath(path, key)));
+  }
   return errs;
 }
 
