@@ -1,4 +1,10 @@
-export { FrrDriver, rejectedLines, type FrrApplyResult, type FrrDriverOptions } from './driver.js';
+export {
+  FrrDriver,
+  rejectedLines,
+  type FrrApplyResult,
+  type FrrDriverOptions,
+  type FrrSyncResult,
+} from './driver.js';
 export { FrrApplyError, FrrRenderError, FrrTemplateError, type FrrApplyStep } from './errors.js';
 export { resolveInstance, type FrrInstanceOptions, type ResolvedInstance } from './instance.js';
 export { buildModel, type FrrModel, type FrrNodeSettings } from './model.js';
@@ -6,3 +12,7 @@ export { renderFrrConfig } from './render.js';
 export { DENY_ALL_SEQ, prefixListName, routeMapName, SECTION_NAMES, type SectionName } from './sections.js';
 export { sessionStates, type FrrStatus, type SessionRef, type SessionState } from './status.js';
 export { parseTemplate, VALUE_NAMES, type FrrTemplate } from './template.js';
+export { describeDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+export { configFacts, type ConfigFacts } from './facts.js';
+export { vrfPreparation } from './prepare.js';
+export { parseBgpVrfs, parseEvpnVniTypes, parseVrfVni, runtimeMismatches, type RuntimeState } from './verify.js';
