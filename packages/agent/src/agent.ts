@@ -180,7 +180,8 @@ export class AgentLoop {
             'Normal',
             'DriftRepaired',
             `host had drifted from revision ${outcome.revision.slice(0, 10)}: ${outcome.driftOperations} netlink operation(s)` +
-              (outcome.frrChanged ? ', FRR reloaded' : ''),
+              (outcome.frrChanged ? ', FRR reloaded' : '') +
+              (outcome.frrDrift ? ` (FRR differed: ${outcome.frrDrift})` : ''),
           );
         }
         break;

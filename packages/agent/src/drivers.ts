@@ -3,7 +3,7 @@
  * needs (`HostDrivers`), so the pipeline does not depend on either driver's wider API.
  */
 import type { NodeConfigSpec } from '@nodenet/api';
-import type { FrrDriver } from './frr/index.js';
+import { describeDrift, isEmptyDrift, type FrrDriver } from './frr/index.js';
 import { EMPTY_SPEC, type NetlinkDriver } from './netlink/index.js';
 import type { HostDrivers } from './pipeline.js';
 
@@ -18,6 +18,10 @@ export function hostDrivers(netlink: NetlinkDriver, frr: FrrDriver): HostDrivers
       apply: async (spec, options) => ({
         changed: (await frr.applySpec(spec, { force: options?.repair ?? false })).changed,
       }),
+      sync: async (spec) => {
+        const r = await frr.syncSpec(spec);
+        return { changed: r.changed, ...(isEmptyDrift(r.drift) ? {} : { drift: describeDrift(r.drift) }) };
+      },
       removeAll: async () => ({
         changed: (await frr.applySpec({ vrf: [], routingTable: [] }, { force: true })).changed,
       }),

@@ -232,6 +232,7 @@ export class Pipeline {
       revision,
       driftOperations: drift.operations,
       frrChanged: drift.frrChanged,
+      ...(drift.frrDrift ? { frrDrift: drift.frrDrift } : {}),
       ...(drift.error ? { error: drift.error } : {}),
     };
   }

@@ -39,7 +39,13 @@ import { renderFrrConfig } from './render.js';
 import { vrfPreparation } from './prepare.js';
 import { describeDown, sessionStates, type FrrStatus, type SessionRef } from './status.js';
 import { parseTemplate, type FrrTemplate } from './template.js';
-import { parseBgpVrfs, parseEvpnVniTypes, parseVrfVni, runtimeMismatches, type RuntimeState } from './verify.js';
+import {
+  parseBgpVrfs,
+  parseEvpnVniTypes,
+  parseVrfVni,
+  runtimeMismatches,
+  type RuntimeState,
+} from './verify.js';
 
 export interface FrrApplyResult {
   /** The file's content changed (and FRR was reloaded). */
@@ -215,7 +221,10 @@ export class FrrDriver {
 
   /** Create the VRFs the running config lacks, from the top level (see prepare.ts). */
   private async prepare(text: string): Promise<void> {
-    const lines = vrfPreparation(configFacts(text), configFacts(await this.show('show running-config', 'prepare')));
+    const lines = vrfPreparation(
+      configFacts(text),
+      configFacts(await this.show('show running-config', 'prepare')),
+    );
     if (lines.length === 0) return;
     const [vtysh, base] = vtyshArgv(this.instance);
     const r = await run(

@@ -15,4 +15,10 @@ export { parseTemplate, VALUE_NAMES, type FrrTemplate } from './template.js';
 export { describeDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
 export { configFacts, type ConfigFacts } from './facts.js';
 export { vrfPreparation } from './prepare.js';
-export { parseBgpVrfs, parseEvpnVniTypes, parseVrfVni, runtimeMismatches, type RuntimeState } from './verify.js';
+export {
+  parseBgpVrfs,
+  parseEvpnVniTypes,
+  parseVrfVni,
+  runtimeMismatches,
+  type RuntimeState,
+} from './verify.js';

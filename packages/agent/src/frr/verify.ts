@@ -71,16 +71,20 @@ export function runtimeMismatches(expected: ConfigFacts, state: RuntimeState): s
     if (vni === undefined) continue;
     const running = state.running.vrfs.get(vrf);
     if (running !== vni) {
-      out.push(`VRF ${vrf} runs ${running === undefined ? 'without a VNI' : `VNI ${running}`}, not VNI ${vni}`);
+      out.push(
+        `VRF ${vrf} runs ${running === undefined ? 'without a VNI' : `VNI ${running}`}, not VNI ${vni}`,
+      );
       continue;
     }
     const l3 = state.l3Vnis.get(vrf);
     if (l3 !== vni) out.push(`VNI ${vni} of VRF ${vrf} is not shown as its L3 VNI (show vrf vni)`);
     const type = state.vniTypes.get(vni);
-    if (type !== undefined && type !== 'L3') out.push(`VNI ${vni} of VRF ${vrf} is typed ${type} by zebra, not L3`);
+    if (type !== undefined && type !== 'L3')
+      out.push(`VNI ${vni} of VRF ${vrf} is typed ${type} by zebra, not L3`);
   }
   for (const name of sorted(expected.bgpInstances)) {
-    if (!state.bgpInstances.has(name)) out.push(`BGP instance ${name === 'default' ? '(default VRF)' : `vrf ${name}`} does not exist`);
+    if (!state.bgpInstances.has(name))
+      out.push(`BGP instance ${name === 'default' ? '(default VRF)' : `vrf ${name}`} does not exist`);
   }
   const maps = new Set([...expected.routeMapsDefined, ...expected.routeMapsReferenced]);
   for (const name of sorted(maps)) {
@@ -91,7 +95,8 @@ export function runtimeMismatches(expected: ConfigFacts, state: RuntimeState): s
     const [family, name] = key.split(' ') as [string, string];
     const found =
       family === 'any'
-        ? state.running.prefixListsDefined.has(`ip ${name}`) || state.running.prefixListsDefined.has(`ipv6 ${name}`)
+        ? state.running.prefixListsDefined.has(`ip ${name}`) ||
+          state.running.prefixListsDefined.has(`ipv6 ${name}`)
         : state.running.prefixListsDefined.has(key);
     if (!found) out.push(`${family === 'any' ? '' : `${family} `}prefix-list ${name} is not defined in FRR`);
   }
