@@ -24,7 +24,7 @@
 import type { NodeConfigSpec } from '@nodenet/api';
 import { FrrApplyError } from './errors.js';
 import { frrMessage, run, type RunResult } from './exec.js';
-import { describeDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+import { isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
 import { configFacts } from './facts.js';
 import { readIfExists, withScratchFile, writeAtomic } from './files.js';
 import {
