@@ -15,6 +15,7 @@ import {
   parseVrfVni,
   renderFrrConfig,
   runtimeMismatches,
+  staleBgpInstances,
   vrfPreparation,
   type RuntimeState,
 } from '../src/frr/index.js';
@@ -31,7 +32,7 @@ function stateOf(text: string): RuntimeState {
     running: f,
     l3Vnis,
     vniTypes: new Map([...l3Vnis.values()].map((v) => [v, 'L3'])),
-    bgpInstances: f.bgpInstances,
+    bgpInstances: new Set(f.bgpInstances.keys()),
   };
 }
 
@@ -69,7 +70,10 @@ exit
       ['vr.red', 2001],
       ['vr.blue', undefined],
     ]);
-    expect([...f.bgpInstances]).toEqual(['default', 'vr.red']);
+    expect([...f.bgpInstances]).toEqual([
+      ['default', 'router bgp 65000'],
+      ['vr.red', 'router bgp 65000 vrf vr.red'],
+    ]);
     expect([...f.routeMapsDefined]).toEqual(['rm_a']);
     expect([...f.routeMapsReferenced].sort()).toEqual(['rm_adv', 'rm_in']);
     expect([...f.prefixListsDefined]).toEqual(['ip pl_a', 'ipv6 pl_b']);
@@ -122,7 +126,7 @@ describe('runtime check', () => {
     const [vrf, vni] = [...expected.vrfs][0]! as [string, number];
     const map = [...expected.routeMapsDefined][0]!;
     const list = [...expected.prefixListsDefined][0]!;
-    const instance = [...expected.bgpInstances].at(-1)!;
+    const instance = [...expected.bgpInstances.keys()].at(-1)!;
     const state = stateOf(rendered);
     state.running.vrfs.delete(vrf);
     state.bgpInstances = new Set([...state.bgpInstances].filter((b) => b !== instance));
@@ -154,6 +158,18 @@ describe('runtime check', () => {
     expect(runtimeMismatches(expected, other)).toEqual([`VRF ${vrf} runs VNI ${vni + 1}, not VNI ${vni}`]);
   });
 
+  it('names a BGP instance FRR still runs that the config removed, and says which to delete', () => {
+    const expected = configFacts(rendered);
+    const state = stateOf(rendered);
+    state.bgpInstances.add('taas.42');
+    expect(runtimeMismatches(expected, state)).toEqual([
+      'BGP instance vrf taas.42 runs, the config has none',
+    ]);
+    const running = configFacts(`${rendered}router bgp ${settings.asn} vrf taas.42\nexit\n`);
+    expect(staleBgpInstances(expected, running)).toEqual([`no router bgp ${settings.asn} vrf taas.42`]);
+    expect(staleBgpInstances(expected, expected)).toEqual([]);
+  });
+
   it('requires a route-map the config names but does not define', () => {
     const text = 'router bgp 1\n neighbor x route-map rm_missing in\nexit\n';
     expect(runtimeMismatches(configFacts(text), stateOf(text))).toEqual([
@@ -183,6 +199,13 @@ describe('frr-reload.py --test output', () => {
   it('is empty when FRR runs the file', () => {
     expect(isEmptyDrift(parseReloadTest(''))).toBe(true);
     expect(isEmptyDrift(parseReloadTest('\n'))).toBe(true);
+  });
+
+  it('leaves out what no reload can change: the host name FRR shows, an empty line vty', () => {
+    const d = parseReloadTest(
+      '\nLines To Delete\n===============\nno hostname vm\n\nLines To Add\n============\nhostname node-1\nline vty\n',
+    );
+    expect(isEmptyDrift(d)).toBe(true);
   });
 
   it('lists commands to delete and to add, a command in a context as one item', () => {

@@ -11,6 +11,13 @@ export interface ConfigDrift {
   toAdd: string[];
 }
 
+/**
+ * Differences a reload can never remove, so they are not drift: FRR 8.4 shows the kernel's host name
+ * in its running config whatever `hostname` the file sets, and leaves an empty `line vty` block out.
+ * Counting them would reload FRR at every resync.
+ */
+const UNREPAIRABLE = [/^(no )?hostname \S+$/, /^(no )?line vty$/];
+
 const HEADERS: Record<string, keyof ConfigDrift> = { 'Lines To Delete': 'toDelete', 'Lines To Add': 'toAdd' };
 
 /**
@@ -38,7 +45,8 @@ export function parseReloadTest(output: string): ConfigDrift {
     current.push(line.trim());
   }
   flush();
-  return drift;
+  const repairable = (c: string): boolean => !UNREPAIRABLE.some((re) => re.test(c));
+  return { toDelete: drift.toDelete.filter(repairable), toAdd: drift.toAdd.filter(repairable) };
 }
 
 export const isEmptyDrift = (d: ConfigDrift): boolean => d.toAdd.length === 0 && d.toDelete.length === 0;

@@ -36,7 +36,7 @@ import {
 } from './instance.js';
 import type { FrrNodeSettings } from './model.js';
 import { renderFrrConfig } from './render.js';
-import { vrfPreparation } from './prepare.js';
+import { staleBgpInstances, vrfPreparation } from './prepare.js';
 import { describeDown, sessionStates, type FrrStatus, type SessionRef } from './status.js';
 import { parseTemplate, type FrrTemplate } from './template.js';
 import {
@@ -212,7 +212,7 @@ export class FrrDriver {
     return next;
   }
 
-  private async show(command: string, step: 'prepare' | 'verify'): Promise<string> {
+  private async show(command: string, step: 'prepare' | 'reload' | 'verify'): Promise<string> {
     const [vtysh, base] = vtyshArgv(this.instance);
     const r = await run(vtysh, [...base, '-c', command], this.instance.timeoutMs);
     if (r.code !== 0) throw new FrrApplyError(step, `${command}: ${cleanMessage(r)}`);
@@ -221,10 +221,18 @@ export class FrrDriver {
 
   /** Create the VRFs the running config lacks, from the top level (see prepare.ts). */
   private async prepare(text: string): Promise<void> {
-    const lines = vrfPreparation(
-      configFacts(text),
-      configFacts(await this.show('show running-config', 'prepare')),
-    );
+    const running = configFacts(await this.show('show running-config', 'prepare'));
+    await this.configure(vrfPreparation(configFacts(text), running), 'prepare');
+  }
+
+  /** After the reload: delete the BGP VRF instances frr-reload.py could not (see prepare.ts). */
+  private async finish(text: string): Promise<void> {
+    const running = configFacts(await this.show('show running-config', 'reload'));
+    await this.configure(staleBgpInstances(configFacts(text), running), 'reload');
+  }
+
+  /** Run `lines` in one vtysh, from the top level of the configuration. */
+  private async configure(lines: string[], step: 'prepare' | 'reload'): Promise<void> {
     if (lines.length === 0) return;
     const [vtysh, base] = vtyshArgv(this.instance);
     const r = await run(
@@ -232,7 +240,7 @@ export class FrrDriver {
       [...base, ...['configure terminal', ...lines].flatMap((l) => ['-c', l])],
       this.instance.timeoutMs,
     );
-    if (failed(r)) throw new FrrApplyError('prepare', cleanMessage(r));
+    if (failed(r)) throw new FrrApplyError(step, cleanMessage(r));
   }
 
   private async runtimeState(): Promise<RuntimeState> {
@@ -276,7 +284,14 @@ export class FrrDriver {
     } catch (e) {
       return { code: null, stdout: '', stderr: '', error: (e as Error).message };
     }
-    return this.reload();
+    const r = await this.reload();
+    if (failed(r)) return r;
+    try {
+      await this.finish(text);
+    } catch (e) {
+      return { code: null, stdout: '', stderr: '', error: (e as Error).message };
+    }
+    return r;
   }
 
   private reload(): Promise<RunResult> {
@@ -301,6 +316,7 @@ export class FrrDriver {
       await this.prepare(text);
       const r = await this.reload();
       if (failed(r)) throw new FrrApplyError('reload', cleanMessage(r));
+      await this.finish(text);
       const verifyStarted = performance.now();
       await this.verify(text);
       const end = performance.now();

@@ -10,8 +10,8 @@ export type IpFamily = 'ip' | 'ipv6';
 export interface ConfigFacts {
   /** VRF device → its `vni` line (undefined: a `vrf` block without one). */
   vrfs: Map<string, number | undefined>;
-  /** BGP instances by VRF: `default` for `router bgp ASN`, the VRF name for `router bgp ASN vrf X`. */
-  bgpInstances: Set<string>;
+  /** BGP instances by VRF (`default` for `router bgp ASN`, the VRF name for `router bgp ASN vrf X`) → that line. */
+  bgpInstances: Map<string, string>;
   routeMapsDefined: Set<string>;
   /** Route-maps named anywhere else (neighbor policy, `advertise … route-map`, `redistribute … route-map`, …). */
   routeMapsReferenced: Set<string>;
@@ -33,7 +33,7 @@ const PREFIX_LIST_REF = /\bprefix-list (\S+)/;
 export function configFacts(text: string): ConfigFacts {
   const facts: ConfigFacts = {
     vrfs: new Map(),
-    bgpInstances: new Set(),
+    bgpInstances: new Map(),
     routeMapsDefined: new Set(),
     routeMapsReferenced: new Set(),
     prefixListsDefined: new Set(),
@@ -52,7 +52,7 @@ export function configFacts(text: string): ConfigFacts {
     } else if (vrf !== undefined && (m = VNI.exec(line))) {
       facts.vrfs.set(vrf, Number(m[1]));
     } else if (topLevel && (m = ROUTER_BGP.exec(line))) {
-      facts.bgpInstances.add(m[1] ?? 'default');
+      facts.bgpInstances.set(m[1] ?? 'default', line);
     } else if (topLevel && (m = ROUTE_MAP_DEF.exec(line))) {
       facts.routeMapsDefined.add(m[1]!);
     } else if (topLevel && (m = PREFIX_LIST_DEF.exec(line))) {

@@ -14,7 +14,7 @@ export { sessionStates, type FrrStatus, type SessionRef, type SessionState } fro
 export { parseTemplate, VALUE_NAMES, type FrrTemplate } from './template.js';
 export { describeDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
 export { configFacts, type ConfigFacts } from './facts.js';
-export { vrfPreparation } from './prepare.js';
+export { staleBgpInstances, vrfPreparation } from './prepare.js';
 export {
   parseBgpVrfs,
   parseEvpnVniTypes,

@@ -29,3 +29,15 @@ export function vrfPreparation(expected: ConfigFacts, running: ConfigFacts): str
   }
   return out;
 }
+
+/**
+ * `no router bgp ASN vrf X` for the VRF instances FRR still runs and `expected` no longer has. Run
+ * after the reload: frr-reload.py deletes such an instance before it removes the default instance's
+ * `import vrf X`, and bgpd keeps an instance another one still imports, so a removed routing table's
+ * instance would otherwise stay.
+ */
+export function staleBgpInstances(expected: ConfigFacts, running: ConfigFacts): string[] {
+  return [...running.bgpInstances]
+    .filter(([name]) => name !== 'default' && !expected.bgpInstances.has(name))
+    .map(([, line]) => `no ${line}`);
+}

@@ -3,7 +3,7 @@
  * in the wrong context (see prepare.ts) can leave FRR running something else than the file, so the
  * apply is judged on FRR's runtime state instead: each VRF of the file exists with its VNI as an L3
  * VNI (`show vrf vni json`, and not typed L2 by `show evpn vni json`), each BGP instance exists
- * (`show bgp vrfs json`), and every route-map and prefix-list the file defines or names is defined in
+ * (`show bgp vrfs json`) and no other, and every route-map and prefix-list the file defines or names is defined in
  * the running config. Pure: parsing of FRR's JSON and the comparison; the driver runs the queries.
  */
 import type { ConfigFacts } from './facts.js';
@@ -82,9 +82,16 @@ export function runtimeMismatches(expected: ConfigFacts, state: RuntimeState): s
     if (type !== undefined && type !== 'L3')
       out.push(`VNI ${vni} of VRF ${vrf} is typed ${type} by zebra, not L3`);
   }
-  for (const name of sorted(expected.bgpInstances)) {
+  for (const name of sorted(expected.bgpInstances.keys())) {
     if (!state.bgpInstances.has(name))
       out.push(`BGP instance ${name === 'default' ? '(default VRF)' : `vrf ${name}`} does not exist`);
+  }
+  for (const name of sorted(state.bgpInstances)) {
+    if (!expected.bgpInstances.has(name)) {
+      out.push(
+        `BGP instance ${name === 'default' ? '(default VRF)' : `vrf ${name}`} runs, the config has none`,
+      );
+    }
   }
   const maps = new Set([...expected.routeMapsDefined, ...expected.routeMapsReferenced]);
   for (const name of sorted(maps)) {
