@@ -31,6 +31,7 @@ export async function repairDrift(
     const { operations } = await drivers.netlink.apply(target);
     // Judged on FRR's running config, not on the file: a hand-made vtysh change is found too.
     const { changed, drift } = await drivers.frr.sync(target);
+    if (changed) metrics.frrDriftRepairs.inc();
     if (operations > 0 || changed) {
       metrics.driftRepairs.inc();
       log.warn(
