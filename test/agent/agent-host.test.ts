@@ -134,7 +134,8 @@ describePrivileged(
       });
       const log = await agent.waitForLog(
         (l) =>
-          l.msg === 'host had drifted from the applied config; repaired' && typeof l.frrDrift === 'string',
+          l.msg === 'host had drifted from the applied config; repaired' &&
+          String(l.frrDrift).includes('nn_hand'),
       );
       expect(log.frrDrift).toContain('ip prefix-list nn_hand seq 5 permit 10.99.0.0/16');
       // Events are recorded in the background: poll the API for it.

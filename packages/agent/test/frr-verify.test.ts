@@ -201,9 +201,10 @@ describe('frr-reload.py --test output', () => {
     expect(isEmptyDrift(parseReloadTest('\n'))).toBe(true);
   });
 
-  it('leaves out what no reload can change: the host name FRR shows, an empty line vty', () => {
+  it('leaves out what no reload can change: the host name FRR shows, empty blocks', () => {
     const d = parseReloadTest(
-      '\nLines To Delete\n===============\nno hostname vm\n\nLines To Add\n============\nhostname node-1\nline vty\n',
+      '\nLines To Delete\n===============\nno hostname vm\n\nLines To Add\n============\nhostname node-1\nline vty\n' +
+        'router bgp 65001\n address-family ipv4 unicast\n',
     );
     expect(isEmptyDrift(d)).toBe(true);
   });

@@ -13,10 +13,11 @@ export interface ConfigDrift {
 
 /**
  * Differences a reload can never remove, so they are not drift: FRR 8.4 shows the kernel's host name
- * in its running config whatever `hostname` the file sets, and leaves an empty `line vty` block out.
- * Counting them would reload FRR at every resync.
+ * in its running config whatever `hostname` the file sets, and leaves empty blocks out (`line vty`,
+ * an `address-family` with nothing in it, as a template's has when no VRF fills it). Counting them
+ * would reload FRR at every resync.
  */
-const UNREPAIRABLE = [/^(no )?hostname \S+$/, /^(no )?line vty$/];
+const UNREPAIRABLE = [/^(no )?hostname \S+$/, /^(no )?line vty$/, /(^| \/ )address-family [^/]+$/];
 
 const HEADERS: Record<string, keyof ConfigDrift> = { 'Lines To Delete': 'toDelete', 'Lines To Add': 'toAdd' };
 
