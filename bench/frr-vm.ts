@@ -86,7 +86,9 @@ node /tmp/bench.mjs
 
 const r = await runInVm({ script, cwd: repo, timeoutMs: 2_400_000, memoryMiB: 2048 });
 const results = r.output.split('\n').filter((l) => l.startsWith('@@ '));
-console.log(`# FRR apply in the VM (Debian kernel, QEMU TCG; boot + run ${Math.round(r.durationMs / 1000)} s)`);
+console.log(
+  `# FRR apply in the VM (Debian kernel, QEMU TCG; boot + run ${Math.round(r.durationMs / 1000)} s)`,
+);
 for (const l of results) console.log(l.slice(3));
 if (r.exitCode !== 0 || results.some((l) => l.startsWith('@@ FAILED'))) {
   console.error(r.output.slice(-4000), r.timedOut ? '(timed out)' : '');
