@@ -69,9 +69,15 @@ if (missing.length === 0) {
       const t0 = performance.now();
       const same = await d.applySpec(changed);
       const sameMs = performance.now() - t0;
+      const t1 = performance.now();
+      const sync = await d.syncSpec(changed);
+      const syncMs = performance.now() - t1;
       console.log(
-        `vrfs=${v} entries/vrf=${e} items/list=${n}: apply from previous ${first.durationMs.toFixed(0)} ms, ` +
-          `one-line change ${small.durationMs.toFixed(0)} ms, unchanged ${sameMs.toFixed(2)} ms (changed=${same.changed})`,
+        `vrfs=${v} entries/vrf=${e} items/list=${n}: apply from previous ${first.durationMs.toFixed(0)} ms ` +
+          `(of which post-reload check ${first.verifyMs?.toFixed(0)} ms), ` +
+          `one-line change ${small.durationMs.toFixed(0)} ms (check ${small.verifyMs?.toFixed(0)} ms), ` +
+          `unchanged ${sameMs.toFixed(2)} ms (changed=${same.changed}), ` +
+          `drift check ${syncMs.toFixed(0)} ms (changed=${sync.changed})`,
       );
     }
   } finally {
