@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FrrDriver } from '@nodenet/agent';
 import { describePrivileged } from '../support/privileged.js';
 import { goldenCases, settings } from '../../packages/agent/test/frr-fixtures.js';
+import * as bench from '../../bench/frr-fixture.js';
 import { eventually, FRR_PREREQUISITES, startFrr, type FrrNetnsInstance } from './support/frr-netns.js';
 
 const ns = `nnfg${process.pid % 100000}`;
@@ -83,4 +84,29 @@ describePrivileged('FRR: golden configs reload to exactly what FRR shows', FRR_P
       expect([...running.keys()].filter((k) => ours.test(k) && !rendered.has(k))).toEqual([]);
     }, 120_000);
   }
+
+  it('adds VRFs to a running config: the new vrf blocks are not read inside router bgp (the 10 → 50 VRF failure)', async () => {
+    // The benchmark's config, one VRF then three: frr-reload.py alone sent ` vni 1001` to the top
+    // level (the default VRF's L3 VNI) and then failed on "VNI 1001 is already configured as L3-VNI".
+    // No `hostname` line (like deploy/agent/frr.conf.tpl): FRR never shows the configured host name,
+    // so frr-reload.py re-sends it at the top level, which hid the misplaced `vrf` block.
+    const d = new FrrDriver({
+      template: bench.template.replace(/^hostname .*\n/m, ''),
+      settings: bench.settings,
+      confdir: frr.confdir,
+      pathspace: frr.name,
+      rundir: frr.rundir,
+    });
+    await d.applySpec(bench.spec(1, 1, 2));
+    const r = await d.applySpec(bench.spec(3, 1, 2));
+    expect(r.changed).toBe(true);
+    const vnis = JSON.parse(frr.vtysh('show vrf vni json')) as { vrfs: { vrf: string; vni: number }[] };
+    expect(vnis.vrfs.map((v) => [v.vrf, v.vni])).toEqual([
+      ['vr.v0', 1000],
+      ['vr.v1', 1001],
+      ['vr.v2', 1002],
+    ]);
+    expect((await d.runningConfig()).split('\n').filter((l) => /^vni /.test(l))).toEqual([]);
+    expect(await d.drift()).toEqual({ toAdd: [], toDelete: [] });
+  }, 180_000);
 });

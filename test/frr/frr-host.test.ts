@@ -327,7 +327,7 @@ describePrivileged('FRR driver on real FRR in network namespaces', FRR_PREREQUIS
     expect(await driver.runningConfig()).toContain('pl_hv_export_20');
   }, 90_000);
 
-  it('adds a VRF to a running config (new vrf blocks are not misread inside router bgp)', async () => {
+  it('adds a VRF to a running config and removes it again, leaving nothing behind', async () => {
     const spec3 = {
       vrf: [
         ...spec2.vrf,
@@ -341,7 +341,8 @@ describePrivileged('FRR driver on real FRR in network namespaces', FRR_PREREQUIS
       ['vr.hv', 100],
       ['vr.hw', 200],
     ]);
-    // frr-reload.py alone sent ` vni 200` to the top level (the default VRF's L3 VNI).
+    // The VNI belongs to the VRF, not to the default VRF (frr-golden-reload.test.ts has the case
+    // that sent it there before the VRFs were prepared).
     expect((await driver.runningConfig()).split('\n')).not.toContain('vni 200');
     expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
     await driver.applySpec(spec2);
