@@ -10,6 +10,8 @@
  * configured as L3-VNI"), so frr-reload.py fails; the `route-map … does not exist` lines printed on
  * the way are warnings from the same ordering (neighbor lines before the new route-maps). Any change
  * that adds a VRF to a running config hits it (10 → 50 VRFs did); a reload from an empty FRR does not.
+ * A template with a `hostname` line hides it by luck: FRR never shows the configured host name, so
+ * frr-reload.py re-sends that line, from the top level, just before the new `vrf` blocks.
  *
  * Creating the missing `vrf` contexts first (one vtysh run, from the top level) leaves frr-reload.py
  * no new `vrf` context to place. Pure: which commands; the driver runs them.
