@@ -101,7 +101,15 @@ export class BgpNodeEnv extends NodeEnv {
    * server at all. Returns that route.
    */
   async bootstrapUplink(): Promise<NonNullable<ReturnType<BgpNodeEnv['apiRoute']>>> {
-    this.frr.vtysh('configure terminal', 'router bgp 65001', 'bgp router-id 10.98.255.1', ...UPLINK);
+    // Typed in by hand, this runs under the daemons' own (traditional) defaults, where eBGP needs a
+    // policy unless told otherwise; the template's `frr defaults datacenter` makes that the default.
+    this.frr.vtysh(
+      'configure terminal',
+      'router bgp 65001',
+      'bgp router-id 10.98.255.1',
+      'no bgp ebgp-requires-policy',
+      ...UPLINK,
+    );
     const deadline = Date.now() + 60_000;
     for (;;) {
       const route = this.apiRoute();
