@@ -6,46 +6,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import type { PrefixItem, VrfEntry } from '@nodenet/api';
 import { FrrDriver, renderFrrConfig } from '@nodenet/agent';
 import { existsSync } from 'node:fs';
 import { FRR_PREREQUISITES, startFrr } from '../test/frr/support/frr-netns.js';
-import { testTemplate } from '../test/support/frr-template.js';
-
-const template = testTemplate({ hostname: 'nn-bench' });
-const settings = { asn: 65000, routerId: '10.0.0.1', vrfRouterId: '10.0.1.1' };
-
-function spec(
-  vrfs: number,
-  entriesPerVrf: number,
-  itemsPerList: number,
-): { vrf: VrfEntry[]; routingTable: [] } {
-  const vrf: VrfEntry[] = [];
-  for (let v = 0; v < vrfs; v++) {
-    for (let e = 0; e < entriesPerVrf; e++) {
-      const items = (dir: number): PrefixItem[] =>
-        Array.from({ length: itemsPerList }, (_, i) => ({
-          cidr: i % 2 ? `fd00:${v}:${e}:${i}::/64` : `10.${v % 250}.${(e * 16 + i) % 250}.0/24`,
-          seq: i + 1,
-          action: i % 5 === 4 ? 'deny' : 'permit',
-          ...(dir ? { le: i % 2 ? 128 : 32 } : {}),
-        }));
-      vrf.push({
-        name: `v${v}-${e}`,
-        vrf: `v${v}`,
-        vni: 1000 + v,
-        routeTarget: `65000:${1000 + v}`,
-        import: items(0),
-        export: items(1),
-        aggregate: [`10.${v % 250}.0.0/16`],
-        seq: (e + 1) * 10,
-        mtu: 9000,
-        community: `65000:${e}`,
-      });
-    }
-  }
-  return { vrf, routingTable: [] };
-}
+import { settings, spec, template } from './frr-fixture.js';
 
 function time(fn: () => void, runs: number): number {
   fn();
@@ -105,9 +69,15 @@ if (missing.length === 0) {
       const t0 = performance.now();
       const same = await d.applySpec(changed);
       const sameMs = performance.now() - t0;
+      const t1 = performance.now();
+      const sync = await d.syncSpec(changed);
+      const syncMs = performance.now() - t1;
       console.log(
-        `vrfs=${v} entries/vrf=${e} items/list=${n}: apply from previous ${first.durationMs.toFixed(0)} ms, ` +
-          `one-line change ${small.durationMs.toFixed(0)} ms, unchanged ${sameMs.toFixed(2)} ms (changed=${same.changed})`,
+        `vrfs=${v} entries/vrf=${e} items/list=${n}: apply from previous ${first.durationMs.toFixed(0)} ms ` +
+          `(of which post-reload check ${first.verifyMs?.toFixed(0)} ms), ` +
+          `one-line change ${small.durationMs.toFixed(0)} ms (check ${small.verifyMs?.toFixed(0)} ms), ` +
+          `unchanged ${sameMs.toFixed(2)} ms (changed=${same.changed}), ` +
+          `drift check ${syncMs.toFixed(0)} ms (changed=${sync.changed})`,
       );
     }
   } finally {

@@ -141,6 +141,48 @@ describePrivileged(
       expect(await report()).toEqual(before);
     });
 
+    it('repairs a change made by hand in vtysh at the next resync, with an Event and a metric', async () => {
+      const before = (await cluster.clients.nodeConfig.get('node-1')).metadata.resourceVersion;
+      expect(h.frr.vtysh('show running-config')).toContain('no bgp network import-check');
+      h.frr.vtysh('configure terminal', 'ip prefix-list nn_hand seq 5 permit 10.99.0.0/16');
+      h.frr.vtysh('configure terminal', 'router bgp 65001', 'bgp network import-check');
+      await waitUntil('the hand-made FRR change undone', () => {
+        const running = h.frr.vtysh('show running-config');
+        return !running.includes('nn_hand') && running.includes('no bgp network import-check');
+      });
+      const log = await agent.waitForLog(
+        (l) =>
+          l.msg === 'host had drifted from the applied config; repaired' &&
+          String(l.frrDrift).includes('nn_hand'),
+      );
+      expect(log.frrDrift).toContain('ip prefix-list nn_hand seq 5 permit 10.99.0.0/16');
+      // Events are recorded in the background: poll the API for it.
+      const repairedMessages = async (): Promise<string> => {
+        const events = (await cluster.clients.event.list({ namespace: 'default' })).items as unknown as {
+          involvedObject: { name?: string };
+          reason: string;
+          message: string;
+        }[];
+        return events
+          .filter((e) => e.involvedObject.name === 'node-1' && e.reason === 'DriftRepaired')
+          .map((e) => e.message)
+          .join('\n');
+      };
+      const deadline = Date.now() + 20_000;
+      while (!(await repairedMessages()).includes('nn_hand') && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(await repairedMessages()).toContain('nn_hand');
+      const metrics = execFileSync(
+        'ip',
+        ['netns', 'exec', h.nodeNs, 'curl', '-s', 'http://127.0.0.1:9462/metrics'],
+        { encoding: 'utf8' },
+      );
+      expect(metrics).toMatch(/^nodenet_agent_frr_drift_repairs_total [1-9]/m);
+      // A repair is no new config: the status is not rewritten.
+      expect((await cluster.clients.nodeConfig.get('node-1')).metadata.resourceVersion).toBe(before);
+    });
+
     it('a config that breaks a health check is restored and reported invalid naming the check', async () => {
       await assign('node-1', BAD);
       const status = await waitForStatus('invalid', (s) => s.configStatus === 'invalid');

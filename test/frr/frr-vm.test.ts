@@ -122,7 +122,7 @@ v() { vtysh --config_dir /tmp/frr -N vm "$@"; }
 conv() { v -c 'show bgp ipv4 unicast json' -c 'show bgp l2vpn evpn route type prefix' > /tmp/conv; grep -q '"10.60.1.0/24"' /tmp/conv && grep -q '\\[10.60.1.0\\]' /tmp/conv; }
 i=0; until conv; do i=$((i+1)); [ $i -lt 45 ] || break; sleep 2; done
 sleep 2
-for c in 'show bgp vrf all summary json' 'show bgp vrf vr.hv ipv4 unicast json' 'show bgp vrf vr.hv ipv6 unicast json' 'show bgp ipv4 unicast json' 'show bgp ipv6 unicast json' 'show bgp l2vpn evpn route type prefix json' 'show vrf vni json'; do
+for c in 'show bgp vrf all summary json' 'show bgp vrf vr.hv ipv4 unicast json' 'show bgp vrf vr.hv ipv6 unicast json' 'show bgp ipv4 unicast json' 'show bgp ipv6 unicast json' 'show bgp l2vpn evpn route type prefix json' 'show vrf vni json' 'show evpn vni json'; do
   echo "@@@ $c"; v -c "$c"
 done
 echo '@@@ end'
@@ -201,6 +201,12 @@ describePrivileged('FRR rendered config on a real kernel with VRFs (VM)', vmPrer
     expect(vni.vrfs, s['show vrf vni json']).toEqual([
       expect.objectContaining({ vrf: 'vr.hv', vni: 100, state: 'Up' }),
     ]);
+    // zebra took it as the VRF's L3 VNI, not as an L2 one (the driver's post-reload check requires it).
+    const evpnVnis = JSON.parse(s['show evpn vni json']!) as Record<
+      string,
+      { type?: string; tenantVrf?: string }
+    >;
+    expect(evpnVnis['100'], s['show evpn vni json']).toMatchObject({ type: 'L3', tenantVrf: 'vr.hv' });
     const evpn = s['show bgp l2vpn evpn route type prefix json']!;
     expect(evpn, r.output).toContain('[5]:[0]:[24]:[10.60.1.0]');
     expect(evpn).toContain('[5]:[0]:[16]:[10.60.0.0]');

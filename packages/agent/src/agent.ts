@@ -183,7 +183,8 @@ export class AgentLoop {
             'Normal',
             'DriftRepaired',
             `host had drifted from revision ${shortHash(outcome.revision)}: ${outcome.driftOperations} netlink operation(s)` +
-              (outcome.frrChanged ? ', FRR reloaded' : ''),
+              (outcome.frrChanged ? ', FRR reloaded' : '') +
+              (outcome.frrDrift ? ` (FRR differed: ${outcome.frrDrift})` : ''),
           );
         }
         break;

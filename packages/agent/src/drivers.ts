@@ -6,7 +6,7 @@
  * apply held down are brought up after FRR's reload, once FRR shows their VNIs as L3 (l3vni-order.ts).
  */
 import type { NodeConfigSpec } from '@nodenet/api';
-import type { FrrDriver } from './frr/index.js';
+import { describeDrift, isEmptyDrift, type FrrDriver } from './frr/index.js';
 import { queryL3Vnis } from './frr/vni.js';
 import { bringUpL3Vnis, DEFAULT_L3VNI_ORDER, type L3VniOrderSettings } from './l3vni-order.js';
 import { EMPTY_SPEC, type L3VniGate, type NetlinkDriver } from './netlink/index.js';
@@ -47,6 +47,12 @@ export function hostDrivers(
         const { changed } = await frr.applySpec(spec, { force: options?.repair ?? false });
         await afterReload();
         return { changed };
+      },
+      // Drift repair: judged on FRR's running config; held L3 VNI devices come up afterwards too.
+      sync: async (spec) => {
+        const r = await frr.syncSpec(spec);
+        await afterReload();
+        return { changed: r.changed, ...(isEmptyDrift(r.drift) ? {} : { drift: describeDrift(r.drift) }) };
       },
       removeAll: async () => ({
         changed: (await frr.applySpec({ vrf: [], routingTable: [] }, { force: true })).changed,

@@ -11,6 +11,7 @@ import type { HostDrivers, Logger } from './pipeline-contract.js';
 export interface DriftResult {
   operations: number;
   frrChanged: boolean;
+  frrDrift?: string;
   error?: string;
 }
 
@@ -28,17 +29,19 @@ export async function repairDrift(
   if (!target) return { operations: 0, frrChanged: false };
   try {
     const { operations } = await drivers.netlink.apply(target);
-    const { changed } = await drivers.frr.apply(target);
+    // Judged on FRR's running config, not on the file: a hand-made vtysh change is found too.
+    const { changed, drift } = await drivers.frr.sync(target);
+    if (changed) metrics.frrDriftRepairs.inc();
     if (operations > 0 || changed) {
       metrics.driftRepairs.inc();
       log.warn(
-        { revision: applied.revision, netlinkOperations: operations, frrReloaded: changed },
+        { revision: applied.revision, netlinkOperations: operations, frrReloaded: changed, frrDrift: drift },
         'host had drifted from the applied config; repaired',
       );
     } else {
       log.debug({ revision: applied.revision }, 'resync: host matches the applied config');
     }
-    return { operations, frrChanged: changed };
+    return { operations, frrChanged: changed, ...(drift ? { frrDrift: drift } : {}) };
   } catch (err) {
     metrics.driftErrors.inc();
     log.error({ err, revision: applied.revision }, 'drift check/repair failed; retrying at the next resync');

@@ -44,6 +44,12 @@ export class AgentMetrics {
     registers: [this.registry],
   });
 
+  readonly frrDriftRepairs = new Counter({
+    name: 'nodenet_agent_frr_drift_repairs_total',
+    help: "Resyncs that found FRR's running config differing from the rendered one (e.g. a change made by hand in vtysh) and reloaded it.",
+    registers: [this.registry],
+  });
+
   readonly driftErrors = new Counter({
     name: 'nodenet_agent_drift_repair_errors_total',
     help: 'Resyncs whose drift check or repair failed (retried at the next resync).',

@@ -36,6 +36,12 @@ export interface HostFrr {
    */
   apply(spec: NodeConfigSpec, options?: { repair?: boolean }): Promise<{ changed: boolean }>;
   /**
+   * Drift repair: compares FRR's running config (not the file) with the one rendered for `spec` and
+   * reloads when they differ, so a change made by hand through vtysh is undone. `drift` says what
+   * differed, for the log and the DriftRepaired event.
+   */
+  sync(spec: NodeConfigSpec): Promise<{ changed: boolean; drift?: string }>;
+  /**
    * Reloads the base template alone: no nodenet-generated sections. Like `apply` with `repair`, it
    * reloads even when the file already matches (the running FRR may not, after a failed apply).
    */
@@ -102,7 +108,15 @@ export type PipelineStep = 'netlink' | 'frr' | 'health' | 'confirm' | 'checkpoin
 export type ReconcileOutcome =
   | { kind: 'provisioned'; revision: string; health: HealthVerdict }
   | { kind: 'invalid'; revision: string; step: PipelineStep; message: string; restored: boolean }
-  | { kind: 'unchanged'; revision: string; driftOperations: number; frrChanged: boolean; error?: string }
+  | {
+      kind: 'unchanged';
+      revision: string;
+      driftOperations: number;
+      frrChanged: boolean;
+      /** What FRR ran differently from the rendered config, when it was repaired. */
+      frrDrift?: string;
+      error?: string;
+    }
   | { kind: 'rejected'; revision: string; message: string }
   /** The apply could not start (pending.json not writable): the host is untouched, retry later. */
   | { kind: 'error'; message: string };

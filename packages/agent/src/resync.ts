@@ -98,6 +98,7 @@ export async function resync(ctx: ResyncContext, desired: DesiredConfig): Promis
     revision,
     driftOperations: drift.operations,
     frrChanged: drift.frrChanged,
+    ...(drift.frrDrift ? { frrDrift: drift.frrDrift } : {}),
     ...(drift.error ? { error: drift.error } : {}),
   };
 }

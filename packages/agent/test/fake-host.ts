@@ -49,6 +49,12 @@ export class FakeHost implements HostDrivers {
       this.frrState = spec.revision;
       return { changed };
     },
+    sync: async (spec: NodeConfigSpec) => {
+      this.calls.push(`frr.sync ${spec.revision.slice(0, 4)}`);
+      const changed = this.frrState !== spec.revision;
+      this.frrState = spec.revision;
+      return { changed };
+    },
     removeAll: async () => {
       this.calls.push('frr.removeAll');
       const changed = this.frrState !== null;

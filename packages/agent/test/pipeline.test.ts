@@ -168,7 +168,8 @@ describe('pipeline: new spec', () => {
     });
     expect(host.calls).toEqual([
       `netlink.apply ${A.revision.slice(0, 4)}`,
-      `frr.apply ${A.revision.slice(0, 4)}`,
+      // Drift repair of the kept config is judged on FRR's running config.
+      `frr.sync ${A.revision.slice(0, 4)}`,
     ]);
     expect(sink.reports.length).toBe(reports); // already reported invalid: no new status
 

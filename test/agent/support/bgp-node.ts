@@ -21,9 +21,12 @@ export const API_ADDR = '10.96.0.1';
 export const API_PREFIX = '10.96.0.0/24';
 const API_PORT = 16443;
 
-/** The agent's template with the uplink session to the spine; short timers keep the test quick. */
+/**
+ * The agent's template with the uplink session to the spine; short timers keep the test quick. No
+ * `no bgp ebgp-requires-policy`: it is the default under `frr defaults datacenter`, FRR leaves it out
+ * of its running config, and the agent's drift check would see it missing at every resync.
+ */
 const UPLINK = [
-  'no bgp ebgp-requires-policy',
   'timers bgp 1 3',
   `neighbor ${SPINE_PEER} remote-as 65000`,
   `neighbor ${SPINE_PEER} timers connect 1`,
@@ -98,7 +101,15 @@ export class BgpNodeEnv extends NodeEnv {
    * server at all. Returns that route.
    */
   async bootstrapUplink(): Promise<NonNullable<ReturnType<BgpNodeEnv['apiRoute']>>> {
-    this.frr.vtysh('configure terminal', 'router bgp 65001', 'bgp router-id 10.98.255.1', ...UPLINK);
+    // Typed in by hand, this runs under the daemons' own (traditional) defaults, where eBGP needs a
+    // policy unless told otherwise; the template's `frr defaults datacenter` makes that the default.
+    this.frr.vtysh(
+      'configure terminal',
+      'router bgp 65001',
+      'bgp router-id 10.98.255.1',
+      'no bgp ebgp-requires-policy',
+      ...UPLINK,
+    );
     const deadline = Date.now() + 60_000;
     for (;;) {
       const route = this.apiRoute();

@@ -8,15 +8,25 @@
  *     and the live file is not touched, so a refused config leaves everything as it was.
  *  3. write: the current file is kept as `frr.conf.nodenet-previous`, the new one replaces
  *     `frr.conf` atomically.
- *  4. reload: `frr-reload.py --reload` applies the difference to the running daemons (no restart).
+ *  4. prepare: VRFs the running config lacks are created first (why: prepare.ts).
+ *  5. reload: `frr-reload.py --reload` applies the difference to the running daemons (no restart).
  *     frr-reload.py exits 0 even when vtysh rejected lines, so its output is scanned for FRR's error
- *     markers as well. On failure the previous file is put back and reloaded, and the error says
- *     whether that worked.
+ *     markers as well.
+ *  6. verify: FRR's runtime state must hold what the file says (verify.ts): VRFs with their L3 VNIs,
+ *     BGP instances, route-maps and prefix-lists; a VNI may take a moment, so this waits up to
+ *     `verifyWaitMs` on a monotonic clock.
+ *  On failure in 4–6 the previous file is put back and reloaded, and the error says whether that
+ *  worked.
+ *
+ * Drift (`sync`): the file is compared with FRR's running config (`frr-reload.py --test`), not with
+ * itself, so a hand-made change through vtysh is found and reloaded away.
  */
 import type { NodeConfigSpec } from '@nodenet/api';
 import { SerialQueue } from '@nodenet/kube';
 import { FrrApplyError } from './errors.js';
 import { frrMessage, run, type RunResult } from './exec.js';
+import { isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+import { configFacts } from './facts.js';
 import { readIfExists, withScratchFile, writeAtomic } from './files.js';
 import {
   reloadArgv,
@@ -27,20 +37,37 @@ import {
 } from './instance.js';
 import type { FrrNodeSettings } from './model.js';
 import { renderFrrConfig } from './render.js';
+import { staleBgpInstances, vrfPreparation } from './prepare.js';
 import { describeDown, sessionStates, type FrrStatus, type SessionRef } from './status.js';
 import { parseTemplate, type FrrTemplate } from './template.js';
+import {
+  parseBgpVrfs,
+  parseEvpnVniTypes,
+  l3VniByVrf,
+  runtimeMismatches,
+  type RuntimeState,
+} from './verify.js';
 
 export interface FrrApplyResult {
   /** The file's content changed (and FRR was reloaded). */
   changed: boolean;
-  /** Wall time of check + write + reload, in ms (0 when unchanged). */
+  /** Wall time of check + write + reload + verify, in ms (0 when unchanged). */
   durationMs: number;
+  /** Of `durationMs`, the post-reload check of FRR's state. */
+  verifyMs?: number;
+}
+
+export interface FrrSyncResult extends FrrApplyResult {
+  /** What FRR ran differently from the file before the repair (empty when it matched). */
+  drift: ConfigDrift;
 }
 
 export interface FrrDriverOptions extends FrrInstanceOptions {
   /** Base template text (see template.ts for the placeholder syntax). */
   template: string;
   settings: FrrNodeSettings;
+  /** How long the post-reload check waits for FRR to show what the file says (default 15 s). */
+  verifyWaitMs?: number;
 }
 
 /**
@@ -77,6 +104,7 @@ export class FrrDriver {
   readonly instance: ResolvedInstance;
   readonly template: FrrTemplate;
   readonly settings: FrrNodeSettings;
+  private readonly verifyWaitMs: number;
   /** Applies and restores run one at a time. */
   private readonly queue = new SerialQueue();
 
@@ -84,6 +112,7 @@ export class FrrDriver {
     this.instance = resolveInstance(opts);
     this.template = parseTemplate(opts.template);
     this.settings = opts.settings;
+    this.verifyWaitMs = opts.verifyWaitMs ?? 15_000;
   }
 
   /** Pure: the frr.conf text for this spec. Throws FrrRenderError / FrrTemplateError. */
@@ -120,17 +149,41 @@ export class FrrDriver {
       if (prev === null)
         throw new FrrApplyError('restore', `no previous configuration at ${this.instance.previousFile}`);
       await writeAtomic(this.instance.configFile, prev);
-      const r = await this.reload();
+      const r = await this.prepareAndReload(prev);
       if (failed(r)) throw new FrrApplyError('restore', cleanMessage(r));
     });
   }
 
   /** The running configuration as FRR shows it. */
   async runningConfig(): Promise<string> {
-    const [vtysh, base] = vtyshArgv(this.instance);
-    const r = await run(vtysh, [...base, '-c', 'show running-config'], this.instance.timeoutMs);
-    if (r.code !== 0) throw new FrrApplyError('reload', cleanMessage(r));
-    return r.stdout;
+    return this.show('show running-config', 'verify');
+  }
+
+  /**
+   * Drift repair: make FRR run `text`. A changed file is applied as usual; an unchanged one is
+   * compared with FRR's running config (`frr-reload.py --test`) and reloaded only when they differ.
+   */
+  sync(text: string): Promise<FrrSyncResult> {
+    return this.serialize(async () => {
+      const current = await readIfExists(this.instance.configFile);
+      const drift = current === text ? await this.drift() : { toAdd: [], toDelete: [] };
+      if (current === text && isEmptyDrift(drift)) return { changed: false, durationMs: 0, drift };
+      const r = await this.applyNow(text, true);
+      return { ...r, changed: true, drift };
+    });
+  }
+
+  /** Render and sync in one step. */
+  syncSpec(spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable'>): Promise<FrrSyncResult> {
+    return this.sync(this.render(spec));
+  }
+
+  /** What a reload of the managed file would change in the running FRR (`frr-reload.py --test`). */
+  async drift(): Promise<ConfigDrift> {
+    const [cmd, args] = reloadArgv(this.instance, this.instance.configFile, 'test');
+    const r = await run(cmd, args, this.instance.timeoutMs);
+    if (failed(r)) throw new FrrApplyError('verify', cleanMessage(r));
+    return parseReloadTest(r.stdout);
   }
 
   /** FRR answers, and each named session is established. Never throws. */
@@ -158,6 +211,88 @@ export class FrrDriver {
     return this.queue.run(fn);
   }
 
+  private async show(command: string, step: 'prepare' | 'reload' | 'verify'): Promise<string> {
+    const [vtysh, base] = vtyshArgv(this.instance);
+    const r = await run(vtysh, [...base, '-c', command], this.instance.timeoutMs);
+    if (r.code !== 0) throw new FrrApplyError(step, `${command}: ${cleanMessage(r)}`);
+    return r.stdout;
+  }
+
+  /** Create the VRFs the running config lacks, from the top level (see prepare.ts). */
+  private async prepare(text: string): Promise<void> {
+    const running = configFacts(await this.show('show running-config', 'prepare'));
+    await this.configure(vrfPreparation(configFacts(text), running), 'prepare');
+  }
+
+  /** After the reload: delete the BGP VRF instances frr-reload.py could not (see prepare.ts). */
+  private async finish(text: string): Promise<void> {
+    const running = configFacts(await this.show('show running-config', 'reload'));
+    await this.configure(staleBgpInstances(configFacts(text), running), 'reload');
+  }
+
+  /** Run `lines` in one vtysh, from the top level of the configuration. */
+  private async configure(lines: string[], step: 'prepare' | 'reload'): Promise<void> {
+    if (lines.length === 0) return;
+    const [vtysh, base] = vtyshArgv(this.instance);
+    const r = await run(
+      vtysh,
+      [...base, ...['configure terminal', ...lines].flatMap((l) => ['-c', l])],
+      this.instance.timeoutMs,
+    );
+    if (failed(r)) throw new FrrApplyError(step, cleanMessage(r));
+  }
+
+  private async runtimeState(): Promise<RuntimeState> {
+    const [running, vrfVni, evpnVni, bgpVrfs] = [
+      await this.show('show running-config', 'verify'),
+      await this.show('show vrf vni json', 'verify'),
+      await this.show('show evpn vni json', 'verify'),
+      await this.show('show bgp vrfs json', 'verify'),
+    ];
+    try {
+      return {
+        running: configFacts(running),
+        l3Vnis: l3VniByVrf(vrfVni),
+        vniTypes: parseEvpnVniTypes(evpnVni),
+        bgpInstances: parseBgpVrfs(bgpVrfs),
+      };
+    } catch (e) {
+      throw new FrrApplyError('verify', `unexpected answer from FRR: ${(e as Error).message}`);
+    }
+  }
+
+  /** Wait (bounded, monotonic clock) until FRR's state holds what `text` says; throws FrrApplyError('verify'). */
+  private async verify(text: string): Promise<void> {
+    const expected = configFacts(text);
+    const now = (): number => performance.now();
+    const deadline = now() + this.verifyWaitMs;
+    for (;;) {
+      const missing = runtimeMismatches(expected, await this.runtimeState());
+      if (missing.length === 0) return;
+      if (now() >= deadline) {
+        throw new FrrApplyError('verify', `FRR does not run what the file says: ${missing.join('; ')}`);
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  /** prepare + reload for the restore paths: a failure is a result, not a throw. */
+  private async prepareAndReload(text: string): Promise<RunResult> {
+    try {
+      await this.prepare(text);
+    } catch (e) {
+      return { code: null, stdout: '', stderr: '', error: (e as Error).message };
+    }
+    const r = await this.reload();
+    if (failed(r)) return r;
+    try {
+      await this.finish(text);
+    } catch (e) {
+      return { code: null, stdout: '', stderr: '', error: (e as Error).message };
+    }
+    return r;
+  }
+
   private reload(): Promise<RunResult> {
     const [cmd, args] = reloadArgv(this.instance, this.instance.configFile);
     return run(cmd, args, this.instance.timeoutMs);
@@ -175,19 +310,28 @@ export class FrrDriver {
     } catch (e) {
       throw new FrrApplyError('write', (e as Error).message, undefined, { cause: e });
     }
-    const r = await this.reload();
-    if (!failed(r)) return { changed: current !== text, durationMs: performance.now() - started };
-
-    const message = cleanMessage(r);
+    let failure: FrrApplyError;
+    try {
+      await this.prepare(text);
+      const r = await this.reload();
+      if (failed(r)) throw new FrrApplyError('reload', cleanMessage(r));
+      await this.finish(text);
+      const verifyStarted = performance.now();
+      await this.verify(text);
+      const end = performance.now();
+      return { changed: current !== text, durationMs: end - started, verifyMs: end - verifyStarted };
+    } catch (e) {
+      failure = e instanceof FrrApplyError ? e : new FrrApplyError('reload', (e as Error).message);
+    }
     let restored = false;
     if (current !== null) {
       try {
         await writeAtomic(configFile, current);
-        restored = !failed(await this.reload());
+        restored = !failed(await this.prepareAndReload(current));
       } catch {
         restored = false;
       }
     }
-    throw new FrrApplyError('reload', message, restored);
+    throw new FrrApplyError(failure.step, failure.frrMessage, restored, { cause: failure });
   }
 }

@@ -31,7 +31,7 @@ export class FrrTemplateError extends Error {
 }
 
 /** Where an apply failed. */
-export type FrrApplyStep = 'write' | 'check' | 'reload' | 'restore';
+export type FrrApplyStep = 'write' | 'check' | 'prepare' | 'reload' | 'verify' | 'restore';
 
 /** An apply or restore failed; `frrMessage` quotes what FRR (vtysh / frr-reload.py) said. */
 export class FrrApplyError extends Error {

@@ -1,4 +1,10 @@
-export { FrrDriver, rejectedLines, type FrrApplyResult, type FrrDriverOptions } from './driver.js';
+export {
+  FrrDriver,
+  rejectedLines,
+  type FrrApplyResult,
+  type FrrDriverOptions,
+  type FrrSyncResult,
+} from './driver.js';
 export { FrrApplyError, FrrRenderError, FrrTemplateError, type FrrApplyStep } from './errors.js';
 export { resolveInstance, type FrrInstanceOptions, type ResolvedInstance } from './instance.js';
 export { buildModel, type FrrModel, type FrrNodeSettings } from './model.js';
@@ -7,3 +13,13 @@ export { DENY_ALL_SEQ, prefixListName, routeMapName, SECTION_NAMES, type Section
 export { sessionStates, type FrrStatus, type SessionRef, type SessionState } from './status.js';
 export { parseTemplate, VALUE_NAMES, type FrrTemplate } from './template.js';
 export { parseVrfVni, queryL3Vnis, type FrrL3Vni } from './vni.js';
+export { describeDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+export { configFacts, type ConfigFacts } from './facts.js';
+export { staleBgpInstances, vrfPreparation } from './prepare.js';
+export {
+  parseBgpVrfs,
+  parseEvpnVniTypes,
+  l3VniByVrf,
+  runtimeMismatches,
+  type RuntimeState,
+} from './verify.js';

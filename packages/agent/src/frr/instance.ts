@@ -79,14 +79,18 @@ export function vtyshArgv(i: ResolvedInstance): [string, string[]] {
   return [join(i.bindir, 'vtysh'), args];
 }
 
-/** argv of `frr-reload.py --reload <file>` for this instance. */
-export function reloadArgv(i: ResolvedInstance, file: string): [string, string[]] {
+/** argv of `frr-reload.py --reload <file>` (or `--test`: print the difference only) for this instance. */
+export function reloadArgv(
+  i: ResolvedInstance,
+  file: string,
+  mode: 'reload' | 'test' = 'reload',
+): [string, string[]] {
   const [cmd, ...pre] = i.reloadCommand as [string, ...string[]];
   // --stdout: log to our pipe, not /var/log/frr (absent or read-only in a container); errors only,
   // so the output is FRR's complaint and nothing else.
   const args = [
     ...pre,
-    '--reload',
+    `--${mode}`,
     '--stdout',
     '--log-level',
     'error',

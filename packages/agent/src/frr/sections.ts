@@ -50,19 +50,22 @@ function vrfSection(m: FrrModel): string[] {
   return m.vrfs.flatMap((v) => [`vrf ${v.device}`, ` vni ${v.vni}`, 'exit-vrf', '!']);
 }
 
+/** As FRR shows them: every `ip prefix-list` line, then every `ipv6` one, each group closed by `!`. */
 function prefixListSection(m: FrrModel): string[] {
   const out: string[] = [];
-  for (const v of m.vrfs) {
-    for (const dir of ['import', 'export'] as const) {
-      for (const family of [4, 6] as const) {
+  for (const family of [4, 6] as const) {
+    const lines: string[] = [];
+    for (const v of m.vrfs) {
+      for (const dir of ['import', 'export'] as const) {
         for (const e of v.maps[dir][family]) {
           const name = prefixListName(v.name, dir, e.seq);
-          for (const l of e.lines) out.push(prefixListLine(family, name, l));
+          for (const l of e.lines) lines.push(prefixListLine(family, name, l));
         }
       }
     }
+    if (lines.length) out.push(...lines, '!');
   }
-  return out.length ? [...out, '!'] : [];
+  return out;
 }
 
 function routeMapBlock(v: VrfModel, dir: Direction, family: Family, entries: RouteMapEntry[]): string[] {
@@ -115,19 +118,23 @@ function bgpVrfSection(m: FrrModel): string[] {
     out.push(`router bgp ${m.asn} vrf ${v.device}`, ` bgp router-id ${m.vrfRouterId}`);
     out.push(` neighbor ${v.toDefaultPort} interface remote-as internal`);
     for (const family of [4, 6] as const) {
+      // In the order FRR shows them (aggregates, redistribution, neighbors), so that the file reads
+      // like `show running-config`.
       out.push(' !', ` address-family ipv${family} unicast`);
+      for (const a of v.aggregates[family]) out.push(`  aggregate-address ${a}`);
+      out.push('  redistribute connected');
       // IPv4 is activated by default in this instance (see bgpDefaultAfSection).
       if (family === 6) out.push(`  neighbor ${v.toDefaultPort} activate`);
-      out.push('  redistribute connected');
-      for (const a of v.aggregates[family]) out.push(`  aggregate-address ${a}`);
       out.push(' exit-address-family');
     }
     out.push(' !', ' address-family l2vpn evpn');
     for (const family of [4, 6] as const) {
       out.push(`  advertise ipv${family} unicast route-map ${routeMapName(v.name, 'export', family)}`);
     }
-    // One route target per line: frr-reload.py can not diff several targets on one line.
-    for (const rt of v.routeTargets) out.push(`  route-target import ${rt}`, `  route-target export ${rt}`);
+    // One route target per line: frr-reload.py can not diff several targets on one line. Imports
+    // first, as FRR shows them.
+    for (const rt of v.routeTargets) out.push(`  route-target import ${rt}`);
+    for (const rt of v.routeTargets) out.push(`  route-target export ${rt}`);
     out.push(' exit-address-family', 'exit', '!');
   }
   // A routing table is a VRF whose kernel routes the default VRF imports (`import vrf taas.<id>`);

@@ -1,0 +1,62 @@
+/**
+ * Drift is judged on FRR, not on the file: `frr-reload.py --test` compares the managed file with
+ * FRR's running config and prints what a reload would delete and add. A change made by hand through
+ * vtysh shows up here although the file never changed. Pure: parsing of that output.
+ */
+
+export interface ConfigDrift {
+  /** Commands a reload would run to remove what FRR runs and the file lacks (`no …`, with their context). */
+  toDelete: string[];
+  /** Commands a reload would run to add what the file has and FRR lacks (with their context). */
+  toAdd: string[];
+}
+
+/**
+ * Differences a reload can never remove, so they are not drift: FRR 8.4 shows the kernel's host name
+ * in its running config whatever `hostname` the file sets, and leaves empty blocks out (`line vty`,
+ * an `address-family` with nothing in it, as a template's has when no VRF fills it). Counting them
+ * would reload FRR at every resync.
+ */
+const UNREPAIRABLE = [/^(no )?hostname \S+$/, /^(no )?line vty$/, /(^| \/ )address-family [^/]+$/];
+
+const HEADERS: Record<string, keyof ConfigDrift> = { 'Lines To Delete': 'toDelete', 'Lines To Add': 'toAdd' };
+
+/**
+ * Each command is one item; one that lives in a context spans several lines (`router bgp 1` /
+ * ` address-family ipv4 unicast` / `  neighbor …`) and is kept as one item joined with ` / `.
+ */
+export function parseReloadTest(output: string): ConfigDrift {
+  const drift: ConfigDrift = { toDelete: [], toAdd: [] };
+  let into: keyof ConfigDrift | undefined;
+  let current: string[] = [];
+  const flush = (): void => {
+    if (into && current.length) drift[into].push(current.join(' / '));
+    current = [];
+  };
+  for (const line of output.split('\n')) {
+    const header = HEADERS[line.trim()];
+    if (header) {
+      flush();
+      into = header;
+      continue;
+    }
+    if (/^=+$/.test(line.trim()) || line.trim() === '' || !into) continue;
+    // A line at the top level starts the next command; indented lines continue the current one.
+    if (line === line.trimStart()) flush();
+    current.push(line.trim());
+  }
+  flush();
+  const repairable = (c: string): boolean => !UNREPAIRABLE.some((re) => re.test(c));
+  return { toDelete: drift.toDelete.filter(repairable), toAdd: drift.toAdd.filter(repairable) };
+}
+
+export const isEmptyDrift = (d: ConfigDrift): boolean => d.toAdd.length === 0 && d.toDelete.length === 0;
+
+/** One line for logs and events: what was added and removed. */
+export function describeDrift(d: ConfigDrift, max = 5): string {
+  const part = (what: string, items: string[]): string =>
+    items.length === 0
+      ? ''
+      : `${what} ${items.length}: ${items.slice(0, max).join('; ')}${items.length > max ? '; …' : ''}`;
+  return [part('missing', d.toAdd), part('unexpected', d.toDelete)].filter(Boolean).join(' | ');
+}
