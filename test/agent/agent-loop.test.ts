@@ -26,6 +26,7 @@ import {
 } from '@nodenet/agent';
 import { FakeHealth, FakeHost } from '../../packages/agent/test/fake-host.js';
 import { sampleSpec } from '../../packages/agent/test/fixtures.js';
+import { waitFor } from '../support/wait-for.js';
 
 const CRDS = join(process.cwd(), 'crds');
 const log = pino({ level: 'silent' });
@@ -38,25 +39,6 @@ let host: FakeHost;
 let statusWriteFailures: number;
 const loops: AgentLoop[] = [];
 const reporters: StatusReporter[] = [];
-
-async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await fn();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
 
 function nodeConfig(name: string, spec: NodeConfigSpec, assignedAt = '2025-01-01T00:00:00Z'): NodeConfig {
   return {

@@ -39,6 +39,7 @@ import {
 } from '@nodenet/agent';
 import { FakeHealth, FakeHost } from '../../packages/agent/test/fake-host.js';
 import { sampleSpec } from '../../packages/agent/test/fixtures.js';
+import { waitFor } from '../support/wait-for.js';
 
 const NODE = 'node-obs';
 const log = pino({ level: 'silent' });
@@ -66,25 +67,6 @@ let status: StatusReporter;
 let observation: NodeObservation;
 let frr: ShowOutputs = FRR_UP;
 let reads = 0;
-
-async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await fn();
-      if (value !== undefined && value !== false) return value;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
 
 /** kubectl, run asynchronously: devcluster serves it from this same process. */
 const kubectl = async (...args: string[]): Promise<string> =>

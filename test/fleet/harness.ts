@@ -24,6 +24,8 @@ import {
   type SimulatedAgentsOptions,
 } from '../support/simulated-agent.js';
 import { Watch } from '@kubernetes/client-node';
+import { waitFor } from '../support/wait-for.js';
+export { waitFor };
 
 export const CRDS_DIR = fileURLToPath(new URL('../../crds/', import.meta.url));
 export const CONFIGURATOR_MAIN = fileURLToPath(
@@ -246,26 +248,6 @@ export class NodeConfigRecorder {
       }
     }
     return out;
-  }
-}
-
-export async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

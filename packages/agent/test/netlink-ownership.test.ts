@@ -3,67 +3,18 @@
  * devices changed in place with `recreate` only for what the kernel cannot change, and the L3 VNI
  * hold-down.
  */
-import type { NodeLayer2Entry, VrfEntry } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
 import {
   DeviceOwnershipError,
-  desiredModel,
   diff,
   holdL3Vnis,
   l3Vnis,
   resolveOwnership,
   assertNoConflicts,
-  type Device,
   type HostModel,
   type Operation,
 } from '@nodenet/agent';
-
-const settings = { vtepAddress: '10.50.0.1' };
-
-const l2 = (over: Partial<NodeLayer2Entry> = {}): NodeLayer2Entry => ({
-  name: 'net-a',
-  id: 100,
-  mtu: 1500,
-  vni: 1100,
-  anycastGateways: [],
-  advertiseNeighbors: false,
-  createMacVLANInterface: false,
-  neighSuppression: false,
-  ...over,
-});
-
-const vrf = (name: string, vni = 5000, mtu = 9000): VrfEntry => ({
-  name: `cfg-${name}`,
-  vrf: name,
-  vni,
-  import: [],
-  export: [],
-  aggregate: [],
-  seq: 10,
-  mtu,
-});
-
-const model = (
-  spec: { vrf?: VrfEntry[]; layer2?: NodeLayer2Entry[] },
-  tables: Record<string, number> = {},
-): HostModel =>
-  desiredModel({
-    spec: { vrf: spec.vrf ?? [], layer2: spec.layer2 ?? [], routingTable: [] },
-    settings,
-    tables,
-  });
-
-/** What the kernel shows right after the desired model was applied (the fields read.ts fills in). */
-function asApplied(m: HostModel): HostModel {
-  const out: HostModel = new Map();
-  for (const [n, d] of m) {
-    const { veth, ...rest } = d;
-    const cur: Device = { ...rest, mac: d.mac ?? '02:00:00:00:00:99', mtu: d.mtu ?? 65575 };
-    if (veth) cur.veth = { peer: veth.peer };
-    out.set(n, cur);
-  }
-  return out;
-}
+import { asApplied, l2, model, vrf } from './netlink-fixtures.js';
 
 const label = (o: Operation): string =>
   `${o.op} ${o.op === 'create' || o.op === 'recreate' ? o.device.name : o.device}`;

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
 import { startDevCluster, type DevCluster, type DevClusterOptions } from '@nodenet/devcluster';
+import { waitFor } from '../../../test/support/wait-for.js';
+export { waitFor };
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 export const GROUP = 'network.nodenet.io';
@@ -102,20 +104,6 @@ export interface KObj {
   };
   spec?: Record<string, unknown>;
   status?: Record<string, unknown>;
-}
-
-export async function waitFor<T>(
-  what: string,
-  fn: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** Collects watch events of one path until stopped. */
