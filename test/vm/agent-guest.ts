@@ -19,10 +19,9 @@ import {
   type NodeConfig,
   type NodeConfigStatus,
 } from '@nodenet/api';
-import { buildRevision } from '../../packages/configurator/src/revisions.js';
 import { startDevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Node } from '@nodenet/kube';
-import { nodeConfigFor } from '../../packages/configurator/src/node-config.js';
+import { buildRevision, nodeConfigFor } from '@nodenet/configurator';
 import { layer2, table, vrf } from '../../packages/api/test/fixtures.js';
 
 /** Set by agent-vm.test.ts in the guest only. */
