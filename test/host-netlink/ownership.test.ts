@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import type { NodeLayer2Entry } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { l2 as baseL2 } from '../../packages/agent/test/netlink-fixtures.js';
 import { describePrivileged } from '../support/privileged.js';
 import {
   addNetns,
@@ -23,17 +24,13 @@ import {
 
 const VTEP = '10.50.0.1';
 
-const l2 = (over: Partial<NodeLayer2Entry> = {}): NodeLayer2Entry => ({
-  name: 'net-a',
-  id: 100,
-  mtu: 1500,
-  vni: 1100,
-  anycastGateways: ['10.1.0.1/24'],
-  advertiseNeighbors: false,
-  createMacVLANInterface: true,
-  neighSuppression: true,
-  ...over,
-});
+const l2 = (over: Partial<NodeLayer2Entry> = {}): NodeLayer2Entry =>
+  baseL2({
+    anycastGateways: ['10.1.0.1/24'],
+    createMacVLANInterface: true,
+    neighSuppression: true,
+    ...over,
+  });
 const spec = (...layer2: NodeLayer2Entry[]) => ({ vrf: [], layer2, routingTable: [] });
 const EMPTY = spec();
 

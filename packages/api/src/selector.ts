@@ -34,3 +34,24 @@ function matchesRequirement(req: LabelSelectorRequirement, labels: Record<string
       return false;
   }
 }
+
+/**
+ * The terms of a selector in kubectl's syntax (`k=v,k in (a,b),!k`): split on the commas outside
+ * parentheses, trimmed, empty ones dropped. Each user (the configurator's flag, devcluster's list
+ * filter) then parses a term with its own errors.
+ */
+export function selectorTerms(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let cur = '';
+  for (const ch of text) {
+    if (ch === '(') depth++;
+    if (ch === ')') depth--;
+    if (ch === ',' && depth === 0) {
+      parts.push(cur);
+      cur = '';
+    } else cur += ch;
+  }
+  parts.push(cur);
+  return parts.map((p) => p.trim()).filter((p) => p !== '');
+}

@@ -2,7 +2,7 @@
  * The `--node-selector` flag in kubectl's label-selector syntax: `k=v`, `k==v`, `k!=v`, `k`, `!k`,
  * `k in (a,b)`, `k notin (a,b)`, joined by commas.
  */
-import { OptionError, type LabelSelector, type LabelSelectorRequirement } from '@nodenet/api';
+import { OptionError, selectorTerms, type LabelSelector, type LabelSelectorRequirement } from '@nodenet/api';
 
 const KEY = '[A-Za-z0-9]([A-Za-z0-9._/-]*[A-Za-z0-9])?';
 const VALUE = '[A-Za-z0-9._-]*';
@@ -10,19 +10,7 @@ const VALUE = '[A-Za-z0-9._-]*';
 export function parseSelectorFlag(text: string, flag = '--node-selector'): LabelSelector | undefined {
   const src = text.trim();
   if (src === '') return undefined;
-  // Split on commas outside parentheses.
-  const parts: string[] = [];
-  let depth = 0;
-  let cur = '';
-  for (const ch of src) {
-    if (ch === '(') depth++;
-    if (ch === ')') depth--;
-    if (ch === ',' && depth === 0) {
-      parts.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  parts.push(cur);
+  const parts = selectorTerms(src);
   const matchLabels: Record<string, string> = {};
   const matchExpressions: LabelSelectorRequirement[] = [];
   for (const raw of parts) {

@@ -2,6 +2,7 @@
  * Label and field selectors in their query-string form (`?labelSelector=`, `?fieldSelector=`),
  * parsed once per request into predicates.
  */
+import { selectorTerms } from '@nodenet/api';
 import { badRequest } from './errors.js';
 import { isObject, type KObject } from './types.js';
 
@@ -16,23 +17,6 @@ type LabelRequirement =
 const KEY_RE =
   /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const VALUE_RE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
-
-/** Split on commas that are not inside parentheses. */
-function splitTopLevel(s: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let cur = '';
-  for (const ch of s) {
-    if (ch === '(') depth++;
-    if (ch === ')') depth--;
-    if (ch === ',' && depth === 0) {
-      parts.push(cur);
-      cur = '';
-    } else cur += ch;
-  }
-  parts.push(cur);
-  return parts.map((p) => p.trim()).filter((p) => p !== '');
-}
 
 function checkKey(key: string, selector: string): string {
   if (!KEY_RE.test(key))
@@ -50,7 +34,7 @@ function checkValue(value: string, selector: string): string {
 
 export function parseLabelSelector(selector: string): LabelRequirement[] {
   const reqs: LabelRequirement[] = [];
-  for (const part of splitTopLevel(selector)) {
+  for (const part of selectorTerms(selector)) {
     let m: RegExpMatchArray | null;
     if ((m = part.match(/^(\S+)\s+(in|notin)\s*\((.*)\)$/))) {
       const values = (m[3] ?? '')
@@ -140,7 +124,7 @@ interface FieldRequirement {
  */
 export function parseFieldSelector(selector: string): FieldRequirement[] {
   const reqs: FieldRequirement[] = [];
-  for (const part of splitTopLevel(selector)) {
+  for (const part of selectorTerms(selector)) {
     const m = part.match(/^([A-Za-z0-9_.-]+)\s*(==|=|!=)\s*(.*)$/);
     if (!m) throw badRequest(`invalid selector: '${selector}'; can't understand '${part}'`);
     reqs.push({ path: m[1] ?? '', value: (m[3] ?? '').trim(), negate: m[2] === '!=' });
