@@ -2,7 +2,7 @@
  * Fleet test harness: a devcluster with the nodenet CRDs, Nodes, input objects, an in-process
  * configurator (the real Controller over HTTP) and a watch-stream recorder that checks invariants.
  */
-import { execFile, spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
@@ -28,27 +28,7 @@ import { waitFor } from '../support/wait-for.js';
 export { waitFor };
 
 export const CRDS_DIR = fileURLToPath(new URL('../../crds/', import.meta.url));
-export const CONFIGURATOR_MAIN = fileURLToPath(
-  new URL('../../packages/configurator/dist/main.js', import.meta.url),
-);
-
-/**
- * The configurator binary (build it first) with test timings: leader election in `default` with a
- * 3 s lease, endpoints on free loopback ports, warnings only. `args` come last, so they win.
- */
-export function spawnConfigurator(
-  kubeconfigPath: string,
-  args: string[] = [],
-  options: SpawnOptions = { stdio: ['ignore', 'ignore', 'inherit'] },
-): ChildProcess {
-  const defaults = [
-    ...['--kubeconfig', kubeconfigPath, '--leader-election-namespace', 'default'],
-    ...['--leader-election-lease-duration', '3s', '--leader-election-renew-deadline', '2s'],
-    ...['--leader-election-retry-period', '500ms', '--metrics-addr', '127.0.0.1:0'],
-    ...['--health-addr', '127.0.0.1:0', '--log-level', 'warn'],
-  ];
-  return spawn(process.execPath, [CONFIGURATOR_MAIN, ...defaults, ...args], options);
-}
+export { CONFIGURATOR_MAIN, spawnConfigurator } from '../support/configurator-process.js';
 
 export async function startCluster(): Promise<{ dc: DevCluster; clients: Clients }> {
   const dc = await startDevCluster({ crdsDir: CRDS_DIR });

@@ -37,7 +37,7 @@ import {
 import { isConflict, KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
 import { testTemplate } from '../../support/frr-template.js';
-import { spawnConfigurator as spawnTestConfigurator } from '../../fleet/harness.js';
+import { spawnConfigurator as spawnTestConfigurator } from '../../support/configurator-process.js';
 
 export const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
 export const here = fileURLToPath(new URL('.', import.meta.url));
