@@ -9,7 +9,7 @@ import type {
   RoutingTableSpec,
   VRFRouteConfigurationSpec,
 } from './schema.js';
-import { RolloutPolicySpec, RolloutPolicyStatus } from './rollout-policy-schema.js';
+import type { RolloutPolicySpec, RolloutPolicyStatus } from './rollout-policy-schema.js';
 
 export interface OwnerReference {
   apiVersion: string;

@@ -1,13 +1,8 @@
 /** Minimal shapes of the Kubernetes objects the server handles; everything else stays `unknown`. */
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+import type { OwnerReference } from '@nodenet/api';
+
+export type { OwnerReference };
 
 export interface ObjectMeta {
   name?: string;
