@@ -21,6 +21,7 @@ import {
   type AgentRun,
   type NodeEnv,
 } from './support/agent-host.js';
+import { waitFor } from '../support/wait-for.js';
 
 const l2 = l2Entry;
 const spec = layer2Spec;
@@ -128,7 +129,16 @@ describePrivileged(
           (await cluster.clients.nodeConfig.get('node-1')).status ?? {};
         return rest;
       };
-      const before = await report();
+      // Settled first: right after `provisioned` the agent may re-send it once from a cache that has
+      // not yet seen its own write (a new lastUpdate, nothing else); that is not the drift repair.
+      let before = await report();
+      await waitFor('the status to settle', async () => {
+        await new Promise((r) => setTimeout(r, 1000));
+        const now = await report();
+        const settled = JSON.stringify(now) === JSON.stringify(before);
+        before = now;
+        return settled;
+      });
       const deleted = h.link('vx.20100')?.ifindex;
       expect(deleted).toBeDefined();
       execFileSync('ip', ['-n', h.nodeNs, 'link', 'del', 'vx.20100']);
