@@ -350,10 +350,27 @@ export type NodeConfigSpec = Static<typeof NodeConfigSpec>;
 export const CONFIG_STATUSES = ['provisioning', 'provisioned', 'invalid'] as const;
 export type ConfigStatus = (typeof CONFIG_STATUSES)[number];
 
+/**
+ * Why an `invalid` report is invalid, so the configurator can tell a bad change from a bad moment
+ * (docs/agent-status.md). Absent (an agent that does not say) reads as `ChangeFailed`.
+ * - `ChangeFailed`: the change failed its checks or cut the node off; the previous config is back
+ *   on the host (`lastAppliedRevision` names it). Counts against the revision.
+ * - `Interrupted`: the agent was stopped, or the control plane was down, while the node's own checks
+ *   still passed; the previous config is back. Not the change's fault: the configurator re-assigns
+ *   the node (bounded) instead of counting it.
+ * - `RestoreFailed`: the change failed and restoring the previous config failed too; the host may be
+ *   half-applied and `lastAppliedRevision` makes no claim (absent). Counts against the revision and
+ *   the node needs attention.
+ */
+export const FAILURE_CAUSES = ['ChangeFailed', 'Interrupted', 'RestoreFailed'] as const;
+export type FailureCause = (typeof FAILURE_CAUSES)[number];
+
 export const NodeConfigStatus = Type.Object({
   configStatus: Type.Optional(StringEnum(CONFIG_STATUSES)),
   lastUpdate: Type.Optional(Type.String({ format: 'date-time' })),
   lastAppliedRevision: Type.Optional(Type.String()),
+  /** Only with `configStatus: invalid`: why (see FAILURE_CAUSES). */
+  failureCause: Type.Optional(StringEnum(FAILURE_CAUSES)),
   message: Type.Optional(Type.String()),
   conditions: Type.Optional(Type.Array(Condition)),
   /** The node's run-time state as FRR shows it; written only when it changes (agent, observed/). */
