@@ -144,6 +144,7 @@ export const BUILTIN_TYPES: ResourceType[] = [
     shortNames: ['no'],
     statusSubresource: true,
     keepStatusOnCreate: true,
+    statusWriteKeepsMetadata: true,
     table: {
       columns: [
         nameColumn,

@@ -3,6 +3,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, badRequest } from './errors.js';
 import { decodeProtobuf } from './protobuf.js';
+import { duplicateFields } from './json-duplicates.js';
 
 export const JSON_TYPE = 'application/json';
 const MAX_BODY = 8 * 1024 * 1024;
@@ -83,4 +84,11 @@ export function parseBody(body: Buffer, contentType: string | undefined): unknow
   } catch (e) {
     throw badRequest(`the request body could not be decoded: ${(e as Error).message.split('\n')[0]}`);
   }
+}
+
+/** Keys a JSON body holds twice (none for YAML or protobuf bodies, whose decoders differ). */
+export function jsonDuplicateFields(body: Buffer, contentType: string | undefined): string[] {
+  const ct = (contentType ?? JSON_TYPE).split(';')[0]?.trim().toLowerCase() ?? JSON_TYPE;
+  if (ct.includes('yaml') || ct.includes('protobuf')) return [];
+  return duplicateFields(body.toString('utf8'));
 }

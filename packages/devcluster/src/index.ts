@@ -4,14 +4,15 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { Cluster } from './cluster.js';
 import { CrdLoadError, readCrds } from './crds.js';
 import { ApiError } from './errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
-import { Persistence } from './persist.js';
+import { FILE_MODE, Persistence } from './persist.js';
 import { ApiServer, type ServerOptions } from './server.js';
-import { selfSignedCert } from './tls.js';
+import { newCertificateAuthority, servingCertificates, type CertificateAuthority } from './tls.js';
 import { Access, type AuthorizationMode } from './auth/access.js';
 import type { SavedToken } from './auth/authenticate.js';
 
@@ -48,6 +49,8 @@ export type Identity =
 
 export interface DevCluster {
   url: string;
+  /** The CA (PEM) that signed the serving certificate (HTTPS, under RBAC); the kubeconfigs carry it. */
+  ca?: string;
   kubeconfigPath: string;
   port: number;
   /** In-process access to the server state (for benchmarks and diagnostics). */
@@ -71,6 +74,10 @@ export interface DevCluster {
 }
 
 export async function startDevCluster(options: DevClusterOptions = {}): Promise<DevCluster> {
+  const address = options.address ?? '127.0.0.1';
+  const mode = options.authorizationMode ?? 'AlwaysAllow';
+  // In AlwaysAllow mode whoever reaches the port is the admin: only this host may.
+  if (mode !== 'RBAC' && !isLoopback(address)) throw new InsecureAddressError(address);
   const cluster = new Cluster(options.historyLimit);
   let persistence: Persistence | undefined;
   if (options.dataDir) {
@@ -105,14 +112,21 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
 
   const access = new Access(
     cluster,
-    options.authorizationMode ?? 'AlwaysAllow',
+    mode,
     options.dataDir ? savedTokens(path.join(options.dataDir, 'tokens.json')) : undefined,
   );
-  const address = options.address ?? '127.0.0.1';
   const serverOptions: ServerOptions = {};
   if (options.bookmarkIntervalMs !== undefined) serverOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
   // A server that checks tokens must speak TLS: kubectl sends credentials only to https.
-  if (access.mode === 'RBAC') serverOptions.tls = selfSignedCert([address]);
+  let ca: string | undefined;
+  if (access.mode === 'RBAC') {
+    const authority = options.dataDir
+      ? savedAuthority(path.join(options.dataDir, 'ca.json'))
+      : newCertificateAuthority();
+    const certs = servingCertificates(certificateHosts(address), authority);
+    serverOptions.tls = certs.serving;
+    ca = certs.ca;
+  }
   const server = new ApiServer(cluster, access, serverOptions);
   const port = await server.listen(options.port ?? 0, address);
   const url = `${serverOptions.tls ? 'https' : 'http'}://${urlHost(address)}:${port}`;
@@ -122,13 +136,14 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
     tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodenet-devcluster-'));
     kubeconfigPath = path.join(tempDir, 'kubeconfig');
   }
-  writeKubeconfig(kubeconfigPath, url, access.adminToken);
+  writeKubeconfig(kubeconfigPath, url, access.adminToken, ca);
   const kubeconfigDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodenet-devcluster-ids-'));
   let identities = 0;
 
   let stopped: Promise<void> | undefined;
   return {
     url,
+    ...(ca ? { ca } : {}),
     kubeconfigPath,
     port,
     cluster,
@@ -138,7 +153,7 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
     kubeconfigFor: (who, file) => {
       const token = 'token' in who ? who.token : access.tokens.issueStatic(who);
       const target = file ?? path.join(kubeconfigDir, `kubeconfig-${++identities}`);
-      writeKubeconfig(target, url, token);
+      writeKubeconfig(target, url, token, ca);
       return target;
     },
     stop: () =>
@@ -159,6 +174,30 @@ export { kubeconfigYaml } from './kubeconfig.js';
 export { Access, AUTHORIZATION_MODES, type AuthorizationMode } from './auth/access.js';
 export type { UserInfo } from './auth/admission-policy.js';
 export type { ResourceType } from './resources.js';
+
+/** A non-loopback listen address asked for without authorization. */
+export class InsecureAddressError extends Error {
+  override name = 'InsecureAddressError';
+  constructor(readonly address: string) {
+    super(
+      `--address ${address} is not a loopback address: in AlwaysAllow mode every request acts as the admin, so serving beyond this host needs --authorization-mode RBAC`,
+    );
+  }
+}
+
+export function isLoopback(address: string): boolean {
+  if (address === 'localhost' || address === '::1') return true;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return isIP(v4) === 4 && v4.startsWith('127.');
+}
+
+/** Names the serving certificate holds: the listen address, or every address of this host for a wildcard. */
+function certificateHosts(address: string): string[] {
+  if (address !== '0.0.0.0' && address !== '::' && address !== '') return [address];
+  return Object.values(os.networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .map((i) => i.address.split('%')[0]!);
+}
 
 /** The host a client connects to for a listen address (a wildcard means this host's loopback). */
 export function urlHost(address: string): string {
@@ -205,7 +244,27 @@ export { GoneError, Store } from './store.js';
 export { humanDuration } from './table.js';
 export { type KObject } from './types.js';
 export { requestInfo } from './auth/request-info.js';
-export { selfSignedCert } from './tls.js';
+export { servingCertificates } from './tls.js';
+
+/** The CA kept beside the data (mode 0600): a restart keeps every kubeconfig written valid. */
+function savedAuthority(file: string): CertificateAuthority {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as CertificateAuthority;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  const authority = newCertificateAuthority();
+  writePrivate(file, JSON.stringify(authority));
+  return authority;
+}
+
+/** Writes a file only this user reads, through a fresh temp file and a rename. */
+function writePrivate(file: string, text: string): void {
+  const tmp = `${file}.tmp`;
+  fs.rmSync(tmp, { force: true });
+  fs.writeFileSync(tmp, text, { mode: FILE_MODE, flag: 'wx' });
+  fs.renameSync(tmp, file);
+}
 
 /** Tokens kept beside the data (mode 0600): a restart keeps every issued token valid. */
 function savedTokens(file: string): { tokens: SavedToken[]; save: (tokens: SavedToken[]) => void } {
@@ -217,10 +276,7 @@ function savedTokens(file: string): { tokens: SavedToken[]; save: (tokens: Saved
   }
   return {
     tokens,
-    save: (t) => {
-      const tmp = `${file}.tmp`;
-      fs.writeFileSync(tmp, JSON.stringify(t), { mode: 0o600 });
-      fs.renameSync(tmp, file);
-    },
+    // In the data directory (0700, see persist.ts).
+    save: (t) => writePrivate(file, JSON.stringify(t)),
   };
 }

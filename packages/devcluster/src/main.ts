@@ -20,14 +20,15 @@ const program = new Command()
   .name('nodenet-devcluster')
   .version(NODENET_VERSION, '--version', 'print the version and exit')
   .description(
-    'A Kubernetes-API-compatible server (plain HTTP, bearer tokens; 127.0.0.1 unless --address) for tests and local runs.\n' +
+    'A Kubernetes-API-compatible server for tests and local runs: plain HTTP on loopback, or HTTPS (a CA in the kubeconfig),\n' +
+      'bearer tokens, RBAC and admission under --authorization-mode RBAC.\n' +
       'Writes a kubeconfig usable by kubectl and @kubernetes/client-node, prints one line with the URL when ready,\n' +
       'and stops cleanly on SIGINT/SIGTERM.',
   )
   .option('--port <n>', 'TCP port to listen on (0 picks a free port)', parsePort, 0)
   .option(
     '--address <ip>',
-    'address to listen on, e.g. 0.0.0.0 so agents in network namespaces reach it (plain HTTP: trusted networks only)',
+    'address to listen on; a non-loopback one (e.g. 0.0.0.0, so agents in network namespaces reach it) only with --authorization-mode RBAC',
     '127.0.0.1',
   )
   .option('--kubeconfig <path>', 'where to write the kubeconfig (default: a temporary file, removed on exit)')

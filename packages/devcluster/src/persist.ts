@@ -40,6 +40,20 @@ export class PersistenceError extends Error {
 }
 
 const COMPACT_AFTER = 200_000;
+/** The data holds Secrets and tokens: only the server's own user may read it. */
+const DIR_MODE = 0o700;
+export const FILE_MODE = 0o600;
+
+/**
+ * Creates the data directory, or tightens one that exists, to 0700 and every file in it to 0600
+ * (a directory made by an older version, or by hand, may be readable by everyone).
+ */
+export function secureDataDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  fs.chmodSync(dir, DIR_MODE);
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true }))
+    if (entry.isFile()) fs.chmodSync(path.join(dir, entry.name), FILE_MODE);
+}
 
 export class Persistence {
   private fd: number | undefined;
@@ -57,7 +71,7 @@ export class Persistence {
 
   /** Loads snapshot + log into the store, writes a fresh snapshot and opens the log for appending. */
   load(): number {
-    fs.mkdirSync(this.dir, { recursive: true });
+    secureDataDir(this.dir);
     const objects = new Map<string, SnapshotEntry>();
     let rv = 0;
     if (fs.existsSync(this.snapshotPath)) {
@@ -123,7 +137,8 @@ export class Persistence {
       }
     const snap: Snapshot = { version: 1, resourceVersion: this.store.resourceVersion, objects };
     const tmp = `${this.snapshotPath}.tmp`;
-    const fd = fs.openSync(tmp, 'w');
+    fs.rmSync(tmp, { force: true });
+    const fd = fs.openSync(tmp, 'wx', FILE_MODE);
     try {
       fs.writeSync(fd, JSON.stringify(snap));
       fs.fsyncSync(fd);
@@ -132,7 +147,8 @@ export class Persistence {
     }
     fs.renameSync(tmp, this.snapshotPath);
     if (this.fd !== undefined) fs.closeSync(this.fd);
-    this.fd = fs.openSync(this.logPath, 'w');
+    this.fd = fs.openSync(this.logPath, 'w', FILE_MODE);
+    fs.fchmodSync(this.fd, FILE_MODE);
     this.lines = 0;
   }
 

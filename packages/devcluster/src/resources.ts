@@ -20,6 +20,12 @@ export interface ResourceType {
   statusSubresource: boolean;
   /** Status sent on create is kept (Node), otherwise dropped when there is a status subresource. */
   keepStatusOnCreate: boolean;
+  /**
+   * A `/status` write keeps the metadata it sends and resets only `spec`, as kube-apiserver's
+   * nodeStatusStrategy does for Nodes; without it a status write changes only status (custom
+   * resources' ResetObjectMetaForStatus).
+   */
+  statusWriteKeepsMetadata?: boolean;
   /** metadata.generation is maintained (custom resources and CRDs). */
   generation: boolean;
   /** PUT without metadata.resourceVersion is refused (custom resources). */

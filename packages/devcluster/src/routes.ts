@@ -81,10 +81,8 @@ export function routeRequest(
     return answer(doc);
   }
 
-  const segs = path
-    .split('/')
-    .filter((s) => s !== '')
-    .map(decodeURIComponent);
+  // The path arrives decoded (request-target.ts), as kube-apiserver reads req.URL.Path.
+  const segs = path.split('/').filter((s) => s !== '');
   let group: string;
   let version: string;
   let rest: string[];

@@ -4,6 +4,12 @@
  */
 import { selectorTerms } from '@nodenet/api';
 import { badRequest } from './errors.js';
+import {
+  FieldSelectorError,
+  parseFieldSelector as parseFields,
+  requiresExactMatch,
+  type FieldRequirement,
+} from './field-selector.js';
 import { isObject, type KObject } from './types.js';
 
 export type Predicate = (obj: KObject) => boolean;
@@ -111,30 +117,30 @@ function fieldValue(obj: KObject, path: string): string | undefined {
   return typeof cur === 'string' ? cur : String(cur);
 }
 
-interface FieldRequirement {
-  path: string;
-  value: string;
-  negate: boolean;
-}
-
 /**
- * Field selectors: `metadata.name` and `metadata.namespace` for every kind as on a real server; any
- * other dotted path (for example `involvedObject.name`, used by `kubectl describe`) is compared
- * against the object's value, which is a superset of what the real server allows per kind.
+ * Field selectors, parsed as apimachinery parses them (`field-selector.ts`). A field must be a
+ * dotted path: `metadata.name` and `metadata.namespace` for every kind as on a real server; any
+ * other path (for example `involvedObject.name`, used by `kubectl describe`) is compared against
+ * the object's value, a superset of what the real server allows per kind. Anything else is
+ * refused as kube-apiserver's field label conversion refuses it.
  */
 export function parseFieldSelector(selector: string): FieldRequirement[] {
-  const reqs: FieldRequirement[] = [];
-  for (const part of selectorTerms(selector)) {
-    const m = part.match(/^([A-Za-z0-9_.-]+)\s*(==|=|!=)\s*(.*)$/);
-    if (!m) throw badRequest(`invalid selector: '${selector}'; can't understand '${part}'`);
-    reqs.push({ path: m[1] ?? '', value: (m[3] ?? '').trim(), negate: m[2] === '!=' });
+  let reqs: FieldRequirement[];
+  try {
+    reqs = parseFields(selector);
+  } catch (e) {
+    if (e instanceof FieldSelectorError) throw badRequest(e.message);
+    throw e;
   }
+  for (const r of reqs)
+    if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(r.field))
+      throw badRequest(`field label not supported: ${r.field}`);
   return reqs;
 }
 
 export function matchFields(reqs: FieldRequirement[], obj: KObject): boolean {
   for (const r of reqs) {
-    const v = fieldValue(obj, r.path) ?? '';
+    const v = fieldValue(obj, r.field) ?? '';
     if (r.negate ? v === r.value : v !== r.value) return false;
   }
   return true;
@@ -151,5 +157,5 @@ export function selectorPredicate(labelSelector?: string, fieldSelector?: string
 /** The object name an equality requirement on `metadata.name` pins the selector to, if any. */
 export function selectedName(fieldSelector: string | undefined): string | undefined {
   if (!fieldSelector) return undefined;
-  return parseFieldSelector(fieldSelector).find((r) => r.path === 'metadata.name' && !r.negate)?.value;
+  return requiresExactMatch(parseFieldSelector(fieldSelector), 'metadata.name');
 }

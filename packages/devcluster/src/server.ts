@@ -12,12 +12,14 @@ import type { Access } from './auth/access.js';
 import { review, tokenRequest } from './auth/endpoints.js';
 import { isReviewType } from './auth/kinds.js';
 import { requestInfo, type RequestInfo } from './auth/request-info.js';
-import { JSON_TYPE, parseBody, readBody, send, sendError } from './http.js';
+import { effectiveFieldSelector } from './field-selector.js';
+import { JSON_TYPE, jsonDuplicateFields, parseBody, readBody, send, sendError } from './http.js';
 import { deleteCollection, serveList } from './list.js';
 import { sendObject } from './output.js';
 import { patchTypeOf } from './patch.js';
 import { parseListOptions } from './query.js';
 import { storageKeyOf } from './resources.js';
+import { BAD_REQUEST_TARGET, parseRequestTarget } from './request-target.js';
 import { deleteOptions, routeRequest, writeOptions } from './routes.js';
 import { Watches } from './watch.js';
 
@@ -91,10 +93,15 @@ export class ApiServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://devcluster');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+    // A malformed request target is answered before anything else, as Go's HTTP server does.
+    const target = parseRequestTarget(req.url ?? '/');
+    if (!target) {
+      res.writeHead(BAD_REQUEST_TARGET.status, BAD_REQUEST_TARGET.headers);
+      res.end(BAD_REQUEST_TARGET.body);
+      return;
+    }
+    const { path, query: q } = target;
     const method = req.method ?? 'GET';
-    const q = url.searchParams;
     // Authentication and authorization come first, from the URL alone, as in kube-apiserver's
     // filter chain: a refused request learns nothing about what exists.
     const info = requestInfo(method, path, q);
@@ -122,8 +129,12 @@ export class ApiServer {
         return sendObject(req, res, 200, stored, t, q);
       }
       const lo = parseListOptions(q, route.watch);
-      if (lo.watch) return this.watches.serve(this.cluster, req, res, route, q, lo);
-      return serveList(this.cluster, req, res, route, q, lo);
+      // The legacy `/watch/<plural>/<name>` path watches that one object.
+      const fieldSelector = effectiveFieldSelector(q.get('fieldSelector'), route.name);
+      const lq = new URLSearchParams(q);
+      if (fieldSelector !== null) lq.set('fieldSelector', fieldSelector);
+      if (lo.watch) return this.watches.serve(this.cluster, req, res, route, lq, lo);
+      return serveList(this.cluster, req, res, route, lq, lo);
     }
 
     const writeOpts = writeOptions(q, warnings);
@@ -133,13 +144,17 @@ export class ApiServer {
     switch (method) {
       case 'POST': {
         if (route.name) throw methodNotAllowed();
-        const body = parseBody(await readBody(req), req.headers['content-type']);
+        const raw = await readBody(req);
+        const body = parseBody(raw, req.headers['content-type']);
+        writeOpts.duplicateFields = jsonDuplicateFields(raw, req.headers['content-type']);
         const stored = this.cluster.create(t, ns, body, writeOpts);
         return sendObject(req, res, 201, stored, t, q, warnings);
       }
       case 'PUT': {
         if (!route.name) throw methodNotAllowed();
-        const body = parseBody(await readBody(req), req.headers['content-type']);
+        const raw = await readBody(req);
+        const body = parseBody(raw, req.headers['content-type']);
+        writeOpts.duplicateFields = jsonDuplicateFields(raw, req.headers['content-type']);
         const stored = this.cluster.update(t, ns, route.name, body, writeOpts, sub);
         return sendObject(req, res, 200, stored, t, q, warnings);
       }

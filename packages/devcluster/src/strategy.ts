@@ -21,6 +21,8 @@ export interface WriteOptions {
   warnings?: string[];
   /** Who writes (admission policies see it as request.userInfo); the server itself when absent. */
   user?: UserInfo;
+  /** Paths of keys the JSON body (of a create or update) holds twice (`json-duplicates.ts`). */
+  duplicateFields?: string[];
 }
 
 /** A copy of the body with apiVersion and kind checked against (and set to) the URL's type. */
@@ -53,17 +55,20 @@ export function toStorage(t: ResourceType, body: unknown): KObject {
 
 /** Defaulting, pruning and validation; throws 422 (or 400 for strict unknown fields). */
 export function admit(t: ResourceType, obj: KObject, opts: WriteOptions): void {
+  // Strict decoding problems as kube-apiserver lists them for an unstructured body: duplicate
+  // keys (found while decoding), then unknown fields (found while pruning).
+  const problems = (opts.duplicateFields ?? []).map((p) => `duplicate field "${p}"`);
   if (t.crd && t.schema) {
     applyDefaults(obj, t.schema);
-    const removed = prune(obj, t.schema);
-    if (removed.length) {
-      const mode = opts.fieldValidation ?? 'Warn';
-      if (mode === 'Strict')
-        throw badRequest(
-          `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: strict decoding error: ${removed.map((p) => `unknown field "${p}"`).join(', ')}`,
-        );
-      if (mode === 'Warn') opts.warnings?.push(...removed.map((p) => `unknown field "${p}"`));
-    }
+    problems.push(...prune(obj, t.schema).map((p) => `unknown field "${p}"`));
+  }
+  if (problems.length) {
+    const mode = opts.fieldValidation ?? 'Warn';
+    if (mode === 'Strict')
+      throw badRequest(
+        `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: strict decoding error: ${problems.join(', ')}`,
+      );
+    if (mode === 'Warn') opts.warnings?.push(...problems);
   }
   const errs: FieldError[] = validateMetadata(obj, t.plural === 'namespaces');
   if (t.schema) errs.push(...validate(obj, t.schema));

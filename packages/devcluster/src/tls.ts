@@ -3,12 +3,25 @@
  * there is not decoration: kubectl (client-go's clientcmd) sends a kubeconfig's token and its
  * `--as` impersonation only to an https server, so an authenticating server must speak TLS.
  *
+ * A CA signs it, and the kubeconfigs carry that CA (`certificate-authority-data`), so clients
+ * verify the server as they verify kube-apiserver: a token is only ever sent to the server that
+ * holds the key. The CA is made at the first start; with `--data-dir` it is kept there (0600) so
+ * that kubeconfigs written before a restart stay valid, as the tokens in them do.
+ *
  * Node has no API to create X.509 certificates, so the few DER structures of one (RFC 5280) are
- * written here: ECDSA P-256, subjectAltName 127.0.0.1 / ::1 / localhost / the listen address.
- * Clients connect with `insecure-skip-tls-verify` as over plain HTTP, so the certificate proves
- * nothing and needs no CA; it only carries the key of the TLS session.
+ * written here: ECDSA P-256; the CA with basicConstraints CA and keyCertSign; the serving
+ * certificate with subjectAltName 127.0.0.1 / ::1 / localhost / the given hosts, serverAuth, and
+ * key identifiers linking the two.
  */
-import { generateKeyPairSync, randomBytes, sign } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign,
+  type KeyObject,
+} from 'node:crypto';
 import { isIP } from 'node:net';
 
 const tlv = (tag: number, ...parts: Buffer[]): Buffer => {
@@ -57,41 +70,121 @@ export interface ServingCert {
   cert: string;
 }
 
-/** A fresh key and self-signed certificate for `hosts` (IP addresses or DNS names). */
-export function selfSignedCert(hosts: string[], now = new Date()): ServingCert {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const spki = publicKey.export({ type: 'spki', format: 'der' });
-  const name = seq(set(seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from('nodenet-devcluster')))));
-  const ecdsaSha256 = seq(oid('1.2.840.10045.4.3.2'));
-  const altNames = [...new Set(['127.0.0.1', '::1', 'localhost', ...hosts])].map((h) =>
-    isIP(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, 'ascii')),
+export interface ServingCerts {
+  /** Key and certificate the server presents. */
+  serving: ServingCert;
+  /** The CA certificate (PEM) that signed it: what clients trust. */
+  ca: string;
+}
+
+const pem = (der: Buffer): string =>
+  `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{64}/g, '$&\n').trimEnd()}\n-----END CERTIFICATE-----\n`;
+const commonName = (cn: string): Buffer => seq(set(seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from(cn)))));
+const ecdsaSha256 = seq(oid('1.2.840.10045.4.3.2'));
+const CRITICAL = tlv(0x01, Buffer.from([0xff]));
+const extension = (id: string, value: Buffer, critical = false): Buffer =>
+  critical ? seq(oid(id), CRITICAL, tlv(0x04, value)) : seq(oid(id), tlv(0x04, value));
+
+interface KeyPair {
+  privateKey: KeyObject;
+  spki: Buffer;
+  /** RFC 5280 key identifier: SHA-1 of the public key (the uncompressed P-256 point). */
+  id: Buffer;
+}
+
+function keyPairOf(privateKey: KeyObject): KeyPair {
+  const spki = createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
+  return {
+    privateKey,
+    spki,
+    id: createHash('sha1')
+      .update(spki.subarray(spki.length - 65))
+      .digest(),
+  };
+}
+const keyPair = (): KeyPair => keyPairOf(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
+
+/** A CA: its certificate and key (PEM). */
+export interface CertificateAuthority {
+  cert: string;
+  key: string;
+}
+
+const CA_NAME = commonName('nodenet-devcluster-ca');
+
+/** A fresh CA (ECDSA P-256, basicConstraints CA, keyCertSign). */
+export function newCertificateAuthority(now = new Date()): CertificateAuthority {
+  const caKey = keyPair();
+  const ca = certificate(
+    CA_NAME,
+    caKey,
+    CA_NAME,
+    caKey,
+    [
+      extension('2.5.29.19', seq(tlv(0x01, Buffer.from([0xff]))), true), // basicConstraints CA
+      extension('2.5.29.15', tlv(0x03, Buffer.from([0x01, 0x06])), true), // keyCertSign, cRLSign
+    ],
+    now,
   );
-  const extensions = tlv(
-    0xa3,
-    seq(
-      seq(oid('2.5.29.17'), tlv(0x04, seq(...altNames))),
-      // keyUsage digitalSignature, critical; extKeyUsage serverAuth
-      seq(oid('2.5.29.15'), tlv(0x01, Buffer.from([0xff])), tlv(0x04, tlv(0x03, Buffer.from([0x07, 0x80])))),
-      seq(oid('2.5.29.37'), tlv(0x04, seq(oid('1.3.6.1.5.5.7.3.1')))),
-    ),
-  );
+  return { cert: pem(ca), key: caKey.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+}
+
+function certificate(
+  subject: Buffer,
+  subjectKey: KeyPair,
+  issuer: Buffer,
+  issuerKey: KeyPair,
+  extensions: Buffer[],
+  now: Date,
+): Buffer {
   const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f;
+  serial[0] = (serial[0]! & 0x7f) | 0x40; // positive, and no leading zero byte (minimal DER)
   const tbs = seq(
     tlv(0xa0, integer(Buffer.from([2]))), // v3
     integer(serial),
     ecdsaSha256,
-    name,
+    issuer,
     seq(utcTime(new Date(now.getTime() - 3600_000)), utcTime(new Date(now.getTime() + 365 * 86400_000))),
-    name,
-    spki,
-    extensions,
+    subject,
+    subjectKey.spki,
+    tlv(
+      0xa3,
+      seq(
+        ...extensions,
+        extension('2.5.29.14', tlv(0x04, subjectKey.id)), // subjectKeyIdentifier
+        extension('2.5.29.35', seq(tlv(0x80, issuerKey.id))), // authorityKeyIdentifier
+      ),
+    ),
   );
-  const signature = sign('sha256', tbs, privateKey);
-  const der = seq(tbs, ecdsaSha256, tlv(0x03, Buffer.from([0]), signature));
-  const pem = der.toString('base64').replace(/.{64}/g, '$&\n').trimEnd();
+  return seq(tbs, ecdsaSha256, tlv(0x03, Buffer.from([0]), sign('sha256', tbs, issuerKey.privateKey)));
+}
+
+/** A serving certificate for `hosts` (IP addresses or DNS names), signed by `authority` (a new CA by default). */
+export function servingCertificates(
+  hosts: string[],
+  authority: CertificateAuthority = newCertificateAuthority(),
+  now = new Date(),
+): ServingCerts {
+  const caKey = keyPairOf(createPrivateKey(authority.key));
+  const key = keyPair();
+  const altNames = [...new Set(['127.0.0.1', '::1', 'localhost', ...hosts])].map((h) =>
+    isIP(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, 'ascii')),
+  );
+  const cert = certificate(
+    commonName('nodenet-devcluster'),
+    key,
+    CA_NAME,
+    caKey,
+    [
+      extension('2.5.29.17', seq(...altNames)),
+      extension('2.5.29.19', seq(), true), // not a CA
+      extension('2.5.29.15', tlv(0x03, Buffer.from([0x07, 0x80])), true), // digitalSignature
+      extension('2.5.29.37', seq(oid('1.3.6.1.5.5.7.3.1'))), // serverAuth
+    ],
+    now,
+  );
   return {
-    key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    cert: `-----BEGIN CERTIFICATE-----\n${pem}\n-----END CERTIFICATE-----\n`,
+    serving: { key: key.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), cert: pem(cert) },
+    ca: authority.cert,
   };
 }

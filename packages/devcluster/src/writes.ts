@@ -217,15 +217,18 @@ export class Writes {
       ]);
 
     let next: KObject;
-    if (subresource === 'status') {
+    if (subresource === 'status' && !t.statusWriteKeepsMetadata) {
       next = clone(old.obj);
       if (incoming.status === undefined) delete next.status;
       else next.status = incoming.status;
     } else {
       next = incoming;
-      if (t.statusSubresource) {
-        if (old.obj.status === undefined) delete next.status;
-        else next.status = clone(old.obj.status);
+      // The part the other endpoint owns stays as it was: status for the resource, spec for a
+      // status write that keeps metadata (Node).
+      const reset = subresource === 'status' ? 'spec' : t.statusSubresource ? 'status' : undefined;
+      if (reset) {
+        if (old.obj[reset] === undefined) delete next[reset];
+        else next[reset] = clone(old.obj[reset]);
       }
       const m = next.metadata;
       const om = old.obj.metadata;

@@ -1,5 +1,6 @@
 /** The nodenet-devcluster binary: help, argument errors, clean stop, and --data-dir surviving restarts and crashes. */
 import fs from 'node:fs';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,14 +52,27 @@ describe('nodenet-devcluster CLI', () => {
     expect(crds.stderr).toContain(`${path.join(tmp, 'nope')}: CRD directory does not exist`);
   });
 
-  it('--address 0.0.0.0 listens on every address and prints export KUBECONFIG=…', async () => {
+  it('--address 0.0.0.0 is refused in AlwaysAllow mode (every request would be the admin)', async () => {
+    const r = await execa('node', [MAIN, '--address', '0.0.0.0'], { reject: false });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      'nodenet-devcluster: --address 0.0.0.0 is not a loopback address: in AlwaysAllow mode every request acts as the admin, so serving beyond this host needs --authorization-mode RBAC',
+    );
+    expect(r.stdout).toBe('');
+  });
+
+  it('--address 0.0.0.0 with RBAC listens on every address (verified TLS) and prints export KUBECONFIG=…', async () => {
     const kubeconfig = path.join(tmp, 'kubeconfig-any');
-    const proc = execa('node', [MAIN, '--address', '0.0.0.0', '--kubeconfig', kubeconfig], { reject: false });
+    const proc = execa(
+      'node',
+      [MAIN, '--address', '0.0.0.0', '--authorization-mode', 'RBAC', '--kubeconfig', kubeconfig],
+      { reject: false },
+    );
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
       proc.stdout?.on('data', (d: Buffer) => {
         out += d.toString();
-        const m = /listening on (http:\/\/127\.0\.0\.1:(\d+))[\s\S]*export KUBECONFIG=/.exec(out);
+        const m = /listening on (https:\/\/127\.0\.0\.1:(\d+))[\s\S]*export KUBECONFIG=/.exec(out);
         if (m?.[1]) resolve(m[1]);
       });
       void proc.then((r) => reject(new Error(`exited early: ${r.stderr}`)));
@@ -70,8 +84,13 @@ describe('nodenet-devcluster CLI', () => {
       .flat()
       .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
     const port = new URL(url).port;
+    // The kubeconfig's CA verifies the server on each of them (the certificate names them all).
+    const ca = Buffer.from(
+      /certificate-authority-data: (\S+)/.exec(fs.readFileSync(kubeconfig, 'utf8'))![1]!,
+      'base64',
+    ).toString();
     for (const host of ['127.0.0.1', ...(other ? [other] : [])])
-      expect((await fetch(`http://${host}:${port}/version`)).status).toBe(200);
+      expect(await httpsStatus(`https://${host}:${port}/version`, ca)).toBe(401);
     proc.kill('SIGTERM');
     await proc;
   });
@@ -130,3 +149,15 @@ describe('nodenet-devcluster CLI', () => {
     expect((await third.proc).exitCode).toBe(0);
   });
 });
+
+/** The status of a GET verified against `ca` (rejects on a certificate the CA did not sign). */
+function httpsStatus(url: string, ca: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(url, { ca }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', reject);
+  });
+}

@@ -13,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { UserInfo } from './admission-policy.js';
+import { pathUnescape } from '../request-target.js';
 
 export const NODE_NAME_EXTRA = 'authentication.kubernetes.io/node-name';
 export const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
@@ -191,7 +192,9 @@ export function impersonate(
   for (const g of groups) if (!may(requester, { resource: 'groups', name: g })) refuse(`groups "${g}"`);
   const extra: Record<string, string[]> = {};
   for (const k of extraKeys) {
-    const key = decodeURIComponent(k.slice('impersonate-extra-'.length));
+    // kube-apiserver's unescapeExtraKey: a key that does not unescape is kept as sent.
+    const raw = k.slice('impersonate-extra-'.length);
+    const key = pathUnescape(raw) ?? raw;
     const values = list(headers[k]).flatMap((v) => v.split(',').map((s) => s.trim()));
     for (const v of values)
       if (!may(requester, { resource: 'userextras', subresource: key, name: v }))

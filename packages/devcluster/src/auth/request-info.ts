@@ -11,8 +11,12 @@
  * - `namespaces/<ns>/<resource>/<name>/<subresource>`; `namespaces/<ns>` itself (and its `status`
  *   and `finalize`) is the resource `namespaces` named `<ns>`.
  * - A list or watch whose field selector pins `metadata.name` names that object, so a rule with
- *   resourceNames can allow an informer on one object.
+ *   resourceNames can allow an informer on one object. The selector is parsed exactly as the
+ *   list filter parses it (`field-selector.ts`); one that does not parse names nothing.
+ * - The path comes decoded (`request-target.ts`), as Go's `URL.Path`.
  */
+import { pinnedName } from '../field-selector.js';
+
 export interface ResourceInfo {
   resourceRequest: true;
   verb: string;
@@ -59,7 +63,6 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
     apiVersion = parts[2]!;
     rest = parts.slice(3);
   } else return nonResource;
-  rest = rest.map(decodeURIComponent);
 
   const info: ResourceInfo = {
     resourceRequest: true,
@@ -90,14 +93,4 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
   }
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection';
   return info;
-}
-
-/** The name a field selector requires exactly (`metadata.name=x` or `==`), if it does. */
-function pinnedName(selector: string | null): string | undefined {
-  if (!selector) return undefined;
-  for (const term of selector.split(',')) {
-    const m = /^\s*metadata\.name\s*==?\s*([^\s,]+)\s*$/.exec(term);
-    if (m && m[1] !== '.' && m[1] !== '..' && !m[1]!.includes('/') && !m[1]!.includes('%')) return m[1];
-  }
-  return undefined;
 }

@@ -12,7 +12,7 @@ import { X509Certificate } from 'node:crypto';
 import https from 'node:https';
 import * as k8s from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestInfo, selfSignedCert, startDevCluster, type DevCluster } from '@nodenet/devcluster';
+import { requestInfo, servingCertificates, startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { FIXTURES } from '../helpers.js';
 
 /** A raw HTTPS request to the server (self-signed certificate), answering status and JSON body. */
@@ -82,14 +82,19 @@ describe('requestInfo (what authorization is asked)', () => {
 });
 
 describe('the serving certificate', () => {
-  it('is a valid X.509 certificate for the listen address, matching its key', async () => {
-    const { cert, key } = selfSignedCert(['10.1.2.3']);
-    const x = new X509Certificate(cert);
+  it('is signed by the CA clients trust, for the listen address, and matches its key', async () => {
+    const { serving, ca } = servingCertificates(['10.1.2.3']);
+    const x = new X509Certificate(serving.cert);
+    const authority = new X509Certificate(ca);
     expect(x.subjectAltName).toBe(
       'IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, DNS:localhost, IP Address:10.1.2.3',
     );
+    expect(x.ca).toBe(false);
+    expect(authority.ca).toBe(true);
+    expect(x.checkIssued(authority)).toBe(true);
+    expect(x.verify(authority.publicKey)).toBe(true);
     const { createPrivateKey } = await import('node:crypto');
-    expect(x.checkPrivateKey(createPrivateKey(key))).toBe(true);
+    expect(x.checkPrivateKey(createPrivateKey(serving.key))).toBe(true);
   });
 });
 
