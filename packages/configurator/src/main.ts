@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { buildProgram, resolveOptions, type ConfiguratorOptions, type RawOptions } from './options.js';
 import { runConfigurator } from './run.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './shutdown.js';
 
 async function main(argv: string[]): Promise<void> {
   // Annotated so that TypeScript sees `program.error` never returns.
@@ -17,11 +18,23 @@ async function main(argv: string[]): Promise<void> {
   const configurator = await runConfigurator(options);
   let stopping = false;
   const shutdown = (signal: string): void => {
-    if (stopping) return;
+    if (stopping) {
+      console.error(`nodenet-configurator: ${signal} again, exiting at once`);
+      process.exit(1);
+    }
     stopping = true;
-    console.error(`nodenet-configurator: ${signal}, shutting down`);
-    configurator.stop().then(
-      () => process.exit(0),
+    const deadlineMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    console.error(`nodenet-configurator: ${signal}, shutting down (deadline ${deadlineMs} ms)`);
+    // A backstop in case something outside the bounded steps keeps the process busy.
+    setTimeout(() => process.exit(1), deadlineMs + 2_000).unref();
+    configurator.stop(deadlineMs).then(
+      (result) => {
+        if (result.complete) process.exit(0);
+        console.error(
+          `nodenet-configurator: shutdown cut short after ${result.elapsedMs} ms: ${result.unfinished.join('; ')}`,
+        );
+        process.exit(1);
+      },
       (err: unknown) => {
         console.error(`nodenet-configurator: ${err instanceof Error ? err.message : String(err)}`);
         process.exit(1);

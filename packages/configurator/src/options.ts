@@ -36,6 +36,8 @@ export interface ConfiguratorOptions {
   logLevel: string;
   coalesceMs: number;
   eventsNamespace: string;
+  /** Deadline of the shutdown on SIGTERM (shutdown.ts); default 10 s. */
+  shutdownTimeoutMs?: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -126,6 +128,13 @@ export function buildProgram(): Command {
       ),
     )
     .addOption(new Option('--identity <id>', 'leader election identity (default: hostname + random suffix)'))
+    .addOption(
+      new Option(
+        '--shutdown-timeout <duration>',
+        'on SIGTERM: stop acting, release the leader Lease and close the endpoints within this time, whatever the API ' +
+          "server does; exit 1 if anything had to be cut short (keep it below the pod's terminationGracePeriodSeconds)",
+      ).default('10s'),
+    )
     .showHelpAfterError('(run with --help for usage)');
 }
 
@@ -152,6 +161,7 @@ export interface RawOptions {
   coalesceWindow: string;
   eventsNamespace: string;
   identity?: string;
+  shutdownTimeout: string;
 }
 
 export function policyFromOptions(raw: RawOptions): Policy {
@@ -207,5 +217,12 @@ export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
     logLevel: raw.logLevel,
     coalesceMs: parseDuration(raw.coalesceWindow, '--coalesce-window'),
     eventsNamespace: nonEmpty('--events-namespace', raw.eventsNamespace),
+    shutdownTimeoutMs: positiveDuration('--shutdown-timeout', raw.shutdownTimeout),
   };
+}
+
+function positiveDuration(flag: string, value: string): number {
+  const ms = parseDuration(value, flag);
+  if (ms <= 0) throw new OptionError(flag, value, 'must be above 0');
+  return ms;
 }

@@ -11,6 +11,7 @@ import { Controller } from './controller.js';
 import { Metrics } from './metrics.js';
 import type { ConfiguratorOptions } from './options.js';
 import { readiness, watchLeaseNamespace } from './readiness.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, shutdownWithin, type ShutdownResult } from './shutdown.js';
 
 export interface RunningConfigurator {
   controller: Controller;
@@ -21,8 +22,11 @@ export interface RunningConfigurator {
   synced: Promise<void>;
   /** Base URLs of the metrics and the health endpoints (the same when the addresses are equal). */
   urls: { metrics: string; health: string };
-  /** Stops acting, releases the lease (the standby takes over at once), closes the endpoints. */
-  stop(): Promise<void>;
+  /**
+   * Stops acting, releases the lease (the standby takes over at once), closes the endpoints, within
+   * `deadlineMs` (default: the options' shutdown timeout); see shutdown.ts.
+   */
+  stop(deadlineMs?: number): Promise<ShutdownResult>;
 }
 
 export async function runConfigurator(
@@ -81,12 +85,28 @@ export async function runConfigurator(
     elector,
     identity,
     urls,
-    stop: async () => {
-      leaseNamespace.stop();
-      await controller.stop();
-      await elector.stop();
-      await endpoints.close();
+    stop: async (deadlineMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS) => {
+      const result = await shutdownWithin(
+        [
+          { name: 'lease namespace watch', run: () => leaseNamespace.stop() },
+          { name: 'controller (the pass in flight, Events)', run: () => controller.stop() },
+          // Another instance may lead as soon as the Lease is released: only once this one stopped writing.
+          {
+            name: 'leader election (Lease release)',
+            run: async () => {
+              if (!(await elector.stop()))
+                throw new Error('the Lease could not be released; it expires on its own');
+            },
+            onlyAfterCleanStop: true,
+          },
+          { name: 'endpoints', run: () => endpoints.close() },
+        ],
+        deadlineMs,
+      );
       client.close();
+      if (!result.complete)
+        log.warn({ unfinished: result.unfinished, elapsedMs: result.elapsedMs }, 'shutdown cut short');
+      return result;
     },
   };
 }

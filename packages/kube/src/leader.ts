@@ -144,15 +144,18 @@ export class LeaderElector {
     if (!this.loop) this.loop = this.run();
   }
 
-  /** Stops campaigning; a leader releases the lease so another candidate can take over at once. */
-  async stop(): Promise<void> {
+  /**
+   * Stops campaigning; a leader releases the lease so another candidate can take over at once.
+   * Resolves false when it led and the release failed (the lease then expires on its own).
+   */
+  async stop(): Promise<boolean> {
     this.abort.abort();
     await this.loop;
-    if (this.leading) {
-      this.leading = false;
-      await this.release();
-      this.callbacks.onStoppedLeading?.('shutdown');
-    }
+    if (!this.leading) return true;
+    this.leading = false;
+    const released = await this.release();
+    this.callbacks.onStoppedLeading?.('shutdown');
+    return released;
   }
 
   private async run(): Promise<void> {
@@ -248,11 +251,11 @@ export class LeaderElector {
     }
   }
 
-  private async release(): Promise<void> {
+  private async release(): Promise<boolean> {
     const { namespace, name } = this.config;
     try {
       const current = await this.leases.get(name, namespace);
-      if ((current.spec?.holderIdentity ?? '') !== this.identity) return;
+      if ((current.spec?.holderIdentity ?? '') !== this.identity) return true;
       const now = microTime(new Date());
       await this.leases.update({
         ...current,
@@ -264,8 +267,10 @@ export class LeaderElector {
           leaseTransitions: current.spec?.leaseTransitions ?? 0,
         },
       });
+      return true;
     } catch (err) {
       this.callbacks.onError?.(err);
+      return false;
     }
   }
 }
