@@ -23,8 +23,12 @@ import {
 
 const NODES = ['node-1', 'node-2', 'node-3'];
 const POLICY = 'nodenet-agent-own-node';
-const denied = (resource: string, name: string, message: string): string =>
-  `${resource} "${name}" is forbidden: ValidatingAdmissionPolicy '${POLICY}' with binding '${POLICY}' denied request: ${message}`;
+const EVENTS_POLICY = 'nodenet-agent-events';
+const denied = (resource: string, name: string, message: string, policy = POLICY): string =>
+  `${resource} "${name}" is forbidden: ValidatingAdmissionPolicy '${policy}' with binding '${policy}' denied request: ${message}`;
+const NO_METADATA =
+  'the agent may not change the metadata of its Node (labels, annotations, finalizers, ownerReferences)';
+const ONLY_TAINTS = 'the agent may change only its own (node.nodenet.io/) taints on its Node';
 
 /** The status code and Status message of a refused call. */
 async function refusal(call: Promise<unknown>): Promise<{ statusCode: number; message: string }> {
@@ -125,7 +129,7 @@ describe('deploy/ with authorization and admission on', () => {
     expect(own.stderr).toBe('');
     expect(own.ok).toBe(true);
 
-    const onlyTaints = 'the agent may change only its own (node.nodenet.io/) taints on its Node';
+    const onlyTaints = ONLY_TAINTS;
     const foreign = await c.kubectl(
       [
         'patch',
@@ -141,8 +145,119 @@ describe('deploy/ with authorization and admission on', () => {
     );
     const label = await c.kubectl(['label', 'node', 'node-1', 'role=edge'], kc);
     expect(label.stderr.trim()).toBe(
-      `Error from server (Forbidden): ${denied('nodes', 'node-1', onlyTaints)}`,
+      `Error from server (Forbidden): ${denied('nodes', 'node-1', NO_METADATA)}`,
     );
+  });
+
+  it('on its own Node an agent changes no metadata and no spec but its taints, through the resource or nodes/status', async () => {
+    const kc = { kubeconfig: agentKubeconfig.get('node-1')! };
+    const node2 = await c.admin.node.get('node-2');
+    const owner = { apiVersion: 'v1', kind: 'Node', name: 'node-2', uid: node2.metadata.uid };
+    const cases: [what: string, args: string[], message: string][] = [
+      ['finalizers', ['-p', '{"metadata":{"finalizers":["example.com/keep"]}}'], NO_METADATA],
+      ['ownerReferences', ['-p', JSON.stringify({ metadata: { ownerReferences: [owner] } })], NO_METADATA],
+      ['annotations', ['-p', '{"metadata":{"annotations":{"example.com/a":"x"}}}'], NO_METADATA],
+      ['spec.podCIDR', ['-p', '{"spec":{"podCIDR":"10.244.9.0/24"}}'], ONLY_TAINTS],
+      ['spec.providerID', ['-p', '{"spec":{"providerID":"aws:///x/i-0"}}'], ONLY_TAINTS],
+      ['spec.unschedulable', ['-p', '{"spec":{"unschedulable":true}}'], ONLY_TAINTS],
+    ];
+    const answers: string[] = [];
+    for (const [what, args] of cases) {
+      const r = await c.kubectl(['patch', 'node', 'node-1', ...args], kc);
+      answers.push(`${what}: ${r.stderr.trim()}`);
+    }
+    expect(answers).toEqual(
+      cases.map(
+        ([what, , message]) =>
+          `${what}: Error from server (Forbidden): ${denied('nodes', 'node-1', message)}`,
+      ),
+    );
+    // nodes/status keeps the metadata sent with it (its strategy resets only spec): the agent's own
+    // call there (a strategic merge patch, as self-check.ts sends) may carry none either.
+    const statusPatch = (metadata: Record<string, unknown>) =>
+      agentClients('node-1').client.request('PATCH', '/api/v1/nodes/node-1/status', {
+        body: { metadata },
+        contentType: 'application/strategic-merge-patch+json',
+      });
+    const statusCases: Record<string, unknown>[] = [
+      { labels: { role: 'edge' } },
+      { annotations: { 'example.com/a': 'x' } },
+      { finalizers: ['example.com/keep'] },
+      { ownerReferences: [owner] },
+    ];
+    for (const metadata of statusCases)
+      expect({ metadata, ...(await refusal(statusPatch(metadata))) }).toEqual({
+        metadata,
+        statusCode: 403,
+        message: denied('nodes', 'node-1', NO_METADATA),
+      });
+    // What the policy stops would otherwise be stored: the admin's same status patch keeps the label.
+    const admin = await c.kubectl([
+      'patch',
+      'node',
+      'node-3',
+      '--subresource=status',
+      '-p',
+      '{"metadata":{"labels":{"role":"edge"}}}',
+    ]);
+    expect(admin.stderr).toBe('');
+    expect((await c.admin.node.get('node-3')).metadata.labels?.role).toBe('edge');
+    const after = await c.admin.node.get('node-1');
+    expect([after.metadata.finalizers, after.metadata.ownerReferences, after.metadata.labels?.role]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('an agent records Events only in default, only about its own NodeConfig and Node', async () => {
+    const events = agentClients('node-1').event;
+    let n = 0;
+    const event = (namespace: string, about: Record<string, string>, extra: Record<string, unknown> = {}) =>
+      events.create({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `ev-${++n}`, namespace },
+        involvedObject: about,
+        reason: 'Aborted',
+        message: 'x',
+        type: 'Warning',
+        source: { component: 'nodenet-agent' },
+        ...extra,
+      } as never);
+    const nodeConfig = (name: string) => ({
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'NodeConfig',
+      name,
+    });
+    const own = 'agent on node node-1 may record Events only about its own NodeConfig and Node';
+    const forbidden = (message: string) => ({
+      statusCode: 403,
+      message: denied('events', `ev-${n}`, message, EVENTS_POLICY),
+    });
+    await expect(event('default', nodeConfig('node-1'))).resolves.toBeDefined();
+    await expect(event('default', { apiVersion: 'v1', kind: 'Node', name: 'node-1' })).resolves.toBeDefined();
+    expect(await refusal(event(NS, nodeConfig('node-1')))).toEqual({
+      statusCode: 403,
+      message: `events is forbidden: User "${saUser(AGENT_SA)}" cannot create resource "events" in API group "" in the namespace "${NS}"`,
+    });
+    const revision = {
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'NetworkConfigRevision',
+      name: 'node-1',
+    };
+    expect(await refusal(event('default', revision))).toEqual(forbidden(own));
+    expect(await refusal(event('default', nodeConfig('node-2')))).toEqual(forbidden(own));
+    expect(await refusal(event('default', { apiVersion: 'v1', kind: 'Node', name: 'node-2' }))).toEqual(
+      forbidden(own),
+    );
+    expect(
+      await refusal(
+        event('default', nodeConfig('node-1'), {
+          related: { kind: 'Node', apiVersion: 'v1', name: 'node-2' },
+        }),
+      ),
+    ).toEqual(forbidden("the agent's Events may not name a related object"));
   });
 
   it("an agent may set its own NodenetAgentReady Node condition, not another node's nor the kubelet's", async () => {
@@ -215,6 +330,8 @@ describe('deploy/ with authorization and admission on', () => {
       [AGENT_SA, ['patch', 'nodes', '--subresource=status'], 'yes'],
       [AGENT_SA, ['delete', 'nodes'], 'no'],
       [AGENT_SA, ['create', 'events', '-n', 'default'], 'yes'],
+      [AGENT_SA, ['create', 'events', '-n', NS], 'no'],
+      [AGENT_SA, ['create', 'events', '-n', 'kube-system'], 'no'],
       [AGENT_SA, ['list', 'secrets', '-n', NS], 'no'],
       [AGENT_SA, ['get', '/version'], 'yes'],
       [CONFIGURATOR_SA, ['create', 'nodeconfigs'], 'yes'],

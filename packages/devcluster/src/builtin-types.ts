@@ -46,6 +46,30 @@ const str = (v: unknown, none = '<none>'): string =>
 // RFC3339 with exactly six fractional digits, as metav1.MicroTime requires (a JS Date's three are refused).
 const MICRO_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
 
+/**
+ * kube-apiserver's rule for where an Event may be (core/v1 legacyValidateEvent): about a namespaced
+ * object, in that object's namespace; about a cluster-scoped one, in `default` (or, for an Event
+ * with an eventTime, `default` or `kube-system`).
+ */
+function eventNamespaceErrors(o: KObject): FieldError[] {
+  const involved = get(o, 'involvedObject', 'namespace');
+  const about = typeof involved === 'string' ? involved : '';
+  const ns = o.metadata.namespace ?? '';
+  const allowed = about
+    ? [about]
+    : get(o, 'eventTime')
+      ? ['default', 'kube-system']
+      : ['', 'default'];
+  if (allowed.includes(ns)) return [];
+  return [
+    {
+      type: 'FieldValueInvalid',
+      field: 'involvedObject.namespace',
+      message: `Invalid value: ${JSON.stringify(about)}: does not match event.namespace`,
+    },
+  ];
+}
+
 function microTimeErrors(obj: KObject, fields: string[][]): FieldError[] {
   const errs: FieldError[] = [];
   for (const path of fields) {
@@ -264,6 +288,7 @@ export const BUILTIN_TYPES: ResourceType[] = [
     kind: 'Event',
     namespaced: true,
     shortNames: ['ev'],
+    validateBuiltin: eventNamespaceErrors,
     table: {
       columns: [
         column('Last Seen'),
