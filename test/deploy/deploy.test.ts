@@ -41,11 +41,18 @@ describe('deploy/', () => {
         .map((d) => d.metadata.name)
         .sort(),
     ).toEqual(['nodenet-agent', 'nodenet-configurator']);
+    // Everything namespaced is in nodenet-system, but the agent's Events Role and binding: Events
+    // about cluster-scoped objects (its NodeConfig, its Node) must be in `default`.
+    const inDefault = ['Role nodenet-agent-events', 'RoleBinding nodenet-agent-events'];
     for (const d of docs.filter(
       (d) => !['Namespace', 'ClusterRole', 'ClusterRoleBinding'].includes(d.kind),
     )) {
-      expect(d.metadata.namespace, `${d.kind} ${d.metadata.name}`).toBe('nodenet-system');
+      const what = `${d.kind} ${d.metadata.name}`;
+      expect(d.metadata.namespace, what).toBe(inDefault.includes(what) ? 'default' : 'nodenet-system');
     }
+    expect(
+      docs.filter((d) => d.metadata.namespace === 'default').map((d) => `${d.kind} ${d.metadata.name}`),
+    ).toEqual(inDefault);
   });
 
   it('passes the agent arguments it accepts', () => {

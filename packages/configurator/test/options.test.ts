@@ -35,6 +35,7 @@ describe('configurator options', () => {
       logLevel: 'info',
       coalesceMs: 50,
       eventsNamespace: 'default',
+      shutdownTimeoutMs: 10_000,
     });
   });
 
@@ -62,6 +63,7 @@ describe('configurator options', () => {
         '--coalesce-window=10ms',
         '--events-namespace=nodenet-system',
         '--identity=cfg-a',
+        '--shutdown-timeout=5s',
       ]),
     );
     expect(o).toEqual({
@@ -94,6 +96,7 @@ describe('configurator options', () => {
       logLevel: 'debug',
       coalesceMs: 10,
       eventsNamespace: 'nodenet-system',
+      shutdownTimeoutMs: 5_000,
     });
   });
 
@@ -113,6 +116,8 @@ describe('configurator options', () => {
     [['--leader-election-renew-deadline', '15s'], '--leader-election-renew-deadline', '15s'],
     [['--leader-election-retry-period', '10s'], '--leader-election-retry-period', '10s'],
     [['--leader-election-retry-period', '0s'], '--leader-election-retry-period', '0s'],
+    [['--shutdown-timeout', '0s'], '--shutdown-timeout', '0s'],
+    [['--shutdown-timeout', 'later'], '--shutdown-timeout', 'later'],
   ])('refuses %j naming the flag and the value', (args, flag, value) => {
     const err = errorOf(args);
     expect(err.option).toBe(flag);
