@@ -10,6 +10,7 @@ export * from './readiness.js';
 export * from './fleet-policy.js';
 export * from './options.js';
 export * from './run.js';
+export * from './shutdown.js';
 
 // Internals the package's own tests exercise directly (pure logic, unit-tested).
 export { type ExecContext, controlEvents, executePlan } from './execute.js';

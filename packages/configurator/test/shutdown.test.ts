@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shutdownWithin } from '../src/shutdown.js';
+import { shutdownWithin } from '@nodenet/configurator';
 
 const never = (): Promise<void> => new Promise<void>(() => undefined);
 

@@ -55,11 +55,7 @@ function eventNamespaceErrors(o: KObject): FieldError[] {
   const involved = get(o, 'involvedObject', 'namespace');
   const about = typeof involved === 'string' ? involved : '';
   const ns = o.metadata.namespace ?? '';
-  const allowed = about
-    ? [about]
-    : get(o, 'eventTime')
-      ? ['default', 'kube-system']
-      : ['', 'default'];
+  const allowed = about ? [about] : get(o, 'eventTime') ? ['default', 'kube-system'] : ['', 'default'];
   if (allowed.includes(ns)) return [];
   return [
     {
