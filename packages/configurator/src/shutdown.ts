@@ -53,19 +53,23 @@ export async function shutdownWithin(
 ): Promise<ShutdownResult> {
   const start = now();
   const unfinished: string[] = [];
+  // Set once a step ran into the deadline (a timer may fire a little before the clock reads it).
+  let expired = false;
   for (const step of steps) {
     if (step.onlyAfterCleanStop && unfinished.length > 0) {
       unfinished.push(`${step.name} (skipped: an earlier step did not finish)`);
       continue;
     }
     const left = start + deadlineMs - now();
-    if (left <= 0) {
+    if (expired || left <= 0) {
       unfinished.push(`${step.name} (no time left)`);
       continue;
     }
     const outcome = await within(Promise.resolve().then(step.run), left);
-    if (outcome === 'timeout') unfinished.push(`${step.name} (still running at the deadline)`);
-    else if (outcome !== 'done')
+    if (outcome === 'timeout') {
+      expired = true;
+      unfinished.push(`${step.name} (still running at the deadline)`);
+    } else if (outcome !== 'done')
       unfinished.push(
         `${step.name} (failed: ${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)})`,
       );

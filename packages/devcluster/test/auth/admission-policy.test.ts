@@ -1,6 +1,7 @@
 /**
- * ValidatingAdmissionPolicy evaluation, exercised with the policy deploy/ ships: an agent may write
- * only its own NodeConfig's status and only its own (node.nodenet.io/) taints on its own Node.
+ * ValidatingAdmissionPolicy evaluation, exercised with the policies deploy/ ships: an agent may write
+ * only its own NodeConfig's status, only its own (node.nodenet.io/) taints on its own Node (no
+ * metadata, through the Node or nodes/status), and Events only about its own NodeConfig and Node.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -82,10 +83,11 @@ function nodePatch(
 const startup = 'node.nodenet.io/network-unavailable';
 
 describe('the shipped agent admission policy', () => {
-  it('ships one policy, bound with Deny', () => {
-    expect(policies.map((p) => p.metadata.name)).toEqual(['nodenet-agent-own-node']);
+  it('ships two policies, each bound with Deny', () => {
+    expect(policies.map((p) => p.metadata.name)).toEqual(['nodenet-agent-own-node', 'nodenet-agent-events']);
     expect(bindings.map((b) => b.spec)).toEqual([
       { policyName: 'nodenet-agent-own-node', validationActions: ['Deny'] },
+      { policyName: 'nodenet-agent-events', validationActions: ['Deny'] },
     ]);
   });
 
@@ -138,14 +140,15 @@ describe('the shipped agent admission policy', () => {
     expect(d).toMatchObject({ allowed: false, message: 'agent on node node-1 may not write nodes node-2' });
   });
 
-  it('refuses changing taints it does not own, labels, or unschedulable on its own Node', () => {
+  it('refuses changing taints it does not own, or any other spec field, on its own Node', () => {
     const own = agentOn('node-1');
     const before = node('node-1', [taint('example.com/other')]);
     const cases = [
       node('node-1', []),
       node('node-1', [taint('example.com/other'), taint('example.com/new')]),
-      node('node-1', [taint('example.com/other')], { zone: 'b' }),
       { ...before, spec: { ...before.spec, unschedulable: true } },
+      { ...before, spec: { ...before.spec, podCIDR: '10.244.1.0/24' } },
+      { ...before, spec: { ...before.spec, providerID: 'aws:///x/i-0' } },
     ];
     for (const after of cases) {
       expect(admit(policies, bindings, nodePatch(own, before, after))).toMatchObject({
@@ -153,6 +156,75 @@ describe('the shipped agent admission policy', () => {
         message: 'the agent may change only its own (node.nodenet.io/) taints on its Node',
       });
     }
+  });
+
+  it('refuses any metadata change of its own Node, through the Node or nodes/status', () => {
+    const own = agentOn('node-1');
+    const before = node('node-1', [taint(startup)]);
+    const meta = (m: Record<string, unknown>) => ({ ...before, metadata: { ...before.metadata, ...m } });
+    const cases = [
+      meta({ labels: { zone: 'b' } }),
+      meta({ annotations: { 'example.com/a': 'x' } }),
+      meta({ finalizers: ['example.com/keep'] }),
+      meta({ ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'node-2', uid: 'u' }] }),
+    ];
+    for (const subResource of ['', 'status'])
+      for (const after of cases)
+        expect(admit(policies, bindings, { ...nodePatch(own, before, after), subResource })).toMatchObject({
+          allowed: false,
+          message:
+            'the agent may not change the metadata of its Node (labels, annotations, finalizers, ownerReferences)',
+        });
+    // What the server maintains itself is no change of the agent's.
+    expect(admit(policies, bindings, nodePatch(own, before, meta({ resourceVersion: '8' })))).toEqual({
+      allowed: true,
+    });
+  });
+
+  it('admits Events about its own NodeConfig and Node; refuses Events about anything else', () => {
+    const event = (
+      about: Record<string, string>,
+      extra: Record<string, unknown> = {},
+    ): AdmissionAttributes => ({
+      operation: 'CREATE',
+      group: '',
+      version: 'v1',
+      resource: 'events',
+      subResource: '',
+      name: 'e',
+      namespace: 'default',
+      userInfo: agentOn('node-1'),
+      object: {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: 'e', namespace: 'default' },
+        involvedObject: about,
+        ...extra,
+      },
+      oldObject: null,
+    });
+    const nc = (name: string) => ({ apiVersion: 'network.nodenet.io/v1alpha1', kind: 'NodeConfig', name });
+    expect(admit(policies, bindings, event(nc('node-1')))).toEqual({ allowed: true });
+    expect(admit(policies, bindings, event({ apiVersion: 'v1', kind: 'Node', name: 'node-1' }))).toEqual({
+      allowed: true,
+    });
+    const refused = [
+      event(nc('node-2')),
+      event({ apiVersion: 'network.nodenet.io/v1alpha1', kind: 'NetworkConfigRevision', name: 'node-1' }),
+      event({ apiVersion: 'v1', kind: 'Pod', name: 'node-1', namespace: 'default' }),
+      event({ kind: 'NodeConfig', name: 'node-1' }),
+    ];
+    for (const a of refused)
+      expect(admit(policies, bindings, a)).toMatchObject({
+        allowed: false,
+        message: 'agent on node node-1 may record Events only about its own NodeConfig and Node',
+      });
+    expect(
+      admit(policies, bindings, event(nc('node-1'), { related: { kind: 'Node', name: 'node-2' } })),
+    ).toMatchObject({
+      allowed: false,
+      message: "the agent's Events may not name a related object",
+    });
   });
 
   it('admits its own NodenetAgentReady condition in its Node status; refuses touching the kubelet conditions or other fields', () => {
