@@ -146,7 +146,8 @@ export class ApiServer {
         if (route.name) throw methodNotAllowed();
         const raw = await readBody(req);
         const body = parseBody(raw, req.headers['content-type']);
-        writeOpts.duplicateFields = jsonDuplicateFields(raw, req.headers['content-type']);
+        if (writeOpts.fieldValidation !== 'Ignore')
+          writeOpts.duplicateFields = jsonDuplicateFields(raw, req.headers['content-type']);
         const stored = this.cluster.create(t, ns, body, writeOpts);
         return sendObject(req, res, 201, stored, t, q, warnings);
       }
@@ -154,7 +155,8 @@ export class ApiServer {
         if (!route.name) throw methodNotAllowed();
         const raw = await readBody(req);
         const body = parseBody(raw, req.headers['content-type']);
-        writeOpts.duplicateFields = jsonDuplicateFields(raw, req.headers['content-type']);
+        if (writeOpts.fieldValidation !== 'Ignore')
+          writeOpts.duplicateFields = jsonDuplicateFields(raw, req.headers['content-type']);
         const stored = this.cluster.update(t, ns, route.name, body, writeOpts, sub);
         return sendObject(req, res, 200, stored, t, q, warnings);
       }
