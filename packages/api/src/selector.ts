@@ -12,13 +12,14 @@ export function matchesSelector(
 ): boolean {
   if (!selector) return true;
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (labels[key] !== value) return false;
+    // Own labels only: a key such as `constructor` must not match Object.prototype's member.
+    if (!Object.hasOwn(labels, key) || labels[key] !== value) return false;
   }
   return (selector.matchExpressions ?? []).every((req) => matchesRequirement(req, labels));
 }
 
 function matchesRequirement(req: LabelSelectorRequirement, labels: Record<string, string>): boolean {
-  const has = Object.prototype.hasOwnProperty.call(labels, req.key);
+  const has = Object.hasOwn(labels, req.key);
   const value = labels[req.key];
   switch (req.operator) {
     case 'In':
