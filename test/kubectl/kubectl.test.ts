@@ -203,7 +203,7 @@ describe('kubectl against nodenet-devcluster', () => {
     expect(good.exitCode).toBe(0);
   });
 
-  it('refuses malformed prefixes, reserved VRF names and label keys at apply time (CEL IP/CIDR library), naming the field', async () => {
+  it('refuses malformed prefixes, reserved VRF names and selector keys at apply time (CEL IP/CIDR library), naming the field', async () => {
     const apply = (yaml: string) =>
       execa(
         'kubectl',
@@ -252,9 +252,9 @@ describe('kubectl against nodenet-devcluster', () => {
     );
     await refused(
       'kind: Layer2NetworkConfiguration\nmetadata: {name: bad-label}\n' +
-        'spec: {id: 312, vni: 30312, nodeSelector: {matchLabels: {"rôle": worker}}}\n',
+        'spec: {id: 312, vni: 30312, nodeSelector: {matchExpressions: [{key: "rack!", operator: Exists}]}}\n',
       'Layer2NetworkConfiguration "bad-label"',
-      'spec.nodeSelector.matchLabels: Invalid value: "object": keys must be label keys',
+      'spec.nodeSelector.matchExpressions[0].key: Invalid value: "rack!": spec.nodeSelector.matchExpressions[0].key in body should match',
     );
     // Nothing refused was stored; the same fields with good values are accepted.
     expect((await kubectl('get', 'layer2', 'bad-gw')).exitCode).not.toBe(0);

@@ -1,11 +1,11 @@
 /**
  * The CRDs' apply-time rules (`x-kubernetes-validations`) that need more than a JSON-schema keyword:
  * prefixes parsed by the Kubernetes CEL CIDR library (kube-apiserver 1.31+, and devcluster), label
- * keys, reserved VRF names. The configurator applies the same rules itself (validation/), with its
+ * key prefixes, reserved VRF names. The configurator applies the same rules itself (validation/), with its
  * own wording, because inputs can reach it without admission.
  */
 import { MAX_LABEL_PREFIX_LENGTH, MIN_GATEWAY_PREFIX_LENGTH } from './limits.js';
-import { isVrfName, LABEL_KEY_PATTERN } from './grammar.js';
+import { isVrfName } from './grammar.js';
 
 export interface CelRule {
   rule: string;
@@ -76,23 +76,14 @@ export function cidrRules(use: 'network' | 'gateway'): CelRule[] {
 }
 
 /**
- * Label-key rules: the prefix's length, which no regular expression states; for a map's keys
- * (`matchLabels`) also the syntax, since keys have no schema. `wrap` puts the rule on each key `k`.
+ * Label-key rule: the prefix's length, which no regular expression states (the syntax is the
+ * field's `pattern`). Only on fields with a maxLength: kube-apiserver estimates a rule's cost from it.
  */
-export function labelKeyRules(v: string, wrap?: string): CelRule[] {
-  // A function replacement: the rule's own `$'` must not be read as a replacement pattern.
-  const on = (rule: string): string => (wrap ? wrap.replace('RULE', () => rule) : rule);
-  const rules: CelRule[] = [];
-  if (wrap) {
-    rules.push({
-      rule: on(`${v}.matches('${LABEL_KEY_PATTERN}')`),
-      message:
-        "keys must be label keys: an optional DNS subdomain prefix and '/', then a name of at most 63 alphanumerics, '-', '_' or '.' that starts and ends alphanumeric",
-    });
-  }
-  rules.push({
-    rule: on(`!${v}.contains('/') || ${v}.split('/')[0].size() <= ${MAX_LABEL_PREFIX_LENGTH}`),
-    message: `the prefix part of a label key must be no more than ${MAX_LABEL_PREFIX_LENGTH} characters`,
-  });
-  return rules;
+export function labelKeyRules(v: string): CelRule[] {
+  return [
+    {
+      rule: `!${v}.contains('/') || ${v}.split('/')[0].size() <= ${MAX_LABEL_PREFIX_LENGTH}`,
+      message: `the prefix part of a label key must be no more than ${MAX_LABEL_PREFIX_LENGTH} characters`,
+    },
+  ];
 }
