@@ -13,7 +13,7 @@ import {
 } from './limits.js';
 
 // Not `StringEnum` from schema.ts: schema.ts imports this module, so importing back would read it
-// before it is initialised. Same schema form; schema.ts registers the 'StringEnum' kind's check.
+// before it is initialised. Same schema form; schema-common.ts registers the 'StringEnum' kind's check.
 const VNI_TYPES = ['L2', 'L3'] as const;
 const VniType: TUnsafe<(typeof VNI_TYPES)[number]> = Type.Unsafe({
   [Kind]: 'StringEnum',

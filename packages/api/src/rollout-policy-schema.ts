@@ -3,7 +3,8 @@
  * docs/rollout.md), as a structural schema for the CRD and a static type for the code.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Condition, REVISION_PHASES, StringEnum } from './schema.js';
+import { REVISION_PHASES } from './schema.js';
+import { Condition, StringEnum } from './schema-common.js';
 import { LABEL_KEY_PATTERN } from './grammar.js';
 import { MAX_CONDITIONS, MAX_KNOB_LENGTH, MAX_LABEL_KEY_LENGTH, MAX_NAME_LENGTH } from './limits.js';
 
