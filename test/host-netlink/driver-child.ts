@@ -35,12 +35,12 @@ rl.on('line', (line) => {
   const run = async (): Promise<unknown> => {
     switch (req.method) {
       case 'apply':
-        return driver.apply(req.spec!);
+        return driver.apply(req.spec!).then((r) => ({ ...r, tables: Object.fromEntries(r.tables) }));
       case 'plan': {
         const p = await driver.plan(req.spec!);
         return {
           operations: p.operations,
-          tables: p.tables,
+          tables: Object.fromEntries(p.tables),
           current: mapToObject(p.current),
           desired: mapToObject(p.desired),
         };

@@ -203,6 +203,71 @@ describe('kubectl against nodenet-devcluster', () => {
     expect(good.exitCode).toBe(0);
   });
 
+  it('refuses malformed prefixes, reserved VRF names and selector keys at apply time (CEL IP/CIDR library), naming the field', async () => {
+    const apply = (yaml: string) =>
+      execa(
+        'kubectl',
+        ['--kubeconfig', kubeconfig, '--cache-dir', path.join(tmp, 'cache'), 'apply', '-f', '-'],
+        { input: `apiVersion: network.nodenet.io/v1alpha1\n${yaml}`, reject: false, timeout: 30_000 },
+      );
+    const refused = async (yaml: string, kindAndName: string, line: string): Promise<void> => {
+      const r = await apply(yaml);
+      expect(r.exitCode, r.stderr).not.toBe(0);
+      expect(r.stderr).toContain(`The ${kindAndName} is invalid`);
+      expect(r.stderr).toContain(line);
+    };
+    const notCidr = 'must be an IPv4 or IPv6 prefix in CIDR notation, e.g. 10.0.0.0/24 or 2001:db8::/64';
+    await refused(
+      'kind: Layer2NetworkConfiguration\nmetadata: {name: bad-gw}\n' +
+        'spec: {id: 310, vni: 30310, anycastMac: "02:00:00:00:00:01", anycastGateways: [10.140.0.300/24]}\n',
+      'Layer2NetworkConfiguration "bad-gw"',
+      `spec.anycastGateways[0]: Invalid value: "string": ${notCidr}`,
+    );
+    await refused(
+      'kind: VRFRouteConfiguration\nmetadata: {name: bad-import}\n' +
+        'spec: {vrf: cel, vni: 900, seq: 10, import: [{cidr: 10.140.0.300/24, seq: 1}]}\n',
+      'VRFRouteConfiguration "bad-import"',
+      `spec.import[0].cidr: Invalid value: "string": ${notCidr}`,
+    );
+    await refused(
+      'kind: VRFRouteConfiguration\nmetadata: {name: host-bits}\nspec: {vrf: cel, vni: 900, seq: 10, aggregate: [10.0.0.1/8]}\n',
+      'VRFRouteConfiguration "host-bits"',
+      'spec.aggregate[0]: Invalid value: "string": host bits must be clear: write the network address of the prefix',
+    );
+    await refused(
+      'kind: VRFRouteConfiguration\nmetadata: {name: v4-in-v6}\nspec: {vrf: cel, vni: 900, seq: 10, aggregate: ["::1.2.3.0/120"]}\n',
+      'VRFRouteConfiguration "v4-in-v6"',
+      'spec.aggregate[0]: Invalid value: "string": an IPv6 address must not embed an IPv4 address in dotted form; write it in hex',
+    );
+    await refused(
+      'kind: Layer2NetworkConfiguration\nmetadata: {name: gw-slash-1}\n' +
+        'spec: {id: 311, vni: 30311, anycastMac: "02:00:00:00:00:01", anycastGateways: [10.10.0.1/1]}\n',
+      'Layer2NetworkConfiguration "gw-slash-1"',
+      'spec.anycastGateways[0]: Invalid value: "string": prefix length must be at least /8 for IPv4 and /48 for IPv6',
+    );
+    await refused(
+      'kind: VRFRouteConfiguration\nmetadata: {name: proto}\nspec: {vrf: constructor, vni: 901, seq: 10}\n',
+      'VRFRouteConfiguration "proto"',
+      'spec.vrf: Invalid value: "string": must not be one of __proto__, constructor, toString, valueOf (reserved names)',
+    );
+    await refused(
+      'kind: Layer2NetworkConfiguration\nmetadata: {name: bad-label}\n' +
+        'spec: {id: 312, vni: 30312, nodeSelector: {matchExpressions: [{key: "rack!", operator: Exists}]}}\n',
+      'Layer2NetworkConfiguration "bad-label"',
+      'spec.nodeSelector.matchExpressions[0].key: Invalid value: "rack!": spec.nodeSelector.matchExpressions[0].key in body should match',
+    );
+    // Nothing refused was stored; the same fields with good values are accepted.
+    expect((await kubectl('get', 'layer2', 'bad-gw')).exitCode).not.toBe(0);
+    const good = await apply(
+      'kind: Layer2NetworkConfiguration\nmetadata: {name: good-gw}\n' +
+        'spec: {id: 313, vni: 30313, anycastMac: "02:00:00:00:00:01", anycastGateways: [10.140.0.1/24, "2001:db8:140::1/64"],' +
+        ' nodeSelector: {matchLabels: {"example.com/role": worker}}}\n',
+    );
+    expect(good.stderr).toBe('');
+    expect(good.exitCode).toBe(0);
+    await ok('delete', 'layer2', 'good-gw');
+  });
+
   it('explains nodenet fields from the CRD schemas (OpenAPI v3), with their descriptions', async () => {
     const out = await ok('explain', 'layer2networkconfiguration.spec.vni');
     expect(out).toContain('KIND:       Layer2NetworkConfiguration');

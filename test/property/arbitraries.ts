@@ -16,9 +16,33 @@ import {
   type VRFRouteConfiguration,
 } from '@nodenet/api';
 
+/**
+ * Names that are keys of every plain JavaScript object (Object.prototype's members and look-alikes):
+ * a name used as a plain object's key reads or replaces the prototype (issue #25).
+ */
+export const SPECIAL_NAMES = [
+  'constructor',
+  '__proto__',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'toLocaleString',
+  'prototype',
+  'Constructor',
+  '__proto',
+  'length',
+  'then',
+] as const;
+
 const vrfName = fc.oneof(
-  fc.constantFrom('blue', 'red', 'a', 'abcdefghijkl', 'x_1-y', '7', '10010', '4094'),
-  fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/),
+  {
+    weight: 6,
+    arbitrary: fc.constantFrom('blue', 'red', 'a', 'abcdefghijkl', 'x_1-y', '7', '10010', '4094'),
+  },
+  { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/) },
+  // Special keys, and names one character either side of the 12-character limit.
+  { weight: 1, arbitrary: fc.constantFrom(...SPECIAL_NAMES, 'abcdefghijk', 'abcdefghijklm') },
 );
 const vni = fc.oneof(
   fc.constantFrom(1, 100, 200, 4094, 10010, 16777215),
@@ -135,6 +159,33 @@ const gateway = fc.oneof(
     .map(([a, b, c]) => `${a}.${b}.0.${c}/24`),
 );
 
+/** A label key or value: special keys, and sizes at and one past each limit (63 name, 253 prefix). */
+export const labelKey = fc.oneof(
+  fc.constantFrom('role', 'rack', 'edge', 'example.com/role', ...SPECIAL_NAMES),
+  fc.constantFrom(63, 64).map((n) => 'k'.repeat(n)),
+  fc.constantFrom(253, 254).map((n) => {
+    // A DNS-subdomain prefix of exactly n characters (labels of 61), then a name.
+    const prefix = `${'a'.repeat(61)}.`.repeat(5).slice(0, n);
+    return `${prefix.endsWith('.') ? `${prefix.slice(0, -1)}b` : prefix}/role`;
+  }),
+);
+export const labelValue = fc.oneof(
+  fc.constantFrom('', 'worker', 'x', 'r1', ...SPECIAL_NAMES),
+  fc.constantFrom(63, 64).map((n) => 'v'.repeat(n)),
+);
+const specialSelector: fc.Arbitrary<LabelSelector> = fc.oneof(
+  fc.dictionary(labelKey, labelValue, { maxKeys: 2 }).map((matchLabels) => ({ matchLabels })),
+  fc
+    .tuple(
+      labelKey,
+      fc.constantFrom('In', 'NotIn', 'Exists', 'DoesNotExist'),
+      fc.array(labelValue, { maxLength: 2 }),
+    )
+    .map(([key, operator, values]) => ({
+      matchExpressions: [{ key, operator, ...(operator === 'In' || operator === 'NotIn' ? { values } : {}) }],
+    })),
+);
+
 const layer2Object = (i: number, vrfs: string[]): fc.Arbitrary<Layer2NetworkConfiguration> =>
   fc
     .record({
@@ -148,10 +199,13 @@ const layer2Object = (i: number, vrfs: string[]): fc.Arbitrary<Layer2NetworkConf
       neigh: fc.boolean(),
       advertise: fc.boolean(),
       selector: fc.option(
-        fc.constantFrom<LabelSelector>(
-          { matchLabels: { role: 'worker' } },
-          { matchExpressions: [{ key: 'rack', operator: 'In', values: ['r1', 'r2'] }] },
-          { matchExpressions: [{ key: 'edge', operator: 'DoesNotExist' }] },
+        fc.oneof(
+          fc.constantFrom<LabelSelector>(
+            { matchLabels: { role: 'worker' } },
+            { matchExpressions: [{ key: 'rack', operator: 'In', values: ['r1', 'r2'] }] },
+            { matchExpressions: [{ key: 'edge', operator: 'DoesNotExist' }] },
+          ),
+          specialSelector,
         ),
         { nil: undefined },
       ),
@@ -208,9 +262,10 @@ export const inputSets: fc.Arbitrary<Inputs> = fc
       .map(([layer2, routingTable]) => ({ vrf, layer2, routingTable })),
   );
 
-/** Label sets of the nodes every accepted set is rendered for. */
+/** Label sets of the nodes every accepted set is rendered for (one carries special keys). */
 export const NODE_LABELS: Record<string, string>[] = [
   {},
   { role: 'worker', rack: 'r1' },
   { role: 'worker', rack: 'r3', edge: 'true' },
+  JSON.parse('{"constructor":"x","__proto__":"p","toString":"t","role":"worker"}') as Record<string, string>,
 ];

@@ -52,10 +52,10 @@ const out: Record<string, unknown> = {};
 
 let driver = createNetlinkDriver({ settings, tableStatePath });
 const first = await driver.apply(spec);
-out.first = { operations: first.operations, tables: first.tables };
+out.first = { operations: first.operations, tables: Object.fromEntries(first.tables) };
 out.second = { operations: (await driver.apply(spec)).operations };
 out.afterApply = snapshot();
-const blueTable = first.tables.blue!;
+const blueTable = first.tables.get('blue')!;
 out.blueRoutes = ip('route', 'show', 'table', String(blueTable));
 out.rules = ip('rule', 'show');
 driver.close();
@@ -67,7 +67,7 @@ driver = createNetlinkDriver({ settings, tableStatePath });
 const restarted = await driver.apply(spec);
 out.restarted = {
   operations: restarted.operations,
-  tables: restarted.tables,
+  tables: Object.fromEntries(restarted.tables),
   applied: restarted.applied.map((o) => o.op),
 };
 out.afterRestart = snapshot();

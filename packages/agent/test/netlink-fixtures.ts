@@ -34,7 +34,7 @@ export const model = (
   desiredModel({
     spec: { vrf: spec.vrf ?? [], layer2: spec.layer2 ?? [], routingTable: spec.routingTable ?? [] },
     settings,
-    tables,
+    tables: new Map(Object.entries(tables)),
   });
 
 /** What the kernel shows right after the desired model was applied (the fields read.ts fills in). */

@@ -18,6 +18,9 @@ import { asApplied, l2, model, vrf } from './netlink-fixtures.js';
 
 const { ifla } = netlink;
 
+/** A table allocation from a literal (the allocation is a Map: VRF names are people's). */
+const tables = (o: Record<string, number>): Map<string, number> => new Map(Object.entries(o));
+
 const names = (ops: Operation[]): string[] =>
   ops.map(
     (o) =>
@@ -99,7 +102,7 @@ describe('desiredModel', () => {
       desiredModel({
         spec: { vrf: [], layer2: [l2()], routingTable: [] },
         settings: { vtepAddress: 'nope' },
-        tables: {},
+        tables: new Map(),
       }),
     ).toThrow('settings.vtepAddress="nope": not an IPv4 or IPv6 address');
     expect(() => model({ layer2: [l2({ anycastGateways: ['10.0.0.300/24'] })] })).toThrow(
@@ -145,20 +148,30 @@ describe('allocateVrfTables', () => {
   it('gives the lowest free tables in the range, skipping reserved ones', () => {
     expect(
       allocateVrfTables({ vrfs: ['a', 'b', 'c'], range: { min: 100, max: 200 }, reserved: [101] }),
-    ).toEqual({ a: 100, b: 102, c: 103 });
+    ).toEqual(tables({ a: 100, b: 102, c: 103 }));
   });
   it('keeps a running VRF on its host table, then the previous allocation, and never shares a table', () => {
     const t = allocateVrfTables({
       vrfs: ['a', 'b', 'c', 'd'],
       range: { min: 100, max: 200 },
-      host: { c: 100 },
-      previous: { a: 100, b: 150, d: 999 },
+      host: tables({ c: 100 }),
+      previous: tables({ a: 100, b: 150, d: 999 }),
     });
-    expect(t).toEqual({ c: 100, b: 150, a: 101, d: 102 });
+    expect(t).toEqual(tables({ c: 100, b: 150, a: 101, d: 102 }));
   });
   it('is stable: the same inputs give the same allocation, and adding a VRF does not move others', () => {
     const first = allocateVrfTables({ vrfs: ['x', 'y'] });
-    expect(allocateVrfTables({ vrfs: ['w', 'x', 'y'], previous: first })).toEqual({ ...first, w: 102 });
+    expect(allocateVrfTables({ vrfs: ['w', 'x', 'y'], previous: first })).toEqual(
+      new Map([...first, ['w', 102]]),
+    );
+  });
+  it('allocates VRFs named like Object.prototype members as any other name', () => {
+    const special = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'];
+    const t = allocateVrfTables({ vrfs: special, range: { min: 100, max: 200 }, previous: tables({}) });
+    expect([...t]).toEqual(special.map((v, i) => [v, 100 + i]));
+    const again = allocateVrfTables({ vrfs: ['blue', ...special], previous: t });
+    expect(again.get('__proto__')).toBe(101);
+    expect(again.get('blue')).toBe(105);
   });
   it('reports an exhausted or invalid range', () => {
     expect(() => allocateVrfTables({ vrfs: ['a', 'b'], range: { min: 10, max: 10 } })).toThrow(
@@ -346,35 +359,37 @@ describe('codec', () => {
 
 describe('VRF tables of removed VRFs are remembered', () => {
   it('a new VRF does not take the table remembered for a removed one while others are free', () => {
-    const tables = allocateVrfTables({
+    const t = allocateVrfTables({
       vrfs: ['blue', 'green'],
       range: { min: 100, max: 110 },
-      previous: { blue: 100, red: 101 },
+      previous: tables({ blue: 100, red: 101 }),
     });
-    expect(tables).toEqual({ blue: 100, green: 102 });
+    expect(t).toEqual(tables({ blue: 100, green: 102 }));
   });
 
   it('gives a remembered table up only when the range has no other free table', () => {
-    const tables = allocateVrfTables({
+    const t = allocateVrfTables({
       vrfs: ['blue', 'green'],
       range: { min: 100, max: 101 },
-      previous: { blue: 100, red: 101 },
+      previous: tables({ blue: 100, red: 101 }),
     });
-    expect(tables).toEqual({ blue: 100, green: 101 });
+    expect(t).toEqual(tables({ blue: 100, green: 101 }));
   });
 
   it('a VRF that comes back gets its remembered table', () => {
     expect(
-      allocateVrfTables({ vrfs: ['red'], range: { min: 100, max: 110 }, previous: { blue: 100, red: 101 } }),
-    ).toEqual({ red: 101 });
+      allocateVrfTables({
+        vrfs: ['red'],
+        range: { min: 100, max: 110 },
+        previous: tables({ blue: 100, red: 101 }),
+      }),
+    ).toEqual(tables({ red: 101 }));
   });
 
   it('persists the current allocation plus remembered tables no current VRF uses', () => {
-    expect(rememberedTables({ blue: 100, red: 101, old: 105 }, { blue: 100, green: 105 })).toEqual({
-      red: 101,
-      blue: 100,
-      green: 105,
-    });
-    expect(rememberedTables(undefined, { blue: 100 })).toEqual({ blue: 100 });
+    expect(
+      rememberedTables(tables({ blue: 100, red: 101, old: 105 }), tables({ blue: 100, green: 105 })),
+    ).toEqual(tables({ red: 101, blue: 100, green: 105 }));
+    expect(rememberedTables(undefined, tables({ blue: 100 }))).toEqual(tables({ blue: 100 }));
   });
 });

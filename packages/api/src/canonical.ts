@@ -11,12 +11,14 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeys(v);
-    }
-    return out;
+    // fromEntries defines own properties: a key such as `__proto__` (a label key in a selector)
+    // stays a key instead of replacing the prototype and vanishing from the hash.
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+    );
   }
   return value;
 }

@@ -43,6 +43,12 @@ interface KindDefinition {
   status: TSchema;
   columns: PrinterColumn[];
   description: string;
+  /**
+   * Whether the CRD keeps the schema's CEL rules. Only for objects people write: the configurator
+   * writes revisions and NodeConfigs from validated inputs, and a rule inside their large nested
+   * lists would multiply kube-apiserver's estimated CEL cost past its limit.
+   */
+  celRules: boolean;
 }
 
 const KINDS: Record<ResourceKind, KindDefinition> = {
@@ -50,6 +56,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
     description: 'A VRF with its L3 VNI, route leaking to and from the default VRF, and aggregates.',
     spec: VRFRouteConfigurationSpec,
     status: InputStatus,
+    celRules: true,
     columns: [
       { name: 'VRF', type: 'string', jsonPath: '.spec.vrf' },
       { name: 'VNI', type: 'integer', jsonPath: '.spec.vni' },
@@ -64,6 +71,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
     description: 'A Layer-2 network (bridge + VXLAN) on the nodes its selector matches.',
     spec: Layer2NetworkConfigurationSpec,
     status: InputStatus,
+    celRules: true,
     columns: [
       { name: 'VLAN', type: 'integer', jsonPath: '.spec.id' },
       { name: 'VNI', type: 'integer', jsonPath: '.spec.vni' },
@@ -79,6 +87,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
     description: 'A kernel routing table exposed as VRF taas.<tableId>.',
     spec: RoutingTableSpec,
     status: InputStatus,
+    celRules: true,
     columns: [{ name: 'Table', type: 'integer', jsonPath: '.spec.tableId' }, accepted, applied, age],
   },
   NetworkConfigRevision: {
@@ -86,6 +95,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
       'One merged, content-hashed configuration and the state of its rollout. Written by the configurator.',
     spec: NetworkConfigRevisionSpec,
     status: NetworkConfigRevisionStatus,
+    celRules: false,
     columns: [
       { name: 'Number', type: 'integer', jsonPath: '.spec.number' },
       {
@@ -117,6 +127,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
       "One node's share of a revision. Spec written by the configurator, status by the node's agent.",
     spec: NodeConfigSpec,
     status: NodeConfigStatus,
+    celRules: false,
     columns: [
       {
         name: 'Desired',
@@ -175,6 +186,7 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
       'The fleet-wide rollout policy; the configurator reads the one named default: spec.paused holds every revision, the knobs override its flags.',
     spec: RolloutPolicySpec,
     status: RolloutPolicyStatus,
+    celRules: true,
     columns: [
       { name: 'Paused', type: 'boolean', jsonPath: '.spec.paused' },
       { name: 'Desired', type: 'string', jsonPath: '.status.desiredRevision' },
@@ -188,30 +200,36 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
 };
 
 /** A TypeBox schema as plain JSON, rewritten into the structural form the API server accepts. */
-export function toStructural(schema: unknown): Record<string, unknown> {
+export function toStructural(schema: unknown, celRules = true): Record<string, unknown> {
   const plain = JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
-  return rewrite(plain);
+  return rewrite(plain, celRules);
 }
 
-function rewrite(node: Record<string, unknown>): Record<string, unknown> {
+function rewrite(node: Record<string, unknown>, celRules: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === '$id') continue;
+    if (key === 'x-kubernetes-validations' && !celRules) continue;
     if (key === 'patternProperties') {
       // Type.Record → `additionalProperties`, the only map form a structural schema allows.
       const values = Object.values(value as Record<string, Record<string, unknown>>);
-      if (values[0]) out.additionalProperties = rewrite(values[0]);
+      if (values[0]) out.additionalProperties = rewrite(values[0], celRules);
       continue;
     }
     if (key === 'properties') {
       out.properties = Object.fromEntries(
-        Object.entries(value as Record<string, Record<string, unknown>>).map(([k, v]) => [k, rewrite(v)]),
+        Object.entries(value as Record<string, Record<string, unknown>>).map(([k, v]) => [
+          k,
+          rewrite(v, celRules),
+        ]),
       );
       continue;
     }
     if (key === 'items' || key === 'additionalProperties') {
       out[key] =
-        typeof value === 'object' && value !== null ? rewrite(value as Record<string, unknown>) : value;
+        typeof value === 'object' && value !== null
+          ? rewrite(value as Record<string, unknown>, celRules)
+          : value;
       continue;
     }
     out[key] = value;
@@ -253,8 +271,8 @@ export function customResourceDefinition(kind: ResourceKind): Record<string, unk
                 apiVersion: { type: 'string' },
                 kind: { type: 'string' },
                 metadata: { type: 'object' },
-                spec: toStructural(def.spec),
-                status: toStructural(def.status),
+                spec: toStructural(def.spec, def.celRules),
+                status: toStructural(def.status, def.celRules),
               },
             },
           },

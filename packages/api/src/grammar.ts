@@ -49,3 +49,42 @@ export function isRouteTarget(s: string): boolean {
   if (asn <= 0xffff) return num <= 0xffffffff;
   return asn <= 0xffffffff && num <= 0xffff;
 }
+
+/** The name part of a label key, and a non-empty label value: ≤ 63, alphanumeric at both ends. */
+export const LABEL_NAME_PATTERN = '^([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$';
+/** A label value: empty or a label name. */
+export const LABEL_VALUE_PATTERN = '^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$';
+/**
+ * A label key: `[prefix/]name`, the prefix a DNS-1123 subdomain (lower-case labels of ≤ 63, joined
+ * by dots). Its total length (≤ 253) is checked apart: a regular expression can not say it.
+ */
+export const LABEL_KEY_PATTERN =
+  '^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?([.][a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*/)?([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]$';
+
+const labelKey = new RegExp(LABEL_KEY_PATTERN);
+const labelValue = new RegExp(LABEL_VALUE_PATTERN);
+
+/**
+ * Why `key` is not a Kubernetes label key (worded as apimachinery words it), or undefined when it is.
+ */
+export function labelKeyProblem(key: string): string | undefined {
+  const slash = key.indexOf('/');
+  if (slash >= 0 && slash > 253) return 'prefix part must be no more than 253 characters';
+  if (labelKey.test(key)) return undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (name.length > 63) return 'name part must be no more than 63 characters';
+  if (slash >= 0 && !labelKey.test(`a/${name}`)) {
+    return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+  }
+  if (slash >= 0) {
+    return "prefix part must be a lowercase RFC 1123 subdomain: lower-case alphanumerics, '-' and '.', starting and ending alphanumeric";
+  }
+  return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+}
+
+/** Why `value` is not a Kubernetes label value, or undefined when it is. */
+export function labelValueProblem(value: string): string | undefined {
+  if (value.length > 63) return 'must be no more than 63 characters';
+  if (labelValue.test(value)) return undefined;
+  return "must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+}

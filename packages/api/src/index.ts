@@ -1,5 +1,6 @@
 export * from './constants.js';
 export * from './grammar.js';
+export * from './limits.js';
 export * from './schema.js';
 export * from './rollout-policy-schema.js';
 export * from './observed.js';
@@ -14,3 +15,4 @@ export * from './validate.js';
 export * from './crd.js';
 export * from './errors.js';
 export * from './conditions.js';
+export * from './cel-rules.js';

@@ -4,9 +4,16 @@
  * before (issue #14); `kubectl get nc -o wide` shows the summaries.
  */
 import { Kind, Type, type Static, type TUnsafe } from '@sinclair/typebox';
+import {
+  MAX_MESSAGE_LENGTH,
+  MAX_NAME_LENGTH,
+  MAX_OBSERVED_ITEMS,
+  MAX_TIMESTAMP_LENGTH,
+  MAX_WORD_LENGTH,
+} from './limits.js';
 
 // Not `StringEnum` from schema.ts: schema.ts imports this module, so importing back would read it
-// before it is initialised. Same schema form; schema.ts registers the 'StringEnum' kind's check.
+// before it is initialised. Same schema form; schema-common.ts registers the 'StringEnum' kind's check.
 const VNI_TYPES = ['L2', 'L3'] as const;
 const VniType: TUnsafe<(typeof VNI_TYPES)[number]> = Type.Unsafe({
   [Kind]: 'StringEnum',
@@ -15,12 +22,22 @@ const VniType: TUnsafe<(typeof VNI_TYPES)[number]> = Type.Unsafe({
 });
 
 export const ObservedBgpSession = Type.Object({
-  vrf: Type.String({ description: "VRF of the BGP instance ('default' for the default instance)." }),
-  peer: Type.String({ description: 'Neighbour address, or the interface of an unnumbered session.' }),
-  state: Type.String({ description: "FRR's state of the session: Established, Active, Idle, Connect, …" }),
+  vrf: Type.String({
+    maxLength: MAX_NAME_LENGTH,
+    description: "VRF of the BGP instance ('default' for the default instance).",
+  }),
+  peer: Type.String({
+    maxLength: MAX_WORD_LENGTH,
+    description: 'Neighbour address, or the interface of an unnumbered session.',
+  }),
+  state: Type.String({
+    maxLength: MAX_WORD_LENGTH,
+    description: "FRR's state of the session: Established, Active, Idle, Connect, …",
+  }),
   since: Type.Optional(
     Type.String({
       format: 'date-time',
+      maxLength: MAX_TIMESTAMP_LENGTH,
       description:
         "When the session entered its state (FRR's uptime subtracted from the agent's clock at the read, to the second). Absent when it never was established.",
     }),
@@ -32,24 +49,45 @@ export type ObservedBgpSession = Static<typeof ObservedBgpSession>;
 export const ObservedVni = Type.Object({
   vni: Type.Integer({ minimum: 1 }),
   type: VniType,
-  vrf: Type.Optional(Type.String({ description: 'Tenant VRF (L2: the VRF of its SVI, L3: its VRF).' })),
-  vxlanInterface: Type.Optional(Type.String()),
-  state: Type.Optional(Type.String({ description: "L3 VNIs: FRR's state of the VRF's VNI (Up or Down)." })),
+  vrf: Type.Optional(
+    Type.String({
+      maxLength: MAX_NAME_LENGTH,
+      description: 'Tenant VRF (L2: the VRF of its SVI, L3: its VRF).',
+    }),
+  ),
+  vxlanInterface: Type.Optional(Type.String({ maxLength: MAX_WORD_LENGTH })),
+  state: Type.Optional(
+    Type.String({
+      maxLength: MAX_WORD_LENGTH,
+      description: "L3 VNIs: FRR's state of the VRF's VNI (Up or Down).",
+    }),
+  ),
 });
 export type ObservedVni = Static<typeof ObservedVni>;
 
 export const ObservedState = Type.Object({
-  frrVersion: Type.Optional(Type.String({ description: 'FRR version, as `show version` names it.' })),
+  frrVersion: Type.Optional(
+    Type.String({ maxLength: MAX_WORD_LENGTH, description: 'FRR version, as `show version` names it.' }),
+  ),
   bgpSummary: Type.Optional(
-    Type.String({ description: 'Established / total BGP sessions, e.g. 3/4 (a printer column).' }),
+    Type.String({
+      maxLength: MAX_WORD_LENGTH,
+      description: 'Established / total BGP sessions, e.g. 3/4 (a printer column).',
+    }),
   ),
   vniSummary: Type.Optional(
-    Type.String({ description: 'VNIs by type, e.g. "2 L2, 1 L3" (a printer column).' }),
+    Type.String({
+      maxLength: MAX_WORD_LENGTH,
+      description: 'VNIs by type, e.g. "2 L2, 1 L3" (a printer column).',
+    }),
   ),
-  bgpSessions: Type.Optional(Type.Array(ObservedBgpSession)),
-  vnis: Type.Optional(Type.Array(ObservedVni)),
+  bgpSessions: Type.Optional(Type.Array(ObservedBgpSession, { maxItems: MAX_OBSERVED_ITEMS })),
+  vnis: Type.Optional(Type.Array(ObservedVni, { maxItems: MAX_OBSERVED_ITEMS })),
   error: Type.Optional(
-    Type.String({ description: 'What could not be read from FRR (then the rest may be missing).' }),
+    Type.String({
+      maxLength: MAX_MESSAGE_LENGTH,
+      description: 'What could not be read from FRR (then the rest may be missing).',
+    }),
   ),
 });
 export type ObservedState = Static<typeof ObservedState>;

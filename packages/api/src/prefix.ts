@@ -5,6 +5,7 @@
  */
 import ipaddr from 'ipaddr.js';
 import { hasCidrChars } from './grammar.js';
+import { MIN_GATEWAY_PREFIX_LENGTH } from './limits.js';
 
 export type Family = 4 | 6;
 
@@ -45,6 +46,8 @@ function parsePrefixUncached(text: string): PrefixResult {
   let family: Family;
   if (addr.includes(':')) {
     if (!ipaddr.IPv6.isValid(addr)) return { ok: false, reason: `"${addr}" is not a valid IPv6 address` };
+    const embedded = embeddedIpv4Problem(addr);
+    if (embedded) return { ok: false, reason: embedded };
     family = 6;
   } else {
     if (!ipaddr.IPv4.isValidFourPartDecimal(addr)) {
@@ -59,6 +62,32 @@ function parsePrefixUncached(text: string): PrefixResult {
     .networkAddressFromCIDR(`${addr}/${length}`)
     .toString();
   return { ok: true, prefix: { family, address: parsed.toString(), length, max, network } };
+}
+
+/**
+ * IPv6 text with an IPv4 part: refused, in every form. ipaddr.js reads the IPv4-compatible form
+ * `::1.2.3.0` as the IPv4-mapped `::ffff:1.2.3.0` (a different prefix would reach FRR), and
+ * kube-apiserver's `isCIDR`/`ip()` refuse IPv4-mapped addresses (`::ffff:0:0/96`), dotted or not;
+ * so nodenet takes neither and tells the person how to write the address instead.
+ */
+function embeddedIpv4Problem(addr: string): string | undefined {
+  const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(addr);
+  if (dotted) {
+    const [, head, quad] = dotted as unknown as [string, string, string];
+    if (!ipaddr.IPv4.isValidFourPartDecimal(quad)) return `"${addr}" is not a valid IPv6 address`;
+    const o = quad.split('.').map(Number) as [number, number, number, number];
+    const hex = `${head}${((o[0] << 8) | o[1]).toString(16)}:${((o[2] << 8) | o[3]).toString(16)}`;
+    if (!ipaddr.IPv6.isValid(hex)) return `"${addr}" is not a valid IPv6 address`;
+    if (/^::ffff:$/i.test(head) || ipaddr.IPv6.parse(hex).isIPv4MappedAddress()) {
+      return `"${addr}" is an IPv4-mapped IPv6 address; write the IPv4 address ${quad} instead`;
+    }
+    return `"${addr}" embeds an IPv4 address in dotted form, which is read differently by different parsers; write it in hex: ${ipaddr.IPv6.parse(hex).toString()}`;
+  }
+  const parsed = ipaddr.IPv6.parse(addr);
+  if (parsed.isIPv4MappedAddress()) {
+    return `"${addr}" is an IPv4-mapped IPv6 address; write the IPv4 address ${parsed.toIPv4Address().toString()} instead`;
+  }
+  return undefined;
 }
 
 /** A prefix whose host bits must be clear (prefix-list entries, aggregates). */
@@ -115,6 +144,11 @@ const GATEWAY_REFUSED_RANGES: Record<string, string> = {
 
 /** An anycast gateway: a host address (see checkHostAddress) in a range an interface can carry. */
 export function checkGatewayAddress(text: string): string | undefined {
+  const r0 = parsePrefix(text);
+  if (r0.ok && r0.prefix.length < MIN_GATEWAY_PREFIX_LENGTH[r0.prefix.family]) {
+    const min = MIN_GATEWAY_PREFIX_LENGTH;
+    return `prefix length /${r0.prefix.length} is shorter than /${min[r0.prefix.family]}, the shortest gateway subnet for IPv${r0.prefix.family} (IPv4 /${min[4]}, IPv6 /${min[6]}): it would put a route for that much of the address space on every node`;
+  }
   const hostReason = checkHostAddress(text);
   if (hostReason) return hostReason;
   const r = parsePrefix(text);

@@ -3,10 +3,19 @@
  * docs/rollout.md), as a structural schema for the CRD and a static type for the code.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Condition, REVISION_PHASES, StringEnum } from './schema.js';
+import { REVISION_PHASES } from './schema.js';
+import { Condition, StringEnum } from './schema-common.js';
+import { LABEL_KEY_PATTERN } from './grammar.js';
+import { MAX_CONDITIONS, MAX_KNOB_LENGTH, MAX_LABEL_KEY_LENGTH, MAX_NAME_LENGTH } from './limits.js';
 
 const Duration = (description: string) =>
-  Type.Optional(Type.String({ pattern: '^(0|([0-9]+(\\.[0-9]+)?(ms|s|m|h))+)$', description }));
+  Type.Optional(
+    Type.String({
+      pattern: '^(0|([0-9]+(\\.[0-9]+)?(ms|s|m|h))+)$',
+      maxLength: MAX_KNOB_LENGTH,
+      description,
+    }),
+  );
 
 /**
  * The fleet-wide rollout policy (the object named `default`): a pause that holds every revision, and
@@ -22,6 +31,7 @@ export const RolloutPolicySpec = Type.Object({
   updateLimit: Type.Optional(
     Type.String({
       pattern: '^([1-9][0-9]*|[0-9]+(\\.[0-9]+)?%)$',
+      maxLength: MAX_KNOB_LENGTH,
       description: 'Nodes in progress at once: a count (3) or a percentage of the targets (25%).',
     }),
   ),
@@ -33,14 +43,18 @@ export const RolloutPolicySpec = Type.Object({
   notReadyTimeout: Duration('NotReady this long after taking a revision: the node failed.'),
   minSuccessTime: Duration('A node that finished holds its slot this long (soak).'),
   waveLabel: Type.Optional(
-    Type.String({ description: 'Nodes start in the order of this label (numbers, text, unlabelled).' }),
+    Type.String({
+      pattern: LABEL_KEY_PATTERN,
+      maxLength: MAX_LABEL_KEY_LENGTH,
+      description: 'Nodes start in the order of this label (numbers, text, unlabelled).',
+    }),
   ),
 });
 export type RolloutPolicySpec = Static<typeof RolloutPolicySpec>;
 
 export const RolloutPolicyStatus = Type.Object({
   /** Name and number of the desired revision. */
-  desiredRevision: Type.Optional(Type.String()),
+  desiredRevision: Type.Optional(Type.String({ maxLength: MAX_NAME_LENGTH })),
   desiredNumber: Type.Optional(Type.Integer({ minimum: 1 })),
   phase: Type.Optional(StringEnum(REVISION_PHASES)),
   total: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -48,6 +62,6 @@ export const RolloutPolicyStatus = Type.Object({
   ongoing: Type.Optional(Type.Integer({ minimum: 0 })),
   failed: Type.Optional(Type.Integer({ minimum: 0 })),
   observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-  conditions: Type.Optional(Type.Array(Condition)),
+  conditions: Type.Optional(Type.Array(Condition, { maxItems: MAX_CONDITIONS })),
 });
 export type RolloutPolicyStatus = Static<typeof RolloutPolicyStatus>;

@@ -6,7 +6,7 @@
  * Only constructs that are valid in a Kubernetes structural schema are used: no `const`, no
  * `additionalProperties: false` next to `properties`; enums are `{type: string, enum: [...]}`.
  */
-import { Kind, Type, TypeRegistry, type Static, type TString, type TUnsafe } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import {
   CIDR_PATTERN,
   COMMUNITY_PATTERN,
@@ -14,75 +14,29 @@ import {
   ROUTE_TARGET_PATTERN,
   VRF_NAME_PATTERN,
 } from './grammar.js';
-import { VRF_TABLE_RANGE } from './constants.js';
-import { ObservedState } from './observed.js';
-
-// TypeBox's own enums are `anyOf` of `const`, which a structural schema forbids; this kind emits
-// `{type: string, enum: [...]}` and teaches TypeBox's checker what it means.
-TypeRegistry.Set<{ enum: string[] }>(
-  'StringEnum',
-  (schema, value) => typeof value === 'string' && schema.enum.includes(value),
-);
-
-/** A string enum in the form a structural schema accepts. */
-export function StringEnum<const T extends readonly string[]>(
-  values: T,
-  options: Record<string, unknown> = {},
-): TUnsafe<T[number]> {
-  return Type.Unsafe<T[number]>({ [Kind]: 'StringEnum', type: 'string', enum: [...values], ...options });
-}
-
-const Cidr = (description: string): TString =>
-  Type.String({ pattern: CIDR_PATTERN, maxLength: 49, description });
+import * as L from './limits.js';
+import { RESERVED_VRF_NAMES_RULE } from './cel-rules.js';
+import { Cidr, Condition, LabelSelector, Name, StringEnum, Timestamp } from './schema-common.js';
 
 export const MTU_MIN = 1000;
 export const MTU_MAX = 9000;
 export const VNI_MAX = 16_777_215;
+import { VRF_TABLE_RANGE } from './constants.js';
+import { ObservedState } from './observed.js';
 
-// ---------------------------------------------------------------- shared pieces
-
-export const Condition = Type.Object({
-  type: Type.String({ description: 'Condition type, e.g. Accepted, Progressing, Complete, Invalid.' }),
-  status: StringEnum(['True', 'False', 'Unknown'] as const),
-  reason: Type.String({ description: 'CamelCase reason for the last transition.' }),
-  message: Type.String({ description: 'Human-readable details.' }),
-  lastTransitionTime: Type.String({ format: 'date-time' }),
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-});
-export type Condition = Static<typeof Condition>;
-
-export const LabelSelectorRequirement = Type.Object({
-  key: Type.String({ minLength: 1 }),
-  // Not an enum on purpose: an unknown operator is reported by semantic validation with the
-  // field path and the list of valid operators, which is clearer than a bare enum error.
-  operator: Type.String({ description: 'In, NotIn, Exists or DoesNotExist.' }),
-  values: Type.Optional(Type.Array(Type.String())),
-});
-export type LabelSelectorRequirement = Static<typeof LabelSelectorRequirement>;
-
-export const LabelSelector = Type.Object(
-  {
-    matchLabels: Type.Optional(Type.Record(Type.String(), Type.String())),
-    matchExpressions: Type.Optional(Type.Array(LabelSelectorRequirement)),
-  },
-  { description: 'Kubernetes label selector; an empty selector matches every node.' },
-);
-export type LabelSelector = Static<typeof LabelSelector>;
-
-export const InputStatus = Type.Object({
-  conditions: Type.Optional(Type.Array(Condition)),
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-  /** The revision that carries this input's generation `revisionGeneration` (its outcome is Applied). */
-  revision: Type.Optional(Type.String()),
-  revisionGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-});
-export type InputStatus = Static<typeof InputStatus>;
+export {
+  Condition,
+  InputStatus,
+  LabelSelector,
+  LabelSelectorRequirement,
+  StringEnum,
+} from './schema-common.js';
 
 // ---------------------------------------------------------------- VRFRouteConfiguration
 
 export const PrefixItem = Type.Object(
   {
-    cidr: Cidr('IPv4 or IPv6 prefix, host bits clear.'),
+    cidr: Cidr('IPv4 or IPv6 prefix, host bits clear.', 'network'),
     seq: Type.Integer({ minimum: 1, maximum: 4294967295, description: 'Prefix-list sequence number.' }),
     ge: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at least this long.' }),
@@ -130,6 +84,7 @@ export const VRFRouteConfigurationSpec = Type.Object({
     pattern: VRF_NAME_PATTERN,
     maxLength: 12,
     description: 'VRF name (≤ 12 chars of [A-Za-z0-9_-]); becomes part of interface names.',
+    'x-kubernetes-validations': [RESERVED_VRF_NAMES_RULE],
   }),
   vni: Type.Integer({ minimum: 1, maximum: VNI_MAX, description: 'L3 VNI of the VRF.' }),
   routeTarget: Type.Optional(
@@ -140,12 +95,20 @@ export const VRFRouteConfigurationSpec = Type.Object({
     }),
   ),
   import: Type.Optional(
-    Type.Array(PrefixItem, { description: 'Prefixes leaked from the VRF into the default VRF.' }),
+    Type.Array(PrefixItem, {
+      maxItems: L.MAX_PREFIX_LIST_ITEMS,
+      description: 'Prefixes leaked from the VRF into the default VRF.',
+    }),
   ),
   export: Type.Optional(
-    Type.Array(PrefixItem, { description: 'Prefixes leaked from the default VRF into the VRF.' }),
+    Type.Array(PrefixItem, {
+      maxItems: L.MAX_PREFIX_LIST_ITEMS,
+      description: 'Prefixes leaked from the default VRF into the VRF.',
+    }),
   ),
-  aggregate: Type.Optional(Type.Array(Cidr('Aggregate announced from the VRF.'))),
+  aggregate: Type.Optional(
+    Type.Array(Cidr('Aggregate announced from the VRF.', 'network'), { maxItems: L.MAX_AGGREGATES }),
+  ),
   seq: Type.Integer({
     minimum: 1,
     maximum: 65534,
@@ -173,7 +136,9 @@ export const Layer2NetworkConfigurationSpec = Type.Object(
       Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'MAC of the anycast gateway.' }),
     ),
     anycastGateways: Type.Optional(
-      Type.Array(Cidr('Gateway address with prefix length, e.g. 10.0.0.1/24.'), { maxItems: 64 }),
+      Type.Array(Cidr('Gateway address with prefix length, e.g. 10.0.0.1/24.', 'gateway'), {
+        maxItems: L.MAX_ANYCAST_GATEWAYS,
+      }),
     ),
     advertiseNeighbors: Type.Optional(Type.Boolean({ default: false })),
     createMacVLANInterface: Type.Optional(Type.Boolean({ default: false })),
@@ -232,44 +197,48 @@ export type RoutingTableSpec = Static<typeof RoutingTableSpec>;
 
 /** A VRFRouteConfiguration as it appears in a revision: defaults applied, lists sorted. */
 export const VrfEntry = Type.Object({
-  name: Type.String({ description: 'Name of the VRFRouteConfiguration it came from.' }),
-  vrf: Type.String({ pattern: VRF_NAME_PATTERN }),
+  name: Name({ description: 'Name of the VRFRouteConfiguration it came from.' }),
+  vrf: Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12 }),
   vni: Type.Integer({ minimum: 1, maximum: VNI_MAX }),
-  routeTarget: Type.Optional(Type.String({ pattern: ROUTE_TARGET_PATTERN })),
-  import: Type.Array(PrefixItem),
-  export: Type.Array(PrefixItem),
-  aggregate: Type.Array(Type.String({ pattern: CIDR_PATTERN })),
+  routeTarget: Type.Optional(Type.String({ pattern: ROUTE_TARGET_PATTERN, maxLength: 21 })),
+  import: Type.Array(PrefixItem, { maxItems: L.MAX_PREFIX_LIST_ITEMS }),
+  export: Type.Array(PrefixItem, { maxItems: L.MAX_PREFIX_LIST_ITEMS }),
+  aggregate: Type.Array(Type.String({ pattern: CIDR_PATTERN, maxLength: L.MAX_CIDR_LENGTH }), {
+    maxItems: L.MAX_AGGREGATES,
+  }),
   seq: Type.Integer({ minimum: 1, maximum: 65534 }),
   mtu: Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX }),
-  community: Type.Optional(Type.String({ pattern: COMMUNITY_PATTERN })),
+  community: Type.Optional(Type.String({ pattern: COMMUNITY_PATTERN, maxLength: 32 })),
 });
 export type VrfEntry = Static<typeof VrfEntry>;
 
 export const Layer2Entry = Type.Object({
-  name: Type.String({ description: 'Name of the Layer2NetworkConfiguration it came from.' }),
+  name: Name({ description: 'Name of the Layer2NetworkConfiguration it came from.' }),
   id: Type.Integer({ minimum: 1, maximum: 4094 }),
   mtu: Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX }),
   vni: Type.Integer({ minimum: 1, maximum: VNI_MAX }),
-  anycastMac: Type.Optional(Type.String({ pattern: MAC_PATTERN })),
-  anycastGateways: Type.Array(Type.String({ pattern: CIDR_PATTERN })),
+  anycastMac: Type.Optional(Type.String({ pattern: MAC_PATTERN, maxLength: 17 })),
+  anycastGateways: Type.Array(Type.String({ pattern: CIDR_PATTERN, maxLength: L.MAX_CIDR_LENGTH }), {
+    maxItems: L.MAX_ANYCAST_GATEWAYS,
+  }),
   advertiseNeighbors: Type.Boolean(),
   createMacVLANInterface: Type.Boolean(),
   neighSuppression: Type.Boolean(),
-  vrf: Type.Optional(Type.String({ pattern: VRF_NAME_PATTERN })),
+  vrf: Type.Optional(Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12 })),
   nodeSelector: Type.Optional(LabelSelector),
 });
 export type Layer2Entry = Static<typeof Layer2Entry>;
 
 export const RoutingTableEntry = Type.Object({
-  name: Type.String({ description: 'Name of the RoutingTable it came from.' }),
+  name: Name({ description: 'Name of the RoutingTable it came from.' }),
   tableId: Type.Integer({ minimum: 1, maximum: 4294967295 }),
 });
 export type RoutingTableEntry = Static<typeof RoutingTableEntry>;
 
 export const NetworkConfig = Type.Object({
-  vrf: Type.Array(VrfEntry),
-  layer2: Type.Array(Layer2Entry),
-  routingTable: Type.Array(RoutingTableEntry),
+  vrf: Type.Array(VrfEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
+  layer2: Type.Array(Layer2Entry, { maxItems: L.MAX_CONFIG_ENTRIES }),
+  routingTable: Type.Array(RoutingTableEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
 });
 export type NetworkConfig = Static<typeof NetworkConfig>;
 
@@ -287,11 +256,10 @@ export const NetworkConfigRevisionSpec = Type.Object({
       description: 'Set by a person: the revision is invalid (reason Aborted) and its nodes roll back.',
     }),
   ),
-  retryOf: Type.Optional(
-    Type.String({ description: 'Name of the invalid revision this one is a new attempt of.' }),
-  ),
+  retryOf: Type.Optional(Name({ description: 'Name of the invalid revision this one is a new attempt of.' })),
   changedInputs: Type.Optional(
-    Type.Array(Type.String(), {
+    Type.Array(Type.String({ maxLength: L.MAX_INPUT_REF_LENGTH }), {
+      maxItems: L.MAX_CHANGED_INPUTS,
       description:
         'Inputs (Kind/name@generation) whose generation first reached a revision here: the suspects if it is invalidated.',
     }),
@@ -300,9 +268,9 @@ export const NetworkConfigRevisionSpec = Type.Object({
 export type NetworkConfigRevisionSpec = Static<typeof NetworkConfigRevisionSpec>;
 
 export const FailedNode = Type.Object({
-  node: Type.String(),
-  message: Type.String(),
-  at: Type.String({ format: 'date-time' }),
+  node: Name(),
+  message: Type.String({ maxLength: L.MAX_MESSAGE_LENGTH }),
+  at: Timestamp(),
 });
 export type FailedNode = Static<typeof FailedNode>;
 
@@ -323,10 +291,10 @@ export const NetworkConfigRevisionStatus = Type.Object({
   degraded: Type.Optional(Type.Integer({ minimum: 0 })),
   degradedNodes: Type.Optional(Type.Array(FailedNode, { maxItems: 50 })),
   /** Name of the revision created as a new attempt of this (invalid) one. */
-  retriedBy: Type.Optional(Type.String()),
-  startedAt: Type.Optional(Type.String({ format: 'date-time' })),
-  completedAt: Type.Optional(Type.String({ format: 'date-time' })),
-  conditions: Type.Optional(Type.Array(Condition)),
+  retriedBy: Type.Optional(Name()),
+  startedAt: Type.Optional(Timestamp()),
+  completedAt: Type.Optional(Timestamp()),
+  conditions: Type.Optional(Type.Array(Condition, { maxItems: L.MAX_CONDITIONS })),
 });
 export type NetworkConfigRevisionStatus = Static<typeof NetworkConfigRevisionStatus>;
 
@@ -341,9 +309,9 @@ export const NodeConfigSpec = Type.Object({
     pattern: '^[0-9a-f]{64}$',
     description: 'Hash of the revision this config belongs to.',
   }),
-  vrf: Type.Array(VrfEntry),
-  layer2: Type.Array(NodeLayer2Entry),
-  routingTable: Type.Array(RoutingTableEntry),
+  vrf: Type.Array(VrfEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
+  layer2: Type.Array(NodeLayer2Entry, { maxItems: L.MAX_CONFIG_ENTRIES }),
+  routingTable: Type.Array(RoutingTableEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
 });
 export type NodeConfigSpec = Static<typeof NodeConfigSpec>;
 
@@ -367,12 +335,12 @@ export type FailureCause = (typeof FAILURE_CAUSES)[number];
 
 export const NodeConfigStatus = Type.Object({
   configStatus: Type.Optional(StringEnum(CONFIG_STATUSES)),
-  lastUpdate: Type.Optional(Type.String({ format: 'date-time' })),
-  lastAppliedRevision: Type.Optional(Type.String()),
+  lastUpdate: Type.Optional(Timestamp()),
+  lastAppliedRevision: Type.Optional(Name()),
   /** Only with `configStatus: invalid`: why (see FAILURE_CAUSES). */
   failureCause: Type.Optional(StringEnum(FAILURE_CAUSES)),
-  message: Type.Optional(Type.String()),
-  conditions: Type.Optional(Type.Array(Condition)),
+  message: Type.Optional(Type.String({ maxLength: L.MAX_MESSAGE_LENGTH })),
+  conditions: Type.Optional(Type.Array(Condition, { maxItems: L.MAX_CONDITIONS })),
   /** The node's run-time state as FRR shows it; written only when it changes (agent, observed/). */
   observed: Type.Optional(ObservedState),
 });

@@ -3,6 +3,13 @@ import type { LabelSelector, LabelSelectorRequirement } from './schema.js';
 export const SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist'] as const;
 
 /**
+ * The value of label `key` in `labels`, or undefined: own labels only, so a key such as
+ * `constructor` or `toString` never reads Object.prototype's member.
+ */
+export const labelOf = (labels: Readonly<Record<string, string>>, key: string): string | undefined =>
+  Object.hasOwn(labels, key) ? labels[key] : undefined;
+
+/**
  * Kubernetes LabelSelector semantics: all matchLabels and all matchExpressions must hold; an empty or
  * absent selector matches every node. The selector is assumed valid (see validateInputs).
  */
@@ -12,13 +19,14 @@ export function matchesSelector(
 ): boolean {
   if (!selector) return true;
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (labels[key] !== value) return false;
+    // Own labels only: a key such as `constructor` must not match Object.prototype's member.
+    if (labelOf(labels, key) !== value) return false;
   }
   return (selector.matchExpressions ?? []).every((req) => matchesRequirement(req, labels));
 }
 
 function matchesRequirement(req: LabelSelectorRequirement, labels: Record<string, string>): boolean {
-  const has = Object.prototype.hasOwnProperty.call(labels, req.key);
+  const has = Object.hasOwn(labels, req.key);
   const value = labels[req.key];
   switch (req.operator) {
     case 'In':

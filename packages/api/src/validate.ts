@@ -13,7 +13,7 @@ import type { Problem } from './validation/problem.js';
 import { checkSchema } from './validation/schema-check.js';
 
 export { ValidationError, type Problem } from './validation/problem.js';
-export { blameOrder, type ValidationContext } from './validation/claims.js';
+export { blameOrder, vrfTableCapacity, type ValidationContext } from './validation/claims.js';
 
 /**
  * Validates every input object and the set as a whole; returns all problems, in a stable order
@@ -38,7 +38,9 @@ export function validateInputs(inputs: Inputs, context: ValidationContext = {}):
   // A Layer-2 network naming a VRF whose only definition is itself invalid is not reported again.
   const definedVrfs = new Set(inputs.vrf.map((o) => (o.spec as { vrf?: unknown } | undefined)?.vrf));
   const ordered = blameOrder<InputObject>([...vrfs, ...l2s, ...tables], context);
-  problems.push(...checkClaims({ vrfs, l2s, tables, definedVrfs }, ordered));
+  problems.push(
+    ...checkClaims({ vrfs, l2s, tables, definedVrfs, vrfTableRange: context.vrfTableRange }, ordered),
+  );
   return problems;
 }
 

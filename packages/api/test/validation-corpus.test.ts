@@ -3,7 +3,7 @@
  * must produce, with its exact field path and message. The good inputs must produce none.
  */
 import { describe, expect, it } from 'vitest';
-import { buildConfig, inForceKeys, validateInputs, type Inputs } from '@nodenet/api';
+import { buildConfig, inForceKeys, RESERVED_VRF_NAMES, validateInputs, type Inputs } from '@nodenet/api';
 import { goodInputs, layer2, table, vrf } from './fixtures.js';
 
 type Mutate = (i: Inputs) => void;
@@ -20,6 +20,14 @@ const blue = (i: Inputs): any => i.vrf[0]!.spec;
 const blue6 = (i: Inputs): any => i.vrf[1]!.spec;
 const web = (i: Inputs): any => i.layer2[0]!.spec;
 const storage = (i: Inputs): any => i.layer2[1]!.spec;
+const red = (i: Inputs): any => i.vrf[2]!.spec;
+/** `count` distinct IPv4 /24 prefix-list entries. */
+const prefixItems = (count: number): { cidr: string; seq: number; action: 'permit' }[] =>
+  Array.from({ length: count }, (_, n) => ({
+    cidr: `10.${Math.floor(n / 256)}.${n % 256}.0/24`,
+    seq: n + 1,
+    action: 'permit',
+  }));
 
 const V = 'VRFRouteConfiguration';
 const L = 'Layer2NetworkConfiguration';
@@ -487,6 +495,173 @@ const BAD: BadCase[] = [
     field: 'spec.tableId',
     message:
       'RoutingTable t1: spec.tableId: is inside 100–4000, the range agents allocate VRF tables from; choose another id (got 1000)',
+  },
+  // ---- what validation let through although no agent could apply it (issue 25, item 3)
+  ...RESERVED_VRF_NAMES.map((name): BadCase => ({
+    name: `VRF named ${name} (a member of Object.prototype)`,
+    mutate: (i) => (red(i).vrf = name),
+    field: 'spec.vrf',
+    message: `${V} red: spec.vrf: is a reserved name (__proto__, constructor, toString, valueOf are not accepted as VRF names) (got ${JSON.stringify(name)})`,
+  })),
+  {
+    name: 'one distinct VRF more than the agents’ table range holds (3,898)',
+    mutate: (i) => {
+      // goodInputs has two VRFs (blue, red): 3,896 more fill the range; the next one is refused.
+      for (let n = 0; n < 3896; n++) i.vrf.push(vrf(`v-${n}`, { vrf: `v${n}`, vni: 20000 + n, seq: 1 }));
+      i.vrf.push(vrf('zz-over', { vrf: 'over', vni: 30000, seq: 1 }));
+    },
+    field: 'spec.vrf',
+    message: `${V} zz-over: spec.vrf: would be distinct VRF number 3899; agents allocate VRF tables from 100–4000, which holds 3898 (got "over")`,
+  },
+  {
+    name: 'anycast gateway /0 (a default route on every node)',
+    mutate: (i) => (web(i).anycastGateways = ['10.10.0.1/0']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: prefix length /0 is shorter than /8, the shortest gateway subnet for IPv4 (IPv4 /8, IPv6 /48): it would put a route for that much of the address space on every node (got "10.10.0.1/0")`,
+  },
+  {
+    name: 'anycast gateway /1',
+    mutate: (i) => (web(i).anycastGateways = ['10.10.0.1/1']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: prefix length /1 is shorter than /8, the shortest gateway subnet for IPv4 (IPv4 /8, IPv6 /48): it would put a route for that much of the address space on every node (got "10.10.0.1/1")`,
+  },
+  {
+    name: 'IPv6 anycast gateway shorter than /48',
+    mutate: (i) => (web(i).anycastGateways = ['2001:db8:10::1/47']),
+    field: 'spec.anycastGateways[0]',
+    message: `${L} web: spec.anycastGateways[0]: prefix length /47 is shorter than /48, the shortest gateway subnet for IPv6 (IPv4 /8, IPv6 /48): it would put a route for that much of the address space on every node (got "2001:db8:10::1/47")`,
+  },
+  {
+    name: 'IPv4-compatible IPv6 (::1.2.3.0, read as ::ffff:1.2.3.0 by ipaddr.js)',
+    mutate: (i) => (blue6(i).aggregate = ['::1.2.3.0/120']),
+    field: 'spec.aggregate[0]',
+    message: `${V} blue-v6: spec.aggregate[0]: "::1.2.3.0" embeds an IPv4 address in dotted form, which is read differently by different parsers; write it in hex: ::102:300 (got "::1.2.3.0/120")`,
+  },
+  {
+    name: 'IPv6 with another embedded IPv4 (NAT64 prefix in dotted form)',
+    mutate: (i) => (blue6(i).import[0] = { cidr: '64:ff9b::10.0.0.0/120', seq: 10, action: 'permit' }),
+    field: 'spec.import[0].cidr',
+    message: `${V} blue-v6: spec.import[0].cidr: "64:ff9b::10.0.0.0" embeds an IPv4 address in dotted form, which is read differently by different parsers; write it in hex: 64:ff9b::a00:0 (got "64:ff9b::10.0.0.0/120")`,
+  },
+  {
+    name: 'IPv4-mapped IPv6 prefix (kube-apiserver’s isCIDR refuses it too)',
+    mutate: (i) => (blue6(i).import[0] = { cidr: '::ffff:10.0.0.0/104', seq: 10, action: 'permit' }),
+    field: 'spec.import[0].cidr',
+    message: `${V} blue-v6: spec.import[0].cidr: "::ffff:10.0.0.0" is an IPv4-mapped IPv6 address; write the IPv4 address 10.0.0.0 instead (got "::ffff:10.0.0.0/104")`,
+  },
+  {
+    name: 'selector matchLabels key that is not a label key',
+    mutate: (i) => (web(i).nodeSelector = { matchLabels: { rôle: 'worker' } }),
+    field: 'spec.nodeSelector.matchLabels',
+    message: `${L} web: spec.nodeSelector.matchLabels: key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (got "rôle")`,
+  },
+  {
+    name: 'selector matchLabels key with a bad prefix',
+    mutate: (i) => (web(i).nodeSelector = { matchLabels: { 'Example.com/role': 'worker' } }),
+    field: 'spec.nodeSelector.matchLabels',
+    message: `${L} web: spec.nodeSelector.matchLabels: key: prefix part must be a lowercase RFC 1123 subdomain: lower-case alphanumerics, '-' and '.', starting and ending alphanumeric (got "Example.com/role")`,
+  },
+  {
+    name: 'selector matchLabels value that is not a label value',
+    mutate: (i) => (web(i).nodeSelector = { matchLabels: { role: 'work er' } }),
+    field: 'spec.nodeSelector.matchLabels.role',
+    message: `${L} web: spec.nodeSelector.matchLabels.role: must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (got "work er")`,
+  },
+  {
+    name: 'selector matchExpressions key that is not a label key',
+    mutate: (i) =>
+      (web(i).nodeSelector = { matchExpressions: [{ key: 'rack!', operator: 'In', values: ['r1'] }] }),
+    field: 'spec.nodeSelector.matchExpressions[0].key',
+    message: `${L} web: spec.nodeSelector.matchExpressions[0].key: name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (got "rack!")`,
+  },
+  {
+    name: 'selector matchExpressions key with a prefix over 253 characters',
+    mutate: (i) =>
+      (web(i).nodeSelector = {
+        matchExpressions: [{ key: `${'a'.repeat(254)}/rack`, operator: 'Exists' }],
+      }),
+    field: 'spec.nodeSelector.matchExpressions[0].key',
+    message: `${L} web: spec.nodeSelector.matchExpressions[0].key: prefix part must be no more than 253 characters (got "${'a'.repeat(254)}/rack")`,
+  },
+  {
+    name: 'selector matchExpressions value that is not a label value',
+    mutate: (i) =>
+      (web(i).nodeSelector = { matchExpressions: [{ key: 'rack', operator: 'In', values: ['r1', '-r2'] }] }),
+    field: 'spec.nodeSelector.matchExpressions[0].values[1]',
+    message: `${L} web: spec.nodeSelector.matchExpressions[0].values[1]: must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (got "-r2")`,
+  },
+  // ---- every list and string is bounded (limits.ts), as in the CRDs
+  {
+    name: 'import list over its limit (1,000)',
+    mutate: (i) => (blue(i).import = prefixItems(1001)),
+    field: 'spec.import',
+    message: `${V} blue: spec.import: must have at most 1000 items (got 1001)`,
+  },
+  {
+    name: 'export list over its limit (1,000)',
+    mutate: (i) => (blue(i).export = prefixItems(1001)),
+    field: 'spec.export',
+    message: `${V} blue: spec.export: must have at most 1000 items (got 1001)`,
+  },
+  {
+    name: 'aggregate list over its limit (256)',
+    mutate: (i) => (blue(i).aggregate = prefixItems(257).map((p) => p.cidr)),
+    field: 'spec.aggregate',
+    message: `${V} blue: spec.aggregate: must have at most 256 items (got 257)`,
+  },
+  {
+    name: 'anycast gateways over their limit (64)',
+    mutate: (i) => (web(i).anycastGateways = prefixItems(65).map((p) => p.cidr.replace('.0/24', '.1/24'))),
+    field: 'spec.anycastGateways',
+    message: `${L} web: spec.anycastGateways: must have at most 64 items (got 65)`,
+  },
+  {
+    name: 'matchExpressions over their limit (32)',
+    mutate: (i) =>
+      (web(i).nodeSelector = {
+        matchExpressions: Array.from({ length: 33 }, (_, n) => ({ key: `k${n}`, operator: 'Exists' })),
+      }),
+    field: 'spec.nodeSelector.matchExpressions',
+    message: `${L} web: spec.nodeSelector.matchExpressions: must have at most 32 items (got 33)`,
+  },
+  {
+    name: 'values of one requirement over their limit (64)',
+    mutate: (i) =>
+      (web(i).nodeSelector = {
+        matchExpressions: [
+          { key: 'rack', operator: 'In', values: Array.from({ length: 65 }, (_, n) => `r${n}`) },
+        ],
+      }),
+    field: 'spec.nodeSelector.matchExpressions[0].values',
+    message: `${L} web: spec.nodeSelector.matchExpressions[0].values: must have at most 64 items (got 65)`,
+  },
+  {
+    name: 'matchLabels over their limit (64)',
+    mutate: (i) =>
+      (web(i).nodeSelector = {
+        matchLabels: Object.fromEntries(Array.from({ length: 65 }, (_, n) => [`k${n}`, 'v'])),
+      }),
+    field: 'spec.nodeSelector.matchLabels',
+    message: `${L} web: spec.nodeSelector.matchLabels: must have at most 64 entries (got 65)`,
+  },
+  {
+    name: 'label value over 63 characters',
+    mutate: (i) => (web(i).nodeSelector = { matchLabels: { role: 'w'.repeat(64) } }),
+    field: 'spec.nodeSelector.matchLabels.role',
+    message: `${L} web: spec.nodeSelector.matchLabels.role: must be at most 63 characters long (this one has 64) (got "${'w'.repeat(24)}…")`,
+  },
+  {
+    name: 'label key over 317 characters',
+    mutate: (i) =>
+      (web(i).nodeSelector = { matchExpressions: [{ key: 'k'.repeat(318), operator: 'Exists' }] }),
+    field: 'spec.nodeSelector.matchExpressions[0].key',
+    message: `${L} web: spec.nodeSelector.matchExpressions[0].key: must be at most 317 characters long (this one has 318) (got "${'k'.repeat(24)}…")`,
+  },
+  {
+    name: 'prefix text over 49 characters',
+    mutate: (i) => (blue(i).aggregate = [`${'0:'.repeat(23)}:/128`]),
+    field: 'spec.aggregate[0]',
+    message: `${V} blue: spec.aggregate[0]: must be at most 49 characters long (this one has 51) (got "0:0:0:0:0:0:0:0:0:0:0:0:…")`,
   },
 ];
 /* eslint-enable @typescript-eslint/no-explicit-any */

@@ -3,7 +3,7 @@
  * revision's status, which the configurator derives from every NodeConfig; node details come from
  * the NodeConfigs themselves.
  */
-import { findCondition } from '@nodenet/api';
+import { findCondition, labelOf } from '@nodenet/api';
 import type { FailedNode } from '@nodenet/api';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { age, plural, progressBar, table } from './format.js';
@@ -96,7 +96,7 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
   if (waveLabel) {
     const labels = new Map(s.nodes.map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
     const values = [
-      ...new Set(inProgress.map((p) => labels.get(p.node)?.[waveLabel] ?? '(unlabelled)')),
+      ...new Set(inProgress.map((p) => labelOf(labels.get(p.node) ?? {}, waveLabel) ?? '(unlabelled)')),
     ].sort();
     wave = { label: waveLabel, values };
   }

@@ -7,8 +7,10 @@
  * and an API for extension functions; chosen over writing an evaluator and over @bufbuild/cel,
  * which needs the protobuf runtime. Integers in JSON become CEL `int` (BigInt), as the API server
  * types integer fields, so `self.le <= 32` and `self.count == 1` compare as on a real cluster.
+ * Kubernetes' IP and CIDR libraries (`isCIDR`, `cidr()`, `ip()`, …) are registered from cel-net.ts.
  */
 import { Environment } from '@marcbachmann/cel-js';
+import { registerNetLibraries } from './cel-net.js';
 
 export class CelError extends Error {
   readonly code = 'CelError';
@@ -25,6 +27,7 @@ export class CelError extends Error {
 export type CelProgram = (bindings: Record<string, unknown>) => unknown;
 
 const env = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
+registerNetLibraries(env);
 const compiled = new Map<string, CelProgram>();
 
 /** Parses `expression` once (cached); throws CelError('compile') naming the problem. */

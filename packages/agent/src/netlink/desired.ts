@@ -112,7 +112,7 @@ export function desiredModel({ spec, settings, tables }: DesiredInput): HostMode
       return;
     }
     firstOfVrf.set(v.vrf, { vni: v.vni, mtu: v.mtu, from });
-    const table = tables[v.vrf];
+    const table = tables.get(v.vrf);
     if (table === undefined) throw new DesiredStateError(`${from}.vrf`, v.vrf, 'no routing table allocated');
     const vrf = deviceNames.vrf(v.vrf);
     const bridge = deviceNames.vrfBridge(v.vrf);
@@ -278,14 +278,14 @@ export function allocateVrfTables(input: TableAllocationInput): TableAllocation 
   const taken = new Set<number>([253, 254, 255, ...(input.reserved ?? [])]);
   const inRange = (t: number | undefined): t is number =>
     t !== undefined && Number.isInteger(t) && t >= range.min && t <= range.max && !taken.has(t);
-  const result: TableAllocation = {};
+  const result = new Map<string, number>();
   const vrfs = [...new Set(input.vrfs)];
   for (const source of [input.host, input.previous]) {
     for (const vrf of vrfs) {
-      if (result[vrf] !== undefined) continue;
-      const t = source?.[vrf];
+      if (result.has(vrf)) continue;
+      const t = source?.get(vrf);
       if (inRange(t)) {
-        result[vrf] = t;
+        result.set(vrf, t);
         taken.add(t);
       }
     }
@@ -294,13 +294,11 @@ export function allocateVrfTables(input: TableAllocationInput): TableAllocation 
   // that comes back finds its table again.
   const current = new Set(vrfs);
   const remembered = new Set(
-    Object.entries(input.previous ?? {})
-      .filter(([vrf]) => !current.has(vrf))
-      .map(([, t]) => t),
+    [...(input.previous ?? new Map<string, number>())].filter(([vrf]) => !current.has(vrf)).map(([, t]) => t),
   );
   let next = range.min;
   for (const vrf of vrfs) {
-    if (result[vrf] !== undefined) continue;
+    if (result.has(vrf)) continue;
     while (next <= range.max && (taken.has(next) || remembered.has(next))) next++;
     if (next > range.max) {
       // Range exhausted but for remembered tables: give one up.
@@ -311,7 +309,7 @@ export function allocateVrfTables(input: TableAllocationInput): TableAllocation 
     if (next > range.max) {
       throw new DesiredStateError('settings.vrfTableRange', range, `no free table left for VRF ${vrf}`);
     }
-    result[vrf] = next;
+    result.set(vrf, next);
     taken.add(next);
   }
   return result;
@@ -325,10 +323,10 @@ export function rememberedTables(
   previous: TableAllocation | undefined,
   current: TableAllocation,
 ): TableAllocation {
-  const used = new Set(Object.values(current));
-  const kept: TableAllocation = {};
-  for (const [vrf, table] of Object.entries(previous ?? {})) {
-    if (!(vrf in current) && !used.has(table)) kept[vrf] = table;
+  const used = new Set(current.values());
+  const kept = new Map<string, number>();
+  for (const [vrf, table] of previous ?? []) {
+    if (!current.has(vrf) && !used.has(table)) kept.set(vrf, table);
   }
-  return { ...kept, ...current };
+  return new Map([...kept, ...current]);
 }

@@ -127,9 +127,7 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
       const parsed = JSON.parse(text) as { tables?: unknown };
       const tables = parsed.tables;
       if (typeof tables !== 'object' || tables === null) throw new Error('no "tables" object');
-      return Object.fromEntries(
-        Object.entries(tables).filter(([, t]) => Number.isInteger(t)),
-      ) as TableAllocation;
+      return new Map(Object.entries(tables).filter((e): e is [string, number] => Number.isInteger(e[1])));
     } catch (err) {
       // A damaged file only loses the memory of removed VRFs' tables: running VRFs keep theirs from the host.
       console.warn(`netlink driver: ignoring ${options.tableStatePath}: ${(err as Error).message}`);
@@ -146,7 +144,7 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
     if (!path) return;
     await writeFileDurably(
       path,
-      `${JSON.stringify({ tables: rememberedTables(previous, tables) }, null, 2)}\n`,
+      `${JSON.stringify({ tables: Object.fromEntries(rememberedTables(previous, tables)) }, null, 2)}\n`,
     );
   }
 
@@ -156,10 +154,10 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
     const host = await readHost(open().dumps);
     const previous = await loadPrevious();
     const modelOf = (s: NetlinkSpec, devices: HostModel) => {
-      const hostTables: TableAllocation = {};
+      const hostTables = new Map<string, number>();
       for (const v of s.vrf) {
         const table = devices.get(deviceNames.vrf(v.vrf))?.vrf?.table;
-        if (table !== undefined) hostTables[v.vrf] = table;
+        if (table !== undefined) hostTables.set(v.vrf, table);
       }
       const tables = allocateVrfTables({
         vrfs: s.vrf.map((v) => v.vrf),
@@ -250,8 +248,7 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
         }
       } finally {
         // Saved even after a failure: devices created so far carry these tables.
-        if (Object.keys(p.tables).length > 0 || options.tableStatePath)
-          await saveTables(p.tables, p.previousTables);
+        if (p.tables.size > 0 || options.tableStatePath) await saveTables(p.tables, p.previousTables);
       }
       return {
         operations: applied.length,

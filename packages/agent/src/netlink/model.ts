@@ -76,8 +76,11 @@ export const DEFAULT_VXLAN_PORT = 4789;
 // One range for the agents and for validation, which keeps RoutingTable ids out of it.
 export const DEFAULT_VRF_TABLE_RANGE = VRF_TABLE_RANGE;
 
-/** VRF name → kernel table. */
-export type TableAllocation = Record<string, number>;
+/**
+ * VRF name → kernel table. A Map, never a plain object: VRF names are chosen by people, and a name
+ * such as `constructor` or `__proto__` must not read Object.prototype's members (issue #25).
+ */
+export type TableAllocation = ReadonlyMap<string, number>;
 
 /** One step of an apply, in the order diff.ts emits them. */
 export type Operation =

@@ -6,7 +6,7 @@
  * object refused, and its message names the holder: the object a person just applied is the one
  * that is told, never the established one.
  */
-import type { ResourceKind } from '../constants.js';
+import { VRF_TABLE_RANGE, type ResourceKind } from '../constants.js';
 import type {
   InputObject,
   Layer2NetworkConfiguration,
@@ -23,6 +23,11 @@ export interface ValidationContext {
    * are granted first.
    */
   inForce?: ReadonlySet<string>;
+  /**
+   * The range agents allocate VRF tables from (agent setting `vrfTableRange`); default
+   * VRF_TABLE_RANGE. More distinct VRFs than it holds can not be applied anywhere.
+   */
+  vrfTableRange?: { min: number; max: number };
 }
 
 export interface ClaimInputs {
@@ -31,6 +36,8 @@ export interface ClaimInputs {
   tables: RoutingTable[];
   /** VRF names that some VRFRouteConfiguration defines, valid or not. */
   definedVrfs: ReadonlySet<unknown>;
+  /** See ValidationContext.vrfTableRange. */
+  vrfTableRange?: { min: number; max: number };
 }
 
 export type ClaimRule = (input: ClaimInputs) => Problem[];
@@ -98,6 +105,40 @@ const vrfSettingsAgree: ClaimRule = ({ vrfs }) => {
     const firstMtu = first.spec.mtu ?? 9000;
     // One set of devices per VRF: its bridge and VXLAN have one MTU.
     if (mtu !== firstMtu) conflict('spec.mtu', mtu, firstMtu, 'MTU');
+  }
+  return out;
+};
+
+/** Tables in `range` an agent can give a VRF: all but the kernel's 253–255. */
+export function vrfTableCapacity(range: { min: number; max: number }): number {
+  const kernel = [253, 254, 255].filter((t) => t >= range.min && t <= range.max).length;
+  return Math.max(0, range.max - range.min + 1 - kernel);
+}
+
+/**
+ * Every agent gives each distinct VRF a kernel table from one range; the VRF that would need one
+ * more table than the range holds is refused (with every object that names it), in blame order.
+ */
+const vrfCountClaims: ClaimRule = ({ vrfs, vrfTableRange }) => {
+  const range = vrfTableRange ?? VRF_TABLE_RANGE;
+  const capacity = vrfTableCapacity(range);
+  const out: Problem[] = [];
+  const granted = new Set<string>();
+  for (const o of vrfs) {
+    if (granted.has(o.spec.vrf)) continue;
+    if (granted.size < capacity) {
+      granted.add(o.spec.vrf);
+      continue;
+    }
+    out.push(
+      problem(
+        'VRFRouteConfiguration',
+        o.metadata.name,
+        'spec.vrf',
+        o.spec.vrf,
+        `would be distinct VRF number ${capacity + 1}; agents allocate VRF tables from ${range.min}–${range.max}, which holds ${capacity}`,
+      ),
+    );
   }
   return out;
 };
@@ -287,6 +328,7 @@ function devicesOf(o: InputObject): [string[], string, unknown, string] {
 }
 
 const PER_KIND_RULES: ClaimRule[] = [
+  vrfCountClaims,
   vrfSettingsAgree,
   l3VniClaims,
   vrfSeqClaims,

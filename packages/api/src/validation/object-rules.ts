@@ -8,8 +8,9 @@ import { isCommunity, isRouteTarget } from '../grammar.js';
 import { deviceNames } from '../names.js';
 import type { Layer2NetworkConfiguration, RoutingTable, VRFRouteConfiguration } from '../objects.js';
 import { checkGatewayAddress, checkNetworkPrefix, normalizePrefix, parsePrefix } from '../prefix.js';
-import type { LabelSelector, PrefixItem } from '../schema.js';
-import { SELECTOR_OPERATORS } from '../selector.js';
+import type { PrefixItem } from '../schema.js';
+import { RESERVED_VRF_NAMES } from '../cel-rules.js';
+import { checkSelector } from './selector-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 
 export type ObjectRule<T> = (o: T) => Problem[];
@@ -54,10 +55,24 @@ const vrfRouteTarget: ObjectRule<VRFRouteConfiguration> = ({ metadata, spec }) =
       ]
     : [];
 
+const vrfNameNotReserved: ObjectRule<VRFRouteConfiguration> = ({ metadata, spec }) =>
+  (RESERVED_VRF_NAMES as readonly string[]).includes(spec.vrf)
+    ? [
+        problem(
+          VRF,
+          metadata.name,
+          'spec.vrf',
+          spec.vrf,
+          `is a reserved name (${RESERVED_VRF_NAMES.join(', ')} are not accepted as VRF names)`,
+        ),
+      ]
+    : [];
+
 const vrfInterfaceNames: ObjectRule<VRFRouteConfiguration> = ({ metadata, spec }) =>
   checkInterfaceNames(VRF, metadata.name, 'spec.vrf', spec.vrf, vrfDeviceNames(spec.vrf));
 
 export const VRF_RULES: ObjectRule<VRFRouteConfiguration>[] = [
+  vrfNameNotReserved,
   vrfPrefixLists,
   vrfAggregates,
   vrfCommunity,
@@ -265,32 +280,6 @@ function checkGeLe(
       out.push(problem(kind, name, `${at}.le`, item.le, `must be at least ge (${item.ge})`));
     }
   }
-  return out;
-}
-
-function checkSelector(kind: ResourceKind, name: string, path: string, sel: LabelSelector): Problem[] {
-  const out: Problem[] = [];
-  (sel.matchExpressions ?? []).forEach((req, i) => {
-    const at = `${path}.matchExpressions[${i}]`;
-    const values = req.values ?? [];
-    if (!(SELECTOR_OPERATORS as readonly string[]).includes(req.operator)) {
-      out.push(
-        problem(
-          kind,
-          name,
-          `${at}.operator`,
-          req.operator,
-          `must be one of ${SELECTOR_OPERATORS.join(', ')}`,
-        ),
-      );
-    } else if ((req.operator === 'In' || req.operator === 'NotIn') && values.length === 0) {
-      out.push(
-        problem(kind, name, `${at}.values`, req.values, `must be non-empty for operator ${req.operator}`),
-      );
-    } else if ((req.operator === 'Exists' || req.operator === 'DoesNotExist') && values.length > 0) {
-      out.push(problem(kind, name, `${at}.values`, req.values, `must be empty for operator ${req.operator}`));
-    }
-  });
   return out;
 }
 

@@ -10,6 +10,10 @@ import { MAX_IFNAME_LENGTH, MAX_VRF_NAME_LENGTH } from '../constants.js';
 import {
   CIDR_PATTERN,
   COMMUNITY_PATTERN,
+  LABEL_KEY_PATTERN,
+  LABEL_VALUE_PATTERN,
+  labelKeyProblem,
+  labelValueProblem,
   MAC_PATTERN,
   ROUTE_TARGET_PATTERN,
   VRF_NAME_PATTERN,
@@ -40,10 +44,27 @@ export function checkSchema(
     if (seen.has(field)) continue;
     seen.add(field);
     ok = false;
-    out.push(problem(kind, name, field, err.value, schemaReason(err)));
+    out.push(problem(kind, name, field, shownValue(err), schemaReason(err)));
   }
   return ok;
 }
+
+/**
+ * The value a problem quotes: a list or map over its size limit by its size, a string over its
+ * length limit by its first characters; a message never carries a whole oversized value.
+ */
+function shownValue(err: ValueError): unknown {
+  const v = err.value;
+  if (err.type === ValueErrorType.ArrayMaxItems && Array.isArray(v)) return v.length;
+  if (err.type === ValueErrorType.ObjectMaxProperties && v !== null && typeof v === 'object') {
+    return Object.keys(v).length;
+  }
+  if (err.type === ValueErrorType.StringMaxLength && typeof v === 'string' && v.length > SHOWN_PREFIX) {
+    return `${v.slice(0, SHOWN_PREFIX)}…`;
+  }
+  return v;
+}
+const SHOWN_PREFIX = 24;
 
 const checkers = new Map<TSchema, TypeCheck<TSchema>>();
 function compiled(schema: TSchema): TypeCheck<TSchema> {
@@ -98,12 +119,20 @@ function schemaReason(err: ValueError): string {
       return 'must be an object';
     case ValueErrorType.ArrayMaxItems:
       return `must have at most ${String(s.maxItems)} items`;
+    case ValueErrorType.ObjectMaxProperties:
+      return `must have at most ${String(s.maxProperties)} entries`;
     case ValueErrorType.StringMinLength:
       return `must be at least ${String(s.minLength)} characters long`;
     case ValueErrorType.StringMaxLength:
       if (s.pattern === VRF_NAME_PATTERN && typeof err.value === 'string') return vrfNameTooLong(err.value);
-      return `must be at most ${String(s.maxLength)} characters long`;
+      return `must be at most ${String(s.maxLength)} characters long (this one has ${String((err.value as string).length)})`;
     case ValueErrorType.StringPattern:
+      if (s.pattern === LABEL_KEY_PATTERN && typeof err.value === 'string') {
+        return labelKeyProblem(err.value) ?? 'must be a label key';
+      }
+      if (s.pattern === LABEL_VALUE_PATTERN && typeof err.value === 'string') {
+        return labelValueProblem(err.value) ?? 'must be a label value';
+      }
       if (
         s.pattern === VRF_NAME_PATTERN &&
         typeof err.value === 'string' &&

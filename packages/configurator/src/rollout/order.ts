@@ -1,4 +1,5 @@
 /** The start order of nodes: strict, total and independent of input order. */
+import { labelOf } from '@nodenet/api';
 import type { NodeInfo } from './types.js';
 
 const NUMBER = /^-?\d+(\.\d+)?$/;
@@ -19,7 +20,7 @@ function compareWave(a: string | undefined, b: string | undefined): number {
 /** Wave label value (see compareWave), then node name. */
 export function compareNodes(waveLabel: string | undefined): (a: NodeInfo, b: NodeInfo) => number {
   return (a, b) => {
-    const w = waveLabel ? compareWave(a.labels[waveLabel], b.labels[waveLabel]) : 0;
+    const w = waveLabel ? compareWave(labelOf(a.labels, waveLabel), labelOf(b.labels, waveLabel)) : 0;
     if (w !== 0) return w;
     return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
   };
