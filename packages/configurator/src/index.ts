@@ -15,3 +15,5 @@ export * from './run.js';
 export { type ExecContext, controlEvents, executePlan } from './execute.js';
 export { nodeConfigFor } from './node-config.js';
 export { appliedCondition, carried } from './outcome.js';
+export * from './budget.js';
+export * from './build-schedule.js';

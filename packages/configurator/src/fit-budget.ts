@@ -1,0 +1,89 @@
+/**
+ * Keeping a revision within the size budget (pure, budget.ts): when the valid inputs would build a
+ * configuration over a limit, the newest change that adds to it is refused (`Accepted=False`, the
+ * message names the figure and the limit) and held back like any refused input (held-back.ts): its
+ * generation in force stays, the rest rolls out (invariant 3). "Newest" is the order in which the
+ * configurator saw the inputs' generations (`recency`); a generation already carried by a revision
+ * is never refused for size.
+ */
+import { buildConfig, type InputObject, type Inputs, type NetworkConfig, type Problem } from '@nodenet/api';
+import { budgetExcess, describeExcess, type BudgetExcess, type SizeBudget } from './budget.js';
+import { effectiveInputs, type EffectiveInputs } from './held-back.js';
+
+export interface Fitted {
+  effective: EffectiveInputs;
+  /** The configuration built from `effective.inputs` (absent when blocked). */
+  built?: { config: NetworkConfig; hash: string };
+  /** Set when the configuration is still over a limit with nothing left to refuse. */
+  excess?: BudgetExcess;
+}
+
+export interface FitOptions {
+  budget: SizeBudget;
+  /** Larger is newer; ties go to the name that sorts last. */
+  recency: (o: InputObject) => number;
+  /** Whether the input's current generation is in a valid revision already. */
+  carried: (o: InputObject) => boolean;
+}
+
+const keyOf = (o: InputObject): string => `${o.kind}/${o.metadata.name}`;
+const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? '');
+
+/** What an input adds to the measured figure, roughly (its in-force entry is what stays instead). */
+function contribution(o: InputObject, what: BudgetExcess['what'], inForce: NetworkConfig | undefined): number {
+  if (what === 'revision size') {
+    const entries =
+      o.kind === 'VRFRouteConfiguration'
+        ? inForce?.vrf
+        : o.kind === 'Layer2NetworkConfiguration'
+          ? inForce?.layer2
+          : inForce?.routingTable;
+    const old = entries?.find((e) => e.name === o.metadata.name);
+    return jsonBytes(o.spec) + o.metadata.name.length + 16 - (old ? jsonBytes(old) : 0);
+  }
+  if (o.kind === 'Layer2NetworkConfiguration') return 0;
+  if (o.kind === 'RoutingTable') return 1;
+  const old = inForce?.vrf.find((e) => e.name === o.metadata.name);
+  const items = (s: { import?: unknown[]; export?: unknown[] } | undefined): number =>
+    (s?.import?.length ?? 0) + (s?.export?.length ?? 0);
+  return items(o.spec) + 8 - (old ? items(old) + 8 : 0);
+}
+
+export function fitBudget(
+  inputs: Inputs,
+  inForce: NetworkConfig | undefined,
+  first: EffectiveInputs,
+  opts: FitOptions,
+): Fitted {
+  let effective = first;
+  const refusedForSize: Problem[] = [];
+  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable];
+  // Each round refuses at least one more input or ends.
+  for (let round = 0; round <= all.length; round++) {
+    if (!effective.inputs) return { effective };
+    const built = buildConfig(effective.inputs);
+    const excess = budgetExcess(built.config, opts.budget);
+    if (!excess) return { effective, built };
+    const candidates = all
+      .filter((o) => !effective.refused.has(keyOf(o)) && !opts.carried(o))
+      .map((o) => ({ o, adds: contribution(o, excess.what, inForce) }))
+      .filter((c) => c.adds > 0)
+      .sort((a, b) => opts.recency(b.o) - opts.recency(a.o) || (keyOf(a.o) < keyOf(b.o) ? 1 : -1));
+    if (candidates.length === 0) return { effective, built, excess };
+    let over = excess.figure - excess.limit;
+    for (const c of candidates) {
+      refusedForSize.push({
+        kind: c.o.kind,
+        name: c.o.metadata.name,
+        field: 'spec',
+        value: undefined,
+        reason: 'over the size budget',
+        message: `${c.o.kind} ${c.o.metadata.name}: refused: with it ${describeExcess(excess)}; the generation in force stays`,
+      });
+      over -= c.adds;
+      if (over < 0) break;
+    }
+    effective = effectiveInputs(inputs, inForce, refusedForSize);
+  }
+  return { effective };
+}
