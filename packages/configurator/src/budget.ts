@@ -76,7 +76,9 @@ export function frrLines(config: NetworkConfig): number {
     if (list) list.push(e);
     else byVrf.set(e.vrf, [e]);
   }
-  let lines = TEMPLATE_LINES + 2 + LINES_PER_TABLE * new Set(config.routingTable.map((t) => t.tableId)).size;
+  let lines = TEMPLATE_LINES + LINES_PER_TABLE * new Set(config.routingTable.map((t) => t.tableId)).size;
+  // The prefix-list lines of each family are closed by one `!`.
+  const families = new Set<boolean>();
   for (const entries of byVrf.values()) {
     const aggregates = new Set<string>();
     const targets = new Set<string>();
@@ -84,6 +86,7 @@ export function frrLines(config: NetworkConfig): number {
       for (const a of e.aggregate ?? []) aggregates.add(a);
       if (e.routeTarget !== undefined) targets.add(e.routeTarget);
       lines += (e.import?.length ?? 0) + (e.export?.length ?? 0);
+      for (const i of [...(e.import ?? []), ...(e.export ?? [])]) families.add(i.cidr.includes(':'));
     }
     lines += LINES_PER_VRF + aggregates.size + 2 * targets.size;
     for (const dir of ['import', 'export'] as const) {
@@ -94,5 +97,5 @@ export function frrLines(config: NetworkConfig): number {
       }
     }
   }
-  return lines;
+  return lines + families.size;
 }

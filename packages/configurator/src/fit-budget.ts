@@ -6,7 +6,7 @@
  * configurator saw the inputs' generations (`recency`); a generation already carried by a revision
  * is never refused for size.
  */
-import { buildConfig, type InputObject, type Inputs, type NetworkConfig, type Problem } from '@nodenet/api';
+import { buildConfig, mergeInputs, type InputObject, type Inputs, type NetworkConfig, type Problem } from '@nodenet/api';
 import { budgetExcess, describeExcess, type BudgetExcess, type SizeBudget } from './budget.js';
 import { effectiveInputs, type EffectiveInputs } from './held-back.js';
 
@@ -26,6 +26,14 @@ export interface FitOptions {
   carried: (o: InputObject) => boolean;
 }
 
+const entryOf = (o: InputObject): unknown => {
+  const one = mergeInputs({
+    vrf: o.kind === 'VRFRouteConfiguration' ? [o] : [],
+    layer2: o.kind === 'Layer2NetworkConfiguration' ? [o] : [],
+    routingTable: o.kind === 'RoutingTable' ? [o] : [],
+  });
+  return one.vrf[0] ?? one.layer2[0] ?? one.routingTable[0];
+};
 const keyOf = (o: InputObject): string => `${o.kind}/${o.metadata.name}`;
 const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? '');
 
@@ -39,7 +47,8 @@ function contribution(o: InputObject, what: BudgetExcess['what'], inForce: Netwo
           ? inForce?.layer2
           : inForce?.routingTable;
     const old = entries?.find((e) => e.name === o.metadata.name);
-    return jsonBytes(o.spec) + o.metadata.name.length + 16 - (old ? jsonBytes(old) : 0);
+    // The entry this input merges to, plus a separator.
+    return jsonBytes(entryOf(o)) + 1 - (old ? jsonBytes(old) + 1 : 0);
   }
   if (o.kind === 'Layer2NetworkConfiguration') return 0;
   if (o.kind === 'RoutingTable') return 1;
