@@ -1,10 +1,11 @@
 /**
  * Keeping a revision within the size budget (pure, budget.ts): when the valid inputs would build a
- * configuration over a limit, the newest change that adds to it is refused (`Accepted=False`, the
- * message names the figure and the limit) and held back like any refused input (held-back.ts): its
- * generation in force stays, the rest rolls out (invariant 3). "Newest" is the order in which the
- * configurator saw the inputs' generations (`recency`); a generation already carried by a revision
- * is never refused for size.
+ * configuration over a limit, the changes not in a revision yet are taken first come, first served
+ * (in the order in which the configurator saw their generations, `recency`): the one that would
+ * cross the limit is refused (`Accepted=False`, the message names the figure and the limit) and held
+ * back like any refused input (held-back.ts), its generation in force stays; a later change that
+ * still fits rolls out (invariant 3). A generation already carried by a revision is never refused
+ * for size.
  */
 import { buildConfig, mergeInputs, type InputObject, type Inputs, type NetworkConfig, type Problem } from '@nodenet/api';
 import { budgetExcess, describeExcess, type BudgetExcess, type SizeBudget } from './budget.js';
@@ -73,25 +74,34 @@ export function fitBudget(
     const built = buildConfig(effective.inputs);
     const excess = budgetExcess(built.config, opts.budget);
     if (!excess) return { effective, built };
+    // The changes not in a revision yet, oldest first, with what each adds to the figure.
     const candidates = all
       .filter((o) => !effective.refused.has(keyOf(o)) && !opts.carried(o))
       .map((o) => ({ o, adds: contribution(o, excess.what, inForce) }))
       .filter((c) => c.adds > 0)
-      .sort((a, b) => opts.recency(b.o) - opts.recency(a.o) || (keyOf(a.o) < keyOf(b.o) ? 1 : -1));
+      .sort((a, b) => opts.recency(a.o) - opts.recency(b.o) || (keyOf(a.o) < keyOf(b.o) ? -1 : 1));
     if (candidates.length === 0) return { effective, built, excess };
-    let over = excess.figure - excess.limit;
-    for (const c of candidates) {
+    // First come, first served: each change is taken while the figure stays within the limit; the
+    // one that crosses it is refused, a later one that still fits is taken.
+    let figure = excess.figure - candidates.reduce((n, c) => n + c.adds, 0);
+    const refuse = candidates.filter((c) => {
+      if (figure + c.adds <= excess.limit) {
+        figure += c.adds;
+        return false;
+      }
+      return true;
+    });
+    // The estimate said all fit, the build says not: the newest goes.
+    if (refuse.length === 0) refuse.push(candidates[candidates.length - 1] as (typeof candidates)[number]);
+    for (const c of refuse)
       refusedForSize.push({
         kind: c.o.kind,
         name: c.o.metadata.name,
         field: 'spec',
         value: undefined,
         reason: 'over the size budget',
-        message: `${c.o.kind} ${c.o.metadata.name}: refused: with it ${describeExcess(excess)}; the generation in force stays`,
+        message: `${c.o.kind} ${c.o.metadata.name}: refused: with it ${describeExcess({ ...excess, figure: figure + c.adds })}; the generation in force stays`,
       });
-      over -= c.adds;
-      if (over < 0) break;
-    }
     effective = effectiveInputs(inputs, inForce, refusedForSize);
   }
   return { effective };

@@ -114,6 +114,26 @@ describe('the size budget in buildRevision', () => {
     expect(configBytes(r.decision.revision.spec.config)).toBeLessThanOrEqual(budget.maxConfigBytes);
   });
 
+  it('first come, first served: the change that crosses the limit is refused, a newer one that fits is taken', () => {
+    const base = [l2('a', 1, 1, 30)];
+    const big = l2('big', 2, 1, 60);
+    const small = l2('small', 3, 1, 1);
+    const budget = {
+      ...DEFAULT_BUDGET,
+      maxConfigBytes: configBytes(mergeInputs(inputs({ layer2: [...base, small] }))) + 200,
+    };
+    const r = buildRevision(inputs({ layer2: [...base, big, small] }), [], NOW, {
+      budget,
+      recency: order('a', 'big', 'small'),
+    });
+    if (r.decision.action !== 'create') throw new Error('expected a create');
+    expect(r.decision.revision.spec.config.layer2.map((e) => e.name)).toEqual(['a', 'small']);
+    const refused = r.inputStatusUpdates.filter(
+      (u) => u.status.conditions?.find((c) => c.type === 'Accepted')?.status === 'False',
+    );
+    expect(refused.map((u) => u.object.metadata.name)).toEqual(['big']);
+  });
+
   it('an input carried by the revision in force is not refused: the newer change is, and its in-force generation stays', () => {
     const a1 = l2('a', 1, 1, 10);
     const first = buildRevision(inputs({ layer2: [a1] }), [], NOW);
