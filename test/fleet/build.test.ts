@@ -24,8 +24,6 @@ import {
   nodeName,
   revisionNumbered,
   spawnConfigurator,
-  startConfigurator,
-  testPolicy,
   useFleet,
   waitFor,
 } from './harness.js';
@@ -83,7 +81,21 @@ describe('revision build', () => {
       o.kind === 'VRFRouteConfiguration' ? f.clients.vrf.create(o) : f.clients.layer2.create(o as never);
     const all: InputObject[] = [...inputs.vrf, ...inputs.layer2];
     for (let i = 0; i < all.length; i += 32) await Promise.all(all.slice(i, i + 32).map(create));
-    f.configurator = await startConfigurator(f.dc.kubeconfigPath, testPolicy({ updateLimit: { kind: 'count', count: 2 } }));
+    // The binary, with the production lease: a build at the budget takes seconds of CPU, and the
+    // test lease (3 s) would lapse while this process also serves the API.
+    const child = spawnConfigurator(f.dc.kubeconfigPath, [
+      ...['--leader-election-lease-duration', '15s', '--leader-election-renew-deadline', '10s'],
+      ...['--update-limit', '2', '--build-quiet-period', '200ms'],
+    ]);
+    try {
+      await rollOutAndRefuse(inputs);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  }, 300_000);
+
+  async function rollOutAndRefuse(inputs: ReturnType<typeof inputSetOfSize>['inputs']): Promise<void> {
     const r1 = await waitFor('revision 1 complete', async () => {
       const r = await revisionNumbered(f, 1);
       return isComplete(r) ? r : undefined;
@@ -111,7 +123,7 @@ describe('revision build', () => {
     expect(r2.spec.config.layer2.some((e) => e.name === 'green')).toBe(true);
     expect(r2.spec.config.vrf.some((e) => e.name === 'too-much')).toBe(false);
     expect(await revisionNumbered(f, 3)).toBeUndefined();
-  }, 300_000);
+  }
 
   it('one kubectl apply -f of a file holding a VRF and a Layer-2 network makes one revision (the binary, default quiet period)', async () => {
     await createNode(f.clients, nodeName(0));

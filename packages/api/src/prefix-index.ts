@@ -14,10 +14,17 @@ export class PrefixIndex<T> {
   /** The same key for every strict supernet of a held prefix → the first holder below it. */
   private readonly covered = new Map<string, { holder: T; order: number }>();
   private count = 0;
+  /** The bits of the prefix looked up last: `add` follows `overlapping` for the same prefix. */
+  private last: { prefix: Prefix; bits: string } | undefined;
+
+  private bitsOf(p: Prefix): string {
+    if (this.last?.prefix !== p) this.last = { prefix: p, bits: networkBits(p) };
+    return this.last.bits;
+  }
 
   /** The earliest held prefix in `scope` that overlaps `p`, if any. */
   overlapping(scope: string, p: Prefix): T | undefined {
-    const bits = networkBits(p);
+    const bits = this.bitsOf(p);
     let best: { holder: T; order: number } | undefined;
     for (let l = 0; l <= p.length; l++) {
       const hit = this.exact.get(key(scope, p, bits, l));
@@ -29,7 +36,7 @@ export class PrefixIndex<T> {
   }
 
   add(scope: string, p: Prefix, holder: T): void {
-    const bits = networkBits(p);
+    const bits = this.bitsOf(p);
     const entry = { holder, order: this.count++ };
     const k = key(scope, p, bits, p.length);
     if (!this.exact.has(k)) this.exact.set(k, entry);

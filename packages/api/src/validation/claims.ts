@@ -13,7 +13,7 @@ import type {
   RoutingTable,
   VRFRouteConfiguration,
 } from '../objects.js';
-import { normalizePrefix, parsePrefix } from '../prefix.js';
+import { parsePrefix } from '../prefix.js';
 import { PrefixIndex } from '../prefix-index.js';
 import { layer2DeviceNames, vrfDeviceNames } from './object-rules.js';
 import { claim, problem, type Problem } from './problem.js';
@@ -204,6 +204,7 @@ const gatewaySubnetClaims: ClaimRule = ({ l2s }) => {
     (o.spec.anycastGateways ?? []).forEach((gw, i) => {
       const p = parsePrefix(gw);
       if (!p.ok) return;
+      // Canonical already: the network address as ipaddr.js prints it.
       const subnet = `${p.prefix.network}/${p.prefix.length}`;
       const clash = held.overlapping(vrf, p.prefix);
       // A network's own gateways may share a subnet (two addresses in one subnet).
@@ -218,7 +219,7 @@ const gatewaySubnetClaims: ClaimRule = ({ l2s }) => {
           ),
         );
       } else {
-        held.add(vrf, p.prefix, { subnet: normalizePrefix(subnet), holder: o.metadata.name });
+        held.add(vrf, p.prefix, { subnet, holder: o.metadata.name });
       }
     });
   }
