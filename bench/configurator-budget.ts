@@ -22,7 +22,13 @@ const CRDS = fileURLToPath(new URL('../crds/', import.meta.url));
 const nodeCounts = process.argv.slice(2).map(Number);
 
 const kib = (pid: number, field: string): number =>
-  Number(/(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(field)) ?? '')?.[1] ?? 0) * 1024;
+  Number(
+    /(\d+) kB/.exec(
+      readFileSync(`/proc/${pid}/status`, 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith(field)) ?? '',
+    )?.[1] ?? 0,
+  ) * 1024;
 
 async function metric(url: string, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -36,15 +42,25 @@ for (const nodes of nodeCounts.length ? nodeCounts : [10, 50]) {
   const dc = await startDevCluster({ crdsDir: CRDS });
   const clients = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));
   for (let i = 0; i < nodes; i++)
-    await clients.node.patchStatus((await clients.node.create({ metadata: { name: `n${i}` } })).metadata.name, {
-      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: '' }] },
-    });
+    await clients.node.patchStatus(
+      (await clients.node.create({ metadata: { name: `n${i}` } })).metadata.name,
+      {
+        status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: '' }] },
+      },
+    );
   const all: InputObject[] = [...inputs.vrf, ...inputs.layer2];
   for (let i = 0; i < all.length; i += 32)
     await Promise.all(
-      all.slice(i, i + 32).map((o) => (o.kind === 'VRFRouteConfiguration' ? clients.vrf.create(o) : clients.layer2.create(o as never))),
+      all
+        .slice(i, i + 32)
+        .map((o) =>
+          o.kind === 'VRFRouteConfiguration' ? clients.vrf.create(o) : clients.layer2.create(o as never),
+        ),
     );
-  const agents = new SimulatedAgents({ kubeconfigPath: dc.kubeconfigPath, behaviour: () => ({ kind: 'ok', delayMs: 50 }) });
+  const agents = new SimulatedAgents({
+    kubeconfigPath: dc.kubeconfigPath,
+    behaviour: () => ({ kind: 'ok', delayMs: 50 }),
+  });
   await agents.start();
   const port = 19_000 + nodes;
   const t0 = performance.now();
@@ -57,7 +73,9 @@ for (const nodes of nodeCounts.length ? nodeCounts : [10, 50]) {
   while (!complete && performance.now() - t0 < 600_000) {
     await new Promise((r) => setTimeout(r, 500));
     const revs = (await clients.revision.list()).items;
-    complete = revs.some((r) => r.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True'));
+    complete = revs.some((r) =>
+      r.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True'),
+    );
   }
   const seconds = (performance.now() - t0) / 1000;
   const url = `http://127.0.0.1:${port}`;

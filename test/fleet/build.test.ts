@@ -63,17 +63,26 @@ describe('revision build', () => {
     expect(await revisionNumbered(f, 2)).toBeUndefined();
     f.dc.cluster.validatingAdmission = undefined;
     // No input changes: the configurator builds again on its own.
-    const r2 = await waitFor('revision 2 complete', async () => {
-      const r = await revisionNumbered(f, 2);
-      return isComplete(r) ? r : undefined;
-    }, 40_000);
+    const r2 = await waitFor(
+      'revision 2 complete',
+      async () => {
+        const r = await revisionNumbered(f, 2);
+        return isComplete(r) ? r : undefined;
+      },
+      40_000,
+    );
     expect(r2.spec.config.layer2.map((e) => e.name)).toEqual(['blue', 'green']);
-    await waitFor('green Applied', async () => ((await conditionOf('green', 'Applied'))?.status === 'True' ? true : undefined));
+    await waitFor('green Applied', async () =>
+      (await conditionOf('green', 'Applied'))?.status === 'True' ? true : undefined,
+    );
   }, 90_000);
 
   it('a 1.4 MiB set rolls out under the size limit; an input over the budget is refused with the figure while an unrelated change rolls out', async () => {
     for (let i = 0; i < 2; i++) await createNode(f.clients, nodeName(i));
-    f.agents = new SimulatedAgents({ kubeconfigPath: f.dc.kubeconfigPath, behaviour: () => ({ kind: 'ok', delayMs: 30 }) });
+    f.agents = new SimulatedAgents({
+      kubeconfigPath: f.dc.kubeconfigPath,
+      behaviour: () => ({ kind: 'ok', delayMs: 30 }),
+    });
     await f.agents.start();
     const { inputs, configBytes } = inputSetOfSize(1.4 * MiB);
     expect(configBytes).toBeGreaterThan(1.39 * MiB);
@@ -96,10 +105,14 @@ describe('revision build', () => {
   }, 300_000);
 
   async function rollOutAndRefuse(inputs: ReturnType<typeof inputSetOfSize>['inputs']): Promise<void> {
-    const r1 = await waitFor('revision 1 complete', async () => {
-      const r = await revisionNumbered(f, 1);
-      return isComplete(r) ? r : undefined;
-    }, 120_000);
+    const r1 = await waitFor(
+      'revision 1 complete',
+      async () => {
+        const r = await revisionNumbered(f, 1);
+        return isComplete(r) ? r : undefined;
+      },
+      120_000,
+    );
     expect(r1.spec.config.vrf).toHaveLength(inputs.vrf.length);
     expect(r1.spec.config.layer2).toHaveLength(inputs.layer2.length);
     // devcluster stores what a default etcd stores: the revision and each NodeConfig are under 1.5 MiB.
@@ -107,19 +120,35 @@ describe('revision build', () => {
 
     // 500 + 500 prefixes (~50 KB) would take the revision over the budget; a small network after it fits.
     await f.clients.vrf.create(bigVrf('too-much', 90, 500));
-    await waitFor('too-much seen', async () => (await f.clients.vrf.get('too-much')).status?.conditions !== undefined);
-    await f.clients.layer2.create(layer2('green', 4000));
-    const accepted = await waitFor('too-much refused', async () => {
-      const c = (await f.clients.vrf.get('too-much')).status?.conditions?.find((x) => x.type === 'Accepted');
-      return c?.status === 'False' ? c : undefined;
-    });
-    expect(accepted.message).toMatch(
-      new RegExp(`the revision would be \\d+ bytes, over the limit of ${DEFAULT_BUDGET.maxConfigBytes} bytes \\(--max-revision-bytes\\)`),
+    await waitFor(
+      'too-much seen',
+      async () => (await f.clients.vrf.get('too-much')).status?.conditions !== undefined,
+      90_000,
     );
-    const r2 = await waitFor('revision 2 complete', async () => {
-      const r = await revisionNumbered(f, 2);
-      return isComplete(r) ? r : undefined;
-    }, 120_000);
+    await f.clients.layer2.create(layer2('green', 4000));
+    const accepted = await waitFor(
+      'too-much refused',
+      async () => {
+        const c = (await f.clients.vrf.get('too-much')).status?.conditions?.find(
+          (x) => x.type === 'Accepted',
+        );
+        return c?.status === 'False' ? c : undefined;
+      },
+      90_000,
+    );
+    expect(accepted.message).toMatch(
+      new RegExp(
+        `the revision would be \\d+ bytes, over the limit of ${DEFAULT_BUDGET.maxConfigBytes} bytes \\(--max-revision-bytes\\)`,
+      ),
+    );
+    const r2 = await waitFor(
+      'revision 2 complete',
+      async () => {
+        const r = await revisionNumbered(f, 2);
+        return isComplete(r) ? r : undefined;
+      },
+      120_000,
+    );
     expect(r2.spec.config.layer2.some((e) => e.name === 'green')).toBe(true);
     expect(r2.spec.config.vrf.some((e) => e.name === 'too-much')).toBe(false);
     expect(await revisionNumbered(f, 3)).toBeUndefined();
@@ -127,23 +156,40 @@ describe('revision build', () => {
 
   it('one kubectl apply -f of a file holding a VRF and a Layer-2 network makes one revision (the binary, default quiet period)', async () => {
     await createNode(f.clients, nodeName(0));
-    f.agents = new SimulatedAgents({ kubeconfigPath: f.dc.kubeconfigPath, behaviour: () => ({ kind: 'ok', delayMs: 30 }) });
+    f.agents = new SimulatedAgents({
+      kubeconfigPath: f.dc.kubeconfigPath,
+      behaviour: () => ({ kind: 'ok', delayMs: 30 }),
+    });
     await f.agents.start();
     const child: ChildProcess = spawnConfigurator(f.dc.kubeconfigPath);
     try {
       await kubectl('apply', '-f', fileURLToPath(new URL('../../examples/vrf.yaml', import.meta.url)));
-      const r1 = await waitFor('revision 1 complete', async () => {
-        const r = await revisionNumbered(f, 1);
-        return isComplete(r) ? r : undefined;
-      }, 30_000);
+      const r1 = await waitFor(
+        'revision 1 complete',
+        async () => {
+          const r = await revisionNumbered(f, 1);
+          return isComplete(r) ? r : undefined;
+        },
+        30_000,
+      );
       expect(r1.spec.config.vrf.map((e) => e.name)).toEqual(['tenant-a']);
       expect(r1.spec.config.layer2.map((e) => e.name)).toEqual(['tenant-a-app']);
       // A folder of two files, applied at once, is one change too.
-      await kubectl('apply', '-f', fileURLToPath(new URL('../../examples/layer2-networks.yaml', import.meta.url)), '-f', fileURLToPath(new URL('../../examples/routing-table.yaml', import.meta.url)));
-      const r2 = await waitFor('revision 2 complete', async () => {
-        const r = await revisionNumbered(f, 2);
-        return isComplete(r) ? r : undefined;
-      }, 30_000);
+      await kubectl(
+        'apply',
+        '-f',
+        fileURLToPath(new URL('../../examples/layer2-networks.yaml', import.meta.url)),
+        '-f',
+        fileURLToPath(new URL('../../examples/routing-table.yaml', import.meta.url)),
+      );
+      const r2 = await waitFor(
+        'revision 2 complete',
+        async () => {
+          const r = await revisionNumbered(f, 2);
+          return isComplete(r) ? r : undefined;
+        },
+        30_000,
+      );
       expect(r2.spec.config.layer2.map((e) => e.name).sort()).toEqual(['storage', 'tenant-a-app', 'web']);
       expect(r2.spec.config.routingTable).toHaveLength(1);
       // Past another quiet period: still two revisions.

@@ -16,7 +16,11 @@ const API_VERSION = 'network.nodenet.io/v1alpha1';
 const prefixItems = (n: number, base: number): PrefixItem[] =>
   Array.from({ length: n }, (_, i) => {
     const k = base + i;
-    return { cidr: `172.${16 + ((k >> 16) & 15)}.${(k >> 8) & 255}.${k & 255}/32`, seq: i + 1, action: 'permit' };
+    return {
+      cidr: `172.${16 + ((k >> 16) & 15)}.${(k >> 8) & 255}.${k & 255}/32`,
+      seq: i + 1,
+      action: 'permit',
+    };
   });
 
 /** A VRF input with `items` prefixes in each of its import and export lists. */
@@ -70,7 +74,10 @@ export function inputSetOfSize(
   const size = (): number => Buffer.byteLength(JSON.stringify(mergeInputs(inputs)));
   let current = size();
   // Each network adds about the same; add them in batches, then one by one to the size.
-  const one = Buffer.byteLength(JSON.stringify(mergeInputs({ vrf: [], layer2: [bigLayer2('l2-0', 0)], routingTable: [] }).layer2[0])) + 1;
+  const one =
+    Buffer.byteLength(
+      JSON.stringify(mergeInputs({ vrf: [], layer2: [bigLayer2('l2-0', 0)], routingTable: [] }).layer2[0]),
+    ) + 1;
   const add = (): void => {
     inputs.layer2.push(bigLayer2(`l2-${inputs.layer2.length}`, inputs.layer2.length));
   };

@@ -45,7 +45,12 @@ export const configBytes = (config: NetworkConfig): number => Buffer.byteLength(
 export function budgetExcess(config: NetworkConfig, budget: SizeBudget): BudgetExcess | undefined {
   const bytes = configBytes(config);
   if (bytes > budget.maxConfigBytes)
-    return { what: 'revision size', figure: bytes, limit: budget.maxConfigBytes, flag: '--max-revision-bytes' };
+    return {
+      what: 'revision size',
+      figure: bytes,
+      limit: budget.maxConfigBytes,
+      flag: '--max-revision-bytes',
+    };
   const lines = frrLines(config);
   if (lines > budget.maxFrrLines)
     return { what: 'FRR lines', figure: lines, limit: budget.maxFrrLines, flag: '--max-frr-lines' };
@@ -93,7 +98,10 @@ export function frrLines(config: NetworkConfig): number {
       for (const v6 of [false, true]) {
         const using = entries.filter((e) => (e[dir] ?? []).some((i) => i.cidr.includes(':') === v6));
         // An empty map renders a deny-all entry (3 lines); each entry 4, and its community 1.
-        lines += using.length === 0 ? 3 : using.reduce((n, e) => n + 4 + (dir === 'export' && e.community ? 1 : 0), 0);
+        lines +=
+          using.length === 0
+            ? 3
+            : using.reduce((n, e) => n + 4 + (dir === 'export' && e.community ? 1 : 0), 0);
       }
     }
   }

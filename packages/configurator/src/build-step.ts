@@ -15,7 +15,12 @@ import {
   type ResourceClient,
 } from '@nodenet/kube';
 import type { Logger } from 'pino';
-import { buildRevision, type BuildOptions, type InputStatusUpdate, type RevisionDecision } from './revisions.js';
+import {
+  buildRevision,
+  type BuildOptions,
+  type InputStatusUpdate,
+  type RevisionDecision,
+} from './revisions.js';
 
 export interface BuildContext {
   clients: Clients;
@@ -89,7 +94,8 @@ export class RevisionBuilder {
       } else if (!created) done = false;
     } else this.noteNoBuild(d);
     if (!this.ctx.isLeader()) return { inputHash: this.lastInputHash, done: false };
-    const updates = createError !== undefined ? result.statusesIfNotCreated(createError) : result.inputStatusUpdates;
+    const updates =
+      createError !== undefined ? result.statusesIfNotCreated(createError) : result.inputStatusUpdates;
     if (!(await this.writeStatuses(updates))) done = false;
     return { inputHash: this.lastInputHash, done, ...(createError !== undefined ? { createError } : {}) };
   }
@@ -114,7 +120,12 @@ export class RevisionBuilder {
     this.ctx.informers.revision.mutated(created);
     this.lastBuildNote = '';
     this.ctx.log.info(
-      { revision: created.metadata.name, number: created.spec.number, hash: created.spec.hash, cause: d.reason },
+      {
+        revision: created.metadata.name,
+        number: created.spec.number,
+        hash: created.spec.hash,
+        cause: d.reason,
+      },
       'revision created',
     );
     await this.ctx.events.record(
@@ -172,7 +183,12 @@ export class RevisionBuilder {
         await this.ctx.events.record(u.object, 'Warning', 'InputRejected', u.newlyRejected);
       } else if (accepted) {
         this.ctx.log.info(
-          { kind: u.object.kind, input: u.object.metadata.name, accepted: accepted.status, reason: accepted.reason },
+          {
+            kind: u.object.kind,
+            input: u.object.metadata.name,
+            accepted: accepted.status,
+            reason: accepted.reason,
+          },
           'input status updated',
         );
       }

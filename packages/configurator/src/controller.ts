@@ -125,7 +125,8 @@ export class Controller {
     ][]) {
       inf.on((e) => {
         if (e.type === 'resync') return this.schedule();
-        if (name === 'vrf' || name === 'layer2' || name === 'routingTable') this.buildSchedule.inputEvent(e, performance.now());
+        if (name === 'vrf' || name === 'layer2' || name === 'routingTable')
+          this.buildSchedule.inputEvent(e, performance.now());
         // A revision matters to the build step only through its number, hash and invalid mark; the
         // status counts this controller writes on every pass must not trigger a rebuild of all inputs.
         if (

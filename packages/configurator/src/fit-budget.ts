@@ -7,7 +7,14 @@
  * still fits rolls out (invariant 3). A generation already carried by a revision is never refused
  * for size.
  */
-import { buildConfig, mergeInputs, type InputObject, type Inputs, type NetworkConfig, type Problem } from '@nodenet/api';
+import {
+  buildConfig,
+  mergeInputs,
+  type InputObject,
+  type Inputs,
+  type NetworkConfig,
+  type Problem,
+} from '@nodenet/api';
 import { budgetExcess, describeExcess, type BudgetExcess, type SizeBudget } from './budget.js';
 import { effectiveInputs, type EffectiveInputs } from './held-back.js';
 
@@ -39,7 +46,11 @@ const keyOf = (o: InputObject): string => `${o.kind}/${o.metadata.name}`;
 const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? '');
 
 /** What an input adds to the measured figure, roughly (its in-force entry is what stays instead). */
-function contribution(o: InputObject, what: BudgetExcess['what'], inForce: NetworkConfig | undefined): number {
+function contribution(
+  o: InputObject,
+  what: BudgetExcess['what'],
+  inForce: NetworkConfig | undefined,
+): number {
   if (what === 'revision size') {
     const entries =
       o.kind === 'VRFRouteConfiguration'

@@ -91,8 +91,7 @@ export function buildRevision(
     notCreated?: string,
   ): InputStatusUpdate[] =>
     inputStatuses(inputs, effective.inputs === undefined, refused, carrier, known, nowText, notCreated);
-  const statusesIfNotCreated = (error: string): InputStatusUpdate[] =>
-    statuses(undefined, revisions, error);
+  const statusesIfNotCreated = (error: string): InputStatusUpdate[] => statuses(undefined, revisions, error);
   if (effective.inputs === undefined || !fitted.built) {
     return {
       problems,
@@ -222,7 +221,8 @@ function inputStatuses(
               mine
                 .slice(0, MAX_PROBLEMS_SHOWN)
                 .map((p) => p.message)
-                .join('; ') + (mine.length > MAX_PROBLEMS_SHOWN ? `; and ${mine.length - MAX_PROBLEMS_SHOWN} more` : ''),
+                .join('; ') +
+                (mine.length > MAX_PROBLEMS_SHOWN ? `; and ${mine.length - MAX_PROBLEMS_SHOWN} more` : ''),
             ),
           };
     const old = obj.status ?? {};

@@ -64,8 +64,14 @@ describe('frrLines', () => {
   const empty = mergeInputs({ vrf: [], layer2: [], routingTable: [] });
   it.each([
     ['one VRF, IPv4 only', [vrfInput('a', 'red', 5)]],
-    ['two entries in one VRF, IPv6 export, community', [vrfInput('a', 'red', 5), vrfInput('bb', 'red', 3, { v6: true, community: '65000:7' })]],
-    ['three VRFs, 200 items each', [vrfInput('a', 'r1', 200), vrfInput('b', 'r22', 200), vrfInput('c', 'r333', 200, { v6: true })]],
+    [
+      'two entries in one VRF, IPv6 export, community',
+      [vrfInput('a', 'red', 5), vrfInput('bb', 'red', 3, { v6: true, community: '65000:7' })],
+    ],
+    [
+      'three VRFs, 200 items each',
+      [vrfInput('a', 'r1', 200), vrfInput('b', 'r22', 200), vrfInput('c', 'r333', 200, { v6: true })],
+    ],
   ])('counts at least what the agent renders, within a few lines: %s', (_, vrf) => {
     const c = mergeInputs({
       vrf,
@@ -91,7 +97,10 @@ describe('frrLines', () => {
 });
 
 const inputs = (p: Partial<Inputs>): Inputs => ({ vrf: [], layer2: [], routingTable: [], ...p });
-const order = (...names: string[]) => (o: { metadata: { name: string } }) => names.indexOf(o.metadata.name);
+const order =
+  (...names: string[]) =>
+  (o: { metadata: { name: string } }) =>
+    names.indexOf(o.metadata.name);
 
 describe('the size budget in buildRevision', () => {
   it('refuses the newest input that crosses the revision size, naming the figure and the limit; the rest rolls out', () => {
@@ -153,7 +162,9 @@ describe('the size budget in buildRevision', () => {
     expect(config.map((e) => e.name)).toEqual(['a', 'b']);
     expect(config[0]?.anycastGateways).toHaveLength(10); // generation 1 stays in force
     const a = r.inputStatusUpdates.find((u) => u.object.metadata.name === 'a');
-    expect(a?.status.conditions?.find((c) => c.type === 'Accepted')?.message).toContain('--max-revision-bytes');
+    expect(a?.status.conditions?.find((c) => c.type === 'Accepted')?.message).toContain(
+      '--max-revision-bytes',
+    );
   });
 
   it('refuses the VRF whose FRR lines cross the limit while a Layer-2 change rolls out', () => {

@@ -13,7 +13,9 @@ import { NODENET_VERSION } from '@nodenet/api';
 function parseObjectBytes(v: string): number {
   const n = Number(v);
   if (!/^\d+$/.test(v.trim()) || n > 2 ** 31)
-    throw new InvalidArgumentError(`--max-object-bytes must be a byte count (0: no limit), got ${JSON.stringify(v)}`);
+    throw new InvalidArgumentError(
+      `--max-object-bytes must be a byte count (0: no limit), got ${JSON.stringify(v)}`,
+    );
   return n;
 }
 

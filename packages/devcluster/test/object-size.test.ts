@@ -63,12 +63,25 @@ describe('object size limit', () => {
   it('refuses an update that grows an object past the limit and keeps the stored one', async () => {
     dc = await startDevCluster();
     await kubectl(dc, 'create', '-f', configMapFile('grows', 1.4 * MiB));
-    const before = (await kubectl(dc, 'get', 'configmap', 'grows', '-o', 'jsonpath={.metadata.resourceVersion}')).out;
+    const before = (
+      await kubectl(dc, 'get', 'configmap', 'grows', '-o', 'jsonpath={.metadata.resourceVersion}')
+    ).out;
     const patch = join(dir, 'patch.json');
     writeFileSync(patch, JSON.stringify({ data: { more: 'y'.repeat(0.3 * MiB) } }));
-    const refused = await kubectl(dc, 'patch', 'configmap', 'grows', '--type', 'merge', '--patch-file', patch);
+    const refused = await kubectl(
+      dc,
+      'patch',
+      'configmap',
+      'grows',
+      '--type',
+      'merge',
+      '--patch-file',
+      patch,
+    );
     expect(refused.out).toContain('etcdserver: request is too large');
-    const after = (await kubectl(dc, 'get', 'configmap', 'grows', '-o', 'jsonpath={.metadata.resourceVersion}')).out;
+    const after = (
+      await kubectl(dc, 'get', 'configmap', 'grows', '-o', 'jsonpath={.metadata.resourceVersion}')
+    ).out;
     expect(after).toBe(before);
   });
 
