@@ -102,7 +102,7 @@ describe('revision build', () => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     }
-  }, 300_000);
+  }, 600_000);
 
   async function rollOutAndRefuse(inputs: ReturnType<typeof inputSetOfSize>['inputs']): Promise<void> {
     const r1 = await waitFor(
@@ -111,7 +111,7 @@ describe('revision build', () => {
         const r = await revisionNumbered(f, 1);
         return isComplete(r) ? r : undefined;
       },
-      120_000,
+      240_000,
     );
     expect(r1.spec.config.vrf).toHaveLength(inputs.vrf.length);
     expect(r1.spec.config.layer2).toHaveLength(inputs.layer2.length);
@@ -147,7 +147,7 @@ describe('revision build', () => {
         const r = await revisionNumbered(f, 2);
         return isComplete(r) ? r : undefined;
       },
-      120_000,
+      240_000,
     );
     expect(r2.spec.config.layer2.some((e) => e.name === 'green')).toBe(true);
     expect(r2.spec.config.vrf.some((e) => e.name === 'too-much')).toBe(false);

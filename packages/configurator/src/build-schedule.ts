@@ -7,7 +7,7 @@
  * arrive as a burst of events, so a build waits for a settled view: `quietMs` without a new input
  * event, but never longer than `maxDelayMs` after the first unbuilt one, so a steady trickle still
  * builds. Only changes of what the inputs say (added, deleted, a new generation) start or extend
- * the wait; status writes and revision changes are built at once.
+ * the wait; revision changes are built at once, the inputs' status writes (ours) not at all.
  */
 
 export interface BuildTiming {
@@ -53,13 +53,16 @@ export class BuildSchedule {
 
   /**
    * An informer event of an input: a new generation, an input added or deleted, starts or extends
-   * the quiet period; anything else (a status write, ours) is built without waiting.
+   * the quiet period; a status write (ours) owes no build.
    */
   inputEvent(e: { type: string; object: InputIdentity }, mono: number): void {
     const key = `${e.object.kind ?? ''}/${e.object.metadata.name}`;
     const generation = e.object.metadata.generation ?? 0;
     if (e.type === 'delete') this.seen.delete(key);
-    else if (this.seen.get(key)?.generation === generation) return this.changed();
+    // The same generation: a status write, almost always the one the build just made (the cache
+    // holds it already); building again would only find nothing to do. A write that failed keeps
+    // the build owed by itself.
+    else if (this.seen.get(key)?.generation === generation) return;
     else this.seen.set(key, { generation, seq: ++this.seq });
     this.inputChanged(mono);
   }

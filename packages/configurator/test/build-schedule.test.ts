@@ -35,13 +35,12 @@ describe('BuildSchedule', () => {
     expect(s.decide(21_000, false)).toEqual({ run: true });
   });
 
-  it('does not wait for a status write (same generation) or a revision change', () => {
+  it('owes no build for a status write (same generation), and builds a revision change at once', () => {
     const s = settled();
     s.inputEvent(input('a', 1, 'add'), 0);
     s.finished(s.started(), true, 2000);
     s.inputEvent(input('a', 1), 2100); // our own status write
-    expect(s.decide(2100, false)).toEqual({ run: true });
-    s.finished(s.started(), true, 2100);
+    expect(s.decide(2100, false)).toEqual({ run: false });
     s.changed();
     expect(s.decide(2200, false)).toEqual({ run: true });
   });
