@@ -11,8 +11,8 @@ import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '@nodenet/devcluster';
-import { DEFAULT_BUDGET } from '@nodenet/configurator';
-import type { InputObject } from '@nodenet/api';
+import { configBytes, DEFAULT_BUDGET } from '@nodenet/configurator';
+import { mergeInputs, type InputObject } from '@nodenet/api';
 import { bigVrf, inputSetOfSize } from '../support/big-inputs.js';
 import { SimulatedAgents } from '../support/simulated-agent.js';
 import {
@@ -24,6 +24,8 @@ import {
   nodeName,
   revisionNumbered,
   spawnConfigurator,
+  startConfigurator,
+  testPolicy,
   useFleet,
   waitFor,
 } from './harness.js';
@@ -31,6 +33,17 @@ import {
 const f = useFleet();
 const kubectl = kubectlOf(f);
 const MiB = 1024 * 1024;
+
+async function createAll(objects: InputObject[]): Promise<void> {
+  for (let i = 0; i < objects.length; i += 32)
+    await Promise.all(
+      objects
+        .slice(i, i + 32)
+        .map((o) =>
+          o.kind === 'VRFRouteConfiguration' ? f.clients.vrf.create(o) : f.clients.layer2.create(o as never),
+        ),
+    );
+}
 
 const conditionOf = async (name: string, type: string) =>
   (await f.clients.layer2.get(name)).status?.conditions?.find((c) => c.type === type);
@@ -77,7 +90,7 @@ describe('revision build', () => {
     );
   }, 90_000);
 
-  it('a 1.4 MiB set rolls out under the size limit; an input over the budget is refused with the figure while an unrelated change rolls out', async () => {
+  it('a 1.4 MiB valid set rolls out on devcluster with its object size limit on', async () => {
     for (let i = 0; i < 2; i++) await createNode(f.clients, nodeName(i));
     f.agents = new SimulatedAgents({
       kubeconfigPath: f.dc.kubeconfigPath,
@@ -86,10 +99,7 @@ describe('revision build', () => {
     await f.agents.start();
     const { inputs, configBytes } = inputSetOfSize(1.4 * MiB);
     expect(configBytes).toBeGreaterThan(1.39 * MiB);
-    const create = (o: InputObject): Promise<unknown> =>
-      o.kind === 'VRFRouteConfiguration' ? f.clients.vrf.create(o) : f.clients.layer2.create(o as never);
-    const all: InputObject[] = [...inputs.vrf, ...inputs.layer2];
-    for (let i = 0; i < all.length; i += 32) await Promise.all(all.slice(i, i + 32).map(create));
+    await createAll([...inputs.vrf, ...inputs.layer2]);
     // The binary, with the production lease: a build at the budget takes seconds of CPU, and the
     // test lease (3 s) would lapse while this process also serves the API.
     const child = spawnConfigurator(f.dc.kubeconfigPath, [
@@ -97,62 +107,61 @@ describe('revision build', () => {
       ...['--update-limit', '2', '--build-quiet-period', '200ms'],
     ]);
     try {
-      await rollOutAndRefuse(inputs);
+      const r1 = await waitFor(
+        'revision 1 complete',
+        async () => {
+          const r = await revisionNumbered(f, 1);
+          return isComplete(r) ? r : undefined;
+        },
+        400_000,
+        1000,
+      );
+      expect(r1.spec.config.vrf).toHaveLength(inputs.vrf.length);
+      expect(r1.spec.config.layer2).toHaveLength(inputs.layer2.length);
+      // Stored under devcluster's 1.5 MiB limit, as a default etcd stores them.
+      expect(Buffer.byteLength(JSON.stringify(r1))).toBeLessThan(1.5 * MiB);
+      for (const nc of (await f.clients.nodeConfig.list()).items)
+        expect(Buffer.byteLength(JSON.stringify(nc))).toBeLessThan(1.5 * MiB);
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
     }
   }, 600_000);
 
-  async function rollOutAndRefuse(inputs: ReturnType<typeof inputSetOfSize>['inputs']): Promise<void> {
-    const r1 = await waitFor(
-      'revision 1 complete',
-      async () => {
-        const r = await revisionNumbered(f, 1);
-        return isComplete(r) ? r : undefined;
-      },
-      240_000,
-    );
-    expect(r1.spec.config.vrf).toHaveLength(inputs.vrf.length);
-    expect(r1.spec.config.layer2).toHaveLength(inputs.layer2.length);
-    // devcluster stores what a default etcd stores: the revision and each NodeConfig are under 1.5 MiB.
-    expect(Buffer.byteLength(JSON.stringify(r1))).toBeLessThan(1.5 * MiB);
-
-    // 500 + 500 prefixes (~50 KB) would take the revision over the budget; a small network after it fits.
-    await f.clients.vrf.create(bigVrf('too-much', 90, 500));
-    await waitFor(
-      'too-much seen',
-      async () => (await f.clients.vrf.get('too-much')).status?.conditions !== undefined,
-      90_000,
-    );
-    await f.clients.layer2.create(layer2('green', 4000));
-    const accepted = await waitFor(
-      'too-much refused',
-      async () => {
-        const c = (await f.clients.vrf.get('too-much')).status?.conditions?.find(
-          (x) => x.type === 'Accepted',
-        );
-        return c?.status === 'False' ? c : undefined;
-      },
-      90_000,
-    );
+  it('an input over the budget is refused with the figure and the limit while an unrelated change rolls out', async () => {
+    await fleetOnRevision1(f, 2, {});
+    const base = configBytes(mergeInputs({ vrf: [], layer2: [layer2('blue', 100)], routingTable: [] }));
+    // A site budget 8 KB above what is in force: a VRF of 100 + 100 prefixes (~10 KB) crosses it, a
+    // small network applied after it fits.
+    const budget = { ...DEFAULT_BUDGET, maxConfigBytes: base + 8000 };
+    await f.configurator?.stop();
+    f.configurator = await startConfigurator(f.dc.kubeconfigPath, testPolicy({}), { budget });
+    await f.clients.vrf.create(bigVrf('too-much', 90, 100));
+    await f.clients.layer2.create(layer2('green', 300));
+    const accepted = await waitFor('too-much refused', async () => {
+      const c = (await f.clients.vrf.get('too-much')).status?.conditions?.find((x) => x.type === 'Accepted');
+      return c?.status === 'False' ? c : undefined;
+    });
     expect(accepted.message).toMatch(
       new RegExp(
-        `the revision would be \\d+ bytes, over the limit of ${DEFAULT_BUDGET.maxConfigBytes} bytes \\(--max-revision-bytes\\)`,
+        `the revision would be \\d+ bytes, over the limit of ${budget.maxConfigBytes} bytes \\(--max-revision-bytes\\)`,
       ),
     );
-    const r2 = await waitFor(
-      'revision 2 complete',
-      async () => {
-        const r = await revisionNumbered(f, 2);
-        return isComplete(r) ? r : undefined;
-      },
-      240_000,
-    );
-    expect(r2.spec.config.layer2.some((e) => e.name === 'green')).toBe(true);
-    expect(r2.spec.config.vrf.some((e) => e.name === 'too-much')).toBe(false);
+    const r2 = await waitFor('revision 2 complete', async () => {
+      const r = await revisionNumbered(f, 2);
+      return isComplete(r) ? r : undefined;
+    });
+    expect(r2.spec.config.layer2.map((e) => e.name)).toEqual(['blue', 'green']);
+    expect(r2.spec.config.vrf).toEqual([]);
+    expect(configBytes(r2.spec.config)).toBeLessThanOrEqual(budget.maxConfigBytes);
+    expect(
+      (await f.clients.vrf.get('too-much')).status?.conditions?.find((x) => x.type === 'Applied'),
+    ).toMatchObject({
+      status: 'False',
+      reason: 'HeldBack',
+    });
     expect(await revisionNumbered(f, 3)).toBeUndefined();
-  }
+  }, 90_000);
 
   it('one kubectl apply -f of a file holding a VRF and a Layer-2 network makes one revision (the binary, default quiet period)', async () => {
     await createNode(f.clients, nodeName(0));
