@@ -8,8 +8,17 @@ import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 // The benchmarks proper; other files in bench/ are modules they load (child processes, fixtures).
-const available = ['devcluster', 'fleet', 'netlink', 'frr-render', 'frr-vm', 'agent-apply'];
-const NEEDS_ROOT = new Set(['netlink', 'frr-vm', 'agent-apply']);
+const available = [
+  'devcluster',
+  'fleet',
+  'configurator-budget',
+  'netlink',
+  'frr-render',
+  'frr-budget',
+  'frr-vm',
+  'agent-apply',
+];
+const NEEDS_ROOT = new Set(['netlink', 'frr-budget', 'frr-vm', 'agent-apply']);
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !available.includes(w));

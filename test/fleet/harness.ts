@@ -11,7 +11,9 @@ import {
   DEFAULT_POLICY,
   reportsOnSpec,
   runConfigurator,
+  type ConfiguratorOptions,
   type Policy,
+  type SizeBudget,
   type RunningConfigurator,
 } from '@nodenet/configurator';
 
@@ -133,7 +135,7 @@ export const testPolicy = (over: Partial<Policy> = {}): Policy => ({ ...DEFAULT_
 export async function startConfigurator(
   kubeconfigPath: string,
   policy: Policy,
-  opts: { identity?: string } = {},
+  opts: { identity?: string; buildTiming?: ConfiguratorOptions['buildTiming']; budget?: SizeBudget } = {},
 ): Promise<RunningConfigurator> {
   const loopback = { host: '127.0.0.1', port: 0 };
   const running = await runConfigurator({
@@ -152,6 +154,9 @@ export async function startConfigurator(
     logLevel: process.env.NODENET_TEST_LOG ?? 'silent',
     coalesceMs: 20,
     eventsNamespace: 'default',
+    // Test timing: a short quiet period before each build (the default is 2 s).
+    buildTiming: opts.buildTiming ?? { quietMs: 100, maxDelayMs: 1000 },
+    ...(opts.budget ? { budget: opts.budget } : {}),
   });
   await running.synced;
   return running;

@@ -5,6 +5,7 @@
  */
 import { findCondition, type InputObject, type Inputs, type NetworkConfigRevision } from '@nodenet/api';
 import {
+  KubeApiError,
   isAlreadyExists,
   isConflict,
   isNotFound,
@@ -14,7 +15,12 @@ import {
   type ResourceClient,
 } from '@nodenet/kube';
 import type { Logger } from 'pino';
-import { buildRevision } from './revisions.js';
+import {
+  buildRevision,
+  type BuildOptions,
+  type InputStatusUpdate,
+  type RevisionDecision,
+} from './revisions.js';
 
 export interface BuildContext {
   clients: Clients;
@@ -31,9 +37,21 @@ export interface BuildContext {
   parallel: <T>(items: T[], fn: (item: T) => Promise<void>) => Promise<void>;
 }
 
+/** How one run of the build step ended. */
+export interface BuildOutcome {
+  /** The hash of the valid inputs (the last one known while they are blocked). */
+  inputHash: string | undefined;
+  /** Everything the run had to do was done: nothing to retry until something changes. */
+  done: boolean;
+  /** The API's error when the revision to create was refused. */
+  createError?: string;
+}
+
 export class RevisionBuilder {
   /** The hash the valid inputs produced last (kept while the inputs are blocked). */
   private lastInputHash: string | undefined;
+  /** Whether the last run decided to create a revision (the inputs differ from the newest). */
+  private lastWanted = false;
   private lastBuildNote = '';
 
   constructor(private readonly ctx: BuildContext) {}
@@ -42,29 +60,119 @@ export class RevisionBuilder {
     return this.lastInputHash;
   }
 
-  /** Validates the inputs, writes their status and creates a revision when needed. */
-  async run(now: number): Promise<{ inputHash: string | undefined; dirty: boolean }> {
-    let dirty = false;
+  /**
+   * Whether the inputs, as last built, still differ from every revision: a revision the last run
+   * wanted does not exist (its create failed or was skipped). Read on every pass (level-triggered).
+   */
+  get behind(): boolean {
+    if (!this.lastWanted || this.lastInputHash === undefined) return false;
+    return !this.ctx.informers.revision.list().some((r) => r.spec.hash === this.lastInputHash);
+  }
+
+  /**
+   * Validates the inputs, creates a revision when needed, then writes the inputs' status (best
+   * effort: a refused status write never stops the build; it is retried on a later pass).
+   */
+  async run(now: number, opts: BuildOptions = {}): Promise<BuildOutcome> {
     const inputs: Inputs = {
       vrf: this.ctx.informers.vrf.list(),
       layer2: this.ctx.informers.layer2.list(),
       routingTable: this.ctx.informers.routingTable.list(),
     };
-    const result = buildRevision(inputs, this.ctx.informers.revision.list(), now);
+    const result = buildRevision(inputs, this.ctx.informers.revision.list(), now, opts);
     // Blocked inputs (some invalid): the last valid configuration stays in force (invariant 3).
     this.lastInputHash = result.hash ?? this.lastInputHash;
-    await this.ctx.parallel(result.inputStatusUpdates, async (u) => {
+    const d = result.decision;
+    this.lastWanted = d.action === 'create';
+    let done = true;
+    let createError: string | undefined;
+    if (d.action === 'create') {
+      const created = await this.create(d);
+      if (typeof created === 'string') {
+        createError = created;
+        done = false;
+      } else if (!created) done = false;
+    } else this.noteNoBuild(d);
+    if (!this.ctx.isLeader()) return { inputHash: this.lastInputHash, done: false };
+    const updates =
+      createError !== undefined ? result.statusesIfNotCreated(createError) : result.inputStatusUpdates;
+    if (!(await this.writeStatuses(updates))) done = false;
+    return { inputHash: this.lastInputHash, done, ...(createError !== undefined ? { createError } : {}) };
+  }
+
+  /** Creates the revision: true when created, false when skipped (not leader, exists), the error text when refused. */
+  private async create(d: Extract<RevisionDecision, { action: 'create' }>): Promise<boolean | string> {
+    if (!this.ctx.isLeader()) return false;
+    let created: NetworkConfigRevision;
+    try {
+      created = await this.ctx.clients.revision.create(d.revision);
+    } catch (err) {
+      // Exists: another instance (or an earlier attempt whose answer was lost) made it; the cache
+      // shows it on a later pass.
+      if (isAlreadyExists(err)) return false;
+      const text = errText(err);
+      this.ctx.log.warn(
+        { revision: d.revision.metadata.name, number: d.revision.spec.number, err: text },
+        'revision not created; will retry',
+      );
+      return text;
+    }
+    this.ctx.informers.revision.mutated(created);
+    this.lastBuildNote = '';
+    this.ctx.log.info(
+      {
+        revision: created.metadata.name,
+        number: created.spec.number,
+        hash: created.spec.hash,
+        cause: d.reason,
+      },
+      'revision created',
+    );
+    await this.ctx.events.record(
+      created,
+      'Normal',
+      'RevisionCreated',
+      `revision ${created.spec.number} created: ${d.reason}`,
+    );
+    if (d.retryOf)
+      await this.ctx.events.record(
+        d.retryOf,
+        'Normal',
+        'RetryRequested',
+        `retried as revision ${created.spec.number} (${created.metadata.name}); this revision is kept for inspection`,
+      );
+    return true;
+  }
+
+  private noteNoBuild(d: Exclude<RevisionDecision, { action: 'create' }>): void {
+    const note = `${d.action}: ${d.reason}`;
+    if (note === this.lastBuildNote) return;
+    this.lastBuildNote = note;
+    if (d.action === 'blocked') this.ctx.log.warn({ cause: d.reason }, 'no new revision: inputs invalid');
+    else this.ctx.log.info({ cause: d.reason }, 'no new revision');
+  }
+
+  /** Writes the inputs' status; false when some write failed (retried on a later pass). */
+  private async writeStatuses(updates: InputStatusUpdate[]): Promise<boolean> {
+    let ok = true;
+    await this.ctx.parallel(updates, async (u) => {
       if (!this.ctx.isLeader()) return;
-      const client = this.inputClient(u.object);
       try {
-        const written = await client.patchStatus(u.object.metadata.name, {
+        const written = await this.inputClient(u.object).patchStatus(u.object.metadata.name, {
           metadata: { resourceVersion: u.object.metadata.resourceVersion },
           status: u.status,
         });
         this.inputInformer(u.object).mutated(written as never);
       } catch (err) {
-        if (isConflict(err) || isNotFound(err)) dirty = true;
-        else throw err;
+        ok = false;
+        // A conflict or a deleted input: the informer brings the news. Anything else (too large, a
+        // webhook, the API server gone) must not stop the build: logged, tried again later.
+        if (!isConflict(err) && !isNotFound(err))
+          this.ctx.log.warn(
+            { kind: u.object.kind, input: u.object.metadata.name, err: errText(err) },
+            'could not write input status; will retry',
+          );
+        return;
       }
       const accepted = findCondition(u.status.conditions, 'Accepted');
       if (u.newlyRejected) {
@@ -85,48 +193,7 @@ export class RevisionBuilder {
         );
       }
     });
-    const d = result.decision;
-    if (d.action === 'create') {
-      if (!this.ctx.isLeader()) return { inputHash: result.hash, dirty };
-      try {
-        const created = await this.ctx.clients.revision.create(d.revision);
-        this.ctx.informers.revision.mutated(created);
-        this.ctx.log.info(
-          {
-            revision: created.metadata.name,
-            number: created.spec.number,
-            hash: created.spec.hash,
-            cause: d.reason,
-          },
-          'revision created',
-        );
-        await this.ctx.events.record(
-          created,
-          'Normal',
-          'RevisionCreated',
-          `revision ${created.spec.number} created: ${d.reason}`,
-        );
-        if (d.retryOf)
-          await this.ctx.events.record(
-            d.retryOf,
-            'Normal',
-            'RetryRequested',
-            `retried as revision ${created.spec.number} (${created.metadata.name}); this revision is kept for inspection`,
-          );
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        dirty = true;
-      }
-      this.lastBuildNote = '';
-    } else {
-      const note = `${d.action}: ${d.reason}`;
-      if (note !== this.lastBuildNote) {
-        this.lastBuildNote = note;
-        if (d.action === 'blocked') this.ctx.log.warn({ cause: d.reason }, 'no new revision: inputs invalid');
-        else this.ctx.log.info({ cause: d.reason }, 'no new revision');
-      }
-    }
-    return { inputHash: this.lastInputHash, dirty };
+    return ok;
   }
 
   private inputClient(o: InputObject): ResourceClient<InputObject> {
@@ -151,3 +218,6 @@ export class RevisionBuilder {
     ) as never;
   }
 }
+
+const errText = (err: unknown): string =>
+  err instanceof KubeApiError || err instanceof Error ? err.message : String(err);

@@ -25,6 +25,8 @@ import {
 } from './rollout/index.js';
 import type { Policy } from './policy.js';
 import { RevisionBuilder } from './build-step.js';
+import { BuildSchedule, DEFAULT_BUILD_TIMING, type BuildTiming } from './build-schedule.js';
+import type { SizeBudget } from './budget.js';
 import { NodeSpecCache } from './node-specs.js';
 import { nodeInfoOf } from './node-info.js';
 
@@ -48,6 +50,10 @@ export interface ControllerOptions {
   resyncMs?: number;
   /** Parallel writes per pass. Default 64. */
   writeConcurrency?: number;
+  /** When the build step runs: quiet period, longest wait, retry backoff (build-schedule.ts). */
+  buildTiming?: Partial<BuildTiming>;
+  /** Limits a revision must stay within (budget.ts); default DEFAULT_BUDGET. */
+  budget?: SizeBudget;
 }
 
 type Informers = {
@@ -69,7 +75,7 @@ export class Controller {
   private stopped = true;
   /** What this instance observed and when, on its monotonic clock; emptied when it becomes leader. */
   private observations: Observations = new Map();
-  private inputsDirty = true;
+  private readonly buildSchedule: BuildSchedule;
   private readonly builder: RevisionBuilder;
   private errorBackoffMs = 250;
   private lastPlan: Plan | undefined;
@@ -91,6 +97,7 @@ export class Controller {
     this.log = opts.log;
     this.isLeader = opts.isLeader ?? (() => true);
     this.coalescer = new Coalescer(() => this.runPass(), opts.coalesceMs ?? 50);
+    this.buildSchedule = new BuildSchedule({ ...DEFAULT_BUILD_TIMING, ...opts.buildTiming });
     this.events = new EventRecorder(c.event, {
       component: COMPONENT,
       instance: opts.identity,
@@ -118,14 +125,15 @@ export class Controller {
     ][]) {
       inf.on((e) => {
         if (e.type === 'resync') return this.schedule();
-        if (name === 'vrf' || name === 'layer2' || name === 'routingTable') this.inputsDirty = true;
+        if (name === 'vrf' || name === 'layer2' || name === 'routingTable')
+          this.buildSchedule.inputEvent(e, performance.now());
         // A revision matters to the build step only through its number, hash and invalid mark; the
         // status counts this controller writes on every pass must not trigger a rebuild of all inputs.
         if (
           name === 'revision' &&
           !(e.type === 'update' && e.old && revisionBuildKey(e.old as never) === revisionBuildKey(e.object))
         )
-          this.inputsDirty = true;
+          this.buildSchedule.changed();
         this.schedule();
       });
       inf.onError((err) => {
@@ -140,6 +148,7 @@ export class Controller {
     for (const inf of Object.values(this.informers)) inf.start();
     await Promise.all(Object.values(this.informers).map((i) => i.waitForSync()));
     this.synced = true;
+    this.buildSchedule.reset();
     this.log.info('caches synced');
     this.coalescer.enable();
     this.schedule(0);
@@ -175,7 +184,7 @@ export class Controller {
       // Timers start afresh from this instance's own observations: it may wait longer than the
       // previous leader, never fail a node earlier.
       this.observations = new Map();
-      this.inputsDirty = true;
+      this.buildSchedule.reset();
       this.schedule(0);
     }
   }
@@ -200,15 +209,9 @@ export class Controller {
     this.opts.metrics.passes.inc();
     const now = Date.now();
     const mono = performance.now();
-    let inputHash: string | undefined;
-    if (this.inputsDirty) {
-      this.inputsDirty = false;
-      const built = await this.builder.run(now);
-      if (built.dirty) this.inputsDirty = true;
-      inputHash = built.inputHash;
-    } else {
-      inputHash = this.builder.inputHash;
-    }
+    const buildWaitMs = await this.buildStep(now, mono);
+    if (buildWaitMs !== undefined) this.schedule(buildWaitMs);
+    const inputHash = this.builder.inputHash;
     if (!this.isLeader()) return;
     const nodes = this.informers.node.list().map(nodeInfoOf);
     const nodeConfigs = this.informers.nodeConfig.list();
@@ -240,6 +243,28 @@ export class Controller {
       this.errorBackoffMs = 250;
       if (p.requeueAfterMs !== undefined) this.schedule(p.requeueAfterMs);
     }
+  }
+
+  /**
+   * Runs the build step when it is owed and due (build-schedule.ts); returns in how long to look
+   * again when it waits for a settled view or backs off after a failure. A failure never stops the
+   * pass: the revisions that exist keep rolling out.
+   */
+  private async buildStep(now: number, mono: number): Promise<number | undefined> {
+    const verdict = this.buildSchedule.decide(mono, this.builder.behind);
+    if (!verdict.run) return verdict.waitMs;
+    const token = this.buildSchedule.started();
+    let done = false;
+    try {
+      const out = await this.builder.run(now, {
+        ...(this.opts.budget ? { budget: this.opts.budget } : {}),
+        recency: (o) => this.buildSchedule.recency(o),
+      });
+      done = out.done;
+    } catch (err) {
+      this.log.error({ err: errText(err) }, 'build step failed; will retry');
+    }
+    return this.buildSchedule.finished(token, done, performance.now());
   }
 
   /** Per NodeConfig, the resourceVersion whose ignored report was logged (each is logged once). */

@@ -29,17 +29,23 @@ export interface EffectiveInputs {
 
 const keyOf = (o: { kind: string; metadata: { name: string } }): string => `${o.kind}/${o.metadata.name}`;
 
-export function effectiveInputs(inputs: Inputs, inForce: NetworkConfig | undefined): EffectiveInputs {
+export function effectiveInputs(
+  inputs: Inputs,
+  inForce: NetworkConfig | undefined,
+  /** Objects refused before validation (over the size budget, fit-budget.ts). */
+  refusedFirst: readonly Problem[] = [],
+): EffectiveInputs {
   const context = inForce ? { inForce: inForceKeys(inForce) } : {};
   const refused = new Map<string, Problem[]>();
   const problems: Problem[] = [];
-  const note = (ps: Problem[]): void => {
+  const note = (ps: readonly Problem[]): void => {
     for (const p of ps) {
       const k = `${p.kind}/${p.name}`;
       refused.set(k, [...(refused.get(k) ?? []), p]);
       problems.push(p);
     }
   };
+  note(refusedFirst);
   note(validateInputs(inputs, context));
   const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable];
   // Each round refuses at least one more object or ends: at most one round per object.

@@ -16,3 +16,5 @@ export * from './shutdown.js';
 export { type ExecContext, controlEvents, executePlan } from './execute.js';
 export { nodeConfigFor } from './node-config.js';
 export { appliedCondition, carried } from './outcome.js';
+export * from './budget.js';
+export * from './build-schedule.js';

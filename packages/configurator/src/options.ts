@@ -15,6 +15,8 @@ import {
   type Policy,
 } from './policy.js';
 import { parseSelectorFlag } from './selector-flag.js';
+import { DEFAULT_BUDGET, ETCD_OBJECT_LIMIT, type SizeBudget } from './budget.js';
+import { DEFAULT_BUILD_TIMING, type BuildTiming } from './build-schedule.js';
 
 export interface LeaderElectionOptions {
   /** Namespace and name of the Lease. */
@@ -38,6 +40,10 @@ export interface ConfiguratorOptions {
   eventsNamespace: string;
   /** Deadline of the shutdown on SIGTERM (shutdown.ts); default 10 s. */
   shutdownTimeoutMs?: number;
+  /** When revisions are built (build-schedule.ts); defaults when absent. */
+  buildTiming?: Partial<BuildTiming>;
+  /** What a revision must stay within (budget.ts); DEFAULT_BUDGET when absent. */
+  budget?: SizeBudget;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -101,6 +107,29 @@ export function buildProgram(): Command {
       'revisions kept (at least 1); older ones no NodeConfig references are deleted, never the invalid one equal to the inputs',
       '10',
     )
+    .option(
+      '--build-quiet-period <duration>',
+      'a revision is built once the inputs have been quiet this long, so objects applied together ' +
+        '(one kubectl apply -f of a file or a folder) make one revision',
+      '2s',
+    )
+    .option(
+      '--build-max-delay <duration>',
+      'longest wait for a quiet period after the first unbuilt change: a steady trickle of changes still builds',
+      '20s',
+    )
+    .option(
+      '--max-revision-bytes <n>',
+      `largest revision configuration (JSON bytes); the newest input that would cross it is refused. ` +
+        `Default: the API server's object limit (etcd --max-request-bytes, ${ETCD_OBJECT_LIMIT}) less room for metadata and status`,
+      String(DEFAULT_BUDGET.maxConfigBytes),
+    )
+    .option(
+      '--max-frr-lines <n>',
+      'most FRR lines a node may render; the newest input that would cross it is refused. Default: what ' +
+        "frr-reload.py applies well within the agent's 60 s FRR step timeout (docs/rollout.md)",
+      String(DEFAULT_BUDGET.maxFrrLines),
+    )
     .option('--leader-election-namespace <ns>', 'namespace of the leader election Lease', 'nodenet-system')
     .option('--leader-election-id <name>', 'name of the leader election Lease', 'nodenet-configurator')
     .option(
@@ -150,6 +179,10 @@ export interface RawOptions {
   nodeSelector: string;
   waveLabel?: string;
   revisionHistoryLimit: string;
+  buildQuietPeriod: string;
+  buildMaxDelay: string;
+  maxRevisionBytes: string;
+  maxFrrLines: string;
   leaderElectionNamespace: string;
   leaderElectionId: string;
   leaderElectionLeaseDuration: string;
@@ -218,6 +251,11 @@ export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
     coalesceMs: parseDuration(raw.coalesceWindow, '--coalesce-window'),
     eventsNamespace: nonEmpty('--events-namespace', raw.eventsNamespace),
     shutdownTimeoutMs: positiveDuration('--shutdown-timeout', raw.shutdownTimeout),
+    buildTiming: buildTimingFromOptions(raw),
+    budget: {
+      maxConfigBytes: parsePositiveInt(raw.maxRevisionBytes, '--max-revision-bytes'),
+      maxFrrLines: parsePositiveInt(raw.maxFrrLines, '--max-frr-lines'),
+    },
   };
 }
 
@@ -225,4 +263,18 @@ function positiveDuration(flag: string, value: string): number {
   const ms = parseDuration(value, flag);
   if (ms <= 0) throw new OptionError(flag, value, 'must be above 0');
   return ms;
+}
+
+function buildTimingFromOptions(raw: RawOptions): BuildTiming {
+  const quietMs = parseDuration(raw.buildQuietPeriod, '--build-quiet-period');
+  const maxDelayMs = parseDuration(raw.buildMaxDelay, '--build-max-delay');
+  if (maxDelayMs < quietMs)
+    throw new OptionError(
+      '--build-max-delay',
+      raw.buildMaxDelay,
+      `must be at least --build-quiet-period ${raw.buildQuietPeriod}`,
+    );
+  if (maxDelayMs > 600_000)
+    throw new OptionError('--build-max-delay', raw.buildMaxDelay, 'must be at most 10m');
+  return { ...DEFAULT_BUILD_TIMING, quietMs, maxDelayMs };
 }

@@ -7,6 +7,8 @@
  * - False `RolledBack`  it was invalidated: names the revision and the failed nodes with their messages;
  * - False `HeldBack`    this generation is invalid (Accepted=False): the generation in force stays;
  * - False `Blocked`     valid, but no revision is built (a generation in force no longer validates);
+ * - False `RevisionNotCreated` valid, but the API server refused the revision that would carry it
+ *                       (the configurator retries with backoff); quotes the API's error;
  * - False `Pending`     not in a revision yet.
  */
 import { findCondition } from '@nodenet/api';
@@ -27,10 +29,13 @@ export const carried = (o: InputObject, revisions: readonly NetworkConfigRevisio
   o.status.revisionGeneration === (o.metadata.generation ?? 0) &&
   revisions.find((r) => r.metadata.name === o.status?.revision)?.status?.isInvalid !== true;
 
+/** The API's error as a condition quotes it: its first 300 characters. */
+const quote = (text: string): string => (text.length > 300 ? `${text.slice(0, 299)}…` : text);
+
 export function appliedCondition(
   o: InputObject,
   status: InputStatus,
-  outcome: { accepted: boolean; blocked: boolean },
+  outcome: { accepted: boolean; blocked: boolean; notCreated?: string },
   revisions: readonly NetworkConfigRevision[],
 ): AppliedCondition {
   const g = o.metadata.generation ?? 0;
@@ -52,6 +57,13 @@ export function appliedCondition(
         status: 'False',
         reason: 'Blocked',
         message: `generation ${g} is valid, but no revision is built while an input in force no longer validates${inForce}`,
+      };
+    if (outcome.notCreated !== undefined)
+      return {
+        ...base,
+        status: 'False',
+        reason: 'RevisionNotCreated',
+        message: `generation ${g} is valid, but the revision carrying it could not be created (retrying with backoff): ${quote(outcome.notCreated)}${inForce}`,
       };
     return {
       ...base,

@@ -9,7 +9,6 @@ import {
   API_VERSION,
   HIGHEST_NUMBER_ANNOTATION,
   RETRY_ANNOTATION,
-  buildConfig,
   canonicalJson,
   revisionName,
   type InputObject,
@@ -21,6 +20,8 @@ import {
   findCondition,
 } from '@nodenet/api';
 import { setConditions, rfc3339 } from '@nodenet/api';
+import { DEFAULT_BUDGET, type SizeBudget } from './budget.js';
+import { fitBudget } from './fit-budget.js';
 import { effectiveInputs } from './held-back.js';
 import { appliedCondition, carried, inputRef } from './outcome.js';
 import { highestNumber } from './rollout/numbers.js';
@@ -39,7 +40,10 @@ export type RevisionDecision =
 
 export interface BuildResult {
   problems: Problem[];
+  /** Input statuses once the decision is carried out (the revision created, when one is). */
   inputStatusUpdates: InputStatusUpdate[];
+  /** Input statuses when the revision to create could not be created (`error`: the API's answer). */
+  statusesIfNotCreated: (error: string) => InputStatusUpdate[];
   decision: RevisionDecision;
   /** Hash of the merged inputs when they are valid. */
   hash?: string;
@@ -51,28 +55,47 @@ const allInputs = (inputs: Inputs): InputObject[] => [
   ...inputs.routingTable,
 ];
 
+export interface BuildOptions {
+  budget?: SizeBudget;
+  /** Larger is newer: the order in which the configurator saw each input's generation. */
+  recency?: (o: InputObject) => number;
+}
+
+/** At most this many problems, and this many characters, in an `Accepted` message. */
+const MAX_PROBLEMS_SHOWN = 5;
+const MAX_MESSAGE = 2000;
+
 export function buildRevision(
   inputs: Inputs,
   revisions: readonly NetworkConfigRevision[],
   now: number,
+  opts: BuildOptions = {},
 ): BuildResult {
   // Claims go first to the objects of the revision in force (the validation's blame rule), and a
   // refused input contributes its generation in force (held-back.ts).
   const inForce = [...revisions]
     .sort((a, b) => b.spec.number - a.spec.number)
     .find((r) => r.status?.isInvalid !== true);
-  const effective = effectiveInputs(inputs, inForce?.spec.config);
+  const fitted = fitBudget(inputs, inForce?.spec.config, effectiveInputs(inputs, inForce?.spec.config), {
+    budget: opts.budget ?? DEFAULT_BUDGET,
+    recency: opts.recency ?? (() => 0),
+    carried: (o) => carried(o, revisions),
+  });
+  const effective = fitted.effective;
   const { problems, refused } = effective;
   const nowText = rfc3339(now);
   /** Input statuses once the decision says which revision carries the current generations. */
   const statuses = (
     carrier: string | undefined,
     known: readonly NetworkConfigRevision[],
+    notCreated?: string,
   ): InputStatusUpdate[] =>
-    inputStatuses(inputs, effective.inputs === undefined, refused, carrier, known, nowText);
-  if (effective.inputs === undefined) {
+    inputStatuses(inputs, effective.inputs === undefined, refused, carrier, known, nowText, notCreated);
+  const statusesIfNotCreated = (error: string): InputStatusUpdate[] => statuses(undefined, revisions, error);
+  if (effective.inputs === undefined || !fitted.built) {
     return {
       problems,
+      statusesIfNotCreated,
       inputStatusUpdates: statuses(undefined, revisions),
       decision: {
         action: 'blocked',
@@ -83,12 +106,13 @@ export function buildRevision(
       },
     };
   }
-  const { config, hash } = buildConfig(effective.inputs);
+  const { config, hash } = fitted.built;
   const sorted = [...revisions].sort((a, b) => b.spec.number - a.spec.number);
   const desired = sorted.find((r) => r.status?.isInvalid !== true);
   if (desired && desired.spec.hash === hash) {
     return {
       problems,
+      statusesIfNotCreated,
       inputStatusUpdates: statuses(desired.metadata.name, revisions),
       hash,
       decision: { action: 'skip', hash, reason: `equal to desired revision ${desired.metadata.name}` },
@@ -103,6 +127,7 @@ export function buildRevision(
     if (invalid.metadata.annotations?.[RETRY_ANNOTATION] === undefined || retriedBy) {
       return {
         problems,
+        statusesIfNotCreated,
         inputStatusUpdates: statuses(invalid.metadata.name, revisions),
         hash,
         decision: {
@@ -121,6 +146,7 @@ export function buildRevision(
     );
     return {
       problems,
+      statusesIfNotCreated,
       inputStatusUpdates: statuses(retry.metadata.name, [...revisions, retry]),
       hash,
       decision: {
@@ -134,6 +160,7 @@ export function buildRevision(
   const revision = newRevision(number, config, hash, changedInputs(inputs, revisions, refused));
   return {
     problems,
+    statusesIfNotCreated,
     inputStatusUpdates: statuses(revision.metadata.name, [...revisions, revision]),
     hash,
     decision: {
@@ -170,6 +197,7 @@ function inputStatuses(
   carrier: string | undefined,
   revisions: readonly NetworkConfigRevision[],
   nowText: string,
+  notCreated?: string,
 ): InputStatusUpdate[] {
   const out: InputStatusUpdate[] = [];
   for (const obj of allInputs(inputs)) {
@@ -189,7 +217,13 @@ function inputStatuses(
             type: 'Accepted',
             status: 'False' as const,
             reason: 'Invalid',
-            message: mine.map((p) => p.message).join('; '),
+            message: bounded(
+              mine
+                .slice(0, MAX_PROBLEMS_SHOWN)
+                .map((p) => p.message)
+                .join('; ') +
+                (mine.length > MAX_PROBLEMS_SHOWN ? `; and ${mine.length - MAX_PROBLEMS_SHOWN} more` : ''),
+            ),
           };
     const old = obj.status ?? {};
     const reference =
@@ -200,7 +234,12 @@ function inputStatuses(
             ...(old.revisionGeneration !== undefined ? { revisionGeneration: old.revisionGeneration } : {}),
           };
     const withRef: InputStatus = { ...old, ...reference };
-    const applied = appliedCondition(obj, withRef, { accepted: mine.length === 0, blocked }, revisions);
+    const applied = appliedCondition(
+      obj,
+      withRef,
+      { accepted: mine.length === 0, blocked, ...(notCreated !== undefined ? { notCreated } : {}) },
+      revisions,
+    );
     const next: InputStatus = {
       ...withRef,
       conditions: setConditions(
@@ -222,6 +261,9 @@ function inputStatuses(
   }
   return out;
 }
+
+const bounded = (text: string): string =>
+  text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE - 1)}…` : text;
 
 function newRevision(
   number: number,

@@ -48,6 +48,8 @@ export async function runConfigurator(
     isLeader: () => elector.isLeader(),
     coalesceMs: options.coalesceMs,
     eventNamespace: options.eventsNamespace,
+    ...(options.buildTiming ? { buildTiming: options.buildTiming } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   });
   const elector: LeaderElector = new LeaderElector(
     clients.lease,

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildProgram, DEFAULT_POLICY, resolveOptions, type RawOptions } from '@nodenet/configurator';
+import {
+  buildProgram,
+  DEFAULT_BUDGET,
+  DEFAULT_BUILD_TIMING,
+  DEFAULT_POLICY,
+  resolveOptions,
+  type RawOptions,
+} from '@nodenet/configurator';
 import { OptionError } from '@nodenet/api';
 
 function parse(args: string[]): RawOptions {
@@ -36,6 +43,8 @@ describe('configurator options', () => {
       coalesceMs: 50,
       eventsNamespace: 'default',
       shutdownTimeoutMs: 10_000,
+      buildTiming: DEFAULT_BUILD_TIMING,
+      budget: DEFAULT_BUDGET,
     });
   });
 
@@ -64,6 +73,10 @@ describe('configurator options', () => {
         '--events-namespace=nodenet-system',
         '--identity=cfg-a',
         '--shutdown-timeout=5s',
+        '--build-quiet-period=500ms',
+        '--build-max-delay=5s',
+        '--max-revision-bytes=1000000',
+        '--max-frr-lines=5000',
       ]),
     );
     expect(o).toEqual({
@@ -97,6 +110,8 @@ describe('configurator options', () => {
       coalesceMs: 10,
       eventsNamespace: 'nodenet-system',
       shutdownTimeoutMs: 5_000,
+      buildTiming: { ...DEFAULT_BUILD_TIMING, quietMs: 500, maxDelayMs: 5000 },
+      budget: { maxConfigBytes: 1_000_000, maxFrrLines: 5000 },
     });
   });
 
@@ -118,6 +133,11 @@ describe('configurator options', () => {
     [['--leader-election-retry-period', '0s'], '--leader-election-retry-period', '0s'],
     [['--shutdown-timeout', '0s'], '--shutdown-timeout', '0s'],
     [['--shutdown-timeout', 'later'], '--shutdown-timeout', 'later'],
+    [['--build-quiet-period', 'soon'], '--build-quiet-period', 'soon'],
+    [['--build-quiet-period', '5s', '--build-max-delay', '1s'], '--build-max-delay', '1s'],
+    [['--build-max-delay', '1h'], '--build-max-delay', '1h'],
+    [['--max-revision-bytes', '0'], '--max-revision-bytes', '0'],
+    [['--max-frr-lines', 'many'], '--max-frr-lines', 'many'],
   ])('refuses %j naming the flag and the value', (args, flag, value) => {
     const err = errorOf(args);
     expect(err.option).toBe(flag);

@@ -33,13 +33,19 @@ export class Cluster {
   private readonly namespaces: NamespaceController;
   private readonly crds: CrdController;
 
-  constructor(historyLimit?: number) {
+  constructor(historyLimit?: number, maxObjectBytes?: number) {
     this.store = new Store(historyLimit);
-    this.writes = new Writes(this.store, this.registry, this.applied, {
-      hasInstances: (crd) => this.crds.hasInstances(crd),
-      markedForDeletion: (t, stored, finalizers) => this.markedForDeletion(t, stored, finalizers),
-      validatingAdmission: (a) => this.validatingAdmission?.(a),
-    });
+    this.writes = new Writes(
+      this.store,
+      this.registry,
+      this.applied,
+      {
+        hasInstances: (crd) => this.crds.hasInstances(crd),
+        markedForDeletion: (t, stored, finalizers) => this.markedForDeletion(t, stored, finalizers),
+        validatingAdmission: (a) => this.validatingAdmission?.(a),
+      },
+      maxObjectBytes,
+    );
     this.get = this.writes.get.bind(this.writes);
     this.list = this.writes.list.bind(this.writes);
     this.create = this.writes.create.bind(this.writes);

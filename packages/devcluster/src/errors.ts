@@ -49,6 +49,8 @@ export class ApiError extends Error {
       reason: this.reason,
       code: this.code,
     };
+    // Errors passed on from storage (etcd) carry no reason.
+    if (!this.reason) delete (s as Partial<Status>).reason;
     if (this.details) s.details = this.details;
     return s;
   }

@@ -4,9 +4,9 @@ import { parse as parseYaml } from 'yaml';
 import { ApiError, badRequest } from './errors.js';
 import { decodeProtobuf } from './protobuf.js';
 import { duplicateFields } from './json-duplicates.js';
+import { MAX_REQUEST_BODY_BYTES, requestEntityTooLarge } from './object-size.js';
 
 export const JSON_TYPE = 'application/json';
-const MAX_BODY = 8 * 1024 * 1024;
 
 export type Negotiated =
   | { as: 'Table'; apiVersion: string }
@@ -55,11 +55,19 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let refused = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY) {
-        reject(new ApiError(413, 'RequestEntityTooLarge', 'the request body is too large'));
-        req.destroy();
+      if (refused) {
+        // The client is still sending what was refused: read it away so that it sees the 413,
+        // up to a bound.
+        if (size > 8 * MAX_REQUEST_BODY_BYTES) req.destroy();
+        return;
+      }
+      if (size > MAX_REQUEST_BODY_BYTES) {
+        refused = true;
+        chunks.length = 0;
+        reject(requestEntityTooLarge());
         return;
       }
       chunks.push(chunk);

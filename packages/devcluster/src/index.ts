@@ -41,6 +41,12 @@ export interface DevClusterOptions {
    * ValidatingAdmissionPolicies admit every write, as kube-apiserver `--authorization-mode RBAC`.
    */
   authorizationMode?: AuthorizationMode;
+  /**
+   * Largest object stored, in bytes of JSON; a bigger create or update is refused as kube-apiserver
+   * passes on etcd's refusal (500 "etcdserver: request is too large"). Default 1.5 MiB (etcd's
+   * `--max-request-bytes`); 0: no limit.
+   */
+  maxObjectBytes?: number;
 }
 
 /** An identity for `kubeconfigFor`: a user (a token is issued) or a token already issued. */
@@ -78,7 +84,7 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
   const mode = options.authorizationMode ?? 'AlwaysAllow';
   // In AlwaysAllow mode whoever reaches the port is the admin: only this host may.
   if (mode !== 'RBAC' && !isLoopback(address)) throw new InsecureAddressError(address);
-  const cluster = new Cluster(options.historyLimit);
+  const cluster = new Cluster(options.historyLimit, options.maxObjectBytes);
   let persistence: Persistence | undefined;
   if (options.dataDir) {
     persistence = new Persistence(options.dataDir, cluster.store);
@@ -169,6 +175,7 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
 
 export { Cluster } from './cluster.js';
 export { ApiError } from './errors.js';
+export { DEFAULT_MAX_OBJECT_BYTES, MAX_REQUEST_BODY_BYTES } from './object-size.js';
 export { CrdLoadError } from './crds.js';
 export { kubeconfigYaml } from './kubeconfig.js';
 export { Access, AUTHORIZATION_MODES, type AuthorizationMode } from './auth/access.js';

@@ -3,11 +3,21 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
   AUTHORIZATION_MODES,
+  DEFAULT_MAX_OBJECT_BYTES,
   startDevCluster,
   type AuthorizationMode,
   type DevClusterOptions,
 } from './index.js';
 import { NODENET_VERSION } from '@nodenet/api';
+
+function parseObjectBytes(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v.trim()) || n > 2 ** 31)
+    throw new InvalidArgumentError(
+      `--max-object-bytes must be a byte count (0: no limit), got ${JSON.stringify(v)}`,
+    );
+  return n;
+}
 
 function parsePort(v: string): number {
   const n = Number(v);
@@ -42,6 +52,12 @@ const program = new Command()
       .default('AlwaysAllow'),
   )
   .option(
+    '--max-object-bytes <n>',
+    "largest object stored (JSON bytes); bigger writes are refused as etcd's --max-request-bytes refuses them (0: no limit)",
+    parseObjectBytes,
+    DEFAULT_MAX_OBJECT_BYTES,
+  )
+  .option(
     '--data-dir <dir>',
     'persist objects in this directory so they survive a restart (default: memory only)',
   )
@@ -58,11 +74,13 @@ const opts = program.opts<{
   crds?: string;
   dataDir?: string;
   authorizationMode: AuthorizationMode;
+  maxObjectBytes: number;
 }>();
 const options: DevClusterOptions = {
   port: opts.port,
   address: opts.address,
   authorizationMode: opts.authorizationMode,
+  maxObjectBytes: opts.maxObjectBytes,
 };
 if (opts.kubeconfig) options.kubeconfigPath = opts.kubeconfig;
 if (opts.crds) options.crdsDir = opts.crds;

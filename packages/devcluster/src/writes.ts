@@ -13,6 +13,7 @@ import type { TypeRegistry } from './registry.js';
 import { NS_KEY } from './registry.js';
 import { storageKeyOf, viewOf, type ResourceType } from './resources.js';
 import { deepEqual } from './schema.js';
+import { checkObjectSize, DEFAULT_MAX_OBJECT_BYTES } from './object-size.js';
 import { objectKey, type Store, type StoredObject } from './store.js';
 import { admit, decodeBody, defaultCrd, toStorage, type WriteOptions } from './strategy.js';
 import { clone, isObject, type KObject } from './types.js';
@@ -69,6 +70,8 @@ export class Writes {
     private readonly registry: TypeRegistry,
     private readonly applied: AppliedConfigs,
     private readonly hooks: DeletionHooks,
+    /** Largest object stored (etcd's `--max-request-bytes`); 0: no limit. */
+    private readonly maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES,
   ) {}
 
   private admitPolicies(
@@ -167,6 +170,7 @@ export class Writes {
     admit(t, obj, opts);
     this.admitPolicies('CREATE', t, namespace, m.name, undefined, obj, null, opts.user);
     if (opts.dryRun) return { obj, rv: this.store.resourceVersion };
+    checkObjectSize(obj, this.maxObjectBytes);
     const rv = this.store.nextResourceVersion();
     m.resourceVersion = String(rv);
     return this.store.commit('ADDED', storageKeyOf(t), key, obj, rv).stored;
@@ -267,6 +271,7 @@ export class Writes {
     next.metadata.resourceVersion = old.obj.metadata.resourceVersion;
     if (deepEqual(next, old.obj)) return old; // no-op: no new resourceVersion, no event
     if (opts.dryRun) return { obj: next, rv: old.rv };
+    checkObjectSize(next, this.maxObjectBytes);
 
     const key = objectKey(t.namespaced ? namespace : undefined, name);
     if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {

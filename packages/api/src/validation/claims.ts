@@ -13,7 +13,8 @@ import type {
   RoutingTable,
   VRFRouteConfiguration,
 } from '../objects.js';
-import { normalizePrefix, parsePrefix, prefixesOverlap } from '../prefix.js';
+import { parsePrefix } from '../prefix.js';
+import { PrefixIndex } from '../prefix-index.js';
 import { layer2DeviceNames, vrfDeviceNames } from './object-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 
@@ -238,17 +239,17 @@ const layer2Claims: ClaimRule = ({ vrfs, l2s, definedVrfs }) => {
  */
 const gatewaySubnetClaims: ClaimRule = ({ l2s }) => {
   const out: Problem[] = [];
-  const held: Array<{ vrf: string; subnet: string; holder: string }> = [];
+  const held = new PrefixIndex<{ subnet: string; holder: string }>();
   for (const o of l2s) {
     const vrf = o.spec.vrf ?? '';
     (o.spec.anycastGateways ?? []).forEach((gw, i) => {
       const p = parsePrefix(gw);
       if (!p.ok) return;
+      // Canonical already: the network address as ipaddr.js prints it.
       const subnet = `${p.prefix.network}/${p.prefix.length}`;
-      const clash = held.find(
-        (h) => h.vrf === vrf && h.holder !== o.metadata.name && prefixesOverlap(h.subnet, subnet),
-      );
-      if (clash) {
+      const clash = held.overlapping(vrf, p.prefix);
+      // A network's own gateways may share a subnet (two addresses in one subnet).
+      if (clash && clash.holder !== o.metadata.name) {
         out.push(
           problem(
             'Layer2NetworkConfiguration',
@@ -259,7 +260,7 @@ const gatewaySubnetClaims: ClaimRule = ({ l2s }) => {
           ),
         );
       } else {
-        held.push({ vrf, subnet: normalizePrefix(subnet), holder: o.metadata.name });
+        held.add(vrf, p.prefix, { subnet, holder: o.metadata.name });
       }
     });
   }

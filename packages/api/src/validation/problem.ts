@@ -2,7 +2,7 @@
  * What every validation rule returns: one `Problem` per fault, naming the kind, the object, the field
  * path and the value, so that `Accepted=False` and the Event tell a person exactly what to fix.
  */
-import { NodenetError } from '../errors.js';
+import { NodenetError, preview } from '../errors.js';
 import type { ResourceKind } from '../constants.js';
 
 export interface Problem {
@@ -37,7 +37,8 @@ export function problem(
   value: unknown,
   reason: string,
 ): Problem {
-  const got = value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
+  // A short prefix of the value: a message quoting a megabyte would not fit in the input's status.
+  const got = value === undefined ? '' : ` (got ${preview(value)})`;
   return { kind, name, field, value, reason, message: `${kind} ${name}: ${field}: ${reason}${got}` };
 }
 

@@ -1,0 +1,109 @@
+/**
+ * The size budget of a revision (pure): what the API server stores and what an agent can apply.
+ * - `maxConfigBytes`: the JSON of a revision's `spec.config`. etcd refuses a request above its
+ *   `--max-request-bytes` (1.5 MiB by default; kube-apiserver answers 500 "etcdserver: request is
+ *   too large"), and the revision also carries metadata, `changedInputs` and a status, so the config
+ *   gets the object limit minus a headroom. A NodeConfig carries a subset of the same config (the
+ *   Layer-2 networks of its node), so the same figure bounds it.
+ * - `maxFrrLines`: the FRR lines a node's config renders to. The agent runs each FRR step
+ *   (`vtysh -C`, `frr-reload.py`) with a 60 s timeout; the default keeps a reload well inside it
+ *   (measured: bench/frr-budget.ts, docs/rollout.md "Size budget").
+ * Both are overridable per site (`--max-revision-bytes`, `--max-frr-lines`).
+ */
+import type { NetworkConfig, VrfEntry } from '@nodenet/api';
+
+export interface SizeBudget {
+  /** Largest JSON size in bytes of a revision's `spec.config`. */
+  maxConfigBytes: number;
+  /** Most FRR lines the configuration may render to on a node. */
+  maxFrrLines: number;
+}
+
+/** etcd's default `--max-request-bytes`: the largest object a default Kubernetes cluster stores. */
+export const ETCD_OBJECT_LIMIT = 1_572_864;
+/** Room in a revision for what is not `spec.config`: metadata, changedInputs, the status. */
+export const REVISION_HEADROOM = 64 * 1024;
+
+export const DEFAULT_BUDGET: SizeBudget = {
+  maxConfigBytes: ETCD_OBJECT_LIMIT - REVISION_HEADROOM,
+  maxFrrLines: 20_000,
+};
+
+export interface BudgetExcess {
+  /** What is measured, as a person reads it. */
+  what: 'revision size' | 'FRR lines';
+  figure: number;
+  limit: number;
+  /** The flag that sets the limit. */
+  flag: string;
+}
+
+/** Byte length of the config's JSON (as the API server stores a custom resource). */
+export const configBytes = (config: NetworkConfig): number => Buffer.byteLength(JSON.stringify(config));
+
+/** The first limit the configuration crosses, if any. */
+export function budgetExcess(config: NetworkConfig, budget: SizeBudget): BudgetExcess | undefined {
+  const bytes = configBytes(config);
+  if (bytes > budget.maxConfigBytes)
+    return {
+      what: 'revision size',
+      figure: bytes,
+      limit: budget.maxConfigBytes,
+      flag: '--max-revision-bytes',
+    };
+  const lines = frrLines(config);
+  if (lines > budget.maxFrrLines)
+    return { what: 'FRR lines', figure: lines, limit: budget.maxFrrLines, flag: '--max-frr-lines' };
+  return undefined;
+}
+
+export const describeExcess = (e: BudgetExcess): string =>
+  e.what === 'revision size'
+    ? `the revision would be ${e.figure} bytes, over the limit of ${e.limit} bytes (${e.flag})`
+    : `the configuration would render ${e.figure} FRR lines on a node, over the limit of ${e.limit} (${e.flag})`;
+
+/** Lines FRR sees per VRF besides its prefix-list lines, aggregates and route targets (agent/src/frr/sections.ts). */
+const LINES_PER_VRF = 4 + 1 + 6 + 19;
+/** Lines per routing table: `import vrf` twice and its BGP instance. */
+const LINES_PER_TABLE = 2 + 12;
+/** The operator's template around the generated sections (a generous bound). */
+const TEMPLATE_LINES = 200;
+
+/**
+ * The FRR lines the agent renders for this configuration on a node, at most (layer-2 networks
+ * render none, so every node renders the same). Mirrors agent/src/frr/sections.ts; a test checks
+ * it against the renderer.
+ */
+export function frrLines(config: NetworkConfig): number {
+  const byVrf = new Map<string, VrfEntry[]>();
+  for (const e of config.vrf) {
+    const list = byVrf.get(e.vrf);
+    if (list) list.push(e);
+    else byVrf.set(e.vrf, [e]);
+  }
+  let lines = TEMPLATE_LINES + LINES_PER_TABLE * new Set(config.routingTable.map((t) => t.tableId)).size;
+  // The prefix-list lines of each family are closed by one `!`.
+  const families = new Set<boolean>();
+  for (const entries of byVrf.values()) {
+    const aggregates = new Set<string>();
+    const targets = new Set<string>();
+    for (const e of entries) {
+      for (const a of e.aggregate ?? []) aggregates.add(a);
+      if (e.routeTarget !== undefined) targets.add(e.routeTarget);
+      lines += (e.import?.length ?? 0) + (e.export?.length ?? 0);
+      for (const i of [...(e.import ?? []), ...(e.export ?? [])]) families.add(i.cidr.includes(':'));
+    }
+    lines += LINES_PER_VRF + aggregates.size + 2 * targets.size;
+    for (const dir of ['import', 'export'] as const) {
+      for (const v6 of [false, true]) {
+        const using = entries.filter((e) => (e[dir] ?? []).some((i) => i.cidr.includes(':') === v6));
+        // An empty map renders a deny-all entry (3 lines); each entry 4, and its community 1.
+        lines +=
+          using.length === 0
+            ? 3
+            : using.reduce((n, e) => n + 4 + (dir === 'export' && e.community ? 1 : 0), 0);
+      }
+    }
+  }
+  return lines + families.size;
+}

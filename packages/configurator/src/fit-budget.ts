@@ -1,0 +1,119 @@
+/**
+ * Keeping a revision within the size budget (pure, budget.ts): when the valid inputs would build a
+ * configuration over a limit, the changes not in a revision yet are taken first come, first served
+ * (in the order in which the configurator saw their generations, `recency`): the one that would
+ * cross the limit is refused (`Accepted=False`, the message names the figure and the limit) and held
+ * back like any refused input (held-back.ts), its generation in force stays; a later change that
+ * still fits rolls out (invariant 3). A generation already carried by a revision is never refused
+ * for size.
+ */
+import {
+  buildConfig,
+  mergeInputs,
+  type InputObject,
+  type Inputs,
+  type NetworkConfig,
+  type Problem,
+} from '@nodenet/api';
+import { budgetExcess, describeExcess, type BudgetExcess, type SizeBudget } from './budget.js';
+import { effectiveInputs, type EffectiveInputs } from './held-back.js';
+
+export interface Fitted {
+  effective: EffectiveInputs;
+  /** The configuration built from `effective.inputs` (absent when blocked). */
+  built?: { config: NetworkConfig; hash: string };
+  /** Set when the configuration is still over a limit with nothing left to refuse. */
+  excess?: BudgetExcess;
+}
+
+export interface FitOptions {
+  budget: SizeBudget;
+  /** Larger is newer; ties go to the name that sorts last. */
+  recency: (o: InputObject) => number;
+  /** Whether the input's current generation is in a valid revision already. */
+  carried: (o: InputObject) => boolean;
+}
+
+const entryOf = (o: InputObject): unknown => {
+  const one = mergeInputs({
+    vrf: o.kind === 'VRFRouteConfiguration' ? [o] : [],
+    layer2: o.kind === 'Layer2NetworkConfiguration' ? [o] : [],
+    routingTable: o.kind === 'RoutingTable' ? [o] : [],
+  });
+  return one.vrf[0] ?? one.layer2[0] ?? one.routingTable[0];
+};
+const keyOf = (o: InputObject): string => `${o.kind}/${o.metadata.name}`;
+const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? '');
+
+/** What an input adds to the measured figure, roughly (its in-force entry is what stays instead). */
+function contribution(
+  o: InputObject,
+  what: BudgetExcess['what'],
+  inForce: NetworkConfig | undefined,
+): number {
+  if (what === 'revision size') {
+    const entries =
+      o.kind === 'VRFRouteConfiguration'
+        ? inForce?.vrf
+        : o.kind === 'Layer2NetworkConfiguration'
+          ? inForce?.layer2
+          : inForce?.routingTable;
+    const old = entries?.find((e) => e.name === o.metadata.name);
+    // The entry this input merges to, plus a separator.
+    return jsonBytes(entryOf(o)) + 1 - (old ? jsonBytes(old) + 1 : 0);
+  }
+  if (o.kind === 'Layer2NetworkConfiguration') return 0;
+  if (o.kind === 'RoutingTable') return 1;
+  const old = inForce?.vrf.find((e) => e.name === o.metadata.name);
+  const items = (s: { import?: unknown[]; export?: unknown[] } | undefined): number =>
+    (s?.import?.length ?? 0) + (s?.export?.length ?? 0);
+  return items(o.spec) + 8 - (old ? items(old) + 8 : 0);
+}
+
+export function fitBudget(
+  inputs: Inputs,
+  inForce: NetworkConfig | undefined,
+  first: EffectiveInputs,
+  opts: FitOptions,
+): Fitted {
+  let effective = first;
+  const refusedForSize: Problem[] = [];
+  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable];
+  // Each round refuses at least one more input or ends.
+  for (let round = 0; round <= all.length; round++) {
+    if (!effective.inputs) return { effective };
+    const built = buildConfig(effective.inputs);
+    const excess = budgetExcess(built.config, opts.budget);
+    if (!excess) return { effective, built };
+    // The changes not in a revision yet, oldest first, with what each adds to the figure.
+    const candidates = all
+      .filter((o) => !effective.refused.has(keyOf(o)) && !opts.carried(o))
+      .map((o) => ({ o, adds: contribution(o, excess.what, inForce) }))
+      .filter((c) => c.adds > 0)
+      .sort((a, b) => opts.recency(a.o) - opts.recency(b.o) || (keyOf(a.o) < keyOf(b.o) ? -1 : 1));
+    if (candidates.length === 0) return { effective, built, excess };
+    // First come, first served: each change is taken while the figure stays within the limit; the
+    // one that crosses it is refused, a later one that still fits is taken.
+    let figure = excess.figure - candidates.reduce((n, c) => n + c.adds, 0);
+    const refuse = candidates.filter((c) => {
+      if (figure + c.adds <= excess.limit) {
+        figure += c.adds;
+        return false;
+      }
+      return true;
+    });
+    // The estimate said all fit, the build says not: the newest goes.
+    if (refuse.length === 0) refuse.push(candidates[candidates.length - 1] as (typeof candidates)[number]);
+    for (const c of refuse)
+      refusedForSize.push({
+        kind: c.o.kind,
+        name: c.o.metadata.name,
+        field: 'spec',
+        value: undefined,
+        reason: 'over the size budget',
+        message: `${c.o.kind} ${c.o.metadata.name}: refused: with it ${describeExcess({ ...excess, figure: figure + c.adds })}; the generation in force stays`,
+      });
+    effective = effectiveInputs(inputs, inForce, refusedForSize);
+  }
+  return { effective };
+}
