@@ -197,16 +197,17 @@ const layer2Claims: ClaimRule = ({ vrfs, l2s, definedVrfs }) => {
  */
 const gatewaySubnetClaims: ClaimRule = ({ l2s }) => {
   const out: Problem[] = [];
-  const held: Array<{ vrf: string; subnet: string; holder: string }> = [];
+  // Per VRF: only subnets of one VRF can clash (a flat list made this quadratic in all networks).
+  const heldByVrf = new Map<string, Array<{ subnet: string; holder: string }>>();
   for (const o of l2s) {
     const vrf = o.spec.vrf ?? '';
+    let held = heldByVrf.get(vrf);
+    if (!held) heldByVrf.set(vrf, (held = []));
     (o.spec.anycastGateways ?? []).forEach((gw, i) => {
       const p = parsePrefix(gw);
       if (!p.ok) return;
       const subnet = `${p.prefix.network}/${p.prefix.length}`;
-      const clash = held.find(
-        (h) => h.vrf === vrf && h.holder !== o.metadata.name && prefixesOverlap(h.subnet, subnet),
-      );
+      const clash = held.find((h) => h.holder !== o.metadata.name && prefixesOverlap(h.subnet, subnet));
       if (clash) {
         out.push(
           problem(
@@ -218,7 +219,7 @@ const gatewaySubnetClaims: ClaimRule = ({ l2s }) => {
           ),
         );
       } else {
-        held.push({ vrf, subnet: normalizePrefix(subnet), holder: o.metadata.name });
+        held.push({ subnet: normalizePrefix(subnet), holder: o.metadata.name });
       }
     });
   }
