@@ -543,6 +543,19 @@ function buildScenario(): Record<string, string> {
     ),
   );
   const t2 = performance.now();
+  // The configurator builds on every input change: the first build pays for compiling the code,
+  // later ones show the steady cost. Five more, each with a fresh spec cache.
+  const rebuilds: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const s0 = performance.now();
+    const b = buildRevision(inputs, [], Date.now());
+    if (b.decision.action !== 'create') throw new Error('unexpected decision');
+    const c = new NodeSpecCache();
+    const r = b.decision.revision;
+    for (const n of nodes)
+      c.spec({ config: r.spec.config, hash: r.spec.hash }, { ...n.labels, 'kubernetes.io/hostname': n.name });
+    rebuilds.push(performance.now() - s0);
+  }
   // The memoized specs equal the direct computation.
   for (const i of [0, 1, 777, 4999]) {
     const n = nodes[i]!;
@@ -602,7 +615,7 @@ function buildScenario(): Record<string, string> {
     'build: nodes / Layer-2 (with selectors) / VRFs': `${NODES} / ${L2} / ${VRFS}`,
     'validate + merge + hash': ms(t1 - t0),
     [`${NODES} NodeConfig specs (filtering)`]: `${ms(t2 - t1)} (avg ${(specs.reduce((a, s) => a + s.layer2.length, 0) / NODES).toFixed(0)} L2 per node)`,
-    'total build (target < 1 s)': ms(t2 - t0),
+    'total build, first / median of 5 more (goal ≤ 100 ms)': `${ms(t2 - t0)} / ${ms(pct(rebuilds, 50))}`,
     [`one planner pass over ${NODES} nodes, first / again`]: `${ms(t4 - t3)} / ${ms(t5 - t4)} (${p.actions.length} / ${again.actions.length} actions)`,
     'heap growth / rss': `${((heap1 - heap0) / 1048576).toFixed(0)} MiB / ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`,
   };
