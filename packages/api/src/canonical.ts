@@ -66,6 +66,33 @@ const isArrayIndex = (k: string): boolean => {
   return c >= 48 && c <= 57 && /^(0|[1-9][0-9]*)$/.test(k) && Number(k) < 4294967295;
 };
 
+/**
+ * Whether two values have the same canonical JSON, without writing it: key order and undefined
+ * members do not matter, array order does. Values JSON cannot carry (functions, NaN) are not
+ * expected here; they compare by identity.
+ */
+export function canonicalEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const y = b as unknown[];
+    if (a.length !== y.length) return false;
+    for (let i = 0; i < a.length; i++) if (!canonicalEqual(a[i] ?? null, y[i] ?? null)) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k of Object.keys(x)) {
+    if (x[k] === undefined) continue;
+    n++;
+    if (!canonicalEqual(x[k], y[k])) return false;
+  }
+  for (const k of Object.keys(y)) if (y[k] !== undefined) n--;
+  return n === 0;
+}
+
 export const sha256Hex = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 /** The hash a revision's `spec.hash` carries: sha256 of the canonical JSON of its config. */

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildConfig, canonicalJson, hashConfig, revisionName, type Inputs } from '@nodenet/api';
+import {
+  buildConfig,
+  canonicalEqual,
+  canonicalJson,
+  hashConfig,
+  revisionName,
+  type Inputs,
+} from '@nodenet/api';
 import { goodInputs } from './fixtures.js';
 
 /** Rebuilds every object with its keys in reverse order, recursively. */
@@ -112,6 +119,30 @@ describe('canonicalJson', () => {
         expect(canonicalJson(v)).toBe(reference(v));
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it('canonicalEqual says whether the canonical JSON texts are equal, without writing them', () => {
+    const leaf = fc.oneof(
+      fc.constantFrom('a', 'b', ''),
+      fc.constantFrom(0, 1),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const tree = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, leaf, tie('array'), tie('object')),
+      array: fc.array(fc.oneof(tie('node'), fc.constant(undefined)), { maxLength: 3 }),
+      object: fc.dictionary(fc.constantFrom('x', 'y', '0'), fc.oneof(tie('node'), fc.constant(undefined)), {
+        maxKeys: 3,
+      }),
+    })).node;
+    fc.assert(
+      fc.property(tree, tree, (a, b) => {
+        const same = canonicalJson(a) === canonicalJson(b);
+        expect(canonicalEqual(a, b)).toBe(same);
+        expect(canonicalEqual(a, reverseKeys(a))).toBe(true);
+      }),
+      { numRuns: 3000 },
     );
   });
 });

@@ -10,7 +10,7 @@ import {
   HIGHEST_NUMBER_ANNOTATION,
   RETRY_ANNOTATION,
   buildConfig,
-  canonicalJson,
+  canonicalEqual,
   revisionName,
   type InputObject,
   type InputStatus,
@@ -210,7 +210,7 @@ function inputStatuses(
       ),
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
     };
-    if (canonicalJson(next) !== canonicalJson(old)) {
+    if (!canonicalEqual(next, old)) {
       const prevAccepted = findCondition(old.conditions, 'Accepted');
       const newlyRejected =
         accepted.status === 'False' &&
