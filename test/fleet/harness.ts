@@ -18,7 +18,13 @@ import {
 } from '@nodenet/configurator';
 
 export type { RunningConfigurator };
-import type { Layer2NetworkConfiguration, NetworkConfigRevision, NodeConfig } from '@nodenet/api';
+import {
+  APPLIED_NUMBER_LABEL,
+  REPORT_LABEL,
+  type Layer2NetworkConfiguration,
+  type NetworkConfigRevision,
+  type NodeConfig,
+} from '@nodenet/api';
 import { afterEach, beforeEach } from 'vitest';
 import {
   SimulatedAgents,
@@ -276,5 +282,14 @@ export async function fleetOnRevision1(
     return isComplete(r) ? r : undefined;
   });
   rev1 = r1.spec.hash;
+  // Settled: the configurator writes a row's labels about a second after the agent's last report
+  // (row-label-gate.ts); scenarios start from a fleet where nothing is left to write.
+  await waitFor('rows of revision 1 written', async () => {
+    const ncs = (await f.clients.nodeConfig.list()).items;
+    const settled = (nc: NodeConfig): boolean =>
+      nc.metadata.labels?.[REPORT_LABEL] === 'provisioned' &&
+      nc.metadata.labels[APPLIED_NUMBER_LABEL] === '1';
+    return ncs.length === n && ncs.every(settled) ? true : undefined;
+  });
   return r1;
 }

@@ -15,28 +15,29 @@ const sortedPrefixes = (xs: readonly string[] | undefined): string[] =>
   (xs ?? []).map(normalizePrefix).sort();
 
 const prefixItem = (p: PrefixItem): PrefixItem => ({
+  action: p.action ?? 'permit',
   cidr: normalizePrefix(p.cidr),
-  seq: p.seq,
   ...(p.ge !== undefined ? { ge: p.ge } : {}),
   ...(p.le !== undefined ? { le: p.le } : {}),
-  action: p.action ?? 'permit',
+  seq: p.seq,
 });
 
 export function mergeInputs(inputs: Inputs): NetworkConfig {
   const vrf: VrfEntry[] = inputs.vrf
     .map((o) => {
       const s = o.spec;
+      // Keys in sorted order here and below: canonicalJson then hashes without copying.
       return {
-        name: o.metadata.name,
-        vrf: s.vrf,
-        vni: s.vni,
-        ...(s.routeTarget !== undefined ? { routeTarget: s.routeTarget } : {}),
-        import: (s.import ?? []).map(prefixItem).sort(bySeq),
-        export: (s.export ?? []).map(prefixItem).sort(bySeq),
         aggregate: sortedPrefixes(s.aggregate),
-        seq: s.seq,
-        mtu: s.mtu ?? 9000,
         ...(s.community !== undefined ? { community: s.community } : {}),
+        export: (s.export ?? []).map(prefixItem).sort(bySeq),
+        import: (s.import ?? []).map(prefixItem).sort(bySeq),
+        mtu: s.mtu ?? 9000,
+        name: o.metadata.name,
+        ...(s.routeTarget !== undefined ? { routeTarget: s.routeTarget } : {}),
+        seq: s.seq,
+        vni: s.vni,
+        vrf: s.vrf,
       };
     })
     .sort(byName);
@@ -44,26 +45,26 @@ export function mergeInputs(inputs: Inputs): NetworkConfig {
     .map((o) => {
       const s = o.spec;
       return {
-        name: o.metadata.name,
+        advertiseNeighbors: s.advertiseNeighbors ?? false,
+        anycastGateways: sortedPrefixes(s.anycastGateways),
+        ...(s.anycastMac !== undefined ? { anycastMac: s.anycastMac.toLowerCase() } : {}),
+        createMacVLANInterface: s.createMacVLANInterface ?? false,
         id: s.id,
         mtu: s.mtu ?? 1500,
-        vni: s.vni,
-        ...(s.anycastMac !== undefined ? { anycastMac: s.anycastMac.toLowerCase() } : {}),
-        anycastGateways: sortedPrefixes(s.anycastGateways),
-        advertiseNeighbors: s.advertiseNeighbors ?? false,
-        createMacVLANInterface: s.createMacVLANInterface ?? false,
+        name: o.metadata.name,
         neighSuppression: s.neighSuppression ?? false,
-        ...(s.vrf !== undefined ? { vrf: s.vrf } : {}),
         ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector)
           ? { nodeSelector: s.nodeSelector }
           : {}),
+        vni: s.vni,
+        ...(s.vrf !== undefined ? { vrf: s.vrf } : {}),
       };
     })
     .sort(byName);
   const routingTable: RoutingTableEntry[] = inputs.routingTable
     .map((o) => ({ name: o.metadata.name, tableId: o.spec.tableId }))
     .sort(byName);
-  return { vrf, layer2, routingTable };
+  return { layer2, routingTable, vrf };
 }
 
 function isEmptySelector(sel: {

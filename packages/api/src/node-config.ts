@@ -15,10 +15,11 @@ export function nodeConfigSpec(
     const { nodeSelector: _selector, ...rest } = entry;
     layer2.push(rest);
   }
+  // Keys in sorted order: canonicalJson hashes it without copying.
   return {
-    revision: revision.hash,
-    vrf: revision.config.vrf,
     layer2,
+    revision: revision.hash,
     routingTable: revision.config.routingTable,
+    vrf: revision.config.vrf,
   };
 }

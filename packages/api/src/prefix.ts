@@ -142,8 +142,19 @@ const GATEWAY_REFUSED_RANGES: Record<string, string> = {
   ipv4Mapped: 'is an IPv4-mapped IPv6 address',
 };
 
+// Every revision build checks every gateway again; the answer depends on the text alone.
+const gatewayChecks = new Map<string, string | undefined>();
+
 /** An anycast gateway: a host address (see checkHostAddress) in a range an interface can carry. */
 export function checkGatewayAddress(text: string): string | undefined {
+  if (gatewayChecks.has(text)) return gatewayChecks.get(text);
+  if (gatewayChecks.size >= MAX_CACHED) gatewayChecks.clear();
+  const reason = checkGatewayAddressUncached(text);
+  gatewayChecks.set(text, reason);
+  return reason;
+}
+
+function checkGatewayAddressUncached(text: string): string | undefined {
   const r0 = parsePrefix(text);
   if (r0.ok && r0.prefix.length < MIN_GATEWAY_PREFIX_LENGTH[r0.prefix.family]) {
     const min = MIN_GATEWAY_PREFIX_LENGTH;
@@ -168,7 +179,25 @@ export function prefixesOverlap(a: string, b: string): boolean {
   const pa = parsePrefix(a);
   const pb = parsePrefix(b);
   if (!pa.ok || !pb.ok || pa.prefix.family !== pb.prefix.family) return false;
-  const shorter = pa.prefix.length <= pb.prefix.length ? pa.prefix : pb.prefix;
-  const longer = shorter === pa.prefix ? pb.prefix : pa.prefix;
-  return ipaddr.parse(longer.network).match(ipaddr.parse(shorter.network), shorter.length);
+  const bits = Math.min(pa.prefix.length, pb.prefix.length);
+  const x = networkBytes(pa.prefix.network);
+  const y = networkBytes(pb.prefix.network);
+  // The two share an address when their networks agree on the shorter prefix's bits.
+  let i = 0;
+  for (; (i + 1) * 8 <= bits; i++) if (x[i] !== y[i]) return false;
+  const rest = bits - i * 8;
+  if (rest === 0) return true;
+  const mask = (0xff << (8 - rest)) & 0xff;
+  return ((x[i] as number) & mask) === ((y[i] as number) & mask);
+}
+
+const bytesOf = new Map<string, number[]>();
+/** The bytes of a network address (memoized: the same networks are compared on every build). */
+function networkBytes(network: string): number[] {
+  let b = bytesOf.get(network);
+  if (b === undefined) {
+    if (bytesOf.size >= MAX_CACHED) bytesOf.clear();
+    bytesOf.set(network, (b = ipaddr.parse(network).toByteArray()));
+  }
+  return b;
 }

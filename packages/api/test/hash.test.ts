@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { buildConfig, canonicalJson, hashConfig, revisionName, type Inputs } from '@nodenet/api';
+import fc from 'fast-check';
+import {
+  buildConfig,
+  canonicalEqual,
+  canonicalJson,
+  hashConfig,
+  revisionName,
+  type Inputs,
+} from '@nodenet/api';
 import { goodInputs } from './fixtures.js';
 
 /** Rebuilds every object with its keys in reverse order, recursively. */
@@ -71,5 +79,70 @@ describe('canonical hashing', () => {
     expect(hashConfig(config)).toBe(hash);
     expect(revisionName(7, hash)).toBe(`rev-000007-${hash.slice(0, 10)}`);
     expect(revisionName(1234567, hash)).toBe(`rev-1234567-${hash.slice(0, 10)}`);
+  });
+});
+
+describe('canonicalJson', () => {
+  /** The definition: JSON.stringify of a copy with keys sorted at every level. */
+  const reference = (value: unknown): string | undefined => {
+    const sortKeys = (v: unknown): unknown => {
+      if (Array.isArray(v)) return v.map(sortKeys);
+      if (v !== null && typeof v === 'object') {
+        const out: Record<string, unknown> = {};
+        for (const k of Object.keys(v).sort()) {
+          const x = (v as Record<string, unknown>)[k];
+          if (x !== undefined) out[k] = sortKeys(x);
+        }
+        return out;
+      }
+      return v;
+    };
+    return JSON.stringify(sortKeys(value));
+  };
+
+  it('writes what JSON.stringify of the key-sorted copy writes, for any JSON-like value', () => {
+    const leaf = fc.oneof(
+      fc.string(),
+      fc.double(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.constant(undefined),
+    );
+    const tree = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, leaf, tie('array'), tie('object')),
+      array: fc.array(tie('node'), { maxLength: 5 }),
+      object: fc.dictionary(fc.oneof(fc.string(), fc.nat().map(String)), tie('node'), { maxKeys: 5 }),
+    })).node;
+    fc.assert(
+      fc.property(tree, (v) => {
+        expect(canonicalJson(v)).toBe(reference(v));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('canonicalEqual says whether the canonical JSON texts are equal, without writing them', () => {
+    const leaf = fc.oneof(
+      fc.constantFrom('a', 'b', ''),
+      fc.constantFrom(0, 1),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const tree = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, leaf, tie('array'), tie('object')),
+      array: fc.array(fc.oneof(tie('node'), fc.constant(undefined)), { maxLength: 3 }),
+      object: fc.dictionary(fc.constantFrom('x', 'y', '0'), fc.oneof(tie('node'), fc.constant(undefined)), {
+        maxKeys: 3,
+      }),
+    })).node;
+    fc.assert(
+      fc.property(tree, tree, (a, b) => {
+        const same = canonicalJson(a) === canonicalJson(b);
+        expect(canonicalEqual(a, b)).toBe(same);
+        expect(canonicalEqual(a, reverseKeys(a))).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -28,6 +28,7 @@ import { RevisionBuilder } from './build-step.js';
 import { BuildSchedule, DEFAULT_BUILD_TIMING, type BuildTiming } from './build-schedule.js';
 import type { SizeBudget } from './budget.js';
 import { NodeSpecCache } from './node-specs.js';
+import { RowLabelGate } from './row-label-gate.js';
 import { nodeInfoOf } from './node-info.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './node-config.js';
@@ -81,6 +82,7 @@ export class Controller {
   private lastPlan: Plan | undefined;
   private synced = false;
   private readonly specs = new NodeSpecCache();
+  private readonly rowLabels = new RowLabelGate();
 
   constructor(private readonly opts: ControllerOptions) {
     const c = opts.clients;
@@ -232,7 +234,7 @@ export class Controller {
       ...(inputHash ? { inputHash } : {}),
     });
     this.lastPlan = p;
-    let failed = await this.execute(p, now);
+    let failed = await this.execute(p, now, mono);
     if (rp && this.isLeader()) failed += await this.writeRolloutPolicyStatus(rp, p, fleet.problems, now);
     this.updateMetrics(p);
     this.opts.metrics.passDuration.observe((performance.now() - started) / 1000);
@@ -241,7 +243,9 @@ export class Controller {
       this.errorBackoffMs = Math.min(this.errorBackoffMs * 2, 10_000);
     } else {
       this.errorBackoffMs = 250;
-      if (p.requeueAfterMs !== undefined) this.schedule(p.requeueAfterMs);
+      const rows = this.rowLabels.nextDueInMs(performance.now());
+      const again = Math.min(p.requeueAfterMs ?? Infinity, rows === undefined ? Infinity : rows + 1);
+      if (again !== Infinity) this.schedule(again);
     }
   }
 
@@ -306,7 +310,7 @@ export class Controller {
   }
 
   /** Carries out a plan through the executors (execute.ts); returns the number of failed writes. */
-  private execute(p: Plan, now: number): Promise<number> {
+  private execute(p: Plan, now: number, mono: number): Promise<number> {
     const c = this.opts.clients;
     const inf = this.informers;
     const ctx: ExecContext = {
@@ -335,6 +339,7 @@ export class Controller {
         this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, node.metadata.labels ?? {}),
       concurrency: this.opts.writeConcurrency ?? 64,
       background: (bp) => this.inBackground(bp),
+      rowLabels: { gate: this.rowLabels, mono },
     };
     return executePlan(p, ctx);
   }

@@ -1,8 +1,8 @@
 /**
  * Carrying out a plan: one executor per action kind, against a small write interface (the real
  * clients, or a recording fake in tests). Order: invalidations first (status, then the Warning
- * Event: every reader sees why before anything moves), then assignments and collection, then
- * revision statuses, then history cleanup. A failed invalidation write stops the pass: nodes are
+ * Event: every reader sees why before anything moves), then assignments and row labels (at most
+ * one write per NodeConfig) and collection, then revision statuses, then history cleanup. A failed invalidation write stops the pass: nodes are
  * never moved on a half-written invalidation.
  */
 import {
@@ -21,6 +21,7 @@ import { isNotFound, type KubeObject, type Node } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.js';
 import { nodeConfigFor } from './node-config.js';
+import type { RowLabelGate } from './row-label-gate.js';
 import {
   newTimeouts,
   type Action,
@@ -71,6 +72,11 @@ export interface ExecContext {
   concurrency: number;
   /** Informational writes (Events) the pass does not wait for. */
   background: (p: Promise<void>) => void;
+  /**
+   * Holds row-label writes until the row has settled (row-label-gate.ts), measured at `mono`; the
+   * caller looks again when `nextDueInMs` says. Without it, every row-label write is made at once.
+   */
+  rowLabels?: { gate: RowLabelGate; mono: number };
 }
 
 export async function invalidate(
@@ -285,10 +291,18 @@ export async function executePlan(p: Plan, ctx: ExecContext): Promise<number> {
   if (failures > 0) return failures;
 
   const done: AssignAction[] = [];
-  await parallel(of('assign'), ctx.concurrency, (a) =>
-    guard(`assign ${a.node}`, async () => {
-      if (await assign(a, ctx)) done.push(a);
-    }),
+  const labels = ctx.rowLabels
+    ? ctx.rowLabels.gate.due(of('labelNodeConfig'), ctx.rowLabels.mono)
+    : of('labelNodeConfig');
+  // One write per node: an assigned node's write carries its row labels, and the planner labels
+  // only nodes it does not assign, so the two kinds share one round of parallel writes.
+  const perNode: (AssignAction | Act<'labelNodeConfig'>)[] = [...of('assign'), ...labels];
+  await parallel(perNode, ctx.concurrency, (a) =>
+    a.type === 'assign'
+      ? guard(`assign ${a.node}`, async () => {
+          if (await assign(a, ctx)) done.push(a);
+        })
+      : guard(`label NodeConfig ${a.name}`, () => labelNodeConfig(a, ctx)),
   );
   for (const group of groupBy(done, (a) => `${a.revision}|${a.rollback}`)) {
     const first = group[0] as AssignAction;
@@ -310,9 +324,6 @@ export async function executePlan(p: Plan, ctx: ExecContext): Promise<number> {
   }
   await parallel(of('deleteNodeConfig'), ctx.concurrency, (a) =>
     guard(`delete NodeConfig ${a.name}`, () => collectNodeConfig(a, ctx)),
-  );
-  await parallel(of('labelNodeConfig'), ctx.concurrency, (a) =>
-    guard(`label NodeConfig ${a.name}`, () => labelNodeConfig(a, ctx)),
   );
   await parallel([...statuses], ctx.concurrency, ([revision, status]) =>
     guard(`status ${revision}`, () => writeStatus({ revision, status }, ctx)),

@@ -14,6 +14,7 @@ export * from './shutdown.js';
 
 // Internals the package's own tests exercise directly (pure logic, unit-tested).
 export { type ExecContext, controlEvents, executePlan } from './execute.js';
+export { RowLabelGate, ROW_LABEL_SETTLE_MS } from './row-label-gate.js';
 export { nodeConfigFor } from './node-config.js';
 export { appliedCondition, carried } from './outcome.js';
 export * from './budget.js';

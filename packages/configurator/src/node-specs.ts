@@ -8,8 +8,25 @@ import { nodeConfigSpec, type NetworkConfig, type NodeConfigSpec } from '@nodene
 export class NodeSpecCache {
   private readonly keysByHash = new Map<string, string[]>();
   private readonly specs = new Map<string, NodeConfigSpec>();
+  /**
+   * The last answer per labels object: a Node's labels are one object for as long as the Node is
+   * unchanged (informer objects are replaced, never mutated), and the planner asks for every node
+   * on every pass, so most questions are answered without building the selector-values key.
+   */
+  private readonly byLabels = new WeakMap<object, { hash: string; spec: NodeConfigSpec }>();
 
   spec(revision: { config: NetworkConfig; hash: string }, labels: Record<string, string>): NodeConfigSpec {
+    const last = this.byLabels.get(labels);
+    if (last?.hash === revision.hash) return last.spec;
+    const spec = this.specFor(revision, labels);
+    this.byLabels.set(labels, { hash: revision.hash, spec });
+    return spec;
+  }
+
+  private specFor(
+    revision: { config: NetworkConfig; hash: string },
+    labels: Record<string, string>,
+  ): NodeConfigSpec {
     let keys = this.keysByHash.get(revision.hash);
     if (!keys) {
       const set = new Set<string>();

@@ -9,7 +9,7 @@ import {
   API_VERSION,
   HIGHEST_NUMBER_ANNOTATION,
   RETRY_ANNOTATION,
-  canonicalJson,
+  canonicalEqual,
   revisionName,
   type InputObject,
   type InputStatus,
@@ -249,7 +249,7 @@ function inputStatuses(
       ),
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
     };
-    if (canonicalJson(next) !== canonicalJson(old)) {
+    if (!canonicalEqual(next, old)) {
       const prevAccepted = findCondition(old.conditions, 'Accepted');
       const newlyRejected =
         accepted.status === 'False' &&

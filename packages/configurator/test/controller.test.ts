@@ -3,6 +3,7 @@
  * which order, with which content, and which Events.
  */
 import {
+  APPLIED_NUMBER_LABEL,
   ASSIGNED_AT_ANNOTATION,
   HIGHEST_NUMBER_ANNOTATION,
   MOVE_ANNOTATION,
@@ -27,8 +28,11 @@ import {
   observe,
   plan,
   type Plan,
+  RowLabelGate,
+  rowLabelActions,
+  rowLabels,
 } from '@nodenet/configurator';
-import { A, B, M0, T0, completed, done, input, invalid, nc, rev } from './rollout/fixtures.js';
+import { A, B, M0, T0, completed, done, input, invalid, nc, provisioning, rev } from './rollout/fixtures.js';
 
 type Write = { verb: string; kind: string; name: string; body?: unknown };
 
@@ -60,7 +64,18 @@ class RecordingClient {
             this.check('patch', 'NodeConfig', name, patch);
             const p = patch as Partial<NodeConfig>;
             const old = this.nodeConfigs.get(name) as NodeConfig;
-            const next = { ...old, metadata: { ...old.metadata, ...p.metadata }, spec: p.spec ?? old.spec };
+            const next = {
+              ...old,
+              metadata: {
+                ...old.metadata,
+                ...p.metadata,
+                labels: mergeMap(old.metadata.labels, p.metadata?.labels),
+                annotations: mergeMap(old.metadata.annotations, p.metadata?.annotations),
+                // As the API server does: a spec change is a new generation.
+                generation: (old.metadata.generation ?? 1) + (p.spec ? 1 : 0),
+              },
+              spec: p.spec ?? old.spec,
+            };
             this.nodeConfigs.set(name, next);
             return next;
           },
@@ -116,6 +131,19 @@ class RecordingClient {
       ...over,
     };
   }
+}
+
+/** A JSON merge patch of a string map: null removes a key. */
+function mergeMap(
+  old: Record<string, string> | undefined,
+  patch: Record<string, string | null> | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = { ...old };
+  for (const [k, v] of Object.entries(patch ?? {})) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
 }
 
 const k8sNode = (name: string): Node => ({
@@ -302,5 +330,118 @@ describe('executePlan', () => {
     await executePlan(planFor(revs, ncs, ['n00']), c.ctx());
     expect(c.writes.filter((w) => w.verb === 'delete').map((w) => w.name)).toEqual(['gone']);
     expect(c.events.map((e) => e.reason)).toContain('NodeConfigCollected');
+  });
+});
+
+describe('one write per node per move', () => {
+  /** The NodeConfig with the row labels the configurator keeps (what a settled object carries). */
+  const settled = (x: NodeConfig, revs: NetworkConfigRevision[]): NodeConfig => ({
+    ...x,
+    metadata: {
+      ...x.metadata,
+      labels: Object.fromEntries(
+        Object.entries({ ...x.metadata.labels, ...rowLabels(x, revs) }).filter(
+          (e): e is [string, string] => e[1] !== null,
+        ),
+      ),
+    },
+  });
+  const ncWrites = (c: RecordingClient) => c.writes.filter((w) => w.kind === 'NodeConfig');
+
+  it('a move is one patch carrying spec, labels and annotations; no other write to that NodeConfig', async () => {
+    const revs = [rev(2, B), completed(rev(1, A))];
+    // n00 on revision 1, row labels settled; revision 2 moves it.
+    const ncs = [settled(nc('n00', A, { number: 1, status: done(A) }), revs)];
+    const c = setUp(revs, ncs, ['n00']);
+    const p = planFor(revs, ncs, ['n00']);
+    expect(await executePlan(p, c.ctx({ rowLabels: { gate: new RowLabelGate(), mono: M0 } }))).toBe(0);
+    expect(ncWrites(c).map((w) => `${w.verb} ${w.name}`)).toEqual(['patch n00']);
+    expect(ncWrites(c)[0]?.body).toMatchObject({
+      metadata: {
+        labels: { [REVISION_NUMBER_LABEL]: '2', [REPORT_LABEL]: 'pending' },
+        annotations: { [MOVE_ANNOTATION]: 'forward', [SPEC_HASH_ANNOTATION]: expect.any(String) },
+      },
+      spec: { revision: B },
+    });
+    // The row after the move: desired 2, applied 1 (still on the host), pending: nothing more to write.
+    const after = c.nodeConfigs.get('n00') as NodeConfig;
+    expect(after.metadata.labels).toMatchObject({ [APPLIED_NUMBER_LABEL]: '1' });
+    expect(rowLabelActions([after], revs, new Set())).toEqual([]);
+  });
+
+  it('nodes whose row did not change get no write: neither labels nor anything else', async () => {
+    const revs = [completed(rev(1, A))];
+    const ncs = ['n00', 'n01', 'n02'].map((n) => settled(nc(n, A, { number: 1, status: done(A) }), revs));
+    const c = setUp(revs, ncs, ['n00', 'n01', 'n02']);
+    await executePlan(planFor(revs, ncs, ['n00', 'n01', 'n02']), c.ctx());
+    expect(ncWrites(c)).toEqual([]);
+  });
+
+  it('a changed row is written once it has settled, with what it says then: a short-lived report is never written', async () => {
+    const revs = [rev(2, B), completed(rev(1, A))];
+    const gate = new RowLabelGate(1000);
+    // n00 was moved to revision 2 (the move wrote its row: pending); its agent now answers.
+    const moved = {
+      ...settled(nc('n00', B, { number: 2, status: done(A) }), revs),
+      metadata: {
+        ...nc('n00', B).metadata,
+        generation: 2,
+        labels: { [REVISION_NUMBER_LABEL]: '2', [REPORT_LABEL]: 'pending', [APPLIED_NUMBER_LABEL]: '1' },
+      },
+    };
+    const c = setUp(revs, [moved], ['n00']);
+    const pass = async (status: NodeConfig['status'], mono: number): Promise<void> => {
+      const cur = { ...(c.nodeConfigs.get('n00') as NodeConfig), status };
+      c.nodeConfigs.set('n00', cur);
+      const i = input({
+        revisions: revs,
+        nodeConfigs: [cur],
+        nodes: [{ name: 'n00', labels: {}, ready: true }],
+      });
+      const p = plan({ ...i, observations: observe(new Map(), i.nodes, [cur], mono) });
+      expect(await executePlan(p, c.ctx({ rowLabels: { gate, mono } }))).toBe(0);
+    };
+    await pass(provisioning(A, T0, 2), M0); // the row differs from here on
+    expect(gate.nextDueInMs(M0)).toBe(1000);
+    await pass(done(B, T0, 2), M0 + 600); // provisioning lasted 0.6 s: never shown
+    expect(ncWrites(c)).toEqual([]);
+    expect(gate.nextDueInMs(M0 + 600)).toBe(400);
+    await pass(done(B, T0, 2), M0 + 1000);
+    expect(ncWrites(c).map((w) => w.body)).toEqual([
+      { metadata: { labels: { [REPORT_LABEL]: 'provisioned', [APPLIED_NUMBER_LABEL]: '2' } } },
+    ]);
+    // Written and matching: forgotten, no further write.
+    await pass(done(B, T0, 2), M0 + 3000);
+    expect(ncWrites(c)).toHaveLength(1);
+    expect(gate.nextDueInMs(M0 + 3000)).toBeUndefined();
+  });
+
+  it('a row that stays in one state longer than the settle time (a confirm window) is shown', async () => {
+    const revs = [rev(2, B), completed(rev(1, A))];
+    const gate = new RowLabelGate(1000);
+    const x = {
+      ...nc('n00', B, { number: 2, status: provisioning(A, T0, 2), generation: 2 }),
+    };
+    x.metadata.labels = {
+      [REVISION_NUMBER_LABEL]: '2',
+      [REPORT_LABEL]: 'pending',
+      [APPLIED_NUMBER_LABEL]: '1',
+    };
+    const c = setUp(revs, [x], ['n00']);
+    for (const mono of [M0, M0 + 500, M0 + 1000, M0 + 1500]) {
+      const cur = c.nodeConfigs.get('n00') as NodeConfig;
+      const i = input({
+        revisions: revs,
+        nodeConfigs: [cur],
+        nodes: [{ name: 'n00', labels: {}, ready: true }],
+      });
+      await executePlan(
+        plan({ ...i, observations: observe(new Map(), i.nodes, [cur], mono) }),
+        c.ctx({ rowLabels: { gate, mono } }),
+      );
+    }
+    expect(ncWrites(c).map((w) => w.body)).toEqual([
+      { metadata: { labels: { [REPORT_LABEL]: 'provisioning' } } },
+    ]);
   });
 });

@@ -44,4 +44,13 @@ describe('NodeSpecCache', () => {
     for (const other of others) cache.spec(rev, other);
     expect(canonicalJson(cache.spec(rev, labels))).toBe(canonicalJson(nodeConfigSpec(rev, labels)));
   });
+
+  it("one labels object asked about another revision gets that revision's spec, and the first again", () => {
+    const cache = new NodeSpecCache();
+    const labels = { rack: 'r1' };
+    const other = { config: { ...config, layer2: [l2('z', 9)] }, hash: 'e'.repeat(64) };
+    expect(cache.spec(rev, labels).layer2.map((e) => e.name)).toEqual(['a', 'b', 'all']);
+    expect(cache.spec(other, labels)).toEqual(nodeConfigSpec(other, labels));
+    expect(cache.spec(rev, labels)).toEqual(nodeConfigSpec(rev, labels));
+  });
 });
