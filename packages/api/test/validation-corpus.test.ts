@@ -581,7 +581,7 @@ const BAD: BadCase[] = [
         matchExpressions: [{ key: `${'a'.repeat(254)}/rack`, operator: 'Exists' }],
       }),
     field: 'spec.nodeSelector.matchExpressions[0].key',
-    message: `${L} web: spec.nodeSelector.matchExpressions[0].key: prefix part must be no more than 253 characters (got "${'a'.repeat(254)}/rack")`,
+    message: `${L} web: spec.nodeSelector.matchExpressions[0].key: prefix part must be no more than 253 characters (got "${'a'.repeat(76)}...)`,
   },
   {
     name: 'selector matchExpressions value that is not a label value',
