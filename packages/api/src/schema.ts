@@ -246,7 +246,11 @@ export type NetworkConfig = Static<typeof NetworkConfig>;
 
 export const NetworkConfigRevisionSpec = Type.Object({
   config: NetworkConfig,
-  hash: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'sha256 of the canonical JSON of config.' }),
+  hash: Type.String({
+    pattern: '^[0-9a-f]{64}$',
+    maxLength: 64,
+    description: 'sha256 of the canonical JSON of config.',
+  }),
   number: Type.Integer({ minimum: 1, description: 'Monotonic revision number; orders revisions.' }),
   paused: Type.Optional(
     Type.Boolean({ default: false, description: 'A paused revision starts no new nodes.' }),
@@ -307,6 +311,7 @@ export type NodeLayer2Entry = Static<typeof NodeLayer2Entry>;
 export const NodeConfigSpec = Type.Object({
   revision: Type.String({
     pattern: '^[0-9a-f]{64}$',
+    maxLength: 64,
     description: 'Hash of the revision this config belongs to.',
   }),
   vrf: Type.Array(VrfEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- walks parsed YAML */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +18,27 @@ describe('crds/', () => {
     for (const [name, text] of files) {
       expect(readFileSync(`${dir}${name}`, 'utf8'), `crds/${name} is stale: run npm run generate`).toBe(text);
     }
+  });
+
+  it('bounds every list (maxItems), map (maxProperties) and string (maxLength or enum)', () => {
+    const unbounded: string[] = [];
+    const walk = (n: Record<string, any> | undefined, path: string): void => {
+      if (!n) return;
+      if (n.type === 'string' && n.maxLength === undefined && !n.enum) unbounded.push(`${path} (string)`);
+      if (n.type === 'array' && n.maxItems === undefined) unbounded.push(`${path} (list)`);
+      if (n.type === 'object' && n.additionalProperties && n.maxProperties === undefined)
+        unbounded.push(`${path} (map)`);
+      for (const [k, v] of Object.entries(n.properties ?? {})) walk(v as Record<string, any>, `${path}.${k}`);
+      if (n.items) walk(n.items, `${path}[]`);
+      if (typeof n.additionalProperties === 'object') walk(n.additionalProperties, `${path}{}`);
+    };
+    for (const text of files.values()) {
+      const crd = parse(text);
+      const root = crd.spec.versions[0].schema.openAPIV3Schema;
+      walk(root.properties.spec, `${crd.spec.names.kind}.spec`);
+      walk(root.properties.status, `${crd.spec.names.kind}.status`);
+    }
+    expect(unbounded).toEqual([]);
   });
 
   it('defines six cluster-scoped kinds with status, category nodenet and printer columns', () => {
