@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { FrrDriver } from '@nodenet/agent';
+import { configDrift, FrrDriver } from '@nodenet/agent';
 import { describePrivileged } from '../support/privileged.js';
 import { goldenCases, settings, type FrrSpec } from '../../packages/agent/test/frr-fixtures.js';
 import * as bench from '../../bench/frr-fixture.js';
@@ -111,6 +111,11 @@ describePrivileged('FRR: golden configs reload to exactly what FRR shows', FRR_P
       const r = await driver.applySpec(spec);
       expect(r.changed).toBe(true);
       expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
+      // The resync's in-process comparison agrees with frr-reload.py --test.
+      expect(configDrift(await driver.runningConfig(), driver.render(spec))).toEqual({
+        toAdd: [],
+        toDelete: [],
+      });
       const running = blocks(await driver.runningConfig());
       const rendered = blocks(driver.render(spec));
       // The default `router bgp` block holds the template's lines too; FRR orders those its own way.

@@ -109,7 +109,9 @@ describe('fast path: the difference of two rendered files as vtysh commands', ()
     });
     const plan = fastPathPlan(render(several), render(next));
     expect(plan).toBeDefined();
-    expect(plan!.commands.filter((c) => /^(no )?route-target (import|export) /.test(c)).length).toBeGreaterThan(0);
+    expect(
+      plan!.commands.filter((c) => /^(no )?route-target (import|export) /.test(c)).length,
+    ).toBeGreaterThan(0);
     expect(plan!.commands.some((c) => c === 'aggregate-address 10.99.0.0/16')).toBe(true);
   });
 
@@ -164,7 +166,9 @@ describe('drift in-process: running config against the file', () => {
       .replace(/^( match ip address prefix-list \S+\n)/m, '$1 set local-preference 50\n');
     const d = configDrift(running, file);
     expect(d.toAdd).toEqual([removed]);
-    expect(d.toDelete).toEqual([expect.stringMatching(/^route-map \S+ (permit|deny) \d+ \/ no set local-preference 50$/)]);
+    expect(d.toDelete).toEqual([
+      expect.stringMatching(/^route-map \S+ (permit|deny) \d+ \/ no set local-preference 50$/),
+    ]);
   });
 
   it('does not count what FRR shows its own way: host name, version, empty address-family', () => {

@@ -26,7 +26,12 @@ export interface ConfigDrift {
  * an `address-family` with nothing in it, as a template's has when no VRF fills it). Counting them
  * would reload FRR at every resync.
  */
-const UNREPAIRABLE = [/^(no )?hostname \S+$/, /^(no )?frr version /, /^(no )?line vty$/, /(^| \/ )address-family [^/]+$/];
+const UNREPAIRABLE = [
+  /^(no )?hostname \S+$/,
+  /^(no )?frr version /,
+  /^(no )?line vty$/,
+  /(^| \/ )address-family [^/]+$/,
+];
 
 const repairable = (c: string): boolean => !UNREPAIRABLE.some((re) => re.test(c));
 

@@ -409,7 +409,11 @@ export class FrrDriver {
   }
 
   /** prepare, reload, finish and verify `text` (already written); on failure restore `current`. */
-  private async reloadOrRestore(current: string | null, text: string, started: number): Promise<FrrApplyResult> {
+  private async reloadOrRestore(
+    current: string | null,
+    text: string,
+    started: number,
+  ): Promise<FrrApplyResult> {
     let failure: FrrApplyError;
     try {
       await this.prepare(text);
