@@ -24,11 +24,10 @@
 import type { NodeConfigSpec } from '@nodenet/api';
 import { SerialQueue } from '@nodenet/kube';
 import { FrrApplyError } from './errors.js';
-import { frrMessage, run, type RunResult } from './exec.js';
+import { cleanMessage, failed, run, type RunResult } from './exec.js';
 import { configDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
 import { parseConfig } from './config-text.js';
 import { fastPathPlan, touchedMismatches, type FastPathPlan } from './fast-path.js';
-import { showMany } from './show.js';
 import { configFacts } from './facts.js';
 import { readIfExists, withScratchFile, writeAtomic } from './files.js';
 import {
@@ -41,15 +40,10 @@ import {
 import type { FrrNodeSettings } from './model.js';
 import { renderFrrConfig } from './render.js';
 import { staleBgpInstances, vrfPreparation } from './prepare.js';
-import { describeDown, sessionStates, type FrrStatus, type SessionRef } from './status.js';
+import { readStatus, type FrrStatus, type SessionRef } from './status.js';
 import { parseTemplate, type FrrTemplate } from './template.js';
-import {
-  parseBgpVrfs,
-  parseEvpnVniTypes,
-  l3VniByVrf,
-  runtimeMismatches,
-  type RuntimeState,
-} from './verify.js';
+import { readRuntimeState } from './runtime.js';
+import { runtimeMismatches, type RuntimeState } from './verify.js';
 
 export interface FrrApplyResult {
   /** The file's content changed (and FRR was reloaded). */
@@ -73,36 +67,6 @@ export interface FrrDriverOptions extends FrrInstanceOptions {
   settings: FrrNodeSettings;
   /** How long the post-reload check waits for FRR to show what the file says (default 15 s). */
   verifyWaitMs?: number;
-}
-
-/**
- * vtysh prints `% …` for every rejected line. These `%` lines are notices, not rejections: vtysh
- * says it when the optional vtysh.conf is missing.
- */
-const BENIGN = [/^% Can't open configuration file .*vtysh\.conf/];
-
-/** Lines of frr-reload.py / vtysh output that report a rejected command. */
-export function rejectedLines(output: string): string[] {
-  return output
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.startsWith('%') && !BENIGN.some((re) => re.test(l)));
-}
-
-function failed(r: RunResult): boolean {
-  return r.code !== 0 || rejectedLines(r.stdout + '\n' + r.stderr).length > 0;
-}
-
-/** FRR's message without the benign noise and repeated lines (frr-reload applies in two passes). */
-function cleanMessage(r: RunResult): string {
-  const seen = new Set<string>();
-  return frrMessage(r)
-    .split('\n')
-    .filter((l) => !BENIGN.some((re) => re.test(l.trim())))
-    .filter((l) => (l.trim() === '' ? true : seen.has(l) ? false : (seen.add(l), true)))
-    .join('\n')
-    .replace(/\n{2,}/g, '\n')
-    .trim();
 }
 
 export class FrrDriver {
@@ -216,24 +180,8 @@ export class FrrDriver {
   }
 
   /** FRR answers, and each named session is established. Never throws. */
-  async status(opts: { sessions?: readonly SessionRef[] } = {}): Promise<FrrStatus> {
-    const [vtysh, base] = vtyshArgv(this.instance);
-    const r = await run(vtysh, [...base, '-c', 'show bgp vrf all summary json'], this.instance.timeoutMs);
-    if (r.code !== 0) return { answering: false, sessions: [], healthy: false, message: cleanMessage(r) };
-    let sessions;
-    try {
-      // bgpd not running (or no BGP instance) answers with an empty or non-JSON body.
-      sessions = sessionStates(r.stdout.trim() || '{}', opts.sessions ?? []);
-    } catch {
-      return {
-        answering: false,
-        sessions: [],
-        healthy: false,
-        message: `unexpected answer: ${r.stdout.slice(0, 200)}`,
-      };
-    }
-    const message = describeDown(sessions);
-    return { answering: true, sessions, healthy: message === undefined, ...(message ? { message } : {}) };
+  status(opts: { sessions?: readonly SessionRef[] } = {}): Promise<FrrStatus> {
+    return readStatus(this.instance, opts.sessions ?? []);
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -258,7 +206,7 @@ export class FrrDriver {
    * FRR's state when nothing had to be deleted, for the first round of the check.
    */
   private async finish(text: string): Promise<RuntimeState | undefined> {
-    const state = await this.runtimeState('reload');
+    const state = await readRuntimeState(this.instance, 'reload');
     const stale = staleBgpInstances(configFacts(text), state.running);
     if (stale.length === 0) return state;
     await this.configure(stale, 'reload');
@@ -277,32 +225,12 @@ export class FrrDriver {
     if (failed(r)) throw new FrrApplyError(step, cleanMessage(r));
   }
 
-  /** What the post-reload check compares, read in one vtysh run. */
-  private async runtimeState(step: 'reload' | 'verify' = 'verify'): Promise<RuntimeState> {
-    const { answers } = await showMany(this.instance, RUNTIME_COMMANDS);
-    const texts = answers.map((a, i) => {
-      if (!a.ok) throw new FrrApplyError(step, `${RUNTIME_COMMANDS[i]}: ${a.error}`);
-      return a.text;
-    });
-    const [running, vrfVni, evpnVni, bgpVrfs] = texts as [string, string, string, string];
-    try {
-      return {
-        running: configFacts(running),
-        l3Vnis: l3VniByVrf(vrfVni),
-        vniTypes: parseEvpnVniTypes(evpnVni),
-        bgpInstances: parseBgpVrfs(bgpVrfs),
-      };
-    } catch (e) {
-      throw new FrrApplyError(step, `unexpected answer from FRR: ${(e as Error).message}`);
-    }
-  }
-
   /** Wait (bounded, monotonic clock) until FRR's state holds what `text` says; throws FrrApplyError('verify'). */
   private async verify(text: string, first?: RuntimeState): Promise<void> {
     const expected = configFacts(text);
     const now = (): number => performance.now();
     const deadline = now() + this.verifyWaitMs;
-    let state = first ?? (await this.runtimeState());
+    let state = first ?? (await readRuntimeState(this.instance));
     for (;;) {
       const missing = runtimeMismatches(expected, state);
       if (missing.length === 0) return;
@@ -310,7 +238,7 @@ export class FrrDriver {
         throw new FrrApplyError('verify', `FRR does not run what the file says: ${missing.join('; ')}`);
       }
       await new Promise((r) => setTimeout(r, 250));
-      state = await this.runtimeState();
+      state = await readRuntimeState(this.instance);
     }
   }
 
@@ -353,8 +281,7 @@ export class FrrDriver {
   }
 
   private async applyNow(text: string, force: boolean): Promise<FrrApplyResult> {
-    const { configFile, previousFile } = this.instance;
-    const current = await readIfExists(configFile);
+    const current = await readIfExists(this.instance.configFile);
     if (current === text && !force) return { changed: false, durationMs: 0 };
     const started = performance.now();
     const plan =
@@ -439,11 +366,3 @@ export class FrrDriver {
     });
   }
 }
-
-/** The post-reload check's reads, in one vtysh run (show.ts). */
-const RUNTIME_COMMANDS = [
-  'show running-config',
-  'show vrf vni json',
-  'show evpn vni json',
-  'show bgp vrfs json',
-] as const;
