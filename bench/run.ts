@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 // The benchmarks proper; other files in bench/ are modules they load (child processes, fixtures).
-const available = ['devcluster', 'fleet', 'netlink', 'frr-render', 'frr-vm', 'agent-apply'];
-const NEEDS_ROOT = new Set(['netlink', 'frr-vm', 'agent-apply']);
+const available = ['devcluster', 'fleet', 'netlink', 'frr-render', 'frr-vm', 'agent-apply', 'agent-idle'];
+const NEEDS_ROOT = new Set(['netlink', 'frr-vm', 'agent-apply', 'agent-idle']);
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !available.includes(w));

@@ -19,7 +19,7 @@ export interface ObservedReporterOptions {
   intervalMs: number;
   /**
    * While reads show nothing new, the poll period doubles up to this bound (default 4 × intervalMs);
-   * a change, a write or a poke brings it back to `intervalMs`.
+   * a change or a write brings it back to `intervalMs`.
    */
   maxIntervalMs?: number;
   /** Monotonic milliseconds, e.g. `() => performance.now()`. */
@@ -117,8 +117,8 @@ export class ObservedReporter {
       idleMs = quiet ? Math.min(idleMs * 2, max) : base;
       const waitMs = decision.kind === 'wait' ? decision.inMs : quiet ? idleMs : base;
       // A poke during the round counts: it asked for a read after what it saw.
+      // A poke reads at once; whether that read shows something new decides the pace after it.
       if (!woken.aborted) await this.sleep(waitMs, AbortSignal.any([woken, this.stopping.signal]));
-      if (woken.aborted) idleMs = base;
     }
   }
 }
