@@ -65,6 +65,8 @@ if (missing.length === 0) {
       confdir: inst.confdir,
       pathspace: ns,
       rundir: inst.rundir,
+      // frr-reload.py of 50 VRFs takes minutes on a loaded machine; the figures say how long.
+      timeoutMs: 600_000,
     });
     for (const [v, e, n, goalMs, driftGoalMs] of [
       [10, 2, 10, 100, undefined],
