@@ -346,8 +346,9 @@ export class FrrDriver {
       await this.prepare(text);
       const r = await this.reload();
       if (failed(r)) throw new FrrApplyError('reload', cleanMessage(r));
-      const state = await this.finish(text);
+      // The check's first read is finish()'s: it counts as the check.
       const verifyStarted = performance.now();
+      const state = await this.finish(text);
       await this.verify(text, state);
       const end = performance.now();
       this.runningText = text;
