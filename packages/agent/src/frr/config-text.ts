@@ -57,6 +57,23 @@ export const contextKey = (keys: readonly string[]): string => keys.join('\n');
 /** Lines of `show running-config` that are FRR's preamble, not configuration. */
 const PREAMBLE = new Set(['Building configuration...', 'Current configuration:', 'end']);
 
+/** A level's keywords by their first word: a line is tried against the few that can match. */
+const byFirstWord = new WeakMap<Keywords, Map<string, string[]>>();
+function keywordFor(keywords: Keywords, line: string): string | undefined {
+  let index = byFirstWord.get(keywords);
+  if (!index) {
+    index = new Map();
+    for (const k of Object.keys(keywords)) {
+      const word = k.split(' ')[0]!;
+      index.set(word, [...(index.get(word) ?? []), k]);
+    }
+    byFirstWord.set(keywords, index);
+  }
+  const space = line.indexOf(' ');
+  const candidates = index.get(space < 0 ? line : line.slice(0, space));
+  return candidates?.find((k) => line.startsWith(k));
+}
+
 interface Open {
   ctx: ConfigContext;
   indent: number;
@@ -77,7 +94,8 @@ export function parseConfig(text: string): ParsedConfig {
     stack.push({ ctx, indent, keywords, seen });
   };
   for (const raw of text.split('\n')) {
-    const line = raw.trim().replace(/\s+/g, ' ');
+    const trimmed = raw.trim();
+    const line = trimmed.includes('  ') || trimmed.includes('\t') ? trimmed.replace(/\s+/g, ' ') : trimmed;
     if (line === '' || line.startsWith('!') || line.startsWith('#') || PREAMBLE.has(line)) continue;
     const indent = raw.length - raw.trimStart().length;
     if (line.startsWith('exit')) {
@@ -88,7 +106,7 @@ export function parseConfig(text: string): ParsedConfig {
     while (stack.length > 0 && indent <= stack[stack.length - 1]!.indent) stack.pop();
     const top = stack[stack.length - 1];
     const keywords = top ? top.keywords : CONTEXT_KEYWORDS;
-    const opens = Object.keys(keywords).find((k) => line.startsWith(k));
+    const opens = keywordFor(keywords, line);
     if (opens !== undefined) {
       open([...(top?.ctx.keys ?? []), line], indent, keywords[opens]!);
     } else if (top) {
@@ -125,6 +143,8 @@ export function diffConfigs(from: ParsedConfig, to: ParsedConfig): ConfigDiff {
       diff.toAdd.push({ keys: ctx.keys });
       continue;
     }
+    // Most contexts are one-line commands (prefix-lists): nothing inside to compare.
+    if (ctx.lines.length === 0) continue;
     const had = new Set(before.lines);
     for (const line of ctx.lines) if (!had.has(line)) diff.toAdd.push({ keys: ctx.keys, line });
   }
@@ -134,6 +154,7 @@ export function diffConfigs(from: ParsedConfig, to: ParsedConfig): ConfigDiff {
       diff.toDelete.push({ keys: ctx.keys });
       continue;
     }
+    if (ctx.lines.length === 0) continue;
     const has = new Set(after.lines);
     for (const line of ctx.lines) if (!has.has(line)) diff.toDelete.push({ keys: ctx.keys, line });
   }

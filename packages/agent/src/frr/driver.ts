@@ -87,6 +87,7 @@ export class FrrDriver {
    * FRR shows its own way), for the file text they were found with: not drift, not re-checked.
    */
   private benign: { text: string; signature: string } | undefined;
+  private lastRender: { key: string; text: string } | undefined;
 
   constructor(opts: FrrDriverOptions) {
     this.instance = resolveInstance(opts);
@@ -97,7 +98,13 @@ export class FrrDriver {
 
   /** Pure: the frr.conf text for this spec. Throws FrrRenderError / FrrTemplateError. */
   render(spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable'>): string {
-    return renderFrrConfig(spec, this.settings, this.template);
+    // Every resync renders the applied spec again: the last text is kept, keyed by the spec's JSON
+    // (a tenth of a render's cost), so a mutated spec object never gets a stale text.
+    const key = JSON.stringify([spec.vrf, spec.routingTable]);
+    if (this.lastRender?.key !== key) {
+      this.lastRender = { key, text: renderFrrConfig(spec, this.settings, this.template) };
+    }
+    return this.lastRender.text;
   }
 
   /** Syntax check with `vtysh -C -f`; throws FrrApplyError('check') quoting vtysh. */
