@@ -1,13 +1,17 @@
 /**
- * FRR driver figures: render time for configs of growing size (pure), and, when run as root with FRR
- * installed, the cost of an apply (vtysh -C check + frr-reload.py) on a real FRR instance in a network
- * namespace: first apply, a one-line change, and an unchanged config (which must cost ~nothing).
+ * FRR driver figures, each printed with its goal (issue 26): render time for configs of growing size
+ * (pure; linear: the time per 1,000 lines must not grow with the size), and, when run as root with
+ * FRR installed, on a real FRR instance in a network namespace: the first apply (frr-reload.py), a
+ * one-line change (the fast path: vtysh commands of the difference and one read back; and the same
+ * change through frr-reload.py for comparison), an unchanged config, and the drift check of a resync
+ * (in-process comparison of the running config with the file).
  * Run: npx tsx bench/frr-render.ts
  */
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { FrrDriver, renderFrrConfig } from '@nodenet/agent';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { FRR_PREREQUISITES, startFrr } from '../test/frr/support/frr-netns.js';
 import { settings, spec, template } from './frr-fixture.js';
 
@@ -18,20 +22,31 @@ function time(fn: () => void, runs: number): number {
   return (performance.now() - t0) / runs;
 }
 
-console.log('# FRR render (pure)');
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const load = (): string => `load ${loadavg()[0]!.toFixed(1)}`;
+
+console.log(`# FRR render (pure; ${load()})`);
+const perKLine: number[] = [];
 for (const [v, e, n] of [
   [1, 1, 4],
   [10, 2, 10],
-  [50, 4, 20],
+  [50, 4, 25],
   [200, 4, 25],
 ] as const) {
   const s = spec(v, e, n);
   const text = renderFrrConfig(s, settings, template);
-  const ms = time(() => renderFrrConfig(s, settings, template), v >= 200 ? 5 : 50);
+  const lines = text.split('\n').length;
+  const ms = time(() => renderFrrConfig(s, settings, template), v >= 200 ? 10 : 50);
+  perKLine.push((ms / lines) * 1000);
+  const goal = v === 200 ? ' — goal ≤ 60 ms' : '';
   console.log(
-    `vrfs=${v} entries/vrf=${e} items/list=${n}: ${text.split('\n').length} lines, ${ms.toFixed(2)} ms per render`,
+    `vrfs=${v} entries/vrf=${e} items/list=${n}: ${lines} lines, ${ms.toFixed(2)} ms per render ` +
+      `(${((ms / lines) * 1000).toFixed(2)} ms per 1,000 lines)${goal}`,
   );
 }
+console.log(
+  `render linearity: ms per 1,000 lines at 200 VRFs / at 50 VRFs = ×${(perKLine[3]! / perKLine[2]!).toFixed(2)} — goal ≈ 1 (linear)`,
+);
 
 // Not test/support/privileged.ts: that one needs vitest's runtime.
 const missing = [
@@ -50,10 +65,12 @@ if (missing.length === 0) {
       confdir: inst.confdir,
       pathspace: ns,
       rundir: inst.rundir,
+      // frr-reload.py of 50 VRFs takes minutes on a loaded machine; the figures say how long.
+      timeoutMs: 600_000,
     });
-    for (const [v, e, n] of [
-      [10, 2, 10],
-      [50, 4, 20],
+    for (const [v, e, n, goalMs, driftGoalMs] of [
+      [10, 2, 10, 100, undefined],
+      [50, 4, 20, 150, 50],
     ] as const) {
       const s = spec(v, e, n);
       const first = await d.applySpec(s).catch((err: Error) => err);
@@ -63,21 +80,38 @@ if (missing.length === 0) {
         );
         continue;
       }
-      const changed = structuredClone(s);
-      changed.vrf[0]!.export[0]!.action = changed.vrf[0]!.export[0]!.action === 'permit' ? 'deny' : 'permit';
-      const small = await d.applySpec(changed);
+      const flip = (x: typeof s, k: number): typeof s => {
+        const c = structuredClone(x);
+        c.vrf[0]!.export[0]!.action = k % 2 === 0 ? 'deny' : 'permit';
+        return c;
+      };
+      // The one-line change, five times back and forth (fast path), then once through frr-reload.py.
+      const fast: number[] = [];
+      const paths = new Set<string | undefined>();
+      for (let k = 0; k < 5; k++) {
+        const r = await d.applySpec(flip(s, k));
+        fast.push(r.durationMs);
+        paths.add(r.path);
+      }
+      const viaReload = await d.applySpec(flip(s, 5), { force: true });
       const t0 = performance.now();
-      const same = await d.applySpec(changed);
+      const same = await d.applySpec(flip(s, 5));
       const sameMs = performance.now() - t0;
-      const t1 = performance.now();
-      const sync = await d.syncSpec(changed);
-      const syncMs = performance.now() - t1;
+      // The drift check of a resync: the first may confirm a template difference with --test once.
+      const drift: number[] = [];
+      for (let k = 0; k < 6; k++) {
+        const t1 = performance.now();
+        const sync = await d.syncSpec(flip(s, 5));
+        if (sync.changed) throw new Error('drift check found drift on a converged FRR');
+        drift.push(performance.now() - t1);
+      }
       console.log(
-        `vrfs=${v} entries/vrf=${e} items/list=${n}: apply from previous ${first.durationMs.toFixed(0)} ms ` +
-          `(of which post-reload check ${first.verifyMs?.toFixed(0)} ms), ` +
-          `one-line change ${small.durationMs.toFixed(0)} ms (check ${small.verifyMs?.toFixed(0)} ms), ` +
-          `unchanged ${sameMs.toFixed(2)} ms (changed=${same.changed}), ` +
-          `drift check ${syncMs.toFixed(0)} ms (changed=${sync.changed})`,
+        `vrfs=${v} entries/vrf=${e} items/list=${n} (${load()}): first apply (frr-reload.py) ${first.durationMs.toFixed(0)} ms; ` +
+          `one-line change median ${median(fast).toFixed(0)} ms (path ${[...paths].join('/')}) — goal ≤ ${goalMs} ms; ` +
+          `same change through frr-reload.py ${viaReload.durationMs.toFixed(0)} ms (post-reload check ${viaReload.verifyMs?.toFixed(0)} ms, one vtysh); ` +
+          `unchanged ${sameMs.toFixed(2)} ms (changed=${same.changed}); ` +
+          `drift check median ${median(drift.slice(1)).toFixed(0)} ms (first ${drift[0]!.toFixed(0)} ms)` +
+          (driftGoalMs ? ` — goal ≤ ${driftGoalMs} ms` : ''),
       );
     }
   } finally {

@@ -17,8 +17,9 @@ const available = [
   'frr-budget',
   'frr-vm',
   'agent-apply',
+  'agent-idle',
 ];
-const NEEDS_ROOT = new Set(['netlink', 'frr-budget', 'frr-vm', 'agent-apply']);
+const NEEDS_ROOT = new Set(['netlink', 'frr-budget', 'frr-vm', 'agent-apply', 'agent-idle']);
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !available.includes(w));

@@ -66,6 +66,7 @@ let loop: AgentLoop;
 let status: StatusReporter;
 let observation: NodeObservation;
 let frr: ShowOutputs = FRR_UP;
+const READ_AT = new Date();
 let reads = 0;
 
 /** kubectl, run asynchronously: devcluster serves it from this same process. */
@@ -130,7 +131,10 @@ beforeAll(async () => {
     nodeName: NODE,
     read: () => {
       reads++;
-      return Promise.resolve(buildObserved(frr, new Date()));
+      // The golden answers' uptimes stand still where a real FRR's grow with the clock: the read
+      // time stands still with them, so `since` (read time − uptime) is as steady as a real
+      // session's however far apart the reads are (they slow down while nothing changes).
+      return Promise.resolve(buildObserved(frr, READ_AT));
     },
     intervalMs: 1000,
     logger: log,

@@ -3,14 +3,16 @@
  * verify) into one FRR instance in a network namespace, one after the other as a node would see them
  * change. After each: `frr-reload.py --test` finds nothing to add or delete (a second reload would
  * change nothing, so it resets nothing), and each block nodenet renders reads exactly as FRR shows it
- * in `show running-config` (same lines, same order; only the order of whole blocks is FRR's).
+ * in `show running-config` (same lines, same order; only the order of whole blocks is FRR's). Then,
+ * for each: a policy change applied by the fast path (vtysh commands of the difference) leaves FRR
+ * running exactly what the same change through frr-reload.py leaves, and --test finds nothing.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { FrrDriver } from '@nodenet/agent';
+import { configDrift, FrrDriver } from '@nodenet/agent';
 import { describePrivileged } from '../support/privileged.js';
-import { goldenCases, settings } from '../../packages/agent/test/frr-fixtures.js';
+import { goldenCases, settings, type FrrSpec } from '../../packages/agent/test/frr-fixtures.js';
 import * as bench from '../../bench/frr-fixture.js';
 import { eventually, FRR_PREREQUISITES, startFrr, type FrrNetnsInstance } from './support/frr-netns.js';
 
@@ -41,6 +43,41 @@ function blocks(text: string): Map<string, string[]> {
     }
   }
   return out;
+}
+
+/**
+ * The same VRFs and VNIs with other policy everywhere the fast path changes it (driver fast-path.ts):
+ * an action flipped, an import item added, communities set and cleared, route targets and
+ * aggregates changed, one export list emptied (its route-map becomes the deny-all entry).
+ */
+function policyVariant(spec: FrrSpec): FrrSpec {
+  const s = structuredClone(spec);
+  s.vrf.forEach((e, i) => {
+    const first = e.export[0];
+    if (first) first.action = first.action === 'deny' ? 'permit' : 'deny';
+    e.import.push({ cidr: `10.${200 + i}.0.0/16`, seq: 900, action: 'permit', le: 24 });
+    if (i % 2 === 0) e.community = `65000:${700 + i}`;
+    else delete e.community;
+    e.routeTarget = `65000:${800 + i}`;
+    e.aggregate = e.aggregate.slice(1);
+  });
+  const last = s.vrf.at(-1);
+  if (last) last.export = [];
+  return s;
+}
+
+/**
+ * A running config with its blocks (`blocks`) in name order and the other lines in FRR's order: FRR
+ * lists prefix-lists in the order they were created, which is all a fast path and a reload may
+ * differ in.
+ */
+function canonical(text: string): string[] {
+  const inBlocks = new Set([...blocks(text).values()].flat());
+  const sorted = [...blocks(text)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return [
+    ...sorted.map(([, lines]) => lines.join('\n')),
+    ...text.split('\n').filter((l) => !inBlocks.has(l)),
+  ];
 }
 
 let frr: FrrNetnsInstance;
@@ -74,6 +111,11 @@ describePrivileged('FRR: golden configs reload to exactly what FRR shows', FRR_P
       const r = await driver.applySpec(spec);
       expect(r.changed).toBe(true);
       expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
+      // The resync's in-process comparison agrees with frr-reload.py --test.
+      expect(configDrift(await driver.runningConfig(), driver.render(spec))).toEqual({
+        toAdd: [],
+        toDelete: [],
+      });
       const running = blocks(await driver.runningConfig());
       const rendered = blocks(driver.render(spec));
       // The default `router bgp` block holds the template's lines too; FRR orders those its own way.
@@ -82,6 +124,26 @@ describePrivileged('FRR: golden configs reload to exactly what FRR shows', FRR_P
       // Nothing nodenet renders is left over from the previous golden file.
       const ours = /^(vrf |route-map |router bgp \d+ vrf |ipv6? prefix-list )/;
       expect([...running.keys()].filter((k) => ours.test(k) && !rendered.has(k))).toEqual([]);
+    }, 120_000);
+  }
+
+  for (const [name, spec] of Object.entries(goldenCases).filter(([, c]) => c.vrf.length > 0)) {
+    it(`${name}: a policy change by the fast path leaves FRR running what the reload leaves`, async () => {
+      const empty = { toAdd: [], toDelete: [] };
+      const variant = policyVariant(spec);
+      await driver.applySpec(spec, { force: true });
+      const fast = await driver.applySpec(variant);
+      expect(fast.path).toBe('fast');
+      expect(await driver.drift()).toEqual(empty);
+      const byFastPath = await driver.runningConfig();
+      // And back, by the fast path again.
+      expect((await driver.applySpec(spec)).path).toBe('fast');
+      expect(await driver.drift()).toEqual(empty);
+      // The same change through frr-reload.py.
+      const reload = await driver.applySpec(variant, { force: true });
+      expect(reload.path).toBe('reload');
+      expect(await driver.drift()).toEqual(empty);
+      expect(canonical(await driver.runningConfig())).toEqual(canonical(byFastPath));
     }, 120_000);
   }
 

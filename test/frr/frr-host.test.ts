@@ -349,6 +349,26 @@ describePrivileged('FRR driver on real FRR in network namespaces', FRR_PREREQUIS
     }
   }, 120_000);
 
+  it('changes a route-map the session uses by the fast path: the session stays, the change takes', async () => {
+    await eventually(() => neighbor(node, 'vd.hv').bgpState === 'Established');
+    const before = { node: neighbor(node, 'vd.hv'), peer: neighbor(peer, 'dv.hv') };
+    // rm4_hv_export is the session's outbound route-map: a new community on its entry 10.
+    const spec = { ...spec2, vrf: [{ ...base, community: `${ASN}:43` }, spec2.vrf[1]!] };
+    const r = await driver.applySpec(spec);
+    expect(r.path).toBe('fast');
+    expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
+    await eventually(() => communities(peer, 'ipv4', '10.20.1.0/24').split(' ').includes(`${ASN}:43`));
+    expect(communities(peer, 'ipv4', '10.20.1.0/24').split(' ')).not.toContain(`${ASN}:42`);
+    const after = { node: neighbor(node, 'vd.hv'), peer: neighbor(peer, 'dv.hv') };
+    for (const side of ['node', 'peer'] as const) {
+      expect(after[side].bgpState).toBe('Established');
+      expect(after[side].connectionsEstablished).toBe(before[side].connectionsEstablished);
+      expect(after[side].connectionsDropped).toBe(before[side].connectionsDropped);
+      expect(after[side].bgpTimerUpMsec).toBeGreaterThan(before[side].bgpTimerUpMsec);
+    }
+    expect((await driver.applySpec(spec2)).path).toBe('fast');
+  }, 120_000);
+
   it('repairs a change made by hand through vtysh at the next sync, and says what differed', async () => {
     node.vtysh('configure terminal', 'no ip prefix-list pl_hv_export_20');
     node.vtysh('configure terminal', 'route-map rm4_hv_import permit 10', 'set local-preference 50');

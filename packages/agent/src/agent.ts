@@ -15,6 +15,7 @@ import {
   type ReconcileOutcome,
   type StartOutcome,
 } from './pipeline.js';
+import { nextResyncMs } from './resync-backoff.js';
 import type { StatusReporter } from './status.js';
 
 /** Field selector for exactly one object name. Exact match: `node-1` never selects `node-10`. */
@@ -27,6 +28,7 @@ export interface AgentLoopOptions {
   status: StatusReporter;
   metrics: AgentMetrics;
   logger: Logger;
+  /** Resync period while something changes; it doubles while resyncs find nothing (resync-backoff.ts). */
   resyncMs: number;
   /** Events on the NodeConfig (applied, rolled back, drift repaired); best effort. */
   events?: EventRecorder;
@@ -44,6 +46,7 @@ export interface AgentLoopOptions {
 export class AgentLoop {
   private readonly informer: Informer<NodeConfig>;
   private resyncTimer?: NodeJS.Timeout;
+  private resyncDelayMs: number;
   private running?: Promise<void>;
   private again = false;
   private runningSince?: number;
@@ -55,6 +58,7 @@ export class AgentLoop {
 
   constructor(private readonly opts: AgentLoopOptions) {
     this.now = opts.now ?? Date.now;
+    this.resyncDelayMs = opts.resyncMs;
     this.informer = new Informer(opts.clients.nodeConfig, {
       fieldSelector: nameFieldSelector(opts.nodeName),
       watchTimeoutSeconds: 300,
@@ -96,14 +100,19 @@ export class AgentLoop {
       logger.warn({ err: describeCause(err) }, 'NodeConfig watch error; retrying'),
     );
     this.informer.start();
-    this.resyncTimer = setInterval(() => this.trigger('resync'), this.opts.resyncMs);
+    const resync = (): void => {
+      this.trigger('resync');
+      this.resyncTimer = setTimeout(resync, this.resyncDelayMs);
+      this.resyncTimer.unref();
+    };
+    this.resyncTimer = setTimeout(resync, this.resyncDelayMs);
     this.resyncTimer.unref();
   }
 
   stop(): void {
     this.stopped = true;
     this.informer.stop();
-    if (this.resyncTimer) clearInterval(this.resyncTimer);
+    if (this.resyncTimer) clearTimeout(this.resyncTimer);
   }
 
   /** Resolves when no reconcile is running or queued. */
@@ -140,6 +149,7 @@ export class AgentLoop {
           observedStatus: nc.status,
         });
         this.firstOutcome ??= outcome.kind;
+        this.resyncDelayMs = nextResyncMs(this.resyncDelayMs, this.opts.resyncMs, outcome);
         this.recordOutcome(outcome);
         this.opts.onOutcome?.(outcome, this.informer.get(this.opts.nodeName));
         this.opts.logger.debug({ cause, outcome: outcome.kind }, 'reconciled');

@@ -13,6 +13,7 @@ export * from './drivers.js';
 export * from './l3vni-order.js';
 export * from './options.js';
 export * from './agent.js';
+export { nextResyncMs, RESYNC_BACKOFF } from './resync-backoff.js';
 
 // Internals the package's own tests exercise directly (pure logic, unit-tested).
 export { writeFileDurably } from './durable-file.js';

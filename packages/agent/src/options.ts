@@ -140,7 +140,8 @@ export function buildProgram(): Command {
     .addOption(
       new Option(
         '--resync-period <duration>',
-        'how often an unchanged NodeConfig is re-applied to repair drift (e.g. 30s, 5m)',
+        'how often an unchanged NodeConfig is re-applied to repair drift (e.g. 30s, 5m); while resyncs find ' +
+          'nothing to repair the period doubles, up to 4× this, and a repair brings it back',
       ).default('60s'),
     )
     .addOption(
@@ -177,7 +178,8 @@ export function buildProgram(): Command {
       new Option(
         '--observe-interval <duration>',
         "read FRR's state (BGP sessions, VNIs, version) this often into the NodeConfig's status.observed; " +
-          'written only on change, at most once per interval (0s: off; NodenetReady then does not check FRR)',
+          'written only on change, at most once per interval; while nothing changes the reads slow down to 4× ' +
+          'this (0s: off; NodenetReady then does not check FRR)',
       ).default('10s'),
     )
     .addOption(

@@ -227,14 +227,17 @@ export class Pipeline {
 
     let verdict: HealthVerdict;
     try {
-      await this.step('netlink', () => this.deps.drivers.netlink.apply(spec));
+      const { operations } = await this.step('netlink', () => this.deps.drivers.netlink.apply(spec));
       this.hook('after-netlink');
-      await this.step('frr', () => this.deps.drivers.frr.apply(spec));
+      const { changed } = await this.step('frr', () => this.deps.drivers.frr.apply(spec));
       this.hook('after-frr');
       verdict = judge(await this.runHealth(), baseline);
       if (!verdict.ok) throw new StepError('health', verdict.summary);
       this.hook('after-health');
-      await this.confirmWindow(progress, baseline);
+      // A revision that changes nothing on this host (0 netlink operations, FRR file unchanged) has
+      // nothing the window could catch: it is reported at once (issue #26, unchanged nodes move free).
+      if (operations > 0 || changed) await this.confirmWindow(progress, baseline);
+      else this.log.info({ revision }, 'host unchanged by this revision; no confirm window');
       const saved = await this.step('checkpoint', () => this.deps.checkpoints.saveApplied(spec));
       this.applied = saved;
       this.hook('after-applied');

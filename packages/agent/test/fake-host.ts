@@ -16,6 +16,8 @@ export class FakeHost implements HostDrivers {
   failFrr = new Set<string>();
   failRemoveAll = false;
   calls: string[] = [];
+  /** What a spec puts on the host; by default its revision (every revision changes the host). */
+  contentOf: (spec: NodeConfigSpec) => string = (spec) => spec.revision;
   /** Awaited at the start of every netlink apply: lets a test hold an apply mid-way. */
   beforeNetlinkApply?: (spec: NodeConfigSpec) => Promise<void>;
 
@@ -27,8 +29,8 @@ export class FakeHost implements HostDrivers {
         this.netlinkState = `half-${spec.revision}`;
         throw new Error('RTNETLINK answers: File exists (vx.1002)');
       }
-      const operations = this.netlinkState === spec.revision && !this.drifted ? 0 : 3;
-      this.netlinkState = spec.revision;
+      const operations = this.netlinkState === this.contentOf(spec) && !this.drifted ? 0 : 3;
+      this.netlinkState = this.contentOf(spec);
       this.drifted = false;
       return { operations };
     },
@@ -45,14 +47,14 @@ export class FakeHost implements HostDrivers {
     apply: async (spec: NodeConfigSpec) => {
       this.calls.push(`frr.apply ${spec.revision.slice(0, 4)}`);
       if (this.failFrr.has(spec.revision)) throw new Error('vtysh -C: line 12: % Unknown command');
-      const changed = this.frrState !== spec.revision;
-      this.frrState = spec.revision;
+      const changed = this.frrState !== this.contentOf(spec);
+      this.frrState = this.contentOf(spec);
       return { changed };
     },
     sync: async (spec: NodeConfigSpec) => {
       this.calls.push(`frr.sync ${spec.revision.slice(0, 4)}`);
-      const changed = this.frrState !== spec.revision;
-      this.frrState = spec.revision;
+      const changed = this.frrState !== this.contentOf(spec);
+      this.frrState = this.contentOf(spec);
       return { changed };
     },
     removeAll: async () => {

@@ -4,7 +4,7 @@
  * boundaries; the real ones run in test/agent/agent-observed.test.ts.
  */
 import type { ObservedState } from '@nodenet/api';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   decideObservedWrite,
   observedPatch,
@@ -150,5 +150,29 @@ describe('ObservedReporter', () => {
     h.reporter.seenInApi(undefined);
     expect((await h.reporter.tick()).kind).toBe('write');
     expect(h.writes).toHaveLength(2);
+  });
+
+  it('reads less often while nothing changes (doubling, bounded), and at the base pace again after a change', async () => {
+    const changed: ObservedState = { ...up(), bgpSummary: '0/1', bgpSessions: [session('Active')] };
+    // Seven reads of the same state, then a change that stays.
+    const reads = [up(), up(), up(), up(), up(), up(), up(), changed, changed];
+    const waits: number[] = [];
+    const reporter: ObservedReporter = new ObservedReporter({
+      read: () => Promise.resolve((reads.length > 1 ? reads.shift() : reads[0])!),
+      write: () => Promise.resolve(),
+      intervalMs: 10_000,
+      maxIntervalMs: 40_000,
+      monotonicMs: () => waits.reduce((a, b) => a + b, 0),
+      sleep: (ms) => {
+        waits.push(ms);
+        if (waits.length === 9) void reporter.stop();
+        return Promise.resolve();
+      },
+    });
+    reporter.start();
+    await vi.waitFor(() => expect(waits).toHaveLength(9));
+    await reporter.stop();
+    // write, then quiet reads back off 20 s, 40 s, capped at 40 s; the change reads at 10 s again.
+    expect(waits).toEqual([10_000, 20_000, 40_000, 40_000, 40_000, 40_000, 40_000, 10_000, 20_000]);
   });
 });

@@ -572,6 +572,29 @@ describe('pipeline: confirm window', () => {
     ).toBe('True');
   });
 
+  it('a revision that changes nothing on the host (0 netlink operations, FRR unchanged) reports provisioned at once, without a window', async () => {
+    // The host holds what a spec says, whatever its revision: B2 is A under another revision.
+    host.contentOf = (s) => JSON.stringify({ ...s, revision: '' });
+    const p = windowed();
+    await p.reconcile({ spec: A });
+    const A2 = { ...A, revision: 'a2'.repeat(32) };
+    let slept = 0;
+    onSleep = () => void slept++;
+    sink.reports = [];
+    expect((await p.reconcile({ spec: A2 })).kind).toBe('provisioned');
+    expect(slept).toBe(0);
+    expect(sink.reports.map((r) => [r.configStatus, r.reason, r.confirming ?? false])).toEqual([
+      ['provisioning', 'Applying', false],
+      ['provisioned', 'Provisioned', false],
+    ]);
+    expect((await store.load()).applied?.revision).toBe(A2.revision);
+    // A revision that does change the host still walks the window.
+    sink.reports = [];
+    expect((await p.reconcile({ spec: B })).kind).toBe('provisioned');
+    expect(slept).toBe(6);
+    expect(sink.reports.some((r) => r.confirming)).toBe(true);
+  });
+
   it('a check that fails within the window: restores the previous revision by itself and says when', async () => {
     const p = windowed();
     await p.reconcile({ spec: A });

@@ -1,8 +1,17 @@
 /**
  * Drift is judged on FRR, not on the file: `frr-reload.py --test` compares the managed file with
  * FRR's running config and prints what a reload would delete and add. A change made by hand through
- * vtysh shows up here although the file never changed. Pure: parsing of that output.
+ * vtysh shows up here although the file never changed. Pure: parsing of that output, and the same
+ * comparison done in-process (`configDrift`), which is what a resync runs.
  */
+import {
+  contextKey,
+  describeChange,
+  diffConfigs,
+  parseConfig,
+  type ConfigChange,
+  type ParsedConfig,
+} from './config-text.js';
 
 export interface ConfigDrift {
   /** Commands a reload would run to remove what FRR runs and the file lacks (`no …`, with their context). */
@@ -13,11 +22,18 @@ export interface ConfigDrift {
 
 /**
  * Differences a reload can never remove, so they are not drift: FRR 8.4 shows the kernel's host name
- * in its running config whatever `hostname` the file sets, and leaves empty blocks out (`line vty`,
+ * in its running config whatever `hostname` the file sets, and its own `frr version`, and leaves empty blocks out (`line vty`,
  * an `address-family` with nothing in it, as a template's has when no VRF fills it). Counting them
  * would reload FRR at every resync.
  */
-const UNREPAIRABLE = [/^(no )?hostname \S+$/, /^(no )?line vty$/, /(^| \/ )address-family [^/]+$/];
+const UNREPAIRABLE = [
+  /^(no )?hostname \S+$/,
+  /^(no )?frr version /,
+  /^(no )?line vty$/,
+  /(^| \/ )address-family [^/]+$/,
+];
+
+const repairable = (c: string): boolean => !UNREPAIRABLE.some((re) => re.test(c));
 
 const HEADERS: Record<string, keyof ConfigDrift> = { 'Lines To Delete': 'toDelete', 'Lines To Add': 'toAdd' };
 
@@ -46,7 +62,6 @@ export function parseReloadTest(output: string): ConfigDrift {
     current.push(line.trim());
   }
   flush();
-  const repairable = (c: string): boolean => !UNREPAIRABLE.some((re) => re.test(c));
   return { toDelete: drift.toDelete.filter(repairable), toAdd: drift.toAdd.filter(repairable) };
 }
 
@@ -59,4 +74,30 @@ export function describeDrift(d: ConfigDrift, max = 5): string {
       ? ''
       : `${what} ${items.length}: ${items.slice(0, max).join('; ')}${items.length > max ? '; …' : ''}`;
   return [part('missing', d.toAdd), part('unexpected', d.toDelete)].filter(Boolean).join(' | ');
+}
+
+/**
+ * Drift without frr-reload.py: FRR's running config against the file, compared in-process as
+ * frr-reload.py compares them (config-text.ts), in the item form of `parseReloadTest`. Differences
+ * a reload can never remove (UNREPAIRABLE) and blocks FRR leaves out when empty (an address-family
+ * nothing fills) are not drift. The driver confirms what this finds with `--test` before it
+ * reloads: FRR may show a template line its own way.
+ */
+export function configDrift(runningText: string, fileText: string): ConfigDrift {
+  const running = parseConfig(runningText);
+  const file = parseConfig(fileText);
+  const d = diffConfigs(running, file);
+  const linesOf = (p: ParsedConfig, c: ConfigChange): string[] => p.get(contextKey(c.keys))?.lines ?? [];
+  const items = (changes: ConfigChange[], from: ParsedConfig, deleted: boolean): string[] =>
+    changes
+      .flatMap((c) => {
+        if (c.line !== undefined) return [describeChange(c, deleted)];
+        const lines = linesOf(from, c);
+        if (lines.length === 0 && c.keys.length > 1) return [];
+        // A missing block is each of its lines, as --test lists them; a surplus one is one `no`.
+        if (deleted || lines.length === 0) return [describeChange(c, deleted)];
+        return lines.map((line) => describeChange({ keys: c.keys, line }, false));
+      })
+      .filter(repairable);
+  return { toAdd: items(d.toAdd, file, false), toDelete: items(d.toDelete, running, true) };
 }

@@ -24,8 +24,10 @@
 import type { NodeConfigSpec } from '@nodenet/api';
 import { SerialQueue } from '@nodenet/kube';
 import { FrrApplyError } from './errors.js';
-import { frrMessage, run, type RunResult } from './exec.js';
-import { isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+import { cleanMessage, failed, run, type RunResult } from './exec.js';
+import { configDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+import { parseConfig } from './config-text.js';
+import { fastPathPlan, touchedMismatches, type FastPathPlan } from './fast-path.js';
 import { configFacts } from './facts.js';
 import { readIfExists, withScratchFile, writeAtomic } from './files.js';
 import {
@@ -38,15 +40,10 @@ import {
 import type { FrrNodeSettings } from './model.js';
 import { renderFrrConfig } from './render.js';
 import { staleBgpInstances, vrfPreparation } from './prepare.js';
-import { describeDown, sessionStates, type FrrStatus, type SessionRef } from './status.js';
+import { readStatus, type FrrStatus, type SessionRef } from './status.js';
 import { parseTemplate, type FrrTemplate } from './template.js';
-import {
-  parseBgpVrfs,
-  parseEvpnVniTypes,
-  l3VniByVrf,
-  runtimeMismatches,
-  type RuntimeState,
-} from './verify.js';
+import { readRuntimeState } from './runtime.js';
+import { runtimeMismatches, type RuntimeState } from './verify.js';
 
 export interface FrrApplyResult {
   /** The file's content changed (and FRR was reloaded). */
@@ -55,6 +52,8 @@ export interface FrrApplyResult {
   durationMs: number;
   /** Of `durationMs`, the post-reload check of FRR's state. */
   verifyMs?: number;
+  /** How FRR was changed: vtysh commands of the difference (fast-path.ts) or frr-reload.py. */
+  path?: 'fast' | 'reload';
 }
 
 export interface FrrSyncResult extends FrrApplyResult {
@@ -70,36 +69,6 @@ export interface FrrDriverOptions extends FrrInstanceOptions {
   verifyWaitMs?: number;
 }
 
-/**
- * vtysh prints `% …` for every rejected line. These `%` lines are notices, not rejections: vtysh
- * says it when the optional vtysh.conf is missing.
- */
-const BENIGN = [/^% Can't open configuration file .*vtysh\.conf/];
-
-/** Lines of frr-reload.py / vtysh output that report a rejected command. */
-export function rejectedLines(output: string): string[] {
-  return output
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.startsWith('%') && !BENIGN.some((re) => re.test(l)));
-}
-
-function failed(r: RunResult): boolean {
-  return r.code !== 0 || rejectedLines(r.stdout + '\n' + r.stderr).length > 0;
-}
-
-/** FRR's message without the benign noise and repeated lines (frr-reload applies in two passes). */
-function cleanMessage(r: RunResult): string {
-  const seen = new Set<string>();
-  return frrMessage(r)
-    .split('\n')
-    .filter((l) => !BENIGN.some((re) => re.test(l.trim())))
-    .filter((l) => (l.trim() === '' ? true : seen.has(l) ? false : (seen.add(l), true)))
-    .join('\n')
-    .replace(/\n{2,}/g, '\n')
-    .trim();
-}
-
 export class FrrDriver {
   readonly instance: ResolvedInstance;
   readonly template: FrrTemplate;
@@ -107,6 +76,18 @@ export class FrrDriver {
   private readonly verifyWaitMs: number;
   /** Applies and restores run one at a time. */
   private readonly queue = new SerialQueue();
+  /**
+   * The file text FRR was last seen running (after a verified apply, or a drift check that found
+   * nothing): the fast path starts only from there, so the first apply of a process, and any apply
+   * after a failure, goes through frr-reload.py.
+   */
+  private runningText: string | undefined;
+  /**
+   * Differences the in-process comparison finds and frr-reload.py does not count (template lines
+   * FRR shows its own way), for the file text they were found with: not drift, not re-checked.
+   */
+  private benign: { text: string; signature: string } | undefined;
+  private lastRender: { key: string; text: string } | undefined;
 
   constructor(opts: FrrDriverOptions) {
     this.instance = resolveInstance(opts);
@@ -117,7 +98,13 @@ export class FrrDriver {
 
   /** Pure: the frr.conf text for this spec. Throws FrrRenderError / FrrTemplateError. */
   render(spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable'>): string {
-    return renderFrrConfig(spec, this.settings, this.template);
+    // Every resync renders the applied spec again: the last text is kept, keyed by the spec's JSON
+    // (a tenth of a render's cost), so a mutated spec object never gets a stale text.
+    const key = JSON.stringify([spec.vrf, spec.routingTable]);
+    if (this.lastRender?.key !== key) {
+      this.lastRender = { key, text: renderFrrConfig(spec, this.settings, this.template) };
+    }
+    return this.lastRender.text;
   }
 
   /** Syntax check with `vtysh -C -f`; throws FrrApplyError('check') quoting vtysh. */
@@ -148,6 +135,7 @@ export class FrrDriver {
       const prev = await readIfExists(this.instance.previousFile);
       if (prev === null)
         throw new FrrApplyError('restore', `no previous configuration at ${this.instance.previousFile}`);
+      this.runningText = undefined;
       await writeAtomic(this.instance.configFile, prev);
       const r = await this.prepareAndReload(prev);
       if (failed(r)) throw new FrrApplyError('restore', cleanMessage(r));
@@ -160,14 +148,26 @@ export class FrrDriver {
   }
 
   /**
-   * Drift repair: make FRR run `text`. A changed file is applied as usual; an unchanged one is
-   * compared with FRR's running config (`frr-reload.py --test`) and reloaded only when they differ.
+   * Drift repair: make FRR run `text`. A changed file is applied (through frr-reload.py). An
+   * unchanged one is compared with FRR's running config in-process (one vtysh, drift.ts); only a
+   * difference found there is checked with `frr-reload.py --test`, and reloaded when that agrees.
    */
   sync(text: string): Promise<FrrSyncResult> {
     return this.serialize(async () => {
       const current = await readIfExists(this.instance.configFile);
-      const drift = current === text ? await this.drift() : { toAdd: [], toDelete: [] };
-      if (current === text && isEmptyDrift(drift)) return { changed: false, durationMs: 0, drift };
+      if (current !== text) {
+        const r = await this.applyNow(text, true);
+        return { ...r, changed: true, drift: { toAdd: [], toDelete: [] } };
+      }
+      const local = configDrift(await this.show('show running-config', 'verify'), text);
+      const signature = JSON.stringify(local);
+      const known = this.benign?.text === text && this.benign.signature === signature;
+      const drift = isEmptyDrift(local) || known ? local : await this.drift();
+      if (isEmptyDrift(drift) || known) {
+        if (!isEmptyDrift(local)) this.benign = { text, signature };
+        this.runningText = text;
+        return { changed: false, durationMs: 0, drift: { toAdd: [], toDelete: [] } };
+      }
       const r = await this.applyNow(text, true);
       return { ...r, changed: true, drift };
     });
@@ -187,24 +187,8 @@ export class FrrDriver {
   }
 
   /** FRR answers, and each named session is established. Never throws. */
-  async status(opts: { sessions?: readonly SessionRef[] } = {}): Promise<FrrStatus> {
-    const [vtysh, base] = vtyshArgv(this.instance);
-    const r = await run(vtysh, [...base, '-c', 'show bgp vrf all summary json'], this.instance.timeoutMs);
-    if (r.code !== 0) return { answering: false, sessions: [], healthy: false, message: cleanMessage(r) };
-    let sessions;
-    try {
-      // bgpd not running (or no BGP instance) answers with an empty or non-JSON body.
-      sessions = sessionStates(r.stdout.trim() || '{}', opts.sessions ?? []);
-    } catch {
-      return {
-        answering: false,
-        sessions: [],
-        healthy: false,
-        message: `unexpected answer: ${r.stdout.slice(0, 200)}`,
-      };
-    }
-    const message = describeDown(sessions);
-    return { answering: true, sessions, healthy: message === undefined, ...(message ? { message } : {}) };
+  status(opts: { sessions?: readonly SessionRef[] } = {}): Promise<FrrStatus> {
+    return readStatus(this.instance, opts.sessions ?? []);
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {
@@ -224,10 +208,16 @@ export class FrrDriver {
     await this.configure(vrfPreparation(configFacts(text), running), 'prepare');
   }
 
-  /** After the reload: delete the BGP VRF instances frr-reload.py could not (see prepare.ts). */
-  private async finish(text: string): Promise<void> {
-    const running = configFacts(await this.show('show running-config', 'reload'));
-    await this.configure(staleBgpInstances(configFacts(text), running), 'reload');
+  /**
+   * After the reload: delete the BGP VRF instances frr-reload.py could not (see prepare.ts). Returns
+   * FRR's state when nothing had to be deleted, for the first round of the check.
+   */
+  private async finish(text: string): Promise<RuntimeState | undefined> {
+    const state = await readRuntimeState(this.instance, 'reload');
+    const stale = staleBgpInstances(configFacts(text), state.running);
+    if (stale.length === 0) return state;
+    await this.configure(stale, 'reload');
+    return undefined;
   }
 
   /** Run `lines` in one vtysh, from the top level of the configuration. */
@@ -242,38 +232,37 @@ export class FrrDriver {
     if (failed(r)) throw new FrrApplyError(step, cleanMessage(r));
   }
 
-  private async runtimeState(): Promise<RuntimeState> {
-    const [running, vrfVni, evpnVni, bgpVrfs] = [
-      await this.show('show running-config', 'verify'),
-      await this.show('show vrf vni json', 'verify'),
-      await this.show('show evpn vni json', 'verify'),
-      await this.show('show bgp vrfs json', 'verify'),
-    ];
-    try {
-      return {
-        running: configFacts(running),
-        l3Vnis: l3VniByVrf(vrfVni),
-        vniTypes: parseEvpnVniTypes(evpnVni),
-        bgpInstances: parseBgpVrfs(bgpVrfs),
-      };
-    } catch (e) {
-      throw new FrrApplyError('verify', `unexpected answer from FRR: ${(e as Error).message}`);
-    }
-  }
-
   /** Wait (bounded, monotonic clock) until FRR's state holds what `text` says; throws FrrApplyError('verify'). */
-  private async verify(text: string): Promise<void> {
+  private async verify(text: string, first?: RuntimeState): Promise<void> {
     const expected = configFacts(text);
     const now = (): number => performance.now();
     const deadline = now() + this.verifyWaitMs;
+    let state = first ?? (await readRuntimeState(this.instance));
     for (;;) {
-      const missing = runtimeMismatches(expected, await this.runtimeState());
+      const missing = runtimeMismatches(expected, state);
       if (missing.length === 0) return;
       if (now() >= deadline) {
         throw new FrrApplyError('verify', `FRR does not run what the file says: ${missing.join('; ')}`);
       }
       await new Promise((r) => setTimeout(r, 250));
+      state = await readRuntimeState(this.instance);
     }
+  }
+
+  /**
+   * The fast path (fast-path.ts): the commands in one vtysh run, then one read of the running
+   * config, compared in the contexts the commands touched. False when vtysh refused a command or
+   * FRR does not show the result: the caller then reloads with frr-reload.py.
+   */
+  private async fastApply(plan: FastPathPlan, text: string): Promise<boolean> {
+    const [vtysh, base] = vtyshArgv(this.instance);
+    if (plan.commands.length > 0) {
+      const args = ['configure terminal', ...plan.commands, 'end'].flatMap((l) => ['-c', l]);
+      if (failed(await run(vtysh, [...base, ...args], this.instance.timeoutMs))) return false;
+    }
+    const running = await run(vtysh, [...base, '-c', 'show running-config'], this.instance.timeoutMs);
+    if (running.code !== 0) return false;
+    return touchedMismatches(parseConfig(running.stdout), parseConfig(text), plan.touched).length === 0;
   }
 
   /** prepare + reload for the restore paths: a failure is a result, not a throw. */
@@ -299,39 +288,89 @@ export class FrrDriver {
   }
 
   private async applyNow(text: string, force: boolean): Promise<FrrApplyResult> {
-    const { configFile, previousFile } = this.instance;
-    const current = await readIfExists(configFile);
+    const current = await readIfExists(this.instance.configFile);
     if (current === text && !force) return { changed: false, durationMs: 0 };
     const started = performance.now();
+    const plan =
+      !force && current !== null && current === this.runningText ? fastPathPlan(current, text) : undefined;
+    this.runningText = undefined;
+    if (plan && current !== null) {
+      await this.writeFiles(current, text);
+      const verifyStarted = performance.now();
+      if (await this.fastApply(plan, text)) {
+        this.runningText = text;
+        const end = performance.now();
+        return { changed: true, durationMs: end - started, verifyMs: end - verifyStarted, path: 'fast' };
+      }
+      // The commands may have half-applied: the check below must not leave them in force.
+      return this.reloadAfterFastPath(current, text, started);
+    }
     await this.check(text);
+    await this.writeFiles(current, text);
+    return this.reloadOrRestore(current, text, started);
+  }
+
+  /** Keep the replaced file as `previousFile`, write the new one (both atomic). */
+  private async writeFiles(current: string | null, text: string): Promise<void> {
     try {
-      if (current !== null) await writeAtomic(previousFile, current);
-      if (current !== text) await writeAtomic(configFile, text);
+      if (current !== null) await writeAtomic(this.instance.previousFile, current);
+      if (current !== text) await writeAtomic(this.instance.configFile, text);
     } catch (e) {
       throw new FrrApplyError('write', (e as Error).message, undefined, { cause: e });
     }
+  }
+
+  /** The fallback of a fast path that failed: check, then reload the new file, or go back to `current`. */
+  private async reloadAfterFastPath(current: string, text: string, started: number): Promise<FrrApplyResult> {
+    try {
+      await this.check(text);
+    } catch (e) {
+      const restored = await this.putBack(current);
+      const err = e as FrrApplyError;
+      throw new FrrApplyError(err.step, err.frrMessage, restored, { cause: e });
+    }
+    return this.reloadOrRestore(current, text, started);
+  }
+
+  /** Write `current` back and reload it; whether that worked. */
+  private async putBack(current: string): Promise<boolean> {
+    try {
+      await writeAtomic(this.instance.configFile, current);
+      return !failed(await this.prepareAndReload(current));
+    } catch {
+      return false;
+    }
+  }
+
+  /** prepare, reload, finish and verify `text` (already written); on failure restore `current`. */
+  private async reloadOrRestore(
+    current: string | null,
+    text: string,
+    started: number,
+  ): Promise<FrrApplyResult> {
     let failure: FrrApplyError;
     try {
       await this.prepare(text);
       const r = await this.reload();
       if (failed(r)) throw new FrrApplyError('reload', cleanMessage(r));
-      await this.finish(text);
+      // The check's first read is finish()'s: it counts as the check.
       const verifyStarted = performance.now();
-      await this.verify(text);
+      const state = await this.finish(text);
+      await this.verify(text, state);
       const end = performance.now();
-      return { changed: current !== text, durationMs: end - started, verifyMs: end - verifyStarted };
+      this.runningText = text;
+      return {
+        changed: current !== text,
+        durationMs: end - started,
+        verifyMs: end - verifyStarted,
+        path: 'reload',
+      };
     } catch (e) {
       failure = e instanceof FrrApplyError ? e : new FrrApplyError('reload', (e as Error).message);
     }
-    let restored = false;
-    if (current !== null) {
-      try {
-        await writeAtomic(configFile, current);
-        restored = !failed(await this.prepareAndReload(current));
-      } catch {
-        restored = false;
-      }
-    }
-    throw new FrrApplyError(failure.step, failure.frrMessage, restored, { cause: failure });
+    const restored = current !== null && (await this.putBack(current));
+    throw new FrrApplyError(failure.step, failure.frrMessage, current === null ? false : restored, {
+      cause: failure,
+    });
   }
 }

@@ -36,3 +36,33 @@ export function frrMessage(r: RunResult): string {
     .join('\n');
   return [text, r.error].filter(Boolean).join('\n') || `exit code ${r.code}`;
 }
+
+/**
+ * vtysh prints `% …` for every rejected line. These `%` lines are notices, not rejections: vtysh
+ * says it when the optional vtysh.conf is missing.
+ */
+const BENIGN = [/^% Can't open configuration file .*vtysh\.conf/];
+
+/** Lines of frr-reload.py / vtysh output that report a rejected command. */
+export function rejectedLines(output: string): string[] {
+  return output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('%') && !BENIGN.some((re) => re.test(l)));
+}
+
+export function failed(r: RunResult): boolean {
+  return r.code !== 0 || rejectedLines(r.stdout + '\n' + r.stderr).length > 0;
+}
+
+/** FRR's message without the benign noise and repeated lines (frr-reload applies in two passes). */
+export function cleanMessage(r: RunResult): string {
+  const seen = new Set<string>();
+  return frrMessage(r)
+    .split('\n')
+    .filter((l) => !BENIGN.some((re) => re.test(l.trim())))
+    .filter((l) => (l.trim() === '' ? true : seen.has(l) ? false : (seen.add(l), true)))
+    .join('\n')
+    .replace(/\n{2,}/g, '\n')
+    .trim();
+}

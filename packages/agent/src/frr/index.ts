@@ -1,10 +1,6 @@
-export {
-  FrrDriver,
-  rejectedLines,
-  type FrrApplyResult,
-  type FrrDriverOptions,
-  type FrrSyncResult,
-} from './driver.js';
+export { FrrDriver, type FrrApplyResult, type FrrDriverOptions, type FrrSyncResult } from './driver.js';
+export { rejectedLines } from './exec.js';
+export { splitEchoed } from './show.js';
 export { FrrApplyError, FrrRenderError, FrrTemplateError, type FrrApplyStep } from './errors.js';
 export { resolveInstance, type FrrInstanceOptions, type ResolvedInstance } from './instance.js';
 export { buildModel, type FrrModel, type FrrNodeSettings } from './model.js';
@@ -13,7 +9,9 @@ export { DENY_ALL_SEQ, prefixListName, routeMapName, SECTION_NAMES, type Section
 export { sessionStates, type FrrStatus, type SessionRef, type SessionState } from './status.js';
 export { parseTemplate, VALUE_NAMES, type FrrTemplate } from './template.js';
 export { parseVrfVni, queryL3Vnis, type FrrL3Vni } from './vni.js';
-export { describeDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+export { configDrift, describeDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+export { diffConfigs, parseConfig, type ConfigContext, type ParsedConfig } from './config-text.js';
+export { fastPathPlan, touchedMismatches, type FastPathPlan } from './fast-path.js';
 export { configFacts, type ConfigFacts } from './facts.js';
 export { staleBgpInstances, vrfPreparation } from './prepare.js';
 export {

@@ -157,16 +157,11 @@ function prefixLine(field: string, item: PrefixItem): { family: Family; line: Pr
     if (!isInt(item.le, min, p.max))
       refuse(`${field}.le`, item.le, `must be an integer from ${min} to ${p.max}`);
   }
-  return {
-    family: p.family,
-    line: {
-      seq: item.seq,
-      action,
-      prefix: p.text,
-      ...(item.ge !== undefined ? { ge: item.ge } : {}),
-      ...(item.le !== undefined ? { le: item.le } : {}),
-    },
-  };
+  // Plain assignments, no object spreads: this runs once per prefix item (40,000 at 200 VRFs).
+  const line: PrefixLine = { seq: item.seq, action, prefix: p.text };
+  if (item.ge !== undefined) line.ge = item.ge;
+  if (item.le !== undefined) line.le = item.le;
+  return { family: p.family, line };
 }
 
 const emptyMaps = (): Record<Direction, Record<Family, RouteMapEntry[]>> => ({

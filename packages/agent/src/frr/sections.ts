@@ -46,48 +46,64 @@ function communityLine(c: string): string {
   return c.split(':').length === 3 ? ` set large-community ${c} additive` : ` set community ${c} additive`;
 }
 
+// Every section appends to one array with plain pushes: `flatMap` and `push(...lines)` over tens of
+// thousands of lines made the 200-VRF render superlinear (allocation and argument spreading).
 function vrfSection(m: FrrModel): string[] {
-  return m.vrfs.flatMap((v) => [`vrf ${v.device}`, ` vni ${v.vni}`, 'exit-vrf', '!']);
+  const out: string[] = [];
+  for (const v of m.vrfs) out.push(`vrf ${v.device}`, ` vni ${v.vni}`, 'exit-vrf', '!');
+  return out;
 }
 
 /** As FRR shows them: every `ip prefix-list` line, then every `ipv6` one, each group closed by `!`. */
 function prefixListSection(m: FrrModel): string[] {
   const out: string[] = [];
   for (const family of [4, 6] as const) {
-    const lines: string[] = [];
+    const before = out.length;
     for (const v of m.vrfs) {
       for (const dir of ['import', 'export'] as const) {
         for (const e of v.maps[dir][family]) {
           const name = prefixListName(v.name, dir, e.seq);
-          for (const l of e.lines) lines.push(prefixListLine(family, name, l));
+          for (const l of e.lines) out.push(prefixListLine(family, name, l));
         }
       }
     }
-    if (lines.length) out.push(...lines, '!');
+    if (out.length > before) out.push('!');
   }
   return out;
 }
 
-function routeMapBlock(v: VrfModel, dir: Direction, family: Family, entries: RouteMapEntry[]): string[] {
+function routeMapBlock(
+  out: string[],
+  v: VrfModel,
+  dir: Direction,
+  family: Family,
+  entries: RouteMapEntry[],
+): void {
   const name = routeMapName(v.name, dir, family);
   // An explicit deny-all instead of a missing map: what FRR does with a reference to an undefined
   // route-map differs between places (neighbor policy, EVPN advertise), an existing map does not.
-  if (entries.length === 0) return [`route-map ${name} deny ${DENY_ALL_SEQ}`, 'exit', '!'];
-  return entries.flatMap((e) => [
-    `route-map ${name} permit ${e.seq}`,
-    ` match ${ipKeyword(family)} address prefix-list ${prefixListName(v.name, dir, e.seq)}`,
-    ...(e.community !== undefined ? [communityLine(e.community)] : []),
-    'exit',
-    '!',
-  ]);
+  if (entries.length === 0) {
+    out.push(`route-map ${name} deny ${DENY_ALL_SEQ}`, 'exit', '!');
+    return;
+  }
+  for (const e of entries) {
+    out.push(
+      `route-map ${name} permit ${e.seq}`,
+      ` match ${ipKeyword(family)} address prefix-list ${prefixListName(v.name, dir, e.seq)}`,
+    );
+    if (e.community !== undefined) out.push(communityLine(e.community));
+    out.push('exit', '!');
+  }
 }
 
 function routeMapSection(m: FrrModel): string[] {
-  return m.vrfs.flatMap((v) =>
-    (['import', 'export'] as const).flatMap((dir) =>
-      ([4, 6] as const).flatMap((family) => routeMapBlock(v, dir, family, v.maps[dir][family])),
-    ),
-  );
+  const out: string[] = [];
+  for (const v of m.vrfs) {
+    for (const dir of ['import', 'export'] as const) {
+      for (const family of [4, 6] as const) routeMapBlock(out, v, dir, family, v.maps[dir][family]);
+    }
+  }
+  return out;
 }
 
 /** Lines inside the operator's `router bgp ASN` (default VRF), before any address-family. */

@@ -2,6 +2,8 @@
  * Status read-back for health checks: does FRR answer, and are the named BGP sessions established.
  * Parsing is a pure function of `show bgp vrf all summary json`, so it is unit-tested on its own.
  */
+import { cleanMessage, run } from './exec.js';
+import { vtyshArgv, type ResolvedInstance } from './instance.js';
 
 export interface SessionRef {
   /** Neighbour as FRR names it: an address or, for unnumbered sessions, the interface. */
@@ -47,4 +49,28 @@ export function describeDown(sessions: readonly SessionState[]): string | undefi
   const down = sessions.filter((s) => !s.established);
   if (down.length === 0) return undefined;
   return `BGP session(s) not established: ${down.map((s) => `${s.peer} (vrf ${s.vrf}): ${s.state}`).join(', ')}`;
+}
+
+/** Ask FRR for the BGP summary and judge the named sessions. Never throws. */
+export async function readStatus(
+  instance: ResolvedInstance,
+  wanted: readonly SessionRef[],
+): Promise<FrrStatus> {
+  const [vtysh, base] = vtyshArgv(instance);
+  const r = await run(vtysh, [...base, '-c', 'show bgp vrf all summary json'], instance.timeoutMs);
+  if (r.code !== 0) return { answering: false, sessions: [], healthy: false, message: cleanMessage(r) };
+  let sessions;
+  try {
+    // bgpd not running (or no BGP instance) answers with an empty or non-JSON body.
+    sessions = sessionStates(r.stdout.trim() || '{}', wanted);
+  } catch {
+    return {
+      answering: false,
+      sessions: [],
+      healthy: false,
+      message: `unexpected answer: ${r.stdout.slice(0, 200)}`,
+    };
+  }
+  const message = describeDown(sessions);
+  return { answering: true, sessions, healthy: message === undefined, ...(message ? { message } : {}) };
 }

@@ -109,13 +109,17 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
   };
   const sock = (): RtNetlinkSocket => open().requests;
   const supported = new Set<ProbedKind>();
+  /** The table-state file's text as last read or written: an unchanged allocation is not rewritten. */
+  let tableStateText: string | undefined;
 
   async function loadPrevious(): Promise<TableAllocation | undefined> {
     if (!options.tableStatePath) return undefined;
     let text: string;
     try {
       text = await readFile(options.tableStatePath, 'utf8');
+      tableStateText = text;
     } catch (err) {
+      tableStateText = undefined;
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw new NetlinkDriverError(
         'TableStateUnreadable',
@@ -142,10 +146,11 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
   async function saveTables(tables: TableAllocation, previous: TableAllocation | undefined): Promise<void> {
     const path = options.tableStatePath;
     if (!path) return;
-    await writeFileDurably(
-      path,
-      `${JSON.stringify({ tables: Object.fromEntries(rememberedTables(previous, tables)) }, null, 2)}\n`,
-    );
+    const text = `${JSON.stringify({ tables: Object.fromEntries(rememberedTables(previous, tables)) }, null, 2)}\n`;
+    // A converged re-apply (every resync) would otherwise fsync the same bytes each time.
+    if (text === tableStateText) return;
+    await writeFileDurably(path, text);
+    tableStateText = text;
   }
 
   async function plan(

@@ -1,26 +1,47 @@
-/** Reads the observed state from a running FRR with vtysh (argument arrays, never a shell). */
+/**
+ * Reads the observed state from a running FRR with vtysh (argument arrays, never a shell): all
+ * commands in one vtysh run (frr/show.ts), the BGP summary last, so the clock read right after the
+ * run is as close as it gets to FRR's answer with the uptimes. When that run fails, each command is
+ * read on its own, so one failing command does not hide the others' answers.
+ */
 import type { ObservedState } from '@nodenet/api';
 import { frrMessage, run } from '../frr/exec.js';
 import { vtyshArgv, type ResolvedInstance } from '../frr/instance.js';
+import { showMany } from '../frr/show.js';
 import { buildObserved, OBSERVED_COMMANDS, type ObservedCommand, type ShowOutputs } from './parse.js';
 
-/** How long one show command may take; FRR answers these in milliseconds when it is well. */
+/** How long one read may take; FRR answers these in milliseconds when it is well. */
 const SHOW_TIMEOUT_MS = 10_000;
+
+/** The BGP summary last: its uptimes are converted with the clock read after the run. */
+const ORDER = (Object.keys(OBSERVED_COMMANDS) as ObservedCommand[]).sort(
+  (a, b) => Number(a === 'bgp') - Number(b === 'bgp'),
+);
 
 export function frrObservedReader(
   instance: ResolvedInstance,
   now: () => Date = () => new Date(),
 ): () => Promise<ObservedState> {
   const [vtysh, base] = vtyshArgv(instance);
-  return async () => {
+  const oneByOne = async (): Promise<ObservedState> => {
     const outputs = {} as ShowOutputs;
     let readAt = now();
-    for (const command of Object.keys(OBSERVED_COMMANDS) as ObservedCommand[]) {
+    for (const command of ORDER) {
       const r = await run(vtysh, [...base, '-c', OBSERVED_COMMANDS[command]], SHOW_TIMEOUT_MS);
-      // The uptimes are as of FRR's answer: the clock is read right after it.
       if (command === 'bgp') readAt = now();
       outputs[command] = r.code === 0 ? { ok: true, text: r.stdout } : { ok: false, error: frrMessage(r) };
     }
+    return buildObserved(outputs, readAt);
+  };
+  return async () => {
+    const { answers, result } = await showMany(
+      instance,
+      ORDER.map((c) => OBSERVED_COMMANDS[c]),
+      SHOW_TIMEOUT_MS,
+    );
+    const readAt = now();
+    if (result.code !== 0 || answers.some((a) => !a.ok)) return oneByOne();
+    const outputs = Object.fromEntries(ORDER.map((c, i) => [c, answers[i]!])) as ShowOutputs;
     return buildObserved(outputs, readAt);
   };
 }

@@ -2,12 +2,13 @@
  * Keeps `NodeConfig.status.observed` current: reads FRR every `intervalMs` (and at once when poked,
  * e.g. after a reconcile), writes only when the state changed and at most once per `intervalMs` on
  * the monotonic clock (decide.ts). A failed write is retried at the next permitted time; it never
- * touches the apply pipeline. The patch names `status.observed` only, so it never overwrites what
+ * touches the apply pipeline. While nothing changes the reads slow down (bounded, see
+ * `maxIntervalMs`): an idle node's FRR is asked a few times a minute, not six. The patch names `status.observed` only, so it never overwrites what
  * the status reporter (status.ts) writes, and vice versa.
  */
 import type { ObservedState } from '@nodenet/api';
 import { abortableSleep } from '../sleep.js';
-import { decideObservedWrite, stabilizeSince, type ObservedWriteDecision } from './decide.js';
+import { decideObservedWrite, sameObserved, stabilizeSince, type ObservedWriteDecision } from './decide.js';
 
 export interface ObservedReporterOptions {
   /** One read of FRR's state (never throws: what could not be read is in `error`). */
@@ -16,6 +17,11 @@ export interface ObservedReporterOptions {
   write: (observed: ObservedState) => Promise<void>;
   /** Poll period, and the least time between two writes. */
   intervalMs: number;
+  /**
+   * While reads show nothing new, the poll period doubles up to this bound (default 4 × intervalMs);
+   * a change or a write brings it back to `intervalMs`.
+   */
+  maxIntervalMs?: number;
   /** Monotonic milliseconds, e.g. `() => performance.now()`. */
   monotonicMs: () => number;
   /** Injected for tests; resolves after `ms` or early when aborted. */
@@ -95,16 +101,23 @@ export class ObservedReporter {
   }
 
   private async run(): Promise<void> {
+    const base = this.options.intervalMs;
+    const max = Math.max(base, this.options.maxIntervalMs ?? 4 * base);
+    let idleMs = base;
     while (!this.stopping.signal.aborted) {
       this.wake = new AbortController();
       const woken = this.wake.signal;
+      const before = this.latestRead;
       const decision = await this.tick().catch((err: unknown) => {
         this.options.onWriteError?.(err);
         return { kind: 'unchanged' } as const;
       });
       if (this.stopping.signal.aborted) break;
-      const waitMs = decision.kind === 'wait' ? decision.inMs : this.options.intervalMs;
+      const quiet = decision.kind === 'unchanged' && sameObserved(before, this.latestRead);
+      idleMs = quiet ? Math.min(idleMs * 2, max) : base;
+      const waitMs = decision.kind === 'wait' ? decision.inMs : quiet ? idleMs : base;
       // A poke during the round counts: it asked for a read after what it saw.
+      // A poke reads at once; whether that read shows something new decides the pace after it.
       if (!woken.aborted) await this.sleep(waitMs, AbortSignal.any([woken, this.stopping.signal]));
     }
   }

@@ -1,0 +1,189 @@
+/**
+ * The pure parts of the FRR fast path and of the in-process drift check: parsing config text into
+ * contexts, the difference of two rendered files as vtysh commands (or "cannot express"), splitting
+ * one vtysh run's answers, and drift between a running config and the file.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  configDrift,
+  diffConfigs,
+  fastPathPlan,
+  parseConfig,
+  renderFrrConfig,
+  splitEchoed,
+  touchedMismatches,
+} from '@nodenet/agent';
+import { goldenCases, settings, vrf, type FrrSpec } from './frr-fixtures.js';
+
+const template = readFileSync(new URL('./golden/frr/base.conf.tpl', import.meta.url), 'utf8');
+const render = (spec: FrrSpec): string => renderFrrConfig(spec, settings, template);
+const several = goldenCases['several-vrfs']!;
+
+describe('config text: contexts as frr-reload.py sees them', () => {
+  it('keys nested blocks by their headers, keeps top-level commands as their own context', () => {
+    const p = parseConfig(
+      [
+        'ip prefix-list a seq 5 permit 10.0.0.0/8',
+        'route-map m permit 10',
+        ' match ip address prefix-list a',
+        'exit',
+        '!',
+        'router bgp 1',
+        ' neighbor x  interface remote-as internal',
+        ' !',
+        ' address-family ipv4 unicast',
+        '  redistribute connected',
+        ' exit-address-family',
+        'exit',
+      ].join('\n'),
+    );
+    expect([...p.values()].map((c) => [c.keys, c.lines])).toEqual([
+      [['ip prefix-list a seq 5 permit 10.0.0.0/8'], []],
+      [['route-map m permit 10'], ['match ip address prefix-list a']],
+      [['router bgp 1'], ['neighbor x interface remote-as internal']],
+      [['router bgp 1', 'address-family ipv4 unicast'], ['redistribute connected']],
+    ]);
+  });
+
+  it('closes a block without `exit` where the indentation goes back', () => {
+    const p = parseConfig('route-map m permit 10\n set tag 1\nip prefix-list a seq 1 permit 10.0.0.0/8\n');
+    expect([...p.keys()]).toEqual(['route-map m permit 10', 'ip prefix-list a seq 1 permit 10.0.0.0/8']);
+  });
+
+  it('ignores the order of lines inside a block', () => {
+    const a = parseConfig('router bgp 1\n neighbor a remote-as 1\n neighbor b remote-as 2\nexit\n');
+    const b = parseConfig('router bgp 1\n neighbor b remote-as 2\n neighbor a remote-as 1\nexit\n');
+    expect(diffConfigs(a, b)).toEqual({ toAdd: [], toDelete: [] });
+  });
+});
+
+describe('fast path: the difference of two rendered files as vtysh commands', () => {
+  const changed = (f: (s: FrrSpec) => void): FrrSpec => {
+    const s = structuredClone(several);
+    f(s);
+    return s;
+  };
+
+  it('an unchanged file needs no command', () => {
+    expect(fastPathPlan(render(several), render(several))).toEqual({ commands: [], touched: new Set() });
+  });
+
+  it('replaces a prefix-list line in place (same seq) without deleting it afterwards', () => {
+    const next = changed((s) => {
+      s.vrf[0]!.export[0]!.action = s.vrf[0]!.export[0]!.action === 'deny' ? 'permit' : 'deny';
+    });
+    const plan = fastPathPlan(render(several), render(next))!;
+    expect(plan.commands).toHaveLength(1);
+    expect(plan.commands[0]).toMatch(/^ip prefix-list pl_\S+ seq \d+ (permit|deny) /);
+    expect(plan.touched.size).toBe(2);
+  });
+
+  it('edits a route-map entry: `no` for the line that went, then the new line, inside the entry', () => {
+    const next = changed((s) => {
+      s.vrf[0]!.community = '65000:999';
+    });
+    const plan = fastPathPlan(render(several), render(next))!;
+    const enter = plan.commands.findIndex((c) => /^route-map rm4_\S+_export permit \d+$/.test(c));
+    expect(enter).toBeGreaterThanOrEqual(0);
+    const body = plan.commands.slice(enter + 1, enter + 4);
+    expect(body[0]).toMatch(/^no set (large-)?community .* additive$/);
+    expect(body[1]).toBe('set community 65000:999 additive');
+    expect(body[2]).toBe('exit');
+  });
+
+  it('adds a new entry before it removes the deny-all entry it replaces', () => {
+    const from: FrrSpec = { vrf: [vrf({ vrf: 'red', vni: 5 })], routingTable: [] };
+    const to: FrrSpec = {
+      vrf: [vrf({ vrf: 'red', vni: 5, export: [{ cidr: '10.1.0.0/16', seq: 1, action: 'permit' }] })],
+      routingTable: [],
+    };
+    const plan = fastPathPlan(render(from), render(to))!;
+    const add = plan.commands.indexOf('route-map rm4_red_export permit 10');
+    const remove = plan.commands.indexOf('no route-map rm4_red_export deny 65535');
+    expect(add).toBeGreaterThanOrEqual(0);
+    expect(remove).toBeGreaterThan(add);
+    expect(plan.commands).toContain('ip prefix-list pl_red_export_10 seq 1 permit 10.1.0.0/16');
+  });
+
+  it('changes route targets and aggregates inside a VRF instance that stays', () => {
+    const next = changed((s) => {
+      s.vrf[0]!.routeTarget = '65000:4242';
+      s.vrf[0]!.aggregate = ['10.99.0.0/16'];
+    });
+    const plan = fastPathPlan(render(several), render(next));
+    expect(plan).toBeDefined();
+    expect(
+      plan!.commands.filter((c) => /^(no )?route-target (import|export) /.test(c)).length,
+    ).toBeGreaterThan(0);
+    expect(plan!.commands.some((c) => c === 'aggregate-address 10.99.0.0/16')).toBe(true);
+  });
+
+  it('cannot express a new VRF, a removed one, or a template change: undefined (frr-reload.py)', () => {
+    const added = changed((s) => s.vrf.push(vrf({ vrf: 'zz', vni: 4999 })));
+    expect(fastPathPlan(render(several), render(added))).toBeUndefined();
+    expect(fastPathPlan(render(added), render(several))).toBeUndefined();
+    const tpl = render(several).replace('redistribute connected\n', 'redistribute static\n');
+    expect(fastPathPlan(render(several), tpl)).toBeUndefined();
+  });
+
+  it('the read-back compares only what the commands touched', () => {
+    const next = changed((s) => {
+      s.vrf[0]!.community = '65000:999';
+    });
+    const plan = fastPathPlan(render(several), render(next))!;
+    const expected = parseConfig(render(next));
+    // FRR running the old file: the touched entry differs; the untouched rest is not looked at.
+    expect(touchedMismatches(parseConfig(render(several)), expected, plan.touched).length).toBeGreaterThan(0);
+    expect(touchedMismatches(expected, expected, plan.touched)).toEqual([]);
+  });
+});
+
+describe('one vtysh run, several show commands', () => {
+  const commands = ['show running-config', 'show vrf vni json', 'show evpn vni json'];
+  it('splits at each echoed command, in order; an empty answer stays empty', () => {
+    const out = [
+      'node-1# show running-config',
+      'frr version 8.4.4',
+      'end',
+      'node-1# show vrf vni json',
+      '{"vrfs":[]}',
+      'node-1# show evpn vni json',
+    ].join('\n');
+    expect(splitEchoed(out, commands)).toEqual(['frr version 8.4.4\nend', '{"vrfs":[]}', '']);
+  });
+  it('a command that never ran has no answer', () => {
+    expect(splitEchoed('h# show running-config\n% bgpd is not running', commands)).toEqual([
+      '% bgpd is not running',
+      undefined,
+      undefined,
+    ]);
+  });
+});
+
+describe('drift in-process: running config against the file', () => {
+  it('finds what a hand-made change added and removed, in the items --test prints', () => {
+    const file = render(several);
+    const removed = /^ip prefix-list .*$/m.exec(file)![0];
+    const running = file
+      .replace(`${removed}\n`, '')
+      .replace(/^( match ip address prefix-list \S+\n)/m, '$1 set local-preference 50\n');
+    const d = configDrift(running, file);
+    expect(d.toAdd).toEqual([removed]);
+    expect(d.toDelete).toEqual([
+      expect.stringMatching(/^route-map \S+ (permit|deny) \d+ \/ no set local-preference 50$/),
+    ]);
+  });
+
+  it('does not count what FRR shows its own way: host name, version, empty address-family', () => {
+    const shown = render(goldenCases.empty!);
+    // The file has an address-family nothing fills; FRR leaves it out of its running config.
+    const file = shown.replace(
+      ' address-family l2vpn evpn\n',
+      ' address-family ipv4 multicast\n exit-address-family\n !\n address-family l2vpn evpn\n',
+    );
+    expect(file).not.toBe(shown);
+    const running = `frr version 8.4.4\n${shown.replace('hostname node-1', 'hostname other')}`;
+    expect(configDrift(running, file)).toEqual({ toAdd: [], toDelete: [] });
+  });
+});
