@@ -22,6 +22,8 @@ export interface Policy {
   nodeSelector?: LabelSelector;
   /** Nodes are started in the order of this label's value (then by name). */
   waveLabel?: string;
+  /** Waves are barriers: a wave starts only when every node of the previous ones is done (soak over). */
+  waveBarrier?: boolean;
   /** Revisions kept (valid or invalid) when unreferenced older ones are deleted. */
   revisionHistoryLimit: number;
   /** Bound on `status.failedNodes`. */

@@ -1,0 +1,94 @@
+/**
+ * Revision identity (docs/rollout.md, "The model"): which revision a node is assigned, which
+ * revision is desired (with the known-good fallback after an invalidation), and what kind of move
+ * takes a node from one to the other. All by revision number, never by content hash: a revert or a
+ * retry has the content of another revision and is still its own revision.
+ */
+import { hashConfig, type MoveKind, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
+import { factsOf } from './facts.js';
+
+const EMPTY_CONFIG = { vrf: [], layer2: [], routingTable: [] };
+
+/** Name of the stand-in for the state before nodenet: the fallback when no revision can be. */
+export const EMPTY_REVISION_NAME = 'empty-config';
+
+/** The empty config as a revision (number 0): never stored, only assigned as a last-resort fallback. */
+export const emptyRevision = (): NetworkConfigRevision => ({
+  apiVersion: 'network.nodenet.io/v1alpha1',
+  kind: 'NetworkConfigRevision',
+  metadata: { name: EMPTY_REVISION_NAME },
+  spec: { config: EMPTY_CONFIG, hash: hashConfig(EMPTY_CONFIG), number: 0 },
+});
+
+export interface RevisionIndex {
+  byNumber: ReadonlyMap<number, NetworkConfigRevision>;
+  /** Newest revision per hash (for NodeConfigs written without the number label). */
+  newestByHash: ReadonlyMap<string, NetworkConfigRevision>;
+}
+
+/** `revisions` newest first. */
+export function indexRevisions(revisions: readonly NetworkConfigRevision[]): RevisionIndex {
+  const byNumber = new Map<number, NetworkConfigRevision>();
+  const newestByHash = new Map<string, NetworkConfigRevision>();
+  for (const r of revisions) {
+    byNumber.set(r.spec.number, r);
+    if (!newestByHash.has(r.spec.hash)) newestByHash.set(r.spec.hash, r);
+  }
+  return { byNumber, newestByHash };
+}
+
+/** The revision a NodeConfig was handed: by its number label; without one, the newest with its hash. */
+export function assignedRevision(nc: NodeConfig, index: RevisionIndex): NetworkConfigRevision | undefined {
+  const n = factsOf(nc).number;
+  if (n !== undefined) {
+    const r = index.byNumber.get(n);
+    // A label naming a revision of other content (hand-edited): trust the content.
+    if (r && r.spec.hash === nc.spec.revision) return r;
+  }
+  if (nc.spec.revision === emptyRevision().spec.hash && n === 0) return emptyRevision();
+  return index.newestByHash.get(nc.spec.revision);
+}
+
+export const isCompleted = (r: NetworkConfigRevision): boolean => r.status?.completedAt !== undefined;
+
+export interface DesiredChoice {
+  /** The revision nodes are moved to (the empty config when nothing else may be). */
+  desired: NetworkConfigRevision | undefined;
+  /** Desired because the newest revision is invalid (known-good fallback). */
+  fallback: boolean;
+}
+
+/**
+ * The newest valid revision newer than every invalid one; else the fallback: the newest completed
+ * valid revision older than the newest invalid one, else the newest valid older one, else the empty
+ * config (only when some revision is invalid; with no revisions at all nothing is desired). Valid
+ * revisions between the fallback and the invalid one never completed: they are passed over, and
+ * their nodes move back (older number: a rollback).
+ */
+export function chooseDesired(
+  newestFirst: readonly NetworkConfigRevision[],
+  invalid: ReadonlySet<string>,
+): DesiredChoice {
+  const newestInvalid = newestFirst.find((r) => invalid.has(r.metadata.name));
+  const valid = newestFirst.filter((r) => !invalid.has(r.metadata.name));
+  const ahead = valid.find((r) => !newestInvalid || r.spec.number > newestInvalid.spec.number);
+  if (ahead || !newestInvalid) return { desired: ahead, fallback: false };
+  const older = valid.filter((r) => r.spec.number < newestInvalid.spec.number);
+  const desired = older.find(isCompleted) ?? older[0] ?? emptyRevision();
+  return { desired, fallback: true };
+}
+
+/**
+ * The kind of a move from `from` (the node's assignment; undefined: none) to `to`: back to an older
+ * revision is a rollback; to a newer one is forward, or catch-up once `to` completed. A re-assignment
+ * of the same revision keeps the move it had (`same`).
+ */
+export function moveKind(
+  from: NetworkConfigRevision | undefined,
+  to: NetworkConfigRevision,
+  same: MoveKind | undefined,
+): MoveKind {
+  if (from && from.spec.number > to.spec.number) return 'rollback';
+  if (from && from.spec.number === to.spec.number && same !== undefined) return same;
+  return isCompleted(to) ? 'catch-up' : 'forward';
+}
