@@ -24,6 +24,7 @@ import { setConditions, rfc3339 } from '@nodenet/api';
 import { effectiveInputs } from './held-back.js';
 import { appliedCondition, carried, inputRef } from './outcome.js';
 import { highestNumber } from './rollout/numbers.js';
+import { heldSuspects, type HeldSuspect } from './rollout/suspects.js';
 
 export interface InputStatusUpdate {
   object: InputObject;
@@ -61,15 +62,21 @@ export function buildRevision(
   const inForce = [...revisions]
     .sort((a, b) => b.spec.number - a.spec.number)
     .find((r) => r.status?.isInvalid !== true);
-  const effective = effectiveInputs(inputs, inForce?.spec.config);
+  // The suspects of an invalidated revision are held back too (rollout/suspects.ts).
+  const suspects = heldSuspects(
+    new Map(allInputs(inputs).map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.generation ?? 0])),
+    revisions,
+  );
+  const effective = effectiveInputs(inputs, inForce?.spec.config, suspects);
   const { problems, refused } = effective;
+  const notNew = new Set([...refused.keys(), ...suspects.keys()]);
   const nowText = rfc3339(now);
   /** Input statuses once the decision says which revision carries the current generations. */
   const statuses = (
     carrier: string | undefined,
     known: readonly NetworkConfigRevision[],
   ): InputStatusUpdate[] =>
-    inputStatuses(inputs, effective.inputs === undefined, refused, carrier, known, nowText);
+    inputStatuses(inputs, effective.inputs === undefined, refused, carrier, known, nowText, suspects);
   if (effective.inputs === undefined) {
     return {
       problems,
@@ -116,7 +123,7 @@ export function buildRevision(
       number,
       config,
       hash,
-      changedInputs(inputs, revisions, refused),
+      changedInputs(inputs, revisions, notNew),
       invalid.metadata.name,
     );
     return {
@@ -131,7 +138,7 @@ export function buildRevision(
       },
     };
   }
-  const revision = newRevision(number, config, hash, changedInputs(inputs, revisions, refused));
+  const revision = newRevision(number, config, hash, changedInputs(inputs, revisions, notNew));
   return {
     problems,
     inputStatusUpdates: statuses(revision.metadata.name, [...revisions, revision]),
@@ -153,7 +160,7 @@ export function buildRevision(
 const changedInputs = (
   inputs: Inputs,
   revisions: readonly NetworkConfigRevision[],
-  refused: ReadonlyMap<string, Problem[]>,
+  refused: ReadonlySet<string>,
 ): string[] =>
   allInputs(inputs)
     .filter((o) => !refused.has(`${o.kind}/${o.metadata.name}`) && !carried(o, revisions))
@@ -170,6 +177,7 @@ function inputStatuses(
   carrier: string | undefined,
   revisions: readonly NetworkConfigRevision[],
   nowText: string,
+  suspects: ReadonlyMap<string, HeldSuspect>,
 ): InputStatusUpdate[] {
   const out: InputStatusUpdate[] = [];
   for (const obj of allInputs(inputs)) {
@@ -192,15 +200,24 @@ function inputStatuses(
             message: mine.map((p) => p.message).join('; '),
           };
     const old = obj.status ?? {};
-    const reference =
-      carrier !== undefined && mine.length === 0 && !carried(obj, revisions)
+    const suspect = suspects.get(`${obj.kind}/${obj.metadata.name}`);
+    const reference = suspect
+      ? // Held back: it reads off the revision it broke (Applied=False, RolledBack).
+        { revision: suspect.revision.metadata.name, revisionGeneration: generation ?? 0 }
+      : carrier !== undefined && mine.length === 0 && !carried(obj, revisions)
         ? { revision: carrier, revisionGeneration: generation ?? 0 }
         : {
             ...(old.revision !== undefined ? { revision: old.revision } : {}),
             ...(old.revisionGeneration !== undefined ? { revisionGeneration: old.revisionGeneration } : {}),
           };
     const withRef: InputStatus = { ...old, ...reference };
-    const applied = appliedCondition(obj, withRef, { accepted: mine.length === 0, blocked }, revisions);
+    const outcome = appliedCondition(obj, withRef, { accepted: mine.length === 0, blocked }, revisions);
+    const applied = suspect
+      ? {
+          ...outcome,
+          message: `${outcome.message}; held back from newer revisions until this input changes or revision ${suspect.revision.metadata.name} is retried`,
+        }
+      : outcome;
     const next: InputStatus = {
       ...withRef,
       conditions: setConditions(
