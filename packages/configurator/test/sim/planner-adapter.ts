@@ -268,6 +268,17 @@ function nodeInfo(n: NodeView): NodeInfo {
 const specFor = (r: NetworkConfigRevision, n: NodeView) =>
   nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, n.labels);
 
+/** The spec hash per revision and node labels (the controller's NodeSpecCache plays this part). */
+const specHashes = new WeakMap<NetworkConfigRevision['spec'], Map<string, string>>();
+function specHashOf(r: NetworkConfigRevision, labels: Record<string, string>): string {
+  let m = specHashes.get(r.spec);
+  if (!m) specHashes.set(r.spec, (m = new Map()));
+  const key = JSON.stringify(labels);
+  let h = m.get(key);
+  if (h === undefined) m.set(key, (h = nodeSpecHash(nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, labels))));
+  return h;
+}
+
 /** One controller pass on the store: observe, plan, then carry out the plan as execute.ts does. */
 export function runPass(input: PassInput): PassResult {
   const { store, policy, mono, now } = input;
@@ -282,7 +293,7 @@ export function runPass(input: PassInput): PassResult {
     mono,
     observations,
     policy,
-    specHash: (r, n) => nodeSpecHash(nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
+    specHash: (r, n) => specHashOf(r, n.labels),
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
   });
   const events: PassEvent[] = [];

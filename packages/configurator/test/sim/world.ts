@@ -89,6 +89,8 @@ export class World {
   passes = 0;
   private changed = false;
   private requeueAt: number | undefined;
+  private inputHashKey = '';
+  private inputHash: string | undefined;
   private readonly lastReport = new Map<string, { number: number; cause?: string }>();
 
   constructor(
@@ -104,8 +106,19 @@ export class World {
     for (const [k, v] of Object.entries(history.inputs)) this.writeInput(k, v);
   }
 
-  get policy() {
-    return policyOf({ ...this.history.policy, paused: this.fleetPaused });
+  /** While revision 1 is set up: every node at once, no soak, no RolloutPolicy knobs, no checks. */
+  settingUp = false;
+  private policyCache: { key: string; policy: ReturnType<typeof policyOf> } | undefined;
+  get policy(): ReturnType<typeof policyOf> {
+    const key = `${this.fleetPaused}|${this.settingUp}`;
+    if (this.policyCache?.key !== key) {
+      const { rolloutPolicy: _knobs, ...flags } = this.history.policy;
+      const knobs = this.settingUp
+        ? { ...flags, limit: Math.max(1, this.nodes.size), minSuccessTimeMs: 0 }
+        : { ...this.history.policy, paused: this.fleetPaused };
+      this.policyCache = { key, policy: policyOf(knobs) };
+    }
+    return this.policyCache.policy;
   }
 
   log(line: string): void {
@@ -229,7 +242,13 @@ export class World {
     );
     // Availability as it was when the pass looked (before its own writes).
     const unavailableBefore = new Map([...this.nodes.keys()].map((n) => [n, this.unavailable(n)] as const));
-    const hash = inputHashOf(this.store, this.inputs, T0 + this.t);
+    // The hash of the inputs changes only with them or with the revisions (the build step's view).
+    const key = `${this.store.revisions.size}|${[...this.store.revisions.values()].map((r) => `${r.spec.number}${isInvalid(r) ? 'x' : ''}`).join(',')}|${[...this.inputs].map(([k, i]) => `${k}${i.generation}=${i.value}`).join(',')}`;
+    if (key !== this.inputHashKey) {
+      this.inputHashKey = key;
+      this.inputHash = inputHashOf(this.store, this.inputs, T0 + this.t);
+    }
+    const hash = this.inputHash;
     const res = runPass({
       store: this.store,
       nodes: this.nodeViews(),
@@ -247,8 +266,8 @@ export class World {
     if (res.events.some((e) => e.kind === 'invalidate' || e.kind === 'deleteRevision'))
       this.buildDirty = true;
     const view = this.ledgerView(pausedBefore, unavailableBefore);
-    this.ledger.pass(res.events, view, invalidBefore);
-    this.ledger.inFlight(this.inFlight(), view);
+    this.ledger.pass(res.events, view, invalidBefore, !this.settingUp);
+    if (!this.settingUp) this.ledger.inFlight(this.inFlight(), view);
   }
 
   private ledgerView(
@@ -416,7 +435,9 @@ function describe(e: PassEvent): string {
 export function play(history: History, opts: { stopAtFirst?: boolean } = {}): RunResult {
   const w = new World(history, opts.stopAtFirst ?? true);
   const stop = (): boolean => w.stopAtFirst && w.ledger.violations.length > 0;
-  w.advance(10 * 60_000, []);
+  w.settingUp = true;
+  w.advance(60_000, []);
+  w.settingUp = false;
   const r1 = w.revisionByNumber(1);
   if (!r1?.status?.completedAt && !stop())
     throw new Error(
