@@ -153,7 +153,9 @@ export class Ledger {
       const h = this.handed.get(`${f.node}|${e.number}`);
       const what = `INVALIDATE rev ${e.number} by ${f.node} ("${f.message}")`;
       if (!h) this.fail(3, v.t, `${what}: ${f.node} was never handed rev ${e.number}`);
-      else if (h.unavailable)
+      // A node unavailable when handed the revision may still fail it when the change harms it
+      // (its agent answered and refused it); otherwise it is not the revision's fault.
+      else if (h.unavailable && this.harmless(v, f.node, e.number))
         this.fail(
           3,
           v.t,
@@ -175,6 +177,11 @@ export class Ledger {
           );
       }
     }
+  }
+
+  private harmless(v: LedgerView, node: string, number: number): boolean {
+    const r = v.revisionByNumber(number);
+    return r === undefined || v.harms(node, r).length === 0;
   }
 
   /** (5) after a pass: nodes with an unanswered forward assignment. */

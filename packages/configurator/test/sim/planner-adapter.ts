@@ -242,6 +242,31 @@ export interface PassResult {
   requeueAfterMs?: number;
 }
 
+/**
+ * Deliberately broken planner rules, to show each invariant catches one (sanity.test.ts):
+ * ignorePause (fleet and revision pause unseen), ignoreFailures (max-failures 1000),
+ * shortConfigTimeout (config timeout 5 s: slow agents fail), skipLastNode (the last node in start
+ * order is never moved), limitPlusOne (one more slot than the limit).
+ */
+export type Sabotage =
+  'ignorePause' | 'ignoreFailures' | 'shortConfigTimeout' | 'skipLastNode' | 'limitPlusOne';
+
+function sabotaged(s: Sabotage | undefined, policy: Policy, revisions: NetworkConfigRevision[]) {
+  if (s === 'ignorePause')
+    return {
+      policy: { ...policy, paused: false },
+      revisions: revisions.map((r) => (r.spec.paused ? { ...r, spec: { ...r.spec, paused: false } } : r)),
+    };
+  if (s === 'ignoreFailures') return { policy: { ...policy, maxFailures: 1000 }, revisions };
+  if (s === 'shortConfigTimeout') return { policy: { ...policy, configTimeoutMs: 5_000 }, revisions };
+  if (s === 'limitPlusOne' && policy.updateLimit.kind === 'count')
+    return {
+      policy: { ...policy, updateLimit: { kind: 'count' as const, count: policy.updateLimit.count + 1 } },
+      revisions,
+    };
+  return { policy, revisions };
+}
+
 export interface PassInput {
   store: Store;
   nodes: readonly NodeView[];
@@ -250,6 +275,7 @@ export interface PassInput {
   mono: number;
   now: number;
   inputHash?: string;
+  sabotage?: Sabotage;
 }
 
 function nodeInfo(n: NodeView): NodeInfo {
@@ -275,7 +301,8 @@ function specHashOf(r: NetworkConfigRevision, labels: Record<string, string>): s
   if (!m) specHashes.set(r.spec, (m = new Map()));
   const key = JSON.stringify(labels);
   let h = m.get(key);
-  if (h === undefined) m.set(key, (h = nodeSpecHash(nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, labels))));
+  if (h === undefined)
+    m.set(key, (h = nodeSpecHash(nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, labels))));
   return h;
 }
 
@@ -285,20 +312,24 @@ export function runPass(input: PassInput): PassResult {
   const infos = input.nodes.map(nodeInfo);
   const ncs = [...store.nodeConfigs.values()];
   const observations = observe(input.observations, infos, ncs, mono);
+  const broken = sabotaged(input.sabotage, policy, [...store.revisions.values()]);
   const p = plan({
-    revisions: [...store.revisions.values()],
+    revisions: broken.revisions,
     nodes: infos,
     nodeConfigs: ncs,
     now,
     mono,
     observations,
-    policy,
+    policy: broken.policy,
     specHash: (r, n) => specHashOf(r, n.labels),
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
   });
   const events: PassEvent[] = [];
   const statuses = new Map(p.statusUpdates.map((s) => [s.revision, s.status]));
   const byName = new Map(input.nodes.map((n) => [n.name, n]));
+  const last = [...byName.keys()].sort().at(-1);
+  if (input.sabotage === 'skipLastNode')
+    p.actions = p.actions.filter((a) => a.type !== 'assign' || a.node !== last);
   for (const a of p.actions) {
     if (a.type !== 'invalidate') continue;
     const r = store.revisions.get(a.revision);

@@ -20,6 +20,7 @@ import {
   type NodeView,
   type PassEvent,
   type PolicyKnobs,
+  type Sabotage,
   type SimInput,
   type Store,
 } from './planner-adapter.js';
@@ -69,7 +70,7 @@ export interface RunResult {
 }
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
-const MAX_STEP = 60_000;
+const MAX_STEP = 600_000;
 const MAX_ITERATIONS = 50_000;
 const TIMELINE_LINES = 3_000;
 
@@ -87,7 +88,6 @@ export class World {
   readonly ledger: Ledger;
   readonly timeline: string[] = [];
   passes = 0;
-  private changed = false;
   private requeueAt: number | undefined;
   private inputHashKey = '';
   private inputHash: string | undefined;
@@ -96,6 +96,7 @@ export class World {
   constructor(
     readonly history: History,
     readonly stopAtFirst = true,
+    readonly sabotage?: Sabotage,
   ) {
     this.ledger = new Ledger(stopAtFirst);
     const specs: NodeSpec[] =
@@ -196,7 +197,6 @@ export class World {
       nodeConfig: (n) => this.store.nodeConfigs.get(n),
       writeStatus: (n, nc) => {
         this.store.nodeConfigs.set(n, nc);
-        this.changed = true;
         this.lastReport.set(n, {
           number: numberOf(nc),
           ...(nc.status?.failureCause ? { cause: nc.status.failureCause } : {}),
@@ -224,7 +224,6 @@ export class World {
     this.buildDirty = false;
     const out = buildStep(this.store, this.inputs, T0 + this.t);
     if (!('created' in out)) return;
-    this.changed = true;
     const c = out.created;
     this.log(`REVISION ${c.spec.number} ${JSON.stringify(contentOf(c))}: ${out.reason}`);
     if (out.retryOf)
@@ -257,11 +256,11 @@ export class World {
       mono: this.t,
       now: T0 + this.t,
       ...(hash ? { inputHash: hash } : {}),
+      ...(this.sabotage && !this.settingUp ? { sabotage: this.sabotage } : {}),
     });
     this.observations = res.observations;
     this.desired = res.desired;
     this.requeueAt = res.requeueAfterMs !== undefined ? this.t + res.requeueAfterMs : undefined;
-    if (res.events.length) this.changed = true;
     for (const e of res.events) this.log(describe(e));
     if (res.events.some((e) => e.kind === 'invalidate' || e.kind === 'deleteRevision'))
       this.buildDirty = true;
@@ -316,7 +315,6 @@ export class World {
     for (let i = 0; i < MAX_ITERATIONS; i++) {
       while (queue.length && (queue[0] as Scheduled).at <= this.t)
         applyAction(this, (queue.shift() as Scheduled).action);
-      this.changed = false;
       const env = this.env();
       for (const n of this.nodes.values()) stepNode(n, env);
       this.autoscale();
@@ -326,7 +324,8 @@ export class World {
       if (this.t >= end) return;
       const next = [end, this.t + MAX_STEP];
       if (queue.length) next.push((queue[0] as Scheduled).at);
-      if (this.changed) next.push(this.t + 100);
+      // Agents' writes are seen by the pass of the same step; a build is due after an invalidation.
+      if (this.buildDirty) next.push(this.t + 100);
       if (this.requeueAt !== undefined && this.requeueAt > this.t) next.push(this.requeueAt);
       if (this.leaderFrom > this.t) next.push(this.leaderFrom);
       for (const n of this.nodes.values()) {
@@ -432,8 +431,8 @@ function describe(e: PassEvent): string {
 }
 
 /** Plays a history: revision 1 completes, the actions play, faults stop, convergence is checked. */
-export function play(history: History, opts: { stopAtFirst?: boolean } = {}): RunResult {
-  const w = new World(history, opts.stopAtFirst ?? true);
+export function play(history: History, opts: { stopAtFirst?: boolean; sabotage?: Sabotage } = {}): RunResult {
+  const w = new World(history, opts.stopAtFirst ?? true, opts.sabotage);
   const stop = (): boolean => w.stopAtFirst && w.ledger.violations.length > 0;
   w.settingUp = true;
   w.advance(60_000, []);
