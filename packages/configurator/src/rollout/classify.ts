@@ -18,7 +18,7 @@ import { formatDuration } from '../duration.js';
 import type { Policy } from '../policy.js';
 import { factsOf } from './facts.js';
 import { assignedRevision, isCompleted, type RevisionIndex } from './identity.js';
-import type { NodeObservation } from './observe.js';
+import { sameStretch, type NodeObservation } from './observe.js';
 import { MAX_INTERRUPTED_ATTEMPTS, backoffMs, everReported, progress, type Progress } from './progress.js';
 import type { NodeInfo, NodeState } from './types.js';
 
@@ -30,6 +30,8 @@ export interface Verdict {
   state: NodeState | undefined;
   /** The revision the node is assigned (its NodeConfig's, by number). */
   assigned?: NetworkConfigRevision;
+  /** The revision it is moved to, when not the desired one (identity.ts targetFor: a fallback or a rollback retry). */
+  target?: NetworkConfigRevision;
   /** Assigned the desired revision with the spec the node's labels give. */
   onDesired?: boolean;
   /** Took its assignment forward and is NotReady, gone or misconfigured before finishing it: holds every forward move. */
@@ -86,7 +88,8 @@ export function classify(
     assignSince: observation?.assignSince ?? mono,
     statusSince: observation?.statusSince ?? mono,
     readiness,
-    readinessSince: observation?.readiness === readiness ? observation.readinessSince : mono,
+    readinessSince:
+      observation && sameStretch(observation.readiness, readiness) ? observation.readinessSince : mono,
   };
   const selected = node !== undefined && matchesSelector(policy.nodeSelector, node.labels);
   const base = { name, node, nc };

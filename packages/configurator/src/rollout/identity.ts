@@ -73,9 +73,46 @@ export function chooseDesired(
   const valid = newestFirst.filter((r) => !invalid.has(r.metadata.name));
   const ahead = valid.find((r) => !newestInvalid || r.spec.number > newestInvalid.spec.number);
   if (ahead || !newestInvalid) return { desired: ahead, fallback: false };
-  const older = valid.filter((r) => r.spec.number < newestInvalid.spec.number);
-  const desired = older.find(isCompleted) ?? older[0] ?? emptyRevision();
-  return { desired, fallback: true };
+  return { desired: fallbackOf(newestInvalid, newestFirst, invalid), fallback: true };
+}
+
+/**
+ * Where nodes leaving invalid revision `bad` go: the newest completed valid revision older than it
+ * (known good), else the newest valid older one, else the empty config. Never a newer revision.
+ */
+export function fallbackOf(
+  bad: NetworkConfigRevision,
+  newestFirst: readonly NetworkConfigRevision[],
+  invalid: ReadonlySet<string>,
+): NetworkConfigRevision {
+  const older = newestFirst.filter((r) => !invalid.has(r.metadata.name) && r.spec.number < bad.spec.number);
+  return older.find(isCompleted) ?? older[0] ?? emptyRevision();
+}
+
+/**
+ * The revision a node is moved to: the fallback of its assignment when that is invalid (it goes
+ * back to known-good first, even when a newer revision is desired, unless that is a retry of it or
+ * the fallback would be the empty config); the revision of a rollback that failed (retried there,
+ * never a forward move meanwhile); else the desired revision.
+ */
+export function targetFor(
+  nc: NodeConfig | undefined,
+  assigned: NetworkConfigRevision | undefined,
+  desired: NetworkConfigRevision,
+  newestFirst: readonly NetworkConfigRevision[],
+  invalid: ReadonlySet<string>,
+): NetworkConfigRevision {
+  if (!nc || !assigned || assigned.spec.number === desired.spec.number) return desired;
+  if (invalid.has(assigned.metadata.name)) {
+    // A retry of the invalid revision is the new attempt a person asked for; the empty config is
+    // the last resort only when nothing newer is desired.
+    if (desired.spec.retryOf === assigned.metadata.name) return desired;
+    const back = fallbackOf(assigned, newestFirst, invalid);
+    return back.spec.number < desired.spec.number && back.spec.number > 0 ? back : desired;
+  }
+  const f = factsOf(nc);
+  if (f.move === 'rollback' && f.about && nc.status?.configStatus === 'invalid') return assigned;
+  return desired;
 }
 
 /**

@@ -9,7 +9,13 @@ import { updateLimitFor } from '../policy.js';
 import { classify, type Verdict } from './classify.js';
 import { failureRecord, nodeSummary, type FailureRecord } from './failures.js';
 import { historyCleanup } from './history.js';
-import { EMPTY_REVISION_NAME, chooseDesired, indexRevisions } from './identity.js';
+import {
+  EMPTY_REVISION_NAME,
+  assignedRevision,
+  chooseDesired,
+  indexRevisions,
+  targetFor,
+} from './identity.js';
 import { compareNodes } from './order.js';
 import { revisionStatuses, type Invalidation } from './revision-status.js';
 import { highWaterMarks } from './numbers.js';
@@ -51,18 +57,23 @@ export function plan(input: PlanInput): Plan {
     });
   }
 
+  // Each node is classified against its target: the desired revision, or the known-good fallback of
+  // an invalid assignment, or the revision of a failed rollback (identity.ts targetFor).
   const verdictsFor = (d: NetworkConfigRevision): Verdict[] =>
     names.map((name) => {
       const node = nodeByName.get(name);
-      return classify(name, node, ncByName.get(name), input.observations.get(name), {
-        desired: d,
+      const nc = ncByName.get(name);
+      const t = targetFor(nc, nc && assignedRevision(nc, index), d, revisions, invalid);
+      const v = classify(name, node, nc, input.observations.get(name), {
+        desired: t,
         index,
         invalid,
         policy,
         mono,
         now,
-        ...(node && input.specHash ? { expectedSpecHash: input.specHash(d, node) } : {}),
+        ...(node && input.specHash ? { expectedSpecHash: input.specHash(t, node) } : {}),
       });
+      return t === d ? v : { ...v, target: t, onDesired: false };
     });
 
   // Failures count against the revision that was assigned, desired or not, and are counted from

@@ -56,9 +56,10 @@ export function fillSlots(input: SlotInput): SlotResult {
     if (v.hostOnDesired || !v.state || !SLOT_STATES.has(v.state)) continue;
     inProgress++;
     if (v.state === 'soaking') soaking++;
-    if (v.onDesired) onDesiredInFlight++;
+    if (v.onDesired && !v.target) onDesiredInFlight++;
   }
-  const moveOf = (v: Verdict): MoveKind => v.keepMove ?? moveKind(v.assigned, desired, undefined);
+  const targetOf = (v: Verdict): NetworkConfigRevision => v.target ?? desired;
+  const moveOf = (v: Verdict): MoveKind => v.keepMove ?? moveKind(v.assigned, targetOf(v), undefined);
   const isRollback = (v: Verdict): boolean => moveOf(v) === 'rollback';
   /** The host runs an invalid revision (it took it, or is taking it): most urgent. */
   const runsInvalid = (v: Verdict): boolean =>
@@ -71,12 +72,13 @@ export function fillSlots(input: SlotInput): SlotResult {
   const assign = (v: Verdict, reason: string): void => {
     const from = v.nc?.spec.revision;
     const move = moveOf(v);
+    const to = targetOf(v);
     assignments.push({
       type: 'assign',
       node: v.name,
-      revision: desired.metadata.name,
-      hash: desired.spec.hash,
-      number: desired.spec.number,
+      revision: to.metadata.name,
+      hash: to.spec.hash,
+      number: to.spec.number,
       ...(from !== undefined ? { from } : {}),
       rollback: move === 'rollback',
       move,

@@ -73,7 +73,7 @@ export function effectiveSuspects(
 
 /**
  * Whether `r` (newer than the invalid `bad`) carries one of bad's suspects: it has the same entry,
- * and did not get it from a new generation of that input (its own changedInputs name the input).
+ * and did not get it from a new generation of that input (its own changedInputs name another one).
  */
 export function carriesSuspect(
   r: NetworkConfigRevision,
@@ -81,10 +81,18 @@ export function carriesSuspect(
   suspects: readonly SuspectRef[],
 ): SuspectRef | undefined {
   if (r.spec.number <= bad.spec.number || r.spec.retryOf === bad.metadata.name) return undefined;
-  const own = new Set((r.spec.changedInputs ?? []).map(parseRef).map((s) => s && `${s.kind}/${s.name}`));
-  return suspects.find(
-    (s) => !own.has(`${s.kind}/${s.name}`) && same(entryOf(r.spec.config, s), entryOf(bad.spec.config, s)),
+  const own = new Map(
+    (r.spec.changedInputs ?? [])
+      .map(parseRef)
+      .filter((s): s is SuspectRef => s !== undefined)
+      .map((s) => [`${s.kind}/${s.name}`, s.generation]),
   );
+  return suspects.find((s) => {
+    const g = own.get(`${s.kind}/${s.name}`);
+    return (
+      (g === undefined || g === s.generation) && same(entryOf(r.spec.config, s), entryOf(bad.spec.config, s))
+    );
+  });
 }
 
 export interface HeldSuspect {

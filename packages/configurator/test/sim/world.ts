@@ -47,6 +47,11 @@ export interface History {
   converge?: boolean;
   /** Something (an autoscaler, a MachineHealthCheck) deletes Nodes NotReady for this long. */
   deleteNotReadyAfterMs?: number;
+  /**
+   * Revisions a good history may still end invalid: a fault indistinguishable from a cut-off (a node
+   * NotReady right after taking a revision) rightly fails the revision it took; its retry must not.
+   */
+  mayEndInvalid?: number[];
 }
 
 export interface RevisionSummary {
