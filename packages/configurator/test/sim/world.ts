@@ -89,6 +89,8 @@ export class World {
   readonly timeline: string[] = [];
   passes = 0;
   private requeueAt: number | undefined;
+  /** The last pass wrote something (an assignment, an invalidation, a collection). */
+  private wrote = false;
   private inputHashKey = '';
   private inputHash: string | undefined;
   private readonly lastReport = new Map<string, { number: number; cause?: string }>();
@@ -261,6 +263,7 @@ export class World {
     this.observations = res.observations;
     this.desired = res.desired;
     this.requeueAt = res.requeueAfterMs !== undefined ? this.t + res.requeueAfterMs : undefined;
+    this.wrote = res.events.length > 0;
     for (const e of res.events) this.log(describe(e));
     if (res.events.some((e) => e.kind === 'invalidate' || e.kind === 'deleteRevision'))
       this.buildDirty = true;
@@ -324,8 +327,9 @@ export class World {
       if (this.t >= end) return;
       const next = [end, this.t + MAX_STEP];
       if (queue.length) next.push((queue[0] as Scheduled).at);
-      // Agents' writes are seen by the pass of the same step; a build is due after an invalidation.
-      if (this.buildDirty) next.push(this.t + 100);
+      // Agents' writes are seen by the pass of the same step. The controller's own writes come back
+      // through its informers and make another pass one coalescing window (50 ms) later.
+      if (this.buildDirty || this.wrote) next.push(this.t + 50);
       if (this.requeueAt !== undefined && this.requeueAt > this.t) next.push(this.requeueAt);
       if (this.leaderFrom > this.t) next.push(this.leaderFrom);
       for (const n of this.nodes.values()) {
