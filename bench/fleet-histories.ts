@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { historyArb } from '../packages/configurator/test/sim/arbitrary.js';
 import { ALL_NAMED, BASELINE } from '../packages/configurator/test/sim/histories.js';
-import { play, type History } from '../packages/configurator/test/sim/world.js';
+import { play } from '../packages/configurator/test/sim/play.js';
+import type { History } from '../packages/configurator/test/sim/world.js';
 
 export interface BlastRow {
   history: string;

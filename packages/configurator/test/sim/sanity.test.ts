@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { CONTROL, historyArb } from './arbitrary.js';
 import type { InvariantId } from './ledger.js';
 import type { Sabotage } from './planner-adapter.js';
-import { play } from './world.js';
+import { play } from './play.js';
 
 const CASES: { invariant: InvariantId; sabotage: Sabotage; rule: string }[] = [
   { invariant: 1, sabotage: 'ignoreFailures', rule: 'failures never invalidate (max-failures 1000)' },
