@@ -78,12 +78,17 @@ type Raw = {
   ms: number;
 };
 
-function actionOf(raw: Raw, nodes: number): WorldAction {
+function actionOf(raw: Raw, nodes: number, bad: readonly BadChange[]): WorldAction {
   const node = `n${raw.node % nodes}`;
   const joiner = `j${raw.node % 2}`;
   switch (raw.kind) {
-    case 'setInput':
-      return { kind: 'setInput', input: raw.input, value: raw.value };
+    case 'setInput': {
+      // Half of the writes write a bad change (the rest may still hit one by chance).
+      const b = raw.flag ? bad[raw.node % Math.max(1, bad.length)] : undefined;
+      return b
+        ? { kind: 'setInput', input: b.input, value: b.value }
+        : { kind: 'setInput', input: raw.input, value: raw.value };
+    }
     case 'deleteInput':
     case 'revert':
       return { kind: raw.kind, input: raw.input };
@@ -123,7 +128,7 @@ export function historyArb(opts: GenOptions = {}): fc.Arbitrary<History> {
     kind: fc.constantFrom(...kinds),
     node: nodeIx,
     input,
-    // 7-9 are the values bad changes take: about one write in three is a bad one.
+    // 7-9 are the values bad changes take.
     value: fc.integer({ min: 2, max: 9 }),
     flag: fc.boolean(),
     mode: fc.constantFrom(...modes),
@@ -151,6 +156,7 @@ export function historyArb(opts: GenOptions = {}): fc.Arbitrary<History> {
         at: fc.integer({ min: 0, max: 300 }),
         input,
         value: fc.integer({ min: 2, max: 9 }),
+        bad: fc.boolean(),
       }),
     })
     .map(
@@ -169,7 +175,7 @@ export function historyArb(opts: GenOptions = {}): fc.Arbitrary<History> {
           node: 0,
           input: change.input,
           value: change.value,
-          flag: false,
+          flag: change.bad,
           mode: 'good',
           ms: 0,
         };
@@ -201,7 +207,10 @@ export function historyArb(opts: GenOptions = {}): fc.Arbitrary<History> {
           },
           inputs: { a: 1, b: 1, c: 1 },
           bad: badChanges,
-          actions: actions.map((a): Scheduled => ({ at: a.at * 1000, action: actionOf(a.raw, nodes) })),
+          actions: actions.map((a): Scheduled => ({
+            at: a.at * 1000,
+            action: actionOf(a.raw, nodes, badChanges),
+          })),
         };
       },
     );

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { refusedKnobs } from './planner-adapter.js';
 import { BASELINE, DEMO_STORY, FALSE_INVALIDATIONS, TABLE_HISTORIES } from './histories.js';
 import { expectHolds } from './report.js';
-import { play } from './world.js';
+import { play } from './play.js';
 
 describe('issue 23 table: the bound holds in every history', () => {
   it.each(TABLE_HISTORIES.map((h) => [h.name, h] as const))('%s', (name, h) => {

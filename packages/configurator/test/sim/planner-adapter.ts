@@ -79,26 +79,19 @@ export interface PolicyKnobs {
   };
 }
 
-export function policyOf(k: PolicyKnobs): Policy {
-  const flags = flagPolicy(k);
-  if (!k.rolloutPolicy) return flags;
-  return effectivePolicy(flags, {
+/** The flags with the RolloutPolicy `default` knobs over them, as the controller reads them. */
+const withKnobs = (k: PolicyKnobs) =>
+  effectivePolicy(flagPolicy(k), {
     apiVersion: API_VERSION,
     kind: 'RolloutPolicy',
     metadata: { name: 'default' },
     spec: { ...k.rolloutPolicy },
-  }).policy;
-}
+  });
+
+export const policyOf = (k: PolicyKnobs): Policy => (k.rolloutPolicy ? withKnobs(k).policy : flagPolicy(k));
 
 /** The RolloutPolicy knobs refused (each keeps the flag's value), as the planner reports them. */
-export function refusedKnobs(k: PolicyKnobs): string[] {
-  return effectivePolicy(flagPolicy(k), {
-    apiVersion: API_VERSION,
-    kind: 'RolloutPolicy',
-    metadata: { name: 'default' },
-    spec: { ...k.rolloutPolicy },
-  }).problems;
-}
+export const refusedKnobs = (k: PolicyKnobs): string[] => withKnobs(k).problems;
 
 function flagPolicy(k: PolicyKnobs): Policy {
   return {
@@ -113,16 +106,6 @@ function flagPolicy(k: PolicyKnobs): Policy {
     ...(k.nodeSelector ? { nodeSelector: { matchLabels: k.nodeSelector } } : {}),
   };
 }
-
-/** The timeouts the policy ends up with (the simulator sizes its waits on them). */
-export const timeoutsOf = (
-  p: Policy,
-): { preconfig: number; config: number; notReady: number; soak: number } => ({
-  preconfig: p.preconfigTimeoutMs,
-  config: p.configTimeoutMs,
-  notReady: p.notReadyTimeoutMs,
-  soak: p.minSuccessTimeMs,
-});
 
 // ------------------------------------------------------------------ inputs and revisions
 
@@ -149,9 +132,6 @@ export function contentOf(r: NetworkConfigRevision): Record<string, number> {
   for (const e of r.spec.config.layer2) out[e.name] = e.mtu - INPUT_BASE_MTU;
   return out;
 }
-
-/** Inputs the revision names as changed by it (the suspects when it fails). */
-export const changedInputsOf = (r: NetworkConfigRevision): string[] => r.spec.changedInputs ?? [];
 
 export type BuildOutcome =
   { created: NetworkConfigRevision; reason: string; retryOf?: string } | { note: string };
@@ -392,15 +372,8 @@ export function runPass(input: PassInput): PassResult {
         });
     } else if (a.type === 'deleteNodeConfig') {
       if (store.nodeConfigs.delete(a.name)) events.push({ kind: 'collect', node: a.name, reason: a.reason });
-    } else if (a.type === 'labelNodeConfig') {
-      const nc = store.nodeConfigs.get(a.name);
-      if (!nc) continue;
-      const labels: Record<string, string> = { ...nc.metadata.labels };
-      for (const [k, v] of Object.entries(a.labels))
-        if (v === null) delete labels[k];
-        else labels[k] = v;
-      store.nodeConfigs.set(a.name, { ...nc, metadata: { ...nc.metadata, labels } });
     }
+    // labelNodeConfig (rows for `kubectl get nc`) and labelDesired are for people only.
   }
   for (const [name, status] of statuses) {
     const r = store.revisions.get(name);

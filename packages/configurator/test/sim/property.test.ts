@@ -12,7 +12,7 @@ import { describe, it } from 'vitest';
 import { CONTROL, describeHistory, historyArb } from './arbitrary.js';
 import { explain } from './report.js';
 import type { History } from './world.js';
-import { play } from './world.js';
+import { play } from './play.js';
 
 const RUNS = Number(process.env.NODENET_SIM_RUNS ?? 2000);
 const SEED = process.env.NODENET_SIM_SEED !== undefined ? Number(process.env.NODENET_SIM_SEED) : undefined;

@@ -3,7 +3,7 @@
  * and agents (agents.ts), operator actions and faults on a virtual monotonic clock. Pure: no I/O,
  * no real time, no randomness of its own (a history is fixed data; generators draw it from a seed).
  */
-import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
+import type { NetworkConfigRevision } from '@nodenet/api';
 import { nextNodeWakeup, stepNode, type AgentEnv } from './agents.js';
 import { Ledger, fmt, type Violation } from './ledger.js';
 import {
@@ -25,7 +25,7 @@ import {
   type Store,
 } from './planner-adapter.js';
 import { applyAction } from './operator.js';
-import { TIMING, type AgentMode, type BadChange, type Scheduled, type SimNode } from './types.js';
+import type { AgentMode, BadChange, Scheduled, SimNode } from './types.js';
 
 export interface NodeSpec {
   name: string;
@@ -94,6 +94,8 @@ export class World {
   readonly timeline: string[] = [];
   passes = 0;
   private requeueAt: number | undefined;
+  /** The last pass wrote something (an assignment, an invalidation, a collection). */
+  private wrote = false;
   private inputHashKey = '';
   private inputHash: string | undefined;
   private readonly lastReport = new Map<string, { number: number; cause?: string }>();
@@ -266,6 +268,7 @@ export class World {
     this.observations = res.observations;
     this.desired = res.desired;
     this.requeueAt = res.requeueAfterMs !== undefined ? this.t + res.requeueAfterMs : undefined;
+    this.wrote = res.events.length > 0;
     for (const e of res.events) this.log(describe(e));
     if (res.events.some((e) => e.kind === 'invalidate' || e.kind === 'deleteRevision'))
       this.buildDirty = true;
@@ -329,8 +332,9 @@ export class World {
       if (this.t >= end) return;
       const next = [end, this.t + MAX_STEP];
       if (queue.length) next.push((queue[0] as Scheduled).at);
-      // Agents' writes are seen by the pass of the same step; a build is due after an invalidation.
-      if (this.buildDirty) next.push(this.t + 100);
+      // Agents' writes are seen by the pass of the same step. The controller's own writes come back
+      // through its informers and make another pass one coalescing window (50 ms) later.
+      if (this.buildDirty || this.wrote) next.push(this.t + 50);
       if (this.requeueAt !== undefined && this.requeueAt > this.t) next.push(this.requeueAt);
       if (this.leaderFrom > this.t) next.push(this.leaderFrom);
       for (const n of this.nodes.values()) {
@@ -361,65 +365,6 @@ export class World {
       }
     }
   }
-
-  /** Faults stop: every agent works, kubelets are Ready, nothing is paused. */
-  heal(): void {
-    this.log('FAULTS STOP: agents good, kubelets Ready, pauses lifted');
-    for (const n of this.nodes.values()) {
-      if (n.agent !== 'good' && n.agent !== 'slow') {
-        if (n.agent === 'misconfigured') delete n.handledKey;
-        n.agent = 'good';
-      }
-      n.flap = undefined;
-      n.kubeletFault = false;
-      if (!n.cut) n.kubeletReady = true;
-    }
-    this.fleetPaused = false;
-    for (const r of this.store.revisions.values())
-      if (r.spec.paused)
-        this.store.revisions.set(r.metadata.name, { ...r, spec: { ...r.spec, paused: false } });
-  }
-
-  /** Invariant 4: every available node is on the desired revision, applied and answered. */
-  convergenceProblems(): string[] {
-    const d = this.desired;
-    if (!d) return [];
-    const r = this.store.revisions.get(d.name);
-    const selector = this.history.policy.nodeSelector ?? {};
-    const out: string[] = [];
-    for (const n of this.nodes.values()) {
-      if (!n.exists || this.unavailable(n.name) === 'NotReady' || n.cut) continue;
-      if (Object.entries(selector).some(([k, v]) => n.labels[k] !== v)) continue;
-      if (this.harms(n.name, r).length) continue;
-      const nc: NodeConfig | undefined = this.store.nodeConfigs.get(n.name);
-      const answered = nc !== undefined && n.handledKey === assignmentKey(nc) && !n.job;
-      if (
-        nc?.spec.revision === d.hash &&
-        n.host === d.hash &&
-        answered &&
-        nc.status?.configStatus === 'provisioned'
-      )
-        continue;
-      out.push(
-        `${n.name} holds rev ${nc ? numberOf(nc) : 'none'} (${nc?.status?.configStatus ?? 'no status'}${nc?.status?.failureCause ? ` ${nc.status.failureCause}` : ''}), host ${n.host === d.hash ? 'on' : 'not on'} desired rev ${d.number}`,
-      );
-    }
-    return out;
-  }
-
-  summary(): RevisionSummary[] {
-    return [...this.store.revisions.values()]
-      .sort((a, b) => a.spec.number - b.spec.number)
-      .map((r) => ({
-        number: r.spec.number,
-        content: contentOf(r),
-        invalid: isInvalid(r),
-        completed: r.status?.completedAt !== undefined,
-        ...(r.status?.phase ? { phase: r.status.phase } : {}),
-        failed: r.status?.failed ?? 0,
-        degraded: r.status?.degraded ?? 0,
-      }));
-  }
 }
 
 function describe(e: PassEvent): string {
@@ -433,41 +378,4 @@ function describe(e: PassEvent): string {
     case 'deleteRevision':
       return `delete ${e.revision}: ${e.reason}`;
   }
-}
-
-/** Plays a history: revision 1 completes, the actions play, faults stop, convergence is checked. */
-export function play(history: History, opts: { stopAtFirst?: boolean; sabotage?: Sabotage } = {}): RunResult {
-  const w = new World(history, opts.stopAtFirst ?? true, opts.sabotage);
-  const stop = (): boolean => w.stopAtFirst && w.ledger.violations.length > 0;
-  w.settingUp = true;
-  w.advance(60_000, []);
-  w.settingUp = false;
-  const r1 = w.revisionByNumber(1);
-  if (!r1?.status?.completedAt && !stop())
-    throw new Error(
-      `${history.name}: revision 1 did not complete in the set-up:\n${w.timeline.slice(-30).join('\n')}`,
-    );
-  const start = w.t;
-  w.log('--- history starts (revision 1 complete) ---');
-  const queue = [...history.actions].map((a) => ({ ...a, at: a.at + start })).sort((a, b) => a.at - b.at);
-  const last = queue.length ? (queue[queue.length - 1] as Scheduled).at : start;
-  const p = w.policy;
-  w.advance(last + TIMING.restore + 1_000, queue);
-  if (!stop()) {
-    w.heal();
-    const settle =
-      history.settleMs ??
-      3 * (p.preconfigTimeoutMs + p.configTimeoutMs + p.notReadyTimeoutMs + p.minSuccessTimeMs) +
-        2 * TIMING.restore;
-    w.advance(w.t + settle, []);
-    if (history.converge !== false && !stop()) w.ledger.convergence(w.convergenceProblems(), w.t);
-  }
-  return {
-    violations: w.ledger.violations,
-    timeline: w.timeline,
-    reach: w.ledger.reach,
-    revisions: w.summary(),
-    bound: history.policy.limit + history.policy.maxFailures,
-    passes: w.passes,
-  };
 }
