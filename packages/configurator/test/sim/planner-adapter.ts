@@ -24,7 +24,9 @@ import {
 } from '@nodenet/api';
 import {
   DEFAULT_POLICY,
+  EMPTY_REVISION_NAME,
   buildRevision,
+  emptyRevision,
   effectivePolicy,
   nodeConfigFor,
   nodeSpecHash,
@@ -328,7 +330,8 @@ export function runPass(input: PassInput): PassResult {
   }
   for (const a of p.actions) {
     if (a.type === 'assign') {
-      const r = store.revisions.get(a.revision);
+      // The empty config (the last-resort fallback) is no stored revision.
+      const r = a.revision === EMPTY_REVISION_NAME ? emptyRevision() : store.revisions.get(a.revision);
       const n = byName.get(a.node);
       if (!r || !n || n.deleting) continue;
       const want = nodeConfigFor(
@@ -337,6 +340,7 @@ export function runPass(input: PassInput): PassResult {
         {
           spec: specFor(r, n),
           move: a.move,
+          ...(a.attempt !== undefined ? { attempt: a.attempt } : {}),
           now,
           identity: 'sim',
         },
