@@ -19,7 +19,10 @@ import type { Policy } from '../policy.js';
 import { factsOf } from './facts.js';
 import { assignedRevision, isCompleted, type RevisionIndex } from './identity.js';
 import { sameStretch, type NodeObservation } from './observe.js';
-import { MAX_INTERRUPTED_ATTEMPTS, backoffMs, everReported, progress, type Progress } from './progress.js';
+import {
+  MAX_INTERRUPTED_ATTEMPTS,
+  MAX_REASSIGN_BACKOFF_MS,
+  backoffMs, everReported, progress, type Progress } from './progress.js';
 import type { NodeInfo, NodeState } from './types.js';
 
 export interface Verdict {
@@ -194,18 +197,12 @@ function onDesiredVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
   }
   if (p.kind === 'invalid') {
     if (p.cause === 'Interrupted' && f.move !== 'rollback') {
-      // Not the change's fault: handed the same revision again, bounded, with backoff.
-      if (f.attempt >= MAX_INTERRUPTED_ATTEMPTS)
-        return l.unavailable(
-          `interrupted ${MAX_INTERRUPTED_ATTEMPTS} times on revision ${ctx.desired.spec.number}: ${p.message}`,
-        );
-      return reassignAfter(
-        base,
-        `interrupted (${p.message}); attempt ${f.attempt + 1}/${MAX_INTERRUPTED_ATTEMPTS}`,
-        f,
-        obs,
-        l,
-      );
+      // Not the change's fault: handed the same revision again with backoff. After the bound it is
+      // listed as degraded and still re-assigned, at the longest backoff only.
+      const retry = reassignAfter(base, `interrupted (${p.message}); attempt ${f.attempt + 1}`, f, obs, l);
+      if (f.attempt < MAX_INTERRUPTED_ATTEMPTS) return retry;
+      const why = `interrupted ${f.attempt} times on revision ${ctx.desired.spec.number}, retried every ${formatDuration(MAX_REASSIGN_BACKOFF_MS)}: ${p.message}`;
+      return { ...l.fail(why, false), ...retry, state: 'failed' };
     }
     const message = p.cause === 'RestoreFailed' ? `restore failed: ${p.message}` : p.message;
     if (f.move === 'rollback') {

@@ -9,7 +9,10 @@ import type { Policy } from '../policy.js';
 import { factsOf } from './facts.js';
 import type { NodeObservation } from './observe.js';
 
-/** Re-assignments after an `Interrupted` report, per node and revision; then the node is left alone. */
+/**
+ * Quick re-assignments after an `Interrupted` report, per node and revision; after them the node is
+ * listed as degraded and re-assigned at MAX_REASSIGN_BACKOFF_MS only.
+ */
 export const MAX_INTERRUPTED_ATTEMPTS = 3;
 /** First backoff of a re-assignment; it doubles per attempt. */
 export const REASSIGN_BACKOFF_MS = 10_000;
@@ -17,7 +20,9 @@ export const REASSIGN_BACKOFF_MS = 10_000;
 export const MAX_REASSIGN_BACKOFF_MS = 300_000;
 
 export const backoffMs = (attempt: number): number =>
-  Math.min(MAX_REASSIGN_BACKOFF_MS, REASSIGN_BACKOFF_MS * 2 ** Math.min(attempt, 16));
+  attempt >= MAX_INTERRUPTED_ATTEMPTS
+    ? MAX_REASSIGN_BACKOFF_MS
+    : Math.min(MAX_REASSIGN_BACKOFF_MS, REASSIGN_BACKOFF_MS * 2 ** attempt);
 
 /** The agent's progress on a NodeConfig's current spec, with the deadline of the current phase. */
 export type Progress =
