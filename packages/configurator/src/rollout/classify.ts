@@ -205,12 +205,11 @@ function onDesiredVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
       return { ...l.fail(why, false), ...retry, state: 'failed' };
     }
     const message = p.cause === 'RestoreFailed' ? `restore failed: ${p.message}` : p.message;
-    if (f.move === 'rollback') {
-      // A rollback is never given up: reported (degraded), retried under a new assignment.
-      const retry = reassignAfter(base, `rollback failed (${p.message}); retry ${f.attempt + 1}`, f, obs, l);
-      return { ...l.fail(message, false), ...retry, state: 'failed', keepMove: 'rollback' };
-    }
-    return l.fail(message);
+    // Recorded once (counted when it took the revision forward), and retried under a new
+    // assignment with backoff: a rollback or a catch-up is never given up because of a fault, and
+    // a node whose agent was broken converges once it is fixed.
+    const retry = reassignAfter(base, `${f.move} failed (${p.message}); retry ${f.attempt + 1}`, f, obs, l);
+    return { ...l.fail(message), ...retry, state: 'failed' };
   }
   if (!f.assigned)
     // Written by somebody else (or an older configurator): hand it over properly, under the limit.
@@ -261,8 +260,13 @@ function elsewhereVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
   if (p.kind === 'invalid' && p.cause !== 'Interrupted' && forward) {
     const failed = l.fail(p.cause === 'RestoreFailed' ? `restore failed: ${p.message}` : p.message);
     if (!l.selected || l.down !== undefined) return failed;
+    // A failed restore leaves the host in no known state: no forward move until it answers anew.
+    if (p.cause === 'RestoreFailed')
+      return { ...failed, state: 'unavailable', unavailable: `unavailable: ${failed.failure?.message ?? ''}` };
     return { ...failed, state: 'outdated', ...hostOnDesired };
   }
+  if (p.kind === 'invalid' && p.cause === 'RestoreFailed' && l.selected && l.down === undefined)
+    return l.unavailable(`restore failed on revision ${b.assigned?.spec.number ?? '?'}: ${p.message}`);
   const onInvalid = b.assigned !== undefined && ctx.invalid.has(b.assigned.metadata.name);
   if (
     p.kind === 'provisioned' &&

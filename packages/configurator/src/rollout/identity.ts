@@ -92,8 +92,9 @@ export function fallbackOf(
 /**
  * The revision a node is moved to: the fallback of its assignment when that is invalid (it goes
  * back to known-good first, even when a newer revision is desired, unless that is a retry of it or
- * the fallback would be the empty config); the revision of a rollback that failed (retried there,
- * never a forward move meanwhile); else the desired revision.
+ * the fallback would be the empty config); the revision of a rollback or a restore that failed
+ * (retried there, never a forward move meanwhile); the last completed revision for a node whose agent never
+ * reported; else the desired revision.
  */
 export function targetFor(
   nc: NodeConfig | undefined,
@@ -102,6 +103,12 @@ export function targetFor(
   newestFirst: readonly NetworkConfigRevision[],
   invalid: ReadonlySet<string>,
 ): NetworkConfigRevision {
+  // A node whose agent never reported (a new node, an agent still starting) first gets the last
+  // completed revision (catch-up, never counted); it moves forward once its agent has answered.
+  if (!nc || nc.status?.configStatus === undefined) {
+    const known = newestFirst.find((r) => isCompleted(r) && !invalid.has(r.metadata.name));
+    if (known && known.spec.number < desired.spec.number) return known;
+  }
   if (!nc || !assigned || assigned.spec.number === desired.spec.number) return desired;
   if (invalid.has(assigned.metadata.name)) {
     // A retry of the invalid revision is the new attempt a person asked for; the empty config is
@@ -111,7 +118,8 @@ export function targetFor(
     return back.spec.number < desired.spec.number && back.spec.number > 0 ? back : desired;
   }
   const f = factsOf(nc);
-  if (f.move === 'rollback' && f.about && nc.status?.configStatus === 'invalid') return assigned;
+  const failed = f.about && nc.status?.configStatus === 'invalid';
+  if (failed && (f.move === 'rollback' || nc.status?.failureCause === 'RestoreFailed')) return assigned;
   return desired;
 }
 
