@@ -124,16 +124,18 @@ export function targetFor(
 }
 
 /**
- * The kind of a move from `from` (the node's assignment; undefined: none) to `to`: back to an older
- * revision is a rollback; to a newer one is forward, or catch-up once `to` completed. A re-assignment
- * of the same revision keeps the move it had (`same`).
+ * The kind of a move from `from` (the node's assignment; undefined: none) to `to`: leaving an
+ * invalid revision for an older one is a rollback; anything else is forward, or catch-up once `to`
+ * completed (a node on a passed-over revision going back to the fallback is held and limited like
+ * any move). A re-assignment of the same revision keeps the move it had (`same`).
  */
 export function moveKind(
   from: NetworkConfigRevision | undefined,
   to: NetworkConfigRevision,
   same: MoveKind | undefined,
+  fromInvalid = false,
 ): MoveKind {
-  if (from && from.spec.number > to.spec.number) return 'rollback';
+  if (from && fromInvalid && from.spec.number > to.spec.number) return 'rollback';
   if (from && from.spec.number === to.spec.number && same !== undefined) return same;
   return isCompleted(to) ? 'catch-up' : 'forward';
 }

@@ -124,6 +124,7 @@ export function plan(input: PlanInput): Plan {
         desired,
         limit,
         invalidHashes,
+        invalidNames: invalid,
         fleetPaused: policy.paused === true,
         mono,
         ...(policy.waveLabel

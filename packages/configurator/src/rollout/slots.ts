@@ -22,6 +22,8 @@ export interface SlotInput {
   limit: number;
   /** Hashes of revisions marked invalid (only to put nodes whose host runs one first). */
   invalidHashes: ReadonlySet<string>;
+  /** Names of revisions marked invalid (or aborted): leaving one for an older one is a rollback. */
+  invalidNames: ReadonlySet<string>;
   /** The fleet-wide pause (RolloutPolicy `default`): holds whatever revision is desired. */
   fleetPaused?: boolean;
   /** Waves are barriers: forward moves only in the first wave not done (with the wave label). */
@@ -59,7 +61,9 @@ export function fillSlots(input: SlotInput): SlotResult {
     if (v.onDesired && !v.target) onDesiredInFlight++;
   }
   const targetOf = (v: Verdict): NetworkConfigRevision => v.target ?? desired;
-  const moveOf = (v: Verdict): MoveKind => v.keepMove ?? moveKind(v.assigned, targetOf(v), undefined);
+  const moveOf = (v: Verdict): MoveKind =>
+    v.keepMove ??
+    moveKind(v.assigned, targetOf(v), undefined, v.assigned !== undefined && input.invalidNames.has(v.assigned.metadata.name));
   const isRollback = (v: Verdict): boolean => moveOf(v) === 'rollback';
   /** The host runs an invalid revision (it took it, or is taking it): most urgent. */
   const runsInvalid = (v: Verdict): boolean =>
