@@ -108,11 +108,9 @@ export function plan(input: PlanInput): Plan {
   }
 
   const order = compareNodes(policy.waveLabel);
-  // Handed the empty config (no revision may be desired): only nodes that took a revision move.
+  // The empty config (no revision may be desired) is no object: nothing to label, count or keep.
   const empty = desired?.metadata.name === EMPTY_REVISION_NAME;
-  const targets = verdicts
-    .filter((v) => v.state !== undefined && (!empty || v.nc !== undefined))
-    .sort((a, b) => order(infoOf(a), infoOf(b)));
+  const targets = verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
   // A percentage is of the nodes that can move (unavailable ones wait, like DaemonSet's unscheduled pods).
   const limit = updateLimitFor(policy.updateLimit, targets.filter((v) => v.state !== 'unavailable').length);
   const invalidHashes = new Set(
