@@ -256,18 +256,19 @@ function elsewhereVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
     hostRuns(nc, ctx.desired.spec.hash) && nc.spec.revision !== ctx.desired.spec.hash
       ? { hostOnDesired: true }
       : {};
+  const onInvalid = b.assigned !== undefined && ctx.invalid.has(b.assigned.metadata.name);
   // Failures on the assigned revision are recorded there, whatever is desired now.
   if (p.kind === 'invalid' && p.cause !== 'Interrupted' && forward) {
     const failed = l.fail(p.cause === 'RestoreFailed' ? `restore failed: ${p.message}` : p.message);
     if (!l.selected || l.down !== undefined) return failed;
-    // A failed restore leaves the host in no known state: no forward move until it answers anew.
-    if (p.cause === 'RestoreFailed')
+    // A failed restore leaves the host in no known state: no forward move until it answers anew
+    // (a rollback off an invalid revision is always made).
+    if (p.cause === 'RestoreFailed' && !onInvalid)
       return { ...failed, state: 'unavailable', unavailable: `unavailable: ${failed.failure?.message ?? ''}` };
     return { ...failed, state: 'outdated', ...hostOnDesired };
   }
-  if (p.kind === 'invalid' && p.cause === 'RestoreFailed' && l.selected && l.down === undefined)
+  if (p.kind === 'invalid' && p.cause === 'RestoreFailed' && !onInvalid && l.selected && l.down === undefined)
     return l.unavailable(`restore failed on revision ${b.assigned?.spec.number ?? '?'}: ${p.message}`);
-  const onInvalid = b.assigned !== undefined && ctx.invalid.has(b.assigned.metadata.name);
   if (
     p.kind === 'provisioned' &&
     forward &&
@@ -291,6 +292,9 @@ function elsewhereVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
   if (l.starting !== undefined) return l.unavailable(l.starting);
   if (p.kind === 'working' || p.kind === 'waiting')
     // Busy with a revision no longer desired: keeps its slot; handed the desired one under the limit.
-    return { ...b, state: forward ? 'pending' : 'outdated', busyElsewhere: true, deadline: p.deadline };
+    // A catch-up or a rollback in progress finishes first (it holds a slot like any move).
+    return forward
+      ? { ...b, state: 'pending', busyElsewhere: true, deadline: p.deadline }
+      : { ...b, state: 'pending', deadline: p.deadline };
   return { ...b, state: 'outdated', ...hostOnDesired };
 }
