@@ -134,6 +134,10 @@ export function classify(
     const since = Math.max(obs.readinessSince, obs.assignSince);
     const deadline = since + policy.notReadyTimeoutMs;
     const what = down ?? `agent misconfigured (${f.misconfigured ?? ''})`;
+    // A self-check failure is the agent's own set-up, never the change's doing: after the timeout
+    // the node is listed unavailable (degraded) instead of failing the revision.
+    if (mono > deadline && down === undefined)
+      return unavailable(`agent misconfigured: ${f.misconfigured ?? ''}`);
     if (mono > deadline)
       return fail(
         `${what} for ${formatDuration(policy.notReadyTimeoutMs)} after taking revision ${assigned?.spec.number ?? '?'}`,
