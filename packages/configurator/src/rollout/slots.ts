@@ -71,8 +71,13 @@ export function fillSlots(input: SlotInput): SlotResult {
   const wave = waveBarrier(verdicts, input.wave);
   const heldBy = verdicts.find((v) => v.holds)?.name;
   const waveOf = (v: Verdict): string => (input.wave ? (v.node?.labels[input.wave.label] ?? '') : '');
+  // Paused: the fleet, the desired revision, or the revision this node is moved to.
   const may = (v: Verdict): boolean =>
-    isRollback(v) || (!paused && heldBy === undefined && (!wave || waveOf(v) === wave.value));
+    isRollback(v) ||
+    (!paused &&
+      targetOf(v).spec.paused !== true &&
+      heldBy === undefined &&
+      (!wave || waveOf(v) === wave.value));
   const assign = (v: Verdict, reason: string): void => {
     const from = v.nc?.spec.revision;
     const move = moveOf(v);
