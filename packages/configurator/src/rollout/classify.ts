@@ -22,7 +22,11 @@ import { sameStretch, type NodeObservation } from './observe.js';
 import {
   MAX_INTERRUPTED_ATTEMPTS,
   MAX_REASSIGN_BACKOFF_MS,
-  backoffMs, everReported, progress, type Progress } from './progress.js';
+  backoffMs,
+  everReported,
+  progress,
+  type Progress,
+} from './progress.js';
 import type { NodeInfo, NodeState } from './types.js';
 
 export interface Verdict {
@@ -268,7 +272,11 @@ function elsewhereVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
     // A failed restore leaves the host in no known state: no forward move until it answers anew
     // (a rollback off an invalid revision is always made).
     if (p.cause === 'RestoreFailed' && !onInvalid)
-      return { ...failed, state: 'unavailable', unavailable: `unavailable: ${failed.failure?.message ?? ''}` };
+      return {
+        ...failed,
+        state: 'unavailable',
+        unavailable: `unavailable: ${failed.failure?.message ?? ''}`,
+      };
     return { ...failed, state: 'outdated', ...hostOnDesired };
   }
   if (p.kind === 'invalid' && p.cause === 'RestoreFailed' && !onInvalid && l.selected && l.down === undefined)

@@ -63,7 +63,12 @@ export function fillSlots(input: SlotInput): SlotResult {
   const targetOf = (v: Verdict): NetworkConfigRevision => v.target ?? desired;
   const moveOf = (v: Verdict): MoveKind =>
     v.keepMove ??
-    moveKind(v.assigned, targetOf(v), undefined, v.assigned !== undefined && input.invalidNames.has(v.assigned.metadata.name));
+    moveKind(
+      v.assigned,
+      targetOf(v),
+      undefined,
+      v.assigned !== undefined && input.invalidNames.has(v.assigned.metadata.name),
+    );
   const isRollback = (v: Verdict): boolean => moveOf(v) === 'rollback';
   /** The host runs an invalid revision (it took it, or is taking it): most urgent. */
   const runsInvalid = (v: Verdict): boolean =>
