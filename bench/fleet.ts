@@ -13,9 +13,11 @@
  *    nodes received the revision, against the update limit, and the time from the node going NotReady
  *    to the revision being invalid, against --not-ready-timeout. One process (devcluster, agents,
  *    configurator), 100 nodes, limit 10, 200 ms apply, 1 s soak, 2 s NotReady timeout by default.
+ * 4. Blast radius of every history the fleet simulator plays (issue 23, bench/fleet-histories.ts):
+ *    per bad change, the nodes it reached against --update-limit + --max-failures, on virtual time.
  * Run: npx tsc -b packages/devcluster && npx tsx bench/fleet.ts
  *      [--nodes 1000] [--limit 100] [--latency 200] [--coalesce 50] [--single-process] [--skip-fleet]
- *      [--skip-build] [--skip-blast] [--blast-nodes 100] [--blast-limit 10] [--not-ready-timeout 2000]
+ *      [--skip-build] [--skip-blast] [--skip-histories] [--blast-nodes 100] [--blast-limit 10] [--not-ready-timeout 2000]
  *      [--cpu-prof-dir DIR]
  */
 import { fork, spawn } from 'node:child_process';
@@ -24,6 +26,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { blastRadiusOfHistories } from './fleet-histories.js';
 import { pino } from 'pino';
 import {
   APPLIED_NUMBER_LABEL,
@@ -58,6 +61,7 @@ const { values: args } = parseArgs({
     'skip-fleet': { type: 'boolean', default: false },
     'skip-build': { type: 'boolean', default: false },
     'skip-blast': { type: 'boolean', default: false },
+    'skip-histories': { type: 'boolean', default: false },
     'blast-nodes': { type: 'string', default: '100' },
     'blast-limit': { type: 'string', default: '10' },
     'not-ready-timeout': { type: 'string', default: '2000' },
@@ -649,4 +653,9 @@ if (!args['skip-build']) printTable('== revision build', buildScenario());
 if (!args['skip-fleet']) printTable('== fleet rollout', await fleetScenario());
 if (!args['skip-blast'])
   printTable('== blast radius of a revision that cuts a node off', await blastScenario());
+if (!args['skip-histories'])
+  printTable(
+    '== blast radius of the simulated histories (bad change: nodes reached vs --update-limit + --max-failures)',
+    blastRadiusOfHistories(),
+  );
 process.exit(0);

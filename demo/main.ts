@@ -151,6 +151,8 @@ function startConfigurator(kubeconfig: string, logFile: string): ChildProcess {
       join(repo, 'packages/configurator/dist/main.js'),
       ...['--kubeconfig', kubeconfig, '--update-limit', String(UPDATE_LIMIT), '--wave-label', WAVE_LABEL],
       ...['--max-failures', '0', '--preconfig-timeout', '1m', '--config-timeout', '1m'],
+      // A short soak keeps the demo quick (the default 1m covers a real node lifecycle grace period).
+      ...['--min-success-time', '5s'],
       ...['--leader-election-namespace', 'default', '--leader-election-lease-duration', '3s'],
       ...['--leader-election-renew-deadline', '2s', '--leader-election-retry-period', '500ms'],
       ...[

@@ -131,7 +131,12 @@ export function layer2(
   };
 }
 
-export const testPolicy = (over: Partial<Policy> = {}): Policy => ({ ...DEFAULT_POLICY, ...over });
+/** The default policy without a soak (the default 1m would make every test minutes long); tests of the soak set one. */
+export const testPolicy = (over: Partial<Policy> = {}): Policy => ({
+  ...DEFAULT_POLICY,
+  minSuccessTimeMs: 0,
+  ...over,
+});
 
 /**
  * The real configurator (`runConfigurator`, as the binary runs it) in this process, with leader

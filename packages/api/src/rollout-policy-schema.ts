@@ -49,6 +49,12 @@ export const RolloutPolicySpec = Type.Object({
       description: 'Nodes start in the order of this label (numbers, text, unlabelled).',
     }),
   ),
+  waveBarrier: Type.Optional(
+    Type.Boolean({
+      description:
+        'Waves are barriers: a wave starts only when every node of the previous waves is on the revision and soaked.',
+    }),
+  ),
 });
 export type RolloutPolicySpec = Static<typeof RolloutPolicySpec>;
 

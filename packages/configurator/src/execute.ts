@@ -23,6 +23,9 @@ import type { Metrics } from './metrics.js';
 import { nodeConfigFor } from './node-config.js';
 import type { RowLabelGate } from './row-label-gate.js';
 import {
+  ATTEMPT_ANNOTATION,
+  EMPTY_REVISION_NAME,
+  emptyRevision,
   newTimeouts,
   type Action,
   type AssignAction,
@@ -99,11 +102,13 @@ export async function invalidate(
 
 export async function assign(a: AssignAction, ctx: ExecContext): Promise<boolean> {
   const node = ctx.cache.node(a.node);
-  const r = ctx.cache.revision(a.revision);
+  // The empty config (the fallback when no revision may be desired) is no stored object.
+  const r = a.revision === EMPTY_REVISION_NAME ? emptyRevision() : ctx.cache.revision(a.revision);
   if (!r || !node) return false;
   const want = nodeConfigFor(r, node, {
     spec: ctx.specFor(r, node),
     move: a.move,
+    ...(a.attempt !== undefined ? { attempt: a.attempt } : {}),
     now: ctx.now,
     identity: ctx.identity,
   });
@@ -111,7 +116,17 @@ export async function assign(a: AssignAction, ctx: ExecContext): Promise<boolean
   const written = existing
     ? // resourceVersion makes the patch conditional: a stale cache yields a 409, never a double assignment.
       await ctx.writer.nodeConfig.mergePatch(a.node, {
-        metadata: { resourceVersion: existing.metadata.resourceVersion, ...pick(want.metadata) },
+        metadata: {
+          resourceVersion: existing.metadata.resourceVersion,
+          ...pick(want.metadata),
+          // A new assignment starts its attempts afresh: a merge patch removes the old count with null.
+          annotations: {
+            ...want.metadata.annotations,
+            ...(a.attempt === undefined && existing.metadata.annotations?.[ATTEMPT_ANNOTATION] !== undefined
+              ? { [ATTEMPT_ANNOTATION]: null }
+              : {}),
+          },
+        },
         spec: want.spec,
       })
     : await ctx.writer.nodeConfig.create(want);

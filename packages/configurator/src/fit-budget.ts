@@ -17,6 +17,7 @@ import {
 } from '@nodenet/api';
 import { budgetExcess, describeExcess, type BudgetExcess, type SizeBudget } from './budget.js';
 import { effectiveInputs, type EffectiveInputs } from './held-back.js';
+import type { HeldSuspect } from './rollout/suspects.js';
 
 export interface Fitted {
   effective: EffectiveInputs;
@@ -32,6 +33,8 @@ export interface FitOptions {
   recency: (o: InputObject) => number;
   /** Whether the input's current generation is in a valid revision already. */
   carried: (o: InputObject) => boolean;
+  /** Suspects held back (held-back.ts), kept held back in every round. */
+  suspects?: ReadonlyMap<string, HeldSuspect>;
 }
 
 const entryOf = (o: InputObject): unknown => {
@@ -113,7 +116,7 @@ export function fitBudget(
         reason: 'over the size budget',
         message: `${c.o.kind} ${c.o.metadata.name}: refused: with it ${describeExcess({ ...excess, figure: figure + c.adds })}; the generation in force stays`,
       });
-    effective = effectiveInputs(inputs, inForce, refusedForSize);
+    effective = effectiveInputs(inputs, inForce, { refusedFirst: refusedForSize, suspects: opts.suspects });
   }
   return { effective };
 }

@@ -12,7 +12,7 @@ import {
 } from '@nodenet/api';
 import { setConditions, rfc3339 } from '@nodenet/api';
 import { parseDuration } from './duration.js';
-import { parseUpdateLimit, type Policy } from './policy.js';
+import { TIMEOUT_LOWER_BOUNDS_MS, atLeast, parseUpdateLimit, type Policy } from './policy.js';
 import type { Plan } from './rollout/index.js';
 
 export interface EffectivePolicy {
@@ -51,9 +51,20 @@ export function effectivePolicy(flags: Policy, rp: RolloutPolicy | undefined): E
   ] as const;
   for (const [field, key] of durations) {
     const v = spec[field];
-    if (v !== undefined) read(field, () => (policy[key] = parseDuration(v, `spec.${field}`)));
+    if (v !== undefined)
+      read(
+        field,
+        () =>
+          (policy[key] = atLeast(
+            parseDuration(v, `spec.${field}`),
+            TIMEOUT_LOWER_BOUNDS_MS[key],
+            `spec.${field}`,
+            v,
+          )),
+      );
   }
   if (spec.waveLabel) policy.waveLabel = spec.waveLabel;
+  if (spec.waveBarrier !== undefined) policy.waveBarrier = spec.waveBarrier;
   return { policy, problems };
 }
 
@@ -72,7 +83,8 @@ export function rolloutPolicyStatus(
   const st = planned ?? desired?.status;
   const paused = rp.spec.paused === true;
   const next: RolloutPolicyStatus = {
-    ...(d ? { desiredRevision: d.name, desiredNumber: d.number } : {}),
+    // The empty config (number 0, the last-resort fallback) is no revision object.
+    ...(d && d.number > 0 ? { desiredRevision: d.name, desiredNumber: d.number } : {}),
     ...(st?.phase ? { phase: st.phase } : {}),
     total: st?.total ?? 0,
     ready: st?.ready ?? 0,

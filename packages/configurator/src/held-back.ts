@@ -6,6 +6,9 @@
  * collide with another input's new one; the object that loses such a claim (the blame rule gives
  * the held-back, in-force entry priority) is held back too, until the set is valid. If a held-back
  * entry itself no longer validates (a rule changed since), nothing is built.
+ *
+ * A suspect of an invalidated revision (rollout/suspects.ts) is held back the same way, from the
+ * revision before the one it broke: a failed change stays rolled back until its input changes.
  */
 import {
   inForceKeys,
@@ -15,6 +18,7 @@ import {
   type NetworkConfig,
   type Problem,
 } from '@nodenet/api';
+import type { HeldSuspect } from './rollout/suspects.js';
 
 export interface EffectiveInputs {
   /** The set to build from: accepted objects plus held-back in-force entries; undefined when blocked. */
@@ -29,12 +33,19 @@ export interface EffectiveInputs {
 
 const keyOf = (o: { kind: string; metadata: { name: string } }): string => `${o.kind}/${o.metadata.name}`;
 
+export interface HeldBackOptions {
+  /** Suspects of invalidated revisions (rollout/suspects.ts), held back from their earlier entry. */
+  suspects?: ReadonlyMap<string, HeldSuspect>;
+  /** Objects refused before validation (over the size budget, fit-budget.ts). */
+  refusedFirst?: readonly Problem[];
+}
+
 export function effectiveInputs(
   inputs: Inputs,
   inForce: NetworkConfig | undefined,
-  /** Objects refused before validation (over the size budget, fit-budget.ts). */
-  refusedFirst: readonly Problem[] = [],
+  options: HeldBackOptions = {},
 ): EffectiveInputs {
+  const suspects = options.suspects ?? new Map<string, HeldSuspect>();
   const context = inForce ? { inForce: inForceKeys(inForce) } : {};
   const refused = new Map<string, Problem[]>();
   const problems: Problem[] = [];
@@ -45,13 +56,13 @@ export function effectiveInputs(
       problems.push(p);
     }
   };
-  note(refusedFirst);
+  note(options.refusedFirst ?? []);
   note(validateInputs(inputs, context));
   const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable];
   // Each round refuses at least one more object or ends: at most one round per object.
   for (let round = 0; round <= all.length; round++) {
-    if (refused.size === 0) return { inputs, refused, held: new Set(), problems };
-    const { set, held } = candidate(inputs, refused, inForce);
+    if (refused.size === 0 && suspects.size === 0) return { inputs, refused, held: new Set(), problems };
+    const { set, held } = candidate(inputs, refused, inForce, suspects);
     const more = validateInputs(set, context);
     if (more.length === 0) return { inputs: set, refused, held, problems };
     const onHeld = more.filter((p) => held.has(`${p.kind}/${p.name}`));
@@ -68,14 +79,19 @@ function candidate(
   inputs: Inputs,
   refused: ReadonlyMap<string, Problem[]>,
   inForce: NetworkConfig | undefined,
+  suspects: ReadonlyMap<string, HeldSuspect>,
 ): { set: Inputs; held: Set<string> } {
   const held = new Set<string>();
-  const pick = <T extends InputObject>(objects: T[], entries: Array<{ name: string }>): T[] =>
+  const pick = <T extends InputObject>(objects: T[], list: keyof NetworkConfig): T[] =>
     objects.flatMap((o) => {
-      if (!refused.has(keyOf(o))) return [o];
+      const k = keyOf(o);
+      if (!refused.has(k) && !suspects.has(k)) return [o];
+      // A refused input contributes its entry in force; a suspect, its entry before the failure.
+      const source = refused.has(k) ? inForce : suspects.get(k)?.fallback;
+      const entries: Array<{ name: string }> = source?.[list] ?? [];
       const entry = entries.find((e) => e.name === o.metadata.name);
       if (!entry) return [];
-      held.add(keyOf(o));
+      held.add(k);
       // The merged entry is the spec with defaults applied and its name added; merging it again
       // yields the same entry.
       const { name: _name, ...spec } = entry;
@@ -83,9 +99,9 @@ function candidate(
     });
   return {
     set: {
-      vrf: pick(inputs.vrf, inForce?.vrf ?? []),
-      layer2: pick(inputs.layer2, inForce?.layer2 ?? []),
-      routingTable: pick(inputs.routingTable, inForce?.routingTable ?? []),
+      vrf: pick(inputs.vrf, 'vrf'),
+      layer2: pick(inputs.layer2, 'layer2'),
+      routingTable: pick(inputs.routingTable, 'routingTable'),
     },
     held,
   };

@@ -13,7 +13,7 @@ import {
 } from '@nodenet/api';
 import type { Node } from '@nodenet/kube';
 import { rfc3339Millis } from '@nodenet/api';
-import { nodeSpecHash } from './rollout/facts.js';
+import { ATTEMPT_ANNOTATION, nodeSpecHash } from './rollout/facts.js';
 
 /** Which configurator instance made an assignment (for audits and the two-leader test). */
 export const ASSIGNED_BY_ANNOTATION = 'network.nodenet.io/assigned-by';
@@ -22,6 +22,8 @@ export interface Assignment {
   /** The node's spec for the revision (a function of the revision and the node's labels). */
   spec: NodeConfigSpec;
   move: MoveKind;
+  /** A re-assignment of the same revision: its number (absent on a first assignment). */
+  attempt?: number;
   /** Wall clock, written for people (`assigned-at`); never compared with anything. */
   now: number;
   identity: string;
@@ -42,6 +44,8 @@ export function nodeConfigFor(revision: NetworkConfigRevision, node: Node, a: As
         [ASSIGNED_BY_ANNOTATION]: a.identity,
         [SPEC_HASH_ANNOTATION]: nodeSpecHash(a.spec),
         [MOVE_ANNOTATION]: a.move,
+        // Null removes a previous attempt count (merge patch): a new revision starts at 0.
+        ...(a.attempt !== undefined ? { [ATTEMPT_ANNOTATION]: String(a.attempt) } : {}),
       },
       // The report is pending until the agent answers this spec (rollout/rows.ts).
       labels: { [REVISION_NUMBER_LABEL]: String(revision.spec.number), [REPORT_LABEL]: 'pending' },

@@ -2,6 +2,9 @@
 import { isNodeReady, type Node } from '@nodenet/kube';
 import type { NodeInfo } from './rollout/index.js';
 
+/** Prefix of the taints the agent removes once the host first holds a healthy config. */
+export const AGENT_TAINT_PREFIX = 'node.nodenet.io/';
+
 /** NodeInfo per Node object (informer objects are replaced on change, never mutated). */
 const nodeInfos = new WeakMap<Node, NodeInfo>();
 export function nodeInfoOf(n: Node): NodeInfo {
@@ -18,5 +21,9 @@ function nodeInfo(n: Node): NodeInfo {
     labels: n.metadata.labels ?? {},
     ready: isNodeReady(n),
     ...(n.metadata.deletionTimestamp ? { deleting: true } : {}),
+    // The agent's start-up taints (node.nodenet.io/...) stay until its first healthy config.
+    ...((n.spec?.taints ?? []).some((t) => t.key.startsWith(AGENT_TAINT_PREFIX))
+      ? { agentStarting: true }
+      : {}),
   };
 }

@@ -9,6 +9,8 @@ import { parseListenAddress, type ListenAddress } from '@nodenet/kube';
 import { parseDuration } from './duration.js';
 import {
   DEFAULT_POLICY,
+  TIMEOUT_LOWER_BOUNDS_MS,
+  atLeast,
   parseNonNegativeInt,
   parsePositiveInt,
   parseUpdateLimit,
@@ -72,26 +74,29 @@ export function buildProgram(): Command {
     )
     .option(
       '--preconfig-timeout <duration>',
-      'a node whose agent has not reported on an assignment within this has failed',
+      'a node whose agent has not reported on an assignment within this has failed (at least 10s). A node whose ' +
+        'agent never reported anything (still starting) is listed unavailable instead, never counted',
       '10m',
     )
     .option(
       '--config-timeout <duration>',
-      'a node whose agent is working on an assignment (provisioning, confirming) with no status change seen for this long has failed',
+      'a node whose agent is working on an assignment (provisioning, confirming) with no status change seen for this long has failed (at least 10s)',
       '2m',
     )
     .option(
       '--not-ready-timeout <duration>',
-      'a node that took the revision being rolled out and is then NotReady (or gone) keeps its slot this long, ' +
-        'then counts as failed. Default 5m: longer than a node reboot and the agent confirm window, so a node ' +
+      'a node that took a revision forward and is then NotReady (or gone, or its agent misconfigured) before finishing it ' +
+        'keeps its slot and holds every forward move this long, then fails that revision (at least 30s). Default 5m: longer than a node reboot and the agent confirm window, so a node ' +
         'that comes back by itself is not failed; short enough that a change which cuts nodes off stops within ' +
         'minutes (the same as Kubernetes waits before evicting pods from an unreachable node)',
       '5m',
     )
     .option(
       '--min-success-time <duration>',
-      'a finished node keeps its slot this long (soak) before the next node starts',
-      '0s',
+      'a node that reported provisioned keeps its slot this long (soak) before the next node starts. Default 1m: ' +
+        'a node cut off right after its agent confirmed shows NotReady only after the node lifecycle grace period ' +
+        '(40-50s); a shorter soak frees the slot before the cut-off is visible and the change walks on',
+      '1m',
     )
     .option(
       '--node-selector <selector>',
@@ -101,6 +106,11 @@ export function buildProgram(): Command {
     .option(
       '--wave-label <label>',
       "start nodes in the order of this label's value (numbers in numeric order, then text values, then unlabelled), then by name",
+    )
+    .option(
+      '--wave-barrier',
+      'waves are barriers: a wave starts only when every node of the previous waves is on the revision and soaked (with --wave-label)',
+      false,
     )
     .option(
       '--revision-history-limit <n>',
@@ -178,6 +188,7 @@ export interface RawOptions {
   minSuccessTime: string;
   nodeSelector: string;
   waveLabel?: string;
+  waveBarrier?: boolean;
   revisionHistoryLimit: string;
   buildQuietPeriod: string;
   buildMaxDelay: string;
@@ -203,15 +214,19 @@ export function policyFromOptions(raw: RawOptions): Policy {
     ...DEFAULT_POLICY,
     updateLimit: parseUpdateLimit(raw.updateLimit),
     maxFailures: parseNonNegativeInt(raw.maxFailures, '--max-failures'),
-    preconfigTimeoutMs: parseDuration(raw.preconfigTimeout, '--preconfig-timeout'),
-    configTimeoutMs: parseDuration(raw.configTimeout, '--config-timeout'),
-    notReadyTimeoutMs: parseDuration(raw.notReadyTimeout, '--not-ready-timeout'),
-    minSuccessTimeMs: parseDuration(raw.minSuccessTime, '--min-success-time'),
+    preconfigTimeoutMs: bounded(raw.preconfigTimeout, '--preconfig-timeout', 'preconfigTimeoutMs'),
+    configTimeoutMs: bounded(raw.configTimeout, '--config-timeout', 'configTimeoutMs'),
+    notReadyTimeoutMs: bounded(raw.notReadyTimeout, '--not-ready-timeout', 'notReadyTimeoutMs'),
+    minSuccessTimeMs: bounded(raw.minSuccessTime, '--min-success-time', 'minSuccessTimeMs'),
     revisionHistoryLimit: parsePositiveInt(raw.revisionHistoryLimit, '--revision-history-limit'),
     ...(selector ? { nodeSelector: selector } : {}),
     ...(raw.waveLabel ? { waveLabel: raw.waveLabel } : {}),
+    ...(raw.waveBarrier === true ? { waveBarrier: true } : {}),
   };
 }
+
+const bounded = (text: string, flag: string, key: keyof typeof TIMEOUT_LOWER_BOUNDS_MS): number =>
+  atLeast(parseDuration(text, flag), TIMEOUT_LOWER_BOUNDS_MS[key], flag, text);
 
 export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
   const nonEmpty = (flag: string, value: string): string => {

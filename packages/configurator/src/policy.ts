@@ -22,6 +22,8 @@ export interface Policy {
   nodeSelector?: LabelSelector;
   /** Nodes are started in the order of this label's value (then by name). */
   waveLabel?: string;
+  /** Waves are barriers: a wave starts only when every node of the previous ones is done (soak over). */
+  waveBarrier?: boolean;
   /** Revisions kept (valid or invalid) when unreferenced older ones are deleted. */
   revisionHistoryLimit: number;
   /** Bound on `status.failedNodes`. */
@@ -36,10 +38,30 @@ export const DEFAULT_POLICY: Policy = {
   preconfigTimeoutMs: 10 * 60_000,
   configTimeoutMs: 2 * 60_000,
   notReadyTimeoutMs: 5 * 60_000,
-  minSuccessTimeMs: 0,
+  // Longer than the node lifecycle controller's grace period (40-50 s): a node cut off right after
+  // its agent confirmed shows NotReady while it still soaks (docs/rollout.md "Failures").
+  minSuccessTimeMs: 60_000,
   revisionHistoryLimit: 10,
-  maxFailedNodes: 50,
+  maxFailedNodes: 20,
 };
+
+/**
+ * The lower bound of each timeout (flag and RolloutPolicy knob): below it a healthy node fails
+ * before its agent can answer, or a reboot counts as a failure, and good revisions are invalidated.
+ */
+export const TIMEOUT_LOWER_BOUNDS_MS = {
+  preconfigTimeoutMs: 10_000,
+  configTimeoutMs: 10_000,
+  notReadyTimeoutMs: 30_000,
+  minSuccessTimeMs: 0,
+} as const;
+
+/** A duration no shorter than `min` (ms), else an OptionError naming the flag or knob and the value. */
+export function atLeast(ms: number, min: number, flag: string, text: string): number {
+  if (ms < min)
+    throw new OptionError(flag, text, `must be at least ${min / 1000}s (a shorter one fails healthy nodes)`);
+  return ms;
+}
 
 /** `3` or `25%`. */
 export function parseUpdateLimit(value: string, flag = '--update-limit'): UpdateLimit {

@@ -25,6 +25,7 @@ import { fitBudget } from './fit-budget.js';
 import { effectiveInputs } from './held-back.js';
 import { appliedCondition, carried, inputRef } from './outcome.js';
 import { highestNumber } from './rollout/numbers.js';
+import { heldSuspects, type HeldSuspect } from './rollout/suspects.js';
 
 export interface InputStatusUpdate {
   object: InputObject;
@@ -76,13 +77,25 @@ export function buildRevision(
   const inForce = [...revisions]
     .sort((a, b) => b.spec.number - a.spec.number)
     .find((r) => r.status?.isInvalid !== true);
-  const fitted = fitBudget(inputs, inForce?.spec.config, effectiveInputs(inputs, inForce?.spec.config), {
-    budget: opts.budget ?? DEFAULT_BUDGET,
-    recency: opts.recency ?? (() => 0),
-    carried: (o) => carried(o, revisions),
-  });
+  // The suspects of an invalidated revision are held back too (rollout/suspects.ts).
+  const suspects = heldSuspects(
+    new Map(allInputs(inputs).map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.generation ?? 0])),
+    revisions,
+  );
+  const fitted = fitBudget(
+    inputs,
+    inForce?.spec.config,
+    effectiveInputs(inputs, inForce?.spec.config, { suspects }),
+    {
+      budget: opts.budget ?? DEFAULT_BUDGET,
+      recency: opts.recency ?? (() => 0),
+      carried: (o) => carried(o, revisions),
+      suspects,
+    },
+  );
   const effective = fitted.effective;
   const { problems, refused } = effective;
+  const notNew = new Set([...refused.keys(), ...suspects.keys()]);
   const nowText = rfc3339(now);
   /** Input statuses once the decision says which revision carries the current generations. */
   const statuses = (
@@ -90,7 +103,16 @@ export function buildRevision(
     known: readonly NetworkConfigRevision[],
     notCreated?: string,
   ): InputStatusUpdate[] =>
-    inputStatuses(inputs, effective.inputs === undefined, refused, carrier, known, nowText, notCreated);
+    inputStatuses(
+      inputs,
+      effective.inputs === undefined,
+      refused,
+      carrier,
+      known,
+      nowText,
+      suspects,
+      notCreated,
+    );
   const statusesIfNotCreated = (error: string): InputStatusUpdate[] => statuses(undefined, revisions, error);
   if (effective.inputs === undefined || !fitted.built) {
     return {
@@ -141,7 +163,7 @@ export function buildRevision(
       number,
       config,
       hash,
-      changedInputs(inputs, revisions, refused),
+      changedInputs(inputs, revisions, notNew),
       invalid.metadata.name,
     );
     return {
@@ -157,7 +179,7 @@ export function buildRevision(
       },
     };
   }
-  const revision = newRevision(number, config, hash, changedInputs(inputs, revisions, refused));
+  const revision = newRevision(number, config, hash, changedInputs(inputs, revisions, notNew));
   return {
     problems,
     statusesIfNotCreated,
@@ -180,7 +202,7 @@ export function buildRevision(
 const changedInputs = (
   inputs: Inputs,
   revisions: readonly NetworkConfigRevision[],
-  refused: ReadonlyMap<string, Problem[]>,
+  refused: ReadonlySet<string>,
 ): string[] =>
   allInputs(inputs)
     .filter((o) => !refused.has(`${o.kind}/${o.metadata.name}`) && !carried(o, revisions))
@@ -197,6 +219,7 @@ function inputStatuses(
   carrier: string | undefined,
   revisions: readonly NetworkConfigRevision[],
   nowText: string,
+  suspects: ReadonlyMap<string, HeldSuspect>,
   notCreated?: string,
 ): InputStatusUpdate[] {
   const out: InputStatusUpdate[] = [];
@@ -226,20 +249,29 @@ function inputStatuses(
             ),
           };
     const old = obj.status ?? {};
-    const reference =
-      carrier !== undefined && mine.length === 0 && !carried(obj, revisions)
+    const suspect = suspects.get(`${obj.kind}/${obj.metadata.name}`);
+    const reference = suspect
+      ? // Held back: it reads off the revision it broke (Applied=False, RolledBack).
+        { revision: suspect.revision.metadata.name, revisionGeneration: generation ?? 0 }
+      : carrier !== undefined && mine.length === 0 && !carried(obj, revisions)
         ? { revision: carrier, revisionGeneration: generation ?? 0 }
         : {
             ...(old.revision !== undefined ? { revision: old.revision } : {}),
             ...(old.revisionGeneration !== undefined ? { revisionGeneration: old.revisionGeneration } : {}),
           };
     const withRef: InputStatus = { ...old, ...reference };
-    const applied = appliedCondition(
+    const outcome = appliedCondition(
       obj,
       withRef,
       { accepted: mine.length === 0, blocked, ...(notCreated !== undefined ? { notCreated } : {}) },
       revisions,
     );
+    const applied = suspect
+      ? {
+          ...outcome,
+          message: `${outcome.message}; held back from newer revisions until this input changes or revision ${suspect.revision.metadata.name} is retried`,
+        }
+      : outcome;
     const next: InputStatus = {
       ...withRef,
       conditions: setConditions(

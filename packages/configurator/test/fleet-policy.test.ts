@@ -50,6 +50,26 @@ describe('RolloutPolicy default over the flags', () => {
     ]);
   });
 
+  // Issue #23: a timeout of 0 invalidated a good revision 50 ms after the assignment.
+  it.each([
+    ['preconfigTimeout', '0', 'at least 10s'],
+    ['configTimeout', '5s', 'at least 10s'],
+    ['notReadyTimeout', '0s', 'at least 30s'],
+  ] as const)(
+    'a %s of %s is below its lower bound: the flag stays, Valid=False names the knob',
+    (field, value, bound) => {
+      const r = effectivePolicy(DEFAULT_POLICY, rp({ [field]: value }));
+      expect(r.policy).toEqual(DEFAULT_POLICY);
+      expect(r.problems).toEqual([
+        `spec.${field}: must be ${bound} (a shorter one fails healthy nodes) (got "${value}")`,
+      ]);
+    },
+  );
+
+  it('waveBarrier is a knob', () => {
+    expect(effectivePolicy(DEFAULT_POLICY, rp({ waveBarrier: true })).policy.waveBarrier).toBe(true);
+  });
+
   it('only the object named default counts', () => {
     expect(findRolloutPolicy([rp({ paused: true }, 'other')])).toBeUndefined();
     expect(findRolloutPolicy([rp({}, 'other'), rp({ paused: true })])?.spec.paused).toBe(true);

@@ -122,6 +122,10 @@ describe('configurator options', () => {
     [['--revision-history-limit', '0'], '--revision-history-limit', '0'],
     [['--preconfig-timeout', '10'], '--preconfig-timeout', '10'],
     [['--config-timeout', 'soon'], '--config-timeout', 'soon'],
+    // Lower bounds (#23): a timeout of 0 fails a healthy node at once and invalidates a good revision.
+    [['--preconfig-timeout', '0'], '--preconfig-timeout', '0'],
+    [['--config-timeout', '9s'], '--config-timeout', '9s'],
+    [['--not-ready-timeout', '29s'], '--not-ready-timeout', '29s'],
     [['--coalesce-window', '5x'], '--coalesce-window', '5x'],
     [['--node-selector', 'a=(b'], '--node-selector', 'a=(b'],
     [['--metrics-addr', 'localhost'], '--metrics-addr', 'localhost'],

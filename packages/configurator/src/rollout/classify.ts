@@ -1,40 +1,76 @@
 /**
- * Classification of one node relative to the desired revision (pure; nothing is changed afterwards:
- * the slot step decides moves from these verdicts). Deadlines are on the monotonic clock from the
- * observations (observe.ts), never from timestamps other machines wrote.
+ * Classification of one node (pure; the slot step decides moves from these verdicts), following the
+ * definitions of docs/rollout.md "The model": a node **in flight** took a revision forward and has
+ * not finished or failed it, on whichever revision that is (it holds a slot across revisions, and
+ * its failure counts against the revision that was assigned, superseded or not); a node whose agent
+ * is not answering before it is handed a new revision is **unavailable**: no forward move, never
+ * counted. Deadlines are on the monotonic clock from the observations (observe.ts).
  */
-import { matchesSelector, type FailedNode, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
-import { rfc3339 } from '@nodenet/api';
+import {
+  matchesSelector,
+  rfc3339,
+  type FailedNode,
+  type MoveKind,
+  type NetworkConfigRevision,
+  type NodeConfig,
+} from '@nodenet/api';
 import { formatDuration } from '../duration.js';
 import type { Policy } from '../policy.js';
 import { factsOf } from './facts.js';
-import type { NodeObservation } from './observe.js';
+import { assignedRevision, isCompleted, type RevisionIndex } from './identity.js';
+import { sameStretch, type NodeObservation } from './observe.js';
+import {
+  MAX_INTERRUPTED_ATTEMPTS,
+  MAX_REASSIGN_BACKOFF_MS,
+  backoffMs,
+  everReported,
+  progress,
+  type Progress,
+} from './progress.js';
 import type { NodeInfo, NodeState } from './types.js';
 
 export interface Verdict {
   name: string;
   node: NodeInfo | undefined;
   nc: NodeConfig | undefined;
-  /** undefined: not a target (NotReady or gone before taking the revision, unselected). */
+  /** undefined: not a target (unselected or gone, and not in flight). */
   state: NodeState | undefined;
-  /** On another spec, with the agent still working on it: holds a slot and is moved at once. */
+  /** The revision the node is assigned (its NodeConfig's, by number). */
+  assigned?: NetworkConfigRevision;
+  /** The revision it is moved to, when not the desired one (identity.ts targetFor: a fallback or a rollback retry). */
+  target?: NetworkConfigRevision;
+  /** Assigned the desired revision with the spec the node's labels give. */
+  onDesired?: boolean;
+  /** Took its assignment forward and is NotReady, gone or misconfigured before finishing it: holds every forward move. */
+  holds?: boolean;
+  /** In flight on a revision other than the desired one, its agent still working: re-assigned under the limit. */
   busyElsewhere?: boolean;
   /** Why it must be (re)assigned although it carries the desired spec; it needs a slot. */
   reassign?: string;
+  /** A re-assignment waits until then (monotonic ms): the backoff after an interruption or a failed rollback. */
+  notBefore?: number;
+  /** The move a re-assignment keeps (a failed rollback is retried as a rollback). */
+  keepMove?: MoveKind;
+  /** The attempt number the re-assignment writes. */
+  attempt?: number;
   failure?: FailedNode;
-  /** Whether a failure counts against the desired revision (a forward move during its rollout). */
+  /** The revision (name) the failure belongs to: the assigned one. */
+  failedRevision?: string;
+  /** Whether the failure counts against that revision (it took it forward). */
   counts?: boolean;
-  /** When (monotonic ms) this verdict changes by itself: a timeout or the end of the soak. */
+  /** The agent was not answering before this revision reached the node: why (listed, never counted). */
+  unavailable?: string;
+  /** When (monotonic ms) this verdict changes by itself: a timeout, a soak's end, a backoff's end. */
   deadline?: number;
-  /**
-   * The host already runs the desired revision (a node that restored it on its own after failing
-   * on an invalid one): moving it changes nothing on the host, so it holds no slot.
-   */
+  /** The host already runs the desired revision: moving it changes nothing on the host (no slot). */
   hostOnDesired?: boolean;
 }
 
 export interface ClassifyContext {
   desired: NetworkConfigRevision;
+  index: RevisionIndex;
+  /** Names of invalid revisions: a node soaking on one is rolled back at once. */
+  invalid: ReadonlySet<string>;
   policy: Policy;
   mono: number;
   /** Wall clock, only for the `at` of failures (shown, never compared). */
@@ -43,45 +79,7 @@ export interface ClassifyContext {
   expectedSpecHash?: string;
 }
 
-/** The agent's progress on a NodeConfig's current spec, with the deadline of the current phase. */
-type Progress =
-  | { kind: 'provisioned'; since: number }
-  | { kind: 'invalid'; message: string }
-  | { kind: 'working'; deadline: number; phase: string }
-  | { kind: 'waiting'; deadline: number }
-  | { kind: 'timedOut'; message: string };
-
-function progress(nc: NodeConfig, obs: NodeObservation, policy: Policy, mono: number): Progress {
-  const f = factsOf(nc);
-  const st = nc.status;
-  // A report counts when it answers the current spec and was not already there before the
-  // assignment was (a re-assignment of the same spec leaves the old answer in place until the agent
-  // answers anew). Seen in the same pass (a new leader): the agent's answer is taken as it is.
-  const fresh = st !== undefined && f.about && obs.statusSince >= obs.assignSince;
-  const base = Math.max(obs.assignSince, obs.readiness === 'ready' ? obs.readinessSince : 0);
-  if (fresh && st.configStatus === 'provisioned' && st.lastAppliedRevision === nc.spec.revision)
-    return { kind: 'provisioned', since: obs.statusSince };
-  if (fresh && st.configStatus === 'invalid')
-    return { kind: 'invalid', message: st.message || 'agent reported invalid' };
-  if (fresh) {
-    // provisioning (or any phase the agent reports while it works, e.g. confirming): no progress
-    // means no status change seen for --config-timeout; every change, a heartbeat too, restarts it.
-    const deadline = Math.max(base, obs.statusSince) + policy.configTimeoutMs;
-    if (mono > deadline)
-      return {
-        kind: 'timedOut',
-        message: `config timeout: agent reported ${st.configStatus ?? 'no status'} and nothing since for ${formatDuration(policy.configTimeoutMs)}`,
-      };
-    return { kind: 'working', deadline, phase: st.configStatus ?? 'unknown' };
-  }
-  const deadline = base + policy.preconfigTimeoutMs;
-  if (mono > deadline)
-    return {
-      kind: 'timedOut',
-      message: `preconfig timeout: agent did not report on the assignment${f.assignedAtText ? ` of ${f.assignedAtText}` : ''} within ${formatDuration(policy.preconfigTimeoutMs)}`,
-    };
-  return { kind: 'waiting', deadline };
-}
+type Readiness = NodeObservation['readiness'];
 
 export function classify(
   name: string,
@@ -92,96 +90,223 @@ export function classify(
 ): Verdict {
   const { desired, policy, mono } = ctx;
   // Readiness is the Node's now; the observation only says since when (first seen now if unknown).
-  const readiness = !node || node.deleting ? 'gone' : node.ready ? 'ready' : 'notReady';
+  const readiness: Readiness = !node || node.deleting ? 'gone' : node.ready ? 'ready' : 'notReady';
   const obs: NodeObservation = {
     assignSince: observation?.assignSince ?? mono,
     statusSince: observation?.statusSince ?? mono,
     readiness,
-    readinessSince: observation?.readiness === readiness ? observation.readinessSince : mono,
+    readinessSince:
+      observation && sameStretch(observation.readiness, readiness) ? observation.readinessSince : mono,
   };
   const selected = node !== undefined && matchesSelector(policy.nodeSelector, node.labels);
-  const available = selected && obs.readiness === 'ready';
   const base = { name, node, nc };
-  if (!nc) return { ...base, state: available ? 'outdated' : undefined };
-  const f = factsOf(nc);
-  // The agent found its own set-up broken (self-check at start-up): the node is unavailable. It
-  // holds no slot and is reported as degraded; it never counts against a revision.
-  if (f.misconfigured !== undefined)
-    return available
-      ? {
-          ...base,
-          state: 'failed',
-          counts: false,
-          failure: { node: name, message: f.misconfigured, at: rfc3339(ctx.now) },
-        }
+  const down = readiness !== 'ready' ? (readiness === 'gone' ? 'Node gone' : 'NotReady') : undefined;
+  const starting = node?.agentStarting === true ? 'start-up taint present (agent not ready yet)' : undefined;
+  const unavailable = (why: string): Verdict =>
+    selected
+      ? { ...base, state: 'unavailable', unavailable: `unavailable: ${why}` }
       : { ...base, state: undefined };
-  const onDesired =
-    nc.spec.revision === desired.spec.hash &&
-    (ctx.expectedSpecHash === undefined || f.specHash === ctx.expectedSpecHash);
-  const p = progress(nc, obs, policy, mono);
-  const hostOnDesired =
-    nc.status?.lastAppliedRevision === desired.spec.hash && nc.status.configStatus !== 'provisioning';
-  if (!onDesired) {
-    if (!available) return { ...base, state: undefined };
-    const busy = (p.kind === 'working' || p.kind === 'waiting') && !hostOnDesired;
-    return {
-      ...base,
-      state: 'outdated',
-      ...(busy ? { busyElsewhere: true } : {}),
-      ...(hostOnDesired && nc.spec.revision !== desired.spec.hash ? { hostOnDesired: true } : {}),
-    };
+  if (!nc) {
+    if (!selected) return { ...base, state: undefined };
+    return down || starting ? unavailable(down ?? (starting as string)) : { ...base, state: 'outdated' };
   }
-  const counts = f.move === 'forward' && !desired.status?.completedAt;
-  const fail = (message: string): Verdict => ({
-    ...base,
+  const f = factsOf(nc);
+  const assigned = assignedRevision(nc, ctx.index);
+  const withAssigned = { ...base, ...(assigned ? { assigned } : {}) };
+  const p = progress(nc, obs, policy, mono);
+  // Forward onto a revision that has not completed: a completed revision had every node finish it.
+  const forward = f.move === 'forward' && !(assigned !== undefined && isCompleted(assigned));
+  const fail = (message: string, counts = forward): Verdict => ({
+    ...withAssigned,
     state: 'failed',
     counts,
+    ...(assigned ? { failedRevision: assigned.metadata.name } : {}),
     failure: { node: name, message, at: rfc3339(ctx.now) },
   });
-  if (p.kind === 'provisioned') {
-    const soakEnd = p.since + policy.minSuccessTimeMs;
-    if (available)
-      return mono >= soakEnd
-        ? { ...base, state: 'upToDate' }
-        : { ...base, state: 'soaking', deadline: soakEnd };
-    // NotReady after its soak: no longer this rollout's concern. NotReady during the soak: the
-    // change may have cut it off, so it keeps its slot (below).
-    if (obs.readinessSince >= soakEnd) return { ...base, state: undefined };
-  } else if (p.kind === 'invalid') {
-    if (f.number !== undefined && f.number !== desired.spec.number) {
-      // The failure belongs to an earlier attempt at the same content (a retry): it never counts
-      // against this one; the node is handed this attempt under the limit like any other move.
-      return available
-        ? {
-            ...base,
-            state: 'outdated',
-            reassign: `retry of a configuration that failed under revision ${f.number}`,
-          }
-        : { ...base, state: undefined };
-    }
-    return fail(p.message);
-  } else if (!f.assigned) {
-    // Written by somebody else (or an older configurator): hand it over properly, under the limit.
-    return available
-      ? { ...base, state: 'outdated', reassign: 'NodeConfig has no assignment time' }
-      : { ...base, state: undefined };
-  }
-  if (!selected && node !== undefined) return { ...base, state: undefined };
-  if (obs.readiness !== 'ready') {
-    // Took the revision and then went NotReady (or away): like a DaemonSet's unavailable pod it
-    // keeps its slot, and fails when not back within --not-ready-timeout.
+  const onDesired =
+    assigned !== undefined &&
+    assigned.spec.number === desired.spec.number &&
+    (ctx.expectedSpecHash === undefined || f.specHash === ctx.expectedSpecHash);
+  const soakEnd = p.kind === 'provisioned' ? p.since + policy.minSuccessTimeMs : undefined;
+  const finished =
+    soakEnd !== undefined && mono >= soakEnd && (down === undefined || obs.readinessSince >= soakEnd);
+
+  // In flight: took the assignment forward, not finished, not failed (a report or a timeout).
+  if (forward && !finished && p.kind !== 'invalid' && (down !== undefined || f.misconfigured !== undefined)) {
+    // Cut off, or its agent broke, during its rollout steps or its soak: like a DaemonSet's
+    // unavailable pod it keeps its slot and holds every forward move until it is back or fails.
     const since = Math.max(obs.readinessSince, obs.assignSince);
     const deadline = since + policy.notReadyTimeoutMs;
+    const what = down ?? `agent misconfigured (${f.misconfigured ?? ''})`;
+    // A self-check failure is the agent's own set-up, never the change's doing: after the timeout
+    // the node is listed unavailable (degraded) instead of failing the revision.
+    if (mono > deadline && down === undefined)
+      return unavailable(`agent misconfigured: ${f.misconfigured ?? ''}`);
     if (mono > deadline)
       return fail(
-        `${obs.readiness === 'gone' ? 'Node gone' : 'NotReady'} for ${formatDuration(policy.notReadyTimeoutMs)} after taking revision ${desired.spec.number}`,
+        `${what} for ${formatDuration(policy.notReadyTimeoutMs)} after taking revision ${assigned?.spec.number ?? '?'}`,
       );
-    return { ...base, state: 'notReady', counts, deadline };
+    return { ...withAssigned, onDesired, state: 'notReady', holds: true, deadline };
   }
-  if (p.kind === 'timedOut') return fail(p.message);
+  if (onDesired)
+    return onDesiredVerdict(withAssigned, p, f, {
+      ctx,
+      obs,
+      down,
+      starting,
+      selected,
+      soakEnd,
+      fail,
+      unavailable,
+    });
+  return elsewhereVerdict(withAssigned, p, f, {
+    ctx,
+    obs,
+    down,
+    starting,
+    selected,
+    soakEnd,
+    fail,
+    unavailable,
+  });
+}
+
+interface Local {
+  ctx: ClassifyContext;
+  obs: NodeObservation;
+  down: string | undefined;
+  starting: string | undefined;
+  selected: boolean;
+  soakEnd: number | undefined;
+  fail: (message: string, counts?: boolean) => Verdict;
+  unavailable: (why: string) => Verdict;
+}
+
+type Base = Pick<Verdict, 'name' | 'node' | 'nc' | 'assigned'>;
+type Facts = ReturnType<typeof factsOf>;
+
+/** The host runs the desired revision already (a restore that worked; never a RestoreFailed report). */
+const hostRuns = (nc: NodeConfig, hash: string): boolean =>
+  nc.status?.lastAppliedRevision === hash &&
+  nc.status.configStatus !== 'provisioning' &&
+  nc.status.failureCause !== 'RestoreFailed';
+
+function onDesiredVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
+  const { ctx, obs } = l;
+  const nc = b.nc as NodeConfig;
+  const base = { ...b, onDesired: true };
+  if (!l.selected && p.kind !== 'invalid') return { ...base, state: undefined };
+  if (f.misconfigured !== undefined) return l.unavailable(f.misconfigured);
+  if (p.kind === 'provisioned') {
+    const end = l.soakEnd as number;
+    if (l.down === undefined && ctx.mono < end) return { ...base, state: 'soaking', deadline: end };
+    // On the revision: NotReady after its soak (or after a catch-up or a rollback) still counts as on it.
+    return { ...base, state: 'upToDate' };
+  }
+  if (p.kind === 'invalid') {
+    if (p.cause === 'Interrupted' && f.move !== 'rollback') {
+      // Not the change's fault: handed the same revision again with backoff. After the bound it is
+      // listed as degraded and still re-assigned, at the longest backoff only.
+      const retry = reassignAfter(base, `interrupted (${p.message}); attempt ${f.attempt + 1}`, f, obs, l);
+      if (f.attempt < MAX_INTERRUPTED_ATTEMPTS) return retry;
+      const why = `interrupted ${f.attempt} times on revision ${ctx.desired.spec.number}, retried every ${formatDuration(MAX_REASSIGN_BACKOFF_MS)}: ${p.message}`;
+      return { ...l.fail(why, false), ...retry, state: 'failed' };
+    }
+    const message = p.cause === 'RestoreFailed' ? `restore failed: ${p.message}` : p.message;
+    // Recorded once (counted when it took the revision forward), and retried under a new
+    // assignment with backoff: a rollback or a catch-up is never given up because of a fault, and
+    // a node whose agent was broken converges once it is fixed.
+    const retry = reassignAfter(base, `${f.move} failed (${p.message}); retry ${f.attempt + 1}`, f, obs, l);
+    return { ...l.fail(message), ...retry, state: 'failed' };
+  }
+  if (!f.assigned)
+    // Written by somebody else (or an older configurator): hand it over properly, under the limit.
+    return l.down
+      ? l.unavailable(l.down)
+      : { ...base, state: 'outdated', reassign: 'NodeConfig has no assignment time' };
+  if (l.down !== undefined)
+    return l.unavailable(`${l.down} before answering revision ${ctx.desired.spec.number}`);
+  if (p.kind === 'timedOut') {
+    // An agent that never answered anything on this node was not running: not the change's doing.
+    if (!everReported(nc)) return l.unavailable(`agent never reported (${p.message})`);
+    return l.fail(p.message);
+  }
   // A rollback to what the host already runs holds no slot while the agent confirms it.
-  const free = f.move === 'rollback' && hostOnDesired ? { hostOnDesired: true } : {};
+  const free = f.move === 'rollback' && hostRuns(nc, ctx.desired.spec.hash) ? { hostOnDesired: true } : {};
   if (p.kind === 'working') return { ...base, state: 'provisioning', deadline: p.deadline, ...free };
-  if (p.kind === 'waiting') return { ...base, state: 'pending', deadline: p.deadline, ...free };
-  return { ...base, state: 'upToDate' };
+  return { ...base, state: 'pending', deadline: p.deadline, ...free };
+}
+
+function reassignAfter(
+  base: Base & { onDesired?: boolean },
+  why: string,
+  f: Facts,
+  obs: NodeObservation,
+  l: Local,
+): Verdict {
+  const notBefore = obs.statusSince + backoffMs(f.attempt);
+  return {
+    ...base,
+    state: 'outdated',
+    reassign: why,
+    attempt: f.attempt + 1,
+    keepMove: f.move,
+    ...(notBefore > l.ctx.mono ? { notBefore, deadline: notBefore } : {}),
+  };
+}
+
+/** A node whose assignment is not the desired revision (or not with the spec its labels give). */
+function elsewhereVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
+  const { ctx } = l;
+  const nc = b.nc as NodeConfig;
+  const forward = f.move === 'forward' && !(b.assigned !== undefined && isCompleted(b.assigned));
+  const hostOnDesired =
+    hostRuns(nc, ctx.desired.spec.hash) && nc.spec.revision !== ctx.desired.spec.hash
+      ? { hostOnDesired: true }
+      : {};
+  const onInvalid = b.assigned !== undefined && ctx.invalid.has(b.assigned.metadata.name);
+  // Failures on the assigned revision are recorded there, whatever is desired now.
+  if (p.kind === 'invalid' && p.cause !== 'Interrupted' && forward) {
+    const failed = l.fail(p.cause === 'RestoreFailed' ? `restore failed: ${p.message}` : p.message);
+    if (!l.selected || l.down !== undefined) return failed;
+    // A failed restore leaves the host in no known state: no forward move until it answers anew
+    // (a rollback off an invalid revision is always made).
+    if (p.cause === 'RestoreFailed' && !onInvalid)
+      return {
+        ...failed,
+        state: 'unavailable',
+        unavailable: `unavailable: ${failed.failure?.message ?? ''}`,
+      };
+    return { ...failed, state: 'outdated', ...hostOnDesired };
+  }
+  if (p.kind === 'invalid' && p.cause === 'RestoreFailed' && !onInvalid && l.selected && l.down === undefined)
+    return l.unavailable(`restore failed on revision ${b.assigned?.spec.number ?? '?'}: ${p.message}`);
+  if (
+    p.kind === 'provisioned' &&
+    forward &&
+    !onInvalid &&
+    l.soakEnd !== undefined &&
+    ctx.mono < l.soakEnd &&
+    l.down === undefined
+  )
+    // Soaking on a superseded revision: keeps its slot until the soak shows it was not cut off.
+    return { ...b, state: 'soaking', deadline: l.soakEnd };
+  if (!l.selected) return { ...b, state: undefined };
+  if (l.down !== undefined) return l.unavailable(l.down);
+  if (f.misconfigured !== undefined) return l.unavailable(f.misconfigured);
+  if (p.kind === 'timedOut') {
+    if (!everReported(nc)) return l.unavailable(`agent never reported (${p.message})`);
+    // Its agent stopped answering its assignment: a failure of that revision if it took it forward,
+    // and unavailable for the next one either way.
+    const u = l.unavailable(`agent not answering (${p.message})`);
+    return forward ? { ...l.fail(p.message), ...u, state: 'unavailable' } : u;
+  }
+  if (l.starting !== undefined) return l.unavailable(l.starting);
+  if (p.kind === 'working' || p.kind === 'waiting')
+    // Busy with a revision no longer desired: keeps its slot; handed the desired one under the limit.
+    // A catch-up or a rollback in progress finishes first (it holds a slot like any move).
+    return forward
+      ? { ...b, state: 'pending', busyElsewhere: true, deadline: p.deadline }
+      : { ...b, state: 'pending', deadline: p.deadline };
+  return { ...b, state: 'outdated', ...hostOnDesired };
 }

@@ -28,6 +28,9 @@ export function reportsOnSpec(nc: NodeConfig): boolean {
   return st.lastAppliedRevision === nc.spec.revision;
 }
 
+/** How many times in a row the configurator re-assigned the same revision (Interrupted, failed rollback). */
+export const ATTEMPT_ANNOTATION = 'network.nodenet.io/attempt';
+
 export interface NodeConfigFacts {
   /** The assignment annotation is present (written by a configurator). */
   assigned: boolean;
@@ -38,6 +41,8 @@ export interface NodeConfigFacts {
   specHash: string;
   move: MoveKind;
   number: number | undefined;
+  /** Re-assignments of this revision so far (0: the first assignment). */
+  attempt: number;
   /** The agent's self-check failed (condition AgentReady=False, AgentMisconfigured): its message. */
   misconfigured: string | undefined;
 }
@@ -65,7 +70,8 @@ export function factsOf(nc: NodeConfig): NodeConfigFacts {
       specHash: a[SPEC_HASH_ANNOTATION] ?? nodeSpecHash(nc.spec),
       // Unknown or missing (an older configurator): counted as forward, the careful reading.
       move: (MOVE_KINDS as readonly string[]).includes(move ?? '') ? (move as MoveKind) : 'forward',
-      number: Number.isInteger(number) && number > 0 ? number : undefined,
+      number: Number.isInteger(number) && number >= 0 ? number : undefined,
+      attempt: attemptOf(a[ATTEMPT_ANNOTATION]),
       misconfigured: nc.status?.conditions?.find(
         (c) =>
           c.type === AGENT_READY_CONDITION && c.status === 'False' && c.reason === AGENT_MISCONFIGURED_REASON,
@@ -74,4 +80,9 @@ export function factsOf(nc: NodeConfig): NodeConfigFacts {
     cache.set(nc, f);
   }
   return f;
+}
+
+function attemptOf(text: string | undefined): number {
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n > 0 ? Math.min(n, 1000) : 0;
 }

@@ -3,9 +3,12 @@
  * one, the rollback target, every revision a NodeConfig references, and an invalid one equal to the
  * current inputs (deleting it would let the known-bad configuration roll out again, invariant 4).
  * When the current inputs are not known (invalid inputs since this configurator started), every
- * invalid revision is kept.
+ * invalid revision is kept. An invalid revision that holds its suspects back (suspects.ts) is kept
+ * too: deleting it would release them, and the inputs could produce its content again. Deleting it
+ * by hand (`kubectl delete ncr`) is how a person releases them without a retry.
  */
 import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
+import { holdsBack } from './suspects.js';
 import type { Action } from './types.js';
 
 export interface HistoryInput {
@@ -32,7 +35,11 @@ export function historyCleanup(h: HistoryInput): Extract<Action, { type: 'delete
       name === desired?.metadata.name ||
       name === rollbackTarget?.metadata.name ||
       referenced.has(r.spec.hash) ||
-      (h.invalid.has(name) && (h.inputHash === undefined || r.spec.hash === h.inputHash));
+      (h.invalid.has(name) &&
+        (h.inputHash === undefined ||
+          r.spec.hash === h.inputHash ||
+          ((r.spec.changedInputs?.length ?? 0) > 0 &&
+            holdsBack({ ...r, status: { ...r.status, isInvalid: true } }, h.revisions))));
     if (kept < h.limit || isProtected) {
       kept++;
       continue;

@@ -10,3 +10,7 @@ export * from './plan.js';
 export * from './numbers.js';
 export * from './readable.js';
 export * from './rows.js';
+export * from './identity.js';
+export * from './failures.js';
+export * from './suspects.js';
+export * from './progress.js';

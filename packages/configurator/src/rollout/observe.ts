@@ -19,6 +19,7 @@ export interface NodeObservation {
   statusSince: number;
   /** Ready, NotReady, or gone (no Node object, or being deleted). */
   readiness: 'ready' | 'notReady' | 'gone';
+  /** Since when ready, or since when not ready (NotReady then gone is one stretch: deleting a NotReady Node never restarts its timer). */
   readinessSince: number;
 }
 
@@ -73,8 +74,14 @@ export function observe(
       ...(keys?.status !== undefined ? { statusKey: keys.status } : {}),
       statusSince: old && old.statusKey === keys?.status ? old.statusSince : mono,
       readiness,
-      readinessSince: old && old.readiness === readiness ? old.readinessSince : mono,
+      readinessSince: sameStretch(old?.readiness, readiness) ? (old as NodeObservation).readinessSince : mono,
     });
   }
   return out;
 }
+
+/** Whether two readings are one stretch of readiness: both ready, or both not ready (NotReady or gone). */
+export const sameStretch = (
+  a: NodeObservation['readiness'] | undefined,
+  b: NodeObservation['readiness'],
+): boolean => a !== undefined && (a === 'ready') === (b === 'ready');

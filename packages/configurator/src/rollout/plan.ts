@@ -7,13 +7,22 @@
 import { REVISION_NUMBER_LABEL, type FailedNode, type NetworkConfigRevision } from '@nodenet/api';
 import { updateLimitFor } from '../policy.js';
 import { classify, type Verdict } from './classify.js';
+import { failureRecord, nodeSummary, type FailureRecord } from './failures.js';
 import { historyCleanup } from './history.js';
+import {
+  EMPTY_REVISION_NAME,
+  assignedRevision,
+  chooseDesired,
+  indexRevisions,
+  targetFor,
+} from './identity.js';
 import { compareNodes } from './order.js';
 import { revisionStatuses, type Invalidation } from './revision-status.js';
 import { highWaterMarks } from './numbers.js';
 import { countKey, desiredLabels } from './readable.js';
 import { rowLabelActions } from './rows.js';
 import { fillSlots, type SlotResult } from './slots.js';
+import { carriesSuspect, effectiveSuspects, holdsBack } from './suspects.js';
 import type { Action, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
 
 /** Longest requeue: a far deadline is looked at again within the hour (and setTimeout's 2^31-1 ms cap is never reached). */
@@ -28,67 +37,108 @@ export function plan(input: PlanInput): Plan {
   const ncByName = new Map(input.nodeConfigs.map((nc) => [nc.metadata.name, nc]));
   const names = [...new Set([...nodeByName.keys(), ...ncByName.keys()])];
   const revisions = [...input.revisions].sort(byNumberDesc);
+  const index = indexRevisions(revisions);
   const invalid = new Set(revisions.filter((r) => r.status?.isInvalid === true).map((r) => r.metadata.name));
   const invalidations = new Map<string, Invalidation>();
   const actions: Action[] = [];
+  const markInvalid = (r: NetworkConfigRevision, inv: Invalidation): void => {
+    invalid.add(r.metadata.name);
+    invalidations.set(r.metadata.name, inv);
+    actions.push({ type: 'invalidate', revision: r.metadata.name, ...inv });
+  };
   // A person aborted a revision (spec.aborted): invalid at once, like a failure, whether or not it
   // is desired right now (it never will be again).
   for (const r of revisions) {
     if (r.spec.aborted !== true || invalid.has(r.metadata.name)) continue;
-    const inv: Invalidation = {
-      failedNodes: [],
+    markInvalid(r, {
+      failedNodes: [...(r.status?.failedNodes ?? [])],
       aborted: true,
       reason: `aborted (spec.aborted): the nodes that took revision ${r.spec.number} roll back`,
-    };
-    invalid.add(r.metadata.name);
-    invalidations.set(r.metadata.name, inv);
-    actions.push({ type: 'invalidate', revision: r.metadata.name, ...inv });
+    });
   }
 
+  // Each node is classified against its target: the desired revision, or the known-good fallback of
+  // an invalid assignment, or the revision of a failed rollback (identity.ts targetFor).
   const verdictsFor = (d: NetworkConfigRevision): Verdict[] =>
     names.map((name) => {
       const node = nodeByName.get(name);
-      return classify(name, node, ncByName.get(name), input.observations.get(name), {
-        desired: d,
+      const nc = ncByName.get(name);
+      const t = targetFor(nc, nc && assignedRevision(nc, index), d, revisions, invalid);
+      const v = classify(name, node, nc, input.observations.get(name), {
+        desired: t,
+        index,
+        invalid,
         policy,
         mono,
         now,
-        ...(node && input.specHash ? { expectedSpecHash: input.specHash(d, node) } : {}),
+        ...(node && input.specHash ? { expectedSpecHash: input.specHash(t, node) } : {}),
       });
+      return t === d ? v : { ...v, target: t, onDesired: false };
     });
 
-  // The desired revision: the newest not invalid. Invalidating it makes the previous valid one
-  // desired in the same pass, and its verdicts are taken afresh.
+  // Failures count against the revision that was assigned, desired or not, and are counted from
+  // its record (failures.ts). Invalidating one changes the desired revision (identity.ts) and with
+  // it the verdicts: repeat until nothing more is invalidated (each round invalidates one more).
   let desired: NetworkConfigRevision | undefined;
   let verdicts: Verdict[] = [];
+  let records = new Map<string, FailureRecord>();
   for (;;) {
-    desired = revisions.find((r) => !invalid.has(r.metadata.name));
-    if (!desired) break;
-    verdicts = verdictsFor(desired);
-    const inv = invalidation(desired, verdicts, policy.maxFailures, policy.maxFailedNodes);
-    if (!inv) break;
-    invalid.add(desired.metadata.name);
-    invalidations.set(desired.metadata.name, inv);
-    actions.push({ type: 'invalidate', revision: desired.metadata.name, ...inv });
+    desired = chooseDesired(revisions, invalid).desired;
+    verdicts = desired ? verdictsFor(desired) : [];
+    records = failureRecords(revisions, verdicts, policy.maxFailedNodes);
+    let more = false;
+    for (const r of revisions) {
+      const rec = records.get(r.metadata.name) as FailureRecord;
+      if (invalid.has(r.metadata.name) || rec.failed <= policy.maxFailures) continue;
+      markInvalid(r, {
+        failedNodes: rec.failedNodes,
+        reason: `${rec.failed} node(s) failed, more than --max-failures=${policy.maxFailures}: ${nodeSummary(rec.failedNodes, rec.failed)}`,
+      });
+      more = true;
+    }
+    for (const [r, bad] of carriers(revisions, invalid, invalidations)) {
+      markInvalid(r, {
+        failedNodes: [...(r.status?.failedNodes ?? [])],
+        carries: true,
+        reason: `carries ${bad.ref} of invalid revision ${bad.revision.spec.number}, which is held back (a new revision is built without it)`,
+      });
+      more = true;
+    }
+    if (!more) break;
   }
 
   const order = compareNodes(policy.waveLabel);
+  // The empty config (no revision may be desired) is no object: nothing to label, count or keep.
+  const empty = desired?.metadata.name === EMPTY_REVISION_NAME;
   const targets = verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
-  const limit = updateLimitFor(policy.updateLimit, targets.length);
+  // A percentage is of the nodes that can move (unavailable ones wait, like DaemonSet's unscheduled pods).
+  const limit = updateLimitFor(policy.updateLimit, targets.filter((v) => v.state !== 'unavailable').length);
   const invalidHashes = new Set(
     revisions.filter((r) => invalid.has(r.metadata.name)).map((r) => r.spec.hash),
   );
   const slots: SlotResult = desired
-    ? fillSlots({ verdicts: targets, desired, limit, invalidHashes, fleetPaused: policy.paused === true })
+    ? fillSlots({
+        verdicts: targets,
+        desired,
+        limit,
+        invalidHashes,
+        invalidNames: invalid,
+        fleetPaused: policy.paused === true,
+        mono,
+        ...(policy.waveLabel
+          ? { wave: { label: policy.waveLabel, barrier: policy.waveBarrier === true } }
+          : {}),
+      })
     : { assignments: [], states: new Map<string, NodeState>(), inProgress: 0 };
   actions.push(...slots.assignments);
 
-  // NodeConfigs of nodes that are gone are collected (never a failure), unless the node took the
-  // revision being rolled out and still holds its slot.
+  // NodeConfigs of nodes that are gone are collected, unless the node is in flight (it holds its
+  // slot until it fails) or its failure is not in the revision's record yet (written this pass).
+  const unrecorded = new Set([...records.values()].flatMap((r) => r.fresh.map((f) => f.node)));
   for (const name of names) {
     const nc = ncByName.get(name);
     if (!nc || nodeByName.has(name) || nc.metadata.deletionTimestamp) continue;
-    if (slots.states.get(name) === 'notReady') continue;
+    if (slots.states.get(name) === 'notReady' || unrecorded.has(name)) continue;
     actions.push({ type: 'deleteNodeConfig', name, reason: `node ${name} no longer exists` });
   }
 
@@ -115,15 +165,17 @@ export function plan(input: PlanInput): Plan {
     states: slots.states,
     invalid,
     invalidations,
+    records,
     hashCounts,
     now,
     policy,
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
     ...(slots.heldBy !== undefined ? { heldBy: slots.heldBy } : {}),
+    ...(slots.wave ? { wave: slots.wave } : {}),
   });
   const deletions = historyCleanup({
     revisions,
-    desired,
+    desired: empty ? undefined : desired,
     invalid,
     nodeConfigs: input.nodeConfigs,
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
@@ -137,7 +189,11 @@ export function plan(input: PlanInput): Plan {
     ...actions.flatMap((a) => (a.type === 'deleteNodeConfig' ? [a.name] : [])),
   ]);
   actions.push(...rowLabelActions(input.nodeConfigs, revisions, assignedNow));
-  actions.push(...highWaterMarks(kept), ...desiredLabels(kept, desired?.metadata.name), ...deletions);
+  actions.push(
+    ...highWaterMarks(kept),
+    ...desiredLabels(kept, empty ? undefined : desired?.metadata.name),
+    ...deletions,
+  );
 
   const nodeStates: Record<NodeState | 'notTarget', number> = {
     upToDate: 0,
@@ -146,6 +202,7 @@ export function plan(input: PlanInput): Plan {
     provisioning: 0,
     notReady: 0,
     failed: 0,
+    unavailable: 0,
     outdated: 0,
     notTarget: names.length - targets.length,
   };
@@ -171,24 +228,46 @@ export const clampRequeue = (ms: number): number =>
 
 const infoOf = (v: Verdict): NodeInfo => v.node ?? { name: v.name, labels: {}, ready: false };
 
-/** Whether the desired revision is to be marked invalid now, and why. */
-function invalidation(
-  d: NetworkConfigRevision,
+/** Per revision, its failure record after this pass's counted failures. */
+function failureRecords(
+  revisions: readonly NetworkConfigRevision[],
   verdicts: readonly Verdict[],
-  maxFailures: number,
-  maxFailedNodes: number,
-): Invalidation | undefined {
-  const failures = verdicts.filter((v) => v.state === 'failed' && v.counts);
-  const failedNodes = failures.map((v) => v.failure as FailedNode).slice(0, maxFailedNodes);
-  if (failures.length <= maxFailures) return undefined;
-  return {
-    failedNodes,
-    reason:
-      `${failures.length} node(s) failed, more than --max-failures=${maxFailures}: ` +
-      failures
-        .slice(0, 5)
-        .map((v) => `${v.name}: ${v.failure?.message}`)
-        .join('; ') +
-      (failures.length > 5 ? `; and ${failures.length - 5} more` : ''),
-  };
+  max: number,
+): Map<string, FailureRecord> {
+  const fresh = new Map<string, FailedNode[]>();
+  for (const v of verdicts) {
+    if (!v.failure || !v.counts || v.failedRevision === undefined) continue;
+    fresh.set(v.failedRevision, [...(fresh.get(v.failedRevision) ?? []), v.failure]);
+  }
+  return new Map(
+    revisions.map((r) => [r.metadata.name, failureRecord(r, fresh.get(r.metadata.name) ?? [], max)]),
+  );
+}
+
+/** Valid revisions that carry a suspect of an invalid one that holds its suspects back (suspects.ts). */
+function carriers(
+  revisions: readonly NetworkConfigRevision[],
+  invalid: ReadonlySet<string>,
+  invalidations: ReadonlyMap<string, Invalidation>,
+): Array<[NetworkConfigRevision, { revision: NetworkConfigRevision; ref: string }]> {
+  const out: Array<[NetworkConfigRevision, { revision: NetworkConfigRevision; ref: string }]> = [];
+  const isInvalid = (x: NetworkConfigRevision): boolean => invalid.has(x.metadata.name);
+  for (const bad of revisions) {
+    if (!isInvalid(bad)) continue;
+    const inv = invalidations.get(bad.metadata.name);
+    if (
+      inv
+        ? inv.carries === true
+        : !holdsBack({ ...bad, status: { ...bad.status, isInvalid: true } }, revisions)
+    )
+      continue;
+    const suspects = effectiveSuspects(bad, revisions, isInvalid);
+    if (suspects.length === 0) continue;
+    for (const r of revisions) {
+      if (isInvalid(r) || out.some(([x]) => x === r)) continue;
+      const s = carriesSuspect(r, bad, suspects);
+      if (s) out.push([r, { revision: bad, ref: `${s.kind}/${s.name}` }]);
+    }
+  }
+  return out;
 }

@@ -17,6 +17,8 @@ import { rfc3339, setConditions, type ConditionInput } from '@nodenet/api';
 import { formatDuration } from '../duration.js';
 import type { Policy } from '../policy.js';
 import type { Verdict } from './classify.js';
+import { MAX_LISTED_NODES, boundedNode, nodeSummary, type FailureRecord } from './failures.js';
+import { CARRIES_REASON } from './suspects.js';
 import { countKey, withReadableState } from './readable.js';
 import type { NodeState, StatusUpdate } from './types.js';
 
@@ -24,6 +26,8 @@ export interface Invalidation {
   failedNodes: FailedNode[];
   reason: string;
   aborted?: boolean;
+  /** Invalid because it carries a held-back suspect of another invalid revision (suspects.ts). */
+  carries?: boolean;
 }
 
 export interface StatusInput {
@@ -34,14 +38,18 @@ export interface StatusInput {
   states: ReadonlyMap<string, NodeState>;
   invalid: ReadonlySet<string>;
   invalidations: ReadonlyMap<string, Invalidation>;
+  /** Per revision (name): its failure record after this pass (failures.ts). */
+  records: ReadonlyMap<string, FailureRecord>;
   /** Per revision (countKey of hash and number): target nodes on it, ready ones, and ones still in progress. */
   hashCounts: ReadonlyMap<string, { total: number; ready: number; ongoing: number }>;
   now: number;
   policy: Policy;
   /** Hash the inputs currently produce (for the answer to a retry request). */
   inputHash?: string;
-  /** Forward moves of the desired revision are held: this node went NotReady after taking it. */
+  /** Forward moves are held: this node went NotReady after taking a revision forward. */
   heldBy?: string;
+  /** The wave barrier in force: the current wave and the nodes it waits for. */
+  wave?: { value: string; waitingFor: string[] };
 }
 
 const summaryOf = (v: { ready: number; total: number; ongoing: number; queued: number; failed: number }) =>
@@ -53,24 +61,44 @@ function desiredStatus(
   nowText: string,
 ): NetworkConfigRevisionStatus {
   const old = r.status ?? {};
-  const count = (...st: NodeState[]): number =>
-    s.verdicts.filter((v) => st.includes(s.states.get(v.name) as NodeState)).length;
-  const failedV = s.verdicts.filter((v) => s.states.get(v.name) === 'failed');
-  const failedNodes = keepTimes(
-    failedV.filter((v) => v.counts).map((v) => v.failure as FailedNode),
-    old.failedNodes,
-  );
-  const degradedNodes = keepTimes(
-    failedV.filter((v) => !v.counts).map((v) => v.failure as FailedNode),
+  const name = r.metadata.name;
+  const stateOf = (v: Verdict): NodeState | undefined => s.states.get(v.name);
+  const record = s.records.get(name) ?? {
+    failedNodes: old.failedNodes ?? [],
+    failed: old.failed ?? 0,
+    fresh: [],
+  };
+  const failedNodes = record.failedNodes;
+  // Reported, never counted: failures of catch-up moves and rollbacks, and unavailable nodes.
+  const degradedAll = keepTimes(
+    s.verdicts.flatMap((v) =>
+      v.failure && !v.counts && v.failedRevision === name
+        ? [boundedNode(v.failure)]
+        : stateOf(v) === 'unavailable' && v.unavailable
+          ? [boundedNode({ node: v.name, message: v.unavailable, at: nowText })]
+          : [],
+    ),
     old.degradedNodes,
   );
+  const degradedNodes = degradedAll.slice(0, Math.min(MAX_LISTED_NODES, s.policy.maxFailedNodes));
   const total = s.verdicts.length;
-  const ready = count('upToDate', 'soaking');
-  const ongoing = count('pending', 'provisioning', 'notReady');
-  const failed = failedNodes.length;
-  const degraded = degradedNodes.length;
-  const queued = Math.max(0, total - ready - ongoing - failed - degraded);
-  const complete = queued === 0 && ongoing === 0;
+  const ready = s.verdicts.filter(
+    (v) => v.onDesired && ['upToDate', 'soaking'].includes(stateOf(v) ?? ''),
+  ).length;
+  const ongoing = s.verdicts.filter(
+    (v) =>
+      ['pending', 'provisioning', 'notReady'].includes(stateOf(v) ?? '') ||
+      (!v.onDesired && stateOf(v) === 'soaking'),
+  ).length;
+  const failed = record.failed;
+  const degraded = degradedAll.length;
+  const queued = s.verdicts.filter((v) => stateOf(v) === 'outdated').length;
+  // Every selected node on the revision (NotReady ones too) with its soak over, or failed on it.
+  const complete = s.verdicts.every(
+    (v) =>
+      (v.onDesired === true && stateOf(v) === 'upToDate') ||
+      (stateOf(v) === 'failed' && v.failedRevision === name),
+  );
   const fleet = s.policy.paused === true;
   const paused = r.spec.paused === true || fleet;
   const summary =
@@ -85,9 +113,16 @@ function desiredStatus(
               type: 'Progressing',
               status: 'True',
               reason: 'HeldByNotReadyNode',
-              message: `${summary}; no new forward moves while node ${s.heldBy} is NotReady after taking this revision (it fails after --not-ready-timeout=${formatDuration(s.policy.notReadyTimeoutMs)})`,
+              message: `${summary}; no new forward moves while node ${s.heldBy} is NotReady after taking a revision forward (it fails that revision after --not-ready-timeout=${formatDuration(s.policy.notReadyTimeoutMs)})`,
             }
-          : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: summary },
+          : s.wave
+            ? {
+                type: 'Progressing',
+                status: 'True',
+                reason: 'WaitingForWave',
+                message: `${summary}; wave ${s.wave.value || '(unlabelled)'} until done: ${s.wave.waitingFor.slice(0, 10).join(', ')}${s.wave.waitingFor.length > 10 ? ` and ${s.wave.waitingFor.length - 10} more` : ''}`,
+              }
+            : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: summary },
     complete
       ? {
           type: 'Complete',
@@ -115,10 +150,7 @@ function desiredStatus(
           type: 'Degraded',
           status: 'True',
           reason: 'NodesDegraded',
-          message: `${degraded} node(s) failed after the rollout or on a rollback (reported, not counted against the revision): ${degradedNodes
-            .slice(0, 5)
-            .map((d) => `${d.node}: ${d.message}`)
-            .join('; ')}${degraded > 5 ? '; …' : ''}`,
+          message: `${degraded} node(s) unavailable, or failed on a catch-up or a rollback (reported, not counted against the revision): ${nodeSummary(degradedNodes, degraded)}`,
         }
       : { type: 'Degraded', status: 'False', reason: 'NoDegradedNodes', message: 'no degraded nodes' },
   ];
@@ -132,8 +164,8 @@ function desiredStatus(
     failed,
     degraded,
     isInvalid: false,
-    ...(failedNodes.length ? { failedNodes: failedNodes.slice(0, s.policy.maxFailedNodes) } : {}),
-    ...(degradedNodes.length ? { degradedNodes: degradedNodes.slice(0, s.policy.maxFailedNodes) } : {}),
+    ...(failedNodes.length ? { failedNodes } : {}),
+    ...(degradedNodes.length ? { degradedNodes } : {}),
     ...(old.retriedBy ? { retriedBy: old.retriedBy } : {}),
     startedAt: old.startedAt ?? nowText,
     ...(completedAt ? { completedAt } : {}),
@@ -147,8 +179,10 @@ function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string):
   const counts = s.hashCounts.get(countKey(r.spec.hash, r.spec.number)) ?? { total: 0, ready: 0, ongoing: 0 };
   const inv = s.invalid.has(name);
   const invalidation = s.invalidations.get(name);
-  // The failure record is kept whatever happens next (superseded, invalid, retried).
-  const failedNodes = invalidation?.failedNodes ?? old.failedNodes ?? [];
+  // The failure record is kept whatever happens next (superseded, invalid, retried), and grows
+  // when a node that took this revision forward fails it after it was superseded.
+  const record = s.records.get(name);
+  const failedNodes = record?.failedNodes ?? invalidation?.failedNodes ?? old.failedNodes ?? [];
   const retriedBy = s.revisions.find((x) => x.spec.retryOf === name)?.metadata.name ?? old.retriedBy;
   const retry = retryCondition(r, retriedBy, s.inputHash);
   const conds: ConditionInput[] = inv
@@ -156,7 +190,13 @@ function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string):
         {
           type: 'Invalid',
           status: 'True',
-          reason: invalidation?.aborted ? 'Aborted' : invalidation ? 'NodesFailed' : invalidReason(old),
+          reason: invalidation?.aborted
+            ? 'Aborted'
+            : invalidation?.carries
+              ? CARRIES_REASON
+              : invalidation
+                ? 'NodesFailed'
+                : invalidReason(old),
           message: invalidation?.reason ?? invalidMessage(old),
         },
         {
@@ -198,7 +238,7 @@ function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string):
     queued: 0,
     ongoing: counts.ongoing,
     ready: counts.ready,
-    failed: inv ? failedNodes.length : (old.failed ?? 0),
+    failed: record?.failed ?? old.failed ?? 0,
     isInvalid: inv,
     ...(failedNodes.length ? { failedNodes } : {}),
     ...(retriedBy ? { retriedBy } : {}),

@@ -16,6 +16,8 @@ export interface NodeInfo {
   ready: boolean;
   /** The Node is being deleted. */
   deleting?: boolean;
+  /** The Node carries an agent start-up taint (`node.nodenet.io/...`): its agent is not ready yet. */
+  agentStarting?: boolean;
 }
 
 export interface PlanInput {
@@ -39,17 +41,19 @@ export interface PlanInput {
 }
 
 /**
- * Per target node, relative to the desired revision:
- * - upToDate      on the desired spec, provisioned, soak over;
- * - soaking       provisioned for less than --min-success-time: holds its slot;
- * - pending       assigned, no report yet (preconfig timeout from the assignment we observed);
+ * Per target node (docs/rollout.md "The model"):
+ * - upToDate      on the desired revision, provisioned, soak over (NotReady since: still on it);
+ * - soaking       provisioned for less than --min-success-time (on any revision it took forward): holds its slot;
+ * - pending       assigned, no report yet (preconfig timeout from the assignment we observed), or
+ *                 busy with a superseded revision it took forward: holds its slot;
  * - provisioning  the agent is working on it (config timeout from the last status change we saw);
- * - notReady      took the revision as a step of its rollout, then NotReady or gone: holds its slot;
+ * - notReady      took a revision forward, then NotReady, gone or misconfigured before finishing it: holds its slot and every forward move;
  * - failed        reported invalid, or a timeout passed;
+ * - unavailable   its agent was not answering before it was handed the revision: no forward move, never counted;
  * - outdated      anything else: waits for a free slot.
  */
 export type NodeState =
-  'upToDate' | 'soaking' | 'pending' | 'provisioning' | 'notReady' | 'failed' | 'outdated';
+  'upToDate' | 'soaking' | 'pending' | 'provisioning' | 'notReady' | 'failed' | 'unavailable' | 'outdated';
 
 /** The node states that hold a slot. */
 export const SLOT_STATES: ReadonlySet<NodeState> = new Set([
@@ -71,6 +75,8 @@ export interface AssignAction {
   rollback: boolean;
   /** Recorded on the NodeConfig: decides whether the node's failure counts against the revision. */
   move: MoveKind;
+  /** A re-assignment of the same revision (after an interruption, a failed rollback): its number. */
+  attempt?: number;
   reason: string;
 }
 

@@ -53,4 +53,26 @@ describe('history cleanup', () => {
       'rev-1',
     ]);
   });
+
+  // Issue #23: deleting the invalid revision released its suspects and the same inputs rolled out again.
+  it('keeps an invalid revision that holds its suspects back, until it is retried', () => {
+    const revs = many(4);
+    const withSuspects = (r: NetworkConfigRevision): NetworkConfigRevision => ({
+      ...r,
+      spec: { ...r.spec, changedInputs: ['VRFRouteConfiguration/x@2'] },
+      status: { isInvalid: true },
+    });
+    const list = [
+      revs[0],
+      revs[1],
+      revs[2],
+      withSuspects(revs[3] as NetworkConfigRevision),
+    ] as NetworkConfigRevision[];
+    const over = { limit: 2, invalid: new Set(['rev-1']), desired: list[0], inputHash: 'f'.repeat(64) };
+    expect(deleted(list, over)).toEqual(['rev-2']);
+    const retried = list.map((r) =>
+      r.metadata.name === 'rev-4' ? { ...r, spec: { ...r.spec, retryOf: 'rev-1' } } : r,
+    );
+    expect(deleted(retried, { ...over, desired: retried[0] })).toEqual(['rev-2', 'rev-1']);
+  });
 });

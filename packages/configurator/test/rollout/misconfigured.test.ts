@@ -37,12 +37,15 @@ describe('a node whose agent is misconfigured (self-check failed)', () => {
     expect(ofType(p.actions, 'assign').map((a) => a.node)).toEqual(['n01']);
     const st = p.statusUpdates.find((u) => u.revision === 'rev-2-bbbbbbbbbb')?.status;
     expect(st?.degradedNodes?.map((d) => [d.node, d.message])).toEqual([
-      ['n00', 'agent misconfigured: --frr-template: refused'],
+      ['n00', 'unavailable: agent misconfigured: --frr-template: refused'],
     ]);
     expect(st?.failed).toBe(0);
   });
 
-  it('even when it was handed the revision as a forward move', () => {
+  // One budget across revisions: a node that took the revision forward and whose agent then broke
+  // is in flight like a NotReady one (it may have been broken by the change): it holds its slot and
+  // the rollout, and fails the revision after --not-ready-timeout.
+  it('handed the revision as a forward move, it holds its slot and the rollout until --not-ready-timeout', () => {
     const p = plan(
       input({
         revisions: [rev(2, B), completed(rev(1, A))],
@@ -55,7 +58,8 @@ describe('a node whose agent is misconfigured (self-check failed)', () => {
       }),
     );
     expect(ofType(p.actions, 'invalidate')).toEqual([]);
+    expect(p.nodeStates.notReady).toBe(1);
     const st = p.statusUpdates.find((u) => u.revision === 'rev-2-bbbbbbbbbb')?.status;
-    expect(st).toMatchObject({ phase: 'Complete', ready: 2, degraded: 1, failed: 0 });
+    expect(st).toMatchObject({ phase: 'RollingOut', ready: 2, failed: 0 });
   });
 });

@@ -127,13 +127,15 @@ describe('filling slots', () => {
 });
 
 describe('NotReady and gone nodes', () => {
-  it('a node NotReady before it is handed the revision holds no slot and is no failure', () => {
+  it('a node NotReady before it is handed the revision holds no slot, is no failure, and keeps the revision from completing', () => {
     const ns = [node('n00', { ready: false }), node('n01'), node('n02')];
     const ncs = [nc('n00', A, { status: done(A) })];
     const p = plan(input({ revisions: [rev(2, B), rev(1, A)], nodes: ns, nodeConfigs: ncs }));
     expect(ofType(p.actions, 'invalidate')).toEqual([]);
     expect(assigned(p.actions)).toEqual(['n01']);
-    expect(p.nodeStates.notTarget).toBe(1);
+    expect(p.nodeStates.unavailable).toBe(1);
+    const st = p.statusUpdates.find((u) => u.revision === 'rev-2-bbbbbbbbbb')?.status;
+    expect(st?.degradedNodes?.map((d) => d.message)).toEqual(['unavailable: NotReady']);
   });
 
   // Issue item 1: a node that went NotReady after taking the revision freed its slot.
@@ -205,7 +207,19 @@ describe('NotReady and gone nodes', () => {
     expect(ofType(late.actions, 'invalidate')[0]?.failedNodes[0]?.message).toBe(
       'Node gone for 5m after taking revision 2',
     );
-    expect(ofType(late.actions, 'deleteNodeConfig').map((a) => a.name)).toEqual(['gone']);
+    // Collected once the failure is in the revision's record, never in the pass that records it.
+    expect(ofType(late.actions, 'deleteNodeConfig')).toEqual([]);
+    const recorded = ofType(late.actions, 'invalidate')[0]?.failedNodes ?? [];
+    const after = plan(
+      input({
+        ...base,
+        revisions: [rev(2, B, { invalid: true, status: { failedNodes: recorded, failed: 1 } }), rev(1, A)],
+        seen: { gone: { assign: 400_000, readiness: 'gone', readinessFor: 301_000 } },
+      }),
+    );
+    expect(ofType(after.actions, 'deleteNodeConfig').map((a) => a.name)).toEqual(['gone']);
+    const st = after.statusUpdates.find((u) => u.revision === 'rev-2-bbbbbbbbbb')?.status;
+    expect(st?.failedNodes?.map((f) => f.node) ?? recorded.map((f) => f.node)).toEqual(['gone']);
   });
 
   it('NodeConfigs of deleted nodes that hold no slot are collected, without a failure', () => {
@@ -295,10 +309,12 @@ describe('failures, invalidation and rollback', () => {
 
   it('preconfig timeout runs from the assignment this configurator observed', () => {
     const pol = { preconfigTimeoutMs: 60_000 };
-    const early = plan(base([nc('n00', B)], pol, 0, { n00: { assign: 59_000 } }));
+    // The agent answered before (an older generation): it runs, so its silence counts.
+    const answeredBefore = nc('n00', B, { status: done(A, T0, 0) });
+    const early = plan(base([answeredBefore], pol, 0, { n00: { assign: 59_000 } }));
     expect(ofType(early.actions, 'invalidate')).toEqual([]);
     expect(early.requeueAfterMs).toBe(1001);
-    const late = plan(base([nc('n00', B)], pol, 0, { n00: { assign: 61_000 } }));
+    const late = plan(base([answeredBefore], pol, 0, { n00: { assign: 61_000 } }));
     expect(ofType(late.actions, 'invalidate')[0]?.failedNodes[0]?.message).toMatch(/preconfig timeout/);
   });
 
@@ -323,12 +339,14 @@ describe('failures, invalidation and rollback', () => {
     expect(c.nodeStates.provisioning).toBe(1);
   });
 
-  it('with no valid revision left, nothing is assigned', () => {
+  it('with no valid revision left, the nodes that took the invalid one are rolled back to the empty config', () => {
     const ncs = [nc('n00', A, { status: invalid(A) })];
     const p = plan(input({ revisions: [rev(1, A)], nodes: nodes(2), nodeConfigs: ncs }));
     expect(ofType(p.actions, 'invalidate')).toHaveLength(1);
-    expect(assigned(p.actions)).toEqual([]);
-    expect(p.desired).toBeUndefined();
+    expect(ofType(p.actions, 'assign')).toEqual([
+      expect.objectContaining({ node: 'n00', revision: 'empty-config', number: 0, move: 'rollback' }),
+    ]);
+    expect(p.desired?.name).toBe('empty-config');
   });
 
   it('a failure under an earlier attempt at the same content does not count; the node is handed the new attempt', () => {

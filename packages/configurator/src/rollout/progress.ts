@@ -1,0 +1,76 @@
+/**
+ * The agent's progress on a NodeConfig's current spec, with the deadline of the current phase, and
+ * the backoff of re-assignments (pure). Deadlines are on the monotonic clock from the observations
+ * (observe.ts), never from timestamps other machines wrote.
+ */
+import { FAILURE_CAUSES, type FailureCause, type NodeConfig } from '@nodenet/api';
+import { formatDuration } from '../duration.js';
+import type { Policy } from '../policy.js';
+import { factsOf } from './facts.js';
+import type { NodeObservation } from './observe.js';
+
+/**
+ * Quick re-assignments after an `Interrupted` report, per node and revision; after them the node is
+ * listed as degraded and re-assigned at MAX_REASSIGN_BACKOFF_MS only.
+ */
+export const MAX_INTERRUPTED_ATTEMPTS = 3;
+/** First backoff of a re-assignment; it doubles per attempt. */
+export const REASSIGN_BACKOFF_MS = 10_000;
+/** Longest backoff of a failed rollback's retry (retried without bound, at this rate at least). */
+export const MAX_REASSIGN_BACKOFF_MS = 300_000;
+
+export const backoffMs = (attempt: number): number =>
+  attempt >= MAX_INTERRUPTED_ATTEMPTS
+    ? MAX_REASSIGN_BACKOFF_MS
+    : Math.min(MAX_REASSIGN_BACKOFF_MS, REASSIGN_BACKOFF_MS * 2 ** attempt);
+
+/** The agent's progress on a NodeConfig's current spec, with the deadline of the current phase. */
+export type Progress =
+  | { kind: 'provisioned'; since: number }
+  | { kind: 'invalid'; message: string; cause: FailureCause }
+  | { kind: 'working'; deadline: number; phase: string }
+  | { kind: 'waiting'; deadline: number }
+  | { kind: 'timedOut'; message: string };
+
+export function progress(nc: NodeConfig, obs: NodeObservation, policy: Policy, mono: number): Progress {
+  const f = factsOf(nc);
+  const st = nc.status;
+  // A report counts when it answers the current spec and was not already there before the
+  // assignment was (a re-assignment of the same spec leaves the old answer in place until the agent
+  // answers anew). Seen in the same pass (a new leader): the agent's answer is taken as it is.
+  const fresh = st !== undefined && f.about && obs.statusSince >= obs.assignSince;
+  const base = Math.max(obs.assignSince, obs.readiness === 'ready' ? obs.readinessSince : 0);
+  if (fresh && st.configStatus === 'provisioned' && st.lastAppliedRevision === nc.spec.revision)
+    return { kind: 'provisioned', since: obs.statusSince };
+  if (fresh && st.configStatus === 'invalid')
+    return {
+      kind: 'invalid',
+      message: st.message || 'agent reported invalid',
+      cause: causeOf(st.failureCause),
+    };
+  if (fresh) {
+    // provisioning (or any phase the agent reports while it works, e.g. confirming): no progress
+    // means no status change seen for --config-timeout; every change, a heartbeat too, restarts it.
+    const deadline = Math.max(base, obs.statusSince) + policy.configTimeoutMs;
+    if (mono > deadline)
+      return {
+        kind: 'timedOut',
+        message: `config timeout: agent reported ${st.configStatus ?? 'no status'} and nothing since for ${formatDuration(policy.configTimeoutMs)}`,
+      };
+    return { kind: 'working', deadline, phase: st.configStatus ?? 'unknown' };
+  }
+  const deadline = base + policy.preconfigTimeoutMs;
+  if (mono > deadline)
+    return {
+      kind: 'timedOut',
+      message: `preconfig timeout: agent did not report on the assignment${f.assignedAtText ? ` of ${f.assignedAtText}` : ''} within ${formatDuration(policy.preconfigTimeoutMs)}`,
+    };
+  return { kind: 'waiting', deadline };
+}
+
+/** The report's failure cause; absent or unknown reads as ChangeFailed (counts: the careful reading). */
+const causeOf = (c: string | undefined): FailureCause =>
+  (FAILURE_CAUSES as readonly string[]).includes(c ?? '') ? (c as FailureCause) : 'ChangeFailed';
+
+/** The agent has answered at least once on this node (any status): it is running. */
+export const everReported = (nc: NodeConfig): boolean => nc.status?.configStatus !== undefined;

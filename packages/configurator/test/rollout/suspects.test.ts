@@ -1,0 +1,122 @@
+/**
+ * A failed change stays rolled back (docs/rollout.md "The model"): the suspects of an invalidated
+ * revision are held back from newer revisions (the build) and a newer revision that still carries
+ * one is invalidated with it (the planner), so an unrelated merge never re-sends the bad change.
+ */
+import type { Inputs, Layer2NetworkConfiguration, NetworkConfigRevision } from '@nodenet/api';
+import { buildConfig, findCondition } from '@nodenet/api';
+import { describe, expect, it } from 'vitest';
+import { buildRevision, plan } from '@nodenet/configurator';
+import { done, input, invalid, nc, node, ofType } from './fixtures.js';
+
+const NOW = Date.parse('2025-01-01T00:00:00Z');
+const l2 = (name: string, id: number, generation: number, mtu = 1500): Layer2NetworkConfiguration => ({
+  apiVersion: 'network.nodenet.io/v1alpha1',
+  kind: 'Layer2NetworkConfiguration',
+  metadata: { name, generation },
+  spec: { id, vni: 10000 + id, mtu },
+});
+const inputs = (...layer2: Layer2NetworkConfiguration[]): Inputs => ({ vrf: [], layer2, routingTable: [] });
+function revision(
+  number: number,
+  objs: Layer2NetworkConfiguration[],
+  changed: string[],
+  status?: NetworkConfigRevision['status'],
+): NetworkConfigRevision {
+  const { config, hash } = buildConfig(inputs(...objs));
+  return {
+    apiVersion: 'network.nodenet.io/v1alpha1',
+    kind: 'NetworkConfigRevision',
+    metadata: { name: `rev-${number}` },
+    spec: { config, hash, number, changedInputs: changed },
+    ...(status ? { status } : {}),
+  };
+}
+
+// Revision 1 (blue mtu 1500) completed; revision 2 changed blue to mtu 9000 (generation 2) and failed.
+const good = revision(1, [l2('blue', 100, 1)], ['Layer2NetworkConfiguration/blue@1'], {
+  completedAt: '2025-01-01T00:00:00Z',
+});
+const bad = revision(2, [l2('blue', 100, 2, 9000)], ['Layer2NetworkConfiguration/blue@2'], {
+  isInvalid: true,
+  failedNodes: [{ node: 'n00', message: 'cut off', at: '2025-01-01T00:00:00Z' }],
+});
+
+describe('the build holds the suspects of an invalid revision back', () => {
+  it('an unrelated merge builds a revision without the failed change; the suspect reads RolledBack', () => {
+    const r = buildRevision(inputs(l2('blue', 100, 2, 9000), l2('red', 200, 1)), [bad, good], NOW);
+    expect(r.decision.action).toBe('create');
+    if (r.decision.action !== 'create') return;
+    const entries = r.decision.revision.spec.config.layer2;
+    expect(entries.map((e) => [e.name, e.mtu])).toEqual([
+      ['blue', 1500],
+      ['red', 1500],
+    ]);
+    expect(r.decision.revision.spec.changedInputs).toEqual(['Layer2NetworkConfiguration/red@1']);
+    const blue = r.inputStatusUpdates.find((u) => u.object.metadata.name === 'blue')?.status;
+    expect(blue).toMatchObject({ revision: 'rev-2', revisionGeneration: 2 });
+    expect(findCondition(blue?.conditions, 'Accepted')).toMatchObject({ status: 'True' });
+    expect(findCondition(blue?.conditions, 'Applied')).toMatchObject({
+      status: 'False',
+      reason: 'RolledBack',
+    });
+    expect(findCondition(blue?.conditions, 'Applied')?.message).toContain('held back');
+  });
+
+  it('a new generation of the input releases it', () => {
+    const r = buildRevision(inputs(l2('blue', 100, 3, 9000), l2('red', 200, 1)), [bad, good], NOW);
+    if (r.decision.action !== 'create') throw new Error(r.decision.reason);
+    expect(r.decision.revision.spec.config.layer2.find((e) => e.name === 'blue')?.mtu).toBe(9000);
+  });
+
+  it('a retry of the invalid revision releases it', () => {
+    const retry = {
+      ...revision(3, [l2('blue', 100, 2, 9000)], []),
+      spec: { ...bad.spec, number: 3, retryOf: 'rev-2' },
+    };
+    const r = buildRevision(inputs(l2('blue', 100, 2, 9000), l2('red', 200, 1)), [retry, bad, good], NOW);
+    if (r.decision.action !== 'create') throw new Error(r.decision.reason);
+    expect(r.decision.revision.spec.config.layer2.find((e) => e.name === 'blue')?.mtu).toBe(9000);
+  });
+});
+
+describe('the planner invalidates a newer revision that carries a held-back suspect', () => {
+  // Revision 3 was built (an unrelated merge: red) while revision 2 was still rolling out: it
+  // carries blue@2 too. Revision 2 is invalidated in this pass (n00 reported invalid).
+  const rolling = { ...bad, status: {} };
+  const merged = revision(
+    3,
+    [l2('blue', 100, 2, 9000), l2('red', 200, 1)],
+    ['Layer2NetworkConfiguration/red@1'],
+  );
+  const p = plan(
+    input({
+      revisions: [merged, rolling, good],
+      nodes: [node('n00'), node('n01'), node('n02')],
+      nodeConfigs: [
+        nc('n00', rolling.spec.hash, { number: 2, move: 'forward', status: invalid(good.spec.hash) }),
+        nc('n01', good.spec.hash, { number: 1, status: done(good.spec.hash) }),
+        nc('n02', good.spec.hash, { number: 1, status: done(good.spec.hash) }),
+      ],
+    }),
+  );
+
+  it('revision 2 fails and revision 3 is invalid with it (CarriesRolledBackChange); the fallback is revision 1', () => {
+    expect(ofType(p.actions, 'invalidate').map((a) => [a.revision, a.reason.slice(0, 40)])).toEqual([
+      ['rev-2', expect.stringContaining('1 node(s) failed') as unknown as string],
+      ['rev-3', expect.stringContaining('carries Layer2NetworkConfiguration/blue') as unknown as string],
+    ]);
+    const st = p.statusUpdates.find((u) => u.revision === 'rev-3')?.status;
+    expect(findCondition(st?.conditions, 'Invalid')).toMatchObject({
+      status: 'True',
+      reason: 'CarriesRolledBackChange',
+    });
+    expect(p.desired?.name).toBe('rev-1');
+  });
+
+  it('no node is handed the carrier, and the node that took revision 2 rolls back', () => {
+    expect(ofType(p.actions, 'assign').map((a) => [a.node, a.revision, a.move])).toEqual([
+      ['n00', 'rev-1', 'rollback'],
+    ]);
+  });
+});

@@ -1,0 +1,217 @@
+/**
+ * Simulated agents and kubelets: what a node does with its NodeConfig on the virtual clock. Reports
+ * are written as the real agent writes them (status answering the generation, failureCause on
+ * `invalid`), so the planner reads them exactly as it reads a real agent's.
+ */
+import { ASSIGNED_AT_ANNOTATION, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
+import { assignmentKey } from './planner-adapter.js';
+import { TIMING, type AgentReport, type BadChange, type SimNode } from './types.js';
+
+export interface AgentEnv {
+  t: number;
+  /** Wall clock of virtual time 0 (only written into statuses). */
+  t0: number;
+  nodeConfig(node: string): NodeConfig | undefined;
+  writeStatus(node: string, nc: NodeConfig): void;
+  revisionByHash(hash: string): NetworkConfigRevision | undefined;
+  /** The bad change in this revision that harms this node, if any. */
+  harm(node: string, revision: NetworkConfigRevision | undefined): BadChange | undefined;
+  log(line: string): void;
+}
+
+/** When the configurator wrote the node's current assignment (virtual ms). */
+export const assignedAtOf = (nc: NodeConfig, t0: number): number =>
+  Date.parse(nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION] ?? '') - t0 || 0;
+
+function report(n: SimNode, env: AgentEnv, gen: number, r: AgentReport): void {
+  const nc = env.nodeConfig(n.name);
+  if (!nc) return;
+  const at = new Date(env.t0 + env.t).toISOString();
+  const misconfigured = n.agent === 'misconfigured';
+  const status: NodeConfig['status'] = {
+    ...r,
+    lastUpdate: at,
+    conditions: [
+      {
+        type: 'Ready',
+        status: r.configStatus === 'provisioned' ? 'True' : 'False',
+        reason: r.configStatus ?? 'Unknown',
+        message: r.message ?? '',
+        lastTransitionTime: at,
+        observedGeneration: gen,
+      },
+      ...(misconfigured
+        ? [
+            {
+              type: 'AgentReady',
+              status: 'False' as const,
+              reason: 'AgentMisconfigured',
+              message: 'FRR template missing (simulated self-check)',
+              lastTransitionTime: at,
+              observedGeneration: gen,
+            },
+          ]
+        : []),
+    ],
+  };
+  n.everReported = true;
+  // A new object: the planner caches what it reads per object (informer objects are immutable).
+  env.writeStatus(n.name, { ...nc, status });
+  const extra = r.failureCause ? ` (${r.failureCause})` : '';
+  env.log(`${n.name} reports ${r.configStatus ?? 'status'}${extra} on gen ${gen}`);
+}
+
+const running = (n: SimNode): boolean =>
+  n.exists && n.cut === undefined && n.agent !== 'dead' && n.agent !== 'notStarted';
+
+/** One step of the node's kubelet and agent at env.t. */
+export function stepNode(n: SimNode, env: AgentEnv): void {
+  const { t } = env;
+  if (n.flap && t >= n.flap.next) {
+    if (t >= n.flap.until) {
+      n.flap = undefined;
+      n.kubeletFault = false;
+      if (!n.cut) n.kubeletReady = true;
+    } else {
+      n.kubeletReady = !n.kubeletReady;
+      n.flap.next += n.flap.period;
+    }
+    env.log(`kubelet ${n.name} ${n.kubeletReady ? 'Ready' : 'NotReady'}${n.flap ? ' (flapping)' : ''}`);
+  }
+  if (n.cut) {
+    if (t >= n.cut.notReadyAt && n.kubeletReady && t < n.cut.restoreAt) {
+      n.kubeletReady = false;
+      env.log(`kubelet ${n.name} NotReady (cut off)`);
+    }
+    if (t < n.cut.restoreAt) return;
+    const cut = n.cut;
+    n.cut = undefined;
+    // A fault lasts until it ends: a node cut off before it was handed a revision, and still cut off
+    // after (its NotReady shows only after the grace period), is not a healthy node.
+    if (!cut.byChange) n.lastFaultAt = t;
+    if (!n.kubeletFault) n.kubeletReady = true;
+    env.log(
+      `${n.name} back on the network${cut.byChange ? ' (the agent restored the previous config)' : ''}`,
+    );
+    if (cut.byChange) {
+      if (cut.prevHost !== undefined) n.host = cut.prevHost;
+      else delete n.host;
+      report(n, env, cut.gen, {
+        configStatus: 'invalid',
+        failureCause: 'ChangeFailed',
+        ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
+        message: 'connectivity lost after the change; previous config restored',
+      });
+    }
+  }
+  if (!running(n)) return;
+  const nc = env.nodeConfig(n.name);
+  if (n.agent === 'misconfigured') {
+    if (nc && !nc.status?.conditions?.some((c) => c.type === 'AgentReady'))
+      report(n, env, nc.metadata.generation ?? 1, {
+        ...(nc.status?.configStatus ? { configStatus: nc.status.configStatus } : {}),
+        ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
+      });
+    return;
+  }
+  if (!nc) {
+    if (n.taint) {
+      n.taint = false;
+      env.log(`${n.name} agent up with no NodeConfig: start-up taint removed`);
+    }
+    return;
+  }
+  const key = assignmentKey(nc);
+  if (n.job && n.job.key !== key) n.job = undefined; // re-assigned meanwhile: start on the new one
+  if (!n.job && n.handledKey !== key) {
+    if (t < assignedAtOf(nc, env.t0) + TIMING.react) return;
+    const gen = nc.metadata.generation ?? 1;
+    n.handledKey = key;
+    const slow = n.agent === 'slow';
+    n.job = {
+      key,
+      gen,
+      hash: nc.spec.revision,
+      doneAt: t + (slow ? TIMING.slowApply : TIMING.apply),
+      heartbeatAt: t + TIMING.heartbeat,
+    };
+    report(n, env, gen, {
+      configStatus: 'provisioning',
+      ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
+    });
+    return;
+  }
+  const job = n.job;
+  if (!job) return;
+  if (t < job.doneAt) {
+    if (t >= job.heartbeatAt) {
+      job.heartbeatAt = t + TIMING.heartbeat;
+      report(n, env, job.gen, {
+        configStatus: 'provisioning',
+        ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
+        message: `applying (${Math.round((t - job.doneAt) / 1000)}s left)`,
+      });
+    }
+    return;
+  }
+  n.job = undefined;
+  finish(n, env, job);
+}
+
+function finish(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): void {
+  const host = n.host !== undefined ? { lastAppliedRevision: n.host } : {};
+  if (n.agent === 'interrupts')
+    return report(n, env, job.gen, {
+      configStatus: 'invalid',
+      failureCause: 'Interrupted',
+      ...host,
+      message: 'agent stopped during the apply; previous config restored',
+    });
+  if (n.agent === 'restoreFails') {
+    delete n.host;
+    return report(n, env, job.gen, {
+      configStatus: 'invalid',
+      failureCause: 'RestoreFailed',
+      message: 'apply failed and the restore failed too',
+    });
+  }
+  const harm = env.harm(n.name, env.revisionByHash(job.hash));
+  if (harm?.effect === 'invalid')
+    return report(n, env, job.gen, {
+      configStatus: 'invalid',
+      failureCause: 'ChangeFailed',
+      ...host,
+      message: `${harm.input}=${harm.value} refused by the node's checks`,
+    });
+  const prevHost = n.host;
+  n.host = job.hash;
+  n.taint = false;
+  report(n, env, job.gen, { configStatus: 'provisioned', lastAppliedRevision: job.hash });
+  if (harm?.effect === 'cutOff') {
+    n.cut = {
+      notReadyAt: env.t + TIMING.notReadyGrace,
+      restoreAt: env.t + TIMING.restore,
+      ...(prevHost !== undefined ? { prevHost } : {}),
+      gen: job.gen,
+      byChange: true,
+    };
+    n.lastFaultAt = env.t;
+    env.log(`${n.name} CUT OFF by ${harm.input}=${harm.value}`);
+  }
+}
+
+/** The next moment this node does something by itself (undefined: nothing pending). */
+export function nextNodeWakeup(
+  n: SimNode,
+  nc: NodeConfig | undefined,
+  t0: number,
+  t: number,
+): number | undefined {
+  const times: number[] = [];
+  if (n.flap) times.push(n.flap.next, n.flap.until);
+  if (n.cut) times.push(n.cut.notReadyAt, n.cut.restoreAt);
+  if (n.job) times.push(n.job.doneAt, n.job.heartbeatAt);
+  if (nc && !n.job && n.handledKey !== assignmentKey(nc)) times.push(assignedAtOf(nc, t0) + TIMING.react);
+  const future = times.filter((x) => x > t);
+  return future.length ? Math.min(...future) : undefined;
+}

@@ -1,0 +1,199 @@
+/**
+ * The named histories of issue 23 as fixed data: the five of its table, the false invalidations and
+ * the demo story. Times are virtual ms after revision 1 completed on every node. Limit 1 and
+ * max-failures 0 unless said otherwise; a soak of 60 s (longer than the 40 s the node lifecycle
+ * controller takes to show a cut-off node NotReady) unless the history is about the defaults.
+ */
+import type { History } from './world.js';
+import type { Scheduled, WorldAction } from './types.js';
+
+const at = (s: number, action: WorldAction): Scheduled => ({ at: s * 1000, action });
+const SOAK = { minSuccessTimeMs: 60_000 };
+const RACK2 = ['n3', 'n4', 'n5', 'n6', 'n7'];
+
+export const TABLE_HISTORIES: History[] = [
+  {
+    // B (a=2) cuts off the nodes of rack 2; it has reached n0-n2 (harmless there) and cut off n3
+    // when the operator reverts it. The revert (rev 3, the same content as rev 1) fails on n0
+    // (RestoreFailed): rev 3 is invalid, and the fallback must not be B.
+    name: 'revert of a bad change B, and the revert fails on one node',
+    nodes: 8,
+    policy: { limit: 1, maxFailures: 0, ...SOAK },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOff', nodes: RACK2 }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(200, { kind: 'agent', node: 'n0', mode: 'restoreFails' }),
+      at(200, { kind: 'revert', input: 'a' }),
+      at(200.5, { kind: 'pauseFleet' }),
+      at(600, { kind: 'resumeFleet' }),
+    ],
+  },
+  {
+    name: 'a rack is NotReady while B rolls out; B completes on the rest; the rack returns',
+    nodes: 6,
+    policy: { limit: 1, maxFailures: 0, ...SOAK },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOff', nodes: ['n3', 'n4', 'n5'] }],
+    actions: [
+      at(0, { kind: 'kubelet', node: 'n3', ready: false }),
+      at(0, { kind: 'kubelet', node: 'n4', ready: false }),
+      at(0, { kind: 'kubelet', node: 'n5', ready: false }),
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(400, { kind: 'kubelet', node: 'n3', ready: true }),
+      at(400, { kind: 'kubelet', node: 'n4', ready: true }),
+      at(400, { kind: 'kubelet', node: 'n5', ready: true }),
+    ],
+  },
+  {
+    name: 'B cuts off its first node; two unrelated merges create C and D (still carrying B)',
+    nodes: 6,
+    policy: { limit: 1, maxFailures: 0, ...SOAK },
+    inputs: { a: 1, b: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOff' }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(60, { kind: 'setInput', input: 'b', value: 5 }),
+      at(120, { kind: 'setInput', input: 'b', value: 6 }),
+    ],
+  },
+  {
+    name: '--max-failures 1, something deletes NotReady Nodes',
+    nodes: 6,
+    policy: { limit: 1, maxFailures: 1, ...SOAK },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOff' }],
+    deleteNotReadyAfterMs: 30_000,
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+  {
+    // Five late joiners whose agents never start are degraded on rev 1 (catch-up, one at a time).
+    // Rev 2 rolls out; the leader changes: the new leader's timers start afresh.
+    name: 'a leader change while nodes are unanswered',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0, preconfigTimeoutMs: 60_000 },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      ...['j0', 'j1', 'j2', 'j3', 'j4'].map((node) => at(0, { kind: 'join', node, agent: 'notStarted' })),
+      at(400, { kind: 'setInput', input: 'a', value: 2 }),
+      at(401, { kind: 'leaderChange' }),
+    ],
+  },
+];
+
+export const FALSE_INVALIDATIONS: History[] = [
+  {
+    // n2's agent dies; its NodeConfig is re-created (catch-up of rev 1) and times out: degraded.
+    // The next good revision must not be invalidated by it.
+    name: 'dead agent handed the next revision',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 0, preconfigTimeoutMs: 60_000 },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'agent', node: 'n2', mode: 'dead' }),
+      at(1, { kind: 'deleteNodeConfig', node: 'n2' }),
+      at(300, { kind: 'setInput', input: 'a', value: 2 }),
+    ],
+  },
+  {
+    name: 'new node whose agent never reported',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0, preconfigTimeoutMs: 60_000 },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'join', node: 'late', agent: 'notStarted' }),
+      at(300, { kind: 'setInput', input: 'a', value: 2 }),
+      at(900, { kind: 'agent', node: 'late', mode: 'good' }),
+    ],
+  },
+  {
+    name: 'node with the agent start-up taint',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0, preconfigTimeoutMs: 60_000 },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'join', node: 'tainted', agent: 'notStarted', taint: true }),
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(900, { kind: 'agent', node: 'tainted', mode: 'good' }),
+    ],
+  },
+  {
+    // A fault (not the change) cuts n0 off right after it took rev 2: rev 2 fails after the
+    // NotReady timeout; the operator retries while n0 is still NotReady.
+    name: 'retry invalidated by the leftover NotReady of the attempt it retries',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 60_000, ...SOAK },
+    inputs: { a: 1 },
+    bad: [],
+    // The planner cannot tell this fault from a cut-off by rev 2: rev 2 fails; the retry (rev 3) must not.
+    mayEndInvalid: [2],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(3, { kind: 'cut', node: 'n0', forMs: 600_000 }),
+      at(200, { kind: 'retry' }),
+    ],
+  },
+  {
+    name: 'timeout 0 accepted (RolloutPolicy preconfigTimeout: 0s)',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0, rolloutPolicy: { preconfigTimeout: '0s' } },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+];
+
+/**
+ * The README demo (4 nodes): a change is aborted and retried, then examples/bad-change.yaml (a=9,
+ * refused by every node's checks) is applied; then the fleet is paused and one more change comes.
+ */
+export const DEMO_STORY: History = {
+  name: 'demo: abort + retry, then the bad change',
+  nodes: 4,
+  policy: { limit: 1, maxFailures: 0 },
+  inputs: { a: 1, b: 1 },
+  bad: [{ input: 'a', value: 9, effect: 'invalid' }],
+  actions: [
+    at(1, { kind: 'setInput', input: 'b', value: 2 }),
+    at(2, { kind: 'abort' }),
+    at(60, { kind: 'retry' }),
+    at(120, { kind: 'setInput', input: 'a', value: 9 }),
+    at(240, { kind: 'pauseFleet' }),
+    at(250, { kind: 'setInput', input: 'b', value: 3 }),
+    at(500, { kind: 'resumeFleet' }),
+  ],
+};
+
+export const ALL_NAMED: History[] = [...TABLE_HISTORIES, ...FALSE_INVALIDATIONS, DEMO_STORY];
+
+/** Histories today's planner already gets right: the simulator is not red by construction. */
+export const BASELINE: History[] = [
+  {
+    name: 'a good change reaches every node',
+    nodes: 5,
+    policy: { limit: 2, maxFailures: 0, ...SOAK },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+  {
+    name: 'a change refused by the nodes stops at the limit and rolls back',
+    nodes: 5,
+    policy: { limit: 2, maxFailures: 0 },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'invalid' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+  {
+    name: 'a change that cuts its first node off is held and invalidated (soak longer than the NotReady grace)',
+    nodes: 5,
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 120_000, ...SOAK },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOff' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+];

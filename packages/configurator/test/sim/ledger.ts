@@ -1,0 +1,205 @@
+/**
+ * The invariants of issue 23, checked after every pass on what a user can see (not on the planner's
+ * own labels): moves are judged by revision identity, bad changes by content.
+ * (1) distinct nodes harmed-by-content that received a bad change, per introduction of it, ≤ limit + max-failures;
+ * (2) no forward move while the fleet or the revision is paused;
+ * (3) no revision invalidated by a node that was never handed it, that was unavailable when handed
+ *     it, or whose failure was an interruption;
+ * (4) once faults stop, every available node converges (checked by the world at the end);
+ * (5) nodes with an unanswered forward assignment ≤ limit, across leader changes.
+ */
+import type { FailedNode, NetworkConfigRevision } from '@nodenet/api';
+import type { PassEvent } from './planner-adapter.js';
+import type { BadChange } from './types.js';
+
+export type InvariantId = 1 | 2 | 3 | 4 | 5;
+
+export interface Violation {
+  invariant: InvariantId;
+  t: number;
+  message: string;
+}
+
+/** What the ledger needs to know about the world at the moment of a pass. */
+export interface LedgerView {
+  t: number;
+  fleetPaused: boolean;
+  revision(name: string): NetworkConfigRevision | undefined;
+  revisionByNumber(n: number): NetworkConfigRevision | undefined;
+  /** Why the node is observably unavailable now (undefined: available). */
+  unavailable(node: string): string | undefined;
+  /** The bad changes in this revision that harm this node. */
+  harms(node: string, revision: NetworkConfigRevision): BadChange[];
+  /** The node's last status report on the given revision number was an Interrupted failure. */
+  interruptedOn(node: string, number: number): boolean;
+  /** The last fault that hit the node (undefined: none). */
+  lastFaultAt(node: string): number | undefined;
+  limit: number;
+  maxFailures: number;
+}
+
+const badKey = (b: { input: string; value: number }): string => `${b.input}=${b.value}`;
+
+export class Ledger {
+  readonly violations: Violation[] = [];
+  /** Per bad change: the nodes it reached in its current introduction. */
+  private readonly episodes = new Map<string, { receivers: Set<string>; since: number }>();
+  /** Per node: the revision number it holds by identity, and per (node, number) when and how it was handed. */
+  readonly holds = new Map<string, number>();
+  private readonly handed = new Map<string, { at: number; unavailable?: string }>();
+  /** Per bad change, the most nodes it reached in one introduction (for the blast-radius report). */
+  readonly reach = new Map<string, number>();
+  /** Per node: its last assignment, by identity a rollback or not, and when. */
+  readonly lastAssign = new Map<string, { number: number; rollback: boolean; at: number }>();
+
+  constructor(private readonly stopAtFirst = true) {}
+
+  private fail(invariant: InvariantId, t: number, message: string): void {
+    if (this.stopAtFirst && this.violations.length > 0) return;
+    if (this.violations.length >= 100) return;
+    this.violations.push({ invariant, t, message });
+  }
+
+  /** A person (re)introduced the bad change (wrote it, or retried a revision carrying it). */
+  introduce(b: { input: string; value: number }, t: number): void {
+    this.episodes.set(badKey(b), { receivers: new Set(), since: t });
+  }
+
+  /** Checks and records one pass's events (before the pass's own changes to pause state). */
+  pass(events: readonly PassEvent[], v: LedgerView, invalidBefore: ReadonlySet<string>, check = true): void {
+    if (!check) {
+      for (const e of events)
+        if (e.kind === 'assign') {
+          this.holds.set(e.node, e.number);
+          this.handed.set(`${e.node}|${e.number}`, { at: v.t });
+          this.lastAssign.set(e.node, { number: e.number, rollback: false, at: v.t });
+        }
+      return;
+    }
+    const invalidNow = new Set(invalidBefore);
+    const before = new Map(this.lastAssign);
+    for (const e of events) if (e.kind === 'invalidate') invalidNow.add(e.revision);
+    for (const e of events) {
+      if (e.kind === 'invalidate') this.invalidation(e, v);
+      else if (e.kind === 'assign') this.assignment(e, v, invalidNow);
+      else if (e.kind === 'collect') {
+        this.holds.delete(e.node);
+        this.lastAssign.delete(e.node);
+      }
+    }
+    // (5) one pass never starts more forward moves than the limit.
+    const started = events.filter(
+      (e) =>
+        e.kind === 'assign' &&
+        this.lastAssign.get(e.node)?.rollback === false &&
+        before.get(e.node)?.at !== v.t,
+    );
+    if (started.length > v.limit)
+      this.fail(
+        5,
+        v.t,
+        `t=${fmt(v.t)} one pass started ${started.length} non-rollback moves (${started.map((e) => (e as { node: string }).node).join(', ')}) > limit ${v.limit}`,
+      );
+  }
+
+  private assignment(
+    e: Extract<PassEvent, { kind: 'assign' }>,
+    v: LedgerView,
+    invalid: ReadonlySet<string>,
+  ): void {
+    const r = v.revision(e.revision);
+    const prevNumber = this.holds.get(e.node);
+    const prev = prevNumber !== undefined ? v.revisionByNumber(prevNumber) : undefined;
+    const fromInvalid =
+      prev !== undefined &&
+      (invalid.has(prev.metadata.name) || prev.status?.isInvalid === true || prev.spec.aborted === true);
+    // A failed rollback is retried under a new assignment of the same revision (#23): still a rollback.
+    const retriedRollback =
+      prevNumber === e.number && e.move === 'rollback' && this.lastAssign.get(e.node)?.rollback === true;
+    const rollback = (fromInvalid && prevNumber !== e.number) || retriedRollback;
+    const lateJoin = prevNumber === undefined && r?.status?.completedAt !== undefined;
+    const label = `t=${fmt(v.t)} assign ${e.node} -> rev ${e.number} (${e.move}${rollback ? ', from invalid rev ' + prevNumber : ''})`;
+    // (2) paused: only rollbacks (by identity) and late joiners of a completed revision move.
+    const paused = v.fleetPaused || r?.spec.paused === true;
+    if (paused && !rollback && !lateJoin)
+      this.fail(
+        2,
+        v.t,
+        `${label} while ${v.fleetPaused ? 'the fleet' : `revision ${e.number}`} is paused (node held rev ${prevNumber ?? 'none'})`,
+      );
+    // (1) bad content reached one more node.
+    if (r) {
+      for (const b of v.harms(e.node, r)) {
+        const k = badKey(b);
+        const ep = this.episodes.get(k) ?? { receivers: new Set<string>(), since: v.t };
+        this.episodes.set(k, ep);
+        ep.receivers.add(e.node);
+        this.reach.set(k, Math.max(this.reach.get(k) ?? 0, ep.receivers.size));
+        const bound = v.limit + v.maxFailures;
+        if (ep.receivers.size > bound)
+          this.fail(
+            1,
+            v.t,
+            `bad change ${k} reached ${ep.receivers.size} nodes (${[...ep.receivers].join(', ')}) > limit ${v.limit} + max-failures ${v.maxFailures}; last: ${label}`,
+          );
+      }
+    }
+    const unavailable = v.unavailable(e.node);
+    this.handed.set(`${e.node}|${e.number}`, { at: v.t, ...(unavailable ? { unavailable } : {}) });
+    this.holds.set(e.node, e.number);
+    this.lastAssign.set(e.node, { number: e.number, rollback, at: v.t });
+  }
+
+  private invalidation(e: Extract<PassEvent, { kind: 'invalidate' }>, v: LedgerView): void {
+    if (e.aborted) return;
+    for (const f of e.failedNodes as FailedNode[]) {
+      const h = this.handed.get(`${f.node}|${e.number}`);
+      const what = `INVALIDATE rev ${e.number} by ${f.node} ("${f.message}")`;
+      if (!h) this.fail(3, v.t, `${what}: ${f.node} was never handed rev ${e.number}`);
+      // A node unavailable when handed the revision may still fail it when the change harms it
+      // (its agent answered and refused it); otherwise it is not the revision's fault.
+      else if (h.unavailable && this.harmless(v, f.node, e.number))
+        this.fail(
+          3,
+          v.t,
+          `${what}: ${f.node} was unavailable (${h.unavailable}) when handed it at t=${fmt(h.at)}`,
+        );
+      else if (v.interruptedOn(f.node, e.number))
+        this.fail(3, v.t, `${what}: the node's report was Interrupted, not the change's fault`);
+      else {
+        // Ground truth: nothing went wrong on the node since it was handed the revision, and the
+        // revision's content does not harm it: the invalidation is false (e.g. a timeout of 0).
+        const r = v.revisionByNumber(e.number);
+        const fault = v.lastFaultAt(f.node);
+        const faultFree = fault === undefined || fault < h.at;
+        if (r && faultFree && v.harms(f.node, r).length === 0)
+          this.fail(
+            3,
+            v.t,
+            `${what}: a good revision failed on a healthy node (no fault since it was handed it at t=${fmt(h.at)})`,
+          );
+      }
+    }
+  }
+
+  private harmless(v: LedgerView, node: string, number: number): boolean {
+    const r = v.revisionByNumber(number);
+    return r === undefined || v.harms(node, r).length === 0;
+  }
+
+  /** (5) after a pass: nodes with an unanswered forward assignment. */
+  inFlight(nodes: readonly string[], v: LedgerView): void {
+    if (nodes.length > v.limit)
+      this.fail(
+        5,
+        v.t,
+        `t=${fmt(v.t)} ${nodes.length} nodes in progress at once (${nodes.join(', ')}) > limit ${v.limit}`,
+      );
+  }
+
+  convergence(problems: readonly string[], t: number): void {
+    if (problems.length) this.fail(4, t, `not converged after the faults stopped: ${problems.join('; ')}`);
+  }
+}
+
+export const fmt = (ms: number): string => `${Math.round(ms / 100) / 10}s`;

@@ -1,0 +1,102 @@
+/** The fleet simulator's vocabulary: nodes, agents, faults and operator actions on a virtual clock. */
+import type { NodeConfigStatus } from '@nodenet/api';
+
+/**
+ * How a node's agent behaves:
+ * - good          applies in ~2 s and reports;
+ * - slow          applies in ~40 s, reporting progress (heartbeats) meanwhile;
+ * - dead          writes nothing any more;
+ * - misconfigured its start-up self-check failed (AgentReady=False, AgentMisconfigured), applies nothing;
+ * - notStarted    not running yet (image still pulling): never reported, start-up taint stays;
+ * - interrupts    every apply ends `invalid`, failureCause Interrupted (not the change's fault);
+ * - restoreFails  every apply ends `invalid`, failureCause RestoreFailed, nothing claimed on the host.
+ */
+export type AgentMode =
+  'good' | 'slow' | 'dead' | 'misconfigured' | 'notStarted' | 'interrupts' | 'restoreFails';
+
+/** A bad change, marked by content: the value an input takes that only it adds. */
+export interface BadChange {
+  input: string;
+  value: number;
+  /** invalid: the agent's checks refuse it; cutOff: it takes the node off the network. */
+  effect: 'invalid' | 'cutOff';
+  /** Nodes it harms (default all). */
+  nodes?: readonly string[];
+}
+
+export interface SimNode {
+  name: string;
+  labels: Record<string, string>;
+  /** The Node object exists (false once deleted). */
+  exists: boolean;
+  kubeletReady: boolean;
+  taint: boolean;
+  agent: AgentMode;
+  /** The agent's assignment key (generation|assigned-at) it last started on. */
+  handledKey?: string;
+  /** An apply in progress: finishes at `doneAt`. */
+  job?: { key: string; gen: number; hash: string; doneAt: number; heartbeatAt: number };
+  /** Revision hash on the host (undefined: nothing, or unknown after a failed restore). */
+  host?: string;
+  /** The agent has written a status at least once (or the node was provisioned before the history). */
+  everReported: boolean;
+  /** Cut off: the agent cannot write; the kubelet goes NotReady at `notReadyAt`; restore at `restoreAt`. */
+  cut?: { notReadyAt: number; restoreAt: number; prevHost?: string; gen: number; byChange: boolean };
+  /** Kubelet readiness flips every `period` ms until `until`. */
+  flap?: { until: number; period: number; next: number };
+  /** Set while a NotReady/flap fault holds the kubelet down (the restore does not lift it). */
+  kubeletFault?: boolean;
+  /** Virtual time of the last fault that hit this node (agent, kubelet, cut off, deletion). */
+  lastFaultAt?: number;
+  /** Since when the kubelet is NotReady (for the simulated autoscaler). */
+  notReadySince?: number;
+}
+
+/** Things that happen, scheduled at a virtual time (ms). */
+export type WorldAction =
+  | { kind: 'setInput'; input: string; value: number }
+  | { kind: 'deleteInput'; input: string }
+  /** Set the input back to the value it had before its last change (a new generation). */
+  | { kind: 'revert'; input: string }
+  | { kind: 'pauseFleet' }
+  | { kind: 'resumeFleet' }
+  /** Pause or resume the desired revision (or the revision with `number`). */
+  | { kind: 'pauseRevision'; number?: number }
+  | { kind: 'resumeRevision'; number?: number }
+  | { kind: 'abort'; number?: number }
+  /** Retry the newest invalid revision (or the one with `number`). */
+  | { kind: 'retry'; number?: number }
+  | { kind: 'relabel'; node: string; labels: Record<string, string> }
+  | { kind: 'join'; node: string; agent?: AgentMode; taint?: boolean; labels?: Record<string, string> }
+  | { kind: 'deleteNode'; node: string }
+  | { kind: 'kubelet'; node: string; ready: boolean }
+  | { kind: 'flap'; node: string; forMs: number; periodMs?: number }
+  | { kind: 'agent'; node: string; mode: AgentMode }
+  /** A fault (not a change) cuts the node off for `forMs`. */
+  | { kind: 'cut'; node: string; forMs: number }
+  | { kind: 'leaderChange'; gapMs?: number }
+  /** `kubectl delete nc <node>`. */
+  | { kind: 'deleteNodeConfig'; node: string };
+
+export interface Scheduled {
+  at: number;
+  action: WorldAction;
+}
+
+/** The agent statuses written, as the real agent writes them (docs/agent-status.md). */
+export type AgentReport = Omit<NodeConfigStatus, 'lastUpdate' | 'conditions'>;
+
+/** Simulated durations (ms). */
+export const TIMING = {
+  /** The agent notices a new assignment. */
+  react: 200,
+  apply: 2_000,
+  slowApply: 40_000,
+  heartbeat: 10_000,
+  /** Node lifecycle controller: a silent kubelet shows NotReady after this. */
+  notReadyGrace: 40_000,
+  /** The agent's own restore of a change that cut the node off (confirm window and restore). */
+  restore: 90_000,
+  /** A new leader acts after this gap (lease expiry). */
+  leaderGap: 15_000,
+} as const;

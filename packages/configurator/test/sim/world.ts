@@ -1,0 +1,393 @@
+/**
+ * The deterministic fleet world: the real planner (through planner-adapter.ts), simulated kubelets
+ * and agents (agents.ts), operator actions and faults on a virtual monotonic clock. Pure: no I/O,
+ * no real time, no randomness of its own (a history is fixed data; generators draw it from a seed).
+ */
+import type { NetworkConfigRevision } from '@nodenet/api';
+import { nextNodeWakeup, stepNode, type AgentEnv } from './agents.js';
+import { Ledger, fmt, type Violation } from './ledger.js';
+import {
+  assignmentKey,
+  buildStep,
+  contentOf,
+  freshObservations,
+  inputHashOf,
+  isInvalid,
+  numberOf,
+  policyOf,
+  runPass,
+  STARTUP_TAINT,
+  type NodeView,
+  type PassEvent,
+  type PolicyKnobs,
+  type Sabotage,
+  type SimInput,
+  type Store,
+} from './planner-adapter.js';
+import { applyAction } from './operator.js';
+import type { AgentMode, BadChange, Scheduled, SimNode } from './types.js';
+
+export interface NodeSpec {
+  name: string;
+  labels?: Record<string, string>;
+}
+
+export interface History {
+  name: string;
+  nodes: number | NodeSpec[];
+  policy: PolicyKnobs;
+  /** Input values of revision 1, complete on every node before the history starts. */
+  inputs: Record<string, number>;
+  bad: BadChange[];
+  /** At virtual ms after the start (revision 1 complete). */
+  actions: Scheduled[];
+  /** After the last action: faults stop, pauses are lifted, convergence is checked after this long. */
+  settleMs?: number;
+  /** Check convergence (invariant 4) at the end; default true. */
+  converge?: boolean;
+  /** Something (an autoscaler, a MachineHealthCheck) deletes Nodes NotReady for this long. */
+  deleteNotReadyAfterMs?: number;
+  /**
+   * Revisions a good history may still end invalid: a fault indistinguishable from a cut-off (a node
+   * NotReady right after taking a revision) rightly fails the revision it took; its retry must not.
+   */
+  mayEndInvalid?: number[];
+}
+
+export interface RevisionSummary {
+  number: number;
+  content: Record<string, number>;
+  invalid: boolean;
+  completed: boolean;
+  phase?: string;
+  failed: number;
+  degraded: number;
+}
+
+export interface RunResult {
+  violations: Violation[];
+  timeline: string[];
+  /** Per bad change: the most nodes it reached in one introduction. */
+  reach: Map<string, number>;
+  revisions: RevisionSummary[];
+  bound: number;
+  passes: number;
+}
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+const MAX_STEP = 600_000;
+const MAX_ITERATIONS = 50_000;
+const TIMELINE_LINES = 3_000;
+
+export class World {
+  t = 0;
+  readonly store: Store = { revisions: new Map(), nodeConfigs: new Map() };
+  readonly inputs = new Map<string, SimInput>();
+  readonly inputValues = new Map<string, number[]>();
+  readonly nodes = new Map<string, SimNode>();
+  fleetPaused = false;
+  observations = freshObservations();
+  leaderFrom = 0;
+  desired: { name: string; number: number; hash: string } | undefined;
+  buildDirty = true;
+  readonly ledger: Ledger;
+  readonly timeline: string[] = [];
+  passes = 0;
+  private requeueAt: number | undefined;
+  /** The last pass wrote something (an assignment, an invalidation, a collection). */
+  private wrote = false;
+  private inputHashKey = '';
+  private inputHash: string | undefined;
+  private readonly lastReport = new Map<string, { number: number; cause?: string }>();
+
+  constructor(
+    readonly history: History,
+    readonly stopAtFirst = true,
+    readonly sabotage?: Sabotage,
+  ) {
+    this.ledger = new Ledger(stopAtFirst);
+    const specs: NodeSpec[] =
+      typeof history.nodes === 'number'
+        ? Array.from({ length: history.nodes }, (_, i) => ({ name: `n${i}` }))
+        : history.nodes;
+    for (const s of specs) this.addNode(s.name, 'good', s.labels ?? {}, false, true);
+    for (const [k, v] of Object.entries(history.inputs)) this.writeInput(k, v);
+  }
+
+  /** While revision 1 is set up: every node at once, no soak, no RolloutPolicy knobs, no checks. */
+  settingUp = false;
+  private policyCache: { key: string; policy: ReturnType<typeof policyOf> } | undefined;
+  get policy(): ReturnType<typeof policyOf> {
+    const key = `${this.fleetPaused}|${this.settingUp}`;
+    if (this.policyCache?.key !== key) {
+      const { rolloutPolicy: _knobs, ...flags } = this.history.policy;
+      const knobs = this.settingUp
+        ? { ...flags, limit: Math.max(1, this.nodes.size), minSuccessTimeMs: 0 }
+        : { ...this.history.policy, paused: this.fleetPaused };
+      this.policyCache = { key, policy: policyOf(knobs) };
+    }
+    return this.policyCache.policy;
+  }
+
+  log(line: string): void {
+    this.timeline.push(`t=${fmt(this.t)} ${line}`);
+    if (this.timeline.length > TIMELINE_LINES) this.timeline.splice(0, this.timeline.length - TIMELINE_LINES);
+  }
+
+  addNode(
+    name: string,
+    agent: AgentMode,
+    labels: Record<string, string>,
+    taint: boolean,
+    reported: boolean,
+  ): void {
+    this.nodes.set(name, {
+      name,
+      labels,
+      exists: true,
+      kubeletReady: true,
+      taint,
+      agent,
+      everReported: reported,
+    });
+  }
+
+  writeInput(name: string, value: number): void {
+    const old = this.inputs.get(name);
+    this.inputs.set(name, { generation: (old?.generation ?? 0) + 1, value });
+    this.inputValues.set(name, [...(this.inputValues.get(name) ?? []), value]);
+    this.buildDirty = true;
+    if (this.history.bad.some((b) => b.input === name && b.value === value))
+      this.ledger.introduce({ input: name, value }, this.t);
+  }
+
+  revisionByNumber(n: number): NetworkConfigRevision | undefined {
+    return [...this.store.revisions.values()].find((r) => r.spec.number === n);
+  }
+
+  newestInvalid(): NetworkConfigRevision | undefined {
+    return [...this.store.revisions.values()]
+      .filter(isInvalid)
+      .sort((a, b) => b.spec.number - a.spec.number)[0];
+  }
+
+  harms(node: string, r: NetworkConfigRevision | undefined): BadChange[] {
+    if (!r) return [];
+    const c = contentOf(r);
+    return this.history.bad.filter((b) => c[b.input] === b.value && (!b.nodes || b.nodes.includes(node)));
+  }
+
+  /** Why a node is observably unavailable now (undefined: available). */
+  unavailable(name: string): string | undefined {
+    const n = this.nodes.get(name);
+    if (!n || !n.exists) return 'Node gone';
+    if (!n.kubeletReady) return 'NotReady';
+    if (n.taint) return 'start-up taint';
+    if (n.agent === 'misconfigured') return 'agent misconfigured';
+    if (!n.everReported) return 'agent never reported';
+    const nc = this.store.nodeConfigs.get(name);
+    const assigned = this.ledger.lastAssign.get(name);
+    // Observable: the NodeConfig's status does not answer its generation (a cut agent that lost its
+    // place, but whose last report answers, looks available until its kubelet goes NotReady).
+    const answers = (nc?.status?.conditions ?? []).some(
+      (c) => c.observedGeneration === nc?.metadata.generation,
+    );
+    if (
+      nc &&
+      !answers &&
+      n.handledKey !== assignmentKey(nc) &&
+      assigned &&
+      this.t - assigned.at > this.policy.preconfigTimeoutMs
+    )
+      return `agent not answering its assignment of t=${fmt(assigned.at)}`;
+    return undefined;
+  }
+
+  private env(): AgentEnv {
+    return {
+      t: this.t,
+      t0: T0,
+      nodeConfig: (n) => this.store.nodeConfigs.get(n),
+      writeStatus: (n, nc) => {
+        this.store.nodeConfigs.set(n, nc);
+        this.lastReport.set(n, {
+          number: numberOf(nc),
+          ...(nc.status?.failureCause ? { cause: nc.status.failureCause } : {}),
+        });
+      },
+      revisionByHash: (h) => [...this.store.revisions.values()].find((r) => r.spec.hash === h),
+      harm: (n, r) => this.harms(n, r)[0],
+      log: (l) => this.log(l),
+    };
+  }
+
+  private nodeViews(): NodeView[] {
+    return [...this.nodes.values()]
+      .filter((n) => n.exists)
+      .map((n) => ({
+        name: n.name,
+        labels: n.labels,
+        ready: n.kubeletReady,
+        deleting: false,
+        taints: n.taint ? [STARTUP_TAINT] : [],
+      }));
+  }
+
+  private build(): void {
+    this.buildDirty = false;
+    const out = buildStep(this.store, this.inputs, T0 + this.t);
+    if (!('created' in out)) return;
+    const c = out.created;
+    this.log(`REVISION ${c.spec.number} ${JSON.stringify(contentOf(c))}: ${out.reason}`);
+    if (out.retryOf)
+      for (const b of this.history.bad)
+        if (contentOf(c)[b.input] === b.value) this.ledger.introduce(b, this.t);
+  }
+
+  private pass(): void {
+    this.passes++;
+    const invalidBefore = new Set(
+      [...this.store.revisions.values()].filter(isInvalid).map((r) => r.metadata.name),
+    );
+    const pausedBefore = new Map(
+      [...this.store.revisions.values()].map((r) => [r.metadata.name, r] as const),
+    );
+    // Availability as it was when the pass looked (before its own writes).
+    const unavailableBefore = new Map([...this.nodes.keys()].map((n) => [n, this.unavailable(n)] as const));
+    // The hash of the inputs changes only with them or with the revisions (the build step's view).
+    const key = `${this.store.revisions.size}|${[...this.store.revisions.values()].map((r) => `${r.spec.number}${isInvalid(r) ? 'x' : ''}`).join(',')}|${[...this.inputs].map(([k, i]) => `${k}${i.generation}=${i.value}`).join(',')}`;
+    if (key !== this.inputHashKey) {
+      this.inputHashKey = key;
+      this.inputHash = inputHashOf(this.store, this.inputs, T0 + this.t);
+    }
+    const hash = this.inputHash;
+    const res = runPass({
+      store: this.store,
+      nodes: this.nodeViews(),
+      observations: this.observations,
+      policy: this.policy,
+      mono: this.t,
+      now: T0 + this.t,
+      ...(hash ? { inputHash: hash } : {}),
+      ...(this.sabotage && !this.settingUp ? { sabotage: this.sabotage } : {}),
+    });
+    this.observations = res.observations;
+    this.desired = res.desired;
+    this.requeueAt = res.requeueAfterMs !== undefined ? this.t + res.requeueAfterMs : undefined;
+    this.wrote = res.events.length > 0;
+    for (const e of res.events) this.log(describe(e));
+    if (res.events.some((e) => e.kind === 'invalidate' || e.kind === 'deleteRevision'))
+      this.buildDirty = true;
+    const view = this.ledgerView(pausedBefore, unavailableBefore);
+    this.ledger.pass(res.events, view, invalidBefore, !this.settingUp);
+    if (!this.settingUp) this.ledger.inFlight(this.inFlight(), view);
+  }
+
+  private ledgerView(
+    before: ReadonlyMap<string, NetworkConfigRevision>,
+    unavailableBefore: ReadonlyMap<string, string | undefined>,
+  ) {
+    return {
+      t: this.t,
+      fleetPaused: this.fleetPaused,
+      // Pause as it was when the pass began; the rest of the revision as it is now.
+      revision: (name: string) => {
+        const r = this.store.revisions.get(name) ?? before.get(name);
+        const b = before.get(name);
+        return r && b ? { ...r, spec: { ...r.spec, paused: b.spec.paused === true } } : r;
+      },
+      revisionByNumber: (n: number) => this.revisionByNumber(n),
+      unavailable: (n: string) => (unavailableBefore.has(n) ? unavailableBefore.get(n) : this.unavailable(n)),
+      harms: (n: string, r: NetworkConfigRevision) => this.harms(n, r),
+      // A fault still going on (a cut not caused by a change) counts as now.
+      lastFaultAt: (n: string) => {
+        const x = this.nodes.get(n);
+        // So does an agent that is broken right now (it fails whatever it is handed).
+        const broken = x !== undefined && x.agent !== 'good' && x.agent !== 'slow';
+        return (x?.cut && !x.cut.byChange) || broken ? this.t : x?.lastFaultAt;
+      },
+      interruptedOn: (n: string, num: number) => {
+        const rep = this.lastReport.get(n);
+        return rep?.number === num && rep.cause === 'Interrupted';
+      },
+      limit: this.history.policy.limit,
+      maxFailures: this.history.policy.maxFailures,
+    };
+  }
+
+  /** Nodes with an unanswered forward assignment (available ones, within the preconfig timeout). */
+  private inFlight(): string[] {
+    const out: string[] = [];
+    for (const [name, a] of this.ledger.lastAssign) {
+      const n = this.nodes.get(name);
+      const nc = this.store.nodeConfigs.get(name);
+      if (!n || !nc || a.rollback || !n.exists || !n.kubeletReady || n.cut) continue;
+      if (n.agent === 'dead' || n.agent === 'notStarted' || n.agent === 'misconfigured') continue;
+      if (this.t - a.at > this.policy.preconfigTimeoutMs || numberOf(nc) !== a.number) continue;
+      if (n.handledKey === assignmentKey(nc) && n.job === undefined) continue;
+      out.push(name);
+    }
+    return out.sort();
+  }
+
+  /** Runs until `end` (virtual ms), applying `queue` (sorted by time) on the way. */
+  advance(end: number, queue: Scheduled[]): void {
+    for (let i = 0; i < MAX_ITERATIONS; i++) {
+      while (queue.length && (queue[0] as Scheduled).at <= this.t)
+        applyAction(this, (queue.shift() as Scheduled).action);
+      const env = this.env();
+      for (const n of this.nodes.values()) stepNode(n, env);
+      this.autoscale();
+      if (this.buildDirty && this.t >= this.leaderFrom) this.build();
+      if (this.t >= this.leaderFrom) this.pass();
+      if (this.stopAtFirst && this.ledger.violations.length) return;
+      if (this.t >= end) return;
+      const next = [end, this.t + MAX_STEP];
+      if (queue.length) next.push((queue[0] as Scheduled).at);
+      // Agents' writes are seen by the pass of the same step. The controller's own writes come back
+      // through its informers and make another pass one coalescing window (50 ms) later.
+      if (this.buildDirty || this.wrote) next.push(this.t + 50);
+      if (this.requeueAt !== undefined && this.requeueAt > this.t) next.push(this.requeueAt);
+      if (this.leaderFrom > this.t) next.push(this.leaderFrom);
+      for (const n of this.nodes.values()) {
+        const w = nextNodeWakeup(n, this.store.nodeConfigs.get(n.name), T0, this.t);
+        if (w !== undefined) next.push(w);
+        const x = this.history.deleteNotReadyAfterMs;
+        if (x !== undefined && n.exists && n.notReadySince !== undefined && n.notReadySince + x > this.t)
+          next.push(n.notReadySince + x);
+      }
+      this.t = Math.max(this.t + 1, Math.min(...next));
+    }
+    throw new Error(`simulation did not reach t=${fmt(end)} in ${MAX_ITERATIONS} steps (t=${fmt(this.t)})`);
+  }
+
+  /** The simulated autoscaler: deletes Nodes NotReady for longer than the history says. */
+  private autoscale(): void {
+    const after = this.history.deleteNotReadyAfterMs;
+    for (const n of this.nodes.values()) {
+      if (!n.exists || n.kubeletReady) {
+        delete n.notReadySince;
+        continue;
+      }
+      n.notReadySince ??= this.t;
+      if (after !== undefined && this.t >= n.notReadySince + after) {
+        n.exists = false;
+        n.lastFaultAt = this.t;
+        this.log(`AUTOSCALER deletes NotReady Node ${n.name}`);
+      }
+    }
+  }
+}
+
+function describe(e: PassEvent): string {
+  switch (e.kind) {
+    case 'assign':
+      return `assign ${e.node} -> rev ${e.number} (${e.move}): ${e.reason}`;
+    case 'invalidate':
+      return `INVALIDATE rev ${e.number}${e.aborted ? ' (aborted)' : ''}: ${e.reason}`;
+    case 'collect':
+      return `collect NodeConfig ${e.node}: ${e.reason}`;
+    case 'deleteRevision':
+      return `delete ${e.revision}: ${e.reason}`;
+  }
+}
