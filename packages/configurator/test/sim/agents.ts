@@ -86,6 +86,9 @@ export function stepNode(n: SimNode, env: AgentEnv): void {
     if (t < n.cut.restoreAt) return;
     const cut = n.cut;
     n.cut = undefined;
+    // A fault lasts until it ends: a node cut off before it was handed a revision, and still cut off
+    // after (its NotReady shows only after the grace period), is not a healthy node.
+    if (!cut.byChange) n.lastFaultAt = t;
     if (!n.kubeletFault) n.kubeletReady = true;
     env.log(
       `${n.name} back on the network${cut.byChange ? ' (the agent restored the previous config)' : ''}`,

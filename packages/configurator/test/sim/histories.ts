@@ -129,6 +129,8 @@ export const FALSE_INVALIDATIONS: History[] = [
     policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 60_000, ...SOAK },
     inputs: { a: 1 },
     bad: [],
+    // The planner cannot tell this fault from a cut-off by rev 2: rev 2 fails; the retry (rev 3) must not.
+    mayEndInvalid: [2],
     actions: [
       at(1, { kind: 'setInput', input: 'a', value: 2 }),
       at(3, { kind: 'cut', node: 'n0', forMs: 600_000 }),

@@ -127,7 +127,10 @@ export class Ledger {
     const fromInvalid =
       prev !== undefined &&
       (invalid.has(prev.metadata.name) || prev.status?.isInvalid === true || prev.spec.aborted === true);
-    const rollback = fromInvalid && prevNumber !== e.number;
+    // A failed rollback is retried under a new assignment of the same revision (#23): still a rollback.
+    const retriedRollback =
+      prevNumber === e.number && e.move === 'rollback' && this.lastAssign.get(e.node)?.rollback === true;
+    const rollback = (fromInvalid && prevNumber !== e.number) || retriedRollback;
     const lateJoin = prevNumber === undefined && r?.status?.completedAt !== undefined;
     const label = `t=${fmt(v.t)} assign ${e.node} -> rev ${e.number} (${e.move}${rollback ? ', from invalid rev ' + prevNumber : ''})`;
     // (2) paused: only rollbacks (by identity) and late joiners of a completed revision move.

@@ -47,6 +47,11 @@ export interface History {
   converge?: boolean;
   /** Something (an autoscaler, a MachineHealthCheck) deletes Nodes NotReady for this long. */
   deleteNotReadyAfterMs?: number;
+  /**
+   * Revisions a good history may still end invalid: a fault indistinguishable from a cut-off (a node
+   * NotReady right after taking a revision) rightly fails the revision it took; its retry must not.
+   */
+  mayEndInvalid?: number[];
 }
 
 export interface RevisionSummary {
@@ -182,8 +187,14 @@ export class World {
     if (!n.everReported) return 'agent never reported';
     const nc = this.store.nodeConfigs.get(name);
     const assigned = this.ledger.lastAssign.get(name);
+    // Observable: the NodeConfig's status does not answer its generation (a cut agent that lost its
+    // place, but whose last report answers, looks available until its kubelet goes NotReady).
+    const answers = (nc?.status?.conditions ?? []).some(
+      (c) => c.observedGeneration === nc?.metadata.generation,
+    );
     if (
       nc &&
+      !answers &&
       n.handledKey !== assignmentKey(nc) &&
       assigned &&
       this.t - assigned.at > this.policy.preconfigTimeoutMs
@@ -288,7 +299,11 @@ export class World {
       revisionByNumber: (n: number) => this.revisionByNumber(n),
       unavailable: (n: string) => (unavailableBefore.has(n) ? unavailableBefore.get(n) : this.unavailable(n)),
       harms: (n: string, r: NetworkConfigRevision) => this.harms(n, r),
-      lastFaultAt: (n: string) => this.nodes.get(n)?.lastFaultAt,
+      // A fault still going on (a cut not caused by a change) counts as now.
+      lastFaultAt: (n: string) => {
+        const x = this.nodes.get(n);
+        return x?.cut && !x.cut.byChange ? this.t : x?.lastFaultAt;
+      },
       agentOk: (n: string) => {
         const node = this.nodes.get(n);
         return node !== undefined && !node.cut && (node.agent === 'good' || node.agent === 'slow');
