@@ -302,7 +302,9 @@ export class World {
       // A fault still going on (a cut not caused by a change) counts as now.
       lastFaultAt: (n: string) => {
         const x = this.nodes.get(n);
-        return x?.cut && !x.cut.byChange ? this.t : x?.lastFaultAt;
+        // So does an agent that is broken right now (it fails whatever it is handed).
+        const broken = x !== undefined && x.agent !== 'good' && x.agent !== 'slow';
+        return (x?.cut && !x.cut.byChange) || broken ? this.t : x?.lastFaultAt;
       },
       agentOk: (n: string) => {
         const node = this.nodes.get(n);
