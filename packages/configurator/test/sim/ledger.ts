@@ -32,6 +32,8 @@ export interface LedgerView {
   harms(node: string, revision: NetworkConfigRevision): BadChange[];
   /** The node's last status report on the given revision number was an Interrupted failure. */
   interruptedOn(node: string, number: number): boolean;
+  /** The node's agent works as it should (good or slow, not cut off): ground truth. */
+  agentOk(node: string): boolean;
   /** The last fault that hit the node (undefined: none). */
   lastFaultAt(node: string): number | undefined;
   limit: number;
@@ -46,11 +48,14 @@ export class Ledger {
   private readonly episodes = new Map<string, { receivers: Set<string>; since: number }>();
   /** Per node: the revision number it holds by identity, and per (node, number) when and how it was handed. */
   readonly holds = new Map<string, number>();
-  private readonly handed = new Map<string, { at: number; unavailable?: string }>();
+  private readonly handed = new Map<string, { at: number; unavailable?: string; agentOk?: boolean }>();
   /** Per bad change, the most nodes it reached in one introduction (for the blast-radius report). */
   readonly reach = new Map<string, number>();
   /** Per node: its last assignment, by identity a rollback or not, and when. */
-  readonly lastAssign = new Map<string, { number: number; rollback: boolean; at: number }>();
+  readonly lastAssign = new Map<
+    string,
+    { number: number; rollback: boolean; lateJoin: boolean; at: number }
+  >();
 
   constructor(private readonly stopAtFirst = true) {}
 
@@ -58,6 +63,12 @@ export class Ledger {
     if (this.stopAtFirst && this.violations.length > 0) return;
     if (this.violations.length >= 100) return;
     this.violations.push({ invariant, t, message });
+  }
+
+  /** The node's NodeConfig is gone (deleted by a person, or the node re-joins): it holds nothing. */
+  forget(node: string): void {
+    this.holds.delete(node);
+    this.lastAssign.delete(node);
   }
 
   /** A person (re)introduced the bad change (wrote it, or retried a revision carrying it). */
@@ -72,7 +83,7 @@ export class Ledger {
         if (e.kind === 'assign') {
           this.holds.set(e.node, e.number);
           this.handed.set(`${e.node}|${e.number}`, { at: v.t });
-          this.lastAssign.set(e.node, { number: e.number, rollback: false, at: v.t });
+          this.lastAssign.set(e.node, { number: e.number, rollback: false, lateJoin: false, at: v.t });
         }
       return;
     }
@@ -88,10 +99,13 @@ export class Ledger {
       }
     }
     // (5) one pass never starts more forward moves than the limit.
+    // Forgotten NodeConfigs (collected, deleted by a person) make the next assignment a join.
     const started = events.filter(
       (e) =>
         e.kind === 'assign' &&
         this.lastAssign.get(e.node)?.rollback === false &&
+        // A node joining a completed revision is not part of its rollout (as a DaemonSet's new node).
+        this.lastAssign.get(e.node)?.lateJoin === false &&
         before.get(e.node)?.at !== v.t,
     );
     if (started.length > v.limit)
@@ -145,9 +159,13 @@ export class Ledger {
       }
     }
     const unavailable = v.unavailable(e.node);
-    this.handed.set(`${e.node}|${e.number}`, { at: v.t, ...(unavailable ? { unavailable } : {}) });
+    this.handed.set(`${e.node}|${e.number}`, {
+      at: v.t,
+      ...(unavailable ? { unavailable } : {}),
+      agentOk: v.agentOk(e.node),
+    });
     this.holds.set(e.node, e.number);
-    this.lastAssign.set(e.node, { number: e.number, rollback, at: v.t });
+    this.lastAssign.set(e.node, { number: e.number, rollback, lateJoin, at: v.t });
   }
 
   private invalidation(e: Extract<PassEvent, { kind: 'invalidate' }>, v: LedgerView): void {
@@ -171,7 +189,7 @@ export class Ledger {
         // revision's content does not harm it: the invalidation is false (e.g. a timeout of 0).
         const r = v.revisionByNumber(e.number);
         const fault = v.lastFaultAt(f.node);
-        const faultFree = fault === undefined || fault < h.at;
+        const faultFree = h.agentOk === true && (fault === undefined || fault < h.at);
         if (r && faultFree && v.harms(f.node, r).length === 0)
           this.fail(
             3,

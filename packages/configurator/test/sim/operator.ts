@@ -23,7 +23,9 @@ export function applyAction(w: World, a: WorldAction): void {
   if (node && FAULTS.has(a.kind)) node.lastFaultAt = w.t;
   switch (a.kind) {
     case 'deleteNodeConfig':
-      if (deleteNodeConfig(w.store, a.node)) w.log(`OPERATOR delete NodeConfig ${a.node}`);
+      if (!deleteNodeConfig(w.store, a.node)) return;
+      w.ledger.forget(a.node);
+      w.log(`OPERATOR delete NodeConfig ${a.node}`);
       return;
     case 'setInput':
       w.log(`OPERATOR set input ${a.input}=${a.value}`);
@@ -75,6 +77,7 @@ export function applyAction(w: World, a: WorldAction): void {
       return;
     case 'join':
       if (node?.exists) return;
+      w.ledger.forget(a.node);
       w.addNode(a.node, a.agent ?? 'good', a.labels ?? {}, a.taint === true, false);
       w.log(`JOIN ${a.node} (agent ${a.agent ?? 'good'}${a.taint ? ', start-up taint' : ''})`);
       return;

@@ -306,6 +306,10 @@ export class World {
         const broken = x !== undefined && x.agent !== 'good' && x.agent !== 'slow';
         return (x?.cut && !x.cut.byChange) || broken ? this.t : x?.lastFaultAt;
       },
+      agentOk: (n: string) => {
+        const node = this.nodes.get(n);
+        return node !== undefined && !node.cut && (node.agent === 'good' || node.agent === 'slow');
+      },
       interruptedOn: (n: string, num: number) => {
         const rep = this.lastReport.get(n);
         return rep?.number === num && rep.cause === 'Interrupted';
@@ -321,7 +325,7 @@ export class World {
     for (const [name, a] of this.ledger.lastAssign) {
       const n = this.nodes.get(name);
       const nc = this.store.nodeConfigs.get(name);
-      if (!n || !nc || a.rollback || !n.exists || !n.kubeletReady || n.cut) continue;
+      if (!n || !nc || a.rollback || a.lateJoin || !n.exists || !n.kubeletReady || n.cut) continue;
       if (n.agent === 'dead' || n.agent === 'notStarted' || n.agent === 'misconfigured') continue;
       if (this.t - a.at > this.policy.preconfigTimeoutMs || numberOf(nc) !== a.number) continue;
       if (n.handledKey === assignmentKey(nc) && n.job === undefined) continue;
