@@ -142,6 +142,12 @@ export function classify(
     // the node is listed unavailable (degraded) instead of failing the revision.
     if (mono > deadline && down === undefined)
       return unavailable(`agent misconfigured: ${f.misconfigured ?? ''}`);
+    // An agent that never reported anything never applied the change (it reports provisioning
+    // first): NotReady or gone is the node's own, as for a timeout of a silent agent.
+    if (mono > deadline && nc !== undefined && !everReported(nc))
+      return unavailable(
+        `${what} and agent never reported (after taking revision ${assigned?.spec.number ?? '?'})`,
+      );
     if (mono > deadline)
       return fail(
         `${what} for ${formatDuration(policy.notReadyTimeoutMs)} after taking revision ${assigned?.spec.number ?? '?'}`,

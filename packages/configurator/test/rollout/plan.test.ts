@@ -194,7 +194,8 @@ describe('NotReady and gone nodes', () => {
   });
 
   it('a node whose Node object is gone keeps its slot (its NodeConfig is not collected) until the timeout', () => {
-    const ncs = [nc('gone', B, { number: 2 }), nc('n00', A, { status: done(A) })];
+    // Its agent had started on revision 2 (provisioning): a node that never reported is not counted.
+    const ncs = [nc('gone', B, { number: 2, status: provisioning(A) }), nc('n00', A, { status: done(A) })];
     const base = { revisions: [rev(2, B), rev(1, A)], nodes: [node('n00')], nodeConfigs: ncs };
     const early = plan(
       input({ ...base, seen: { gone: { assign: 10_000, readiness: 'gone', readinessFor: 5_000 } } }),

@@ -160,6 +160,16 @@ export function stepNode(n: SimNode, env: AgentEnv): void {
 
 function finish(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): void {
   const host = n.host !== undefined ? { lastAppliedRevision: n.host } : {};
+  // The real agent reports Interrupted only when its own checks passed (the guarantee's
+  // precondition 2, docs/rollout.md): a change that harms the node is caught as ChangeFailed first.
+  const harmed = env.harm(n.name, env.revisionByHash(job.hash));
+  if (n.agent === 'interrupts' && harmed)
+    return report(n, env, job.gen, {
+      configStatus: 'invalid',
+      failureCause: 'ChangeFailed',
+      ...host,
+      message: `${harmed.input}=${harmed.value} refused by the node's checks before it was stopped`,
+    });
   if (n.agent === 'interrupts')
     return report(n, env, job.gen, {
       configStatus: 'invalid',
@@ -167,7 +177,8 @@ function finish(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): vo
       ...host,
       message: 'agent stopped during the apply; previous config restored',
     });
-  if (n.agent === 'restoreFails') {
+  // Its restore is what is broken: a change its checks pass is applied as by a good agent.
+  if (n.agent === 'restoreFails' && harmed) {
     delete n.host;
     return report(n, env, job.gen, {
       configStatus: 'invalid',

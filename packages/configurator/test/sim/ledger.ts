@@ -32,6 +32,8 @@ export interface LedgerView {
   harms(node: string, revision: NetworkConfigRevision): BadChange[];
   /** The node's last status report on the given revision number was an Interrupted failure. */
   interruptedOn(node: string, number: number): boolean;
+  /** The node's agent itself reported the revision invalid (an answer, not a silence). */
+  reportedInvalidOn(node: string, number: number): boolean;
   /** The node's agent works as it should (good or slow, not cut off): ground truth. */
   agentOk(node: string): boolean;
   /** The last fault that hit the node (undefined: none). */
@@ -41,6 +43,9 @@ export interface LedgerView {
 }
 
 const badKey = (b: { input: string; value: number }): string => `${b.input}=${b.value}`;
+
+/** World's reason for a node whose agent has not reported anything yet. */
+export const NEVER_REPORTED = 'agent never reported';
 
 export class Ledger {
   readonly violations: Violation[] = [];
@@ -176,7 +181,15 @@ export class Ledger {
       if (!h) this.fail(3, v.t, `${what}: ${f.node} was never handed rev ${e.number}`);
       // A node unavailable when handed the revision may still fail it when the change harms it
       // (its agent answered and refused it); otherwise it is not the revision's fault.
-      else if (h.unavailable && this.harmless(v, f.node, e.number))
+      // An agent that never reported before and then answers with an explicit failure has answered:
+      // the planner cannot tell a broken new agent from a change that fails on it, and on a fresh
+      // cluster every node is new, so such an answer must count (or a bad first revision would
+      // reach every node). Only silence from a node unavailable beforehand is never its fault.
+      else if (
+        h.unavailable &&
+        !(h.unavailable === NEVER_REPORTED && v.reportedInvalidOn(f.node, e.number)) &&
+        this.harmless(v, f.node, e.number)
+      )
         this.fail(
           3,
           v.t,

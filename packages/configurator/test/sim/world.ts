@@ -5,7 +5,7 @@
  */
 import type { NetworkConfigRevision } from '@nodenet/api';
 import { nextNodeWakeup, stepNode, type AgentEnv } from './agents.js';
-import { Ledger, fmt, type Violation } from './ledger.js';
+import { Ledger, NEVER_REPORTED, fmt, type Violation } from './ledger.js';
 import {
   assignmentKey,
   buildStep,
@@ -98,7 +98,12 @@ export class World {
   private wrote = false;
   private inputHashKey = '';
   private inputHash: string | undefined;
-  private readonly lastReport = new Map<string, { number: number; cause?: string }>();
+  private readonly lastReport = new Map<string, { number: number; cause?: string; invalid?: boolean }>();
+  /**
+   * Assignments (`node|assignmentKey`) whose agent already finished them once: a later re-apply of
+   * the same assignment (an agent back from a fault starts over) is the agent's, not a move.
+   */
+  private readonly finished = new Set<string>();
 
   constructor(
     readonly history: History,
@@ -184,7 +189,7 @@ export class World {
     if (!n.kubeletReady) return 'NotReady';
     if (n.taint) return 'start-up taint';
     if (n.agent === 'misconfigured') return 'agent misconfigured';
-    if (!n.everReported) return 'agent never reported';
+    if (!n.everReported) return NEVER_REPORTED;
     const nc = this.store.nodeConfigs.get(name);
     const assigned = this.ledger.lastAssign.get(name);
     // Observable: the NodeConfig's status does not answer its generation (a cut agent that lost its
@@ -210,8 +215,11 @@ export class World {
       nodeConfig: (n) => this.store.nodeConfigs.get(n),
       writeStatus: (n, nc) => {
         this.store.nodeConfigs.set(n, nc);
+        const done = nc.status?.configStatus === 'provisioned' || nc.status?.configStatus === 'invalid';
+        if (done) this.finished.add(`${n}|${assignmentKey(nc)}`);
         this.lastReport.set(n, {
           number: numberOf(nc),
+          ...(nc.status?.configStatus === 'invalid' ? { invalid: true } : {}),
           ...(nc.status?.failureCause ? { cause: nc.status.failureCause } : {}),
         });
       },
@@ -310,6 +318,10 @@ export class World {
         const node = this.nodes.get(n);
         return node !== undefined && !node.cut && (node.agent === 'good' || node.agent === 'slow');
       },
+      reportedInvalidOn: (n: string, num: number) => {
+        const rep = this.lastReport.get(n);
+        return rep?.number === num && rep.invalid === true;
+      },
       interruptedOn: (n: string, num: number) => {
         const rep = this.lastReport.get(n);
         return rep?.number === num && rep.cause === 'Interrupted';
@@ -329,6 +341,7 @@ export class World {
       if (n.agent === 'dead' || n.agent === 'notStarted' || n.agent === 'misconfigured') continue;
       if (this.t - a.at > this.policy.preconfigTimeoutMs || numberOf(nc) !== a.number) continue;
       if (n.handledKey === assignmentKey(nc) && n.job === undefined) continue;
+      if (this.finished.has(`${name}|${assignmentKey(nc)}`)) continue;
       out.push(name);
     }
     return out.sort();
