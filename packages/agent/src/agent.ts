@@ -220,10 +220,21 @@ export class AgentLoop {
   }
 }
 
-/** Writes NodeConfig status with a merge patch on the status subresource. */
+/**
+ * Writes NodeConfig status with a merge patch on the status subresource. A field the report leaves
+ * out is removed (`null`): a `RestoreFailed` report makes no `lastAppliedRevision` claim, and a
+ * report that is not `invalid` carries no `failureCause`.
+ */
 export function nodeConfigStatusWriter(clients: Clients, nodeName: string) {
   return async (status: NonNullable<NodeConfig['status']>): Promise<void> => {
-    await clients.nodeConfig.patchStatus(nodeName, { status }, undefined, { fieldManager: 'nodenet-agent' });
+    const patch = {
+      status: {
+        ...status,
+        lastAppliedRevision: status.lastAppliedRevision ?? null,
+        failureCause: status.failureCause ?? null,
+      },
+    };
+    await clients.nodeConfig.patchStatus(nodeName, patch, undefined, { fieldManager: 'nodenet-agent' });
   };
 }
 

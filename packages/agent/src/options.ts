@@ -147,10 +147,15 @@ export function buildProgram(): Command {
       new Option(
         '--confirm-window <duration>',
         'after an apply passed its health checks, keep checking this long before reporting provisioned; a ' +
-          'failed check or an unreachable API server within it makes the agent restore the previous config on ' +
-          "its own. The default outlasts the BGP hold time of FRR's traditional profile (180 s; RFC 4271 " +
-          'suggests 90 s): a change that breaks a session is caught when the session dies. With short hold ' +
-          'timers (datacenter profile: 9 s) 30s is enough. 0s disables the window',
+          'failed check, or an API server unreachable for --confirm-unreachable-limit, within it makes the agent ' +
+          'restore the previous config on its own. The window never ends while the last API-server probe failed: ' +
+          'it goes on until the API server answers (confirmed) or the outage reaches the limit (restored). ' +
+          "The default outlasts the BGP hold time of FRR's traditional profile (180 s; RFC 4271 suggests 90 s): " +
+          'a change that breaks a session is caught when the session dies. A 30s window covers a change that ' +
+          'cuts the node off, or breaks a check, within 30 s: sessions with short hold timers (datacenter ' +
+          'profile: 9 s) and a lost path to the API server. It does not cover a session whose hold timer is ' +
+          'longer than the window (it dies after the change was confirmed), nor a fault that shows only later ' +
+          '(under traffic, at a peer restart). 0s disables the window',
       ).default('4m'),
     )
     .addOption(
@@ -162,8 +167,9 @@ export function buildProgram(): Command {
     .addOption(
       new Option(
         '--confirm-unreachable-limit <duration>',
-        'within the confirm window, the API server (fresh connection) may be unreachable this long before the ' +
-          'agent reverts; covers a control-plane restart',
+        'within the confirm window, the API server (a completed HTTP exchange on a fresh connection) may be ' +
+          'unreachable this long before the agent reverts; covers a control-plane restart. Must be shorter ' +
+          'than --confirm-window (when both are non-zero)',
       ).default('30s'),
     )
     .addOption(
@@ -304,6 +310,7 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   };
   if (confirm.intervalMs < 100)
     throw new OptionError('--confirm-interval', raw.confirmInterval, 'must be at least 100ms');
+  checkConfirmSettings(confirm, raw);
   const heartbeatMs = parseDuration('--heartbeat-interval', raw.heartbeatInterval ?? '10s');
   const l3vniTimeoutMs = parseDuration('--l3vni-timeout', raw.l3vniTimeout ?? '30s');
   if (l3vniTimeoutMs < 1000)
@@ -345,6 +352,27 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   if (raw.healthConfig !== undefined) options.healthConfig = raw.healthConfig;
   if (raw.vtepAddress !== undefined) options.vtepAddress = raw.vtepAddress;
   return options;
+}
+
+/**
+ * The confirm options together: an outage limit as long as the window would let a node cut off
+ * from the window's start stay unjudged through the whole window (it is reverted only in the
+ * extension past the window's end), and a limit of 0 with a window of 0 says nothing.
+ */
+export function checkConfirmSettings(
+  confirm: ConfirmSettings,
+  raw: Pick<RawOptions, 'confirmWindow' | 'confirmUnreachableLimit'>,
+): void {
+  const { windowMs, unreachableLimitMs } = confirm;
+  if (windowMs > 0 && unreachableLimitMs > 0 && unreachableLimitMs >= windowMs) {
+    throw new OptionError(
+      '--confirm-unreachable-limit',
+      raw.confirmUnreachableLimit ?? '30s',
+      `must be shorter than --confirm-window ${raw.confirmWindow ?? '4m'}: an API server unreachable from ` +
+        'the start of the window must be judged (reverted) within the window, not only after it ended; ' +
+        'lengthen --confirm-window or shorten --confirm-unreachable-limit',
+    );
+  }
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
