@@ -221,7 +221,11 @@ export async function confirmApplied(
     signal: deps.signal,
     onTick: (tick, verdict) => {
       log.debug({ atMs: Math.round(tick.atMs), api: tick.api, verdict: verdict.kind }, 'confirm round');
-      if (verdict.kind === 'ok' && verdict.state.unreachableSinceMs !== undefined && tick.atMs >= settings.windowMs)
+      if (
+        verdict.kind === 'ok' &&
+        verdict.state.unreachableSinceMs !== undefined &&
+        tick.atMs >= settings.windowMs
+      )
         log.info(
           { revision, atMs: Math.round(tick.atMs), api: tick.api?.detail },
           'confirm window extended: the API server does not answer (confirms once it does, reverts at the limit)',

@@ -3,26 +3,26 @@
  * drivers, checkpoint store, health checks, status sink); no I/O of its own, so its decisions are
  * unit-tested with in-memory drivers and exercised end to end with the real ones.
  *
- * - `start()`: a pending.json means the last apply was cut off: restore applied.json (or remove
- *   everything managed), report the attempt `invalid` and remember it as rejected.
- * - `reconcile()`, spec equal to applied.json: drift repair; the status is re-sent only when the
- *   API shows something else (report-once.ts).
- * - Otherwise: baseline health, pending.json, `provisioning`, netlink then FRR, health, the confirm
- *   window (confirm.ts); success writes applied.json and reports `provisioned`; any failure restores
- *   and reports `invalid` naming the step (restore-and-report.ts). A heartbeat refreshes the status
- *   meanwhile. A spec that failed (same content, same `assigned-at`) is not applied again. Status
- *   writes are fire-and-forget: an unreachable API server never causes a rollback.
+ * `start()` recovers a cut-off apply (pending.json). `reconcile()`: an unchanged spec is drift
+ * repair (resync.ts); a new one is baseline health, pending.json, `provisioning`, netlink then FRR,
+ * health, the confirm window (confirm.ts), applied.json and `provisioned`; any failure restores and
+ * reports `invalid` with its failureCause (restore-and-report.ts). A spec that failed under the same
+ * `assigned-at` is not applied again, unless it was only interrupted (failure-cause.ts). Status
+ * writes are fire-and-forget: an unreachable API server never causes a rollback by itself.
  */
 import pino from 'pino';
 import { SerialQueue } from '@nodenet/kube';
-import { specHash, type AppliedCheckpoint, type RejectedAttempt } from './checkpoint.js';
+import { specHash, type AppliedCheckpoint, type PendingApply, type RejectedAttempt } from './checkpoint.js';
 import { confirmApplied, DEFAULT_CONFIRM, startHeartbeat, type ConfirmSettings } from './confirm.js';
 import { describeCause } from './errors.js';
+import { afterRestoreWaitMs, probeAfterRestore, type ApiAfterRestore } from './failure-cause.js';
 import type { FaultHook, FaultPoint } from './fault.js';
 import { judge, type CheckResult, type HealthVerdict } from './health/checker.js';
 import { repairDrift, type DriftResult } from './host-sync.js';
 import { AgentMetrics } from './metrics.js';
 import {
+  runStep,
+  CONFIRM_KIND,
   CONFIRM_REASON,
   nextStep,
   short,
@@ -33,7 +33,6 @@ import {
   type DesiredConfig,
   type Logger,
   type PipelineDeps,
-  type PipelineStep,
   type ReconcileOutcome,
   type StartOutcome,
 } from './pipeline-contract.js';
@@ -90,10 +89,7 @@ export class Pipeline {
     return this.queue.run(() => this.doReconcile(desired));
   }
 
-  /**
-   * Shutdown (SIGTERM): a running netlink/FRR step finishes; a confirm window under way ends at once
-   * and the previous checkpoint is restored before the apply returns. Await the caller's idle().
-   */
+  /** SIGTERM: a running step finishes; a confirm window ends at once and the host is restored. */
   stop(): void {
     this.stopping.abort();
   }
@@ -113,20 +109,17 @@ export class Pipeline {
     if (pending.specHash && this.applied && pending.specHash === this.applied.specHash) {
       // Died after writing applied.json but before removing pending.json: the apply had succeeded.
       await this.deps.checkpoints.clearPending();
-      this.log.info(
-        { revision: this.applied.revision },
-        'previous apply had completed; removed stale pending.json',
-      );
+      this.log.info({ revision: this.applied.revision }, 'previous apply completed; removed pending.json');
       return { kind: 'completed', applied: this.applied.revision };
     }
     return this.recover('restart', pending);
   }
 
-  /**
-   * Restores the last good checkpoint after an apply that was cut off (agent restart, also during
-   * the confirm window) or whose restore failed earlier, then reports the attempted revision invalid.
-   */
-  private async recover(cause: 'restart' | 'retry', pending: Attempt): Promise<StartOutcome> {
+  /** Restores the last good checkpoint after an apply cut off by a restart, or whose restore failed. */
+  private async recover(
+    cause: 'restart' | 'retry',
+    pending: Attempt & { confirming?: boolean },
+  ): Promise<StartOutcome> {
     const attempted = pending.revision;
     this.log.warn(
       { attempted, restoreTo: this.applied?.revision ?? 'nothing (no checkpoint)', cause },
@@ -200,15 +193,16 @@ export class Pipeline {
     );
 
     const baseline = await this.runHealth();
+    const pending: PendingApply = {
+      revision,
+      specHash: hash,
+      startedAt: startedAt.toISOString(),
+      ...(desired.assignedAt ? { assignedAt: desired.assignedAt } : {}),
+      ...(desired.generation !== undefined ? { generation: desired.generation } : {}),
+      ...(previous ? { previousRevision: previous.revision } : {}),
+    };
     try {
-      await this.deps.checkpoints.savePending({
-        revision,
-        specHash: hash,
-        startedAt: startedAt.toISOString(),
-        ...(desired.assignedAt ? { assignedAt: desired.assignedAt } : {}),
-        ...(desired.generation !== undefined ? { generation: desired.generation } : {}),
-        ...(previous ? { previousRevision: previous.revision } : {}),
-      });
+      await this.deps.checkpoints.savePending(pending);
     } catch (err) {
       // Without pending.json a crash mid-apply would go unnoticed: do not touch the host.
       endTimer();
@@ -227,15 +221,20 @@ export class Pipeline {
 
     let verdict: HealthVerdict;
     try {
-      await this.step('netlink', () => this.deps.drivers.netlink.apply(spec));
+      await runStep('netlink', () => this.deps.drivers.netlink.apply(spec));
       this.hook('after-netlink');
-      await this.step('frr', () => this.deps.drivers.frr.apply(spec));
+      await runStep('frr', () => this.deps.drivers.frr.apply(spec));
       this.hook('after-frr');
       verdict = judge(await this.runHealth(), baseline);
-      if (!verdict.ok) throw new StepError('health', verdict.summary);
+      if (!verdict.ok) {
+        // Only the API server lost: judged by what the restore fixes (failure-cause.ts).
+        const cutOff = verdict.newFailures.every((r) => r.name === 'apiserver');
+        throw new StepError('health', verdict.summary, { kind: cutOff ? 'cut-off' : 'change' });
+      }
       this.hook('after-health');
+      if (this.confirm.windowMs > 0) await this.markConfirming(pending);
       await this.confirmWindow(progress, baseline);
-      const saved = await this.step('checkpoint', () => this.deps.checkpoints.saveApplied(spec));
+      const saved = await runStep('checkpoint', () => this.deps.checkpoints.saveApplied(spec));
       this.applied = saved;
       this.hook('after-applied');
     } catch (err) {
@@ -298,7 +297,17 @@ export class Pipeline {
       progress.revision,
       baseline,
     );
-    if (failed) throw new StepError('confirm', failed.message, { reason: CONFIRM_REASON[failed.reason] });
+    if (failed)
+      throw new StepError('confirm', failed.message, {
+        reason: CONFIRM_REASON[failed.reason],
+        kind: CONFIRM_KIND[failed.reason],
+      });
+  }
+
+  /** pending.json says the checks passed: a restart from now on is an interruption, not a failure. */
+  private markConfirming(pending: PendingApply): Promise<void> {
+    const marked = { ...pending, confirming: true };
+    return this.deps.checkpoints.savePending(marked).catch((err) => this.log.warn({ err }, 'pending.json'));
   }
 
   private async fail(
@@ -323,6 +332,7 @@ export class Pipeline {
 
   /** The one ending of every failed or cut-off apply (restore-and-report.ts). */
   private async restoreAndReport(args: RestoreArgs): Promise<{ restored: boolean; message: string }> {
+    const api = this.deps.apiServer;
     const end = await restoreAndReport(
       {
         deps: this.deps,
@@ -333,6 +343,8 @@ export class Pipeline {
         runHealth: () => this.runHealth(),
         report: (r) => this.report(r),
         hook: (p) => this.hook(p),
+        rejected: this.rejected,
+        ...(api ? { apiAfterRestore: () => this.apiAfterRestore(api) } : {}),
       },
       args,
     );
@@ -342,12 +354,18 @@ export class Pipeline {
     return end;
   }
 
-  private async step<T>(step: PipelineStep, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      throw new StepError(step, describeCause(err), { cause: err });
-    }
+  /** The API server after a restore, probed for a bounded time (failure-cause.ts). */
+  private apiAfterRestore(apiServer: () => Promise<void>): Promise<ApiAfterRestore> {
+    const { monotonicMs = () => performance.now(), sleep = abortableSleep } = this.deps;
+    const [waitMs, intervalMs] = [afterRestoreWaitMs(this.confirm), Math.min(this.confirm.intervalMs, 1000)];
+    return probeAfterRestore({
+      apiServer,
+      monotonicMs,
+      sleep,
+      signal: this.stopping.signal,
+      waitMs,
+      intervalMs,
+    });
   }
 
   private async runHealth(): Promise<CheckResult[]> {

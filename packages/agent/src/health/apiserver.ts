@@ -100,7 +100,10 @@ export function httpApiServerProbe(endpoint: ApiServerEndpoint): ApiServerProbe 
           // the probe's credentials are limited, not that the network is broken.
           if (status >= 500)
             reject(
-              new ApiServerProbeError(`API server answered HTTP ${status} on ${url.pathname}`, 'server-error'),
+              new ApiServerProbeError(
+                `API server answered HTTP ${status} on ${url.pathname}`,
+                'server-error',
+              ),
             );
           else resolve();
         });

@@ -9,7 +9,6 @@
 import { describeCause } from '../errors.js';
 import type { HealthConfig, TcpTarget } from './config.js';
 import {
-  isConnectionRefused,
   linkIsUp,
   probeTcp,
   readLinksNetlink,
