@@ -48,6 +48,7 @@ export class AgentLoop {
   private again = false;
   private runningSince?: number;
   private started = false;
+  private recovered = false;
   private firstOutcome?: ReconcileOutcome['kind'];
   private startError?: string;
   private stopped = false;
@@ -61,9 +62,14 @@ export class AgentLoop {
     });
   }
 
-  async start(): Promise<void> {
+  /**
+   * Recovers from a cut-off apply (pending.json: restore, report) before anything else, even when
+   * the API server is unreachable or the agent turns out misconfigured. Retried until it works.
+   * Once done, later calls return at once.
+   */
+  async recover(): Promise<void> {
+    if (this.recovered) return;
     const { pipeline, logger } = this.opts;
-    // Recover from a cut-off apply before anything else, even when the API server is unreachable.
     for (let attempt = 1; !this.stopped; attempt++) {
       try {
         const outcome = await pipeline.start();
@@ -78,6 +84,13 @@ export class AgentLoop {
       }
     }
     this.startError = undefined;
+    this.recovered = true;
+  }
+
+  async start(): Promise<void> {
+    const { logger } = this.opts;
+    await this.recover();
+    if (this.stopped) return;
     this.started = true;
     this.informer.on((event) => {
       // Defence in depth: if a server ignored the field selector, never act on another node's object.

@@ -41,6 +41,8 @@ export interface AgentOptions {
   metricsAddr: ListenAddress;
   healthAddr: ListenAddress;
   logLevel: string;
+  /** SIGTERM: everything stops within this (shutdown.ts); exit 1 when something was cut short. */
+  shutdownTimeoutMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -200,6 +202,15 @@ export function buildProgram(): Command {
         'listen address for /healthz and /readyz (may equal --metrics-addr)',
       ).default(':9463'),
     )
+    .addOption(
+      new Option(
+        '--shutdown-timeout <duration>',
+        'on SIGTERM, an apply under way finishes its step (in the confirm window: restores the previous ' +
+          'config), the last status is written if the API server answers (at most 3 s per API step), and the ' +
+          'agent exits within this deadline whatever the API server does; non-zero when something was cut ' +
+          "short. Keep it below the pod's terminationGracePeriodSeconds",
+      ).default('280s'),
+    )
     .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
     .addHelpText(
       'after',
@@ -235,6 +246,7 @@ export interface RawOptions {
   metricsAddr: string;
   healthAddr: string;
   logLevel: string;
+  shutdownTimeout?: string;
 }
 
 const NODE_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -320,6 +332,8 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   const observeMs = parseDuration('--observe-interval', raw.observeInterval ?? '10s');
   if (observeMs !== 0 && observeMs < 1000)
     throw new OptionError('--observe-interval', raw.observeInterval, 'must be 0s or at least 1s');
+  if (raw.shutdownTimeout !== undefined && parseDuration('--shutdown-timeout', raw.shutdownTimeout) < 1000)
+    throw new OptionError('--shutdown-timeout', raw.shutdownTimeout, 'must be at least 1s');
   if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel)) {
     throw new OptionError('--log-level', raw.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
   }
@@ -347,6 +361,7 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
     metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),
     healthAddr: parseListenAddress('--health-addr', raw.healthAddr),
     logLevel: raw.logLevel,
+    shutdownTimeoutMs: parseDuration('--shutdown-timeout', raw.shutdownTimeout ?? '280s'),
   };
   if (raw.kubeconfig !== undefined) options.kubeconfig = raw.kubeconfig;
   if (raw.healthConfig !== undefined) options.healthConfig = raw.healthConfig;
@@ -354,11 +369,7 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   return options;
 }
 
-/**
- * The confirm options together: an outage limit as long as the window would let a node cut off
- * from the window's start stay unjudged through the whole window (it is reverted only in the
- * extension past the window's end), and a limit of 0 with a window of 0 says nothing.
- */
+/** The confirm options together: a node cut off from the window's start is judged within it. */
 export function checkConfirmSettings(
   confirm: ConfirmSettings,
   raw: Pick<RawOptions, 'confirmWindow' | 'confirmUnreachableLimit'>,

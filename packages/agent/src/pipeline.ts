@@ -57,6 +57,7 @@ export class Pipeline {
   /** Set when a restore failed: the host may be half-applied, so the next call restores first. */
   private recoveryNeeded = false;
   private started = false;
+  private startOutcome?: StartOutcome;
   private healthyOnce = false;
   private readonly queue = new SerialQueue();
   private readonly stopping = new AbortController();
@@ -81,7 +82,7 @@ export class Pipeline {
 
   /** Start-up: load the checkpoint and recover from an apply that was cut off. Call once, first. */
   start(): Promise<StartOutcome> {
-    return this.queue.run(() => this.doStart());
+    return this.queue.run(async () => (this.startOutcome ??= await this.doStart()));
   }
 
   /** Brings the host to `desired` (or keeps it there). Calls are serialized. */
