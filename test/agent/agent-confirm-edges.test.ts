@@ -103,7 +103,11 @@ describePrivileged(
         apiPath('back');
       }
       expect(reverted).toBe(true);
-      const line = restoreLine(agent, X.revision);
+      // The restore's report comes once the probes after the restore are done (a bounded wait).
+      const line = await eventually(
+        () => restoreLine(agent, X.revision) ?? Promise.reject(new Error('no restore yet')),
+        30_000,
+      );
       expect(line).toMatchObject({
         reason: 'ConfirmApiServerUnreachable',
         restored: true,

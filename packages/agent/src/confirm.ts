@@ -129,8 +129,11 @@ export async function runConfirmWindow(deps: ConfirmLoopDeps): Promise<ConfirmOu
         message: `agent stopped ${seconds(deps.monotonicMs() - start)} into the confirm window`,
       };
     }
+    // A round counts from when it began: a probe that hangs until its timeout must not push the
+    // start of an outage (or its end) later than the moment the path was tried.
+    const roundAt = deps.monotonicMs() - start;
     const checked = await deps.check();
-    const tick: ConfirmTick = { ...checked, atMs: deps.monotonicMs() - start };
+    const tick: ConfirmTick = { ...checked, atMs: roundAt };
     rounds++;
     const verdict = assessTick(state, tick, deps.baseline, settings);
     deps.onTick?.(tick, verdict);

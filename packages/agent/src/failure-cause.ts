@@ -45,12 +45,14 @@ export function apiAfterRestoreText(api: ApiAfterRestore): string {
 }
 
 /**
- * How long after a restore the API server must answer for the loss to be the change's doing: the
- * unreachable limit, at least 5 s (routing reconverges), at most 15 s (a control-plane restart that
- * happens to end later than this is not taken for a cut-off).
+ * How soon after a restore the API server must answer for the loss to be the change's doing ("right
+ * after"): half the unreachable limit, at least 3 s (a route comes back, a session re-establishes),
+ * at most 15 s. The shorter this is, the fewer control-plane outages that happen to end just after
+ * a restore are taken for a cut-off (which would count against a good revision); a cut-off that
+ * takes longer to heal is re-assigned as Interrupted, a bounded number of times.
  */
 export const afterRestoreWaitMs = (confirm: Pick<ConfirmSettings, 'unreachableLimitMs'>): number =>
-  Math.min(Math.max(confirm.unreachableLimitMs, 5000), 15_000);
+  Math.min(Math.max(confirm.unreachableLimitMs / 2, 3000), 15_000);
 
 /** What a restore needs to probe the API server after it. */
 export interface ProbeAfterRestoreDeps {

@@ -766,7 +766,7 @@ describe('pipeline: report kinds (status.failureCause)', () => {
       lastAppliedRevision: A.revision,
     });
     expect(last()?.message).toMatch(
-      /; the API server still did not answer 10 s after the restore \(no answer from 10\.255\.0\.1:6443 within 1000 ms\): an outage, not the change$/,
+      /; the API server still did not answer 5 s after the restore \(no answer from 10\.255\.0\.1:6443 within 1000 ms\): an outage, not the change$/,
     );
     expect((await store.load()).rejected).toMatchObject({ failureCause: 'Interrupted', interruptions: 1 });
     down = false;
