@@ -14,6 +14,7 @@
 import type { FailureCause } from '@nodenet/api';
 import type { RejectedAttempt } from './checkpoint.js';
 import type { ConfirmSettings } from './confirm.js';
+import { abortableSleep } from './sleep.js';
 
 /** How a failure is judged: by itself, or (a lost API server) by what the restore fixes. */
 export type FailureKind = 'change' | 'interrupted' | 'cut-off';
@@ -80,6 +81,40 @@ export async function probeAfterRestore(deps: ProbeAfterRestoreDeps): Promise<Ap
     if (elapsed >= deps.waitMs || deps.signal.aborted) return { answered: false, afterMs: elapsed, detail };
     await deps.sleep(Math.min(deps.intervalMs, deps.waitMs - elapsed), deps.signal);
   }
+}
+
+/**
+ * The pipeline's two uses of the API-server probe outside the window: does it answer now (before an
+ * interrupted attempt is tried again: not in the middle of an outage), and the bounded probing
+ * after a restore. Without a probe, the API server counts as answering and nothing is probed.
+ */
+export function apiServerChecks(
+  deps: {
+    apiServer?: () => Promise<void>;
+    monotonicMs?: () => number;
+    sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  },
+  confirm: ConfirmSettings,
+  signal: AbortSignal,
+): { answers: () => Promise<boolean>; afterRestore?: () => Promise<ApiAfterRestore> } {
+  const { apiServer, monotonicMs = () => performance.now(), sleep = abortableSleep } = deps;
+  if (!apiServer) return { answers: async () => true };
+  return {
+    answers: () =>
+      apiServer().then(
+        () => true,
+        () => false,
+      ),
+    afterRestore: () =>
+      probeAfterRestore({
+        apiServer,
+        monotonicMs,
+        sleep,
+        signal,
+        waitMs: afterRestoreWaitMs(confirm),
+        intervalMs: Math.min(confirm.intervalMs, 1000),
+      }),
+  };
 }
 
 /**

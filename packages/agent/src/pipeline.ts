@@ -15,7 +15,7 @@ import { SerialQueue } from '@nodenet/kube';
 import { specHash, type AppliedCheckpoint, type PendingApply, type RejectedAttempt } from './checkpoint.js';
 import { confirmApplied, DEFAULT_CONFIRM, startHeartbeat, type ConfirmSettings } from './confirm.js';
 import { describeCause } from './errors.js';
-import { afterRestoreWaitMs, probeAfterRestore, type ApiAfterRestore } from './failure-cause.js';
+import { apiServerChecks } from './failure-cause.js';
 import type { FaultHook, FaultPoint } from './fault.js';
 import { judge, type CheckResult, type HealthVerdict } from './health/checker.js';
 import { repairDrift, type DriftResult } from './host-sync.js';
@@ -66,6 +66,7 @@ export class Pipeline {
   private readonly log: Logger;
   private readonly fault: FaultHook;
   private readonly confirm: ConfirmSettings;
+  private readonly api: ReturnType<typeof apiServerChecks>;
 
   constructor(private readonly deps: PipelineDeps) {
     this.clock = deps.clock ?? { now: () => new Date() };
@@ -73,6 +74,7 @@ export class Pipeline {
     this.log = deps.logger ?? pino({ level: 'silent' });
     this.fault = deps.fault ?? (() => undefined);
     this.confirm = deps.confirm ?? DEFAULT_CONFIRM;
+    this.api = apiServerChecks(deps, this.confirm, this.stopping.signal);
   }
 
   /** The last good config on the host, as the checkpoint records it. */
@@ -162,6 +164,9 @@ export class Pipeline {
       case 'keep-rejected':
         return keepRejected(this.resyncContext(), desired, this.rejected?.message ?? 'rejected earlier');
       default:
+        // An interrupted attempt is tried again only once the API server answers (not mid-outage).
+        if (this.rejected?.specHash === hash && !(await this.api.answers()))
+          return keepRejected(this.resyncContext(), desired, this.rejected.message);
         return this.apply(desired, hash);
     }
   }
@@ -333,7 +338,6 @@ export class Pipeline {
 
   /** The one ending of every failed or cut-off apply (restore-and-report.ts). */
   private async restoreAndReport(args: RestoreArgs): Promise<{ restored: boolean; message: string }> {
-    const api = this.deps.apiServer;
     const end = await restoreAndReport(
       {
         deps: this.deps,
@@ -345,7 +349,7 @@ export class Pipeline {
         report: (r) => this.report(r),
         hook: (p) => this.hook(p),
         rejected: this.rejected,
-        ...(api ? { apiAfterRestore: () => this.apiAfterRestore(api) } : {}),
+        ...(this.api.afterRestore ? { apiAfterRestore: this.api.afterRestore } : {}),
       },
       args,
     );
@@ -353,20 +357,6 @@ export class Pipeline {
     this.recoveryNeeded = !end.restored;
     if (end.rejected) this.rejected = end.rejected;
     return end;
-  }
-
-  /** The API server after a restore, probed for a bounded time (failure-cause.ts). */
-  private apiAfterRestore(apiServer: () => Promise<void>): Promise<ApiAfterRestore> {
-    const { monotonicMs = () => performance.now(), sleep = abortableSleep } = this.deps;
-    const [waitMs, intervalMs] = [afterRestoreWaitMs(this.confirm), Math.min(this.confirm.intervalMs, 1000)];
-    return probeAfterRestore({
-      apiServer,
-      monotonicMs,
-      sleep,
-      signal: this.stopping.signal,
-      waitMs,
-      intervalMs,
-    });
   }
 
   private async runHealth(): Promise<CheckResult[]> {

@@ -60,6 +60,7 @@ describe('agent options', () => {
       },
       vtepInterface: 'eth0',
       resyncMs: 60_000,
+      shutdownTimeoutMs: 280_000,
       confirm: DEFAULT_CONFIRM,
       heartbeatMs: 10_000,
       observeMs: 10_000,
