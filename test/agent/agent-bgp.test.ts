@@ -8,22 +8,16 @@
  * whose anycast gateway address does the damage.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { type NodeConfigSpec, type NodeConfigStatus, shortHash } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { AgentCluster, l2Entry, layer2Spec, type AgentRun } from './support/agent-host.js';
-import { API_PREFIX, BGP_NODE_TEMPLATE, BgpNodeEnv, SPINE_PEER } from './support/bgp-node.js';
-import {
-  answers,
-  assign as assignTo,
-  condition,
-  eventually,
-  waitForStatus as waitFor,
-} from './support/nodeconfig-status.js';
+import { type AgentCluster, l2Entry, layer2Spec, type AgentRun } from './support/agent-host.js';
+import { API_PREFIX, bgpNodeOnSpine, BgpNodeEnv, SPINE_PEER } from './support/bgp-node.js';
+import { answers, condition, eventually, waitForStatus as waitFor } from './support/nodeconfig-status.js';
 
 const l2 = l2Entry;
 const spec = layer2Spec;
@@ -55,7 +49,7 @@ let node: BgpNodeEnv;
 let agent: AgentRun;
 let originalRoute: ReturnType<BgpNodeEnv['apiRoute']>;
 
-const assign = (s: NodeConfigSpec): Promise<number> => assignTo(cluster.clients, s);
+const assign = (s: NodeConfigSpec): Promise<number> => cluster.assign('node-1', s);
 const waitForStatus = (
   what: string,
   pred: (s: NodeConfigStatus) => boolean,
@@ -84,15 +78,7 @@ describePrivileged(
   FRR_PREREQUISITES,
   () => {
     beforeAll(async () => {
-      cluster = new AgentCluster(`bgp${Math.random().toString(36).slice(2, 5)}`);
-      await cluster.setUp();
-      // The agent keeps its NodenetReady condition on this Node.
-      await cluster.clients.node.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } });
-      writeFileSync(cluster.templateFile, BGP_NODE_TEMPLATE);
-      node = new BgpNodeEnv(cluster, 'node-1', cluster.tag);
-      cluster.nodes.push(node);
-      await node.setUp();
-      originalRoute = await node.bootstrapUplink();
+      ({ cluster, node, route: originalRoute } = await bgpNodeOnSpine('bgp'));
       agent = node.startAgent({ confirmWindow: '10s', extraArgs: WINDOW, resync: '5s' });
     }, 120_000);
     afterAll(async () => {

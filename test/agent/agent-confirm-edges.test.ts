@@ -5,21 +5,15 @@
  * blackhole route for its address in the node namespace: the BGP session to the spine stays up, so
  * only the agent's API probe sees the loss.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MOVE_ANNOTATION, type NodeConfigSpec, type NodeConfigStatus } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { AgentCluster, l2Entry, layer2Spec, sh, type AgentRun } from './support/agent-host.js';
-import { API_ADDR, BGP_NODE_TEMPLATE, BgpNodeEnv } from './support/bgp-node.js';
-import {
-  answers,
-  assign as assignTo,
-  condition,
-  eventually,
-  waitForStatus as waitFor,
-} from './support/nodeconfig-status.js';
+import { type AgentCluster, l2Entry, layer2Spec, sh, type AgentRun } from './support/agent-host.js';
+import { API_ADDR, bgpNodeOnSpine, BgpNodeEnv } from './support/bgp-node.js';
+import { answers, condition, eventually, waitForStatus as waitFor } from './support/nodeconfig-status.js';
 
 const BASE = l2Entry(100, ['10.100.0.1/24']);
 const GOOD = layer2Spec([BASE]);
@@ -42,7 +36,7 @@ let node: BgpNodeEnv;
 let agent: AgentRun;
 
 const assign = (s: NodeConfigSpec, annotations: Record<string, string> = {}): Promise<number> =>
-  assignTo(cluster.clients, s, 'node-1', annotations);
+  cluster.assign('node-1', s, annotations);
 const waitForStatus = (what: string, pred: (s: NodeConfigStatus) => boolean, seen: NodeConfigStatus[] = []) =>
   waitFor(cluster.clients, what, pred, seen, 90_000);
 const onHost = (name: string) => node.link(name) !== undefined;
@@ -64,14 +58,7 @@ describePrivileged(
   FRR_PREREQUISITES,
   () => {
     beforeAll(async () => {
-      cluster = new AgentCluster(`edg${Math.random().toString(36).slice(2, 5)}`);
-      await cluster.setUp();
-      await cluster.clients.node.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } });
-      writeFileSync(cluster.templateFile, BGP_NODE_TEMPLATE);
-      node = new BgpNodeEnv(cluster, 'node-1', cluster.tag);
-      cluster.nodes.push(node);
-      await node.setUp();
-      await node.bootstrapUplink();
+      ({ cluster, node } = await bgpNodeOnSpine('edg'));
       node.writeHealthConfig('blind'); // the loss must show in the window's own API probe
       agent = start('8s');
       await assign(GOOD);

@@ -769,6 +769,9 @@ describe('pipeline: report kinds (status.failureCause)', () => {
       /; the API server still did not answer 5 s after the restore \(no answer from 10\.255\.0\.1:6443 within 1000 ms\): an outage, not the change$/,
     );
     expect((await store.load()).rejected).toMatchObject({ failureCause: 'Interrupted', interruptions: 1 });
+    // Not tried again while the API server still does not answer (a resync mid-outage).
+    expect((await p.reconcile({ spec: B, assignedAt: 't1' })).kind).toBe('rejected');
+    expect(host.netlinkState).toBe(A.revision);
     down = false;
     expect((await p.reconcile({ spec: B, assignedAt: 't1' })).kind).toBe('provisioned');
     expect(last()).toMatchObject({ configStatus: 'provisioned', lastAppliedRevision: B.revision });

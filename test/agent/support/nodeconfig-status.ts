@@ -1,46 +1,6 @@
-/**
- * Writing node-1's NodeConfig as the configurator would, and waiting on the status the real agent
- * writes (agent-bgp.test.ts, agent-confirm-edges.test.ts).
- */
-import {
-  API_VERSION,
-  ASSIGNED_AT_ANNOTATION,
-  type NodeConfig,
-  type NodeConfigSpec,
-  type NodeConfigStatus,
-} from '@nodenet/api';
-import { isConflict, type Clients } from '@nodenet/kube';
-
-let assigned = 0;
-
-/** Writes the NodeConfig with a new assignment time; returns its generation (the agent's conditions name it). */
-export async function assign(
-  clients: Clients,
-  spec: NodeConfigSpec,
-  name = 'node-1',
-  extraAnnotations: Record<string, string> = {},
-): Promise<number> {
-  const annotations = {
-    [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, assigned++)).toISOString(),
-    ...extraAnnotations,
-  };
-  // The agent writes status at any time: a PUT from an older read conflicts; read again.
-  for (let attempt = 1; ; attempt++) {
-    const existing = await clients.nodeConfig.get(name).catch(() => undefined);
-    const obj: NodeConfig = {
-      apiVersion: API_VERSION,
-      kind: 'NodeConfig',
-      metadata: { ...(existing?.metadata ?? { name }), annotations },
-      spec,
-    };
-    try {
-      const stored = existing ? await clients.nodeConfig.update(obj) : await clients.nodeConfig.create(obj);
-      return stored.metadata.generation ?? 0;
-    } catch (err) {
-      if (!isConflict(err) || attempt >= 5) throw err;
-    }
-  }
-}
+/** Waiting on the status the real agent writes (agent-bgp.test.ts, agent-confirm-edges.test.ts). */
+import type { NodeConfigStatus } from '@nodenet/api';
+import type { Clients } from '@nodenet/kube';
 
 export const condition = (s: NodeConfigStatus, type: string) => s.conditions?.find((c) => c.type === type);
 
