@@ -118,7 +118,10 @@ describe('runConfirmWindow: the window never ends while the last API probe faile
       baseline: [],
       check: async () => {
         ticks.push(now);
-        return { results: [], api: apiDown(now) ? { ok: false, detail: 'timeout' } : { ok: true, detail: '' } };
+        return {
+          results: [],
+          api: apiDown(now) ? { ok: false, detail: 'timeout' } : { ok: true, detail: '' },
+        };
       },
       monotonicMs: () => now,
       sleep: async (ms) => {

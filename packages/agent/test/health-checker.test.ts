@@ -180,7 +180,9 @@ describe('API server check (real HTTP on loopback, fresh connection)', () => {
     const [result] = await checker.run();
     expect(result?.ok).toBe(false);
     expect(result?.detail).toMatch(
-      new RegExp(`^connection refused by 127\\.0\\.0\\.1:${port} \\(nothing listens there, or its address is on a device of this node\\) after \\d attempt`),
+      new RegExp(
+        `^connection refused by 127\\.0\\.0\\.1:${port} \\(nothing listens there, or its address is on a device of this node\\) after \\d attempt`,
+      ),
     );
   });
 
@@ -191,7 +193,9 @@ describe('API server check (real HTTP on loopback, fresh connection)', () => {
     });
     const [result] = await checker.run();
     expect(result?.ok).toBe(false);
-    expect(result?.detail).toMatch(new RegExp(`^connection reset by 127\\.0\\.0\\.1:${port} before an answer`));
+    expect(result?.detail).toMatch(
+      new RegExp(`^connection reset by 127\\.0\\.0\\.1:${port} before an answer`),
+    );
   });
 
   it('fails on an answer from an address of this host when the API server is not on this host', async () => {

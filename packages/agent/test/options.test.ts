@@ -237,7 +237,9 @@ describe('agent options', () => {
     expect(() => with_('4s', '6s')).toThrow(
       '--confirm-unreachable-limit: must be shorter than --confirm-window 4s: an API server unreachable from the start of the window must be judged (reverted) within the window, not only after it ended; lengthen --confirm-window or shorten --confirm-unreachable-limit (got "6s")',
     );
-    expect(() => with_('30s', '30s')).toThrow(/^--confirm-unreachable-limit: must be shorter than --confirm-window 30s/);
+    expect(() => with_('30s', '30s')).toThrow(
+      /^--confirm-unreachable-limit: must be shorter than --confirm-window 30s/,
+    );
     // The default limit (30s) with a 30s window, as --help used to recommend, is refused too.
     expect(() => resolveOptions(parse([...minimal, '--confirm-window', '30s']))).toThrow(
       /^--confirm-unreachable-limit: must be shorter than --confirm-window 30s: .*\(got "30s"\)$/,
@@ -250,7 +252,9 @@ describe('agent options', () => {
 
   it('--help says what a 30 s window covers and what it does not', () => {
     const help = buildProgram().helpInformation().replace(/\s+/g, ' ');
-    expect(help).toMatch(/A 30s window covers a change that cuts the node off, or breaks a check, within 30 s/);
+    expect(help).toMatch(
+      /A 30s window covers a change that cuts the node off, or breaks a check, within 30 s/,
+    );
     expect(help).toMatch(/It does not cover a session whose hold timer is longer than the window/);
     expect(help).toMatch(/never ends while the last API-server probe failed/);
   });

@@ -40,9 +40,7 @@ export const BGP_NODE_TEMPLATE = NODE_TEMPLATE.replace(
  * A devcluster, node-1's Node (the agent keeps its NodenetReady condition there) and its BGP node
  * with the uplink established; returns the route to the API server learned from the spine.
  */
-export async function bgpNodeOnSpine(
-  tagPrefix: string,
-): Promise<{
+export async function bgpNodeOnSpine(tagPrefix: string): Promise<{
   cluster: AgentCluster;
   node: BgpNodeEnv;
   route: NonNullable<ReturnType<BgpNodeEnv['apiRoute']>>;
