@@ -55,7 +55,7 @@ async function main(): Promise<void> {
       const node = await cluster.addNode(`node-${window.replace(/\W/g, '')}`);
       const agent = node.startAgent({
         confirmWindow: window,
-        extraArgs: ['--confirm-interval', '1s', '--log-level', 'warn'],
+        extraArgs: ['--confirm-interval', '1s', '--confirm-unreachable-limit', '5s', '--log-level', 'warn'],
       });
       const times: number[] = [];
       for (let r = 0; r < REPEAT + 1; r++) {

@@ -8,23 +8,16 @@
  * whose anycast gateway address does the damage.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import {
-  API_VERSION,
-  ASSIGNED_AT_ANNOTATION,
-  type NodeConfig,
-  type NodeConfigSpec,
-  type NodeConfigStatus,
-  shortHash,
-} from '@nodenet/api';
-import { isConflict } from '@nodenet/kube';
+import { type NodeConfigSpec, type NodeConfigStatus, shortHash } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { AgentCluster, l2Entry, layer2Spec, type AgentRun } from './support/agent-host.js';
-import { API_PREFIX, BGP_NODE_TEMPLATE, BgpNodeEnv, SPINE_PEER } from './support/bgp-node.js';
+import { type AgentCluster, l2Entry, layer2Spec, type AgentRun } from './support/agent-host.js';
+import { API_PREFIX, bgpNodeOnSpine, BgpNodeEnv, SPINE_PEER } from './support/bgp-node.js';
+import { answers, condition, eventually, waitForStatus as waitFor } from './support/nodeconfig-status.js';
 
 const l2 = l2Entry;
 const spec = layer2Spec;
@@ -54,69 +47,15 @@ const WINDOW = [
 let cluster: AgentCluster;
 let node: BgpNodeEnv;
 let agent: AgentRun;
-let assigned = 0;
 let originalRoute: ReturnType<BgpNodeEnv['apiRoute']>;
 
-/** Writes node-1's NodeConfig; returns its generation (the agent's conditions name it). */
-async function assign(s: NodeConfigSpec): Promise<number> {
-  const annotations = {
-    [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, assigned++)).toISOString(),
-  };
-  // The agent writes status at any time: a PUT from an older read conflicts; read again.
-  for (let attempt = 1; ; attempt++) {
-    const existing = await cluster.clients.nodeConfig.get('node-1').catch(() => undefined);
-    const obj: NodeConfig = {
-      apiVersion: API_VERSION,
-      kind: 'NodeConfig',
-      metadata: { ...(existing?.metadata ?? { name: 'node-1' }), annotations },
-      spec: s,
-    };
-    try {
-      const stored = existing
-        ? await cluster.clients.nodeConfig.update(obj)
-        : await cluster.clients.nodeConfig.create(obj);
-      return stored.metadata.generation ?? 0;
-    } catch (err) {
-      if (!isConflict(err) || attempt >= 5) throw err;
-    }
-  }
-}
-
-/** The condition is True and answers generation `gen`. */
-const answers = (s: NodeConfigStatus, type: string, gen: number): boolean =>
-  condition(s, type)?.status === 'True' && condition(s, type)?.observedGeneration === gen;
-
-/** Polls the status; every status seen is kept, so a test can tell what came before. */
-async function waitForStatus(
+const assign = (s: NodeConfigSpec): Promise<number> => cluster.assign('node-1', s);
+const waitForStatus = (
   what: string,
   pred: (s: NodeConfigStatus) => boolean,
   seen: NodeConfigStatus[] = [],
   timeoutMs = 60_000,
-): Promise<NodeConfigStatus> {
-  return eventually(
-    async () => {
-      const s = (await cluster.clients.nodeConfig.get('node-1')).status;
-      if (s) seen.push(s);
-      if (s && pred(s)) return s;
-      throw new Error(`waiting for ${what}; last status: ${JSON.stringify(s)}`);
-    },
-    timeoutMs,
-    200,
-  );
-}
-
-/** Retries `fn` until it stops throwing; rethrows its last error after `timeoutMs`. */
-async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 60_000, stepMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, stepMs));
-    }
-  }
-}
+): Promise<NodeConfigStatus> => waitFor(cluster.clients, what, pred, seen, timeoutMs);
 
 /** kubectl against the devcluster, asynchronously (the server runs in this process). */
 const kubectlOut = async (...args: string[]): Promise<string> =>
@@ -132,7 +71,6 @@ const nodenetReady = (): Promise<string> =>
     'jsonpath={.status.conditions[?(@.type=="NodenetReady")].status} {.status.conditions[?(@.type=="NodenetReady")].reason}',
   );
 
-const condition = (s: NodeConfigStatus, type: string) => s.conditions?.find((c) => c.type === type);
 const onHost = (name: string) => node.link(name) !== undefined;
 
 describePrivileged(
@@ -140,15 +78,7 @@ describePrivileged(
   FRR_PREREQUISITES,
   () => {
     beforeAll(async () => {
-      cluster = new AgentCluster(`bgp${Math.random().toString(36).slice(2, 5)}`);
-      await cluster.setUp();
-      // The agent keeps its NodenetReady condition on this Node.
-      await cluster.clients.node.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } });
-      writeFileSync(cluster.templateFile, BGP_NODE_TEMPLATE);
-      node = new BgpNodeEnv(cluster, 'node-1', cluster.tag);
-      cluster.nodes.push(node);
-      await node.setUp();
-      originalRoute = await node.bootstrapUplink();
+      ({ cluster, node, route: originalRoute } = await bgpNodeOnSpine('bgp'));
       agent = node.startAgent({ confirmWindow: '10s', extraArgs: WINDOW, resync: '5s' });
     }, 120_000);
     afterAll(async () => {
@@ -200,6 +130,7 @@ describePrivileged(
       const seen: NodeConfigStatus[] = [];
       const invalid = await waitForStatus('invalid', (s) => answers(s, 'Invalid', gen), seen);
       expect(condition(invalid, 'Invalid')?.reason).toBe('HealthCheckFailed');
+      expect(invalid.failureCause).toBe('ChangeFailed');
       expect(invalid.message).toMatch(/^health check failed: apiserver \(.*\); restored revision /);
       expect(invalid.lastAppliedRevision).toBe(GOOD.revision);
       expect(seen.some((s) => answers(s, 'Confirming', gen))).toBe(false);
@@ -223,6 +154,11 @@ describePrivileged(
         agent.logs.some((l) => l.msg === 'confirm window started' && l.revision === PEER_STEAL.revision),
       ).toBe(true);
       expect(condition(invalid, 'Invalid')?.reason).toBe('ConfirmApiServerUnreachable');
+      // The restore brought the API server back: the change cut the node off.
+      expect(invalid.failureCause).toBe('ChangeFailed');
+      expect(invalid.message).toMatch(
+        /the API server answered \d+ s after the restore: the change cut the node off$/,
+      );
       expect(invalid.message).toMatch(
         new RegExp(
           `^API server unreachable \\d+ s after apply, for \\d+ s \\(.*\\); restored revision ${shortHash(GOOD.revision)}; health after restore: `,
@@ -244,6 +180,7 @@ describePrivileged(
       expect(existsSync(join(node.stateDir, 'pending.json'))).toBe(false);
       const invalid = await waitForStatus('invalid', (s) => answers(s, 'Invalid', gen));
       expect(condition(invalid, 'Invalid')?.reason).toBe('AgentStoppedDuringConfirm');
+      expect(invalid.failureCause).toBe('Interrupted');
       expect(invalid.message).toMatch(/^agent stopped \d+ s into the confirm window; restored revision /);
       agent = node.startAgent({ confirmWindow: '10s', extraArgs: WINDOW, resync: '5s' });
     }, 90_000);
@@ -261,15 +198,27 @@ describePrivileged(
       await agent.exited;
       expect(existsSync(join(node.stateDir, 'pending.json'))).toBe(true);
       agent = node.startAgent({ confirmWindow: '10s', extraArgs: WINDOW, resync: '5s' });
-      const invalid = await waitForStatus(
-        'invalid after restart',
-        (s) =>
-          s.configStatus === 'invalid' && condition(s, 'Invalid')?.reason === 'AgentRestartedDuringApply',
+      // The restore at start-up, as the agent wrote it (its log: the retry below may supersede the
+      // report in the API within a poll).
+      const written = await agent.waitForLog(
+        (l) => l.msg === 'NodeConfig status written' && l.configStatus === 'invalid',
+        60_000,
       );
-      expect(invalid.message).toMatch(
-        /^agent restarted during apply of revision [0-9a-f]{10}; restored revision /,
+      expect(written.message).toMatch(
+        /^agent restarted during the confirm window of revision [0-9a-f]{10}; restored revision /,
       );
-      expect(onHost('l2.400')).toBe(false);
+      const restored = agent.logs.find((l) => l.attempted === KILLED.revision && l.failureCause);
+      // The checks had passed before the kill: Interrupted, and tried again under the same assignment.
+      expect(restored).toMatchObject({
+        reason: 'AgentRestartedDuringApply',
+        failureCause: 'Interrupted',
+        restored: true,
+      });
+      await waitForStatus(
+        'KILLED retried and provisioned',
+        (s) => s.configStatus === 'provisioned' && s.lastAppliedRevision === KILLED.revision,
+      );
+      expect(onHost('l2.400')).toBe(true);
       expect(onHost('l2.100')).toBe(true);
       expect(node.apiRoute()).toEqual(originalRoute);
     }, 90_000);

@@ -39,7 +39,7 @@ let cluster: AgentCluster;
 let h: NodeEnv;
 let agent: AgentRun;
 
-const assign = (name: string, s: NodeConfigSpec): Promise<void> => cluster.assign(name, s);
+const assign = (name: string, s: NodeConfigSpec): Promise<number> => cluster.assign(name, s);
 const waitForStatus = (
   what: string,
   pred: (s: NodeConfigStatus) => boolean,

@@ -91,7 +91,7 @@ let cluster: AgentCluster;
 let h: NodeEnv;
 let goodFrrConf = '';
 
-const assign = (s: NodeConfigSpec): Promise<void> => cluster.assign('node-1', s);
+const assign = (s: NodeConfigSpec): Promise<number> => cluster.assign('node-1', s);
 const waitForStatus = (what: string, pred: (s: NodeConfigStatus) => boolean): Promise<NodeConfigStatus> =>
   cluster.waitForStatus('node-1', what, pred, 60_000);
 

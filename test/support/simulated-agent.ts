@@ -22,6 +22,12 @@ import { GROUP, shortHash, VERSION, type NodeConfig, type NodeConfigStatus } fro
 export type AgentBehaviour =
   | { kind: 'ok'; delayMs?: number }
   | { kind: 'invalid'; delayMs?: number; message?: string }
+  /**
+   * Stopped in the confirm window (a DaemonSet update): reports `invalid` with failureCause
+   * `Interrupted` (the previous revision restored), then — as the real agent does with an
+   * interrupted attempt — applies it again on its own after `retryAfterMs` and reports `provisioned`.
+   */
+  | { kind: 'interrupted'; delayMs?: number; retryAfterMs?: number }
   /** The agent never reports anything (not started, crashed before reporting). */
   | { kind: 'never' }
   /** Reports `provisioning` and then nothing. */
@@ -178,6 +184,22 @@ export class SimulatedAgents {
             lastAppliedRevision: revision,
             message: 'applied',
           });
+        } else if (b.kind === 'interrupted') {
+          void this.write(node, revision, gen, {
+            configStatus: 'invalid',
+            failureCause: 'Interrupted',
+            ...(previous ? { lastAppliedRevision: previous } : {}),
+            message: `agent stopped 3 s into the confirm window; restored revision ${shortHash(previous ?? '')}`,
+          });
+          s.timer = setTimeout(() => {
+            if (this.stopped || this.stoppedNodes.has(node)) return;
+            s.host = revision;
+            void this.write(node, revision, gen, {
+              configStatus: 'provisioned',
+              lastAppliedRevision: revision,
+              message: 'applied (after an interruption)',
+            });
+          }, b.retryAfterMs ?? 200);
         } else {
           (s as { failedKey?: string }).failedKey = key;
           void this.write(node, revision, gen, {

@@ -51,6 +51,7 @@ export class AgentLoop {
   private again = false;
   private runningSince?: number;
   private started = false;
+  private recovered = false;
   private firstOutcome?: ReconcileOutcome['kind'];
   private startError?: string;
   private stopped = false;
@@ -65,9 +66,14 @@ export class AgentLoop {
     });
   }
 
-  async start(): Promise<void> {
+  /**
+   * Recovers from a cut-off apply (pending.json: restore, report) before anything else, even when
+   * the API server is unreachable or the agent turns out misconfigured. Retried until it works.
+   * Once done, later calls return at once.
+   */
+  async recover(): Promise<void> {
+    if (this.recovered) return;
     const { pipeline, logger } = this.opts;
-    // Recover from a cut-off apply before anything else, even when the API server is unreachable.
     for (let attempt = 1; !this.stopped; attempt++) {
       try {
         const outcome = await pipeline.start();
@@ -82,6 +88,13 @@ export class AgentLoop {
       }
     }
     this.startError = undefined;
+    this.recovered = true;
+  }
+
+  async start(): Promise<void> {
+    const { logger } = this.opts;
+    await this.recover();
+    if (this.stopped) return;
     this.started = true;
     this.informer.on((event) => {
       // Defence in depth: if a server ignored the field selector, never act on another node's object.
@@ -230,10 +243,21 @@ export class AgentLoop {
   }
 }
 
-/** Writes NodeConfig status with a merge patch on the status subresource. */
+/**
+ * Writes NodeConfig status with a merge patch on the status subresource. A field the report leaves
+ * out is removed (`null`): a `RestoreFailed` report makes no `lastAppliedRevision` claim, and a
+ * report that is not `invalid` carries no `failureCause`.
+ */
 export function nodeConfigStatusWriter(clients: Clients, nodeName: string) {
   return async (status: NonNullable<NodeConfig['status']>): Promise<void> => {
-    await clients.nodeConfig.patchStatus(nodeName, { status }, undefined, { fieldManager: 'nodenet-agent' });
+    const patch = {
+      status: {
+        ...status,
+        lastAppliedRevision: status.lastAppliedRevision ?? null,
+        failureCause: status.failureCause ?? null,
+      },
+    };
+    await clients.nodeConfig.patchStatus(nodeName, patch, undefined, { fieldManager: 'nodenet-agent' });
   };
 }
 

@@ -27,7 +27,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { canonicalJson, sha256Hex, type NodeConfigSpec } from '@nodenet/api';
+import {
+  canonicalJson,
+  FAILURE_CAUSES,
+  sha256Hex,
+  type FailureCause,
+  type NodeConfigSpec,
+} from '@nodenet/api';
 import { CheckpointCorruptError, CheckpointWriteError, describeCause } from './errors.js';
 
 export const CHECKPOINT_FORMAT_VERSION = 1;
@@ -59,6 +65,11 @@ export interface PendingApply {
   /** Revision of applied.json when the apply began (what a restore will bring back). */
   previousRevision?: string;
   startedAt: string;
+  /**
+   * Set (pending.json rewritten) when the apply passed its checks and the confirm window began: a
+   * restart found after that was not the change failing its checks (reported `Interrupted`).
+   */
+  confirming?: boolean;
 }
 
 /** An attempt that failed and was rolled back. */
@@ -68,6 +79,10 @@ export interface RejectedAttempt {
   assignedAt?: string;
   message: string;
   at: string;
+  /** What the report said (absent in files of older agents: `ChangeFailed`). */
+  failureCause?: FailureCause;
+  /** With `Interrupted`: how many times in a row this attempt was interrupted. */
+  interruptions?: number;
 }
 
 export type ReadResult<T> =
@@ -323,6 +338,7 @@ function validatePending(body: Record<string, unknown>): PendingApply | string {
   if (typeof body.assignedAt === 'string') out.assignedAt = body.assignedAt;
   if (typeof body.previousRevision === 'string') out.previousRevision = body.previousRevision;
   if (typeof body.generation === 'number') out.generation = body.generation;
+  if (body.confirming === true) out.confirming = true;
   return out;
 }
 
@@ -338,5 +354,8 @@ function validateRejected(body: Record<string, unknown>): RejectedAttempt | stri
     at: body.at,
   };
   if (typeof body.assignedAt === 'string') out.assignedAt = body.assignedAt;
+  if ((FAILURE_CAUSES as readonly unknown[]).includes(body.failureCause))
+    out.failureCause = body.failureCause as FailureCause;
+  if (typeof body.interruptions === 'number') out.interruptions = body.interruptions;
   return out;
 }

@@ -9,14 +9,17 @@
  */
 import { describeCause } from './errors.js';
 import { judge, type CheckResult } from './health/checker.js';
-import { isConnectionRefused } from './health/probes.js';
 
 export interface ConfirmSettings {
   /** How long to keep checking after the first health check passed; 0 disables the window. */
   windowMs: number;
   /** Pause between two rounds of checks. */
   intervalMs: number;
-  /** The API server may be unreachable this long (e.g. a control-plane restart) before the agent reverts. */
+  /**
+   * The API server may be unreachable this long (e.g. a control-plane restart) before the agent
+   * reverts. Shorter than `windowMs` (options.ts checks it): the window is extended past its end
+   * while an outage runs, by at most this much.
+   */
   unreachableLimitMs: number;
 }
 
@@ -103,7 +106,13 @@ export type ConfirmOutcome =
   | { kind: 'failed'; reason: ConfirmFailure; message: string }
   | { kind: 'stopped'; message: string };
 
-/** Checks every `intervalMs` until `windowMs` passed, or until a round fails. */
+/**
+ * Checks every `intervalMs` until `windowMs` passed, or until a round fails. The window never ends
+ * while the last API probe failed (invariant 7: a node cut off cannot report, so "no news" must not
+ * read as "good"): past `windowMs` it goes on until the API server answers (confirmed) or the outage
+ * reached `unreachableLimitMs` (failed). It therefore lasts at most `windowMs + unreachableLimitMs`
+ * plus one round.
+ */
 export async function runConfirmWindow(deps: ConfirmLoopDeps): Promise<ConfirmOutcome> {
   const { settings } = deps;
   const start = deps.monotonicMs();
@@ -111,16 +120,20 @@ export async function runConfirmWindow(deps: ConfirmLoopDeps): Promise<ConfirmOu
   let rounds = 0;
   for (;;) {
     const elapsed = deps.monotonicMs() - start;
-    if (elapsed >= settings.windowMs) return { kind: 'confirmed', rounds };
-    await deps.sleep(Math.min(settings.intervalMs, settings.windowMs - elapsed), deps.signal);
+    const pause = nextPause(settings, state, elapsed);
+    if (pause === undefined) return { kind: 'confirmed', rounds };
+    await deps.sleep(pause, deps.signal);
     if (deps.signal.aborted) {
       return {
         kind: 'stopped',
         message: `agent stopped ${seconds(deps.monotonicMs() - start)} into the confirm window`,
       };
     }
+    // A round counts from when it began: a probe that hangs until its timeout must not push the
+    // start of an outage (or its end) later than the moment the path was tried.
+    const roundAt = deps.monotonicMs() - start;
     const checked = await deps.check();
-    const tick: ConfirmTick = { ...checked, atMs: deps.monotonicMs() - start };
+    const tick: ConfirmTick = { ...checked, atMs: roundAt };
     rounds++;
     const verdict = assessTick(state, tick, deps.baseline, settings);
     deps.onTick?.(tick, verdict);
@@ -128,6 +141,23 @@ export async function runConfirmWindow(deps: ConfirmLoopDeps): Promise<ConfirmOu
       return { kind: 'failed', reason: verdict.reason, message: verdict.message };
     state = verdict.state;
   }
+}
+
+/**
+ * How long to wait before the next round, `elapsed` ms into the window; undefined: the window is
+ * over (confirmed). Within the window the last pause is shortened to end on it; past it (only while
+ * the API server is unreachable) the pause is shortened to end when the outage reaches the limit.
+ */
+export function nextPause(
+  settings: ConfirmSettings,
+  state: ConfirmState,
+  elapsed: number,
+): number | undefined {
+  const { windowMs, intervalMs, unreachableLimitMs } = settings;
+  if (elapsed < windowMs) return Math.min(intervalMs, windowMs - elapsed);
+  if (state.unreachableSinceMs === undefined) return undefined;
+  const untilLimit = state.unreachableSinceMs + unreachableLimitMs - elapsed;
+  return Math.max(0, Math.min(intervalMs, untilLimit));
 }
 
 /**
@@ -150,8 +180,8 @@ async function probe(apiServer: () => Promise<void>): Promise<{ ok: boolean; det
     await apiServer();
     return { ok: true, detail: 'answered' };
   } catch (err) {
-    // A refused connection proves the path to the control plane's host works.
-    if (isConnectionRefused(err)) return { ok: true, detail: 'connection refused: host reachable' };
+    // Only a completed exchange with the API server counts: a refused connection may come from this
+    // very node (a change put the API server's address on a local device), so it proves nothing.
     return { ok: false, detail: describeCause(err) };
   }
 }
@@ -192,8 +222,18 @@ export async function confirmApplied(
     monotonicMs: deps.monotonicMs,
     sleep: deps.sleep,
     signal: deps.signal,
-    onTick: (tick, verdict) =>
-      log.debug({ atMs: Math.round(tick.atMs), api: tick.api, verdict: verdict.kind }, 'confirm round'),
+    onTick: (tick, verdict) => {
+      log.debug({ atMs: Math.round(tick.atMs), api: tick.api, verdict: verdict.kind }, 'confirm round');
+      if (
+        verdict.kind === 'ok' &&
+        verdict.state.unreachableSinceMs !== undefined &&
+        tick.atMs >= settings.windowMs
+      )
+        log.info(
+          { revision, atMs: Math.round(tick.atMs), api: tick.api?.detail },
+          'confirm window extended: the API server does not answer (confirms once it does, reverts at the limit)',
+        );
+    },
   });
   if (outcome.kind === 'confirmed') return undefined;
   return { reason: outcome.kind === 'stopped' ? 'stopped' : outcome.reason, message: outcome.message };

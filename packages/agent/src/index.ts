@@ -14,6 +14,9 @@ export * from './l3vni-order.js';
 export * from './options.js';
 export * from './agent.js';
 export { nextResyncMs, RESYNC_BACKOFF } from './resync-backoff.js';
+export * from './bounded.js';
+export * from './failure-cause.js';
+export * from './shutdown.js';
 
 // Internals the package's own tests exercise directly (pure logic, unit-tested).
 export { writeFileDurably } from './durable-file.js';

@@ -4,7 +4,9 @@
  * drivers, health checks, checkpoint store, status reporter, metrics and probe endpoints — and runs
  * the loop until SIGTERM. See options.ts for the flags (`--help`).
  */
+import { lookup } from 'node:dns/promises';
 import { readFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import type { Server } from 'node:http';
 import type { RequestOptions } from 'node:https';
 import { join } from 'node:path';
@@ -17,17 +19,20 @@ import {
   listen,
   loadKubeConfig,
   makeClients,
+  type Probe,
 } from '@nodenet/kube';
 import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './agent.js';
 import { CheckpointStore } from './checkpoint.js';
 import { hostDrivers } from './drivers.js';
-import { AgentError, describeCause, OptionError } from './errors.js';
+import { AgentError, describeCause } from './errors.js';
 import { FAULT_ENV, faultPointFromEnv, killAt } from './fault.js';
 import { FrrDriver, resolveInstance, type FrrInstanceOptions } from './frr/index.js';
 import {
   DEFAULT_HEALTH_CONFIG,
   HealthChecker,
+  hostAddresses,
   httpApiServerProbe,
+  isLoopbackAddress,
   loadHealthConfig,
 } from './health/index.js';
 import { firstIpv4Address } from './host-address.js';
@@ -46,9 +51,10 @@ import {
   sysfsInterfaceExists,
   type SelfCheckProblem,
 } from './self-check.js';
+import { API_STEP_TIMEOUT_MS, shutdownWithin } from './shutdown.js';
 import { StatusReporter } from './status.js';
 
-export async function runAgent(options: AgentOptions): Promise<{ stop: () => Promise<void> }> {
+export async function runAgent(options: AgentOptions): Promise<{ stop: () => Promise<StopResult> }> {
   const log = pino({ level: options.logLevel, base: { component: 'nodenet-agent', node: options.nodeName } });
   const faultPoint = faultPointFromEnv();
   if (faultPoint)
@@ -56,16 +62,22 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
       { [FAULT_ENV]: faultPoint },
       'TEST-ONLY fault injection is active: the agent will SIGKILL itself',
     );
-
+  // Problems of the agent's own set-up are collected, not thrown: the recovery of a cut-off apply
+  // (pending.json) below must run first, whatever else is wrong (issue #24 item 2).
+  const setupProblems: SelfCheckProblem[] = [];
   const healthConfig = options.healthConfig
-    ? await loadHealthConfig(options.healthConfig)
+    ? await loadHealthConfig(options.healthConfig).catch((err: unknown) => {
+        setupProblems.push({ check: 'health-config', message: describeCause(err) });
+        return DEFAULT_HEALTH_CONFIG;
+      })
     : DEFAULT_HEALTH_CONFIG;
-  const template = await readFile(options.frr.template, 'utf8').catch((cause: unknown) => {
-    throw new AgentError(
-      'InvalidOption',
-      `--frr-template ${options.frr.template}: cannot read: ${describeCause(cause)}`,
-    );
-  });
+  const template = await readFile(options.frr.template, 'utf8').catch(
+    (cause: unknown) =>
+      new AgentError(
+        'InvalidOption',
+        `--frr-template ${options.frr.template}: cannot read: ${describeCause(cause)}`,
+      ),
+  );
   // The VTEP interface is part of the self-check below: a missing one is reported, not thrown.
   const vtepPresent =
     options.vtepAddress !== undefined || (await sysfsInterfaceExists(options.vtepInterface));
@@ -78,40 +90,12 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
 
   // The VRF instances peer with the default instance over iBGP, so their router ids must differ.
   const vrfRouterId = options.frr.vrfRouterId ?? vtepAddress;
-  if (vrfRouterId === options.frr.routerId) {
-    throw new OptionError(
-      '--router-id',
-      options.frr.routerId,
-      `equals the VTEP address ${vtepAddress}, the default router id of the VRF instances; set --vrf-router-id to another address`,
-    );
-  }
-  let frrOrError: FrrDriver | Error;
-  try {
-    frrOrError = new FrrDriver({
-      template,
-      settings: { asn: options.frr.asn, routerId: options.frr.routerId, vrfRouterId },
-      confdir: options.frr.confdir,
-      bindir: options.frr.bindir,
-      reloadCommand: options.frr.reloadCommand,
-      ...(options.frr.pathspace ? { pathspace: options.frr.pathspace } : {}),
-      ...(options.frr.rundir ? { rundir: options.frr.rundir } : {}),
+  if (vrfRouterId === options.frr.routerId)
+    setupProblems.push({
+      check: 'router-id',
+      message: `--router-id ${options.frr.routerId}: equals the VTEP address ${vtepAddress}, the default router id of the VRF instances; set --vrf-router-id to another address`,
     });
-  } catch (err) {
-    frrOrError = err instanceof Error ? err : new Error(String(err));
-  }
-  const problems = await selfCheck({
-    renderEmpty: () => {
-      if (frrOrError instanceof Error) throw frrOrError;
-      return frrOrError.render({ vrf: [], routingTable: [] });
-    },
-    checkFrr: (text) => (frrOrError instanceof Error ? Promise.reject(frrOrError) : frrOrError.check(text)),
-    vtepInterface: options.vtepInterface,
-    interfaceExists: async () => vtepPresent,
-  });
-  if (problems.length > 0 || frrOrError instanceof Error)
-    return runMisconfigured(options, clients, problems, log);
-  const frr = frrOrError;
-  await clearMisconfigured(clients, options.nodeName, log);
+  const frrOrError = frrDriverOrError(options, template, vrfRouterId);
 
   const checkpoints = new CheckpointStore(options.stateDir);
   const netlink = createNetlinkDriver({
@@ -124,13 +108,15 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     },
   });
 
+  const serverIsLocal = await serverOnThisHost(client.server);
   const apiServerProbe = async (timeoutMs: number): Promise<void> => {
     // Credentials are applied per probe: service-account tokens rotate.
     const tls: RequestOptions = {};
     await kubeConfig.applyToHTTPSOptions(tls);
     const headers = Object.fromEntries(Object.entries(tls.headers ?? {}).map(([k, v]) => [k, String(v)]));
-    return httpApiServerProbe({ server: client.server, tls, headers })(timeoutMs);
+    return httpApiServerProbe({ server: client.server, tls, headers, serverIsLocal })(timeoutMs);
   };
+  const frr = frrOrError instanceof Error ? unusableFrr(frrOrError) : frrOrError;
   const health = new HealthChecker(healthConfig, {
     apiServer: apiServerProbe,
     frr: (sessions) => frr.status({ sessions }),
@@ -183,11 +169,135 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     }),
   });
 
+  const problems: SelfCheckProblem[] = [];
+  const probes = {
+    healthz: () => loop.healthz(),
+    readyz: () => (problems.length ? { ok: false, detail: problemsText(problems) } : loop.readyz()),
+  };
+  const servers = await serveEndpoints(options, probes, metrics);
+  log.info(
+    { vtepAddress, stateDir: options.stateDir, resyncMs: options.resyncMs, confirm: options.confirm },
+    'agent starting',
+  );
+
+  // 1. An apply cut off by the last stop (pending.json): restore and report, before anything else.
+  await loop.recover();
+  // 2. Only then the self-check; a misconfigured agent takes no new work.
+  problems.push(
+    ...setupProblems,
+    ...(await selfCheck({
+      renderEmpty: () => {
+        if (frrOrError instanceof Error) throw frrOrError;
+        return frrOrError.render({ vrf: [], routingTable: [] });
+      },
+      checkFrr: (text) => (frrOrError instanceof Error ? Promise.reject(frrOrError) : frrOrError.check(text)),
+      vtepInterface: options.vtepInterface,
+      interfaceExists: async () => vtepPresent,
+    })),
+  );
+  let stopReporting = (): void => undefined;
+  if (problems.length > 0) {
+    log.error(
+      { problems },
+      'agent misconfigured: applying nothing; fix the configuration and restart the agent',
+    );
+    // The recovery's report first (bounded), then the misconfiguration (which keeps the others).
+    await Promise.race([status.flush(), sleepMs(API_STEP_TIMEOUT_MS)]);
+    status.stop();
+    stopReporting = reportMisconfigured(clients, options.nodeName, problems, log);
+  } else {
+    await clearMisconfigured(clients, options.nodeName, log);
+    observation.start();
+    await loop.start();
+  }
+
+  return {
+    stop: () =>
+      shutdownWithin(
+        [
+          {
+            // An apply under way finishes its step; a confirm window ends and the host is restored.
+            name: 'finish or restore the apply under way',
+            run: () => {
+              stopReporting();
+              loop.stop();
+              pipeline.stop();
+              return loop.idle();
+            },
+          },
+          { name: 'observed-state loop', run: () => observation.stop(), maxMs: API_STEP_TIMEOUT_MS },
+          // The last report (e.g. invalid, Interrupted) reaches the API server if it answers.
+          { name: 'last status write', run: () => status.flush(), maxMs: API_STEP_TIMEOUT_MS },
+          {
+            name: 'close connections and endpoints',
+            run: () => {
+              status.stop();
+              netlink.close();
+              client.close();
+              return Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+            },
+            maxMs: API_STEP_TIMEOUT_MS,
+          },
+        ],
+        options.shutdownTimeoutMs,
+      ),
+  };
+}
+
+type StopResult = Awaited<ReturnType<typeof shutdownWithin>>;
+
+const sleepMs = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
+
+/** The FRR driver, or why it cannot be built (a bad template is reported by the self-check). */
+function frrDriverOrError(
+  options: AgentOptions,
+  template: string | Error,
+  vrfRouterId: string,
+): FrrDriver | Error {
+  if (template instanceof Error) return template;
+  try {
+    return new FrrDriver({
+      template,
+      settings: { asn: options.frr.asn, routerId: options.frr.routerId, vrfRouterId },
+      confdir: options.frr.confdir,
+      bindir: options.frr.bindir,
+      reloadCommand: options.frr.reloadCommand,
+      ...(options.frr.pathspace ? { pathspace: options.frr.pathspace } : {}),
+      ...(options.frr.rundir ? { rundir: options.frr.rundir } : {}),
+    });
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
+
+/** Without a usable FRR driver, every FRR step fails with why (a restore then says RestoreFailed). */
+function unusableFrr(error: Error): FrrDriver {
+  const fail = (): Promise<never> => Promise.reject(error);
+  return { apply: fail, sync: fail, removeAll: fail, status: fail } as unknown as FrrDriver;
+}
+
+/** Whether the API server's address is one of this host's at start-up (a control-plane node). */
+async function serverOnThisHost(server: string): Promise<boolean> {
+  const host = new URL(server).hostname.replace(/^\[|\]$/g, '');
+  const address = isIP(host)
+    ? host
+    : await lookup(host).then(
+        (r) => r.address,
+        () => undefined,
+      );
+  return address !== undefined && (isLoopbackAddress(address) || hostAddresses().has(address));
+}
+
+/** /metrics, /healthz and /readyz, on one or two addresses. */
+async function serveEndpoints(
+  options: AgentOptions,
+  probes: { healthz: () => Probe; readyz: () => Probe },
+  metrics: AgentMetrics,
+): Promise<Server[]> {
   const servers: Server[] = [];
   const same =
     options.metricsAddr.host === options.healthAddr.host &&
     options.metricsAddr.port === options.healthAddr.port;
-  const probes = { healthz: () => loop.healthz(), readyz: () => loop.readyz() };
   if (same) {
     servers.push(createEndpointServer({ ...probes, metrics: metrics.registry }));
     await listen(servers[0]!, options.metricsAddr);
@@ -196,29 +306,7 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     await listen(servers[0]!, options.metricsAddr);
     await listen(servers[1]!, options.healthAddr);
   }
-  log.info(
-    { vtepAddress, stateDir: options.stateDir, resyncMs: options.resyncMs, confirm: options.confirm },
-    'agent starting',
-  );
-  observation.start();
-  await loop.start();
-
-  return {
-    stop: async () => {
-      // An apply under way finishes its step; a confirm window ends and the host is restored
-      // before we exit (deploy/agent's terminationGracePeriodSeconds covers the worst case).
-      loop.stop();
-      pipeline.stop();
-      await loop.idle();
-      await observation.stop();
-      // Give a pending status write a moment; never block shutdown on an unreachable API server.
-      await Promise.race([status.flush(), new Promise((r) => setTimeout(r, 2000))]);
-      status.stop();
-      netlink.close();
-      client.close();
-      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-    },
-  };
+  return servers;
 }
 
 /** The FRR instance the options name (as the driver gets it above), for the observer's vtysh. */
@@ -229,39 +317,6 @@ const frrInstanceOptions = (options: AgentOptions): FrrInstanceOptions => ({
   ...(options.frr.pathspace ? { pathspace: options.frr.pathspace } : {}),
   ...(options.frr.rundir ? { rundir: options.frr.rundir } : {}),
 });
-
-/**
- * A misconfigured agent (self-check.ts) applies nothing: it serves /healthz (alive) and /readyz (not
- * ready, saying why) and reports the problems on its NodeConfig and Node until it is stopped.
- */
-async function runMisconfigured(
-  options: AgentOptions,
-  clients: ReturnType<typeof makeClients>,
-  problems: SelfCheckProblem[],
-  log: pino.Logger,
-): Promise<{ stop: () => Promise<void> }> {
-  log.error(
-    { problems },
-    'agent misconfigured: applying nothing; fix the configuration and restart the agent',
-  );
-  const probes = {
-    healthz: () => ({ ok: true, detail: 'alive (misconfigured: see /readyz)' }),
-    readyz: () => ({ ok: false, detail: problemsText(problems) }),
-  };
-  const addresses = [options.healthAddr, options.metricsAddr].filter(
-    (a, i, all) => all.findIndex((b) => b.host === a.host && b.port === a.port) === i,
-  );
-  const servers = addresses.map(() => createEndpointServer(probes));
-  for (const [i, server] of servers.entries()) await listen(server, addresses[i]!);
-  const stopReporting = reportMisconfigured(clients, options.nodeName, problems, log);
-  return {
-    stop: async () => {
-      stopReporting();
-      clients.client.close();
-      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-    },
-  };
-}
 
 async function main(argv: string[]): Promise<void> {
   const program: Command = buildProgram();
@@ -275,11 +330,22 @@ async function main(argv: string[]): Promise<void> {
   const agent = await runAgent(options);
   let stopping = false;
   const shutdown = (signal: string): void => {
-    if (stopping) return;
+    if (stopping) {
+      console.error(`nodenet-agent: ${signal} again, exiting at once`);
+      process.exit(1);
+    }
     stopping = true;
-    console.error(`nodenet-agent: ${signal}, shutting down`);
+    console.error(`nodenet-agent: ${signal}, shutting down (deadline ${options.shutdownTimeoutMs} ms)`);
+    // A backstop in case something outside the bounded steps keeps the process busy.
+    setTimeout(() => process.exit(1), options.shutdownTimeoutMs + 2_000).unref();
     agent.stop().then(
-      () => process.exit(0),
+      (result) => {
+        if (result.complete) process.exit(0);
+        console.error(
+          `nodenet-agent: shutdown cut short after ${result.elapsedMs} ms: ${result.unfinished.join('; ')}`,
+        );
+        process.exit(1);
+      },
       () => process.exit(1),
     );
   };

@@ -6,6 +6,7 @@
  */
 import type { NodeConfig, ObservedState } from '@nodenet/api';
 import type { Clients } from '@nodenet/kube';
+import { boundObserved } from './bounded.js';
 import { describeCause } from './errors.js';
 import { decideNodenetReady, nextNodeState, NodeConditionWriter, type NodeState } from './node-condition.js';
 import { observedPatch, ObservedReporter } from './observed/index.js';
@@ -39,7 +40,8 @@ export class NodeObservation {
     this.observed = new ObservedReporter({
       read: opts.read,
       write: async (observed) => {
-        await clients.nodeConfig.patchStatus(nodeName, observedPatch(observed), undefined, {
+        // Bounded lists and strings: a node with thousands of sessions still gets a status.
+        await clients.nodeConfig.patchStatus(nodeName, observedPatch(boundObserved(observed)), undefined, {
           fieldManager: 'nodenet-agent',
         });
       },

@@ -41,6 +41,8 @@ export interface AgentOptions {
   metricsAddr: ListenAddress;
   healthAddr: ListenAddress;
   logLevel: string;
+  /** SIGTERM: everything stops within this (shutdown.ts); exit 1 when something was cut short. */
+  shutdownTimeoutMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -148,10 +150,15 @@ export function buildProgram(): Command {
       new Option(
         '--confirm-window <duration>',
         'after an apply passed its health checks, keep checking this long before reporting provisioned; a ' +
-          'failed check or an unreachable API server within it makes the agent restore the previous config on ' +
-          "its own. The default outlasts the BGP hold time of FRR's traditional profile (180 s; RFC 4271 " +
-          'suggests 90 s): a change that breaks a session is caught when the session dies. With short hold ' +
-          'timers (datacenter profile: 9 s) 30s is enough. 0s disables the window',
+          'failed check, or an API server unreachable for --confirm-unreachable-limit, within it makes the agent ' +
+          'restore the previous config on its own. The window never ends while the last API-server probe failed: ' +
+          'it goes on until the API server answers (confirmed) or the outage reaches the limit (restored). ' +
+          "The default outlasts the BGP hold time of FRR's traditional profile (180 s; RFC 4271 suggests 90 s): " +
+          'a change that breaks a session is caught when the session dies. A 30s window covers a change that ' +
+          'cuts the node off, or breaks a check, within 30 s: sessions with short hold timers (datacenter ' +
+          'profile: 9 s) and a lost path to the API server. It does not cover a session whose hold timer is ' +
+          'longer than the window (it dies after the change was confirmed), nor a fault that shows only later ' +
+          '(under traffic, at a peer restart). 0s disables the window',
       ).default('4m'),
     )
     .addOption(
@@ -163,8 +170,9 @@ export function buildProgram(): Command {
     .addOption(
       new Option(
         '--confirm-unreachable-limit <duration>',
-        'within the confirm window, the API server (fresh connection) may be unreachable this long before the ' +
-          'agent reverts; covers a control-plane restart',
+        'within the confirm window, the API server (a completed HTTP exchange on a fresh connection) may be ' +
+          'unreachable this long before the agent reverts; covers a control-plane restart. Must be shorter ' +
+          'than --confirm-window (when both are non-zero)',
       ).default('30s'),
     )
     .addOption(
@@ -195,6 +203,15 @@ export function buildProgram(): Command {
         '--health-addr <host:port>',
         'listen address for /healthz and /readyz (may equal --metrics-addr)',
       ).default(':9463'),
+    )
+    .addOption(
+      new Option(
+        '--shutdown-timeout <duration>',
+        'on SIGTERM, an apply under way finishes its step (in the confirm window: restores the previous ' +
+          'config), the last status is written if the API server answers (at most 3 s per API step), and the ' +
+          'agent exits within this deadline whatever the API server does; non-zero when something was cut ' +
+          "short. Keep it below the pod's terminationGracePeriodSeconds",
+      ).default('280s'),
     )
     .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
     .addHelpText(
@@ -231,6 +248,7 @@ export interface RawOptions {
   metricsAddr: string;
   healthAddr: string;
   logLevel: string;
+  shutdownTimeout?: string;
 }
 
 const NODE_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -306,6 +324,7 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   };
   if (confirm.intervalMs < 100)
     throw new OptionError('--confirm-interval', raw.confirmInterval, 'must be at least 100ms');
+  checkConfirmSettings(confirm, raw);
   const heartbeatMs = parseDuration('--heartbeat-interval', raw.heartbeatInterval ?? '10s');
   const l3vniTimeoutMs = parseDuration('--l3vni-timeout', raw.l3vniTimeout ?? '30s');
   if (l3vniTimeoutMs < 1000)
@@ -315,6 +334,8 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   const observeMs = parseDuration('--observe-interval', raw.observeInterval ?? '10s');
   if (observeMs !== 0 && observeMs < 1000)
     throw new OptionError('--observe-interval', raw.observeInterval, 'must be 0s or at least 1s');
+  if (raw.shutdownTimeout !== undefined && parseDuration('--shutdown-timeout', raw.shutdownTimeout) < 1000)
+    throw new OptionError('--shutdown-timeout', raw.shutdownTimeout, 'must be at least 1s');
   if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel)) {
     throw new OptionError('--log-level', raw.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
   }
@@ -342,11 +363,29 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
     metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),
     healthAddr: parseListenAddress('--health-addr', raw.healthAddr),
     logLevel: raw.logLevel,
+    shutdownTimeoutMs: parseDuration('--shutdown-timeout', raw.shutdownTimeout ?? '280s'),
   };
   if (raw.kubeconfig !== undefined) options.kubeconfig = raw.kubeconfig;
   if (raw.healthConfig !== undefined) options.healthConfig = raw.healthConfig;
   if (raw.vtepAddress !== undefined) options.vtepAddress = raw.vtepAddress;
   return options;
+}
+
+/** The confirm options together: a node cut off from the window's start is judged within it. */
+export function checkConfirmSettings(
+  confirm: ConfirmSettings,
+  raw: Pick<RawOptions, 'confirmWindow' | 'confirmUnreachableLimit'>,
+): void {
+  const { windowMs, unreachableLimitMs } = confirm;
+  if (windowMs > 0 && unreachableLimitMs > 0 && unreachableLimitMs >= windowMs) {
+    throw new OptionError(
+      '--confirm-unreachable-limit',
+      raw.confirmUnreachableLimit ?? '30s',
+      `must be shorter than --confirm-window ${raw.confirmWindow ?? '4m'}: an API server unreachable from ` +
+        'the start of the window must be judged (reverted) within the window, not only after it ended; ' +
+        'lengthen --confirm-window or shorten --confirm-unreachable-limit',
+    );
+  }
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

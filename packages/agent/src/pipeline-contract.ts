@@ -4,9 +4,11 @@
  * decision of what a reconcile does with a desired spec (table-tested).
  */
 import type pino from 'pino';
-import { shortHash, type NodeConfigSpec, type NodeConfigStatus } from '@nodenet/api';
+import { shortHash, type FailureCause, type NodeConfigSpec, type NodeConfigStatus } from '@nodenet/api';
 import type { CheckpointStore } from './checkpoint.js';
+import { describeCause } from './errors.js';
 import type { ConfirmFailure, ConfirmSettings } from './confirm.js';
+import { retriesOnItsOwn, type FailureKind } from './failure-cause.js';
 import type { FaultHook } from './fault.js';
 import type { CheckResult, HealthVerdict } from './health/checker.js';
 import type { AgentMetrics } from './metrics.js';
@@ -138,6 +140,13 @@ export const STEP_REASON: Record<PipelineStep | 'restart', string> = {
   restart: 'AgentRestartedDuringApply',
 };
 
+/** How each failed confirm window is judged (failure-cause.ts). */
+export const CONFIRM_KIND: Record<ConfirmFailure | 'stopped', FailureKind> = {
+  HealthCheckFailed: 'change',
+  ApiServerUnreachable: 'cut-off',
+  stopped: 'interrupted',
+};
+
 /** Reasons of a failed confirm window, by what was lost. */
 export const CONFIRM_REASON: Record<ConfirmFailure | 'stopped', string> = {
   HealthCheckFailed: 'ConfirmHealthCheckFailed',
@@ -162,12 +171,17 @@ export function nextStep(facts: {
   desiredHash: string;
   assignedAt?: string;
   appliedHash?: string;
-  rejected?: { specHash: string; assignedAt?: string };
+  rejected?: { specHash: string; assignedAt?: string; failureCause?: FailureCause; interruptions?: number };
 }): NextStep {
   if (facts.recoveryNeeded) return 'recover-first';
   if (facts.appliedHash === facts.desiredHash) return 'resync';
   // The same content under the same assignment failed already; the configurator's retry re-assigns.
-  if (facts.rejected?.specHash === facts.desiredHash && facts.rejected.assignedAt === facts.assignedAt)
+  // An interrupted attempt (e.g. a rollback whose window a SIGTERM cut short) is tried again, bounded.
+  if (
+    facts.rejected?.specHash === facts.desiredHash &&
+    facts.rejected.assignedAt === facts.assignedAt &&
+    !retriesOnItsOwn(facts.rejected)
+  )
     return 'keep-rejected';
   return 'apply';
 }
@@ -183,14 +197,26 @@ export interface Attempt {
 /** First 10 hex digits, as in revision names. */
 export const short = (revision: string | undefined): string => (revision ? shortHash(revision) : 'unknown');
 
+/** Runs one step of an apply; its error becomes a StepError naming the step. */
+export async function runStep<T>(step: PipelineStep, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new StepError(step, describeCause(err), { cause: err });
+  }
+}
+
 export class StepError extends Error {
   constructor(
     readonly step: PipelineStep,
     message: string,
-    options?: { cause?: unknown; reason?: string },
+    options?: { cause?: unknown; reason?: string; kind?: FailureKind },
   ) {
     super(message, options);
     this.reason = options?.reason ?? STEP_REASON[step];
+    this.kind = options?.kind ?? 'change';
   }
   readonly reason: string;
+  /** How the failure is judged for status.failureCause (failure-cause.ts). */
+  readonly kind: FailureKind;
 }

@@ -3,26 +3,26 @@
  * drivers, checkpoint store, health checks, status sink); no I/O of its own, so its decisions are
  * unit-tested with in-memory drivers and exercised end to end with the real ones.
  *
- * - `start()`: a pending.json means the last apply was cut off: restore applied.json (or remove
- *   everything managed), report the attempt `invalid` and remember it as rejected.
- * - `reconcile()`, spec equal to applied.json: drift repair; the status is re-sent only when the
- *   API shows something else (report-once.ts).
- * - Otherwise: baseline health, pending.json, `provisioning`, netlink then FRR, health, the confirm
- *   window (confirm.ts); success writes applied.json and reports `provisioned`; any failure restores
- *   and reports `invalid` naming the step (restore-and-report.ts). A heartbeat refreshes the status
- *   meanwhile. A spec that failed (same content, same `assigned-at`) is not applied again. Status
- *   writes are fire-and-forget: an unreachable API server never causes a rollback.
+ * `start()` recovers a cut-off apply (pending.json). `reconcile()`: an unchanged spec is drift
+ * repair (resync.ts); a new one is baseline health, pending.json, `provisioning`, netlink then FRR,
+ * health, the confirm window (confirm.ts), applied.json and `provisioned`; any failure restores and
+ * reports `invalid` with its failureCause (restore-and-report.ts). A spec that failed under the same
+ * `assigned-at` is not applied again, unless it was only interrupted (failure-cause.ts). Status
+ * writes are fire-and-forget: an unreachable API server never causes a rollback by itself.
  */
 import pino from 'pino';
 import { SerialQueue } from '@nodenet/kube';
-import { specHash, type AppliedCheckpoint, type RejectedAttempt } from './checkpoint.js';
+import { specHash, type AppliedCheckpoint, type PendingApply, type RejectedAttempt } from './checkpoint.js';
 import { confirmApplied, DEFAULT_CONFIRM, startHeartbeat, type ConfirmSettings } from './confirm.js';
 import { describeCause } from './errors.js';
+import { apiServerChecks } from './failure-cause.js';
 import type { FaultHook, FaultPoint } from './fault.js';
 import { judge, type CheckResult, type HealthVerdict } from './health/checker.js';
 import { repairDrift, type DriftResult } from './host-sync.js';
 import { AgentMetrics } from './metrics.js';
 import {
+  runStep,
+  CONFIRM_KIND,
   CONFIRM_REASON,
   nextStep,
   short,
@@ -33,7 +33,6 @@ import {
   type DesiredConfig,
   type Logger,
   type PipelineDeps,
-  type PipelineStep,
   type ReconcileOutcome,
   type StartOutcome,
 } from './pipeline-contract.js';
@@ -58,6 +57,7 @@ export class Pipeline {
   /** Set when a restore failed: the host may be half-applied, so the next call restores first. */
   private recoveryNeeded = false;
   private started = false;
+  private startOutcome?: StartOutcome;
   private healthyOnce = false;
   private readonly queue = new SerialQueue();
   private readonly stopping = new AbortController();
@@ -66,6 +66,7 @@ export class Pipeline {
   private readonly log: Logger;
   private readonly fault: FaultHook;
   private readonly confirm: ConfirmSettings;
+  private readonly api: ReturnType<typeof apiServerChecks>;
 
   constructor(private readonly deps: PipelineDeps) {
     this.clock = deps.clock ?? { now: () => new Date() };
@@ -73,6 +74,7 @@ export class Pipeline {
     this.log = deps.logger ?? pino({ level: 'silent' });
     this.fault = deps.fault ?? (() => undefined);
     this.confirm = deps.confirm ?? DEFAULT_CONFIRM;
+    this.api = apiServerChecks(deps, this.confirm, this.stopping.signal);
   }
 
   /** The last good config on the host, as the checkpoint records it. */
@@ -82,7 +84,7 @@ export class Pipeline {
 
   /** Start-up: load the checkpoint and recover from an apply that was cut off. Call once, first. */
   start(): Promise<StartOutcome> {
-    return this.queue.run(() => this.doStart());
+    return this.queue.run(async () => (this.startOutcome ??= await this.doStart()));
   }
 
   /** Brings the host to `desired` (or keeps it there). Calls are serialized. */
@@ -90,10 +92,7 @@ export class Pipeline {
     return this.queue.run(() => this.doReconcile(desired));
   }
 
-  /**
-   * Shutdown (SIGTERM): a running netlink/FRR step finishes; a confirm window under way ends at once
-   * and the previous checkpoint is restored before the apply returns. Await the caller's idle().
-   */
+  /** SIGTERM: a running step finishes; a confirm window ends at once and the host is restored. */
   stop(): void {
     this.stopping.abort();
   }
@@ -113,20 +112,17 @@ export class Pipeline {
     if (pending.specHash && this.applied && pending.specHash === this.applied.specHash) {
       // Died after writing applied.json but before removing pending.json: the apply had succeeded.
       await this.deps.checkpoints.clearPending();
-      this.log.info(
-        { revision: this.applied.revision },
-        'previous apply had completed; removed stale pending.json',
-      );
+      this.log.info({ revision: this.applied.revision }, 'previous apply completed; removed pending.json');
       return { kind: 'completed', applied: this.applied.revision };
     }
     return this.recover('restart', pending);
   }
 
-  /**
-   * Restores the last good checkpoint after an apply that was cut off (agent restart, also during
-   * the confirm window) or whose restore failed earlier, then reports the attempted revision invalid.
-   */
-  private async recover(cause: 'restart' | 'retry', pending: Attempt): Promise<StartOutcome> {
+  /** Restores the last good checkpoint after an apply cut off by a restart, or whose restore failed. */
+  private async recover(
+    cause: 'restart' | 'retry',
+    pending: Attempt & { confirming?: boolean },
+  ): Promise<StartOutcome> {
     const attempted = pending.revision;
     this.log.warn(
       { attempted, restoreTo: this.applied?.revision ?? 'nothing (no checkpoint)', cause },
@@ -168,6 +164,9 @@ export class Pipeline {
       case 'keep-rejected':
         return keepRejected(this.resyncContext(), desired, this.rejected?.message ?? 'rejected earlier');
       default:
+        // An interrupted attempt is tried again only once the API server answers (not mid-outage).
+        if (this.rejected?.specHash === hash && !(await this.api.answers()))
+          return keepRejected(this.resyncContext(), desired, this.rejected.message);
         return this.apply(desired, hash);
     }
   }
@@ -200,15 +199,16 @@ export class Pipeline {
     );
 
     const baseline = await this.runHealth();
+    const pending: PendingApply = {
+      revision,
+      specHash: hash,
+      startedAt: startedAt.toISOString(),
+      ...(desired.assignedAt ? { assignedAt: desired.assignedAt } : {}),
+      ...(desired.generation !== undefined ? { generation: desired.generation } : {}),
+      ...(previous ? { previousRevision: previous.revision } : {}),
+    };
     try {
-      await this.deps.checkpoints.savePending({
-        revision,
-        specHash: hash,
-        startedAt: startedAt.toISOString(),
-        ...(desired.assignedAt ? { assignedAt: desired.assignedAt } : {}),
-        ...(desired.generation !== undefined ? { generation: desired.generation } : {}),
-        ...(previous ? { previousRevision: previous.revision } : {}),
-      });
+      await this.deps.checkpoints.savePending(pending);
     } catch (err) {
       // Without pending.json a crash mid-apply would go unnoticed: do not touch the host.
       endTimer();
@@ -227,18 +227,24 @@ export class Pipeline {
 
     let verdict: HealthVerdict;
     try {
-      const { operations } = await this.step('netlink', () => this.deps.drivers.netlink.apply(spec));
+      const { operations } = await runStep('netlink', () => this.deps.drivers.netlink.apply(spec));
       this.hook('after-netlink');
-      const { changed } = await this.step('frr', () => this.deps.drivers.frr.apply(spec));
+      const { changed } = await runStep('frr', () => this.deps.drivers.frr.apply(spec));
       this.hook('after-frr');
       verdict = judge(await this.runHealth(), baseline);
-      if (!verdict.ok) throw new StepError('health', verdict.summary);
+      if (!verdict.ok) {
+        // Only the API server lost: judged by what the restore fixes (failure-cause.ts).
+        const cutOff = verdict.newFailures.every((r) => r.name === 'apiserver');
+        throw new StepError('health', verdict.summary, { kind: cutOff ? 'cut-off' : 'change' });
+      }
       this.hook('after-health');
       // A revision that changes nothing on this host (0 netlink operations, FRR file unchanged) has
       // nothing the window could catch: it is reported at once (issue #26, unchanged nodes move free).
-      if (operations > 0 || changed) await this.confirmWindow(progress, baseline);
-      else this.log.info({ revision }, 'host unchanged by this revision; no confirm window');
-      const saved = await this.step('checkpoint', () => this.deps.checkpoints.saveApplied(spec));
+      if (operations > 0 || changed) {
+        if (this.confirm.windowMs > 0) await this.markConfirming(pending);
+        await this.confirmWindow(progress, baseline);
+      } else this.log.info({ revision }, 'host unchanged by this revision; no confirm window');
+      const saved = await runStep('checkpoint', () => this.deps.checkpoints.saveApplied(spec));
       this.applied = saved;
       this.hook('after-applied');
     } catch (err) {
@@ -301,7 +307,17 @@ export class Pipeline {
       progress.revision,
       baseline,
     );
-    if (failed) throw new StepError('confirm', failed.message, { reason: CONFIRM_REASON[failed.reason] });
+    if (failed)
+      throw new StepError('confirm', failed.message, {
+        reason: CONFIRM_REASON[failed.reason],
+        kind: CONFIRM_KIND[failed.reason],
+      });
+  }
+
+  /** pending.json says the checks passed: a restart from now on is an interruption, not a failure. */
+  private markConfirming(pending: PendingApply): Promise<void> {
+    const marked = { ...pending, confirming: true };
+    return this.deps.checkpoints.savePending(marked).catch((err) => this.log.warn({ err }, 'pending.json'));
   }
 
   private async fail(
@@ -336,6 +352,8 @@ export class Pipeline {
         runHealth: () => this.runHealth(),
         report: (r) => this.report(r),
         hook: (p) => this.hook(p),
+        rejected: this.rejected,
+        ...(this.api.afterRestore ? { apiAfterRestore: this.api.afterRestore } : {}),
       },
       args,
     );
@@ -343,14 +361,6 @@ export class Pipeline {
     this.recoveryNeeded = !end.restored;
     if (end.rejected) this.rejected = end.rejected;
     return end;
-  }
-
-  private async step<T>(step: PipelineStep, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (err) {
-      throw new StepError(step, describeCause(err), { cause: err });
-    }
   }
 
   private async runHealth(): Promise<CheckResult[]> {

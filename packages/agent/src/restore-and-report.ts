@@ -2,11 +2,21 @@
  * The one ending of every failed or cut-off apply (invariant 5): restore the last good checkpoint
  * (or remove everything managed without one), check health again, then — only if the restore
  * worked — write rejected.json BEFORE removing pending.json (a crash in between must not re-apply
- * the bad spec at start-up), and report `invalid` saying what was lost and what was restored.
- * A failed restore keeps pending.json; the pipeline then restores first on its next call (or at a
- * restart).
+ * the bad spec at start-up), and report `invalid` saying what was lost, what was restored, and why
+ * (`failureCause`, failure-cause.ts). A failed restore reports `RestoreFailed` without a
+ * `lastAppliedRevision` claim (the host may be half-applied) and keeps pending.json; the pipeline
+ * then restores first on its next call (or at a restart).
  */
+import { boundText } from './bounded.js';
 import type { AppliedCheckpoint, RejectedAttempt } from './checkpoint.js';
+import type { FailureCause } from '@nodenet/api';
+import {
+  apiAfterRestoreText,
+  decideFailureCause,
+  rejectedRecord,
+  type ApiAfterRestore,
+  type FailureKind,
+} from './failure-cause.js';
 import type { FaultPoint } from './fault.js';
 import { judge, type CheckResult } from './health/checker.js';
 import { restoreHost } from './host-sync.js';
@@ -35,6 +45,10 @@ export interface RestoreContext {
   runHealth: () => Promise<CheckResult[]>;
   report: (report: StatusReport) => void;
   hook: (point: FaultPoint) => void;
+  /** The rejected.json record before this restore (an interruption of the same attempt counts up). */
+  rejected: RejectedAttempt | undefined;
+  /** Probes the API server after a restore for a lost-API-server failure (`cut-off`); absent: no probe. */
+  apiAfterRestore?: () => Promise<ApiAfterRestore>;
 }
 
 export interface RestoreArgs {
@@ -44,11 +58,14 @@ export interface RestoreArgs {
   /** What happened, first part of the message. */
   what: string;
   baseline?: CheckResult[];
+  /** How the failure is judged for `failureCause`. */
+  kind: FailureKind;
 }
 
 export interface RestoreEnd {
   restored: boolean;
   message: string;
+  failureCause: FailureCause;
   /** The attempt now remembered as rejected (only after a restore that worked). */
   rejected?: RejectedAttempt;
 }
@@ -61,21 +78,28 @@ export async function restoreAndReport(ctx: RestoreContext, args: RestoreArgs): 
   const restoredText = applied
     ? `restored revision ${short(applied.revision)}`
     : 'removed all managed configuration (no previous checkpoint)';
+  const api = restore.ok && args.kind === 'cut-off' ? await ctx.apiAfterRestore?.() : undefined;
+  const failureCause = decideFailureCause(args.kind, restore.ok, api);
   const message =
     `${args.what}; ` +
     (restore.ok
-      ? `${restoredText}; health after restore: ${after.summary}`
+      ? `${restoredText}; health after restore: ${after.summary}` +
+        (api ? `; ${apiAfterRestoreText(api)}` : '')
       : `restore FAILED (${restore.error}); the host may be partly configured, retrying`);
   let rejected: RejectedAttempt | undefined;
   if (restore.ok) {
     if (attempt.revision && attempt.specHash) {
-      rejected = {
-        revision: attempt.revision,
-        specHash: attempt.specHash,
-        message,
-        at: ctx.clock.now().toISOString(),
-        ...(attempt.assignedAt ? { assignedAt: attempt.assignedAt } : {}),
-      };
+      rejected = rejectedRecord(
+        {
+          revision: attempt.revision,
+          specHash: attempt.specHash,
+          message: boundText(message),
+          at: ctx.clock.now().toISOString(),
+          ...(attempt.assignedAt ? { assignedAt: attempt.assignedAt } : {}),
+        },
+        failureCause,
+        ctx.rejected,
+      );
       await ctx.deps.checkpoints
         .saveRejected(rejected)
         .catch((err: unknown) =>
@@ -91,9 +115,11 @@ export async function restoreAndReport(ctx: RestoreContext, args: RestoreArgs): 
     ctx.report({
       configStatus: 'invalid',
       revision: attempt.revision,
-      ...(applied ? { lastAppliedRevision: applied.revision } : {}),
+      // A failed restore makes no claim: the host may be half-applied (invariant 5).
+      ...(applied && restore.ok ? { lastAppliedRevision: applied.revision } : {}),
       reason: args.reason,
       message,
+      failureCause,
       ...(attempt.generation !== undefined ? { observedGeneration: attempt.generation } : {}),
     });
   }
@@ -102,11 +128,12 @@ export async function restoreAndReport(ctx: RestoreContext, args: RestoreArgs): 
       attempted: attempt.revision,
       reason: args.reason,
       restored: restore.ok,
+      failureCause,
       healthAfterRestore: after.summary,
     },
     message,
   );
-  return { restored: restore.ok, message, ...(rejected ? { rejected } : {}) };
+  return { restored: restore.ok, message, failureCause, ...(rejected ? { rejected } : {}) };
 }
 
 /** Unusable checkpoint files found at start-up: counted and logged (they were moved aside). */
@@ -126,16 +153,28 @@ export function reportCheckpointProblems(
   }
 }
 
-/** The restore after an apply that was cut off (agent restart) or whose restore failed earlier. */
-export function recoveryArgs(cause: 'restart' | 'retry', pending: Attempt): RestoreArgs {
+/**
+ * The restore after an apply that was cut off (agent restart) or whose restore failed earlier. A
+ * restart in the confirm window (the apply had passed its checks) is `Interrupted`; one earlier in
+ * the apply may have been the change's doing (it crashed the agent or the node).
+ */
+export function recoveryArgs(
+  cause: 'restart' | 'retry',
+  pending: Attempt & { confirming?: boolean },
+): RestoreArgs {
   const what = pending.revision
     ? `revision ${short(pending.revision)}`
     : 'an unknown revision (pending checkpoint unreadable)';
+  const inWindow = cause === 'restart' && pending.confirming === true;
   return {
     attempt: pending,
     cause: cause === 'restart' ? 'restarted' : 'apply-failed',
     reason: cause === 'restart' ? STEP_REASON.restart : 'RestoreRetried',
-    what: cause === 'restart' ? `agent restarted during apply of ${what}` : `earlier apply of ${what} failed`,
+    what:
+      cause === 'restart'
+        ? `agent restarted during ${inWindow ? 'the confirm window' : 'apply'} of ${what}`
+        : `earlier apply of ${what} failed`,
+    kind: inWindow ? 'interrupted' : 'change',
   };
 }
 
@@ -158,5 +197,6 @@ export function failureArgs(
     what:
       failure.step === 'confirm' ? failure.message : `${STEP_LABEL[failure.step]} failed: ${failure.message}`,
     baseline,
+    kind: failure.kind,
   };
 }

@@ -16,10 +16,11 @@ import {
 } from '@nodenet/api';
 import { isNotFound, type Clients } from '@nodenet/kube';
 import type { Logger } from 'pino';
+import { boundText } from './bounded.js';
 import { describeCause } from './errors.js';
 
 export interface SelfCheckProblem {
-  check: 'frr-template' | 'vtep-interface';
+  check: 'frr-template' | 'vtep-interface' | 'health-config' | 'router-id';
   message: string;
 }
 
@@ -59,8 +60,9 @@ export async function selfCheck(deps: SelfCheckDeps): Promise<SelfCheckProblem[]
   return problems;
 }
 
+/** One line for the status, the Node condition and /readyz, bounded (bounded.ts; the log has it whole). */
 export const problemsText = (problems: readonly SelfCheckProblem[]): string =>
-  `agent misconfigured: ${problems.map((p) => p.message).join('; ')}`;
+  boundText(`agent misconfigured: ${problems.map((p) => p.message).join('; ')}`);
 
 /** The NodeConfig condition for the self-check's outcome (no observedGeneration: not an answer to a spec). */
 export function agentReadyCondition(problems: readonly SelfCheckProblem[], now: string): Condition {

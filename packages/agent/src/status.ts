@@ -12,8 +12,10 @@ import {
   transition,
   type Condition,
   type ConfigStatus,
+  type FailureCause,
   type NodeConfigStatus,
 } from '@nodenet/api';
+import { boundText } from './bounded.js';
 import { abortableSleep } from './sleep.js';
 
 /** What the pipeline tells the world about one attempt. */
@@ -25,7 +27,10 @@ export interface StatusReport {
   lastAppliedRevision?: string;
   /** CamelCase reason, e.g. `Provisioned`, `HealthCheckFailed`, `AgentRestartedDuringApply`. */
   reason: string;
+  /** Any length: the status carries at most MAX_MESSAGE_BYTES of it (bounded.ts). */
   message: string;
+  /** Only with `invalid`: what the configurator makes of it (docs/agent-status.md). */
+  failureCause?: FailureCause;
   /** `metadata.generation` of the NodeConfig the report answers, when known. */
   observedGeneration?: number;
   /**
@@ -62,6 +67,7 @@ export const CONDITION_TYPES = ['Ready', 'Progressing', 'Confirming', 'Invalid']
  */
 export function buildStatus(report: StatusReport, now: Date, previous?: Condition[]): NodeConfigStatus {
   const at = now.toISOString();
+  const message = boundText(report.message);
   const flags: Record<(typeof CONDITION_TYPES)[number], boolean> = {
     Ready: report.configStatus === 'provisioned',
     Progressing: report.configStatus === 'provisioning',
@@ -70,7 +76,7 @@ export function buildStatus(report: StatusReport, now: Date, previous?: Conditio
   };
   const conditions = CONDITION_TYPES.map((type): Condition => {
     const status = flags[type] ? 'True' : 'False';
-    const { reason, message, observedGeneration } = report;
+    const { reason, observedGeneration } = report;
     const next = { type, status, reason, message } as const;
     return transition(
       findCondition(previous, type),
@@ -81,10 +87,11 @@ export function buildStatus(report: StatusReport, now: Date, previous?: Conditio
   const status: NodeConfigStatus = {
     configStatus: report.configStatus,
     lastUpdate: at,
-    message: report.message,
+    message,
     conditions,
   };
   if (report.lastAppliedRevision !== undefined) status.lastAppliedRevision = report.lastAppliedRevision;
+  if (report.configStatus === 'invalid') status.failureCause = report.failureCause ?? 'ChangeFailed';
   return status;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assessTick, runConfirmWindow, type ConfirmState, type ConfirmTick } from '@nodenet/agent';
+import { assessTick, nextPause, runConfirmWindow, type ConfirmState, type ConfirmTick } from '@nodenet/agent';
 import type { CheckResult } from '@nodenet/agent';
 
 const ok = (name: string): CheckResult => ({ name, ok: true, detail: 'fine' });
@@ -102,5 +102,81 @@ describe('runConfirmWindow', () => {
       kind: 'stopped',
       message: 'agent stopped 10 s into the confirm window',
     });
+  });
+});
+
+describe('runConfirmWindow: the window never ends while the last API probe failed', () => {
+  /**
+   * A fake monotonic clock; `apiDown(atMs)` says whether the API server answers at that time.
+   * Window 8 s, checks every 1 s, limit 6 s: the issue's real-agent case.
+   */
+  const run = (apiDown: (atMs: number) => boolean, windowMs = 8000, unreachableLimitMs = 6000) => {
+    let now = 0;
+    const ticks: number[] = [];
+    return runConfirmWindow({
+      settings: { windowMs, intervalMs: 1000, unreachableLimitMs },
+      baseline: [],
+      check: async () => {
+        ticks.push(now);
+        return {
+          results: [],
+          api: apiDown(now) ? { ok: false, detail: 'timeout' } : { ok: true, detail: '' },
+        };
+      },
+      monotonicMs: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+      signal: new AbortController().signal,
+    }).then((outcome) => ({ outcome, endedAt: now, ticks }));
+  };
+
+  it('path lost 1.5 s in, back 3 s later: confirmed at the end of the window', async () => {
+    const { outcome, endedAt } = await run((t) => t >= 1500 && t < 4500);
+    expect(outcome).toEqual({ kind: 'confirmed', rounds: 8 });
+    expect(endedAt).toBe(8000);
+  });
+
+  it('path lost 1.5 s in and held 14 s: reverted when the outage reaches the limit', async () => {
+    const { outcome, endedAt } = await run((t) => t >= 1500 && t < 15_500);
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      reason: 'ApiServerUnreachable',
+      message: 'API server unreachable 2 s after apply, for 6 s (timeout)',
+    });
+    expect(endedAt).toBe(8000);
+  });
+
+  it('an outage that starts just before the end: extended until the API answers, then confirmed', async () => {
+    // Before the fix the window confirmed at 8 s, with the last probe failed.
+    const { outcome, endedAt, ticks } = await run((t) => t >= 7500 && t < 10_200);
+    expect(outcome).toEqual({ kind: 'confirmed', rounds: 11 });
+    expect(ticks.filter((t) => t > 8000)).toEqual([9000, 10_000, 11_000]);
+    expect(endedAt).toBe(11_000);
+  });
+
+  it('an outage that starts just before the end and lasts: reverted at the limit, past the window', async () => {
+    const { outcome, endedAt } = await run((t) => t >= 7500);
+    expect(outcome).toMatchObject({
+      kind: 'failed',
+      reason: 'ApiServerUnreachable',
+      message: 'API server unreachable 8 s after apply, for 6 s (timeout)',
+    });
+    // Bounded: window + limit (+ one round at most).
+    expect(endedAt).toBe(14_000);
+  });
+
+  it('a node that cannot reach the API server in any round is never confirmed (30 s window, 29 s limit)', async () => {
+    const { outcome, endedAt } = await run(() => true, 30_000, 29_000);
+    expect(outcome).toMatchObject({ kind: 'failed', reason: 'ApiServerUnreachable' });
+    expect(endedAt).toBe(30_000);
+  });
+
+  it('nextPause: within the window ends on it; past it, only during an outage, ends at the limit', () => {
+    const s = { windowMs: 8000, intervalMs: 1000, unreachableLimitMs: 6000 };
+    expect(nextPause(s, {}, 7600)).toBe(400);
+    expect(nextPause(s, {}, 8000)).toBeUndefined();
+    expect(nextPause(s, { unreachableSinceMs: 7500 }, 8000)).toBe(1000);
+    expect(nextPause(s, { unreachableSinceMs: 7500 }, 13_000)).toBe(500);
   });
 });

@@ -172,14 +172,49 @@ describe('API server check (real HTTP on loopback, fresh connection)', () => {
     );
   });
 
-  it('counts a refused connection as reachable (the API server is down, not the node network)', async () => {
+  it('fails on a refused connection (the RST may come from this node itself), saying so', async () => {
     const port = await closedPort();
     const checker = new HealthChecker(apiOnly(), {
       apiServer: httpApiServerProbe({ server: `http://127.0.0.1:${port}` }),
     });
-    expect(await checker.run()).toEqual([
-      { name: 'apiserver', ok: true, detail: 'connection refused: host reachable, API server down' },
-    ]);
+    const [result] = await checker.run();
+    expect(result?.ok).toBe(false);
+    expect(result?.detail).toMatch(
+      new RegExp(
+        `^connection refused by 127\\.0\\.0\\.1:${port} \\(nothing listens there, or its address is on a device of this node\\) after \\d attempt`,
+      ),
+    );
+  });
+
+  it('fails on a connection reset before the answer, saying so', async () => {
+    const port = await listen(createServer((c) => c.resetAndDestroy()));
+    const checker = new HealthChecker(apiOnly(), {
+      apiServer: httpApiServerProbe({ server: `http://127.0.0.1:${port}` }),
+    });
+    const [result] = await checker.run();
+    expect(result?.ok).toBe(false);
+    expect(result?.detail).toMatch(
+      new RegExp(`^connection reset by 127\\.0\\.0\\.1:${port} before an answer`),
+    );
+  });
+
+  it('fails on an answer from an address of this host when the API server is not on this host', async () => {
+    // The server's "address" (10.96.0.1) is taken to be remote; the answer comes from 127.0.0.1,
+    // here listed as this host's own address: the node answered itself.
+    const port = await listen(createHttpServer((_req, res) => res.writeHead(200).end('{}')));
+    const probe = httpApiServerProbe({
+      server: `http://127.0.0.1:${port}`,
+      serverIsLocal: false,
+      localAddresses: () => new Set(['127.0.0.1']),
+    });
+    await expect(probe(1000)).rejects.toMatchObject({
+      kind: 'local-answer',
+      message: `answered by this host itself (127.0.0.1 is an address of this node), not by the API server at 127.0.0.1:${port}`,
+    });
+    // The same answer counts when the API server does run on this host (a control-plane node).
+    await expect(
+      httpApiServerProbe({ server: `http://127.0.0.1:${port}`, serverIsLocal: true })(1000),
+    ).resolves.toBeUndefined();
   });
 });
 

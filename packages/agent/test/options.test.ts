@@ -60,6 +60,7 @@ describe('agent options', () => {
       },
       vtepInterface: 'eth0',
       resyncMs: 60_000,
+      shutdownTimeoutMs: 280_000,
       confirm: DEFAULT_CONFIRM,
       heartbeatMs: 10_000,
       observeMs: 10_000,
@@ -227,6 +228,35 @@ describe('agent options', () => {
     expect(() => resolveOptions(parse([...minimal, '--heartbeat-interval', '10ms']))).toThrow(
       /^--heartbeat-interval: must be 0s or at least 1s/,
     );
+  });
+
+  it('checks the confirm options together: the unreachable limit must be shorter than the window', () => {
+    const with_ = (window: string, limit: string) =>
+      resolveOptions(parse([...minimal, '--confirm-window', window, '--confirm-unreachable-limit', limit]));
+    // The case: a 4 s window with a 6 s limit confirmed a node cut off for the whole window.
+    expect(() => with_('4s', '6s')).toThrow(
+      '--confirm-unreachable-limit: must be shorter than --confirm-window 4s: an API server unreachable from the start of the window must be judged (reverted) within the window, not only after it ended; lengthen --confirm-window or shorten --confirm-unreachable-limit (got "6s")',
+    );
+    expect(() => with_('30s', '30s')).toThrow(
+      /^--confirm-unreachable-limit: must be shorter than --confirm-window 30s/,
+    );
+    // The default limit (30s) with a 30s window, as --help used to recommend, is refused too.
+    expect(() => resolveOptions(parse([...minimal, '--confirm-window', '30s']))).toThrow(
+      /^--confirm-unreachable-limit: must be shorter than --confirm-window 30s: .*\(got "30s"\)$/,
+    );
+    expect(with_('8s', '6s').confirm).toMatchObject({ windowMs: 8000, unreachableLimitMs: 6000 });
+    // Either one 0: nothing to compare (no window; or any failed probe fails the window at once).
+    expect(with_('0s', '30s').confirm.windowMs).toBe(0);
+    expect(with_('10s', '0s').confirm.unreachableLimitMs).toBe(0);
+  });
+
+  it('--help says what a 30 s window covers and what it does not', () => {
+    const help = buildProgram().helpInformation().replace(/\s+/g, ' ');
+    expect(help).toMatch(
+      /A 30s window covers a change that cuts the node off, or breaks a check, within 30 s/,
+    );
+    expect(help).toMatch(/It does not cover a session whose hold timer is longer than the window/);
+    expect(help).toMatch(/never ends while the last API-server probe failed/);
   });
 
   it('parses the observe interval (0s turns observation off), naming a bad value', () => {

@@ -16,6 +16,7 @@ import {
   nextStep,
   Pipeline,
   buildStatus,
+  decideNodenetReady,
   StatusReporter,
   type StatusReport,
   type StatusSink,
@@ -522,6 +523,26 @@ describe('nextStep', () => {
       'apply',
     ],
     ['no checkpoint at all: apply', { recoveryNeeded: false, desiredHash: hash }, 'apply'],
+    [
+      'interrupted under the same assignment (e.g. SIGTERM in a rollback window): apply again',
+      {
+        recoveryNeeded: false,
+        desiredHash: hash,
+        assignedAt: 't1',
+        rejected: { specHash: hash, assignedAt: 't1', failureCause: 'Interrupted', interruptions: 2 },
+      },
+      'apply',
+    ],
+    [
+      'interrupted 3 times in a row: keep rejected until re-assigned',
+      {
+        recoveryNeeded: false,
+        desiredHash: hash,
+        assignedAt: 't1',
+        rejected: { specHash: hash, assignedAt: 't1', failureCause: 'Interrupted', interruptions: 3 },
+      },
+      'keep-rejected',
+    ],
   ] as const)('%s', (_name, facts, expected) => {
     expect(nextStep(facts)).toBe(expected);
   });
@@ -682,8 +703,159 @@ describe('pipeline: confirm window', () => {
     expect(sink.lastReported()).toMatchObject({
       configStatus: 'invalid',
       reason: 'AgentRestartedDuringApply',
+      // The checks had passed (pending.json says so): not the change's fault.
+      failureCause: 'Interrupted',
+      lastAppliedRevision: A.revision,
+    });
+    expect(sink.lastReported()?.message).toMatch(/^agent restarted during the confirm window of revision /);
+    // Interrupted: the same assignment is tried again on its own (bounded, see below).
+    expect((await restarted.reconcile({ spec: B, assignedAt: 't1', generation: 2 })).kind).toBe(
+      'provisioned',
+    );
+  });
+
+  it('a kill before the window (mid-apply) is ChangeFailed: the change may have been what crashed it', async () => {
+    await windowed().reconcile({ spec: A });
+    host.beforeNetlinkApply = () => new Promise(() => undefined); // "killed" inside the netlink step
+    void windowed().reconcile({ spec: B, assignedAt: 't1', generation: 2 });
+    await vi.waitFor(async () => expect(await readdir(dir)).toContain('pending.json'));
+    host.beforeNetlinkApply = undefined;
+    const restarted = windowed();
+    await restarted.start();
+    expect(sink.lastReported()).toMatchObject({
+      reason: 'AgentRestartedDuringApply',
+      failureCause: 'ChangeFailed',
     });
     expect((await restarted.reconcile({ spec: B, assignedAt: 't1', generation: 2 })).kind).toBe('rejected');
+  });
+});
+
+describe('pipeline: report kinds (status.failureCause)', () => {
+  let mono: number;
+  let apiAnswers: () => boolean;
+  const windowed = (extra: Partial<ConstructorParameters<typeof Pipeline>[0]> = {}) =>
+    pipeline({
+      confirm: { windowMs: 30_000, intervalMs: 5_000, unreachableLimitMs: 10_000 },
+      monotonicMs: () => mono,
+      sleep: async (ms) => {
+        mono += ms;
+      },
+      apiServer: async () => {
+        if (!apiAnswers()) throw new Error('no answer from 10.255.0.1:6443 within 1000 ms');
+      },
+      ...extra,
+    });
+  beforeEach(() => {
+    mono = 0;
+    apiAnswers = () => true;
+  });
+  const last = () => sink.lastReported();
+
+  it('a check broken by the change: ChangeFailed, the restored revision claimed; kept rejected', async () => {
+    const p = windowed();
+    await p.reconcile({ spec: A });
+    health.breaking.add(B.revision);
+    await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(last()).toMatchObject({ failureCause: 'ChangeFailed', lastAppliedRevision: A.revision });
+    expect(buildStatus(last()!, new Date()).failureCause).toBe('ChangeFailed');
+    expect((await p.reconcile({ spec: B, assignedAt: 't1' })).kind).toBe('rejected');
+  });
+
+  it('the change cuts the node off (the API answers again right after the restore): ChangeFailed', async () => {
+    const p = windowed();
+    await p.reconcile({ spec: A });
+    apiAnswers = () => host.netlinkState !== B.revision;
+    await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(last()).toMatchObject({
+      reason: 'ConfirmApiServerUnreachable',
+      failureCause: 'ChangeFailed',
+      lastAppliedRevision: A.revision,
+    });
+    expect(last()?.message).toMatch(
+      /; the API server answered 0 s after the restore: the change cut the node off$/,
+    );
+    expect((await p.reconcile({ spec: B, assignedAt: 't1' })).kind).toBe('rejected');
+  });
+
+  it('the control plane is down (still no answer well after the restore): Interrupted, tried again on its own', async () => {
+    const p = windowed();
+    await p.reconcile({ spec: A });
+    let down = true;
+    apiAnswers = () => mono < 5000 || !down; // lost 5 s into the window, for good
+    await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(last()).toMatchObject({
+      reason: 'ConfirmApiServerUnreachable',
+      failureCause: 'Interrupted',
+      lastAppliedRevision: A.revision,
+    });
+    expect(last()?.message).toMatch(
+      /; the API server still did not answer 5 s after the restore \(no answer from 10\.255\.0\.1:6443 within 1000 ms\): an outage, not the change$/,
+    );
+    expect((await store.load()).rejected).toMatchObject({ failureCause: 'Interrupted', interruptions: 1 });
+    // Not tried again while the API server still does not answer (a resync mid-outage).
+    expect((await p.reconcile({ spec: B, assignedAt: 't1' })).kind).toBe('rejected');
+    expect(host.netlinkState).toBe(A.revision);
+    down = false;
+    expect((await p.reconcile({ spec: B, assignedAt: 't1' })).kind).toBe('provisioned');
+    expect(last()).toMatchObject({ configStatus: 'provisioned', lastAppliedRevision: B.revision });
+    expect(buildStatus(last()!, new Date()).failureCause).toBeUndefined();
+  });
+
+  it('SIGTERM in the window: Interrupted (no API probe needed)', async () => {
+    const p = windowed({ sleep: async (ms) => void ((mono += ms), p.stop()) });
+    await pipeline().reconcile({ spec: A });
+    await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(last()).toMatchObject({ reason: 'AgentStoppedDuringConfirm', failureCause: 'Interrupted' });
+  });
+
+  it('interruptions of one assignment are retried at most 3 times in a row, then wait for a re-assignment', async () => {
+    await windowed().reconcile({ spec: A });
+    const outcomes: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const p = windowed({ sleep: async (ms) => void ((mono += ms), p.stop()) });
+      await p.start();
+      outcomes.push((await p.reconcile({ spec: B, assignedAt: 't1' })).kind);
+    }
+    expect(outcomes).toEqual(['invalid', 'invalid', 'invalid', 'rejected']);
+    expect((await store.load()).rejected).toMatchObject({ interruptions: 3 });
+    expect((await windowed().reconcile({ spec: B, assignedAt: 't2' })).kind).toBe('provisioned');
+  });
+
+  it('the restore fails: RestoreFailed, no lastAppliedRevision claim, NodenetReady=False/RestoreFailed', async () => {
+    const p = windowed();
+    await p.reconcile({ spec: A });
+    host.failFrr.add(B.revision);
+    host.failNetlink.add(A.revision); // the restore of A fails too
+    const outcome = await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(outcome).toMatchObject({ kind: 'invalid', restored: false });
+    expect(last()).toMatchObject({ configStatus: 'invalid', failureCause: 'RestoreFailed' });
+    expect(last()).not.toHaveProperty('lastAppliedRevision');
+    const status = buildStatus(last()!, new Date());
+    expect(status.failureCause).toBe('RestoreFailed');
+    expect(status.lastAppliedRevision).toBeUndefined();
+    expect(decideNodenetReady({ outcome: outcome as never })).toMatchObject({
+      status: 'False',
+      reason: 'RestoreFailed',
+    });
+    expect(await readdir(dir)).toContain('pending.json');
+  });
+
+  it('a rollback interrupted by SIGTERM (previous = the invalid revision): restored to it, Interrupted, and retried — the node ends on the rolled-back revision', async () => {
+    // The node is on B, which turned out invalid elsewhere; the configurator rolls it back to A.
+    await windowed().reconcile({ spec: B });
+    const terminated = windowed({ sleep: async (ms) => void ((mono += ms), terminated.stop()) });
+    await terminated.reconcile({ spec: A, assignedAt: 'rollback-1' });
+    expect(host.netlinkState).toBe(B.revision);
+    expect(last()).toMatchObject({
+      revision: A.revision,
+      failureCause: 'Interrupted',
+      lastAppliedRevision: B.revision,
+    });
+    // A new agent (DaemonSet update): the same assignment is not kept rejected.
+    const next = windowed();
+    await next.start();
+    expect((await next.reconcile({ spec: A, assignedAt: 'rollback-1' })).kind).toBe('provisioned');
+    expect(host.netlinkState).toBe(A.revision);
   });
 });
 

@@ -226,10 +226,14 @@ export class AgentCluster {
     return env;
   }
 
-  /** Assigns `spec` to the node as the configurator does (a later assigned-at each time). */
-  async assign(name: string, spec: NodeConfigSpec): Promise<void> {
+  /**
+   * Assigns `spec` to the node as the configurator does (a later assigned-at each time, plus
+   * `extra` annotations); returns the stored generation (the agent's conditions name it).
+   */
+  async assign(name: string, spec: NodeConfigSpec, extra: Record<string, string> = {}): Promise<number> {
     const annotations = {
       [ASSIGNED_AT_ANNOTATION]: new Date(Date.UTC(2025, 0, 1, 0, 0, this.assigned++)).toISOString(),
+      ...extra,
     };
     // The agent writes status (reports, heartbeats, observed state) at any time: a PUT made from
     // an older read conflicts, and is made again from a fresh one.
@@ -242,9 +246,10 @@ export class AgentCluster {
         spec,
       };
       try {
-        if (existing) await this.clients.nodeConfig.update(obj);
-        else await this.clients.nodeConfig.create(obj);
-        return;
+        const stored = existing
+          ? await this.clients.nodeConfig.update(obj)
+          : await this.clients.nodeConfig.create(obj);
+        return stored.metadata.generation ?? 0;
       } catch (err) {
         if (!isConflict(err) || attempt >= 5) throw err;
       }

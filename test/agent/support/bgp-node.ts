@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
 import { kubeconfigYaml } from '@nodenet/devcluster';
-import { helper, here, NODE_TEMPLATE, NodeEnv, sh } from './agent-host.js';
+import { AgentCluster, helper, here, NODE_TEMPLATE, NodeEnv, sh } from './agent-host.js';
 
 export const SPINE_PEER = '10.97.0.1';
 export const NODE_PEER = '10.97.0.2';
@@ -35,6 +35,25 @@ export const BGP_NODE_TEMPLATE = NODE_TEMPLATE.replace(
   ' no bgp network import-check\n',
   [' no bgp network import-check', ...UPLINK.map((l) => ` ${l}`), ''].join('\n'),
 );
+
+/**
+ * A devcluster, node-1's Node (the agent keeps its NodenetReady condition there) and its BGP node
+ * with the uplink established; returns the route to the API server learned from the spine.
+ */
+export async function bgpNodeOnSpine(tagPrefix: string): Promise<{
+  cluster: AgentCluster;
+  node: BgpNodeEnv;
+  route: NonNullable<ReturnType<BgpNodeEnv['apiRoute']>>;
+}> {
+  const cluster = new AgentCluster(`${tagPrefix}${Math.random().toString(36).slice(2, 5)}`);
+  await cluster.setUp();
+  await cluster.clients.node.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1' } });
+  writeFileSync(cluster.templateFile, BGP_NODE_TEMPLATE);
+  const node = new BgpNodeEnv(cluster, 'node-1', cluster.tag);
+  cluster.nodes.push(node);
+  await node.setUp();
+  return { cluster, node, route: await node.bootstrapUplink() };
+}
 
 export class BgpNodeEnv extends NodeEnv {
   spine!: FrrNetnsInstance;

@@ -9,7 +9,6 @@
 import { describeCause } from '../errors.js';
 import type { HealthConfig, TcpTarget } from './config.js';
 import {
-  isConnectionRefused,
   linkIsUp,
   probeTcp,
   readLinksNetlink,
@@ -145,13 +144,9 @@ export class HealthChecker {
         await this.probes.apiServer(apiServer.timeoutMs);
         return [{ name: 'apiserver', ok: true, detail: `answered (attempt ${i + 1})` }];
       } catch (err) {
+        // Unlike a TCP target, a refused connection is a failure: the RST may come from this node
+        // itself (a change put the API server's address on a local device). Only an answer counts.
         lastError = err;
-        // Same reasoning as for TCP targets: a RST means the node reaches the control plane's host.
-        if (isConnectionRefused(err)) {
-          return [
-            { name: 'apiserver', ok: true, detail: 'connection refused: host reachable, API server down' },
-          ];
-        }
       }
     }
     return [
