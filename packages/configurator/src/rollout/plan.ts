@@ -14,6 +14,7 @@ import {
   assignedRevision,
   chooseDesired,
   indexRevisions,
+  isCompleted,
   targetFor,
 } from './identity.js';
 import { compareNodes } from './order.js';
@@ -47,9 +48,12 @@ export function plan(input: PlanInput): Plan {
     actions.push({ type: 'invalidate', revision: r.metadata.name, ...inv });
   };
   // A person aborted a revision (spec.aborted): invalid at once, like a failure, whether or not it
-  // is desired right now (it never will be again).
+  // is desired right now (it never will be again). A revision that completed is not aborted: abort
+  // stops a rollout, it does not undo one (that would move every node at once, away from the last
+  // known-good revision); `kubectl nodenet abort` refuses it, and a revert of the inputs undoes it
+  // gradually.
   for (const r of revisions) {
-    if (r.spec.aborted !== true || invalid.has(r.metadata.name)) continue;
+    if (r.spec.aborted !== true || invalid.has(r.metadata.name) || isCompleted(r)) continue;
     markInvalid(r, {
       failedNodes: [...(r.status?.failedNodes ?? [])],
       aborted: true,
