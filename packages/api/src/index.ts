@@ -14,3 +14,4 @@ export * from './validate.js';
 export * from './crd.js';
 export * from './errors.js';
 export * from './conditions.js';
+export * from './node-placement.js';
