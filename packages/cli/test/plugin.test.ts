@@ -460,6 +460,23 @@ describe('diff', () => {
   const backup = layer2('backup', 200, { nodeSelector: { matchLabels: { rack: 'r3' } } });
   const webJumbo = layer2('web', 100, { mtu: 9000 });
 
+  it('a node selector that matches no node is a warning line (a typo in a label value?)', async () => {
+    await createRevision(tc, 1, A, complete(5, 7200, 6000));
+    await createRevision(
+      tc,
+      2,
+      inputsOf([web, layer2('typo', 300, { nodeSelector: { matchLabels: { rack: 'r9' } } })]),
+      {},
+    );
+    const r = await cli(tc, ['diff', '1', '2']);
+    expect(r.out).toContain('0 of 5 nodes change.');
+    expect(r.out).toContain('Warning: Layer2 typo: nodeSelector rack=r9 matches no node');
+    const json = JSON.parse((await cli(tc, ['diff', '1', '2', '-o', 'json'])).out) as {
+      selectsNoNode: string[];
+    };
+    expect(json.selectsNoNode).toEqual(['Layer2 typo: nodeSelector rack=r9 matches no node']);
+  });
+
   it('between two revisions: per node, what the selector change and the new network do', async () => {
     await createRevision(tc, 1, B, complete(5, 7200, 6000));
     await createRevision(tc, 2, inputsOf([webJumbo, storageR1, backup]), {});
@@ -467,7 +484,7 @@ describe('diff', () => {
     expect(r.code).toBe(1);
     expect(r.out).toContain('5 of 5 nodes change.');
     expect(r.out).toMatch(
-      /node-1\n {2}\+ Layer2 {7}storage +added {2}\(nodeSelector changed from rack=r2 to rack in \(r1\): now selects this node\)\n {2}~ Layer2 {7}web +changed: mtu\n/,
+      /node-1\n {2}\+ Layer2 {7}storage +added {2}\(nodeSelector changed from rack=r2 to rack in \(r1\): now selects this node\)\n {2}~ Layer2 {7}web +changed: mtu 1500 → 9000\n/,
     );
     expect(r.out).toMatch(
       /node-3\n {2}- Layer2 {7}storage +removed {2}\(nodeSelector changed from rack=r2 to rack in \(r1\): no longer selects this node\)\n/,
