@@ -251,9 +251,7 @@ export function nodePlacement(input: PlacementInput): NodePlacement {
     if (report === 'provisioned')
       return place(
         'up-to-date',
-        back
-          ? `on ${d}, rolled back from ${back.revision.name}`
-          : `on ${d}, applied and confirmed`,
+        back ? `on ${d}, rolled back from ${back.revision.name}` : `on ${d}, applied and confirmed`,
         'nothing',
       );
     if (report === 'invalid')
