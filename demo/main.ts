@@ -42,6 +42,8 @@ const program = new Command('npm start --')
 const flags = program.opts<{ once?: boolean; agents: 'auto' | 'real' | 'simulated' }>();
 
 const log = (line: string): void => void process.stdout.write(line + '\n');
+/** Keep the log folder after exit: set when a step did not happen or the demo failed. */
+let keepLogs = false;
 const cleanups: (() => Promise<void> | void)[] = [];
 let cleaning: Promise<void> | undefined;
 const cleanUp = (): Promise<void> =>
@@ -71,15 +73,21 @@ async function main(): Promise<number> {
       : `agents: simulated (${flags.agents === 'simulated' ? 'asked for with --agents simulated' : `real agents need root, iproute2 and FRR: ${possible.why}`})`,
   );
 
+  // Logs first, so a failing start-up leaves them too: printed now, kept until exit (and after it
+  // when a step did not happen, so the reason can still be read).
+  const logDir = mkdtempSync(join(tmpdir(), 'nodenet-demo-logs-'));
+  log(`logs: ${logDir} (configurator.log${mode === 'real' ? ', agent-<node>.log' : ''})`);
+  cleanups.push(() => {
+    if (keepLogs) log(`logs kept: ${logDir} (remove with: rm -r ${logDir})`);
+    else rmSync(logDir, { recursive: true, force: true });
+  });
   const stage: Stage =
-    mode === 'real' ? await realStage() : await simulatedStage(join(repo, 'crds'), badHash);
+    mode === 'real' ? await realStage(logDir) : await simulatedStage(join(repo, 'crds'), badHash);
   cleanups.push(() => stage.tearDown());
-  const work = mkdtempSync(join(tmpdir(), 'nodenet-demo-logs-'));
-  cleanups.push(() => rmSync(work, { recursive: true, force: true }));
 
   const nodes = (await applyFile(stage.clients, files.nodes)).map((n) => n.replace(/^node\//, ''));
   for (const n of nodes) await stage.addNode(n);
-  const configuratorLog = join(work, 'configurator.log');
+  const configuratorLog = join(logDir, 'configurator.log');
   const configurator = startConfigurator(stage.kubeconfigPath, configuratorLog);
   cleanups.push(() => stopProcess(configurator));
   stage.startAgents();
@@ -107,6 +115,7 @@ async function main(): Promise<number> {
     watch,
   );
   const failed = story.steps.filter((r) => !r.ok);
+  keepLogs = failed.length > 0;
   log(failed.length === 0 ? 'story: every step happened' : `story: ${failed.length} step(s) did not happen`);
   if (flags.once) return failed.length === 0 ? 0 : 1;
 
@@ -129,7 +138,7 @@ async function main(): Promise<number> {
       '  kubectl nodenet diff -f examples/routing-table.yaml   # preview a change per node before applying it',
       '  kubectl apply -f examples/routing-table.yaml          # roll it out (real agents need a kernel with VRF)',
       '  kubectl nodenet retry --yes            # try the bad revision again (it fails again)',
-      `  configurator log: ${configuratorLog}`,
+      `  less ${configuratorLog}   # and agent-<node>.log beside it with real agents`,
       '',
       'Running until Ctrl-C; everything is removed on exit.',
     ].join('\n'),
@@ -194,6 +203,7 @@ main()
   })
   .catch(async (err: unknown) => {
     log(`demo failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    keepLogs = true;
     await cleanUp();
     process.exit(1);
   });

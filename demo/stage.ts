@@ -51,7 +51,8 @@ function findCommand(cmd: string): boolean {
   });
 }
 
-export async function realStage(): Promise<Stage> {
+/** Real agents; each one's log goes to `<logDir>/agent-<node>.log`. */
+export async function realStage(logDir: string): Promise<Stage> {
   const cluster = new AgentCluster(`demo${process.pid % 1000}`);
   await cluster.setUp([]);
   const envs = new Map<string, NodeEnv>();
@@ -63,10 +64,14 @@ export async function realStage(): Promise<Stage> {
       envs.set(name, await cluster.addNode(name));
     },
     startAgents: () => {
-      for (const env of envs.values()) env.startAgent({ resync: '5s' });
+      for (const env of envs.values())
+        env.startAgent({ resync: '5s', logFile: join(logDir, `agent-${env.nodeName}.log`) });
     },
     hostHints: () => [
-      ...[...envs.values()].map((e) => `ip netns exec ${e.nodeNs} ip -br link     # ${e.nodeName}'s host`),
+      ...[...envs.values()].flatMap((e) => [
+        `ip netns exec ${e.nodeNs} ip -br link     # ${e.nodeName}'s host`,
+        `vtysh --config_dir ${e.frr.confdir} -N ${e.frr.name} -c 'show running-config'     # ${e.nodeName}'s FRR`,
+      ]),
       `(each node's health check connects to its underlay peer ${PEER_ADDR}:7179)`,
     ],
     hostDevices: (node) =>

@@ -84,4 +84,41 @@ describe('npm start -- --once (local demo)', () => {
     expect(run.out).toMatch(/^agents: simulated \(asked for with --agents simulated\)$/m);
     await expectStoryAndCleanUp(run);
   }, 480_000);
+
+  it('stops and cleans up on SIGINT sent to the npm process alone (as a supervisor or `kill` does)', async () => {
+    const child = execa('npm', ['start', '--silent', '--', '--agents', 'simulated'], {
+      cwd: ROOT,
+      reject: false,
+      all: true,
+      timeout: 8 * 60_000,
+      env: { NO_COLOR: '1' },
+    });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.all!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('Running until Ctrl-C')) resolve();
+      });
+      void child.then(() => reject(new Error(`demo exited before it was running:\n${out}`)));
+    });
+    const logDir = /^logs: (\S+) /m.exec(out)?.[1];
+    expect(logDir, out).toBeDefined();
+    expect(existsSync(logDir!), 'the log folder exists while the demo runs').toBe(true);
+    child.kill('SIGINT'); // the npm process only, not its process group
+    const stopped = await Promise.race([child, new Promise((r) => setTimeout(r, 60_000, 'timeout'))]);
+    if (stopped === 'timeout') {
+      // Today's bug: npm's shell got the signal and the demo kept running; stop it so nothing leaks.
+      await execa('pkill', ['-INT', '-f', 'demo/main.ts --agents simulated'], { reject: false });
+      throw new Error(`the demo did not stop within 60 s of SIGINT to npm:\n${out}`);
+    }
+    const done = await child;
+    const all = done.all ?? '';
+    expect(all).toContain('demo stopped; everything it created is removed');
+    const kubeconfig = /^kubeconfig: (\S+)$/m.exec(all)?.[1];
+    expect(kubeconfig, all).toBeDefined();
+    expect(existsSync(path.dirname(kubeconfig!))).toBe(false);
+    expect(existsSync(logDir!), 'a demo whose story succeeded removes its logs').toBe(false);
+    const leftover = await execa('pgrep', ['-f', path.dirname(kubeconfig!)], { reject: false });
+    expect(leftover.stdout).toBe('');
+  }, 480_000);
 });

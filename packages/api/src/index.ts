@@ -16,3 +16,4 @@ export * from './crd.js';
 export * from './errors.js';
 export * from './conditions.js';
 export * from './cel-rules.js';
+export * from './node-placement.js';

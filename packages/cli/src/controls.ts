@@ -4,7 +4,9 @@
  * will happen. Writes use `fieldValidation=Strict`, so an API server whose CRD predates a control
  * refuses the write instead of silently dropping the field.
  */
+import { findCondition, shortHash } from '@nodenet/api';
 import { KubeApiError, type Clients } from '@nodenet/kube';
+import { inputsHash } from './preview.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { plural } from './format.js';
 import {
@@ -88,6 +90,13 @@ export async function abort(clients: Clients, s: ClusterState, rev: Revision): P
       `${rev.metadata.name} is superseded by ${inForce.metadata.name}; abort that one instead`,
       EXIT.refused,
     );
+  if (findCondition(rev.status?.conditions, 'Complete')?.status === 'True')
+    throw new CliError(
+      `${rev.metadata.name} is complete: every node runs it, and abort stops a rollout, it does not undo one ` +
+        '(rollbacks are not held to the update limit, so it would change every node at once). To undo it, ' +
+        'revert the input change with kubectl apply: the revert rolls out gradually as a new revision',
+      EXIT.refused,
+    );
   const previous = [...s.revisions].reverse().find((r) => r.spec.number < rev.spec.number && !isInvalid(r));
   const written = await patchRevision(clients, rev, { spec: { aborted: true } });
   if ((written.spec as { aborted?: boolean }).aborted !== true)
@@ -111,13 +120,21 @@ export async function abort(clients: Clients, s: ClusterState, rev: Revision): P
 
 export async function retry(
   clients: Clients,
-  _s: ClusterState,
+  s: ClusterState,
   rev: Revision,
   now: Date,
 ): Promise<ControlResult> {
   if (!isInvalid(rev))
     throw new CliError(
       `${rev.metadata.name} is not invalid; only an invalid revision can be retried`,
+      EXIT.refused,
+    );
+  const produced = inputsHash(s.inputs, revisionInForce(s));
+  if (produced !== undefined && produced !== rev.spec.hash)
+    throw new CliError(
+      `the current inputs no longer produce ${rev.metadata.name}'s configuration (they produce ${shortHash(produced)}), ` +
+        'so there is nothing to retry: the configurator would refuse it (RetryRequested=False, InputsChanged). ' +
+        'See what the inputs would change with: kubectl nodenet diff',
       EXIT.refused,
     );
   const asked = rev.metadata.annotations?.[RETRY_ANNOTATION];

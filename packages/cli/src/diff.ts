@@ -31,6 +31,8 @@ export interface Change {
   change: ChangeKind;
   /** For `changed`: the fields that differ. */
   fields?: string[];
+  /** For `changed`: each differing field's old and new value, as short text. */
+  values?: { field: string; from: string; to: string }[];
   /** Why the entry changes on this node (for Layer-2 networks, the node selector that decided). */
   cause: string;
 }
@@ -45,6 +47,8 @@ export interface DiffResult {
   to: { label: string; hash: string };
   nodes: NodeDiff[];
   changedNodes: number;
+  /** Entries of the TO side whose node selector matches none of the nodes (a typo in a label?). */
+  selectsNoNode: string[];
 }
 
 export function diffNodes(
@@ -83,6 +87,9 @@ export function diffNodes(
     to: { label: to.label, hash: to.hash },
     nodes: result,
     changedNodes: result.filter((n) => n.changes.length > 0).length,
+    selectsNoNode: to.config.layer2
+      .filter((e) => e.nodeSelector && !nodes.some((n) => matchesSelector(e.nodeSelector, n.labels)))
+      .map((e) => `Layer2 ${e.name}: nodeSelector ${selectorText(e.nodeSelector)} matches no node`),
   };
 }
 
@@ -104,10 +111,28 @@ function diffSection<T extends { name: string }>(
     else if (a && b) {
       const fields = changedFields(a, b);
       if (fields.length > 0)
-        out.push({ section, name, change: 'changed', fields, cause: cause(name, 'changed') });
+        out.push({
+          section,
+          name,
+          change: 'changed',
+          fields,
+          values: fields.map((field) => ({
+            field,
+            from: shortValue((a as Record<string, unknown>)[field]),
+            to: shortValue((b as Record<string, unknown>)[field]),
+          })),
+          cause: cause(name, 'changed'),
+        });
     }
   }
   return out;
+}
+
+/** A value as a person reads it in one line: JSON, cut to 60 characters. */
+function shortValue(v: unknown): string {
+  if (v === undefined) return '(unset)';
+  const text = typeof v === 'string' ? v : JSON.stringify(v);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function changedFields(a: object, b: object): string[] {
@@ -165,12 +190,16 @@ export function renderDiff(d: DiffResult): string {
     if (n.changes.length === 0) continue;
     out.push('', n.node);
     for (const c of n.changes) {
-      const what = c.change === 'changed' ? `changed: ${(c.fields ?? []).join(', ')}` : c.change;
+      const what =
+        c.change === 'changed'
+          ? `changed: ${(c.values ?? []).map((v) => `${v.field} ${v.from} → ${v.to}`).join(', ')}`
+          : c.change;
       const why = c.cause ? `  (${c.cause})` : '';
       out.push(`  ${SIGN[c.change]} ${c.section.padEnd(12)} ${c.name.padEnd(nameWidth)}  ${what}${why}`);
     }
   }
   const unchanged = d.nodes.filter((n) => n.changes.length === 0).map((n) => n.node);
   if (unchanged.length > 0) out.push('', `Unchanged: ${unchanged.join(', ')}`);
+  for (const w of d.selectsNoNode) out.push('', `Warning: ${w}`);
   return out.join('\n') + '\n';
 }

@@ -1,104 +1,142 @@
-/** `kubectl nodenet nodes`: one row per node, from its Node and NodeConfig (pure). */
-import { REVISION_NUMBER_LABEL, type NodeConfig, findCondition } from '@nodenet/api';
+/**
+ * `kubectl nodenet nodes` and `kubectl nodenet why NODE`: where each node is and why (pure), from
+ * the shared definition in @nodenet/api (`nodePlacement`), which identifies revisions by number.
+ */
+import { nodePlacement, type AgentReport, type NodePlacement, type PlacementState } from '@nodenet/api';
 import { isNodeReady } from '@nodenet/kube';
+import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { age, table } from './format.js';
-import { assignedAt, revisionByHash, type ClusterState } from './state.js';
-
-export type NodeState = 'no-config' | 'pending' | 'provisioning' | 'confirming' | 'provisioned' | 'invalid';
+import { assignedAt, type ClusterState } from './state.js';
 
 export interface NodeRow {
   node: string;
   /** Whether the kubelet reports the Node Ready. */
   ready: boolean;
+  /** Number of the fleet's desired revision. */
+  desired?: number;
   /** Number of the revision the node is handed (its NodeConfig spec), if known. */
   revision?: number;
   revisionName?: string;
-  state: NodeState;
+  /** Where the node stands in the rollout (see NodePlacement). */
+  placement: PlacementState;
+  /** What its agent reports about the revision it is handed. */
+  state: AgentReport;
   /** Number of the revision the agent reports on the host. */
   onHost?: number;
   /** When the agent last reported, or else when the configurator handed the config (as written). */
   since?: string;
   /** The agent is in its confirm window: applied, still checking before it reports success. */
   confirming: boolean;
+  /** Why the node is where it is. */
+  why: string;
+  next: string;
+  /** The agent's own message about the revision it is handed. */
   message: string;
+  rolledBackFrom?: NodePlacement['rolledBackFrom'];
 }
 
-/**
- * Whether the NodeConfig's status answers its current spec: the agent's conditions name the spec
- * generation they answer (the same rule the configurator's planner uses).
- */
-export function reportsOnSpec(nc: NodeConfig): boolean {
-  const st = nc.status;
-  if (!st) return false;
-  const gens = (st.conditions ?? []).map((c) => c.observedGeneration).filter((g) => g !== undefined);
-  if (gens.length > 0 && nc.metadata.generation !== undefined) return gens.includes(nc.metadata.generation);
-  return st.lastAppliedRevision === nc.spec.revision;
+export function placements(s: ClusterState): NodePlacement[] {
+  const ncs = new Map(s.nodeConfigs.map((nc) => [nc.metadata.name, nc]));
+  const nodes = new Map(s.nodes.map((n) => [n.metadata.name, n]));
+  const names = [...new Set([...nodes.keys(), ...ncs.keys()])].sort();
+  return names.map((node) =>
+    nodePlacement({
+      node,
+      nodeObject: nodes.get(node),
+      nodeConfig: ncs.get(node),
+      revisions: s.revisions,
+      fleetPaused: s.fleetPaused,
+    }),
+  );
 }
-
-export function nodeState(nc: NodeConfig | undefined): NodeState {
-  if (!nc) return 'no-config';
-  const st = nc.status;
-  if (!st || !reportsOnSpec(nc)) return 'pending';
-  switch (st.configStatus) {
-    case 'provisioned':
-      return st.lastAppliedRevision === nc.spec.revision ? 'provisioned' : 'provisioning';
-    case 'invalid':
-      return 'invalid';
-    case 'provisioning':
-      return isConfirming(nc) ? 'confirming' : 'provisioning';
-    default:
-      return 'pending';
-  }
-}
-
-/**
- * The agent in its confirm window (applied, still checking before it reports success) says so with a
- * condition: type `Confirming` (True), or reason `Confirming` on its `Progressing` condition.
- */
-const isConfirming = (nc: NodeConfig): boolean =>
-  nc.status?.configStatus === 'provisioning' &&
-  (findCondition(nc.status.conditions, 'Confirming')?.status === 'True' ||
-    findCondition(nc.status.conditions, 'Progressing')?.reason === 'Confirming');
 
 export function nodeRows(s: ClusterState): NodeRow[] {
   const ncs = new Map(s.nodeConfigs.map((nc) => [nc.metadata.name, nc]));
-  const names = [...new Set([...s.nodes.map((n) => n.metadata.name), ...ncs.keys()])].sort();
   const nodes = new Map(s.nodes.map((n) => [n.metadata.name, n]));
-  return names.map((name) => {
-    const nc = ncs.get(name);
-    const node = nodes.get(name);
-    const rev = revisionByHash(s, nc?.spec.revision);
-    const labelled = nc?.metadata.labels?.[REVISION_NUMBER_LABEL];
-    const revision = rev?.spec.number ?? (labelled !== undefined ? Number(labelled) : undefined);
-    const onHost = revisionByHash(s, nc?.status?.lastAppliedRevision)?.spec.number;
-    const since = (nc && reportsOnSpec(nc) ? nc.status?.lastUpdate : undefined) ?? (nc && assignedAt(nc));
-    const state = nodeState(nc);
+  return placements(s).map((p) => {
+    const nc = ncs.get(p.node);
+    const node = nodes.get(p.node);
+    const answered = p.report !== 'pending' && p.report !== 'none';
+    const since = (answered ? nc?.status?.lastUpdate : undefined) ?? (nc && assignedAt(nc));
     return {
-      node: name,
+      node: p.node,
       ready: node ? isNodeReady(node) : false,
-      ...(revision !== undefined ? { revision } : {}),
-      ...(rev ? { revisionName: rev.metadata.name } : {}),
-      state,
-      ...(onHost !== undefined ? { onHost } : {}),
+      ...(p.desired ? { desired: p.desired.number } : {}),
+      ...(p.assigned ? { revision: p.assigned.number, revisionName: p.assigned.name } : {}),
+      placement: p.state,
+      state: p.report,
+      ...(p.applied !== undefined ? { onHost: p.applied } : {}),
       ...(since ? { since } : {}),
-      confirming: state === 'confirming',
-      message: nc ? (reportsOnSpec(nc) ? (nc.status?.message ?? '') : 'waiting for the agent to report') : '',
+      confirming: p.report === 'confirming',
+      why: p.why,
+      next: p.next,
+      message: nc ? (answered ? (nc.status?.message ?? '') : 'waiting for the agent to report') : '',
+      ...(p.rolledBackFrom ? { rolledBackFrom: p.rolledBackFrom } : {}),
     };
   });
 }
 
+const num = (n: number | undefined): string => (n !== undefined ? String(n) : '<none>');
+
 export function renderNodes(rows: NodeRow[], nowMs: number): string {
   return table(
-    ['NODE', 'READY', 'REVISION', 'STATE', 'ON-HOST', 'SINCE', 'CONFIRMING', 'MESSAGE'],
+    ['NODE', 'READY', 'DESIRED', 'REVISION', 'ON-HOST', 'STATE', 'AGENT', 'SINCE', 'WHY'],
     rows.map((r) => [
       r.node,
       r.ready ? 'True' : 'False',
-      r.revision !== undefined ? String(r.revision) : '<none>',
+      num(r.desired),
+      num(r.revision),
+      num(r.onHost),
+      r.placement,
       r.state,
-      r.onHost !== undefined ? String(r.onHost) : '<none>',
       age(r.since, nowMs),
-      r.confirming ? 'yes' : 'no',
-      r.message,
+      r.why,
     ]),
   );
+}
+
+/** `why NODE`: the node's row, or exit 3 when the cluster has neither a Node nor a NodeConfig of that name. */
+export function whyRow(s: ClusterState, node: string): NodeRow {
+  const row = nodeRows(s).find((r) => r.node === node);
+  if (!row) {
+    const known = s.nodes.map((n) => n.metadata.name).join(', ') || 'none';
+    throw new CliError(`node ${JSON.stringify(node)} not found (nodes: ${known})`, EXIT.notFound);
+  }
+  return row;
+}
+
+export function renderWhy(r: NodeRow, nowMs: number): string {
+  const out = [
+    `Node:      ${r.node} (${r.ready ? 'Ready' : 'NotReady'})`,
+    `Desired:   ${num(r.desired)}`,
+    `Handed:    ${r.revisionName ? `${r.revisionName} (number ${r.revision})` : '<none>'}`,
+    `On host:   ${num(r.onHost)}`,
+    `Agent:     ${r.state}${r.since ? ` (${age(r.since, nowMs)} ago)` : ''}${r.message ? `: ${r.message}` : ''}`,
+    `State:     ${r.placement}`,
+    `Why:       ${r.why}`,
+  ];
+  if (r.rolledBackFrom)
+    out.push(
+      `Rolled back from ${r.rolledBackFrom.revision.name}${r.rolledBackFrom.at ? ` (${age(r.rolledBackFrom.at, nowMs)} ago)` : ''}: ${r.rolledBackFrom.message}`,
+    );
+  out.push(`Next:      ${r.next}`);
+  return out.join('\n') + '\n';
+}
+
+/** 0 on the desired revision; 1 moving (rolling out, queued, held, rolling back); 4 needs attention. */
+export function whyExitCode(r: NodeRow): ExitCode {
+  switch (r.placement) {
+    case 'up-to-date':
+      return EXIT.ok;
+    case 'rolling-out':
+    case 'queued':
+    case 'held':
+    case 'rolling-back':
+    case 'no-config':
+      return EXIT.pending;
+    case 'unavailable':
+    case 'failed':
+    case 'restore-failed':
+      return EXIT.attention;
+  }
 }

@@ -28,6 +28,14 @@ export function previewOf(
   return { side: { label, ...built }, notes };
 }
 
+/**
+ * Hash of the configuration the configurator builds from these inputs, or undefined when it cannot
+ * be told here (some input is refused: the configurator then builds from the accepted ones).
+ */
+export function inputsHash(inputs: Inputs, _inForce: Revision | undefined): string | undefined {
+  return validateInputs(inputs).length > 0 ? undefined : buildConfig(inputs).hash;
+}
+
 export function renderProblems(problems: Problem[]): string {
   return (
     `The current inputs have ${problems.length} problem(s); no new revision is built until they are fixed:\n` +

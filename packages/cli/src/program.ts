@@ -14,11 +14,12 @@ import { withFiles } from './input-files.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { machine, parseOutputFormat, type OutputFormat } from './format.js';
 import { historyRows, renderHistory } from './history.js';
-import { nodeRows, renderNodes } from './node-rows.js';
+import { nodeRows, renderNodes, renderWhy, whyExitCode, whyRow } from './node-rows.js';
 import {
   findRevision,
   readInputs,
   readState,
+  newestRevision,
   revisionInForce,
   type ClusterState,
   type Revision,
@@ -85,7 +86,9 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     .command('status')
     .description(
       'The rollout of a revision at a glance: progress, counts, current wave, failed and degraded nodes, why it is ' +
-        'paused or halted, and what happens next. Default: the newest revision.',
+        'paused or halted, what is held back or behind fleet-wide (rejected inputs, unavailable nodes), and what ' +
+        'happens next. Default: the desired revision (the one nodes are moved to). Exit 0 only when it is ' +
+        'complete and nothing is held back or behind.',
     )
     .argument('[revision]', revisionArg)
     .option('-w, --watch', 'redraw on every change until the rollout completes or halts')
@@ -101,7 +104,11 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       const kube = connect(c);
       const show = async (): Promise<{ view: StatusView; text: string }> => {
         const state = await readState(kube);
-        const view = statusView(state, findRevision(state, arg), o.waveLabel);
+        const view = statusView(
+          state,
+          findRevision(state, arg, (st) => revisionInForce(st) ?? newestRevision(st)),
+          o.waveLabel,
+        );
         const f = format(c);
         return { view, text: f === 'table' ? renderStatus(view, now()) : machine(view, f) };
       };
@@ -117,13 +124,30 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   program
     .command('nodes')
     .description(
-      'One row per node: revision handed, state, revision on the host, since, confirming, message.',
+      'One row per node: the desired revision, the one it is handed, the one on its host, where it stands ' +
+        '(up-to-date, rolling-out, queued, held, rolling-back, unavailable, failed, restore-failed) and why.',
     )
     .addOption(outputOption())
     .action(async (_o: unknown, cmd: Command) => {
       const c = opts(cmd);
       const rows = nodeRows(await readState(connect(c)));
       print(c, rows, () => renderNodes(rows, now()));
+    });
+
+  program
+    .command('why')
+    .description(
+      'Why is this node not on the desired revision? Its desired, handed and applied revisions, its state with ' +
+        'the reason (NotReady since …, agent misconfigured, start-up taint, paused, held, rolled back from N), ' +
+        'and what happens next. Exit 0 up to date, 1 moving, 3 unknown node, 4 needs attention.',
+    )
+    .argument('<node>', 'node name')
+    .addOption(outputOption())
+    .action(async (node: string, _o: unknown, cmd: Command) => {
+      const c = opts(cmd);
+      const row = whyRow(await readState(connect(c)), node);
+      print(c, row, () => renderWhy(row, now()));
+      code = whyExitCode(row);
     });
 
   program

@@ -5,16 +5,17 @@
  */
 import {
   ASSIGNED_AT_ANNOTATION,
+  ROLLOUT_POLICY_NAME,
+  desiredRevision,
   type FailedNode,
   type Inputs,
   type NetworkConfigRevision,
   type NodeConfig,
 } from '@nodenet/api';
-import { KubeApiError, KubeTransportError, type Clients, type Node } from '@nodenet/kube';
+import { KubeApiError, KubeTransportError, isNotFound, type Clients, type Node } from '@nodenet/kube';
 import { CliError, EXIT } from './exit-codes.js';
 
-/** Annotation that asks the configurator for a new attempt of an invalid revision (rollout controls). */
-export const RETRY_ANNOTATION = 'network.nodenet.io/retry';
+export { RETRY_ANNOTATION } from '@nodenet/api';
 
 /**
  * Revision fields of the rollout controls and of rollout safety (`spec.aborted`, degraded nodes),
@@ -37,19 +38,36 @@ export interface ClusterState {
   revisions: Revision[];
   nodeConfigs: NodeConfig[];
   nodes: Node[];
+  /** The inputs with the status the configurator wrote on them (Accepted, Applied, Selected). */
+  inputs: Inputs;
+  /** `spec.paused` of the RolloutPolicy `default`: the whole fleet is paused. */
+  fleetPaused: boolean;
 }
 
 export async function readState(clients: Clients): Promise<ClusterState> {
-  const [revisions, nodeConfigs, nodes] = await Promise.all([
+  const [revisions, nodeConfigs, nodes, inputs, fleetPaused] = await Promise.all([
     api(() => clients.revision.list()),
     api(() => clients.nodeConfig.list()),
     api(() => clients.node.list()),
+    readInputs(clients),
+    api(() => readFleetPaused(clients)),
   ]);
   return {
     revisions: (revisions.items as Revision[]).sort((a, b) => a.spec.number - b.spec.number),
     nodeConfigs: nodeConfigs.items.sort(byName),
     nodes: nodes.items.sort(byName),
+    inputs,
+    fleetPaused,
   };
+}
+
+async function readFleetPaused(clients: Clients): Promise<boolean> {
+  try {
+    return (await clients.rolloutPolicy.get(ROLLOUT_POLICY_NAME)).spec.paused === true;
+  } catch (err) {
+    if (isNotFound(err)) return false;
+    throw err;
+  }
 }
 
 export async function readInputs(clients: Clients): Promise<Inputs> {
@@ -81,9 +99,12 @@ export function asCliError(err: unknown): unknown {
 
 export const isInvalid = (r: Revision): boolean => r.status?.isInvalid === true;
 
-/** The revision in force: the newest by number that is not invalid (what nodes are moved to). */
+/**
+ * The revision in force: the fleet's desired revision (labelled so by the configurator, else the
+ * newest valid one): what nodes are moved to.
+ */
 export const revisionInForce = (s: ClusterState): Revision | undefined =>
-  [...s.revisions].reverse().find((r) => !isInvalid(r));
+  desiredRevision(s.revisions) as Revision | undefined;
 
 export const newestRevision = (s: ClusterState): Revision | undefined => s.revisions[s.revisions.length - 1];
 

@@ -8,6 +8,8 @@ import type { FailedNode } from '@nodenet/api';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { age, plural, progressBar, table } from './format.js';
 import { nodeRows, type NodeRow } from './node-rows.js';
+import { heldBack } from './held-back-view.js';
+import { inputsHash } from './preview.js';
 import { isInvalid, RETRY_ANNOTATION, revisionInForce, type ClusterState, type Revision } from './state.js';
 
 export type Phase = 'Complete' | 'RollingOut' | 'Paused' | 'Halted' | 'Superseded';
@@ -25,6 +27,11 @@ export interface StatusView {
   degradedNodes: FailedNode[];
   /** Why the rollout is paused, halted or degraded, from the revision's conditions. */
   reasons: string[];
+  /**
+   * What is held back or behind, fleet-wide: rejected inputs (with their first problem), inputs that
+   * select no node, nodes unavailable and skipped, nodes whose restore failed. Empty when all is well.
+   */
+  attention: string[];
   /** While halted: nodes not yet back on the revision in force. */
   rollback?: { to: string; remaining: string[] };
   retryRequested?: string;
@@ -59,7 +66,7 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
       ? 'Superseded'
       : complete
         ? 'Complete'
-        : rev.spec.paused
+        : rev.spec.paused || s.fleetPaused
           ? 'Paused'
           : 'RollingOut';
 
@@ -69,7 +76,11 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
     if (c?.status === 'True') reasons.push(`${type} (${c.reason}): ${c.message}`);
   }
   if (phase === 'Paused' && !reasons.some((r) => r.startsWith('Paused')))
-    reasons.push('Paused: spec.paused is true');
+    reasons.push(
+      s.fleetPaused
+        ? 'Paused: the whole fleet is paused (RolloutPolicy default, spec.paused=true)'
+        : 'Paused: spec.paused is true',
+    );
 
   const inProgress = onThis.filter(busy).map((r) => ({
     node: r.node,
@@ -112,6 +123,13 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
     failedNodes,
     degradedNodes,
     reasons,
+    attention: [
+      ...haltedNewer(s, rev, rows),
+      ...heldBack(s.inputs),
+      ...rows
+        .filter((r) => BEHIND[r.placement] !== undefined)
+        .map((r) => `node ${r.node} ${BEHIND[r.placement]}: ${r.why}`),
+    ],
     ...(rollback ? { rollback } : {}),
     ...(retryRequested !== undefined ? { retryRequested } : {}),
     ...(st.startedAt ? { startedAt: st.startedAt } : {}),
@@ -120,6 +138,29 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
   };
   view.next = nextStep(view);
   return view;
+}
+
+/** Node states that are listed above the progress, and how. */
+const BEHIND: Partial<Record<NodeRow['placement'], string>> = {
+  unavailable: 'skipped',
+  'restore-failed': 'needs a person',
+  'rolling-back': 'is being rolled back',
+};
+
+/**
+ * Invalid revisions newer than the one shown that still matter: a node still carries one, or the
+ * current inputs would produce it again (held back until fixed or retried). Once the bad inputs are
+ * gone and every node is back, an old halt is history (`kubectl nodenet history`), not a status.
+ */
+function haltedNewer(s: ClusterState, shown: Revision, rows: NodeRow[]): string[] {
+  const produced = inputsHash(s.inputs, revisionInForce(s));
+  return s.revisions
+    .filter((r) => isInvalid(r) && r.spec.number > shown.spec.number)
+    .filter((r) => rows.some((n) => n.revision === r.spec.number) || produced === r.spec.hash)
+    .map((r) => {
+      const why = findCondition(r.status?.conditions, 'Invalid')?.message ?? 'invalid';
+      return `${r.metadata.name} is halted (${why.split('\n')[0]}); see kubectl nodenet status ${r.spec.number}`;
+    });
 }
 
 function nextStep(v: StatusView): string {
@@ -142,16 +183,19 @@ function nextStep(v: StatusView): string {
     case 'Complete':
       return v.counts.degraded > 0
         ? `Every node took ${name}; ${plural(v.counts.degraded, 'node')} failed later (degraded). A complete revision stays valid: fix those nodes (see their messages), their agents report again.`
-        : `Nothing to do: every target node runs ${name}.`;
+        : v.attention.length > 0
+          ? `Every node the rollout reached runs ${name}, but not everything is in force: see the Attention lines (\`kubectl nodenet why NODE\` explains a node).`
+          : `Nothing to do: every target node runs ${name}.`;
     case 'Paused':
-      return `No new node starts while paused; nodes in progress (${v.counts.ongoing}) finish. Continue with \`kubectl nodenet resume ${name}\`.`;
+      return `No new node starts while paused; nodes in progress (${v.counts.ongoing}) finish. Continue with \`kubectl nodenet resume${v.reasons.some((r) => r.includes('whole fleet')) ? '' : ` ${name}`}\`.`;
     case 'RollingOut':
       return `${plural(v.counts.ongoing, 'node')} in progress; ${v.counts.queued} queued start as slots free up. Stop new starts with \`kubectl nodenet pause ${name}\`; give up and roll back with \`kubectl nodenet abort ${name}\`.`;
   }
 }
 
 export function statusExitCode(v: StatusView): ExitCode {
-  if (v.phase === 'Halted' || v.counts.failed > 0 || v.counts.degraded > 0) return EXIT.attention;
+  if (v.phase === 'Halted' || v.counts.failed > 0 || v.counts.degraded > 0 || v.attention.length > 0)
+    return EXIT.attention;
   if (v.phase === 'RollingOut' || v.phase === 'Paused') return EXIT.pending;
   return EXIT.ok;
 }
@@ -169,11 +213,13 @@ export function renderStatus(v: StatusView, nowMs: number): string {
   out.push(`Revision:  ${v.revision.name} (number ${v.revision.number})`);
   out.push(`State:     ${phaseText[v.phase]}`);
   // An invalid revision has no targets left (its nodes move back): a bar would only show 0/0.
-  if (v.phase !== 'Halted')
+  for (const a of v.attention) out.push(`Attention: ${a}`);
+  if (v.phase !== 'Halted') {
     out.push(`Progress:  ${progressBar(c.ready, c.total)} ${c.ready}/${c.total} ready`);
-  out.push(
-    `Nodes:     ready ${c.ready}, ongoing ${c.ongoing}, queued ${c.queued}, failed ${c.failed}, degraded ${c.degraded}, total ${c.total}`,
-  );
+    out.push(
+      `Nodes:     ready ${c.ready}, ongoing ${c.ongoing}, queued ${c.queued}, failed ${c.failed}, degraded ${c.degraded}, total ${c.total}`,
+    );
+  } else out.push(`Nodes:     failed ${c.failed}${c.degraded ? `, degraded ${c.degraded}` : ''}`);
   if (v.wave)
     out.push(
       `Wave:      ${v.wave.label}=${v.wave.values.length ? v.wave.values.join(', ') : '(none in progress)'}`,

@@ -20,6 +20,7 @@ import {
   createRevision,
   inputsOf,
   layer2,
+  setNodeReady,
   startTestCluster,
   type TestCluster,
 } from './support.js';
@@ -198,9 +199,56 @@ describe('status', () => {
 
   it('a halted rollout: why, failed nodes, rollback progress, retry hint (golden)', async () => {
     await halted();
-    const r = await cli(tc, ['status']);
+    const r = await cli(tc, ['status', '2']);
     await expect(await golden(r.out)).toMatchFileSnapshot('golden/status-halted.txt');
     expect(r.code).toBe(4);
+  });
+
+  it('no argument follows the desired revision; a halt that still matters is listed above the progress (golden)', async () => {
+    const { rev1 } = await halted();
+    let r = await cli(tc, ['status']);
+    await expect(await golden(r.out)).toMatchFileSnapshot('golden/status-after-halt.txt');
+    expect(r.code).toBe(4);
+    // node-2 is back on the desired revision and no input produces the bad one: the halt is history.
+    await tc.clients.nodeConfig.delete('node-2');
+    await createNodeConfig(tc, 'node-2', rev1, ok(rev1, 10), 20);
+    r = await cli(tc, ['status']);
+    expect(r.out).not.toContain('Attention:');
+    expect(r.out).toContain('Nothing to do: every target node runs rev-000001-');
+    expect(r.code).toBe(0);
+  });
+
+  it('complete, but a rejected input and a NotReady node are named above the progress and exit 4 (golden)', async () => {
+    const rev1 = await createRevision(tc, 1, A, complete(5, 7200, 6000));
+    for (const n of Object.keys(NODES)) await createNodeConfig(tc, n, rev1, ok(rev1, 6100), 6200);
+    await tc.clients.layer2.create(web);
+    const bad = await tc.clients.layer2.create(layer2('broken', 102));
+    await tc.clients.layer2.patchStatus(bad.metadata.name, {
+      status: {
+        conditions: [
+          {
+            type: 'Accepted',
+            status: 'False',
+            reason: 'Invalid',
+            message: 'spec.anycastGateways[0]: "10.140.0.300/24" is not a CIDR',
+            lastTransitionTime: at(30),
+            observedGeneration: 1,
+          },
+        ],
+      },
+    });
+    await setNodeReady(tc, 'node-4', false, 90);
+    const r = await cli(tc, ['status']);
+    await expect(await golden(r.out)).toMatchFileSnapshot('golden/status-complete-held-back.txt');
+    expect(r.code).toBe(4);
+  });
+
+  it('a fleet-wide pause reads Paused and says to resume the fleet (golden)', async () => {
+    await rollingOut();
+    expect((await cli(tc, ['pause'])).code).toBe(0);
+    const r = await cli(tc, ['status']);
+    await expect(await golden(r.out)).toMatchFileSnapshot('golden/status-fleet-paused.txt');
+    expect(r.code).toBe(1);
   });
 
   it('a paused rollout says so and how to resume (golden)', async () => {
@@ -282,26 +330,84 @@ describe('status', () => {
   });
 });
 
+describe('why NODE', () => {
+  it('a queued node: behind the desired revision, and what happens next (golden); exit 1', async () => {
+    await rollingOut();
+    const r = await cli(tc, ['why', 'node-4']);
+    await expect(await golden(r.out)).toMatchFileSnapshot('golden/why-queued.txt');
+    expect(r.code).toBe(1);
+  });
+
+  it('a NotReady node: unavailable since when, not counted, catches up (golden); exit 4', async () => {
+    await rollingOut();
+    await setNodeReady(tc, 'node-5', false, 120);
+    const r = await cli(tc, ['why', 'node-5']);
+    await expect(await golden(r.out)).toMatchFileSnapshot('golden/why-not-ready.txt');
+    expect(r.code).toBe(4);
+  });
+
+  it('a rolled-back node says from which revision, when and why (golden); exit 0', async () => {
+    await halted();
+    const r = await cli(tc, ['why', 'node-1']);
+    await expect(await golden(r.out)).toMatchFileSnapshot('golden/why-rolled-back.txt');
+    expect(r.code).toBe(0);
+  });
+
+  it('a node on a paused fleet is held, and an unknown node exits 3', async () => {
+    await rollingOut();
+    await cli(tc, ['pause']);
+    const r = await cli(tc, ['why', 'node-4', '-o', 'json']);
+    expect(JSON.parse(r.out)).toMatchObject({
+      placement: 'held',
+      why: expect.stringContaining('the fleet is paused'),
+    });
+    expect((await cli(tc, ['why', 'node-9'])).code).toBe(3);
+  });
+
+  it('revisions that share content are told apart by number (a retry of 1 as 3)', async () => {
+    const rev1 = await createRevision(tc, 1, A, complete(5, 7200, 6000));
+    const rev3 = await createRevision(tc, 3, A, complete(5, 600, 60));
+    await createNodeConfig(tc, 'node-1', rev3, ok(rev3, 30), 50);
+    await createNodeConfig(tc, 'node-2', rev1, ok(rev1, 6100), 6200);
+    const rows = JSON.parse((await cli(tc, ['nodes', '-o', 'json'])).out) as {
+      node: string;
+      revision: number;
+    }[];
+    expect(
+      rows.filter((n) => n.node === 'node-1' || n.node === 'node-2').map((n) => [n.node, n.revision]),
+    ).toEqual([
+      ['node-1', 3],
+      ['node-2', 1],
+    ]);
+  });
+});
+
 describe('nodes and history', () => {
-  it('nodes: one row per node with revision, state, revision on the host, since, confirming, message', async () => {
+  it('nodes: one row per node with desired, handed and applied revision, where it stands and why', async () => {
     await rollingOut();
     const r = await cli(tc, ['nodes']);
     expect(r.code).toBe(0);
     const lines = r.out.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^NODE\s+READY\s+REVISION\s+STATE\s+ON-HOST\s+SINCE\s+CONFIRMING\s+MESSAGE$/);
-    expect(lines[3]).toMatch(/^node-3\s+True\s+2\s+provisioning\s+1\s+40s\s+no\s+applying revision \w{10}$/);
+    expect(lines[0]).toMatch(/^NODE\s+READY\s+DESIRED\s+REVISION\s+ON-HOST\s+STATE\s+AGENT\s+SINCE\s+WHY$/);
+    expect(lines[3]).toMatch(
+      /^node-3\s+True\s+2\s+2\s+1\s+rolling-out\s+provisioning\s+40s\s+handed rev-000002-\w+ \(number 2\) at \S+ \(forward move\); agent: provisioning$/,
+    );
+    expect(lines[4]).toMatch(
+      /^node-4\s+True\s+2\s+1\s+1\s+queued\s+provisioned\s+\S+\s+carries rev-000001-\w+, behind rev-000002-/,
+    );
     expect(lines).toHaveLength(6);
     const json = JSON.parse((await cli(tc, ['nodes', '-o', 'json'])).out) as {
       node: string;
       state: string;
+      placement: string;
       revision: number;
     }[];
-    expect(json.map((n) => [n.node, n.revision, n.state])).toEqual([
-      ['node-1', 2, 'provisioned'],
-      ['node-2', 2, 'provisioned'],
-      ['node-3', 2, 'provisioning'],
-      ['node-4', 1, 'provisioned'],
-      ['node-5', 1, 'provisioned'],
+    expect(json.map((n) => [n.node, n.revision, n.state, n.placement])).toEqual([
+      ['node-1', 2, 'provisioned', 'up-to-date'],
+      ['node-2', 2, 'provisioned', 'up-to-date'],
+      ['node-3', 2, 'provisioning', 'rolling-out'],
+      ['node-4', 1, 'provisioned', 'queued'],
+      ['node-5', 1, 'provisioned', 'queued'],
     ]);
     const yaml = parse((await cli(tc, ['nodes', '-o', 'yaml'])).out) as unknown[];
     expect(yaml).toEqual(json);
@@ -323,7 +429,7 @@ describe('nodes and history', () => {
     ];
     await tc.clients.nodeConfig.patchStatus('node-3', { status: { conditions } });
     const r = await cli(tc, ['nodes']);
-    expect(r.out.split('\n')[3]).toMatch(/^node-3\s+True\s+2\s+confirming\s+1\s+40s\s+yes\s/);
+    expect(r.out.split('\n')[3]).toMatch(/^node-3\s+True\s+2\s+2\s+1\s+rolling-out\s+confirming\s+40s\s/);
   });
 
   it('history: newest first, result, which is in force, counts, times, why invalid', async () => {
@@ -354,6 +460,23 @@ describe('diff', () => {
   const backup = layer2('backup', 200, { nodeSelector: { matchLabels: { rack: 'r3' } } });
   const webJumbo = layer2('web', 100, { mtu: 9000 });
 
+  it('a node selector that matches no node is a warning line (a typo in a label value?)', async () => {
+    await createRevision(tc, 1, A, complete(5, 7200, 6000));
+    await createRevision(
+      tc,
+      2,
+      inputsOf([web, layer2('typo', 300, { nodeSelector: { matchLabels: { rack: 'r9' } } })]),
+      {},
+    );
+    const r = await cli(tc, ['diff', '1', '2']);
+    expect(r.out).toContain('0 of 5 nodes change.');
+    expect(r.out).toContain('Warning: Layer2 typo: nodeSelector rack=r9 matches no node');
+    const json = JSON.parse((await cli(tc, ['diff', '1', '2', '-o', 'json'])).out) as {
+      selectsNoNode: string[];
+    };
+    expect(json.selectsNoNode).toEqual(['Layer2 typo: nodeSelector rack=r9 matches no node']);
+  });
+
   it('between two revisions: per node, what the selector change and the new network do', async () => {
     await createRevision(tc, 1, B, complete(5, 7200, 6000));
     await createRevision(tc, 2, inputsOf([webJumbo, storageR1, backup]), {});
@@ -361,7 +484,7 @@ describe('diff', () => {
     expect(r.code).toBe(1);
     expect(r.out).toContain('5 of 5 nodes change.');
     expect(r.out).toMatch(
-      /node-1\n {2}\+ Layer2 {7}storage +added {2}\(nodeSelector changed from rack=r2 to rack in \(r1\): now selects this node\)\n {2}~ Layer2 {7}web +changed: mtu\n/,
+      /node-1\n {2}\+ Layer2 {7}storage +added {2}\(nodeSelector changed from rack=r2 to rack in \(r1\): now selects this node\)\n {2}~ Layer2 {7}web +changed: mtu 1500 → 9000\n/,
     );
     expect(r.out).toMatch(
       /node-3\n {2}- Layer2 {7}storage +removed {2}\(nodeSelector changed from rack=r2 to rack in \(r1\): no longer selects this node\)\n/,
@@ -589,8 +712,31 @@ describe('rollout controls', () => {
     expect(r.err).toContain(`superseded by ${rev2.metadata.name}`);
   });
 
+  it('retry of a configuration the inputs no longer produce is refused (exit 6), as the configurator would', async () => {
+    const { rev2 } = await halted();
+    await tc.clients.layer2.create(web); // the inputs produce A (revision 1), not B
+    const r = await cli(tc, ['retry', rev2.metadata.name, '--yes']);
+    expect(r.code).toBe(6);
+    expect(r.err).toMatch(
+      /the current inputs no longer produce rev-000002-\w+'s configuration \(they produce \w{10}\)/,
+    );
+    expect(
+      (await tc.clients.revision.get(rev2.metadata.name)).metadata.annotations?.['network.nodenet.io/retry'],
+    ).toBeUndefined();
+  });
+
+  it('abort of a complete revision is refused (exit 6): it would roll back every node at once', async () => {
+    const rev1 = await createRevision(tc, 1, A, complete(5, 7200, 6000));
+    const r = await cli(tc, ['abort', '1', '--yes']);
+    expect(r.code).toBe(6);
+    expect(r.err).toContain(`${rev1.metadata.name} is complete: every node runs it`);
+    expect((await tc.clients.revision.get(rev1.metadata.name)).spec).not.toHaveProperty('aborted');
+  });
+
   it('retry annotates the newest invalid revision; a valid revision is refused', async () => {
     const { rev1, rev2 } = await halted();
+    await tc.clients.layer2.create(web);
+    await tc.clients.layer2.create(storage); // the inputs still produce B (revision 2)
     let r = await cli(tc, ['retry', rev1.metadata.name, '--yes']);
     expect(r.code).toBe(6);
     expect(r.err).toContain('is not invalid');

@@ -181,3 +181,26 @@ export async function createNodeConfig(
   };
   await tc.clients.nodeConfig.patchStatus(node, { status });
 }
+
+/** The kubelet's Ready condition as the node lifecycle controller writes it, changed `secondsAgo`. */
+export async function setNodeReady(
+  tc: TestCluster,
+  node: string,
+  ready: boolean,
+  secondsAgo: number,
+): Promise<void> {
+  await tc.clients.node.patchStatus(node, {
+    status: {
+      conditions: [
+        {
+          type: 'Ready',
+          status: ready ? 'True' : 'Unknown',
+          reason: ready ? 'KubeletReady' : 'NodeStatusUnknown',
+          message: ready ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.',
+          lastHeartbeatTime: at(secondsAgo),
+          lastTransitionTime: at(secondsAgo),
+        },
+      ],
+    },
+  });
+}

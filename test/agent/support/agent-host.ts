@@ -10,7 +10,7 @@
  *   with `ip -json`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -282,6 +282,12 @@ export class AgentCluster {
   }
 }
 
+/**
+ * The underlay MTU of every simulated host: a fabric's usual 9216, so a VRF or Layer-2 network at the
+ * default 9000 fits with VXLAN's 50 bytes (examples/vrf.yaml works on the demo's own hosts).
+ */
+export const UNDERLAY_MTU = 9216;
+
 export class NodeEnv {
   readonly nodeNs: string;
   readonly peerNs: string;
@@ -364,8 +370,8 @@ export class NodeEnv {
     sh('ip', '-n', this.nodeNs, 'addr', 'add', `${nodeAddr}/24`, 'dev', 'vtep0');
     sh('ip', '-n', this.peerNs, 'addr', 'add', `${peerAddr}/24`, 'dev', 'vtep0p');
     // Jumbo underlay, as on a real fabric: a VXLAN needs 50 bytes more than its own MTU.
-    sh('ip', '-n', this.nodeNs, 'link', 'set', 'vtep0', 'mtu', '9000', 'up');
-    sh('ip', '-n', this.peerNs, 'link', 'set', 'vtep0p', 'mtu', '9000', 'up');
+    sh('ip', '-n', this.nodeNs, 'link', 'set', 'vtep0', 'mtu', String(UNDERLAY_MTU), 'up');
+    sh('ip', '-n', this.peerNs, 'link', 'set', 'vtep0p', 'mtu', String(UNDERLAY_MTU), 'up');
   }
 
   /** Makes the API server reachable from the node namespace (127.0.0.1:API_PORT). */
@@ -400,6 +406,8 @@ export class NodeEnv {
       templateFile?: string;
       /** A command the agent runs under, e.g. setpriv with the DaemonSet's securityContext. */
       wrap?: string[];
+      /** Also append every line the agent prints to this file (the demo keeps each node's log). */
+      logFile?: string;
     } = {},
   ): AgentRun {
     const args = [
@@ -452,7 +460,10 @@ export class NodeEnv {
       match: (l: Record<string, unknown>) => boolean;
       resolve: (l: Record<string, unknown>) => void;
     }[] = [];
+    const logFile = opts.logFile ? createWriteStream(opts.logFile, { flags: 'a' }) : undefined;
+    if (logFile) child.once('exit', () => logFile.end());
     const onLine = (line: string): void => {
+      logFile?.write(line + '\n');
       let parsed: Record<string, unknown>;
       try {
         parsed = JSON.parse(line) as Record<string, unknown>;

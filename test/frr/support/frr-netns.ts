@@ -56,23 +56,27 @@ export function startFrr(
     chownSync(d, uid, gid);
   }
   for (const daemon of daemons) {
-    execFileSync('ip', [
-      'netns',
-      'exec',
-      netns,
-      join(FRR_SBIN, daemon),
-      '-d',
-      '-N',
-      name,
-      '-P',
-      '0', // no TCP vty
-      '-f',
-      '/dev/null', // the integrated config is loaded by the driver, not by the daemon
-      '-i',
-      join(rundir, `${daemon}.pid`),
-      '--log',
-      `file:${join(confdir, `${daemon}.log`)}`,
-    ]);
+    execFileSync(
+      'ip',
+      [
+        'netns',
+        'exec',
+        netns,
+        join(FRR_SBIN, daemon),
+        '-d',
+        '-N',
+        name,
+        '-P',
+        '0', // no TCP vty
+        '-f',
+        '/dev/null', // the integrated config is loaded by the driver, not by the daemon
+        '-i',
+        join(rundir, `${daemon}.pid`),
+        '--log',
+        `file:${join(confdir, `${daemon}.log`)}`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    ); // start-up notes (e.g. no MPLS in this kernel) go to the log, not the terminal; a failure still throws with them
   }
   const inst: FrrNetnsInstance = {
     name,
