@@ -142,6 +142,9 @@ export function spawnConfigurator(kubeconfig: string): LoggedProcess {
       kubeconfig,
       '--update-limit',
       '1',
+      // No soak (the default is 1m): this suite tests identities, not the soak.
+      '--min-success-time',
+      '0s',
       '--leader-election-namespace',
       NS,
       '--leader-election-lease-duration',
