@@ -8,25 +8,13 @@ import {
   REVISION_NUMBER_LABEL,
   SPEC_HASH_ANNOTATION,
   hashConfig,
+  reportsOnSpec,
   type MoveKind,
   type NodeConfig,
 } from '@nodenet/api';
 
-/**
- * Whether the agent's status answers the NodeConfig's current spec. The agent records the
- * generation it answered in its conditions' `observedGeneration` (and `lastAppliedRevision` is what
- * is on the host afterwards, the restored revision after a failure); without generations, a status
- * naming the spec's revision as applied answers it.
- */
-export function reportsOnSpec(nc: NodeConfig): boolean {
-  const st = nc.status;
-  if (!st) return false;
-  const gens = (st.conditions ?? [])
-    .map((c) => c.observedGeneration)
-    .filter((g): g is number => g !== undefined);
-  if (gens.length > 0 && nc.metadata.generation !== undefined) return gens.includes(nc.metadata.generation);
-  return st.lastAppliedRevision === nc.spec.revision;
-}
+/** The one rule, shared with kubectl nodenet (@nodenet/api node-placement.ts). */
+export { reportsOnSpec };
 
 /** How many times in a row the configurator re-assigned the same revision (Interrupted, failed rollback). */
 export const ATTEMPT_ANNOTATION = 'network.nodenet.io/attempt';
