@@ -131,6 +131,10 @@ export function classify(
   const finished =
     soakEnd !== undefined && mono >= soakEnd && (down === undefined || obs.readinessSince >= soakEnd);
 
+  // An agent that found itself misconfigured before it ever reported never applied the change: its
+  // node is unavailable (pre-existing), and holds nothing.
+  if (forward && down === undefined && f.misconfigured !== undefined && nc !== undefined && !everReported(nc))
+    return unavailable(`agent misconfigured: ${f.misconfigured}`);
   // In flight: took the assignment forward, not finished, not failed (a report or a timeout).
   if (forward && !finished && p.kind !== 'invalid' && (down !== undefined || f.misconfigured !== undefined)) {
     // Cut off, or its agent broke, during its rollout steps or its soak: like a DaemonSet's

@@ -5,7 +5,13 @@
  * carries a suspect's entry is invalidated with it. Pure; used by the planner (carriers) and the
  * build (held-back.ts: which inputs to hold back, and the entry each contributes instead).
  */
-import { canonicalJson, findCondition, type NetworkConfig, type NetworkConfigRevision } from '@nodenet/api';
+import {
+  RETRY_ANNOTATION,
+  canonicalJson,
+  findCondition,
+  type NetworkConfig,
+  type NetworkConfigRevision,
+} from '@nodenet/api';
 
 /** The Invalid reason of a revision invalidated only because it carries another one's suspects. */
 export const CARRIES_REASON = 'CarriesRolledBackChange';
@@ -37,10 +43,14 @@ export function entryOf(config: NetworkConfig, ref: Pick<SuspectRef, 'kind' | 'n
 
 const same = (a: unknown, b: unknown): boolean => canonicalJson(a ?? null) === canonicalJson(b ?? null);
 
-/** A revision whose failure holds its suspects back: invalid, not for carrying, and not retried. */
+/**
+ * A revision whose failure holds its suspects back: invalid, not for carrying, and not retried. A
+ * retry asked for (the annotation) releases them, or the build could never make the retry.
+ */
 export function holdsBack(r: NetworkConfigRevision, all: readonly NetworkConfigRevision[]): boolean {
   if (r.status?.isInvalid !== true) return false;
   if (findCondition(r.status.conditions, 'Invalid', 'True')?.reason === CARRIES_REASON) return false;
+  if (r.metadata.annotations?.[RETRY_ANNOTATION] !== undefined) return false;
   return !all.some((x) => x.spec.retryOf === r.metadata.name);
 }
 
