@@ -133,29 +133,15 @@ export function classify(
 
   // An agent that found itself misconfigured before it ever reported never applied the change: its
   // node is unavailable (pre-existing), and holds nothing.
-  if (forward && down === undefined && f.misconfigured !== undefined && nc !== undefined && !everReported(nc))
+  if (forward && misconfiguredBeforeAnswering(down, f, nc))
     return unavailable(`agent misconfigured: ${f.misconfigured}`);
   // In flight: took the assignment forward, not finished, not failed (a report or a timeout).
   if (forward && !finished && p.kind !== 'invalid' && (down !== undefined || f.misconfigured !== undefined)) {
     // Cut off, or its agent broke, during its rollout steps or its soak: like a DaemonSet's
     // unavailable pod it keeps its slot and holds every forward move until it is back or fails.
-    const since = Math.max(obs.readinessSince, obs.assignSince);
-    const deadline = since + policy.notReadyTimeoutMs;
-    const what = down ?? `agent misconfigured (${f.misconfigured ?? ''})`;
-    // A self-check failure is the agent's own set-up, never the change's doing: after the timeout
-    // the node is listed unavailable (degraded) instead of failing the revision.
-    if (mono > deadline && down === undefined)
-      return unavailable(`agent misconfigured: ${f.misconfigured ?? ''}`);
-    // An agent that never reported anything never applied the change (it reports provisioning
-    // first): NotReady or gone is the node's own, as for a timeout of a silent agent.
-    if (mono > deadline && nc !== undefined && !everReported(nc))
-      return unavailable(
-        `${what} and agent never reported (after taking revision ${assigned?.spec.number ?? '?'})`,
-      );
+    const deadline = Math.max(obs.readinessSince, obs.assignSince) + policy.notReadyTimeoutMs;
     if (mono > deadline)
-      return fail(
-        `${what} for ${formatDuration(policy.notReadyTimeoutMs)} after taking revision ${assigned?.spec.number ?? '?'}`,
-      );
+      return pastNotReadyTimeout({ down, f, nc, number: assigned?.spec.number, policy, unavailable, fail });
     return { ...withAssigned, onDesired, state: 'notReady', holds: true, deadline };
   }
   if (onDesired)
@@ -190,6 +176,35 @@ interface Local {
   soakEnd: number | undefined;
   fail: (message: string, counts?: boolean) => Verdict;
   unavailable: (why: string) => Verdict;
+}
+
+const misconfiguredBeforeAnswering = (
+  down: string | undefined,
+  f: Facts,
+  nc: NodeConfig | undefined,
+): boolean => down === undefined && f.misconfigured !== undefined && nc !== undefined && !everReported(nc);
+
+/** A node in flight, NotReady (or its agent misconfigured) for longer than --not-ready-timeout. */
+function pastNotReadyTimeout(a: {
+  down: string | undefined;
+  f: Facts;
+  nc: NodeConfig | undefined;
+  number: number | undefined;
+  policy: { notReadyTimeoutMs: number };
+  unavailable: (why: string) => Verdict;
+  fail: (message: string) => Verdict;
+}): Verdict {
+  const what = a.down ?? `agent misconfigured (${a.f.misconfigured ?? ''})`;
+  // A self-check failure is the agent's own set-up, never the change's doing: after the timeout
+  // the node is listed unavailable (degraded) instead of failing the revision.
+  if (a.down === undefined) return a.unavailable(`agent misconfigured: ${a.f.misconfigured ?? ''}`);
+  // An agent that never reported anything never applied the change (it reports provisioning
+  // first): NotReady or gone is the node's own, as for a timeout of a silent agent.
+  if (a.nc !== undefined && !everReported(a.nc))
+    return a.unavailable(`${what} and agent never reported (after taking revision ${a.number ?? '?'})`);
+  return a.fail(
+    `${what} for ${formatDuration(a.policy.notReadyTimeoutMs)} after taking revision ${a.number ?? '?'}`,
+  );
 }
 
 type Base = Pick<Verdict, 'name' | 'node' | 'nc' | 'assigned'>;
