@@ -67,13 +67,20 @@ describe('fleet rollout', () => {
     const row = table.split('\n').find((l) => l.startsWith(second.metadata.name)) ?? '';
     expect(header).toMatch(/READY/);
     expect(row).toMatch(/\b20\b/);
-    const ncTable = await kubectl(
-      'get',
-      'nodeconfigs',
-      '-l',
-      `network.nodenet.io/revision-number=2`,
-      '--no-headers',
-    );
+    // Row labels are written once a row has settled (about a second after the last report).
+    const ncTable = await waitFor('every row settled on revision 2', async () => {
+      const t = await kubectl(
+        'get',
+        'nodeconfigs',
+        '-l',
+        `network.nodenet.io/revision-number=2`,
+        '--no-headers',
+      );
+      const lines = t.trim().split('\n');
+      return lines.length === 20 && lines.every((l) => /^node-\d+\s+2\s+2\s+provisioned\s/.test(l))
+        ? t
+        : undefined;
+    });
     expect(ncTable.trim().split('\n')).toHaveLength(20);
     // DESIRED and APPLIED revision numbers, then the report about the desired revision.
     for (const line of ncTable.trim().split('\n')) expect(line).toMatch(/^node-\d+\s+2\s+2\s+provisioned\s/);

@@ -108,7 +108,9 @@ export function classify(
       : { ...base, state: undefined };
   if (!nc) {
     if (!selected) return { ...base, state: undefined };
-    return down || starting ? unavailable(down ?? (starting as string)) : { ...base, state: 'outdated' };
+    // A node whose agent is still starting (its start-up taint) needs a NodeConfig to finish its first
+    // apply and remove the taint: it is handed one (a never-reported agent's silence never counts).
+    return down ? unavailable(down) : { ...base, state: 'outdated' };
   }
   const f = factsOf(nc);
   const assigned = assignedRevision(nc, ctx.index);
