@@ -2,27 +2,27 @@ export {};
 export * from './frr/index.js';
 export * from './netlink/index.js';
 export * from './errors.js';
-export * from './checkpoint.js';
+export * from './apply/checkpoint.js';
 export * from './health/index.js';
-export * from './status.js';
+export * from './status/status.js';
 export * from './metrics.js';
-export * from './fault.js';
-export * from './pipeline.js';
-export * from './confirm.js';
-export * from './drivers.js';
-export * from './l3vni-order.js';
-export * from './options.js';
-export * from './agent.js';
-export { nextResyncMs, RESYNC_BACKOFF } from './resync-backoff.js';
+export * from './apply/fault.js';
+export * from './apply/pipeline.js';
+export * from './apply/confirm.js';
+export * from './apply/host-drivers.js';
+export * from './apply/l3vni-order.js';
+export * from './run/options.js';
+export * from './run/agent-loop.js';
+export { nextResyncMs, RESYNC_BACKOFF } from './apply/resync-backoff.js';
 export * from './bounded.js';
-export * from './failure-cause.js';
-export * from './shutdown.js';
+export * from './apply/failure-cause.js';
+export * from './run/shutdown.js';
 
 // Internals the package's own tests exercise directly (pure logic, unit-tested).
 export { writeFileDurably } from './durable-file.js';
 export { decodeLinkInfo, encodeBridgePort, encodeLinkInfo, toBuffer } from './netlink/codec.js';
 export * from './observed/index.js';
-export { NodeObservation, type NodeObservationOptions } from './node-observation.js';
+export { NodeObservation, type NodeObservationOptions } from './status/node-observation.js';
 export {
   decideNodenetReady,
   nextNodeState,
@@ -30,4 +30,4 @@ export {
   type ConditionDecision,
   type NodeConditionWriterOptions,
   type NodeState,
-} from './node-condition.js';
+} from './status/node-condition.js';

@@ -21,11 +21,11 @@ import {
   makeClients,
   type Probe,
 } from '@nodenet/kube';
-import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './agent.js';
-import { CheckpointStore } from './checkpoint.js';
-import { hostDrivers } from './drivers.js';
+import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './run/agent-loop.js';
+import { CheckpointStore } from './apply/checkpoint.js';
+import { hostDrivers } from './apply/host-drivers.js';
 import { AgentError, describeCause } from './errors.js';
-import { FAULT_ENV, faultPointFromEnv, killAt } from './fault.js';
+import { FAULT_ENV, faultPointFromEnv, killAt } from './apply/fault.js';
 import { FrrDriver, resolveInstance, type FrrInstanceOptions } from './frr/index.js';
 import {
   DEFAULT_HEALTH_CONFIG,
@@ -35,14 +35,14 @@ import {
   isLoopbackAddress,
   loadHealthConfig,
 } from './health/index.js';
-import { firstIpv4Address } from './host-address.js';
-import { DEFAULT_L3VNI_ORDER } from './l3vni-order.js';
+import { firstIpv4Address } from './run/host-address.js';
+import { DEFAULT_L3VNI_ORDER } from './apply/l3vni-order.js';
 import { AgentMetrics } from './metrics.js';
 import { createNetlinkDriver } from './netlink/index.js';
-import { NodeObservation } from './node-observation.js';
+import { NodeObservation } from './status/node-observation.js';
 import { frrObservedReader } from './observed/index.js';
-import { buildProgram, resolveOptions, type AgentOptions, type RawOptions } from './options.js';
-import { Pipeline } from './pipeline.js';
+import { buildProgram, resolveOptions, type AgentOptions, type RawOptions } from './run/options.js';
+import { Pipeline } from './apply/pipeline.js';
 import {
   clearMisconfigured,
   problemsText,
@@ -50,9 +50,9 @@ import {
   selfCheck,
   sysfsInterfaceExists,
   type SelfCheckProblem,
-} from './self-check.js';
-import { API_STEP_TIMEOUT_MS, shutdownWithin } from './shutdown.js';
-import { StatusReporter } from './status.js';
+} from './run/self-check.js';
+import { API_STEP_TIMEOUT_MS, shutdownWithin } from './run/shutdown.js';
+import { StatusReporter } from './status/status.js';
 
 export async function runAgent(options: AgentOptions): Promise<{ stop: () => Promise<StopResult> }> {
   const log = pino({ level: options.logLevel, base: { component: 'nodenet-agent', node: options.nodeName } });

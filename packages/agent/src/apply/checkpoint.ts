@@ -34,7 +34,7 @@ import {
   type FailureCause,
   type NodeConfigSpec,
 } from '@nodenet/api';
-import { CheckpointCorruptError, CheckpointWriteError, describeCause } from './errors.js';
+import { CheckpointCorruptError, CheckpointWriteError, describeCause } from '../errors.js';
 
 export const CHECKPOINT_FORMAT_VERSION = 1;
 export const APPLIED_FILE = 'applied.json';

@@ -6,13 +6,13 @@
 import type pino from 'pino';
 import { shortHash, type FailureCause, type NodeConfigSpec, type NodeConfigStatus } from '@nodenet/api';
 import type { CheckpointStore } from './checkpoint.js';
-import { describeCause } from './errors.js';
+import { describeCause } from '../errors.js';
 import type { ConfirmFailure, ConfirmSettings } from './confirm.js';
 import { retriesOnItsOwn, type FailureKind } from './failure-cause.js';
 import type { FaultHook } from './fault.js';
-import type { CheckResult, HealthVerdict } from './health/checker.js';
-import type { AgentMetrics } from './metrics.js';
-import type { StatusSink } from './status.js';
+import type { CheckResult, HealthVerdict } from '../health/checker.js';
+import type { AgentMetrics } from '../metrics.js';
+import type { StatusSink } from '../status/status.js';
 
 // ------------------------------------------------------------------ boundaries
 

@@ -14,7 +14,7 @@
 import type { FailureCause } from '@nodenet/api';
 import type { RejectedAttempt } from './checkpoint.js';
 import type { ConfirmSettings } from './confirm.js';
-import { abortableSleep } from './sleep.js';
+import { abortableSleep } from '../sleep.js';
 
 /** How a failure is judged: by itself, or (a lost API server) by what the restore fixes. */
 export type FailureKind = 'change' | 'interrupted' | 'cut-off';

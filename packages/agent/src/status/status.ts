@@ -15,8 +15,8 @@ import {
   type FailureCause,
   type NodeConfigStatus,
 } from '@nodenet/api';
-import { boundText } from './bounded.js';
-import { abortableSleep } from './sleep.js';
+import { boundText } from '../bounded.js';
+import { abortableSleep } from '../sleep.js';
 
 /** What the pipeline tells the world about one attempt. */
 export interface StatusReport {

@@ -7,8 +7,8 @@
  * `assessTick` is the pure judgement of one round of checks; `runConfirmWindow` is the loop around
  * it, on an injected monotonic clock and sleep (never the wall clock: it can jump).
  */
-import { describeCause } from './errors.js';
-import { judge, type CheckResult } from './health/checker.js';
+import { describeCause } from '../errors.js';
+import { judge, type CheckResult } from '../health/checker.js';
 
 export interface ConfirmSettings {
   /** How long to keep checking after the first health check passed; 0 disables the window. */

@@ -16,8 +16,8 @@ import {
 } from '@nodenet/api';
 import { isNotFound, type Clients } from '@nodenet/kube';
 import type { Logger } from 'pino';
-import { boundText } from './bounded.js';
-import { describeCause } from './errors.js';
+import { boundText } from '../bounded.js';
+import { describeCause } from '../errors.js';
 
 export interface SelfCheckProblem {
   check: 'frr-template' | 'vtep-interface' | 'health-config' | 'router-id';

@@ -6,17 +6,17 @@
  */
 import { API_VERSION, ASSIGNED_AT_ANNOTATION, shortHash, type NodeConfig } from '@nodenet/api';
 import { Informer, isNotFound, type Clients, type EventRecorder, type Node, type Probe } from '@nodenet/kube';
-import { describeCause } from './errors.js';
-import type { AgentMetrics } from './metrics.js';
+import { describeCause } from '../errors.js';
+import type { AgentMetrics } from '../metrics.js';
 import {
   STEP_REASON,
   type Logger,
   type Pipeline,
   type ReconcileOutcome,
   type StartOutcome,
-} from './pipeline.js';
-import { nextResyncMs } from './resync-backoff.js';
-import type { StatusReporter } from './status.js';
+} from '../apply/pipeline.js';
+import { nextResyncMs } from '../apply/resync-backoff.js';
+import type { StatusReporter } from '../status/status.js';
 
 /** Field selector for exactly one object name. Exact match: `node-1` never selects `node-10`. */
 export const nameFieldSelector = (name: string): string => `metadata.name=${name}`;

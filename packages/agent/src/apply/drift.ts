@@ -5,8 +5,8 @@
  * NodeConfig or a wiped status gets the report again.
  */ import type { AppliedCheckpoint } from './checkpoint.js';
 import type { DriftResult } from './host-sync.js';
-import { short, type DesiredConfig, type ReconcileOutcome } from './pipeline-contract.js';
-import type { StatusReport, StatusSink } from './status.js';
+import { short, type DesiredConfig, type ReconcileOutcome } from './contract.js';
+import type { StatusReport, StatusSink } from '../status/status.js';
 
 /**
  * Whether the NodeConfig already shows this outcome for this revision. A report still waiting in

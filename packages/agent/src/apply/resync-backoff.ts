@@ -4,7 +4,7 @@
  * period; anything else (a repair, an error, a new revision applied) goes back to the configured
  * period. An idle node re-checks less often, and one that drifted is watched closely. Pure.
  */
-import type { ReconcileOutcome } from './pipeline-contract.js';
+import type { ReconcileOutcome } from './contract.js';
 
 /** The longest wait, as a multiple of `--resync-period`. */
 export const RESYNC_BACKOFF = 4;

@@ -3,7 +3,7 @@
  * netlink in the agent's network namespace.
  */
 import { createRtNetlink } from 'netlink';
-import { OptionError } from './errors.js';
+import { OptionError } from '../errors.js';
 
 export async function firstIpv4Address(ifname: string): Promise<string> {
   const socket = createRtNetlink();

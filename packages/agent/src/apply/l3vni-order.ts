@@ -6,8 +6,8 @@
  * router MAC). A timeout fails the apply naming the VRF and VNI; the pipeline then restores.
  */
 import { NodenetError } from '@nodenet/api';
-import type { FrrL3Vni } from './frr/vni.js';
-import type { L3VniGate } from './netlink/index.js';
+import type { FrrL3Vni } from '../frr/vni.js';
+import type { L3VniGate } from '../netlink/index.js';
 
 export interface L3VniOrderSettings {
   /** How long FRR may take to show every held VNI as L3 (default 30 s). */

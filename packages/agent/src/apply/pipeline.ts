@@ -14,12 +14,12 @@ import pino from 'pino';
 import { SerialQueue } from '@nodenet/kube';
 import { specHash, type AppliedCheckpoint, type PendingApply, type RejectedAttempt } from './checkpoint.js';
 import { confirmApplied, DEFAULT_CONFIRM, startHeartbeat, type ConfirmSettings } from './confirm.js';
-import { describeCause } from './errors.js';
+import { describeCause } from '../errors.js';
 import { apiServerChecks } from './failure-cause.js';
 import type { FaultHook, FaultPoint } from './fault.js';
-import { judge, type CheckResult, type HealthVerdict } from './health/checker.js';
+import { judge, type CheckResult, type HealthVerdict } from '../health/checker.js';
 import { repairDrift, type DriftResult } from './host-sync.js';
-import { AgentMetrics } from './metrics.js';
+import { AgentMetrics } from '../metrics.js';
 import {
   runStep,
   CONFIRM_KIND,
@@ -35,19 +35,19 @@ import {
   type PipelineDeps,
   type ReconcileOutcome,
   type StartOutcome,
-} from './pipeline-contract.js';
-import { keepRejected, resync, type ResyncContext } from './resync.js';
+} from './contract.js';
+import { keepRejected, resync, type ResyncContext } from './drift.js';
 import {
   failureArgs,
   recoveryArgs,
   reportCheckpointProblems,
   restoreAndReport,
   type RestoreArgs,
-} from './restore-and-report.js';
-import { abortableSleep } from './sleep.js';
-import type { StatusReport } from './status.js';
+} from './restore.js';
+import { abortableSleep } from '../sleep.js';
+import type { StatusReport } from '../status/status.js';
 
-export * from './pipeline-contract.js';
+export * from './contract.js';
 
 // ------------------------------------------------------------------ pipeline
 

@@ -6,8 +6,8 @@
 import { basename, dirname, isAbsolute } from 'node:path';
 import { isIPv4 } from 'node:net';
 import { Command, Option } from 'commander';
-import type { ConfirmSettings } from './confirm.js';
-import { OptionError } from './errors.js';
+import type { ConfirmSettings } from '../apply/confirm.js';
+import { OptionError } from '../errors.js';
 import { NODENET_VERSION } from '@nodenet/api';
 import { parseListenAddress, type ListenAddress } from '@nodenet/kube';
 

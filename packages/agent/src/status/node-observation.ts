@@ -6,11 +6,11 @@
  */
 import type { NodeConfig, ObservedState } from '@nodenet/api';
 import type { Clients } from '@nodenet/kube';
-import { boundObserved } from './bounded.js';
-import { describeCause } from './errors.js';
+import { boundObserved } from '../bounded.js';
+import { describeCause } from '../errors.js';
 import { decideNodenetReady, nextNodeState, NodeConditionWriter, type NodeState } from './node-condition.js';
-import { observedPatch, ObservedReporter } from './observed/index.js';
-import type { Logger, ReconcileOutcome, StartOutcome } from './pipeline-contract.js';
+import { observedPatch, ObservedReporter } from '../observed/index.js';
+import type { Logger, ReconcileOutcome, StartOutcome } from '../apply/contract.js';
 import type { StatusSink } from './status.js';
 
 export interface NodeObservationOptions {

@@ -7,7 +7,7 @@
  * `lastAppliedRevision` claim (the host may be half-applied) and keeps pending.json; the pipeline
  * then restores first on its next call (or at a restart).
  */
-import { boundText } from './bounded.js';
+import { boundText } from '../bounded.js';
 import type { AppliedCheckpoint, RejectedAttempt } from './checkpoint.js';
 import type { FailureCause } from '@nodenet/api';
 import {
@@ -18,9 +18,9 @@ import {
   type FailureKind,
 } from './failure-cause.js';
 import type { FaultPoint } from './fault.js';
-import { judge, type CheckResult } from './health/checker.js';
+import { judge, type CheckResult } from '../health/checker.js';
 import { restoreHost } from './host-sync.js';
-import type { AgentMetrics } from './metrics.js';
+import type { AgentMetrics } from '../metrics.js';
 import {
   short,
   STEP_LABEL,
@@ -31,8 +31,8 @@ import {
   type Logger,
   type PipelineDeps,
   type StepError,
-} from './pipeline-contract.js';
-import type { StatusReport } from './status.js';
+} from './contract.js';
+import type { StatusReport } from '../status/status.js';
 
 /** What the restore needs from the pipeline. */
 export interface RestoreContext {

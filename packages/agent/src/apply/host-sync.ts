@@ -4,9 +4,9 @@
  * the drivers only, and log and count what they did.
  */
 import type { AppliedCheckpoint } from './checkpoint.js';
-import { describeCause } from './errors.js';
-import type { AgentMetrics } from './metrics.js';
-import type { HostDrivers, Logger } from './pipeline-contract.js';
+import { describeCause } from '../errors.js';
+import type { AgentMetrics } from '../metrics.js';
+import type { HostDrivers, Logger } from './contract.js';
 
 export interface DriftResult {
   operations: number;

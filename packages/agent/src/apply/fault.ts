@@ -5,7 +5,7 @@
  * exception, not exit()) because a real crash runs no cleanup, flushes no buffers and writes no
  * status. Never set it in production: the agent logs a warning at start-up when it is set.
  */
-import { OptionError } from './errors.js';
+import { OptionError } from '../errors.js';
 
 export const FAULT_POINTS = [
   /** pending.json written, host untouched. */

@@ -6,10 +6,10 @@
  * apply held down are brought up after FRR's reload, once FRR shows their VNIs as L3 (l3vni-order.ts).
  */
 import type { NodeConfigSpec } from '@nodenet/api';
-import { describeDrift, isEmptyDrift, type FrrDriver } from './frr/index.js';
-import { queryL3Vnis } from './frr/vni.js';
+import { describeDrift, isEmptyDrift, type FrrDriver } from '../frr/index.js';
+import { queryL3Vnis } from '../frr/vni.js';
 import { bringUpL3Vnis, DEFAULT_L3VNI_ORDER, type L3VniOrderSettings } from './l3vni-order.js';
-import { EMPTY_SPEC, type L3VniGate, type NetlinkDriver } from './netlink/index.js';
+import { EMPTY_SPEC, type L3VniGate, type NetlinkDriver } from '../netlink/index.js';
 import type { HostDrivers } from './pipeline.js';
 
 export function hostDrivers(
