@@ -55,4 +55,23 @@ export default tseslint.config(
       complexity: ['error', 50],
     },
   },
+  {
+    // The agent's apply pipeline is a folder with one entry: outside code sees its surface, not its steps.
+    files: ['packages/agent/src/**/*.ts'],
+    ignores: ['packages/agent/src/apply/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...publicEntryOnly.patterns,
+            {
+              regex: '(^|/)apply/(?!index\\.js$)',
+              message: "Import the apply pipeline through './apply/index.js' (or '../apply/index.js').",
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

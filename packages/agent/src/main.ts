@@ -22,10 +22,16 @@ import {
   type Probe,
 } from '@nodenet/kube';
 import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './run/agent-loop.js';
-import { CheckpointStore } from './apply/checkpoint.js';
-import { hostDrivers } from './apply/host-drivers.js';
 import { AgentError, describeCause } from './errors.js';
-import { FAULT_ENV, faultPointFromEnv, killAt } from './apply/fault.js';
+import {
+  CheckpointStore,
+  DEFAULT_L3VNI_ORDER,
+  FAULT_ENV,
+  faultPointFromEnv,
+  hostDrivers,
+  killAt,
+  Pipeline,
+} from './apply/index.js';
 import { FrrDriver, resolveInstance, type FrrInstanceOptions } from './frr/index.js';
 import {
   DEFAULT_HEALTH_CONFIG,
@@ -36,13 +42,11 @@ import {
   loadHealthConfig,
 } from './health/index.js';
 import { firstIpv4Address } from './run/host-address.js';
-import { DEFAULT_L3VNI_ORDER } from './apply/l3vni-order.js';
 import { AgentMetrics } from './metrics.js';
 import { createNetlinkDriver } from './netlink/index.js';
 import { NodeObservation } from './status/node-observation.js';
 import { frrObservedReader } from './observed/index.js';
 import { buildProgram, resolveOptions, type AgentOptions, type RawOptions } from './run/options.js';
-import { Pipeline } from './apply/pipeline.js';
 import {
   clearMisconfigured,
   problemsText,

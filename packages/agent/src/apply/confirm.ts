@@ -1,5 +1,5 @@
 /**
- * The confirm window (DESIGN "Apply pipeline" step 3, invariant 7): after an apply passed its health
+ * The confirm window (docs/architecture.md, invariant 7): after an apply passed its health
  * checks, the agent keeps checking for a while before it calls the change good. A change can cut a
  * node off only later — a BGP session dies when its hold timer expires, and the routes it carried
  * are withdrawn — and a node cut off cannot even report, so it must notice and revert on its own.
@@ -9,6 +9,9 @@
  */
 import { describeCause } from '../errors.js';
 import { judge, type CheckResult } from '../health/checker.js';
+import type { StatusReport } from '../status/status.js';
+import { CONFIRM_KIND, CONFIRM_REASON, short, StepError } from './contract.js';
+import type { ApplyPorts } from './ports.js';
 
 export interface ConfirmSettings {
   /** How long to keep checking after the first health check passed; 0 disables the window. */
@@ -186,42 +189,40 @@ async function probe(apiServer: () => Promise<void>): Promise<{ ok: boolean; det
   }
 }
 
-/** What the confirm step of an apply needs from the pipeline. */
-export interface ConfirmStepDeps {
-  settings: ConfirmSettings;
-  runHealth: () => Promise<CheckResult[]>;
-  apiServer?: () => Promise<void>;
-  monotonicMs: () => number;
-  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
-  signal: AbortSignal;
-  /** Reports `Confirming` (with the window's length) when the window starts. */
-  reportConfirming: (message: string) => void;
-  log: { info(obj: object, msg: string): void; debug(obj: object, msg: string): void };
-}
+/** What the confirm step of an apply needs. */
+export type ConfirmPorts = Pick<
+  ApplyPorts,
+  'confirm' | 'runHealth' | 'apiServer' | 'monotonicMs' | 'sleep' | 'signal' | 'status' | 'log'
+>;
 
 /**
- * The confirm step of an apply: keeps checking for the window; resolves when confirmed, otherwise
- * returns the failure (reason and message) for the pipeline to restore.
+ * The confirm step of an apply: reports `Confirming`, keeps checking for the window, and resolves
+ * when it is confirmed; otherwise throws a `confirm` StepError naming what was lost (the apply
+ * then restores). `progress` is the apply's `provisioning` report.
  */
 export async function confirmApplied(
-  deps: ConfirmStepDeps,
-  revision: string,
+  ports: ConfirmPorts,
+  progress: Omit<StatusReport, 'reason' | 'message'>,
   baseline: CheckResult[],
-): Promise<{ reason: ConfirmFailure | 'stopped'; message: string } | undefined> {
-  const { settings, log } = deps;
-  if (settings.windowMs <= 0) return undefined;
+): Promise<void> {
+  const { confirm: settings, log } = ports;
+  const revision = progress.revision;
+  if (settings.windowMs <= 0) return;
   const window = `${Math.round(settings.windowMs / 1000)} s`;
-  deps.reportConfirming(
-    `applied and healthy; confirming for ${window} (checks every ${Math.round(settings.intervalMs / 1000)} s, reverts on its own if one fails)`,
-  );
+  ports.status.report({
+    ...progress,
+    confirming: true,
+    reason: 'Confirming',
+    message: `revision ${short(revision)} applied and healthy; confirming for ${window} (checks every ${Math.round(settings.intervalMs / 1000)} s, reverts on its own if one fails)`,
+  });
   log.info({ revision, windowMs: settings.windowMs }, 'confirm window started');
   const outcome = await runConfirmWindow({
     settings,
     baseline: baseline.filter((r) => r.name !== 'apiserver'),
-    check: () => confirmRound(deps.runHealth, deps.apiServer),
-    monotonicMs: deps.monotonicMs,
-    sleep: deps.sleep,
-    signal: deps.signal,
+    check: () => confirmRound(ports.runHealth, ports.apiServer),
+    monotonicMs: ports.monotonicMs,
+    sleep: ports.sleep,
+    signal: ports.signal,
     onTick: (tick, verdict) => {
       log.debug({ atMs: Math.round(tick.atMs), api: tick.api, verdict: verdict.kind }, 'confirm round');
       if (
@@ -235,8 +236,12 @@ export async function confirmApplied(
         );
     },
   });
-  if (outcome.kind === 'confirmed') return undefined;
-  return { reason: outcome.kind === 'stopped' ? 'stopped' : outcome.reason, message: outcome.message };
+  if (outcome.kind === 'confirmed') return;
+  const reason = outcome.kind === 'stopped' ? 'stopped' : outcome.reason;
+  throw new StepError('confirm', outcome.message, {
+    reason: CONFIRM_REASON[reason],
+    kind: CONFIRM_KIND[reason],
+  });
 }
 
 /** Calls `beat` every `everyMs` while an apply runs (0: never); returns the function that ends it. */

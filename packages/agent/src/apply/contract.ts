@@ -1,14 +1,14 @@
 /**
  * The apply pipeline's contract (see pipeline.ts): the boundaries it is given (host drivers, health,
- * clock), what it is asked and what it answers, the reasons it reports, and `nextStep()`, the pure
- * decision of what a reconcile does with a desired spec (table-tested).
+ * clock), what it is asked and what it answers, and the reasons it reports. What a reconcile does
+ * with a desired spec is decided in decide.ts.
  */
 import type pino from 'pino';
-import { shortHash, type FailureCause, type NodeConfigSpec, type NodeConfigStatus } from '@nodenet/api';
+import { shortHash, type NodeConfigSpec, type NodeConfigStatus } from '@nodenet/api';
 import type { CheckpointStore } from './checkpoint.js';
 import { describeCause } from '../errors.js';
 import type { ConfirmFailure, ConfirmSettings } from './confirm.js';
-import { retriesOnItsOwn, type FailureKind } from './failure-cause.js';
+import type { FailureKind } from './failure-cause.js';
 import type { FaultHook } from './fault.js';
 import type { CheckResult, HealthVerdict } from '../health/checker.js';
 import type { AgentMetrics } from '../metrics.js';
@@ -16,7 +16,7 @@ import type { StatusSink } from '../status/status.js';
 
 // ------------------------------------------------------------------ boundaries
 
-/** Kernel side of the host: devices, addresses, VRF tables, as in DESIGN "Host model". */
+/** Kernel side of the host: devices, addresses, VRF tables (docs/host-devices.md). */
 export interface HostNetlink {
   /**
    * Makes the managed devices match `spec` exactly (create, change, delete), as one diff against
@@ -161,30 +161,6 @@ export const STEP_LABEL: Record<PipelineStep, string> = {
   confirm: 'confirm window',
   checkpoint: 'checkpoint write',
 };
-
-/** What reconcile does with a desired spec; pure, so the decision is table-tested. */
-export type NextStep = 'recover-first' | 'resync' | 'keep-rejected' | 'apply';
-
-export function nextStep(facts: {
-  /** A restore failed earlier: the host may be half-applied. */
-  recoveryNeeded: boolean;
-  desiredHash: string;
-  assignedAt?: string;
-  appliedHash?: string;
-  rejected?: { specHash: string; assignedAt?: string; failureCause?: FailureCause; interruptions?: number };
-}): NextStep {
-  if (facts.recoveryNeeded) return 'recover-first';
-  if (facts.appliedHash === facts.desiredHash) return 'resync';
-  // The same content under the same assignment failed already; the configurator's retry re-assigns.
-  // An interrupted attempt (e.g. a rollback whose window a SIGTERM cut short) is tried again, bounded.
-  if (
-    facts.rejected?.specHash === facts.desiredHash &&
-    facts.rejected.assignedAt === facts.assignedAt &&
-    !retriesOnItsOwn(facts.rejected)
-  )
-    return 'keep-rejected';
-  return 'apply';
-}
 
 /** The attempt a restore ends: what was tried, for the report and rejected.json. */
 export interface Attempt {

@@ -1,12 +1,62 @@
 /**
- * A spec already decided: equal to the applied checkpoint (resync: drift repair), or rejected
- * earlier (keep the last good config, keep saying why). The outcome is re-sent only when the
- * NodeConfig in the API does not already show it. The object, not memory, decides: a re-created
- * NodeConfig or a wiped status gets the report again.
- */ import type { AppliedCheckpoint } from './checkpoint.js';
-import type { DriftResult } from './host-sync.js';
-import { short, type DesiredConfig, type ReconcileOutcome } from './contract.js';
+ * Drift repair, in one place. A spec already decided is either equal to the applied checkpoint
+ * (resync: the host is brought back to it, netlink then FRR, judged on FRR's running config) or
+ * rejected earlier (keep the last good config, keep saying why, and repair drift towards it). The
+ * outcome is re-sent only when the NodeConfig in the API does not already show it: the object, not
+ * memory, decides, so a re-created NodeConfig or a wiped status gets the report again.
+ *
+ * The resync period adapts (`nextResyncMs`): a resync that finds the host as applied (no netlink
+ * operation, FRR not reloaded, no error) doubles the wait before the next one, up to RESYNC_BACKOFF
+ * times the configured period; anything else (a repair, an error, a new revision) goes back to the
+ * configured period. An idle node re-checks less often, and one that drifted is watched closely.
+ */
+import { describeCause } from '../errors.js';
 import type { StatusReport, StatusSink } from '../status/status.js';
+import type { AppliedCheckpoint } from './checkpoint.js';
+import { short, type DesiredConfig, type ReconcileOutcome } from './contract.js';
+import type { PipelineState, Stepped } from './decide.js';
+import { markHealthy, type ApplyPorts } from './ports.js';
+
+/** What drift repair and the re-sent report need. */
+export type DriftPorts = Pick<ApplyPorts, 'drivers' | 'metrics' | 'log' | 'status' | 'onFirstHealthy'>;
+
+export interface DriftResult {
+  operations: number;
+  frrChanged: boolean;
+  frrDrift?: string;
+  error?: string;
+}
+
+/** Re-applies the applied spec; >0 operations or an FRR reload means the host had drifted. */
+export async function repairDrift(
+  ports: Pick<ApplyPorts, 'drivers' | 'metrics' | 'log'>,
+  applied: AppliedCheckpoint | undefined,
+): Promise<DriftResult> {
+  const { drivers, metrics, log } = ports;
+  const target = applied?.spec;
+  // Without a checkpoint there is nothing to repair towards; never tear down a host on a resync.
+  if (!target) return { operations: 0, frrChanged: false };
+  try {
+    const { operations } = await drivers.netlink.apply(target);
+    // Judged on FRR's running config, not on the file: a hand-made vtysh change is found too.
+    const { changed, drift } = await drivers.frr.sync(target);
+    if (changed) metrics.frrDriftRepairs.inc();
+    if (operations > 0 || changed) {
+      metrics.driftRepairs.inc();
+      log.warn(
+        { revision: applied.revision, netlinkOperations: operations, frrReloaded: changed, frrDrift: drift },
+        'host had drifted from the applied config; repaired',
+      );
+    } else {
+      log.debug({ revision: applied.revision }, 'resync: host matches the applied config');
+    }
+    return { operations, frrChanged: changed, ...(drift ? { frrDrift: drift } : {}) };
+  } catch (err) {
+    metrics.driftErrors.inc();
+    log.error({ err, revision: applied.revision }, 'drift check/repair failed; retrying at the next resync');
+    return { operations: 0, frrChanged: false, error: describeCause(err) };
+  }
+}
 
 /**
  * Whether the NodeConfig already shows this outcome for this revision. A report still waiting in
@@ -49,42 +99,39 @@ export function reportAgain(
   return same ? last : fallback;
 }
 
-export interface ResyncContext {
-  status: StatusSink;
-  applied: AppliedCheckpoint | undefined;
-  repairDrift: () => Promise<DriftResult>;
-  markHealthy: () => Promise<void>;
-  report: (report: StatusReport) => void;
-}
-
-function resend(ctx: ResyncContext, desired: DesiredConfig, report: StatusReport): void {
-  if (!alreadyReported(ctx.status, desired, report.configStatus as 'provisioned' | 'invalid'))
-    ctx.report(reportAgain(ctx.status, desired, report));
+function resend(status: StatusSink, desired: DesiredConfig, report: StatusReport): void {
+  if (!alreadyReported(status, desired, report.configStatus as 'provisioned' | 'invalid'))
+    status.report(reportAgain(status, desired, report));
 }
 
 /** Already tried and rolled back: keep the last good config, keep saying why. */
 export async function keepRejected(
-  ctx: ResyncContext,
+  ports: DriftPorts,
+  state: PipelineState,
   desired: DesiredConfig,
-  message: string,
-): Promise<ReconcileOutcome> {
-  resend(ctx, desired, {
+): Promise<Stepped<ReconcileOutcome>> {
+  const message = state.rejected?.message ?? 'rejected earlier';
+  resend(ports.status, desired, {
     configStatus: 'invalid',
     revision: desired.spec.revision,
-    ...(ctx.applied ? { lastAppliedRevision: ctx.applied.revision } : {}),
+    ...(state.applied ? { lastAppliedRevision: state.applied.revision } : {}),
     reason: 'PreviouslyRejected',
     message,
     observedGeneration: desired.generation,
   });
-  await ctx.repairDrift();
-  return { kind: 'rejected', revision: desired.spec.revision, message };
+  await repairDrift(ports, state.applied);
+  return { state, outcome: { kind: 'rejected', revision: desired.spec.revision, message } };
 }
 
 /** Unchanged spec: drift check and repair; no status change unless the API shows a stale one. */
-export async function resync(ctx: ResyncContext, desired: DesiredConfig): Promise<ReconcileOutcome> {
+export async function resync(
+  ports: DriftPorts,
+  state: PipelineState,
+  desired: DesiredConfig,
+): Promise<Stepped<ReconcileOutcome>> {
   const revision = desired.spec.revision;
-  const drift = await ctx.repairDrift();
-  resend(ctx, desired, {
+  const drift = await repairDrift(ports, state.applied);
+  resend(ports.status, desired, {
     configStatus: 'provisioned',
     revision,
     lastAppliedRevision: revision,
@@ -92,13 +139,24 @@ export async function resync(ctx: ResyncContext, desired: DesiredConfig): Promis
     message: `revision ${short(revision)} is applied`,
     observedGeneration: desired.generation,
   });
-  if (!drift.error) await ctx.markHealthy();
   return {
-    kind: 'unchanged',
-    revision,
-    driftOperations: drift.operations,
-    frrChanged: drift.frrChanged,
-    ...(drift.frrDrift ? { frrDrift: drift.frrDrift } : {}),
-    ...(drift.error ? { error: drift.error } : {}),
+    state: drift.error ? state : await markHealthy(ports, state),
+    outcome: {
+      kind: 'unchanged',
+      revision,
+      driftOperations: drift.operations,
+      frrChanged: drift.frrChanged,
+      ...(drift.frrDrift ? { frrDrift: drift.frrDrift } : {}),
+      ...(drift.error ? { error: drift.error } : {}),
+    },
   };
+}
+
+/** The longest wait, as a multiple of `--resync-period`. */
+export const RESYNC_BACKOFF = 4;
+
+export function nextResyncMs(currentMs: number, baseMs: number, outcome: ReconcileOutcome): number {
+  const quiet =
+    outcome.kind === 'unchanged' && !outcome.error && outcome.driftOperations === 0 && !outcome.frrChanged;
+  return quiet ? Math.min(currentMs * 2, baseMs * RESYNC_BACKOFF) : baseMs;
 }

@@ -4,6 +4,9 @@
  * monotonic clock — until FRR shows the VNI as that VRF's L3 VNI (`show vrf vni`), then brings them
  * up. zebra would otherwise take a VXLAN that comes up first for an L2 VNI (hairpin flooding, wrong
  * router MAC). A timeout fails the apply naming the VRF and VNI; the pipeline then restores.
+ *
+ * `l3VniOrder` carries the gates from a netlink apply to the FRR reload that follows it (every
+ * caller — apply, drift repair, restore — runs netlink, then FRR); `bringUpL3Vnis` is the wait.
  */
 import { NodenetError } from '@nodenet/api';
 import type { FrrL3Vni } from '../frr/vni.js';
@@ -98,4 +101,29 @@ export async function bringUpL3Vnis(
     }
     await sleep(Math.max(0, Math.min(settings.pollMs, deadline - now())));
   }
+}
+
+/** The gates of the last netlink apply, held until the FRR reload that follows it. */
+export interface L3VniOrder {
+  /** After a netlink apply: these devices stay down until FRR shows their VNIs as L3. */
+  hold(gates: L3VniGate[]): void;
+  /** After FRR's reload: brings the held devices up in order (throws L3VniNotReadyError). */
+  afterReload(): Promise<void>;
+}
+
+export function l3VniOrder(
+  deps: Pick<L3VniOrderDeps, 'query' | 'bringUp'>,
+  settings: L3VniOrderSettings = DEFAULT_L3VNI_ORDER,
+): L3VniOrder {
+  let held: L3VniGate[] = [];
+  return {
+    hold: (gates) => {
+      held = gates;
+    },
+    afterReload: async () => {
+      const gates = held;
+      held = [];
+      await bringUpL3Vnis(gates, deps, settings);
+    },
+  };
 }

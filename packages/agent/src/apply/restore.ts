@@ -1,15 +1,31 @@
 /**
- * The one ending of every failed or cut-off apply (invariant 5): restore the last good checkpoint
- * (or remove everything managed without one), check health again, then — only if the restore
- * worked — write rejected.json BEFORE removing pending.json (a crash in between must not re-apply
- * the bad spec at start-up), and report `invalid` saying what was lost, what was restored, and why
- * (`failureCause`, failure-cause.ts). A failed restore reports `RestoreFailed` without a
- * `lastAppliedRevision` claim (the host may be half-applied) and keeps pending.json; the pipeline
- * then restores first on its next call (or at a restart).
+ * The one ending of every failed or cut-off apply (docs/architecture.md, invariant 5): restore the
+ * last good checkpoint (or remove everything managed without one), check health again, then — only
+ * if the restore worked — write rejected.json BEFORE removing pending.json (a crash in between must
+ * not re-apply the bad spec at start-up), and report `invalid` saying what was lost, what was
+ * restored, and why (`failureCause`, failure-cause.ts). A failed restore reports `RestoreFailed`
+ * without a `lastAppliedRevision` claim (the host may be half-applied) and keeps pending.json; the
+ * next state says `recoveryNeeded`, so the pipeline restores first on its next call (or at a restart).
+ *
+ * Start-up lives here too: loading the checkpoint and recovering an apply a restart cut off.
  */
-import { boundText } from '../bounded.js';
-import type { AppliedCheckpoint, RejectedAttempt } from './checkpoint.js';
 import type { FailureCause } from '@nodenet/api';
+import { boundText } from '../bounded.js';
+import { describeCause } from '../errors.js';
+import { judge, type CheckResult } from '../health/checker.js';
+import type { AgentMetrics } from '../metrics.js';
+import type { AppliedCheckpoint, RejectedAttempt } from './checkpoint.js';
+import {
+  short,
+  STEP_LABEL,
+  STEP_REASON,
+  type Attempt,
+  type DesiredConfig,
+  type Logger,
+  type StartOutcome,
+  type StepError,
+} from './contract.js';
+import type { PipelineState, Stepped } from './decide.js';
 import {
   apiAfterRestoreText,
   decideFailureCause,
@@ -17,39 +33,21 @@ import {
   type ApiAfterRestore,
   type FailureKind,
 } from './failure-cause.js';
-import type { FaultPoint } from './fault.js';
-import { judge, type CheckResult } from '../health/checker.js';
-import { restoreHost } from './host-sync.js';
-import type { AgentMetrics } from '../metrics.js';
-import {
-  short,
-  STEP_LABEL,
-  STEP_REASON,
-  type Attempt,
-  type Clock,
-  type DesiredConfig,
-  type Logger,
-  type PipelineDeps,
-  type StepError,
-} from './contract.js';
-import type { StatusReport } from '../status/status.js';
+import type { ApplyPorts } from './ports.js';
 
-/** What the restore needs from the pipeline. */
-export interface RestoreContext {
-  deps: Pick<PipelineDeps, 'drivers' | 'checkpoints'>;
-  /** The last good checkpoint: what is restored. */
-  applied: AppliedCheckpoint | undefined;
-  metrics: AgentMetrics;
-  log: Logger;
-  clock: Clock;
-  runHealth: () => Promise<CheckResult[]>;
-  report: (report: StatusReport) => void;
-  hook: (point: FaultPoint) => void;
-  /** The rejected.json record before this restore (an interruption of the same attempt counts up). */
-  rejected: RejectedAttempt | undefined;
-  /** Probes the API server after a restore for a lost-API-server failure (`cut-off`); absent: no probe. */
-  apiAfterRestore?: () => Promise<ApiAfterRestore>;
-}
+/** What a restore needs. */
+export type RestorePorts = Pick<
+  ApplyPorts,
+  | 'drivers'
+  | 'checkpoints'
+  | 'metrics'
+  | 'log'
+  | 'clock'
+  | 'runHealth'
+  | 'status'
+  | 'fault'
+  | 'apiAfterRestore'
+>;
 
 export interface RestoreArgs {
   attempt: Attempt;
@@ -66,53 +64,60 @@ export interface RestoreEnd {
   restored: boolean;
   message: string;
   failureCause: FailureCause;
-  /** The attempt now remembered as rejected (only after a restore that worked). */
-  rejected?: RejectedAttempt;
 }
 
-export async function restoreAndReport(ctx: RestoreContext, args: RestoreArgs): Promise<RestoreEnd> {
-  const { attempt } = args;
-  const { applied, log } = ctx;
-  const restore = await restoreHost(ctx.deps.drivers, applied, args.cause, ctx.metrics, log);
-  const after = judge(await ctx.runHealth(), args.baseline);
-  const restoredText = applied
-    ? `restored revision ${short(applied.revision)}`
-    : 'removed all managed configuration (no previous checkpoint)';
-  const api = restore.ok && args.kind === 'cut-off' ? await ctx.apiAfterRestore?.() : undefined;
-  const failureCause = decideFailureCause(args.kind, restore.ok, api);
-  const message =
-    `${args.what}; ` +
-    (restore.ok
-      ? `${restoredText}; health after restore: ${after.summary}` +
-        (api ? `; ${apiAfterRestoreText(api)}` : '')
-      : `restore FAILED (${restore.error}); the host may be partly configured, retrying`);
-  let rejected: RejectedAttempt | undefined;
-  if (restore.ok) {
-    if (attempt.revision && attempt.specHash) {
-      rejected = rejectedRecord(
-        {
-          revision: attempt.revision,
-          specHash: attempt.specHash,
-          message: boundText(message),
-          at: ctx.clock.now().toISOString(),
-          ...(attempt.assignedAt ? { assignedAt: attempt.assignedAt } : {}),
-        },
-        failureCause,
-        ctx.rejected,
-      );
-      await ctx.deps.checkpoints
-        .saveRejected(rejected)
-        .catch((err: unknown) =>
-          log.error({ err }, 'cannot write rejected.json (a restart may retry this revision once)'),
-        );
-    }
-    ctx.hook('after-rejected');
-    await ctx.deps.checkpoints
-      .clearPending()
-      .catch((err: unknown) => log.error({ err }, 'cannot remove pending.json'));
+export type RestoreResult = { ok: true } | { ok: false; error: string };
+
+/** Puts `applied` back on the host, or removes everything managed without a checkpoint. */
+export async function restoreHost(
+  ports: Pick<ApplyPorts, 'drivers' | 'metrics' | 'log'>,
+  applied: AppliedCheckpoint | undefined,
+  cause: 'apply-failed' | 'restarted',
+): Promise<RestoreResult> {
+  const { drivers, metrics, log } = ports;
+  const target = applied?.spec;
+  const errors: string[] = [];
+  // Both halves are attempted even if one fails: a half-restored host beats a half-applied one.
+  try {
+    if (target) await drivers.netlink.apply(target);
+    else await drivers.netlink.removeAll();
+  } catch (err) {
+    errors.push(`netlink: ${describeCause(err)}`);
   }
+  try {
+    if (target) await drivers.frr.apply(target, { repair: true });
+    else await drivers.frr.removeAll();
+  } catch (err) {
+    errors.push(`FRR: ${describeCause(err)}`);
+  }
+  const ok = errors.length === 0;
+  metrics.restores.inc({ cause, result: ok ? 'ok' : 'failed' });
+  metrics.setAppliedRevision(applied?.revision);
+  log.warn({ to: applied?.revision ?? 'nothing', ok, errors }, ok ? 'restore performed' : 'restore failed');
+  return ok ? { ok } : { ok, error: errors.join('; ') };
+}
+
+/**
+ * Restores `state.applied` and reports the attempt `invalid`. The next state remembers the attempt
+ * as rejected after a restore that worked, and needs a recovery after one that failed.
+ */
+export async function restoreAndReport(
+  ports: RestorePorts,
+  state: PipelineState,
+  args: RestoreArgs,
+): Promise<Stepped<RestoreEnd>> {
+  const { attempt } = args;
+  const { applied } = state;
+  const restore = await restoreHost(ports, applied, args.cause);
+  const after = judge(await ports.runHealth(), args.baseline);
+  const api = restore.ok && args.kind === 'cut-off' ? await ports.apiAfterRestore?.() : undefined;
+  const failureCause = decideFailureCause(args.kind, restore.ok, api);
+  const message = `${args.what}; ${restoreText(applied, restore, after.summary, api)}`;
+  const rejected = restore.ok
+    ? await rememberRejected(ports, state, { attempt, failureCause, message })
+    : undefined;
   if (attempt.revision) {
-    ctx.report({
+    ports.status.report({
       configStatus: 'invalid',
       revision: attempt.revision,
       // A failed restore makes no claim: the host may be half-applied (invariant 5).
@@ -123,7 +128,7 @@ export async function restoreAndReport(ctx: RestoreContext, args: RestoreArgs): 
       ...(attempt.generation !== undefined ? { observedGeneration: attempt.generation } : {}),
     });
   }
-  log.error(
+  ports.log.error(
     {
       attempted: attempt.revision,
       reason: args.reason,
@@ -133,7 +138,115 @@ export async function restoreAndReport(ctx: RestoreContext, args: RestoreArgs): 
     },
     message,
   );
-  return { restored: restore.ok, message, failureCause, ...(rejected ? { rejected } : {}) };
+  return {
+    // A failed restore keeps pending.json: the next call (or a restart) restores first.
+    state: { ...state, recoveryNeeded: !restore.ok, ...(rejected ? { rejected } : {}) },
+    outcome: { restored: restore.ok, message, failureCause },
+  };
+}
+
+/** The part of the message after what happened: what was restored and what health says now. */
+function restoreText(
+  applied: AppliedCheckpoint | undefined,
+  restore: RestoreResult,
+  healthAfter: string,
+  api: ApiAfterRestore | undefined,
+): string {
+  if (!restore.ok) return `restore FAILED (${restore.error}); the host may be partly configured, retrying`;
+  const restored = applied
+    ? `restored revision ${short(applied.revision)}`
+    : 'removed all managed configuration (no previous checkpoint)';
+  return `${restored}; health after restore: ${healthAfter}` + (api ? `; ${apiAfterRestoreText(api)}` : '');
+}
+
+/**
+ * After a restore that worked: rejected.json for the attempt (when it is known), then pending.json
+ * removed — in this order, so a crash in between cannot apply the attempt again at start-up.
+ */
+async function rememberRejected(
+  ports: RestorePorts,
+  state: PipelineState,
+  ending: { attempt: Attempt; failureCause: FailureCause; message: string },
+): Promise<RejectedAttempt | undefined> {
+  const { checkpoints, log } = ports;
+  const { attempt, failureCause, message } = ending;
+  let rejected: RejectedAttempt | undefined;
+  if (attempt.revision && attempt.specHash) {
+    rejected = rejectedRecord(
+      {
+        revision: attempt.revision,
+        specHash: attempt.specHash,
+        message: boundText(message),
+        at: ports.clock.now().toISOString(),
+        ...(attempt.assignedAt ? { assignedAt: attempt.assignedAt } : {}),
+      },
+      failureCause,
+      state.rejected,
+    );
+    await checkpoints
+      .saveRejected(rejected)
+      .catch((err: unknown) =>
+        log.error({ err }, 'cannot write rejected.json (a restart may retry this revision once)'),
+      );
+  }
+  ports.fault('after-rejected');
+  await checkpoints.clearPending().catch((err: unknown) => log.error({ err }, 'cannot remove pending.json'));
+  return rejected;
+}
+
+/** Start-up: loads the checkpoint and recovers from an apply that was cut off (pending.json). */
+export async function startUp(ports: RestorePorts, state: PipelineState): Promise<Stepped<StartOutcome>> {
+  const { checkpoints, log } = ports;
+  const loaded = await checkpoints.load();
+  reportCheckpointProblems(loaded.problems, ports.metrics, log);
+  const next: PipelineState = { ...state, started: true, applied: loaded.applied, rejected: loaded.rejected };
+  ports.metrics.setAppliedRevision(next.applied?.revision);
+  if (!loaded.pending) {
+    log.info({ applied: next.applied?.revision }, 'checkpoint loaded');
+    return { state: next, outcome: { kind: 'clean', applied: next.applied?.revision } };
+  }
+  const pending = loaded.pending;
+  if (pending.specHash && next.applied && pending.specHash === next.applied.specHash) {
+    // Died after writing applied.json but before removing pending.json: the apply had succeeded.
+    await checkpoints.clearPending();
+    log.info({ revision: next.applied.revision }, 'previous apply completed; removed pending.json');
+    return { state: next, outcome: { kind: 'completed', applied: next.applied.revision } };
+  }
+  return recover(ports, next, 'restart', pending);
+}
+
+/** Before a reconcile, when a restore failed earlier: restore again (pending.json names the attempt). */
+export async function retryRestore(ports: RestorePorts, state: PipelineState): Promise<PipelineState> {
+  const pending = await ports.checkpoints.readPending();
+  return (await recover(ports, state, 'retry', pending.kind === 'ok' ? pending.value : {})).state;
+}
+
+/** Restores the last good checkpoint after an apply cut off by a restart, or whose restore failed. */
+async function recover(
+  ports: RestorePorts,
+  state: PipelineState,
+  cause: 'restart' | 'retry',
+  pending: Attempt & { confirming?: boolean },
+): Promise<Stepped<StartOutcome>> {
+  const attempted = pending.revision;
+  ports.log.warn(
+    { attempted, restoreTo: state.applied?.revision ?? 'nothing (no checkpoint)', cause },
+    cause === 'restart'
+      ? 'agent restarted during an apply: restoring the last good checkpoint'
+      : 'retrying the restore that failed earlier',
+  );
+  if (cause === 'restart') ports.metrics.failures.inc({ step: 'restart' });
+  const end = await restoreAndReport(ports, state, recoveryArgs(cause, pending));
+  return {
+    state: end.state,
+    outcome: {
+      kind: 'recovered',
+      attempted,
+      restoredTo: end.state.applied?.revision,
+      restored: end.outcome.restored,
+      message: end.outcome.message,
+    },
+  };
 }
 
 /** Unusable checkpoint files found at start-up: counted and logged (they were moved aside). */

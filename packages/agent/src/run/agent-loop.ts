@@ -9,13 +9,13 @@ import { Informer, isNotFound, type Clients, type EventRecorder, type Node, type
 import { describeCause } from '../errors.js';
 import type { AgentMetrics } from '../metrics.js';
 import {
+  nextResyncMs,
   STEP_REASON,
   type Logger,
   type Pipeline,
   type ReconcileOutcome,
   type StartOutcome,
-} from '../apply/pipeline.js';
-import { nextResyncMs } from '../apply/resync-backoff.js';
+} from '../apply/index.js';
 import type { StatusReporter } from '../status/status.js';
 
 /** Field selector for exactly one object name. Exact match: `node-1` never selects `node-10`. */
@@ -28,7 +28,7 @@ export interface AgentLoopOptions {
   status: StatusReporter;
   metrics: AgentMetrics;
   logger: Logger;
-  /** Resync period while something changes; it doubles while resyncs find nothing (resync-backoff.ts). */
+  /** Resync period while something changes; it doubles while resyncs find nothing (apply/drift.ts). */
   resyncMs: number;
   /** Events on the NodeConfig (applied, rolled back, drift repaired); best effort. */
   events?: EventRecorder;

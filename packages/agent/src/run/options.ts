@@ -6,7 +6,7 @@
 import { basename, dirname, isAbsolute } from 'node:path';
 import { isIPv4 } from 'node:net';
 import { Command, Option } from 'commander';
-import type { ConfirmSettings } from '../apply/confirm.js';
+import type { ConfirmSettings } from '../apply/index.js';
 import { OptionError } from '../errors.js';
 import { NODENET_VERSION } from '@nodenet/api';
 import { parseListenAddress, type ListenAddress } from '@nodenet/kube';

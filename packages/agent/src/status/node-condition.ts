@@ -9,7 +9,7 @@
  */
 import { NODENET_READY_CONDITION } from '@nodenet/api';
 import { isNotFound, type Clients, type NodeCondition } from '@nodenet/kube';
-import { short, type ReconcileOutcome, type StartOutcome } from '../apply/contract.js';
+import { short, type ReconcileOutcome, type StartOutcome } from '../apply/index.js';
 import type { StatusReport } from './status.js';
 
 export interface NodeState {

@@ -10,7 +10,7 @@ import { boundObserved } from '../bounded.js';
 import { describeCause } from '../errors.js';
 import { decideNodenetReady, nextNodeState, NodeConditionWriter, type NodeState } from './node-condition.js';
 import { observedPatch, ObservedReporter } from '../observed/index.js';
-import type { Logger, ReconcileOutcome, StartOutcome } from '../apply/contract.js';
+import type { Logger, ReconcileOutcome, StartOutcome } from '../apply/index.js';
 import type { StatusSink } from './status.js';
 
 export interface NodeObservationOptions {
