@@ -1,7 +1,7 @@
 /**
  * Simulated nodenet agents for fleet tests and benchmarks. They watch NodeConfigs through
  * @kubernetes/client-node (its own informer and CustomObjectsApi, independent of packages/kube) and
- * write status the way the real agent does (packages/agent/src/status.ts):
+ * write status the way the real agent does (packages/agent/src/status/status.ts):
  * `provisioning` with the old revision still on the host, then `provisioned` (lastAppliedRevision =
  * the new revision) or `invalid` (lastAppliedRevision = the restored one); every status carries
  * conditions with the observedGeneration it answers.

@@ -1,5 +1,5 @@
 /**
- * On-disk checkpoint of the agent (DESIGN "Apply pipeline"), in the state dir (a hostPath, so it
+ * On-disk checkpoint of the apply pipeline (apply/pipeline.ts), in the state dir (a hostPath, so it
  * outlives the container):
  *
  * - `applied.json`  the last NodeConfig spec that was applied AND passed the health checks, with its

@@ -1,7 +1,7 @@
 /**
  * TEST-ONLY fault injection. Setting `NODENET_FAULT_AT=<point>` makes the agent kill itself with
  * SIGKILL when the apply pipeline reaches that point, so end-to-end tests can cut an apply off at a
- * precise step and check the crash recovery of DESIGN "Apply pipeline" step 1. SIGKILL (not an
+ * precise step and check the crash recovery at start-up (restore.ts, `startUp`). SIGKILL (not an
  * exception, not exit()) because a real crash runs no cleanup, flushes no buffers and writes no
  * status. Never set it in production: the agent logs a warning at start-up when it is set.
  */

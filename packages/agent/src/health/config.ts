@@ -114,7 +114,40 @@ export function parseHealthConfig(data: unknown, file?: string): HealthConfig {
     return v as string;
   });
 
-  const tcpRaw = object(root.tcp ?? {}, 'tcp', fail, [
+  const tcp = parseTcpTargets(root.tcp, fail);
+
+  const api = object(root.apiServer ?? {}, 'apiServer', fail, ['enabled', 'timeoutMs', 'retries']);
+  const apiServer = {
+    enabled: bool(api.enabled, 'apiServer.enabled', API_SERVER_DEFAULTS.enabled, fail),
+    timeoutMs: int(
+      api.timeoutMs,
+      'apiServer.timeoutMs',
+      { min: 1, max: 60_000, dflt: API_SERVER_DEFAULTS.timeoutMs },
+      fail,
+    ),
+    retries: int(
+      api.retries,
+      'apiServer.retries',
+      { min: 0, max: 10, dflt: API_SERVER_DEFAULTS.retries },
+      fail,
+    ),
+  };
+
+  const frr = parseFrrChecks(root.frr, fail);
+
+  const startupTaints = list(root.startupTaints, 'startupTaints', fail).map((v, i) => {
+    if (typeof v !== 'string' || !TAINT_KEY.test(v)) {
+      fail(`startupTaints[${i}]`, v, 'must be a taint key ([prefix/]name, e.g. node.nodenet.io/unready)');
+    }
+    return v as string;
+  });
+
+  return { interfaces, tcp, apiServer, frr, startupTaints };
+}
+
+/** `tcp`: the defaults it sets and the targets, each target's settings falling back to them. */
+function parseTcpTargets(raw: unknown, fail: Fail): TcpTarget[] {
+  const tcpRaw = object(raw ?? {}, 'tcp', fail, [
     'timeoutMs',
     'retries',
     'retryDelayMs',
@@ -122,9 +155,19 @@ export function parseHealthConfig(data: unknown, file?: string): HealthConfig {
     'targets',
   ]);
   const tcpDefaults = {
-    timeoutMs: int(tcpRaw.timeoutMs, 'tcp.timeoutMs', 1, 60_000, TCP_DEFAULTS.timeoutMs, fail),
-    retries: int(tcpRaw.retries, 'tcp.retries', 0, 10, TCP_DEFAULTS.retries, fail),
-    retryDelayMs: int(tcpRaw.retryDelayMs, 'tcp.retryDelayMs', 0, 10_000, TCP_DEFAULTS.retryDelayMs, fail),
+    timeoutMs: int(
+      tcpRaw.timeoutMs,
+      'tcp.timeoutMs',
+      { min: 1, max: 60_000, dflt: TCP_DEFAULTS.timeoutMs },
+      fail,
+    ),
+    retries: int(tcpRaw.retries, 'tcp.retries', { min: 0, max: 10, dflt: TCP_DEFAULTS.retries }, fail),
+    retryDelayMs: int(
+      tcpRaw.retryDelayMs,
+      'tcp.retryDelayMs',
+      { min: 0, max: 10_000, dflt: TCP_DEFAULTS.retryDelayMs },
+      fail,
+    ),
     refusedIsReachable: bool(
       tcpRaw.refusedIsReachable,
       'tcp.refusedIsReachable',
@@ -149,10 +192,20 @@ export function parseHealthConfig(data: unknown, file?: string): HealthConfig {
     if (t.port === undefined) fail(`${at}.port`, undefined, 'is required');
     const target: TcpTarget = {
       host: t.host as string,
-      port: int(t.port, `${at}.port`, 1, 65_535, 0, fail),
-      timeoutMs: int(t.timeoutMs, `${at}.timeoutMs`, 1, 60_000, tcpDefaults.timeoutMs, fail),
-      retries: int(t.retries, `${at}.retries`, 0, 10, tcpDefaults.retries, fail),
-      retryDelayMs: int(t.retryDelayMs, `${at}.retryDelayMs`, 0, 10_000, tcpDefaults.retryDelayMs, fail),
+      port: int(t.port, `${at}.port`, { min: 1, max: 65_535, dflt: 0 }, fail),
+      timeoutMs: int(
+        t.timeoutMs,
+        `${at}.timeoutMs`,
+        { min: 1, max: 60_000, dflt: tcpDefaults.timeoutMs },
+        fail,
+      ),
+      retries: int(t.retries, `${at}.retries`, { min: 0, max: 10, dflt: tcpDefaults.retries }, fail),
+      retryDelayMs: int(
+        t.retryDelayMs,
+        `${at}.retryDelayMs`,
+        { min: 0, max: 10_000, dflt: tcpDefaults.retryDelayMs },
+        fail,
+      ),
       refusedIsReachable: bool(
         t.refusedIsReachable,
         `${at}.refusedIsReachable`,
@@ -167,15 +220,12 @@ export function parseHealthConfig(data: unknown, file?: string): HealthConfig {
     }
     return target;
   });
+  return tcp;
+}
 
-  const api = object(root.apiServer ?? {}, 'apiServer', fail, ['enabled', 'timeoutMs', 'retries']);
-  const apiServer = {
-    enabled: bool(api.enabled, 'apiServer.enabled', API_SERVER_DEFAULTS.enabled, fail),
-    timeoutMs: int(api.timeoutMs, 'apiServer.timeoutMs', 1, 60_000, API_SERVER_DEFAULTS.timeoutMs, fail),
-    retries: int(api.retries, 'apiServer.retries', 0, 10, API_SERVER_DEFAULTS.retries, fail),
-  };
-
-  const frrRaw = object(root.frr ?? {}, 'frr', fail, ['enabled', 'bgpSessions']);
+/** `frr`: whether FRR is checked, and which BGP sessions must be established. */
+function parseFrrChecks(raw: unknown, fail: Fail): HealthConfig['frr'] {
+  const frrRaw = object(raw ?? {}, 'frr', fail, ['enabled', 'bgpSessions']);
   const bgpSessions = list(frrRaw.bgpSessions, 'frr.bgpSessions', fail).map((raw, i): BgpSessionCheck => {
     const at = `frr.bgpSessions[${i}]`;
     const s = object(raw, at, fail, ['peer', 'vrf']);
@@ -190,15 +240,7 @@ export function parseHealthConfig(data: unknown, file?: string): HealthConfig {
   if (!frrEnabled && bgpSessions.length > 0) {
     fail('frr.bgpSessions', bgpSessions.length, 'cannot be checked with frr.enabled: false');
   }
-
-  const startupTaints = list(root.startupTaints, 'startupTaints', fail).map((v, i) => {
-    if (typeof v !== 'string' || !TAINT_KEY.test(v)) {
-      fail(`startupTaints[${i}]`, v, 'must be a taint key ([prefix/]name, e.g. node.nodenet.io/unready)');
-    }
-    return v as string;
-  });
-
-  return { interfaces, tcp, apiServer, frr: { enabled: frrEnabled, bgpSessions }, startupTaints };
+  return { enabled: frrEnabled, bgpSessions };
 }
 
 type Fail = (field: string, value: unknown, problem: string) => never;
@@ -224,7 +266,13 @@ function list(value: unknown, field: string, fail: Fail): unknown[] {
   return value;
 }
 
-function int(value: unknown, field: string, min: number, max: number, dflt: number, fail: Fail): number {
+function int(
+  value: unknown,
+  field: string,
+  range: { min: number; max: number; dflt: number },
+  fail: Fail,
+): number {
+  const { min, max, dflt } = range;
   if (value === undefined) return dflt;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     return fail(field, value, `must be an integer from ${min} to ${max}`);

@@ -7,7 +7,7 @@
  * clock taken when it ran the command. FRR's uptime is a duration on FRR's monotonic clock, so the
  * result is a timestamp on the agent's clock, like every other timestamp the agent writes. FRR's
  * `peerUptimeEstablishedEpoch` is not used: it is FRR's wall clock (and only set for established
- * sessions), and timestamps from another clock are shown, never mixed with ours (DESIGN, invariant 9).
+ * sessions), and timestamps from another clock are shown, never mixed with ours.
  */
 import type { ObservedBgpSession, ObservedState, ObservedVni } from '@nodenet/api';
 import { AgentError } from '../errors.js';

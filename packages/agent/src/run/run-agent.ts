@@ -6,19 +6,10 @@
 import { lookup } from 'node:dns/promises';
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import type { Server } from 'node:http';
 import type { RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import pino from 'pino';
-import {
-  createEndpointServer,
-  EventRecorder,
-  KubeClient,
-  listen,
-  loadKubeConfig,
-  makeClients,
-  type Probe,
-} from '@nodenet/kube';
+import { EventRecorder, KubeClient, loadKubeConfig, makeClients, serveEndpoints } from '@nodenet/kube';
 import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './agent-loop.js';
 import { AgentError, describeCause } from '../errors.js';
 import {
@@ -29,6 +20,7 @@ import {
   hostDrivers,
   killAt,
   Pipeline,
+  type FaultPoint,
 } from '../apply/index.js';
 import { FrrDriver, resolveInstance, type FrrInstanceOptions } from '../frr/index.js';
 import {
@@ -38,6 +30,7 @@ import {
   httpApiServerProbe,
   isLoopbackAddress,
   loadHealthConfig,
+  type HealthConfig,
 } from '../health/index.js';
 import { firstIpv4Address } from './host-address.js';
 import { AgentMetrics } from '../metrics.js';
@@ -64,12 +57,84 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
       { [FAULT_ENV]: faultPoint },
       'TEST-ONLY fault injection is active: the agent will SIGKILL itself',
     );
-  // Problems of the agent's own set-up are collected, not thrown: the recovery of a cut-off apply
-  // (pending.json) below must run first, whatever else is wrong (issue #24 item 2).
-  const setupProblems: SelfCheckProblem[] = [];
+  const setup = await readSetup(options);
+  const host = await hostParts(options, setup);
+  const agent = agentParts(options, { setup, host, log, faultPoint });
+  const problems: SelfCheckProblem[] = [];
+  const endpoints = await serveEndpoints(
+    {
+      healthz: () => agent.loop.healthz(),
+      readyz: () => (problems.length ? { ok: false, detail: problemsText(problems) } : agent.loop.readyz()),
+      metrics: agent.metrics.registry,
+    },
+    { health: options.healthAddr, metrics: options.metricsAddr },
+  );
+  log.info(
+    {
+      vtepAddress: setup.vtepAddress,
+      stateDir: options.stateDir,
+      resyncMs: options.resyncMs,
+      confirm: options.confirm,
+    },
+    'agent starting',
+  );
+
+  // 1. An apply cut off by the last stop (pending.json): restore and report, before anything else.
+  await agent.loop.recover();
+  // 2. Only then the self-check; a misconfigured agent takes no new work.
+  problems.push(...setup.problems, ...(await selfCheckAgent(options, setup, host.frrOrError)));
+  const stopReporting = await startOrReport(options, { agent, problems, log });
+  return {
+    stop: () =>
+      shutdownWithin(
+        [
+          {
+            // An apply under way finishes its step; a confirm window ends and the host is restored.
+            name: 'finish or restore the apply under way',
+            run: () => {
+              stopReporting();
+              agent.loop.stop();
+              agent.pipeline.stop();
+              return agent.loop.idle();
+            },
+          },
+          { name: 'observed-state loop', run: () => agent.observation.stop(), maxMs: API_STEP_TIMEOUT_MS },
+          // The last report (e.g. invalid, Interrupted) reaches the API server if it answers.
+          { name: 'last status write', run: () => agent.status.flush(), maxMs: API_STEP_TIMEOUT_MS },
+          {
+            name: 'close connections and endpoints',
+            run: () => {
+              agent.status.stop();
+              host.netlink.close();
+              host.client.close();
+              return endpoints.close();
+            },
+            maxMs: API_STEP_TIMEOUT_MS,
+          },
+        ],
+        options.shutdownTimeoutMs,
+      ),
+  };
+}
+
+/** What the agent's own set-up gives, read before anything is touched. */
+interface Setup {
+  /**
+   * Problems of the agent's own set-up, collected rather than thrown: the recovery of a cut-off
+   * apply (pending.json) must run first, whatever else is wrong (issue #24 item 2).
+   */
+  problems: SelfCheckProblem[];
+  healthConfig: HealthConfig;
+  template: string | Error;
+  vtepPresent: boolean;
+  vtepAddress: string;
+}
+
+async function readSetup(options: AgentOptions): Promise<Setup> {
+  const problems: SelfCheckProblem[] = [];
   const healthConfig = options.healthConfig
     ? await loadHealthConfig(options.healthConfig).catch((err: unknown) => {
-        setupProblems.push({ check: 'health-config', message: describeCause(err) });
+        problems.push({ check: 'health-config', message: describeCause(err) });
         return DEFAULT_HEALTH_CONFIG;
       })
     : DEFAULT_HEALTH_CONFIG;
@@ -80,24 +145,29 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
         `--frr-template ${options.frr.template}: cannot read: ${describeCause(cause)}`,
       ),
   );
-  // The VTEP interface is part of the self-check below: a missing one is reported, not thrown.
+  // The VTEP interface is part of the self-check: a missing one is reported, not thrown.
   const vtepPresent =
     options.vtepAddress !== undefined || (await sysfsInterfaceExists(options.vtepInterface));
   const vtepAddress =
     options.vtepAddress ?? (vtepPresent ? await firstIpv4Address(options.vtepInterface) : '0.0.0.0');
+  return { problems, healthConfig, template, vtepPresent, vtepAddress };
+}
 
+/** The host and API-server side: kube client, checkpoint store, netlink and FRR drivers, health checks. */
+async function hostParts(options: AgentOptions, setup: Setup) {
   const kubeConfig = loadKubeConfig(options.kubeconfig);
   const client = new KubeClient(kubeConfig);
   const clients = makeClients(client);
+  const { vtepAddress } = setup;
 
   // The VRF instances peer with the default instance over iBGP, so their router ids must differ.
   const vrfRouterId = options.frr.vrfRouterId ?? vtepAddress;
   if (vrfRouterId === options.frr.routerId)
-    setupProblems.push({
+    setup.problems.push({
       check: 'router-id',
       message: `--router-id ${options.frr.routerId}: equals the VTEP address ${vtepAddress}, the default router id of the VRF instances; set --vrf-router-id to another address`,
     });
-  const frrOrError = frrDriverOrError(options, template, vrfRouterId);
+  const frrOrError = frrDriverOrError(options, setup.template, vrfRouterId);
 
   const checkpoints = new CheckpointStore(options.stateDir);
   const netlink = createNetlinkDriver({
@@ -119,11 +189,22 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     return httpApiServerProbe({ server: client.server, tls, headers, serverIsLocal })(timeoutMs);
   };
   const frr = frrOrError instanceof Error ? unusableFrr(frrOrError) : frrOrError;
-  const health = new HealthChecker(healthConfig, {
+  const health = new HealthChecker(setup.healthConfig, {
     apiServer: apiServerProbe,
     frr: (sessions) => frr.status({ sessions }),
   });
+  return { client, clients, checkpoints, netlink, frr, frrOrError, health, apiServerProbe };
+}
 
+type HostParts = Awaited<ReturnType<typeof hostParts>>;
+
+/** The agent's own parts over the host's: metrics, status reporter, observation, pipeline, loop. */
+function agentParts(
+  options: AgentOptions,
+  parts: { setup: Setup; host: HostParts; log: pino.Logger; faultPoint: FaultPoint | undefined },
+) {
+  const { setup, host, log, faultPoint } = parts;
+  const { clients } = host;
   const metrics = new AgentMetrics({ processMetrics: true });
   const status = new StatusReporter({
     write: nodeConfigStatusWriter(clients, options.nodeName),
@@ -142,16 +223,20 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
     logger: log,
   });
   const pipeline = new Pipeline({
-    drivers: hostDrivers(netlink, frr, { ...DEFAULT_L3VNI_ORDER, timeoutMs: options.l3vniTimeoutMs }),
-    checkpoints,
-    health,
+    drivers: hostDrivers(host.netlink, host.frr, {
+      ...DEFAULT_L3VNI_ORDER,
+      timeoutMs: options.l3vniTimeoutMs,
+    }),
+    checkpoints: host.checkpoints,
+    health: host.health,
     status: observation.tap(status),
     metrics,
     logger: log,
     fault: killAt(faultPoint, (point) => log.warn({ point }, 'TEST-ONLY fault point reached: SIGKILL')),
-    onFirstHealthy: () => removeStartupTaints(clients, options.nodeName, healthConfig.startupTaints, log),
+    onFirstHealthy: () =>
+      removeStartupTaints(clients, options.nodeName, setup.healthConfig.startupTaints, log),
     confirm: options.confirm,
-    apiServer: () => apiServerProbe(healthConfig.apiServer.timeoutMs),
+    apiServer: () => host.apiServerProbe(setup.healthConfig.apiServer.timeoutMs),
     heartbeatMs: options.heartbeatMs,
   });
   const loop = new AgentLoop({
@@ -170,80 +255,49 @@ export async function runAgent(options: AgentOptions): Promise<{ stop: () => Pro
       onError: (err) => log.debug({ err: describeCause(err) }, 'event not recorded'),
     }),
   });
+  return { clients, metrics, status, observation, pipeline, loop };
+}
 
-  const problems: SelfCheckProblem[] = [];
-  const probes = {
-    healthz: () => loop.healthz(),
-    readyz: () => (problems.length ? { ok: false, detail: problemsText(problems) } : loop.readyz()),
-  };
-  const servers = await serveEndpoints(options, probes, metrics);
-  log.info(
-    { vtepAddress, stateDir: options.stateDir, resyncMs: options.resyncMs, confirm: options.confirm },
-    'agent starting',
-  );
+/** The start-up self-check: the FRR template through `vtysh -C`, and the VTEP interface. */
+function selfCheckAgent(
+  options: AgentOptions,
+  setup: Setup,
+  frrOrError: FrrDriver | Error,
+): Promise<SelfCheckProblem[]> {
+  return selfCheck({
+    renderEmpty: () => {
+      if (frrOrError instanceof Error) throw frrOrError;
+      return frrOrError.render({ vrf: [], routingTable: [] });
+    },
+    checkFrr: (text) => (frrOrError instanceof Error ? Promise.reject(frrOrError) : frrOrError.check(text)),
+    vtepInterface: options.vtepInterface,
+    interfaceExists: async () => setup.vtepPresent,
+  });
+}
 
-  // 1. An apply cut off by the last stop (pending.json): restore and report, before anything else.
-  await loop.recover();
-  // 2. Only then the self-check; a misconfigured agent takes no new work.
-  problems.push(
-    ...setupProblems,
-    ...(await selfCheck({
-      renderEmpty: () => {
-        if (frrOrError instanceof Error) throw frrOrError;
-        return frrOrError.render({ vrf: [], routingTable: [] });
-      },
-      checkFrr: (text) => (frrOrError instanceof Error ? Promise.reject(frrOrError) : frrOrError.check(text)),
-      vtepInterface: options.vtepInterface,
-      interfaceExists: async () => vtepPresent,
-    })),
-  );
-  let stopReporting = (): void => undefined;
-  if (problems.length > 0) {
-    log.error(
-      { problems },
-      'agent misconfigured: applying nothing; fix the configuration and restart the agent',
-    );
-    // The recovery's report first (bounded), then the misconfiguration (which keeps the others).
-    await Promise.race([status.flush(), sleepMs(API_STEP_TIMEOUT_MS)]);
-    status.stop();
-    stopReporting = reportMisconfigured(clients, options.nodeName, problems, log);
-  } else {
-    await clearMisconfigured(clients, options.nodeName, log);
-    observation.start();
-    await loop.start();
+/**
+ * Without problems: clears an earlier misconfiguration and starts the loop. With problems: applies
+ * nothing and keeps saying why. Returns the function that stops that reporting.
+ */
+async function startOrReport(
+  options: AgentOptions,
+  run: { agent: ReturnType<typeof agentParts>; problems: SelfCheckProblem[]; log: pino.Logger },
+): Promise<() => void> {
+  const { agent, problems, log } = run;
+  if (problems.length === 0) {
+    await clearMisconfigured(agent.clients, options.nodeName, log);
+    agent.observation.start();
+    await agent.loop.start();
+    return () => undefined;
   }
-
-  return {
-    stop: () =>
-      shutdownWithin(
-        [
-          {
-            // An apply under way finishes its step; a confirm window ends and the host is restored.
-            name: 'finish or restore the apply under way',
-            run: () => {
-              stopReporting();
-              loop.stop();
-              pipeline.stop();
-              return loop.idle();
-            },
-          },
-          { name: 'observed-state loop', run: () => observation.stop(), maxMs: API_STEP_TIMEOUT_MS },
-          // The last report (e.g. invalid, Interrupted) reaches the API server if it answers.
-          { name: 'last status write', run: () => status.flush(), maxMs: API_STEP_TIMEOUT_MS },
-          {
-            name: 'close connections and endpoints',
-            run: () => {
-              status.stop();
-              netlink.close();
-              client.close();
-              return Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-            },
-            maxMs: API_STEP_TIMEOUT_MS,
-          },
-        ],
-        options.shutdownTimeoutMs,
-      ),
-  };
+  log.error(
+    { problems },
+    'agent misconfigured: applying nothing; fix the configuration and restart the agent',
+  );
+  // The recovery's report first (bounded), then the misconfiguration (which keeps the others).
+  await Promise.race([agent.status.flush(), sleepMs(API_STEP_TIMEOUT_MS)]);
+  agent.status.stop();
+  return reportMisconfigured(agent.clients, options.nodeName, problems, { log });
 }
 
 type StopResult = Awaited<ReturnType<typeof shutdownWithin>>;
@@ -288,27 +342,6 @@ async function serverOnThisHost(server: string): Promise<boolean> {
         () => undefined,
       );
   return address !== undefined && (isLoopbackAddress(address) || hostAddresses().has(address));
-}
-
-/** /metrics, /healthz and /readyz, on one or two addresses. */
-async function serveEndpoints(
-  options: AgentOptions,
-  probes: { healthz: () => Probe; readyz: () => Probe },
-  metrics: AgentMetrics,
-): Promise<Server[]> {
-  const servers: Server[] = [];
-  const same =
-    options.metricsAddr.host === options.healthAddr.host &&
-    options.metricsAddr.port === options.healthAddr.port;
-  if (same) {
-    servers.push(createEndpointServer({ ...probes, metrics: metrics.registry }));
-    await listen(servers[0]!, options.metricsAddr);
-  } else {
-    servers.push(createEndpointServer({ metrics: metrics.registry }), createEndpointServer(probes));
-    await listen(servers[0]!, options.metricsAddr);
-    await listen(servers[1]!, options.healthAddr);
-  }
-  return servers;
 }
 
 /** The FRR instance the options name (as the driver gets it above), for the observer's vtysh. */

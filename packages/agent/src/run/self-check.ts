@@ -92,9 +92,9 @@ export function reportMisconfigured(
   clients: Clients,
   nodeName: string,
   problems: readonly SelfCheckProblem[],
-  log: Logger,
-  retryMs = 5000,
+  reporting: { log: Logger; retryMs?: number },
 ): () => void {
+  const { log, retryMs = 5000 } = reporting;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');

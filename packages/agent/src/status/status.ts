@@ -2,10 +2,10 @@
  * NodeConfig status: what the agent reports, how it becomes `status` with conditions, and the
  * writer that delivers it with retries.
  *
- * The pipeline never waits for a status write and never rolls back because one failed (DESIGN
- * "Apply pipeline" step 4): `report()` only records the newest report; a background loop writes it,
- * retrying with capped exponential backoff. A newer report supersedes one not yet written — only
- * the latest state matters to the configurator — so an API server outage costs retries, not a queue.
+ * The pipeline never waits for a status write and never rolls back because one failed: `report()`
+ * only records the newest report; a background loop writes it, retrying with capped exponential
+ * backoff. A newer report supersedes one not yet written — only the latest state matters to the
+ * configurator — so an API server outage costs retries, not a queue.
  */
 import {
   findCondition,
