@@ -5,7 +5,15 @@
  * `@nodenet/kube`; the pipeline itself never sees the API.
  */
 import { API_VERSION, ASSIGNED_AT_ANNOTATION, shortHash, type NodeConfig } from '@nodenet/api';
-import { Informer, isNotFound, type Clients, type EventRecorder, type Node, type Probe } from '@nodenet/kube';
+import {
+  Coalescer,
+  Informer,
+  isNotFound,
+  type Clients,
+  type EventRecorder,
+  type Node,
+  type Probe,
+} from '@nodenet/kube';
 import { describeCause } from '../errors.js';
 import type { AgentMetrics } from '../metrics.js';
 import {
@@ -40,15 +48,17 @@ export interface AgentLoopOptions {
 }
 
 /**
- * Serializes reconciles and coalesces triggers: while one runs, any number of new triggers lead to
- * exactly one more run with the newest object.
+ * Serializes reconciles and coalesces triggers (`Coalescer`): while one runs, any number of new
+ * triggers lead to exactly one more run with the newest object.
  */
 export class AgentLoop {
   private readonly informer: Informer<NodeConfig>;
   private resyncTimer?: NodeJS.Timeout;
   private resyncDelayMs: number;
-  private running?: Promise<void>;
-  private again = false;
+  private readonly runs: Coalescer;
+  /** What asked for the next run (the first trigger since the last run began), for the log. */
+  private cause?: string;
+  private stopping?: Promise<void>;
   private runningSince?: number;
   private started = false;
   private recovered = false;
@@ -60,6 +70,7 @@ export class AgentLoop {
   constructor(private readonly opts: AgentLoopOptions) {
     this.now = opts.now ?? Date.now;
     this.resyncDelayMs = opts.resyncMs;
+    this.runs = new Coalescer(() => this.reconcileOnce(), 0);
     this.informer = new Informer(opts.clients.nodeConfig, {
       fieldSelector: nameFieldSelector(opts.nodeName),
       watchTimeoutSeconds: 300,
@@ -96,6 +107,7 @@ export class AgentLoop {
     await this.recover();
     if (this.stopped) return;
     this.started = true;
+    this.runs.enable();
     this.informer.on((event) => {
       // Defence in depth: if a server ignored the field selector, never act on another node's object.
       if (event.object.metadata.name !== this.opts.nodeName) return;
@@ -122,57 +134,52 @@ export class AgentLoop {
     this.resyncTimer.unref();
   }
 
+  /** No new reconcile from now on; one under way goes on (`idle()` waits for it). */
   stop(): void {
     this.stopped = true;
     this.informer.stop();
     if (this.resyncTimer) clearTimeout(this.resyncTimer);
+    this.stopping = this.runs.stop();
   }
 
-  /** Resolves when no reconcile is running or queued. */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  /** After `stop()`: resolves when the reconcile under way (if any) has finished. */
+  idle(): Promise<void> {
+    return this.stopping ?? Promise.resolve();
   }
 
   trigger(cause: string): void {
     if (!this.started || this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.runLoop(cause).finally(() => {
-      this.running = undefined;
-    });
+    this.cause ??= cause;
+    this.runs.schedule(0);
   }
 
-  private async runLoop(cause: string): Promise<void> {
-    do {
-      this.again = false;
-      const nc = this.informer.get(this.opts.nodeName);
-      if (!nc) {
-        this.opts.logger.debug({ cause }, 'no NodeConfig for this node yet');
-        return;
-      }
-      this.runningSince = this.now();
-      try {
-        this.opts.status.seed(nc.status);
-        const outcome = await this.opts.pipeline.reconcile({
-          spec: nc.spec,
-          assignedAt: nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION],
-          generation: nc.metadata.generation,
-          observedStatus: nc.status,
-        });
-        this.firstOutcome ??= outcome.kind;
-        this.resyncDelayMs = nextResyncMs(this.resyncDelayMs, this.opts.resyncMs, outcome);
-        this.recordOutcome(outcome);
-        this.opts.onOutcome?.(outcome, this.informer.get(this.opts.nodeName));
-        this.opts.logger.debug({ cause, outcome: outcome.kind }, 'reconciled');
-      } catch (err) {
-        this.opts.logger.error({ err, cause }, 'reconcile failed unexpectedly; retrying at the next trigger');
-      } finally {
-        this.runningSince = undefined;
-      }
-      cause = 'coalesced';
-    } while (this.again && !this.stopped);
+  private async reconcileOnce(): Promise<void> {
+    const cause = this.cause ?? 'coalesced';
+    this.cause = undefined;
+    const nc = this.informer.get(this.opts.nodeName);
+    if (!nc) {
+      this.opts.logger.debug({ cause }, 'no NodeConfig for this node yet');
+      return;
+    }
+    this.runningSince = this.now();
+    try {
+      this.opts.status.seed(nc.status);
+      const outcome = await this.opts.pipeline.reconcile({
+        spec: nc.spec,
+        assignedAt: nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION],
+        generation: nc.metadata.generation,
+        observedStatus: nc.status,
+      });
+      this.firstOutcome ??= outcome.kind;
+      this.resyncDelayMs = nextResyncMs(this.resyncDelayMs, this.opts.resyncMs, outcome);
+      this.recordOutcome(outcome);
+      this.opts.onOutcome?.(outcome, this.informer.get(this.opts.nodeName));
+      this.opts.logger.debug({ cause, outcome: outcome.kind }, 'reconciled');
+    } catch (err) {
+      this.opts.logger.error({ err, cause }, 'reconcile failed unexpectedly; retrying at the next trigger');
+    } finally {
+      this.runningSince = undefined;
+    }
   }
 
   private event(type: 'Normal' | 'Warning', reason: string, message: string): void {
