@@ -49,7 +49,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The path to the API server: lost (blackhole route for its address) or back. */
 const apiPath = (state: 'lost' | 'back') =>
   sh('ip', '-n', node.nodeNs, 'route', state === 'lost' ? 'add' : 'del', 'blackhole', `${API_ADDR}/32`);
-/** The agent's log line that ends a failed attempt of `revision` (restore-and-report.ts). */
+/** The agent's log line that ends a failed attempt of `revision` (packages/agent/src/apply/restore.ts). */
 const restoreLine = (run: AgentRun, revision: string) =>
   run.logs.find((l) => l.attempted === revision && typeof l.failureCause === 'string');
 

@@ -123,7 +123,7 @@ export class Informer<T extends KubeObject> {
     if (this.retryTimer) clearTimeout(this.retryTimer);
   }
 
-  /** Feeds back an object this process just wrote (or `null` with the object to record its deletion). */
+  /** Feeds back an object this process just wrote (with `deleted`, records its deletion). */
   mutated(obj: T, deleted = false): void {
     this.deliver(deleted ? remove(this.cache, obj) : upsert(this.cache, obj));
   }

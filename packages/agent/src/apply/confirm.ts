@@ -20,7 +20,7 @@ export interface ConfirmSettings {
   intervalMs: number;
   /**
    * The API server may be unreachable this long (e.g. a control-plane restart) before the agent
-   * reverts. Shorter than `windowMs` (options.ts checks it): the window is extended past its end
+   * reverts. Shorter than `windowMs` (run/options.ts checks it): the window is extended past its end
    * while an outage runs, by at most this much.
    */
   unreachableLimitMs: number;

@@ -4,7 +4,7 @@
  * the monotonic clock (decide.ts). A failed write is retried at the next permitted time; it never
  * touches the apply pipeline. While nothing changes the reads slow down (bounded, see
  * `maxIntervalMs`): an idle node's FRR is asked a few times a minute, not six. The patch names `status.observed` only, so it never overwrites what
- * the status reporter (status.ts) writes, and vice versa.
+ * the status reporter (status/status.ts) writes, and vice versa.
  */
 import type { ObservedState } from '@nodenet/api';
 import { abortableSleep } from '../sleep.js';
