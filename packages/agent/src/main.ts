@@ -19,6 +19,7 @@ import {
   listen,
   loadKubeConfig,
   makeClients,
+  shutdownWithin,
   type Probe,
 } from '@nodenet/kube';
 import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './agent.js';
@@ -51,7 +52,7 @@ import {
   sysfsInterfaceExists,
   type SelfCheckProblem,
 } from './self-check.js';
-import { API_STEP_TIMEOUT_MS, shutdownWithin } from './shutdown.js';
+import { API_STEP_TIMEOUT_MS } from './shutdown.js';
 import { StatusReporter } from './status.js';
 
 export async function runAgent(options: AgentOptions): Promise<{ stop: () => Promise<StopResult> }> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shutdownWithin } from '@nodenet/configurator';
+import { shutdownWithin } from '@nodenet/kube';
 
 const never = (): Promise<void> => new Promise<void>(() => undefined);
 
@@ -27,7 +27,7 @@ describe('shutdownWithin (bounded shutdown steps)', () => {
     expect(ran).toEqual([]);
     expect(r.complete).toBe(false);
     expect(r.unfinished).toEqual([
-      'stuck (still running at the deadline)',
+      'stuck (still running after 50 ms, abandoned)',
       'release (skipped: an earlier step did not finish)',
       'close (no time left)',
     ]);
@@ -44,5 +44,33 @@ describe('shutdownWithin (bounded shutdown steps)', () => {
     );
     expect(ran).toEqual(['close']);
     expect(r.unfinished).toEqual(['lease (failed: unreachable)']);
+  });
+
+  it('an API step that never answers is abandoned at its own bound; the rest still runs; not complete', async () => {
+    const ran: string[] = [];
+    const result = await shutdownWithin(
+      [
+        { name: 'last status write', run: () => new Promise(() => undefined), maxMs: 50 },
+        { name: 'close', run: () => void ran.push('close') },
+      ],
+      5000,
+    );
+    expect(ran).toEqual(['close']);
+    expect(result.complete).toBe(false);
+    expect(result.unfinished).toEqual(['last status write (still running after 50 ms, abandoned)']);
+  });
+
+  it('the overall deadline bounds everything; later steps are named as not run', async () => {
+    const result = await shutdownWithin(
+      [
+        { name: 'finish the apply', run: () => new Promise(() => undefined) },
+        { name: 'close', run: () => undefined },
+      ],
+      60,
+    );
+    expect(result.unfinished).toEqual([
+      'finish the apply (still running after 60 ms, abandoned)',
+      'close (no time left)',
+    ]);
   });
 });
