@@ -4,9 +4,9 @@
  * other writers are left alone. No managedFields, no conflicts. An apply becomes a create (object
  * absent) or a merge patch from the manager's previous configuration to its new one.
  */
-import { badRequest } from './errors.js';
+import { badRequest } from '../objects/errors.js';
 import type { WriteOptions } from './strategy.js';
-import { clone, isObject, type KObject } from './types.js';
+import { clone, isObject, type KObject } from '../objects/types.js';
 
 export type ApplyPlan =
   /** The object does not exist: create it from this body. */

@@ -5,16 +5,16 @@
  * on a later turn of the event loop.
  */
 import { AppliedConfigs } from './apply.js';
-import type { AdmissionAttributes } from './auth/admission-policy.js';
+import type { AdmissionAttributes } from './admission.js';
 import { CrdController } from './controllers/crd.js';
 import { GarbageCollector } from './controllers/gc.js';
 import { NamespaceController } from './controllers/namespace.js';
 import { ControllerQueue } from './controllers/queue.js';
-import { CRD_KEY, NS_KEY, TypeRegistry } from './registry.js';
-import type { ResourceType } from './resources.js';
-import { deepEqual } from './schema.js';
-import { objectKey, Store, type StoredObject } from './store.js';
-import type { KObject } from './types.js';
+import { CRD_KEY, NS_KEY, TypeRegistry } from '../resources/registry.js';
+import type { ResourceType } from '../resources/resources.js';
+import { deepEqual } from '../schema/schema.js';
+import { objectKey, Store, type StoredObject } from '../storage/store.js';
+import type { KObject } from '../objects/types.js';
 import { FOREGROUND, ORPHAN, Writes } from './writes.js';
 
 export type { FieldValidation, WriteOptions } from './strategy.js';

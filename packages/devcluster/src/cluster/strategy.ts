@@ -2,13 +2,13 @@
  * What a request body must be to be stored, per type (the apiserver's "strategy"): decoding against
  * the URL's type, defaulting, pruning and validation, and the CRD-specific defaults and checks.
  */
-import type { UserInfo } from './auth/admission-policy.js';
-import { badRequest, invalid, type FieldError } from './errors.js';
-import { validateMetadata, validateName } from './metadata.js';
-import { apiVersionOf, type ResourceType } from './resources.js';
-import { applyDefaults, prune } from './schema.js';
-import { checkSchemaSupported, validate } from './schema-validate.js';
-import { clone, isObject, type KObject } from './types.js';
+import type { UserInfo } from './admission.js';
+import { badRequest, invalid, type FieldError } from '../objects/errors.js';
+import { validateMetadata, validateName } from '../objects/metadata.js';
+import { apiVersionOf, type ResourceType } from '../resources/resources.js';
+import { applyDefaults, prune } from '../schema/schema.js';
+import { checkSchemaSupported, validate } from '../schema/schema-validate.js';
+import { clone, isObject, type KObject } from '../objects/types.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 

@@ -6,17 +6,22 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppliedConfigs } from './apply.js';
-import type { AdmissionAttributes, UserInfo } from './auth/admission-policy.js';
-import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from './errors.js';
-import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, type PatchType } from './patch.js';
-import type { TypeRegistry } from './registry.js';
-import { NS_KEY } from './registry.js';
-import { storageKeyOf, viewOf, type ResourceType } from './resources.js';
-import { deepEqual } from './schema.js';
-import { checkObjectSize, DEFAULT_MAX_OBJECT_BYTES } from './object-size.js';
-import { objectKey, type Store, type StoredObject } from './store.js';
+import type { AdmissionAttributes, UserInfo } from './admission.js';
+import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from '../objects/errors.js';
+import {
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  type PatchType,
+} from '../objects/patch.js';
+import type { TypeRegistry } from '../resources/registry.js';
+import { NS_KEY } from '../resources/registry.js';
+import { storageKeyOf, viewOf, type ResourceType } from '../resources/resources.js';
+import { deepEqual } from '../schema/schema.js';
+import { checkObjectSize, DEFAULT_MAX_OBJECT_BYTES } from '../objects/object-size.js';
+import { objectKey, type Store, type StoredObject } from '../storage/store.js';
 import { admit, decodeBody, defaultCrd, toStorage, type WriteOptions } from './strategy.js';
-import { clone, isObject, type KObject } from './types.js';
+import { clone, isObject, type KObject } from '../objects/types.js';
 
 export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 

@@ -1,5 +1,5 @@
 /** Discovery documents (/api, /apis, group and group-version resource lists, /version, /openapi/v3). */
-import { apiVersionOf, type ResourceType } from './resources.js';
+import { apiVersionOf, type ResourceType } from '../resources/resources.js';
 import { customResourceSchemas } from './openapi.js';
 
 export const SERVER_VERSION = { major: '1', minor: '32', gitVersion: 'v1.32.0-nodenet-devcluster' };

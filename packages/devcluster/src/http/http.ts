@@ -1,10 +1,10 @@
 /** HTTP plumbing: content negotiation, request bodies, JSON responses and Status errors. */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import { ApiError, badRequest } from './errors.js';
+import { ApiError, badRequest } from '../objects/errors.js';
 import { decodeProtobuf } from './protobuf.js';
 import { duplicateFields } from './json-duplicates.js';
-import { MAX_REQUEST_BODY_BYTES, requestEntityTooLarge } from './object-size.js';
+import { MAX_REQUEST_BODY_BYTES, requestEntityTooLarge } from '../objects/object-size.js';
 
 export const JSON_TYPE = 'application/json';
 

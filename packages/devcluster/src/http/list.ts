@@ -1,17 +1,17 @@
 /** Lists: selectors, resourceVersion semantics and pagination with continue tokens; collection deletes. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Cluster } from './cluster.js';
-import { ApiError, badRequest } from './errors.js';
+import type { Cluster } from '../cluster/cluster.js';
+import { ApiError, badRequest } from '../objects/errors.js';
 import { negotiate, send } from './http.js';
 import { outputJson } from './output.js';
-import type { ListOptions } from './query.js';
-import { apiVersionOf, viewOf, type ResourceType } from './resources.js';
+import type { ListOptions } from '../query/query.js';
+import { apiVersionOf, viewOf, type ResourceType } from '../resources/resources.js';
 import type { Route } from './routes.js';
-import { selectorPredicate, type Predicate } from './selectors.js';
-import type { StoredObject } from './store.js';
-import { renderTable, type IncludeObject } from './table.js';
-import { isObject, type KObject } from './types.js';
-import type { DeleteOptions } from './writes.js';
+import { selectorPredicate, type Predicate } from '../query/selectors.js';
+import type { StoredObject } from '../storage/store.js';
+import { renderTable, type IncludeObject } from '../resources/table.js';
+import { isObject, type KObject } from '../objects/types.js';
+import type { DeleteOptions } from '../cluster/writes.js';
 
 /** Selectors of a converting type are evaluated on its own form (`regarding.name`, not `involvedObject.name`). */
 export function predicateFor(t: ResourceType, q: URLSearchParams): Predicate | undefined {

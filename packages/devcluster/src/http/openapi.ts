@@ -11,8 +11,8 @@
  * client-side validation of kinds it finds no schema for, and the server validates them anyway.
  */
 import YAML from 'yaml';
-import type { ResourceType } from './resources.js';
-import type { Schema } from './schema.js';
+import type { ResourceType } from '../resources/resources.js';
+import type { Schema } from '../schema/schema.js';
 
 export const definitionName = (t: Pick<ResourceType, 'group' | 'version' | 'kind'>): string =>
   `${t.group ? t.group.split('.').reverse().join('.') : 'io.k8s.api.core'}.${t.version}.${t.kind}`;

@@ -1,9 +1,9 @@
 /** The JSON form of stored objects as a client asked for them: served version, Table or metadata only. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { negotiate, send } from './http.js';
-import { apiVersionOf, viewOf, type ResourceType } from './resources.js';
-import { jsonOf, type EventType, type StoredObject } from './store.js';
-import { renderTable, type IncludeObject } from './table.js';
+import { apiVersionOf, viewOf, type ResourceType } from '../resources/resources.js';
+import { jsonOf, type EventType, type StoredObject } from '../storage/store.js';
+import { renderTable, type IncludeObject } from '../resources/table.js';
 
 /** Output form of a stored object for a given served version (storage is shared across versions). */
 export function outputJson(stored: StoredObject, t: ResourceType): string {

@@ -5,7 +5,7 @@
  * clients accept. Field numbers are those of k8s.io/api/core/v1/generated.proto and
  * k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto.
  */
-import { ApiError } from './errors.js';
+import { ApiError } from '../objects/errors.js';
 
 type FieldType =
   | 'string'

@@ -4,7 +4,7 @@
  * a request carries.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Cluster } from './cluster.js';
+import type { Cluster } from '../cluster/cluster.js';
 import {
   apiGroup,
   apiGroupList,
@@ -15,13 +15,13 @@ import {
   SERVER_VERSION,
   versionInfo,
 } from './discovery.js';
-import { ApiError, badRequest } from './errors.js';
+import { ApiError, badRequest } from '../objects/errors.js';
 import { send } from './http.js';
 import { encodeOpenApiV2, openApiV2 } from './openapi.js';
-import type { ResourceType } from './resources.js';
-import type { FieldValidation, WriteOptions } from './strategy.js';
-import { isObject } from './types.js';
-import type { DeleteOptions, PropagationPolicy } from './writes.js';
+import type { ResourceType } from '../resources/resources.js';
+import type { FieldValidation, WriteOptions } from '../cluster/strategy.js';
+import { isObject } from '../objects/types.js';
+import type { DeleteOptions, PropagationPolicy } from '../cluster/writes.js';
 
 export interface Route {
   type: ResourceType;

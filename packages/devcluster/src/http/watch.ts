@@ -3,17 +3,17 @@
  * bookmarks, timeouts, and cutting off watchers that fall too far behind.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Cluster } from './cluster.js';
-import { ApiError, badRequest } from './errors.js';
+import type { Cluster } from '../cluster/cluster.js';
+import { ApiError, badRequest } from '../objects/errors.js';
 import { JSON_TYPE, negotiate } from './http.js';
 import { predicateFor } from './list.js';
 import { eventLine } from './output.js';
-import type { ListOptions } from './query.js';
-import { apiVersionOf, storageKeyOf, viewOf } from './resources.js';
+import type { ListOptions } from '../query/query.js';
+import { apiVersionOf, storageKeyOf, viewOf } from '../resources/resources.js';
 import type { Route } from './routes.js';
-import { selectedName } from './selectors.js';
-import { GoneError, type EventType, type StoredObject, type Watcher } from './store.js';
-import { tableRow, type IncludeObject } from './table.js';
+import { selectedName } from '../query/selectors.js';
+import { GoneError, type EventType, type StoredObject, type Watcher } from '../storage/store.js';
+import { tableRow, type IncludeObject } from '../resources/table.js';
 
 /** A watcher this far behind is cut off (the client re-lists), like the real server's slow-consumer handling. */
 const MAX_WATCH_BACKLOG = 16 * 1024 * 1024;

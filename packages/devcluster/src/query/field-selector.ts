@@ -12,7 +12,7 @@
  * - A value unescapes `\\`, `\,` and `\=`; any other escape, a trailing backslash, or an unescaped
  *   `,` or `=` is an error.
  */
-import { badRequest } from './errors.js';
+import { badRequest } from '../objects/errors.js';
 
 export interface FieldRequirement {
   field: string;

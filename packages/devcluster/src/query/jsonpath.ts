@@ -3,7 +3,7 @@
  * `.a.b`, `['a.b']`, `[0]`, `[-1]`, `[*]`, `..` is not supported, filters `[?(@.k=="v")]` / `!=`,
  * optionally wrapped in `{...}`. Evaluation returns every match, in order.
  */
-import { isObject } from './types.js';
+import { isObject } from '../objects/types.js';
 
 type Step =
   | { kind: 'field'; name: string }

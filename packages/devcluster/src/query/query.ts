@@ -5,7 +5,7 @@
  * `watch=True` — and integers that do not parse, or list options that do not go together, are
  * refused with the parameter named instead of being ignored.
  */
-import { ApiError, badRequest } from './errors.js';
+import { ApiError, badRequest } from '../objects/errors.js';
 
 export type ResourceVersionMatch = 'NotOlderThan' | 'Exact';
 

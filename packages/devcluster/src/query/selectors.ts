@@ -3,14 +3,14 @@
  * parsed once per request into predicates.
  */
 import { selectorTerms } from '@nodenet/api';
-import { badRequest } from './errors.js';
+import { badRequest } from '../objects/errors.js';
 import {
   FieldSelectorError,
   parseFieldSelector as parseFields,
   requiresExactMatch,
   type FieldRequirement,
 } from './field-selector.js';
-import { isObject, type KObject } from './types.js';
+import { isObject, type KObject } from '../objects/types.js';
 
 export type Predicate = (obj: KObject) => boolean;
 

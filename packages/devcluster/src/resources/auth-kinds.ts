@@ -4,10 +4,10 @@
  * (admissionregistration.k8s.io/v1), and the create-only review kinds (authorization.k8s.io/v1)
  * that `kubectl auth can-i` posts. The review kinds are never stored; `endpoints.ts` answers them.
  */
-import type { FieldError } from '../errors.js';
-import { builtin, type ResourceType } from '../resources.js';
-import { age, ageColumn, column, nameColumn } from '../table.js';
-import { isObject, type KObject } from '../types.js';
+import type { FieldError } from '../objects/errors.js';
+import { builtin, type ResourceType } from './resources.js';
+import { age, ageColumn, column, nameColumn } from './table.js';
+import { isObject, type KObject } from '../objects/types.js';
 
 const required = (field: string): FieldError => ({
   type: 'FieldValueRequired',

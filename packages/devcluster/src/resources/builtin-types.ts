@@ -2,11 +2,11 @@
  * The built-in kinds nodenet and kubectl need (Namespaces, Nodes, Leases, Events in both API groups,
  * …) with their printer columns and the checks the real API server makes on them.
  */
-import type { FieldError } from './errors.js';
+import type { FieldError } from '../objects/errors.js';
 import { builtin, type ResourceType } from './resources.js';
-import type { Schema } from './schema.js';
+import type { Schema } from '../schema/schema.js';
 import { age, ageColumn, column, nameColumn } from './table.js';
-import { isObject, type KObject } from './types.js';
+import { isObject, type KObject } from '../objects/types.js';
 
 const EVENT_RENAMES: [core: string, events: string][] = [
   ['involvedObject', 'regarding'],

@@ -4,8 +4,8 @@
  */
 import { BUILTIN_TYPES } from './builtin-types.js';
 import { storageKeyOf, typesFromCrd, type CrdSpec, type ResourceType } from './resources.js';
-import type { KObject } from './types.js';
-import { AUTH_TYPES } from './auth/kinds.js';
+import type { KObject } from '../objects/types.js';
+import { AUTH_TYPES } from './auth-kinds.js';
 import { WORKLOAD_TYPES } from './workloads.js';
 
 export const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';

@@ -2,10 +2,10 @@
  * Resource types the server serves: what a type is, and one type per served version of every
  * CustomResourceDefinition. The built-in kinds are in builtin-types.ts.
  */
-import type { FieldError } from './errors.js';
-import type { Schema } from './schema.js';
+import type { FieldError } from '../objects/errors.js';
+import type { Schema } from '../schema/schema.js';
 import { crdTable, defaultTable, type PrinterColumn, type TableSpec } from './table.js';
-import type { KObject } from './types.js';
+import type { KObject } from '../objects/types.js';
 
 export interface ResourceType {
   group: string;

@@ -2,8 +2,8 @@
  * Server-side `Table` rendering (`Accept: application/json;as=Table;g=meta.k8s.io;v=v1`), which is what
  * `kubectl get` asks for: CRDs use their additionalPrinterColumns, built-ins their usual columns.
  */
-import { evaluateJsonPath, parseJsonPath } from './jsonpath.js';
-import { isObject, type KObject } from './types.js';
+import { evaluateJsonPath, parseJsonPath } from '../query/jsonpath.js';
+import { isObject, type KObject } from '../objects/types.js';
 
 export interface ColumnDefinition {
   name: string;

@@ -4,10 +4,10 @@
  * CRD's schema can be used at all.
  */
 import { isIP } from 'node:net';
-import { renderValue, type FieldError } from './errors.js';
+import { renderValue, type FieldError } from '../objects/errors.js';
 import { CelError, compileCel, evaluateCelBool } from './cel.js';
 import { deepEqual, joinPath, type Schema, type ValidationRule } from './schema.js';
-import { isObject } from './types.js';
+import { isObject } from '../objects/types.js';
 
 function jsonType(v: unknown): string {
   if (v === null) return 'null';

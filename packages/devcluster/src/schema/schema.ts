@@ -2,7 +2,7 @@
  * Structural OpenAPI v3 schemas as CustomResourceDefinitions carry them: the types, defaulting and
  * pruning of unknown fields. Validation, worded like the real API server, is in schema-validate.ts.
  */
-import { clone, isObject } from './types.js';
+import { clone, isObject } from '../objects/types.js';
 
 export interface Schema {
   type?: string;

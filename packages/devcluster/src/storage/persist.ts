@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Store, StoreEvent } from './store.js';
-import type { KObject } from './types.js';
+import type { KObject } from '../objects/types.js';
 
 interface SnapshotEntry {
   storageKey: string;

@@ -3,8 +3,8 @@
  * watch resumption, and watch fan-out. Stored objects are immutable once committed: writers always
  * commit a fresh object, so events, lists and watchers can share them and their serialized JSON.
  */
-import type { Predicate } from './selectors.js';
-import type { KObject } from './types.js';
+import type { Predicate } from '../query/selectors.js';
+import type { KObject } from '../objects/types.js';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

@@ -1,5 +1,5 @@
-import type { TypeRegistry } from '../registry.js';
-import type { Store } from '../store.js';
+import type { TypeRegistry } from '../../resources/registry.js';
+import type { Store } from '../../storage/store.js';
 import type { Writes } from '../writes.js';
 import type { ControllerQueue } from './queue.js';
 

@@ -3,9 +3,9 @@
  * and on deletion the removal of every instance first (the customresourcecleanup finalizer's job).
  */
 import { findCondition, transition, type Condition } from '@nodenet/api';
-import { CRD_KEY } from '../registry.js';
-import type { CrdSpec } from '../resources.js';
-import { clone, isObject, type KObject } from '../types.js';
+import { CRD_KEY } from '../../resources/registry.js';
+import type { CrdSpec } from '../../resources/resources.js';
+import { clone, isObject, type KObject } from '../../objects/types.js';
 import { nowTimestamp } from '../writes.js';
 import type { ControllerContext } from './context.js';
 

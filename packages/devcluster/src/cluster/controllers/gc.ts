@@ -2,8 +2,8 @@
  * Garbage collector: ownerReference cascades. Dependents whose owners are all gone are deleted; dangling
  * references of the rest are trimmed; the orphan and foregroundDeletion finalizers are carried out.
  */
-import type { StoredObject } from '../store.js';
-import { clone, type OwnerReference } from '../types.js';
+import type { StoredObject } from '../../storage/store.js';
+import { clone, type OwnerReference } from '../../objects/types.js';
 import { FOREGROUND, ORPHAN } from '../writes.js';
 import type { ControllerContext } from './context.js';
 

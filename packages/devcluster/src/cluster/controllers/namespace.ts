@@ -1,7 +1,7 @@
 /** Namespace controller: a terminating namespace's contents are deleted, then the namespace itself. */
-import { NS_KEY } from '../registry.js';
-import { storageKeyOf } from '../resources.js';
-import { clone } from '../types.js';
+import { NS_KEY } from '../../resources/registry.js';
+import { storageKeyOf } from '../../resources/resources.js';
+import { clone } from '../../objects/types.js';
 import type { ControllerContext } from './context.js';
 
 export class NamespaceController {

@@ -2,7 +2,7 @@
  * The work queue of the built-in controllers: follow-up work (GC, namespace cleanup, CRD conditions)
  * runs on a later turn of the event loop, as the real controllers do it asynchronously.
  */
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../objects/errors.js';
 
 export class ControllerQueue {
   private readonly queue: (() => void)[] = [];
