@@ -1,5 +1,5 @@
 /**
- * A change that cuts the node off, with a real BGP session (issue 12, DESIGN invariant 7): the real
+ * A change that cuts the node off, with a real BGP session (issue 12, invariant 7 of docs/architecture.md): the real
  * `nodenet-agent` binary and FRR in a node namespace reach the API server (devcluster behind a TCP
  * relay in a spine namespace) only over a route the spine announces by BGP. Short BGP timers
  * (`timers bgp 1 3`) and a short confirm window (flags) keep the suite quick.
