@@ -9,7 +9,11 @@ export const answers = (s: NodeConfigStatus, type: string, gen: number): boolean
   condition(s, type)?.status === 'True' && condition(s, type)?.observedGeneration === gen;
 
 /** Retries `fn` until it stops throwing; rethrows its last error after `timeoutMs`. */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 60_000, stepMs = 200): Promise<T> {
+export async function eventuallyPasses<T>(
+  fn: () => T | Promise<T>,
+  timeoutMs = 60_000,
+  stepMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -30,7 +34,7 @@ export function waitForStatus(
   timeoutMs = 60_000,
   name = 'node-1',
 ): Promise<NodeConfigStatus> {
-  return eventually(
+  return eventuallyPasses(
     async () => {
       const s = (await clients.nodeConfig.get(name)).status;
       if (s) seen.push(s);

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { fileURLToPath } from 'node:url';
 
 export const CONFIGURATOR_MAIN = fileURLToPath(
-  new URL('../../packages/configurator/dist/main.js', import.meta.url),
+  new URL('../../../configurator/dist/main.js', import.meta.url),
 );
 
 /**

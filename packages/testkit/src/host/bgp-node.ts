@@ -11,9 +11,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startFrr, type FrrNetnsInstance } from '../../frr/support/frr-netns.js';
+import { startFrr, type FrrNetnsInstance } from './frr-netns.js';
 import { kubeconfigYaml } from '@nodenet/devcluster';
-import { AgentCluster, helper, here, NODE_TEMPLATE, NodeEnv, sh } from './agent-host.js';
+import { AgentCluster, NODE_TEMPLATE } from './agent-host.js';
+import { helper, HELPER_SCRIPTS, sh } from './namespaces.js';
+import { NodeEnv } from './node-env.js';
 
 export const SPINE_PEER = '10.97.0.1';
 export const NODE_PEER = '10.97.0.2';
@@ -68,7 +70,7 @@ export class BgpNodeEnv extends NodeEnv {
     this.helpers.push(
       await helper(
         spineNs,
-        join(here, 'tcp-to-unix.ts'),
+        join(HELPER_SCRIPTS, 'tcp-to-unix.ts'),
         String(API_PORT),
         this.cluster.socketPath,
         API_ADDR,

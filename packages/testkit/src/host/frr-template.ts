@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-export const DEPLOY_TEMPLATE_FILE = new URL('../../deploy/agent/frr.conf.tpl', import.meta.url);
+export const DEPLOY_TEMPLATE_FILE = new URL('../../../../deploy/agent/frr.conf.tpl', import.meta.url);
 export const DEPLOY_TEMPLATE = readFileSync(DEPLOY_TEMPLATE_FILE, 'utf8');
 
 export interface TestTemplateOptions {
