@@ -15,6 +15,7 @@ export default defineConfig({
       '@nodenet/configurator': pkg('configurator'),
       '@nodenet/agent': pkg('agent'),
       '@nodenet/cli': pkg('cli'),
+      '@nodenet/testkit': pkg('testkit'),
     },
   },
   test: {

@@ -14,7 +14,7 @@ import {
   type NodeConfig,
   type NodeConfigSpec,
 } from '@nodenet/api';
-import { AgentCluster } from '../test/agent/support/agent-host.js';
+import { AgentCluster } from '@nodenet/testkit';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: string): string => {

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { API_VERSION, hashConfig, type NodeConfig, type NodeConfigSpec } from '@nodenet/api';
-import { AgentCluster } from '../test/agent/support/agent-host.js';
+import { AgentCluster } from '@nodenet/testkit';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: number): number => {

@@ -13,9 +13,7 @@ import { startDevCluster } from '@nodenet/devcluster';
 import { DEFAULT_BUDGET } from '@nodenet/configurator';
 import { KubeClient, loadKubeConfig, makeClients } from '@nodenet/kube';
 import type { InputObject } from '@nodenet/api';
-import { inputSetOfSize } from '../test/support/big-inputs.js';
-import { spawnConfigurator } from '../test/support/configurator-process.js';
-import { SimulatedAgents } from '../test/support/simulated-agent.js';
+import { inputSetOfSize, spawnConfigurator, SimulatedAgents } from '@nodenet/testkit';
 
 const DEPLOYMENT_LIMIT = 512 * 1024 * 1024;
 const CRDS = fileURLToPath(new URL('../crds/', import.meta.url));

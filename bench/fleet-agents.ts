@@ -8,7 +8,7 @@
  * Protocol (IPC): parent sends {start, kubeconfigPath, latencyMs}; child answers {ready};
  * parent sends {report}; child answers {report, writes, writeErrors, cpu}; parent sends {stop}.
  */
-import { SimulatedAgents } from '../test/support/simulated-agent.js';
+import { SimulatedAgents } from '@nodenet/testkit';
 
 type Msg =
   { type: 'start'; kubeconfigPath: string; latencyMs: number } | { type: 'report' } | { type: 'stop' };

@@ -49,7 +49,7 @@ import {
   observe,
   plan,
 } from '@nodenet/configurator';
-import { SimulatedAgents, type StatusWriteRecord } from '../test/support/simulated-agent.js';
+import { SimulatedAgents, type StatusWriteRecord } from '@nodenet/testkit';
 
 const { values: args } = parseArgs({
   options: {

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { FrrDriver, renderFrrConfig } from '@nodenet/agent';
-import { FRR_PREREQUISITES, startFrr } from '../test/frr/support/frr-netns.js';
+import { FRR_PREREQUISITES, startFrr } from '@nodenet/testkit';
 import { settings, spec, template } from './frr-fixture.js';
 
 const maxLines = Number(process.argv[2] ?? 120_000);

@@ -1,6 +1,6 @@
 /** The FRR benchmarks' template and NodeConfig of a given size (module of bench/frr-render.ts and bench/frr-vm.ts). */
 import type { PrefixItem, VrfEntry } from '@nodenet/api';
-import { testTemplate } from '../test/support/frr-template.js';
+import { testTemplate } from '@nodenet/testkit';
 
 export const template = testTemplate({ hostname: 'nn-bench' });
 export const settings = { asn: 65000, routerId: '10.0.0.1', vrfRouterId: '10.0.1.1' };

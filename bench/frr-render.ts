@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { FrrDriver, renderFrrConfig } from '@nodenet/agent';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { FRR_PREREQUISITES, startFrr } from '../test/frr/support/frr-netns.js';
+import { FRR_PREREQUISITES, startFrr } from '@nodenet/testkit';
 import { settings, spec, template } from './frr-fixture.js';
 
 function time(fn: () => void, runs: number): number {

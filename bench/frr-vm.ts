@@ -13,7 +13,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { runInVm, vmPrerequisites } from '../test/vm/vm.js';
+import { runInVm, vmPrerequisites } from '@nodenet/testkit';
 import { settings, spec, template } from './frr-fixture.js';
 
 const repo = resolve(import.meta.dirname, '..');

@@ -7,9 +7,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
-import { AgentCluster, PEER_ADDR, type NodeEnv } from '../test/agent/support/agent-host.js';
-import { FRR_PREREQUISITES } from '../test/frr/support/frr-netns.js';
-import { SimulatedAgents } from '../test/support/simulated-agent.js';
+import { AgentCluster, PEER_ADDR, type NodeEnv, FRR_PREREQUISITES, SimulatedAgents } from '@nodenet/testkit';
 
 export type AgentMode = 'real' | 'simulated';
 

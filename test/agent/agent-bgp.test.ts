@@ -1,5 +1,5 @@
 /**
- * A change that cuts the node off, with a real BGP session (issue 12, DESIGN invariant 7): the real
+ * A change that cuts the node off, with a real BGP session (issue 12, invariant 7 of docs/architecture.md): the real
  * `nodenet-agent` binary and FRR in a node namespace reach the API server (devcluster behind a TCP
  * relay in a spine namespace) only over a route the spine announces by BGP. Short BGP timers
  * (`timers bgp 1 3`) and a short confirm window (flags) keep the suite quick.
@@ -14,10 +14,21 @@ import { promisify } from 'node:util';
 import { type NodeConfigSpec, type NodeConfigStatus, shortHash } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
-import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { type AgentCluster, l2Entry, layer2Spec, type AgentRun } from './support/agent-host.js';
-import { API_PREFIX, bgpNodeOnSpine, BgpNodeEnv, SPINE_PEER } from './support/bgp-node.js';
-import { answers, condition, eventually, waitForStatus as waitFor } from './support/nodeconfig-status.js';
+import {
+  FRR_PREREQUISITES,
+  type AgentCluster,
+  l2Entry,
+  layer2Spec,
+  type AgentRun,
+  API_PREFIX,
+  bgpNodeOnSpine,
+  BgpNodeEnv,
+  SPINE_PEER,
+  answers,
+  condition,
+  eventuallyPasses,
+  waitForStatus as waitFor,
+} from '@nodenet/testkit';
 
 const l2 = l2Entry;
 const spec = layer2Spec;
@@ -120,7 +131,7 @@ describePrivileged(
       expect(s.observed?.bgpSessions).toEqual([
         expect.objectContaining({ vrf: 'default', peer: SPINE_PEER, state: 'Established', remoteAs: 65000 }),
       ]);
-      await eventually(async () => expect(await nodenetReady()).toBe('True Applied'), 30_000);
+      await eventuallyPasses(async () => expect(await nodenetReady()).toBe('True Applied'), 30_000);
       const wide = await kubectlOut('get', 'nc', 'node-1', '-o', 'wide');
       expect(wide).toContain(s.observed?.frrVersion);
     }, 60_000);
@@ -136,7 +147,7 @@ describePrivileged(
       expect(seen.some((s) => answers(s, 'Confirming', gen))).toBe(false);
       expect(onHost('l2.200')).toBe(false);
       expect(node.apiRoute()).toEqual(originalRoute);
-      await eventually(async () => expect(await nodenetReady()).toBe('False Restored'), 30_000);
+      await eventuallyPasses(async () => expect(await nodenetReady()).toBe('False Restored'), 30_000);
     }, 90_000);
 
     it('(b) a delayed cut-off (the gateway takes the spine peering address): the first check passes, the agent reverts on its own within the window, the session comes back, invalid names the loss', async () => {
@@ -166,8 +177,8 @@ describePrivileged(
       );
       expect(invalid.lastAppliedRevision).toBe(GOOD.revision);
       expect(onHost('l2.300')).toBe(false);
-      await eventually(() => expect(node.sessionState()).toBe('Established'), 30_000);
-      await eventually(() => expect(node.apiRoute()).toEqual(originalRoute), 30_000);
+      await eventuallyPasses(() => expect(node.sessionState()).toBe('Established'), 30_000);
+      await eventuallyPasses(() => expect(node.apiRoute()).toEqual(originalRoute), 30_000);
     }, 90_000);
 
     it('SIGTERM during the window: the agent restores the previous revision and reports it before exiting', async () => {

@@ -10,10 +10,21 @@ import { join } from 'node:path';
 import { MOVE_ANNOTATION, type NodeConfigSpec, type NodeConfigStatus } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
-import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { type AgentCluster, l2Entry, layer2Spec, sh, type AgentRun } from './support/agent-host.js';
-import { API_ADDR, bgpNodeOnSpine, BgpNodeEnv } from './support/bgp-node.js';
-import { answers, condition, eventually, waitForStatus as waitFor } from './support/nodeconfig-status.js';
+import {
+  FRR_PREREQUISITES,
+  type AgentCluster,
+  l2Entry,
+  layer2Spec,
+  sh,
+  type AgentRun,
+  API_ADDR,
+  bgpNodeOnSpine,
+  BgpNodeEnv,
+  answers,
+  condition,
+  eventuallyPasses,
+  waitForStatus as waitFor,
+} from '@nodenet/testkit';
 
 const BASE = l2Entry(100, ['10.100.0.1/24']);
 const GOOD = layer2Spec([BASE]);
@@ -96,7 +107,7 @@ describePrivileged(
       const X = withNet(210);
       expect(await loseThePath(X, 'l2.210', 14_000)).toBe(true);
       // The restore's report comes once the probes after the restore are done (a bounded wait).
-      const line = await eventually(
+      const line = await eventuallyPasses(
         () => restoreLine(agent, X.revision) ?? Promise.reject(new Error('no restore yet')),
         30_000,
       );
@@ -184,7 +195,7 @@ describePrivileged(
 
       await agent.stop();
       agent = start('8s');
-      await eventually(
+      await eventuallyPasses(
         () =>
           expect(restoreLine(agent, X.revision)).toMatchObject({
             restored: true,

@@ -11,16 +11,18 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createNode } from '../fleet/harness.js';
-import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { describePrivileged } from '../support/privileged.js';
 import {
+  FRR_PREREQUISITES,
   AgentCluster,
   fleetQueries,
   layer2Input,
-  spawnConfigurator,
+  spawnHostConfigurator,
   stopProcess,
-} from './support/agent-host.js';
-import { BGP_NODE_TEMPLATE, BgpNodeEnv, SPINE_PEER } from './support/bgp-node.js';
+  BGP_NODE_TEMPLATE,
+  BgpNodeEnv,
+  SPINE_PEER,
+} from '@nodenet/testkit';
+import { describePrivileged } from '../support/privileged.js';
 
 const NODES = ['node-1', 'node-2', 'node-3'];
 
@@ -49,7 +51,7 @@ describePrivileged(
         await env.bootstrapUplink();
         env.writeHealthConfig('blind'); // the loss must show in the window, not race the first check
       }
-      configurator = spawnConfigurator(cluster.dc.kubeconfigPath);
+      configurator = spawnHostConfigurator(cluster.dc.kubeconfigPath);
       for (const env of envs) {
         env.startAgent({
           resync: '5s',

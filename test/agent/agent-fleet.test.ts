@@ -7,17 +7,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createNode } from '../fleet/harness.js';
-import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
-import { describePrivileged } from '../support/privileged.js';
 import {
+  FRR_PREREQUISITES,
   AgentCluster,
   PEER_ADDR,
   fleetQueries,
   layer2Input,
-  spawnConfigurator,
+  spawnHostConfigurator,
   stopProcess,
   type NodeEnv,
-} from './support/agent-host.js';
+} from '@nodenet/testkit';
+import { describePrivileged } from '../support/privileged.js';
 
 const NODES = ['node-1', 'node-2', 'node-3'];
 
@@ -40,7 +40,7 @@ describePrivileged(
         await createNode(cluster.clients, name);
         envs.push(await cluster.addNode(name));
       }
-      configurator = spawnConfigurator(cluster.dc.kubeconfigPath);
+      configurator = spawnHostConfigurator(cluster.dc.kubeconfigPath);
       for (const env of envs) env.startAgent({ resync: '5s' });
     }, 180_000);
 

@@ -12,16 +12,16 @@ import { execFileSync } from 'node:child_process';
 import { shortHash, type NodeConfigSpec, type NodeConfigStatus } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
-import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
 import {
+  FRR_PREREQUISITES,
   AgentCluster,
   l2Entry,
   layer2Spec,
   PEER_ADDR,
   type AgentRun,
   type NodeEnv,
-} from './support/agent-host.js';
-import { waitFor } from '../support/wait-for.js';
+  waitFor,
+} from '@nodenet/testkit';
 
 const l2 = l2Entry;
 const spec = layer2Spec;

@@ -9,9 +9,18 @@
  */
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
+import {
+  FRR_PREREQUISITES,
+  SimulatedAgents,
+  AgentCluster,
+  fleetQueries,
+  layer2Input,
+  PEER_ADDR,
+  PEER_PORT,
+  type AgentRun,
+  type NodeEnv,
+} from '@nodenet/testkit';
 import { describePrivileged } from '../support/privileged.js';
-import { SimulatedAgents } from '../support/simulated-agent.js';
 import {
   AGENT_SA,
   CONFIGURATOR_SA,
@@ -20,15 +29,6 @@ import {
   spawnConfigurator,
   type LoggedProcess,
 } from '../deploy/support/rbac-cluster.js';
-import {
-  AgentCluster,
-  fleetQueries,
-  layer2Input,
-  PEER_ADDR,
-  PEER_PORT,
-  type AgentRun,
-  type NodeEnv,
-} from './support/agent-host.js';
 
 const REAL = 'node-1';
 const SIMULATED = ['node-2', 'node-3'];

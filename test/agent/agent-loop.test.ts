@@ -26,7 +26,7 @@ import {
 } from '@nodenet/agent';
 import { FakeHealth, FakeHost } from '../../packages/agent/test/fake-host.js';
 import { sampleSpec } from '../../packages/agent/test/fixtures.js';
-import { waitFor } from '../support/wait-for.js';
+import { waitFor } from '@nodenet/testkit';
 
 const CRDS = join(process.cwd(), 'crds');
 const log = pino({ level: 'silent' });

@@ -23,10 +23,15 @@ import {
   testPolicy,
   type RunningConfigurator,
 } from '../fleet/harness.js';
-import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
+import {
+  FRR_PREREQUISITES,
+  SimulatedAgents,
+  AgentCluster,
+  NODE_TEMPLATE,
+  type AgentRun,
+  type NodeEnv,
+} from '@nodenet/testkit';
 import { describePrivileged } from '../support/privileged.js';
-import { SimulatedAgents } from '../support/simulated-agent.js';
-import { AgentCluster, NODE_TEMPLATE, type AgentRun, type NodeEnv } from './support/agent-host.js';
 
 let cluster: AgentCluster;
 let env: NodeEnv;

@@ -11,15 +11,15 @@ import type { NodeConfigSpec, NodeConfigStatus } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { describePrivileged } from '../support/privileged.js';
-import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
 import {
+  FRR_PREREQUISITES,
   AgentCluster,
   l2Entry,
   layer2Spec,
   PEER_ADDR,
   repoRoot,
   type NodeEnv,
-} from './support/agent-host.js';
+} from '@nodenet/testkit';
 
 interface SecurityContext {
   runAsUser?: number;

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { inCI, missingPrerequisites } from '../support/privileged.js';
-import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
+import { FRR_PREREQUISITES } from '@nodenet/testkit';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 

@@ -8,8 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeApiError, KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
-import { SimulatedAgents } from '../support/simulated-agent.js';
-import { fleetQueries, layer2Input } from '../agent/support/agent-host.js';
+import { SimulatedAgents, fleetQueries, layer2Input } from '@nodenet/testkit';
 import {
   AGENT_SA,
   CONFIGURATOR_SA,

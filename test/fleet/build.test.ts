@@ -13,8 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '@nodenet/devcluster';
 import { configBytes, DEFAULT_BUDGET } from '@nodenet/configurator';
 import { mergeInputs, type InputObject } from '@nodenet/api';
-import { bigVrf, inputSetOfSize } from '../support/big-inputs.js';
-import { SimulatedAgents } from '../support/simulated-agent.js';
+import { bigVrf, inputSetOfSize, SimulatedAgents } from '@nodenet/testkit';
 import {
   createNode,
   fleetOnRevision1,

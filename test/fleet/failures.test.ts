@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NetworkConfigRevision } from '@nodenet/api';
-import type { AgentBehaviour } from '../support/simulated-agent.js';
+import { type AgentBehaviour } from '@nodenet/testkit';
 import {
   fleetOnRevision1 as onRevision1,
   isComplete,

@@ -9,7 +9,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
-import { SimulatedAgents, type StatusWriteRecord } from '../support/simulated-agent.js';
+import { SimulatedAgents, type StatusWriteRecord } from '@nodenet/testkit';
 import {
   createNode,
   isComplete,

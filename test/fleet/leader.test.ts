@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig, Watch, type V1Lease } from '@kubernetes/client-node';
 import type { DevCluster } from '@nodenet/devcluster';
 import type { Clients } from '@nodenet/kube';
-import { SimulatedAgents } from '../support/simulated-agent.js';
+import { SimulatedAgents } from '@nodenet/testkit';
 import {
   NodeConfigRecorder,
   createNode,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SimulatedAgents } from '../support/simulated-agent.js';
+import { SimulatedAgents } from '@nodenet/testkit';
 import {
   createNode,
   inProgress,

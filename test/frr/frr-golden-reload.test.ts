@@ -14,7 +14,7 @@ import { configDrift, FrrDriver } from '@nodenet/agent';
 import { describePrivileged } from '../support/privileged.js';
 import { goldenCases, settings, type FrrSpec } from '../../packages/agent/test/frr-fixtures.js';
 import * as bench from '../../bench/frr-fixture.js';
-import { eventually, FRR_PREREQUISITES, startFrr, type FrrNetnsInstance } from './support/frr-netns.js';
+import { eventually, FRR_PREREQUISITES, startFrr, type FrrNetnsInstance } from '@nodenet/testkit';
 
 const ns = `nnfg${process.pid % 100000}`;
 const template = readFileSync(

@@ -13,8 +13,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PrefixItem, VrfEntry } from '@nodenet/api';
 import { FrrApplyError, FrrDriver } from '@nodenet/agent';
 import { describePrivileged } from '../support/privileged.js';
-import { eventually, FRR_PREREQUISITES, startFrr, type FrrNetnsInstance } from './support/frr-netns.js';
-import { testTemplate } from '../support/frr-template.js';
+import {
+  eventually,
+  FRR_PREREQUISITES,
+  startFrr,
+  type FrrNetnsInstance,
+  testTemplate,
+} from '@nodenet/testkit';
 
 const id = `nnfr${process.pid % 100000}`;
 const nodeNs = `${id}n`;

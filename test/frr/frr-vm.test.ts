@@ -16,8 +16,7 @@ import { beforeAll, expect, it } from 'vitest';
 import type { PrefixItem } from '@nodenet/api';
 import type { FrrApplyResult, FrrStatus } from '@nodenet/agent';
 import { describePrivileged } from '../support/privileged.js';
-import { runInVm, vmPrerequisites } from '../vm/vm.js';
-import { testTemplate } from '../support/frr-template.js';
+import { runInVm, vmPrerequisites, testTemplate } from '@nodenet/testkit';
 
 const ASN = 65010;
 const template = testTemplate({ hostname: 'nn-vm', ipv4Networks: ['10.70.1.0/24', '10.71.1.0/24'] });

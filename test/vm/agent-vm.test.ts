@@ -16,10 +16,9 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { NodeConfigStatus } from '@nodenet/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FRR_PREREQUISITES } from '../frr/support/frr-netns.js';
+import { FRR_PREREQUISITES, runInVm, vmPrerequisites, type VmResult } from '@nodenet/testkit';
 import { describePrivileged } from '../support/privileged.js';
 import { bundleGuest } from './bundle.js';
-import { runInVm, vmPrerequisites, type VmResult } from './vm.js';
 
 interface IpLink {
   ifname: string;

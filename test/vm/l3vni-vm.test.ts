@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { bundleGuest } from './bundle.js';
-import { runInVm, vmPrerequisites } from './vm.js';
+import { runInVm, vmPrerequisites } from '@nodenet/testkit';
 
 type Links = Record<string, { up: boolean; alias?: string }>;
 type VrfVni = { vrfs?: { vrf: string; vni: number; vxlanIntf: string; state: string }[] };

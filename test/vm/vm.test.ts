@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
-import { runInVm, vmPrerequisites } from './vm.js';
+import { runInVm, vmPrerequisites } from '@nodenet/testkit';
 
 describePrivileged('real-kernel VM harness', vmPrerequisites(), () => {
   it('runs a script under the full kernel and returns its exit code and output', async () => {

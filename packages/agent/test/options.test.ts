@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  OptionError,
-  DEFAULT_CONFIRM,
-  buildProgram,
-  parseDuration,
-  resolveOptions,
-  type RawOptions,
-} from '@nodenet/agent';
+import { OptionError, DEFAULT_CONFIRM, buildProgram, resolveOptions, type RawOptions } from '@nodenet/agent';
 
 function parse(args: string[], env: Record<string, string> = {}): RawOptions {
   const saved = process.env.NODE_NAME;
@@ -157,13 +150,6 @@ describe('agent options', () => {
       '--resync-period: must be at least 1s (got "500ms")',
     );
     expect(errorOf([...minimal, '--metrics-addr', 'localhost']).option).toBe('--metrics-addr');
-  });
-
-  it('parses durations', () => {
-    expect(parseDuration('x', '250ms')).toBe(250);
-    expect(parseDuration('x', '2h')).toBe(7_200_000);
-    expect(() => parseDuration('--resync-period', '10')).toThrow(/^--resync-period: must be a duration/);
-    expect(() => parseDuration('--resync-period', '5m junk')).toThrow(OptionError);
   });
 
   it('--help explains every option and the test-only fault hook', () => {

@@ -1,6 +1,6 @@
 import type { NodeConfigStatus } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { backoffDelay, buildStatus, StatusReporter, type StatusReport } from '@nodenet/agent';
+import { buildStatus, StatusReporter, type StatusReport } from '@nodenet/agent';
 
 const t0 = new Date('2025-01-01T00:00:00Z');
 const t1 = new Date('2025-01-01T00:01:00Z');
@@ -77,15 +77,6 @@ describe('buildStatus', () => {
     expect(byType.Progressing?.lastTransitionTime).toBe(t1.toISOString()); // True → False
     expect(byType.Invalid?.lastTransitionTime).toBe(t1.toISOString()); // False → True
     expect(byType.Invalid?.reason).toBe('HealthCheckFailed');
-  });
-});
-
-describe('backoffDelay', () => {
-  it('doubles from the initial delay up to the cap', () => {
-    const policy = { initialMs: 500, maxMs: 30_000, factor: 2 };
-    expect([1, 2, 3, 4, 5, 6, 7, 8].map((n) => backoffDelay(policy, n))).toEqual([
-      500, 1000, 2000, 4000, 8000, 16000, 30000, 30000,
-    ]);
   });
 });
 

@@ -4,7 +4,7 @@
  * will happen. Writes use `fieldValidation=Strict`, so an API server whose CRD predates a control
  * refuses the write instead of silently dropping the field.
  */
-import { findCondition, shortHash } from '@nodenet/api';
+import { findCondition, RETRY_ANNOTATION, shortHash } from '@nodenet/api';
 import { KubeApiError, type Clients } from '@nodenet/kube';
 import { inputsHash } from './preview.js';
 import { CliError, EXIT } from './exit-codes.js';
@@ -13,7 +13,6 @@ import {
   asCliError,
   isInvalid,
   newestRevision,
-  RETRY_ANNOTATION,
   revisionInForce,
   type ClusterState,
   type Revision,

@@ -1,7 +1,7 @@
 /** `kubectl nodenet history`: every revision, newest first, with its result (pure). */
-import { findCondition } from '@nodenet/api';
+import { findCondition, RETRY_ANNOTATION } from '@nodenet/api';
 import { table } from './format.js';
-import { isInvalid, revisionInForce, RETRY_ANNOTATION, type ClusterState } from './state.js';
+import { isInvalid, revisionInForce, type ClusterState } from './state.js';
 
 export type RevisionResult = 'Complete' | 'RollingOut' | 'Paused' | 'Invalid' | 'Aborted' | 'Superseded';
 

@@ -25,7 +25,7 @@ import {
   type Revision,
 } from './state.js';
 import { renderStatus, statusExitCode, statusView, type StatusView } from './status-view.js';
-import { NODENET_VERSION } from '@nodenet/api';
+import { NODENET_VERSION, RETRY_ANNOTATION } from '@nodenet/api';
 
 export interface Io {
   stdout: { write(s: string): unknown; isTTY?: boolean };
@@ -273,7 +273,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   );
   control(
     'retry',
-    'Try an invalid revision again: annotates it network.nodenet.io/retry; the configurator builds a new revision ' +
+    `Try an invalid revision again: annotates it ${RETRY_ANNOTATION}; the configurator builds a new revision ` +
       'with the same configuration and a new number, and keeps the old one for inspection.',
     true,
   );

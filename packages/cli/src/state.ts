@@ -15,8 +15,6 @@ import {
 import { KubeApiError, KubeTransportError, isNotFound, type Clients, type Node } from '@nodenet/kube';
 import { CliError, EXIT } from './exit-codes.js';
 
-export { RETRY_ANNOTATION } from '@nodenet/api';
-
 /**
  * Revision fields of the rollout controls and of rollout safety (`spec.aborted`, degraded nodes),
  * read when present: an older configurator simply does not write them.

@@ -3,14 +3,14 @@
  * revision's status, which the configurator derives from every NodeConfig; node details come from
  * the NodeConfigs themselves.
  */
-import { findCondition, labelOf } from '@nodenet/api';
+import { findCondition, labelOf, RETRY_ANNOTATION } from '@nodenet/api';
 import type { FailedNode } from '@nodenet/api';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { age, plural, progressBar, table } from './format.js';
 import { nodeRows, type NodeRow } from './node-rows.js';
 import { heldBack } from './held-back-view.js';
 import { inputsHash } from './preview.js';
-import { isInvalid, RETRY_ANNOTATION, revisionInForce, type ClusterState, type Revision } from './state.js';
+import { isInvalid, revisionInForce, type ClusterState, type Revision } from './state.js';
 
 export type Phase = 'Complete' | 'RollingOut' | 'Paused' | 'Halted' | 'Superseded';
 

@@ -13,7 +13,7 @@ import {
   useFleet,
   waitFor,
 } from '../../../test/fleet/harness.js';
-import { SimulatedAgents } from '../../../test/support/simulated-agent.js';
+import { SimulatedAgents } from '@nodenet/testkit';
 import { run } from '@nodenet/cli';
 
 const NODES = ['node-1', 'node-2', 'node-3', 'node-4'];

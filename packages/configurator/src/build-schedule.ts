@@ -9,6 +9,7 @@
  * builds. Only changes of what the inputs say (added, deleted, a new generation) start or extend
  * the wait; revision changes are built at once, the inputs' status writes (ours) not at all.
  */
+import { backoffDelay } from '@nodenet/kube';
 
 export interface BuildTiming {
   /** Quiet period after the last input event. */
@@ -123,7 +124,10 @@ export class BuildSchedule {
       return undefined;
     }
     this.owed = true;
-    const delay = Math.min(this.timing.backoffMs * 2 ** this.failures, this.timing.maxBackoffMs);
+    const delay = backoffDelay(
+      { initialMs: this.timing.backoffMs, maxMs: this.timing.maxBackoffMs, factor: 2 },
+      this.failures + 1,
+    );
     this.failures = Math.min(this.failures + 1, 30);
     this.retryAt = mono + delay;
     return delay;

@@ -10,7 +10,15 @@ import {
   type NodeConfig,
   type RolloutPolicy,
 } from '@nodenet/api';
-import { Coalescer, EventRecorder, Informer, KubeApiError, type Clients, type Node } from '@nodenet/kube';
+import {
+  Coalescer,
+  EventRecorder,
+  Informer,
+  KubeApiError,
+  parallel,
+  type Clients,
+  type Node,
+} from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
 import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './fleet-policy.js';
@@ -112,7 +120,7 @@ export class Controller {
       isLeader: this.isLeader,
       log: this.log,
       events: this.events,
-      parallel: (items, fn) => this.parallel(items, fn),
+      parallel: (items, fn) => parallel(items, this.opts.writeConcurrency ?? 64, fn),
     });
     c.client.onRequest((info) => {
       opts.metrics.apiRequests.inc({ verb: info.verb });
@@ -342,18 +350,6 @@ export class Controller {
       rowLabels: { gate: this.rowLabels, mono },
     };
     return executePlan(p, ctx);
-  }
-
-  private async parallel<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
-    const limit = this.opts.writeConcurrency ?? 64;
-    let i = 0;
-    const worker = async (): Promise<void> => {
-      while (i < items.length) {
-        const item = items[i++] as T;
-        await fn(item);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   }
 
   private updateMetrics(p: Plan): void {

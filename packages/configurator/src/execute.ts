@@ -17,7 +17,7 @@ import {
   shortHash,
   findCondition,
 } from '@nodenet/api';
-import { isNotFound, type KubeObject, type Node } from '@nodenet/kube';
+import { isNotFound, parallel, type KubeObject, type Node } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import type { Metrics } from './metrics.js';
 import { nodeConfigFor } from './node-config.js';
@@ -352,14 +352,6 @@ export async function executePlan(p: Plan, ctx: ExecContext): Promise<number> {
   for (const a of of('deleteRevision'))
     await guard(`delete revision ${a.revision}`, () => deleteRevision(a, ctx));
   return failures;
-}
-
-async function parallel<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let i = 0;
-  const worker = async (): Promise<void> => {
-    while (i < items.length) await fn(items[i++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 function groupBy<T>(items: T[], key: (t: T) => string): T[][] {

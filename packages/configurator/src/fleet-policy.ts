@@ -11,7 +11,7 @@ import {
   type RolloutPolicyStatus,
 } from '@nodenet/api';
 import { setConditions, rfc3339 } from '@nodenet/api';
-import { parseDuration } from './duration.js';
+import { parseDuration } from '@nodenet/kube';
 import { TIMEOUT_LOWER_BOUNDS_MS, atLeast, parseUpdateLimit, type Policy } from './policy.js';
 import type { Plan } from './rollout/index.js';
 
@@ -56,7 +56,7 @@ export function effectivePolicy(flags: Policy, rp: RolloutPolicy | undefined): E
         field,
         () =>
           (policy[key] = atLeast(
-            parseDuration(v, `spec.${field}`),
+            parseDuration(`spec.${field}`, v),
             TIMEOUT_LOWER_BOUNDS_MS[key],
             `spec.${field}`,
             v,

@@ -1,4 +1,3 @@
-export * from './duration.js';
 export * from './policy.js';
 export * from './selector-flag.js';
 export * from './rollout/index.js';
@@ -10,7 +9,6 @@ export * from './readiness.js';
 export * from './fleet-policy.js';
 export * from './options.js';
 export * from './run.js';
-export * from './shutdown.js';
 
 // Internals the package's own tests exercise directly (pure logic, unit-tested).
 export { type ExecContext, controlEvents, executePlan } from './execute.js';

@@ -1,9 +1,14 @@
 #!/usr/bin/env node
 /** nodenet-configurator: parses the flags (options.ts), runs `runConfigurator` until SIGTERM. */
 import type { Command } from 'commander';
-import { buildProgram, resolveOptions, type ConfiguratorOptions, type RawOptions } from './options.js';
+import {
+  buildProgram,
+  DEFAULT_SHUTDOWN_TIMEOUT_MS,
+  resolveOptions,
+  type ConfiguratorOptions,
+  type RawOptions,
+} from './options.js';
 import { runConfigurator } from './run.js';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './shutdown.js';
 
 async function main(argv: string[]): Promise<void> {
   // Annotated so that TypeScript sees `program.error` never returns.

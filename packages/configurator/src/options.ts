@@ -5,8 +5,14 @@
  */
 import { Command, Option } from 'commander';
 import { NODENET_VERSION, OptionError } from '@nodenet/api';
-import { parseListenAddress, type ListenAddress } from '@nodenet/kube';
-import { parseDuration } from './duration.js';
+import {
+  formatDuration,
+  LOG_LEVELS,
+  parseDuration,
+  parseListenAddress,
+  parseLogLevel,
+  type ListenAddress,
+} from '@nodenet/kube';
 import {
   DEFAULT_POLICY,
   TIMEOUT_LOWER_BOUNDS_MS,
@@ -40,7 +46,7 @@ export interface ConfiguratorOptions {
   logLevel: string;
   coalesceMs: number;
   eventsNamespace: string;
-  /** Deadline of the shutdown on SIGTERM (shutdown.ts); default 10 s. */
+  /** Deadline of the shutdown on SIGTERM; default DEFAULT_SHUTDOWN_TIMEOUT_MS. */
   shutdownTimeoutMs?: number;
   /** When revisions are built (build-schedule.ts); defaults when absent. */
   buildTiming?: Partial<BuildTiming>;
@@ -48,7 +54,40 @@ export interface ConfiguratorOptions {
   budget?: SizeBudget;
 }
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/**
+ * Each flag's default, written once: `--help` shows it and commander fills it in. Where a typed
+ * default exists (DEFAULT_POLICY, DEFAULT_BUILD_TIMING, DEFAULT_BUDGET) the flag's text is made from it.
+ */
+export const DEFAULTS = {
+  updateLimit: '1',
+  maxFailures: String(DEFAULT_POLICY.maxFailures),
+  preconfigTimeout: formatDuration(DEFAULT_POLICY.preconfigTimeoutMs),
+  configTimeout: formatDuration(DEFAULT_POLICY.configTimeoutMs),
+  notReadyTimeout: formatDuration(DEFAULT_POLICY.notReadyTimeoutMs),
+  minSuccessTime: formatDuration(DEFAULT_POLICY.minSuccessTimeMs),
+  nodeSelector: '',
+  waveBarrier: false,
+  revisionHistoryLimit: String(DEFAULT_POLICY.revisionHistoryLimit),
+  buildQuietPeriod: formatDuration(DEFAULT_BUILD_TIMING.quietMs),
+  buildMaxDelay: formatDuration(DEFAULT_BUILD_TIMING.maxDelayMs),
+  maxRevisionBytes: String(DEFAULT_BUDGET.maxConfigBytes),
+  maxFrrLines: String(DEFAULT_BUDGET.maxFrrLines),
+  leaderElectionNamespace: 'nodenet-system',
+  leaderElectionId: 'nodenet-configurator',
+  leaderElectionLeaseDuration: '15s',
+  leaderElectionRenewDeadline: '10s',
+  leaderElectionRetryPeriod: '2s',
+  metricsAddr: ':8080',
+  healthAddr: ':8081',
+  logLevel: 'info',
+  coalesceWindow: '50ms',
+  eventsNamespace: 'default',
+  // Well inside Kubernetes' default 30 s termination grace period.
+  shutdownTimeout: '10s',
+} satisfies Omit<RawOptions, 'kubeconfig' | 'waveLabel' | 'identity'>;
+
+/** Deadline of the shutdown on SIGTERM when none is given. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = parseDuration('--shutdown-timeout', DEFAULTS.shutdownTimeout);
 
 export function buildProgram(): Command {
   return new Command('nodenet-configurator')
@@ -65,23 +104,23 @@ export function buildProgram(): Command {
     .option(
       '--update-limit <n|p%>',
       'nodes in progress at once: a number, or a percentage of target nodes (rounded up, at least 1)',
-      '1',
+      DEFAULTS.updateLimit,
     )
     .option(
       '--max-failures <n>',
       'failed nodes tolerated per revision; one more marks it invalid and rolls back',
-      '0',
+      DEFAULTS.maxFailures,
     )
     .option(
       '--preconfig-timeout <duration>',
       'a node whose agent has not reported on an assignment within this has failed (at least 10s). A node whose ' +
         'agent never reported anything (still starting) is listed unavailable instead, never counted',
-      '10m',
+      DEFAULTS.preconfigTimeout,
     )
     .option(
       '--config-timeout <duration>',
       'a node whose agent is working on an assignment (provisioning, confirming) with no status change seen for this long has failed (at least 10s)',
-      '2m',
+      DEFAULTS.configTimeout,
     )
     .option(
       '--not-ready-timeout <duration>',
@@ -89,19 +128,19 @@ export function buildProgram(): Command {
         'keeps its slot and holds every forward move this long, then fails that revision (at least 30s). Default 5m: longer than a node reboot and the agent confirm window, so a node ' +
         'that comes back by itself is not failed; short enough that a change which cuts nodes off stops within ' +
         'minutes (the same as Kubernetes waits before evicting pods from an unreachable node)',
-      '5m',
+      DEFAULTS.notReadyTimeout,
     )
     .option(
       '--min-success-time <duration>',
       'a node that reported provisioned keeps its slot this long (soak) before the next node starts. Default 1m: ' +
         'a node cut off right after its agent confirmed shows NotReady only after the node lifecycle grace period ' +
         '(40-50s); a shorter soak frees the slot before the cut-off is visible and the change walks on',
-      '1m',
+      DEFAULTS.minSuccessTime,
     )
     .option(
       '--node-selector <selector>',
       'only nodes matching this label selector get configs (kubectl syntax, e.g. role=edge,zone in (a,b))',
-      '',
+      DEFAULTS.nodeSelector,
     )
     .option(
       '--wave-label <label>',
@@ -110,60 +149,72 @@ export function buildProgram(): Command {
     .option(
       '--wave-barrier',
       'waves are barriers: a wave starts only when every node of the previous waves is on the revision and soaked (with --wave-label)',
-      false,
+      DEFAULTS.waveBarrier,
     )
     .option(
       '--revision-history-limit <n>',
       'revisions kept (at least 1); older ones no NodeConfig references are deleted, never the invalid one equal to the inputs',
-      '10',
+      DEFAULTS.revisionHistoryLimit,
     )
     .option(
       '--build-quiet-period <duration>',
       'a revision is built once the inputs have been quiet this long, so objects applied together ' +
         '(one kubectl apply -f of a file or a folder) make one revision',
-      '2s',
+      DEFAULTS.buildQuietPeriod,
     )
     .option(
       '--build-max-delay <duration>',
       'longest wait for a quiet period after the first unbuilt change: a steady trickle of changes still builds',
-      '20s',
+      DEFAULTS.buildMaxDelay,
     )
     .option(
       '--max-revision-bytes <n>',
       `largest revision configuration (JSON bytes); the newest input that would cross it is refused. ` +
         `Default: the API server's object limit (etcd --max-request-bytes, ${ETCD_OBJECT_LIMIT}) less room for metadata and status`,
-      String(DEFAULT_BUDGET.maxConfigBytes),
+      DEFAULTS.maxRevisionBytes,
     )
     .option(
       '--max-frr-lines <n>',
       'most FRR lines a node may render; the newest input that would cross it is refused. Default: what ' +
         "frr-reload.py applies well within the agent's 60 s FRR step timeout (docs/rollout.md)",
-      String(DEFAULT_BUDGET.maxFrrLines),
+      DEFAULTS.maxFrrLines,
     )
-    .option('--leader-election-namespace <ns>', 'namespace of the leader election Lease', 'nodenet-system')
-    .option('--leader-election-id <name>', 'name of the leader election Lease', 'nodenet-configurator')
+    .option(
+      '--leader-election-namespace <ns>',
+      'namespace of the leader election Lease',
+      DEFAULTS.leaderElectionNamespace,
+    )
+    .option('--leader-election-id <name>', 'name of the leader election Lease', DEFAULTS.leaderElectionId)
     .option(
       '--leader-election-lease-duration <duration>',
       'how long others wait after the last renewal before taking over',
-      '15s',
+      DEFAULTS.leaderElectionLeaseDuration,
     )
     .option(
       '--leader-election-renew-deadline <duration>',
       'a leader that cannot renew within this stops acting (shorter than the lease)',
-      '10s',
+      DEFAULTS.leaderElectionRenewDeadline,
     )
-    .option('--leader-election-retry-period <duration>', 'interval between acquire / renew attempts', '2s')
-    .option('--metrics-addr <[host]:port>', 'address of the Prometheus /metrics endpoint', ':8080')
-    .option('--health-addr <[host]:port>', 'address of /healthz and /readyz', ':8081')
-    .option('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')}`, 'info')
+    .option(
+      '--leader-election-retry-period <duration>',
+      'interval between acquire / renew attempts',
+      DEFAULTS.leaderElectionRetryPeriod,
+    )
+    .option(
+      '--metrics-addr <[host]:port>',
+      'address of the Prometheus /metrics endpoint',
+      DEFAULTS.metricsAddr,
+    )
+    .option('--health-addr <[host]:port>', 'address of /healthz and /readyz', DEFAULTS.healthAddr)
+    .option('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')}`, DEFAULTS.logLevel)
     .addOption(
       new Option('--coalesce-window <duration>', 'events are gathered this long into one pass').default(
-        '50ms',
+        DEFAULTS.coalesceWindow,
       ),
     )
     .addOption(
       new Option('--events-namespace <ns>', 'namespace for Events about cluster-scoped objects').default(
-        'default',
+        DEFAULTS.eventsNamespace,
       ),
     )
     .addOption(new Option('--identity <id>', 'leader election identity (default: hostname + random suffix)'))
@@ -172,7 +223,7 @@ export function buildProgram(): Command {
         '--shutdown-timeout <duration>',
         'on SIGTERM: stop acting, release the leader Lease and close the endpoints within this time, whatever the API ' +
           "server does; exit 1 if anything had to be cut short (keep it below the pod's terminationGracePeriodSeconds)",
-      ).default('10s'),
+      ).default(DEFAULTS.shutdownTimeout),
     )
     .showHelpAfterError('(run with --help for usage)');
 }
@@ -226,21 +277,20 @@ export function policyFromOptions(raw: RawOptions): Policy {
 }
 
 const bounded = (text: string, flag: string, key: keyof typeof TIMEOUT_LOWER_BOUNDS_MS): number =>
-  atLeast(parseDuration(text, flag), TIMEOUT_LOWER_BOUNDS_MS[key], flag, text);
+  atLeast(parseDuration(flag, text), TIMEOUT_LOWER_BOUNDS_MS[key], flag, text);
 
 export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
   const nonEmpty = (flag: string, value: string): string => {
     if (value.trim() === '') throw new OptionError(flag, value, 'must not be empty');
     return value;
   };
-  if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel))
-    throw new OptionError('--log-level', raw.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
+  const logLevel = parseLogLevel('--log-level', raw.logLevel);
   const leaderElection: LeaderElectionOptions = {
     namespace: nonEmpty('--leader-election-namespace', raw.leaderElectionNamespace),
     name: nonEmpty('--leader-election-id', raw.leaderElectionId),
-    leaseDurationMs: parseDuration(raw.leaderElectionLeaseDuration, '--leader-election-lease-duration'),
-    renewDeadlineMs: parseDuration(raw.leaderElectionRenewDeadline, '--leader-election-renew-deadline'),
-    retryPeriodMs: parseDuration(raw.leaderElectionRetryPeriod, '--leader-election-retry-period'),
+    leaseDurationMs: parseDuration('--leader-election-lease-duration', raw.leaderElectionLeaseDuration),
+    renewDeadlineMs: parseDuration('--leader-election-renew-deadline', raw.leaderElectionRenewDeadline),
+    retryPeriodMs: parseDuration('--leader-election-retry-period', raw.leaderElectionRetryPeriod),
   };
   // A leader that may renew as late as the others may take over would let two instances act at once.
   if (leaderElection.renewDeadlineMs >= leaderElection.leaseDurationMs)
@@ -262,8 +312,8 @@ export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
     ...(raw.identity !== undefined ? { identity: nonEmpty('--identity', raw.identity) } : {}),
     metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),
     healthAddr: parseListenAddress('--health-addr', raw.healthAddr),
-    logLevel: raw.logLevel,
-    coalesceMs: parseDuration(raw.coalesceWindow, '--coalesce-window'),
+    logLevel,
+    coalesceMs: parseDuration('--coalesce-window', raw.coalesceWindow),
     eventsNamespace: nonEmpty('--events-namespace', raw.eventsNamespace),
     shutdownTimeoutMs: positiveDuration('--shutdown-timeout', raw.shutdownTimeout),
     buildTiming: buildTimingFromOptions(raw),
@@ -275,14 +325,14 @@ export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
 }
 
 function positiveDuration(flag: string, value: string): number {
-  const ms = parseDuration(value, flag);
+  const ms = parseDuration(flag, value);
   if (ms <= 0) throw new OptionError(flag, value, 'must be above 0');
   return ms;
 }
 
 function buildTimingFromOptions(raw: RawOptions): BuildTiming {
-  const quietMs = parseDuration(raw.buildQuietPeriod, '--build-quiet-period');
-  const maxDelayMs = parseDuration(raw.buildMaxDelay, '--build-max-delay');
+  const quietMs = parseDuration('--build-quiet-period', raw.buildQuietPeriod);
+  const maxDelayMs = parseDuration('--build-max-delay', raw.buildMaxDelay);
   if (maxDelayMs < quietMs)
     throw new OptionError(
       '--build-max-delay',

@@ -6,12 +6,19 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
-import { KubeClient, LeaderElector, loadKubeConfig, makeClients, serveEndpoints } from '@nodenet/kube';
+import {
+  KubeClient,
+  LeaderElector,
+  loadKubeConfig,
+  makeClients,
+  serveEndpoints,
+  shutdownWithin,
+  type ShutdownResult,
+} from '@nodenet/kube';
 import { Controller } from './controller.js';
 import { Metrics } from './metrics.js';
-import type { ConfiguratorOptions } from './options.js';
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type ConfiguratorOptions } from './options.js';
 import { readiness, watchLeaseNamespace } from './readiness.js';
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS, shutdownWithin, type ShutdownResult } from './shutdown.js';
 
 export interface RunningConfigurator {
   controller: Controller;

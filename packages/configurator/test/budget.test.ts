@@ -10,7 +10,7 @@ import { mergeInputs } from '@nodenet/api';
 import { renderFrrConfig } from '@nodenet/agent';
 import { describe, expect, it } from 'vitest';
 import { buildRevision, configBytes, DEFAULT_BUDGET, frrLines } from '@nodenet/configurator';
-import { testTemplate } from '../../../test/support/frr-template.js';
+import { testTemplate } from '@nodenet/testkit';
 
 const NOW = Date.parse('2025-01-01T00:00:00Z');
 

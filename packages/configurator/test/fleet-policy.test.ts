@@ -46,7 +46,7 @@ describe('RolloutPolicy default over the flags', () => {
     expect(r.policy).toEqual(DEFAULT_POLICY);
     expect(r.problems).toEqual([
       'spec.updateLimit: must be a positive integer or a percentage like 25% (got "0")',
-      'spec.configTimeout: must be a number with a unit, e.g. 500ms, 30s, 10m, 1h30m (got "5 minutes")',
+      'spec.configTimeout: must be a duration such as 500ms, 30s, 1.5s, 10m, 1h30m or 0 (got "5 minutes")',
     ]);
   });
 

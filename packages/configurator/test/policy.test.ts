@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { OptionError } from '@nodenet/api';
-import { parseDuration, parseUpdateLimit, parseSelectorFlag } from '@nodenet/configurator';
+import { parseUpdateLimit, parseSelectorFlag } from '@nodenet/configurator';
 
 describe('flag parsing', () => {
-  it.each([
-    ['10m', 600_000],
-    ['30s', 30_000],
-    ['1h30m', 5_400_000],
-    ['250ms', 250],
-    ['1.5s', 1500],
-    ['0', 0],
-    ['0s', 0],
-  ])('duration %s = %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
-
-  it.each(['10', '5x', 'm', '1h 30m', '-1s', ''])('rejects duration %j naming the flag', (text) => {
-    expect(() => parseDuration(text, '--config-timeout')).toThrow(OptionError);
-    expect(() => parseDuration(text, '--config-timeout')).toThrow(/--config-timeout/);
-  });
-
   it.each([
     ['1', { kind: 'count', count: 1 }],
     ['100', { kind: 'count', count: 100 }],

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { isObject, type KObject } from './types.js';
+import { isObject, type KObject } from './objects/types.js';
 
 export class CrdLoadError extends Error {
   constructor(

@@ -6,13 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { Cluster } from './cluster.js';
+import { Cluster } from './cluster/cluster.js';
 import { CrdLoadError, readCrds } from './crds.js';
-import { ApiError } from './errors.js';
+import { ApiError } from './objects/errors.js';
 import { writeKubeconfig } from './kubeconfig.js';
-import { FILE_MODE, Persistence } from './persist.js';
-import { ApiServer, type ServerOptions } from './server.js';
-import { newCertificateAuthority, servingCertificates, type CertificateAuthority } from './tls.js';
+import { FILE_MODE, Persistence } from './storage/persist.js';
+import { ApiServer, type ServerOptions } from './http/server.js';
+import { newCertificateAuthority, servingCertificates, type CertificateAuthority } from './http/tls.js';
 import { Access, type AuthorizationMode } from './auth/access.js';
 import type { SavedToken } from './auth/authenticate.js';
 
@@ -173,14 +173,14 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
   };
 }
 
-export { Cluster } from './cluster.js';
-export { ApiError } from './errors.js';
-export { DEFAULT_MAX_OBJECT_BYTES, MAX_REQUEST_BODY_BYTES } from './object-size.js';
+export { Cluster } from './cluster/cluster.js';
+export { ApiError } from './objects/errors.js';
+export { DEFAULT_MAX_OBJECT_BYTES, MAX_REQUEST_BODY_BYTES } from './objects/object-size.js';
 export { CrdLoadError } from './crds.js';
 export { kubeconfigYaml } from './kubeconfig.js';
 export { Access, AUTHORIZATION_MODES, type AuthorizationMode } from './auth/access.js';
-export type { UserInfo } from './auth/admission-policy.js';
-export type { ResourceType } from './resources.js';
+export type { UserInfo } from './cluster/admission.js';
+export type { ResourceType } from './resources/resources.js';
 
 /** A non-loopback listen address asked for without authorization. */
 export class InsecureAddressError extends Error {
@@ -240,18 +240,18 @@ export {
   forbiddenMessage,
   forbiddenStatus,
 } from './auth/rbac.js';
-export { CelError, compileCel, evaluateCelBool } from './cel.js';
-export { evaluateJsonPath, parseJsonPath } from './jsonpath.js';
-export { applyMergePatch, applyStrategicMergePatch } from './patch.js';
-export { parseListOptions, queryBool, queryInt } from './query.js';
-export { type Schema, applyDefaults, prune } from './schema.js';
-export { checkSchemaSupported, validate } from './schema-validate.js';
-export { matchLabels, parseLabelSelector, selectorPredicate } from './selectors.js';
-export { GoneError, Store } from './store.js';
-export { humanDuration } from './table.js';
-export { type KObject } from './types.js';
+export { CelError, compileCel, evaluateCelBool } from './schema/cel.js';
+export { evaluateJsonPath, parseJsonPath } from './query/jsonpath.js';
+export { applyMergePatch, applyStrategicMergePatch } from './objects/patch.js';
+export { parseListOptions, queryBool, queryInt } from './query/query.js';
+export { type Schema, applyDefaults, prune } from './schema/schema.js';
+export { checkSchemaSupported, validate } from './schema/schema-validate.js';
+export { matchLabels, parseLabelSelector, selectorPredicate } from './query/selectors.js';
+export { GoneError, Store } from './storage/store.js';
+export { humanDuration } from './resources/table.js';
+export { type KObject } from './objects/types.js';
 export { requestInfo } from './auth/request-info.js';
-export { servingCertificates } from './tls.js';
+export { servingCertificates } from './http/tls.js';
 
 /** The CA kept beside the data (mode 0600): a restart keeps every kubeconfig written valid. */
 function savedAuthority(file: string): CertificateAuthority {

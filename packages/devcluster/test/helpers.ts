@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as k8s from '@kubernetes/client-node';
 import { startDevCluster, type DevCluster, type DevClusterOptions } from '@nodenet/devcluster';
-import { waitFor } from '../../../test/support/wait-for.js';
+import { waitFor } from '@nodenet/testkit';
 export { waitFor };
 
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');

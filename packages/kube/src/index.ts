@@ -10,3 +10,8 @@ export * from './event-correlator.js';
 export * from './serial.js';
 export * from './coalescer.js';
 export * from './endpoints.js';
+export * from './duration.js';
+export * from './backoff.js';
+export * from './parallel.js';
+export * from './log-level.js';
+export * from './shutdown.js';

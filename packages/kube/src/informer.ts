@@ -12,6 +12,7 @@
 import type { KubeClient } from './client.js';
 import { remove, replace, upsert, type InformerEvent } from './cache.js';
 import type { KubeObject, ListOptions, ObjectList, ResourceType } from './resources.js';
+import { backoffDelay, type BackoffPolicy } from './backoff.js';
 
 export interface InformerOptions {
   /** Re-deliver all cached objects this often (0 = never). Default 0. */
@@ -52,7 +53,9 @@ export class Informer<T extends KubeObject> {
   private abortWatch: (() => void) | undefined;
   private resyncTimer: NodeJS.Timeout | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
-  private backoffMs: number;
+  /** Watch failures since the last event; the next retry waits backoffDelay(this.retry, failures). */
+  private failures = 0;
+  private readonly retry: BackoffPolicy;
   private syncedResolve!: () => void;
   private syncedPromise: Promise<void>;
   private synced = false;
@@ -62,7 +65,7 @@ export class Informer<T extends KubeObject> {
     readonly resource: ListWatchSource<T>,
     private readonly opts: InformerOptions = {},
   ) {
-    this.backoffMs = opts.minBackoffMs ?? 200;
+    this.retry = { initialMs: opts.minBackoffMs ?? 200, maxMs: opts.maxBackoffMs ?? 5_000, factor: 2 };
     this.syncedPromise = new Promise((r) => (this.syncedResolve = r));
   }
 
@@ -149,8 +152,9 @@ export class Informer<T extends KubeObject> {
 
   private scheduleRetry(fn: () => void): void {
     if (this.stopped) return;
-    const delay = this.backoffMs * (0.8 + Math.random() * 0.4);
-    this.backoffMs = Math.min(this.backoffMs * 2, this.opts.maxBackoffMs ?? 5_000);
+    this.failures = Math.min(this.failures + 1, 30);
+    // Jitter: informers that lost the same API server do not come back in step.
+    const delay = backoffDelay(this.retry, this.failures) * (0.8 + Math.random() * 0.4);
     this.retryTimer = setTimeout(fn, delay);
   }
 
@@ -203,7 +207,7 @@ export class Informer<T extends KubeObject> {
     };
     const onEvent = (type: string, raw: unknown): void => {
       const obj = raw as T & { code?: number };
-      this.backoffMs = this.opts.minBackoffMs ?? 200;
+      this.failures = 0;
       switch (type) {
         case 'ADDED':
         case 'MODIFIED':

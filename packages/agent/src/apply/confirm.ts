@@ -7,11 +7,13 @@
  * `assessTick` is the pure judgement of one round of checks; `runConfirmWindow` is the loop around
  * it, on an injected monotonic clock and sleep (never the wall clock: it can jump).
  */
+import { parseDuration } from '@nodenet/kube';
 import { describeCause } from '../errors.js';
 import { judge, type CheckResult } from '../health/checker.js';
 import type { StatusReport } from '../status/status.js';
 import { CONFIRM_KIND, CONFIRM_REASON, short, StepError } from './contract.js';
 import type { ApplyPorts } from './ports.js';
+import { DEFAULTS } from '../run/defaults.js';
 
 export interface ConfirmSettings {
   /** How long to keep checking after the first health check passed; 0 disables the window. */
@@ -26,15 +28,11 @@ export interface ConfirmSettings {
   unreachableLimitMs: number;
 }
 
-/**
- * 4 minutes: long enough for a session that a change broke to die by its hold timer — FRR's
- * traditional profile uses 180 s (RFC 4271 suggests 90 s), the datacenter profile 9 s — plus a few
- * rounds of checks after the routes are withdrawn. kubernetes-nmstate reverts after 480 s.
- */
+/** The flags' defaults (run/defaults.ts). */
 export const DEFAULT_CONFIRM: ConfirmSettings = {
-  windowMs: 240_000,
-  intervalMs: 5_000,
-  unreachableLimitMs: 30_000,
+  windowMs: parseDuration('--confirm-window', DEFAULTS.confirmWindow),
+  intervalMs: parseDuration('--confirm-interval', DEFAULTS.confirmInterval),
+  unreachableLimitMs: parseDuration('--confirm-unreachable-limit', DEFAULTS.confirmUnreachableLimit),
 };
 
 /** One round of checks during the window. */

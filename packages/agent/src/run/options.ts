@@ -8,8 +8,15 @@ import { isIPv4 } from 'node:net';
 import { Command, Option } from 'commander';
 import type { ConfirmSettings } from '../apply/index.js';
 import { OptionError } from '../errors.js';
+import { DEFAULTS } from './defaults.js';
 import { NODENET_VERSION } from '@nodenet/api';
-import { parseListenAddress, type ListenAddress } from '@nodenet/kube';
+import {
+  LOG_LEVELS,
+  parseDuration,
+  parseListenAddress,
+  parseLogLevel,
+  type ListenAddress,
+} from '@nodenet/kube';
 
 export interface AgentOptions {
   kubeconfig?: string;
@@ -45,8 +52,6 @@ export interface AgentOptions {
   shutdownTimeoutMs: number;
 }
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
 export function buildProgram(): Command {
   return new Command('nodenet-agent')
     .version(NODENET_VERSION, '--version', 'print the version and exit')
@@ -71,7 +76,7 @@ export function buildProgram(): Command {
       new Option(
         '--state-dir <dir>',
         'directory for applied.json / pending.json checkpoints; must survive restarts (hostPath)',
-      ).default('/var/lib/nodenet'),
+      ).default(DEFAULTS.stateDir),
     )
     .addOption(
       new Option(
@@ -92,13 +97,15 @@ export function buildProgram(): Command {
       ),
     )
     .addOption(
-      new Option('--frr-confdir <dir>', 'FRR configuration directory holding frr.conf').default('/etc/frr'),
+      new Option('--frr-confdir <dir>', 'FRR configuration directory holding frr.conf').default(
+        DEFAULTS.frrConfdir,
+      ),
     )
     .addOption(
       new Option(
         '--frr-reload-cmd <argv>',
         'reload command, split on spaces and run without a shell; the config file is appended',
-      ).default('/usr/lib/frr/frr-reload.py'),
+      ).default(DEFAULTS.frrReloadCmd),
     )
     .addOption(
       new Option(
@@ -106,7 +113,7 @@ export function buildProgram(): Command {
         'FRR pathspace (-N) of the instance to manage, when FRR runs with -N',
       ),
     )
-    .addOption(new Option('--frr-bindir <dir>', 'directory holding vtysh').default('/usr/bin'))
+    .addOption(new Option('--frr-bindir <dir>', 'directory holding vtysh').default(DEFAULTS.frrBindir))
     .addOption(
       new Option(
         '--frr-rundir <dir>',
@@ -144,7 +151,7 @@ export function buildProgram(): Command {
         '--resync-period <duration>',
         'how often an unchanged NodeConfig is re-applied to repair drift (e.g. 30s, 5m); while resyncs find ' +
           'nothing to repair the period doubles, up to 4× this, and a repair brings it back',
-      ).default('60s'),
+      ).default(DEFAULTS.resyncPeriod),
     )
     .addOption(
       new Option(
@@ -159,13 +166,13 @@ export function buildProgram(): Command {
           'profile: 9 s) and a lost path to the API server. It does not cover a session whose hold timer is ' +
           'longer than the window (it dies after the change was confirmed), nor a fault that shows only later ' +
           '(under traffic, at a peer restart). 0s disables the window',
-      ).default('4m'),
+      ).default(DEFAULTS.confirmWindow),
     )
     .addOption(
       new Option(
         '--confirm-interval <duration>',
         'pause between two rounds of checks in the confirm window',
-      ).default('5s'),
+      ).default(DEFAULTS.confirmInterval),
     )
     .addOption(
       new Option(
@@ -173,14 +180,14 @@ export function buildProgram(): Command {
         'within the confirm window, the API server (a completed HTTP exchange on a fresh connection) may be ' +
           'unreachable this long before the agent reverts; covers a control-plane restart. Must be shorter ' +
           'than --confirm-window (when both are non-zero)',
-      ).default('30s'),
+      ).default(DEFAULTS.confirmUnreachableLimit),
     )
     .addOption(
       new Option(
         '--heartbeat-interval <duration>',
         "while applying or confirming, refresh the NodeConfig status this often, so the configurator's " +
           '--config-timeout measures no progress rather than total time (0s: off)',
-      ).default('10s'),
+      ).default(DEFAULTS.heartbeatInterval),
     )
     .addOption(
       new Option(
@@ -188,21 +195,23 @@ export function buildProgram(): Command {
         "read FRR's state (BGP sessions, VNIs, version) this often into the NodeConfig's status.observed; " +
           'written only on change, at most once per interval; while nothing changes the reads slow down to 4× ' +
           'this (0s: off; NodenetReady then does not check FRR)',
-      ).default('10s'),
+      ).default(DEFAULTS.observeInterval),
     )
     .addOption(
       new Option(
         '--l3vni-timeout <duration>',
         "a VRF's L3 VNI bridge and VXLAN come up only once FRR shows the VNI as the VRF's L3 VNI (else zebra " +
           'may take it for an L2 VNI); the apply fails (and restores) when FRR takes longer than this',
-      ).default('30s'),
+      ).default(DEFAULTS.l3vniTimeout),
     )
-    .addOption(new Option('--metrics-addr <host:port>', 'listen address for /metrics').default(':9462'))
+    .addOption(
+      new Option('--metrics-addr <host:port>', 'listen address for /metrics').default(DEFAULTS.metricsAddr),
+    )
     .addOption(
       new Option(
         '--health-addr <host:port>',
         'listen address for /healthz and /readyz (may equal --metrics-addr)',
-      ).default(':9463'),
+      ).default(DEFAULTS.healthAddr),
     )
     .addOption(
       new Option(
@@ -211,9 +220,9 @@ export function buildProgram(): Command {
           'config), the last status is written if the API server answers (at most 3 s per API step), and the ' +
           'agent exits within this deadline whatever the API server does; non-zero when something was cut ' +
           "short. Keep it below the pod's terminationGracePeriodSeconds",
-      ).default('280s'),
+      ).default(DEFAULTS.shutdownTimeout),
     )
-    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default('info'))
+    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS).default(DEFAULTS.logLevel))
     .addHelpText(
       'after',
       '\nTest only: NODENET_FAULT_AT=<after-pending|after-netlink|after-frr|after-health|after-applied|after-rejected>\nmakes the ' +
@@ -278,7 +287,7 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
         'must be named frr.conf (frr-reload.py reloads the integrated config only)',
       );
     }
-    if (raw.frrConfdir !== '/etc/frr' && dirname(raw.frrConfig) !== raw.frrConfdir) {
+    if (raw.frrConfdir !== DEFAULTS.frrConfdir && dirname(raw.frrConfig) !== raw.frrConfdir) {
       throw new OptionError('--frr-config', raw.frrConfig, `contradicts --frr-confdir ${raw.frrConfdir}`);
     }
     confdir = dirname(raw.frrConfig);
@@ -304,41 +313,43 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
       throw new OptionError('--vrf-router-id', raw.vrfRouterId, 'must differ from --router-id');
     }
   }
-  if (raw.frrPathspace !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(raw.frrPathspace)) {
+  if (raw.frrPathspace !== undefined && !/^[A-Za-z0-9_-]{1,32}$/.test(raw.frrPathspace))
     throw new OptionError('--frr-pathspace', raw.frrPathspace, 'must be 1-32 characters of [A-Za-z0-9_-]');
-  }
 
   const vtepInterface = required('--vtep-interface', raw.vtepInterface);
   if (!IFNAME.test(vtepInterface))
     throw new OptionError('--vtep-interface', vtepInterface, 'must be an interface name');
-  if (raw.vtepAddress !== undefined && !isIPv4(raw.vtepAddress)) {
+  if (raw.vtepAddress !== undefined && !isIPv4(raw.vtepAddress))
     throw new OptionError('--vtep-address', raw.vtepAddress, 'must be an IPv4 address');
-  }
 
   const resyncMs = parseDuration('--resync-period', raw.resyncPeriod);
   if (resyncMs < 1000) throw new OptionError('--resync-period', raw.resyncPeriod, 'must be at least 1s');
   const confirm: ConfirmSettings = {
-    windowMs: parseDuration('--confirm-window', raw.confirmWindow ?? '4m'),
-    intervalMs: parseDuration('--confirm-interval', raw.confirmInterval ?? '5s'),
-    unreachableLimitMs: parseDuration('--confirm-unreachable-limit', raw.confirmUnreachableLimit ?? '30s'),
+    windowMs: parseDuration('--confirm-window', raw.confirmWindow ?? DEFAULTS.confirmWindow),
+    intervalMs: parseDuration('--confirm-interval', raw.confirmInterval ?? DEFAULTS.confirmInterval),
+    unreachableLimitMs: parseDuration(
+      '--confirm-unreachable-limit',
+      raw.confirmUnreachableLimit ?? DEFAULTS.confirmUnreachableLimit,
+    ),
   };
   if (confirm.intervalMs < 100)
     throw new OptionError('--confirm-interval', raw.confirmInterval, 'must be at least 100ms');
   checkConfirmSettings(confirm, raw);
-  const heartbeatMs = parseDuration('--heartbeat-interval', raw.heartbeatInterval ?? '10s');
-  const l3vniTimeoutMs = parseDuration('--l3vni-timeout', raw.l3vniTimeout ?? '30s');
+  const heartbeatMs = parseDuration(
+    '--heartbeat-interval',
+    raw.heartbeatInterval ?? DEFAULTS.heartbeatInterval,
+  );
+  const l3vniTimeoutMs = parseDuration('--l3vni-timeout', raw.l3vniTimeout ?? DEFAULTS.l3vniTimeout);
   if (l3vniTimeoutMs < 1000)
     throw new OptionError('--l3vni-timeout', raw.l3vniTimeout, 'must be at least 1s');
   if (heartbeatMs !== 0 && heartbeatMs < 1000)
     throw new OptionError('--heartbeat-interval', raw.heartbeatInterval, 'must be 0s or at least 1s');
-  const observeMs = parseDuration('--observe-interval', raw.observeInterval ?? '10s');
+  const observeMs = parseDuration('--observe-interval', raw.observeInterval ?? DEFAULTS.observeInterval);
   if (observeMs !== 0 && observeMs < 1000)
     throw new OptionError('--observe-interval', raw.observeInterval, 'must be 0s or at least 1s');
   if (raw.shutdownTimeout !== undefined && parseDuration('--shutdown-timeout', raw.shutdownTimeout) < 1000)
     throw new OptionError('--shutdown-timeout', raw.shutdownTimeout, 'must be at least 1s');
-  if (!(LOG_LEVELS as readonly string[]).includes(raw.logLevel)) {
-    throw new OptionError('--log-level', raw.logLevel, `must be one of ${LOG_LEVELS.join(', ')}`);
-  }
+  const logLevel = parseLogLevel('--log-level', raw.logLevel);
 
   const options: AgentOptions = {
     nodeName,
@@ -362,8 +373,8 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
     l3vniTimeoutMs,
     metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),
     healthAddr: parseListenAddress('--health-addr', raw.healthAddr),
-    logLevel: raw.logLevel,
-    shutdownTimeoutMs: parseDuration('--shutdown-timeout', raw.shutdownTimeout ?? '280s'),
+    logLevel,
+    shutdownTimeoutMs: parseDuration('--shutdown-timeout', raw.shutdownTimeout ?? DEFAULTS.shutdownTimeout),
   };
   if (raw.kubeconfig !== undefined) options.kubeconfig = raw.kubeconfig;
   if (raw.healthConfig !== undefined) options.healthConfig = raw.healthConfig;
@@ -380,21 +391,10 @@ export function checkConfirmSettings(
   if (windowMs > 0 && unreachableLimitMs > 0 && unreachableLimitMs >= windowMs) {
     throw new OptionError(
       '--confirm-unreachable-limit',
-      raw.confirmUnreachableLimit ?? '30s',
-      `must be shorter than --confirm-window ${raw.confirmWindow ?? '4m'}: an API server unreachable from ` +
+      raw.confirmUnreachableLimit ?? DEFAULTS.confirmUnreachableLimit,
+      `must be shorter than --confirm-window ${raw.confirmWindow ?? DEFAULTS.confirmWindow}: an API server unreachable from ` +
         'the start of the window must be judged (reverted) within the window, not only after it ended; ' +
         'lengthen --confirm-window or shorten --confirm-unreachable-limit',
     );
   }
-}
-
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** `500ms`, `30s`, `5m`, `1h`, or a combination such as `1m30s`. */
-export function parseDuration(option: string, text: string): number {
-  const parts = [...text.matchAll(/(\d+)(ms|s|m|h)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) {
-    throw new OptionError(option, text, 'must be a duration such as 500ms, 30s, 5m, 1h or 1m30s');
-  }
-  return parts.reduce((sum, p) => sum + Number(p[1]) * UNITS[p[2]!]!, 0);
 }

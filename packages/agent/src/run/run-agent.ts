@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import type { RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import pino from 'pino';
-import { EventRecorder, KubeClient, loadKubeConfig, makeClients, serveEndpoints } from '@nodenet/kube';
+import { EventRecorder, KubeClient, loadKubeConfig, makeClients, serveEndpoints, shutdownWithin } from '@nodenet/kube';
 import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './agent-loop.js';
 import { AgentError, describeCause } from '../errors.js';
 import {
@@ -46,7 +46,7 @@ import {
   sysfsInterfaceExists,
   type SelfCheckProblem,
 } from './self-check.js';
-import { API_STEP_TIMEOUT_MS, shutdownWithin } from './shutdown.js';
+import { API_STEP_TIMEOUT_MS } from './shutdown.js';
 import { StatusReporter } from '../status/status.js';
 
 export async function runAgent(options: AgentOptions): Promise<{ stop: () => Promise<StopResult> }> {

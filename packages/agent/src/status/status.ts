@@ -15,6 +15,7 @@ import {
   type FailureCause,
   type NodeConfigStatus,
 } from '@nodenet/api';
+import { backoffDelay, type BackoffPolicy } from '@nodenet/kube';
 import { boundText } from '../bounded.js';
 import { abortableSleep } from '../sleep.js';
 
@@ -95,17 +96,7 @@ export function buildStatus(report: StatusReport, now: Date, previous?: Conditio
   return status;
 }
 
-export interface BackoffPolicy {
-  initialMs: number;
-  maxMs: number;
-  factor: number;
-}
-
 export const DEFAULT_STATUS_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 30_000, factor: 2 };
-
-/** Delay before retry number `attempt` (1-based). */
-export const backoffDelay = (policy: BackoffPolicy, attempt: number): number =>
-  Math.min(policy.maxMs, policy.initialMs * policy.factor ** Math.max(0, attempt - 1));
 
 export interface StatusReporterOptions {
   write: StatusWrite;

@@ -14,7 +14,7 @@ import {
   type NetworkConfigRevision,
   type NodeConfig,
 } from '@nodenet/api';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '@nodenet/kube';
 import type { Policy } from '../policy.js';
 import { factsOf } from './facts.js';
 import { assignedRevision, isCompleted, type RevisionIndex } from './identity.js';
@@ -22,7 +22,7 @@ import { sameStretch, type NodeObservation } from './observe.js';
 import {
   MAX_INTERRUPTED_ATTEMPTS,
   MAX_REASSIGN_BACKOFF_MS,
-  backoffMs,
+  reassignDelayMs,
   everReported,
   progress,
   type Progress,
@@ -271,7 +271,7 @@ function reassignAfter(
   obs: NodeObservation,
   l: Local,
 ): Verdict {
-  const notBefore = obs.statusSince + backoffMs(f.attempt);
+  const notBefore = obs.statusSince + reassignDelayMs(f.attempt);
   return {
     ...base,
     state: 'outdated',

@@ -4,7 +4,7 @@
  * (observe.ts), never from timestamps other machines wrote.
  */
 import { FAILURE_CAUSES, type FailureCause, type NodeConfig } from '@nodenet/api';
-import { formatDuration } from '../duration.js';
+import { backoffDelay, formatDuration } from '@nodenet/kube';
 import type { Policy } from '../policy.js';
 import { factsOf } from './facts.js';
 import type { NodeObservation } from './observe.js';
@@ -19,10 +19,14 @@ export const REASSIGN_BACKOFF_MS = 10_000;
 /** Longest backoff of a failed rollback's retry (retried without bound, at this rate at least). */
 export const MAX_REASSIGN_BACKOFF_MS = 300_000;
 
-export const backoffMs = (attempt: number): number =>
+/** Wait before re-assignment number `attempt` (0-based) of a node whose agent was interrupted. */
+export const reassignDelayMs = (attempt: number): number =>
   attempt >= MAX_INTERRUPTED_ATTEMPTS
     ? MAX_REASSIGN_BACKOFF_MS
-    : Math.min(MAX_REASSIGN_BACKOFF_MS, REASSIGN_BACKOFF_MS * 2 ** attempt);
+    : backoffDelay(
+        { initialMs: REASSIGN_BACKOFF_MS, maxMs: MAX_REASSIGN_BACKOFF_MS, factor: 2 },
+        attempt + 1,
+      );
 
 /** The agent's progress on a NodeConfig's current spec, with the deadline of the current phase. */
 export type Progress =

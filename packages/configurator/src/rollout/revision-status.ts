@@ -14,7 +14,7 @@ import {
   findCondition,
 } from '@nodenet/api';
 import { rfc3339, setConditions, type ConditionInput } from '@nodenet/api';
-import { formatDuration } from '../duration.js';
+import { formatDuration } from '@nodenet/kube';
 import type { Policy } from '../policy.js';
 import type { Verdict } from './classify.js';
 import { MAX_LISTED_NODES, boundedNode, nodeSummary, type FailureRecord } from './failures.js';

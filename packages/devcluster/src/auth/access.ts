@@ -10,8 +10,8 @@
  *   `--anonymous-auth=false`), is authorized by the cluster's Roles and bindings, and every write
  *   passes the bound ValidatingAdmissionPolicies.
  */
-import type { Cluster } from '../cluster.js';
-import { ApiError } from '../errors.js';
+import type { Cluster } from '../cluster/cluster.js';
+import { ApiError } from '../objects/errors.js';
 import { admit, denialMessage, type AdmissionAttributes, type UserInfo } from './admission-policy.js';
 import {
   AuthenticationError,

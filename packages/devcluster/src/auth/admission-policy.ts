@@ -9,28 +9,10 @@
  * defaulting to Invalid); only bindings with validationActions containing Deny deny. Not
  * implemented: namespace/object selectors, paramKind/paramRef, auditAnnotations, Warn and Audit.
  */
-import { compileCel, CelError } from '../cel.js';
+import type { AdmissionAttributes } from '../cluster/admission.js';
+import { compileCel, CelError } from '../schema/cel.js';
 
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
-
-/** The request as admission sees it; `object`/`oldObject` are null where absent (CREATE, DELETE). */
-export interface AdmissionAttributes {
-  operation: 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
-  group: string;
-  version: string;
-  resource: string;
-  subResource: string;
-  name: string;
-  namespace: string;
-  userInfo: UserInfo;
-  object: unknown;
-  oldObject: unknown;
-}
+export type { AdmissionAttributes, UserInfo } from '../cluster/admission.js';
 
 interface ResourceRule {
   apiGroups?: string[];

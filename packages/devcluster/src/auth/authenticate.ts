@@ -13,7 +13,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { UserInfo } from './admission-policy.js';
-import { pathUnescape } from '../request-target.js';
+import { pathUnescape } from '../query/request-target.js';
 
 export const NODE_NAME_EXTRA = 'authentication.kubernetes.io/node-name';
 export const ANONYMOUS: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };

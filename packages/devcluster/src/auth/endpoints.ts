@@ -4,10 +4,10 @@
  * access reviews `kubectl auth can-i` posts (SelfSubjectAccessReview, SelfSubjectRulesReview) plus
  * SubjectAccessReview.
  */
-import type { Cluster } from '../cluster.js';
-import { ApiError, badRequest, invalid, notFound } from '../errors.js';
-import { isObject, type KObject } from '../types.js';
-import { nowTimestamp } from '../writes.js';
+import type { Cluster } from '../cluster/cluster.js';
+import { ApiError, badRequest, invalid, notFound } from '../objects/errors.js';
+import { isObject, type KObject } from '../objects/types.js';
+import { nowTimestamp } from '../cluster/writes.js';
 import type { Access } from './access.js';
 import { reviewAttributes, selfSubjectAccessReview, type AccessReviewSpec } from './access-review.js';
 import type { UserInfo } from './admission-policy.js';

@@ -15,7 +15,7 @@
  *   list filter parses it (`field-selector.ts`); one that does not parse names nothing.
  * - The path comes decoded (`request-target.ts`), as Go's `URL.Path`.
  */
-import { pinnedName } from '../field-selector.js';
+import { pinnedName } from '../query/field-selector.js';
 
 export interface ResourceInfo {
   resourceRequest: true;

@@ -1,0 +1,35 @@
+/**
+ * Durations as both binaries' flags and the RolloutPolicy fields write them, Go style: `500ms`,
+ * `30s`, `1.5s`, `10m`, `1h30m`, and `0` or `0s`. One grammar for every flag; each flag checks its
+ * own lower bound after parsing.
+ */
+import { OptionError } from '@nodenet/api';
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Parses `text` into milliseconds; a bad value fails with an `OptionError` naming `flag`. */
+export function parseDuration(flag: string, text: string): number {
+  const trimmed = text.trim();
+  if (trimmed === '0') return 0;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let total = 0;
+  let matched = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(trimmed)) !== null) {
+    total += Number(m[1]) * (UNITS[m[2] as string] as number);
+    matched = re.lastIndex;
+  }
+  if (matched === 0 || matched !== trimmed.length)
+    throw new OptionError(flag, text, 'must be a duration such as 500ms, 30s, 1.5s, 10m, 1h30m or 0');
+  return Math.round(total);
+}
+
+/** Formats milliseconds in the same grammar (for logs and messages). */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0s';
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${Number(s.toFixed(3))}s` : ''}`;
+}

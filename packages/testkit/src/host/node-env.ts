@@ -1,0 +1,281 @@
+/**
+ * A simulated node's host: its network namespaces (node, BGP peer), FRR, the agent's files and
+ * process, and the helpers that reach the API server from inside (agent-host.ts holds the cluster side).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { kubeconfigYaml } from '@nodenet/devcluster';
+import { startFrr, type FrrNetnsInstance } from './frr-netns.js';
+import type { AgentCluster } from './agent-host.js';
+import {
+  API_PORT,
+  HELPER_SCRIPTS,
+  helper,
+  NODE_ADDR,
+  PEER_ADDR,
+  PEER_PORT,
+  repoRoot,
+  sh,
+  type AgentRun,
+  type IpLink,
+} from './namespaces.js';
+
+/**
+ * The underlay MTU of every simulated host: a fabric's usual 9216, so a VRF or Layer-2 network at the
+ * default 9000 fits with VXLAN's 50 bytes (examples/vrf.yaml works on the demo's own hosts).
+ */
+export const UNDERLAY_MTU = 9216;
+
+export class NodeEnv {
+  readonly nodeNs: string;
+  readonly peerNs: string;
+  readonly dir: string;
+  readonly stateDir: string;
+  readonly healthFile: string;
+  readonly kubeconfig: string;
+  frr!: FrrNetnsInstance;
+  protected apiProxy?: ChildProcess;
+  protected helpers: ChildProcess[] = [];
+  private agents: AgentRun[] = [];
+
+  constructor(
+    readonly cluster: AgentCluster,
+    readonly nodeName: string,
+    tag: string,
+  ) {
+    const id = `${process.pid % 10000}`;
+    this.nodeNs = `nnag-${tag}-n${id}`;
+    this.peerNs = `nnag-${tag}-p${id}`;
+    this.dir = join(cluster.work, nodeName);
+    this.stateDir = join(this.dir, 'state');
+    this.healthFile = join(this.dir, 'health.yaml');
+    this.kubeconfig = join(this.dir, 'kubeconfig');
+  }
+
+  async setUp(): Promise<void> {
+    this.createNamespaces(NODE_ADDR, PEER_ADDR);
+    await this.startApi();
+    this.helpers.push(
+      await helper(this.peerNs, join(HELPER_SCRIPTS, 'tcp-server.ts'), PEER_ADDR, String(PEER_PORT)),
+    );
+    this.writeKubeconfig();
+    this.frr = startFrr(this.nodeNs, this.nodeNs);
+    writeFileSync(
+      this.healthFile,
+      [
+        'interfaces: [vtep0]',
+        'apiServer: {timeoutMs: 2000, retries: 1}',
+        'tcp:',
+        '  targets:',
+        `    - {host: ${PEER_ADDR}, port: ${PEER_PORT}, name: peer, refusedIsReachable: false, timeoutMs: 1000, retries: 1}`,
+        '',
+      ].join('\n'),
+    );
+  }
+
+  /**
+   * The agent's kubeconfig: the API server through the namespace's port, with `token` (e.g. a
+   * pod-bound ServiceAccount token when the server authenticates).
+   */
+  writeKubeconfig(token?: string): void {
+    const scheme = new URL(this.cluster.dc.url).protocol;
+    writeFileSync(this.kubeconfig, kubeconfigYaml(`${scheme}//127.0.0.1:${API_PORT}`, undefined, token));
+  }
+
+  /**
+   * Creates the node and peer namespaces joined by the underlay veth `vtep0` (node side, `nodeAddr`)
+   * / `vtep0p` (peer side, `peerAddr`), both /24.
+   */
+  protected createNamespaces(nodeAddr: string, peerAddr: string): void {
+    mkdirSync(this.dir, { recursive: true });
+    for (const ns of [this.nodeNs, this.peerNs]) {
+      sh('ip', 'netns', 'add', ns);
+      sh('ip', '-n', ns, 'link', 'set', 'lo', 'up');
+    }
+    sh(
+      'ip',
+      '-n',
+      this.nodeNs,
+      'link',
+      'add',
+      'vtep0',
+      'type',
+      'veth',
+      'peer',
+      'name',
+      'vtep0p',
+      'netns',
+      this.peerNs,
+    );
+    sh('ip', '-n', this.nodeNs, 'addr', 'add', `${nodeAddr}/24`, 'dev', 'vtep0');
+    sh('ip', '-n', this.peerNs, 'addr', 'add', `${peerAddr}/24`, 'dev', 'vtep0p');
+    // Jumbo underlay, as on a real fabric: a VXLAN needs 50 bytes more than its own MTU.
+    sh('ip', '-n', this.nodeNs, 'link', 'set', 'vtep0', 'mtu', String(UNDERLAY_MTU), 'up');
+    sh('ip', '-n', this.peerNs, 'link', 'set', 'vtep0p', 'mtu', String(UNDERLAY_MTU), 'up');
+  }
+
+  /** Makes the API server reachable from the node namespace (127.0.0.1:API_PORT). */
+  async startApi(): Promise<void> {
+    this.apiProxy = await helper(
+      this.nodeNs,
+      join(HELPER_SCRIPTS, 'tcp-to-unix.ts'),
+      String(API_PORT),
+      this.cluster.socketPath,
+    );
+    this.helpers.push(this.apiProxy);
+  }
+
+  /** The API server "stops" for the node: its port refuses connections, as a stopped server's would. */
+  async stopApi(): Promise<void> {
+    const proxy = this.apiProxy;
+    if (!proxy) return;
+    this.apiProxy = undefined;
+    const gone = new Promise((r) => proxy.once('exit', r));
+    proxy.kill('SIGKILL');
+    await gone;
+  }
+
+  /** Starts the real agent binary in the node namespace. */
+  startAgent(
+    opts: {
+      env?: Record<string, string>;
+      resync?: string;
+      /** Default 0s: these suites test the apply itself; agent-bgp.test.ts tests the window. */
+      confirmWindow?: string;
+      extraArgs?: string[];
+      templateFile?: string;
+      /** A command the agent runs under, e.g. setpriv with the DaemonSet's securityContext. */
+      wrap?: string[];
+      /** Also append every line the agent prints to this file (the demo keeps each node's log). */
+      logFile?: string;
+    } = {},
+  ): AgentRun {
+    const args = [
+      'netns',
+      'exec',
+      this.nodeNs,
+      ...(opts.wrap ?? []), // e.g. setpriv with a pod's securityContext
+      process.execPath,
+      join(repoRoot, 'packages/agent/dist/main.js'),
+      '--kubeconfig',
+      this.kubeconfig,
+      '--node-name',
+      this.nodeName,
+      '--state-dir',
+      this.stateDir,
+      '--health-config',
+      this.healthFile,
+      '--frr-template',
+      opts.templateFile ?? this.cluster.templateFile,
+      '--frr-confdir',
+      this.frr.confdir,
+      '--frr-pathspace',
+      this.frr.name,
+      '--frr-rundir',
+      this.frr.rundir,
+      '--asn',
+      '65001',
+      '--router-id',
+      '10.98.255.1',
+      '--vtep-interface',
+      'vtep0',
+      '--resync-period',
+      opts.resync ?? '2s',
+      '--metrics-addr',
+      '127.0.0.1:9462',
+      '--health-addr',
+      '127.0.0.1:9463',
+      '--log-level',
+      'debug',
+      '--confirm-window',
+      opts.confirmWindow ?? '0s',
+      ...(opts.extraArgs ?? []),
+    ];
+    const child = spawn('ip', args, {
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const logs: Record<string, unknown>[] = [];
+    const waiters: {
+      match: (l: Record<string, unknown>) => boolean;
+      resolve: (l: Record<string, unknown>) => void;
+    }[] = [];
+    const logFile = opts.logFile ? createWriteStream(opts.logFile, { flags: 'a' }) : undefined;
+    if (logFile) child.once('exit', () => logFile.end());
+    const onLine = (line: string): void => {
+      logFile?.write(line + '\n');
+      let parsed: Record<string, unknown>;
+      try {
+        parsed = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        parsed = { msg: line, raw: true };
+      }
+      logs.push(parsed);
+      for (const w of [...waiters]) {
+        if (w.match(parsed)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(parsed);
+        }
+      }
+    };
+    createInterface({ input: child.stdout! }).on('line', onLine);
+    createInterface({ input: child.stderr! }).on('line', onLine);
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
+    const run: AgentRun = {
+      process: child,
+      logs,
+      exited,
+      waitForLog: (match, timeoutMs = 30_000) => {
+        const found = logs.find(match);
+        if (found) return Promise.resolve(found);
+        return new Promise((resolve, reject) => {
+          const timer = setTimeout(
+            () => reject(new Error(`no matching agent log within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
+          waiters.push({ match, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+        });
+      },
+      stop: async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        await exited;
+      },
+    };
+    this.agents.push(run);
+    return run;
+  }
+
+  links(): IpLink[] {
+    return JSON.parse(sh('ip', '-n', this.nodeNs, '-json', '-details', 'addr', 'show') || '[]') as IpLink[];
+  }
+
+  link(name: string): IpLink | undefined {
+    return this.links().find((l) => l.ifname === name);
+  }
+
+  hasAddress(dev: string, cidr: string): boolean {
+    const [local, len] = cidr.split('/');
+    return this.link(dev)?.addr_info?.some((a) => a.local === local && a.prefixlen === Number(len)) ?? false;
+  }
+
+  async tearDown(): Promise<void> {
+    for (const a of this.agents) await a.stop().catch(() => undefined);
+    for (const h of this.helpers) h.kill('SIGTERM');
+    try {
+      this.frr?.stop();
+    } catch {
+      /* best effort */
+    }
+    for (const ns of [this.nodeNs, this.peerNs]) {
+      try {
+        sh('ip', 'netns', 'del', ns);
+      } catch {
+        /* not created */
+      }
+    }
+  }
+}
