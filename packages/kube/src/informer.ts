@@ -12,7 +12,7 @@
 import type { KubeClient } from './client.js';
 import { remove, replace, upsert, type InformerEvent } from './cache.js';
 import type { KubeObject, ListOptions, ObjectList, ResourceType } from './resources.js';
-import { backoffDelay, type BackoffPolicy } from './backoff.js';
+import { backoffDelay, type BackoffPolicy } from './runtime/backoff.js';
 
 export interface InformerOptions {
   /** Re-deliver all cached objects this often (0 = never). Default 0. */
