@@ -129,7 +129,9 @@ export async function retry(
       `${rev.metadata.name} is not invalid; only an invalid revision can be retried`,
       EXIT.refused,
     );
-  const produced = inputsHash(s.inputs, revisionInForce(s));
+  // As the configurator's build sees the inputs once the retry is asked for: refused inputs held
+  // back, the retried revision's suspects released (@nodenet/api inputsToBuild).
+  const produced = inputsHash(s, rev);
   if (produced !== undefined && produced !== rev.spec.hash)
     throw new CliError(
       `the current inputs no longer produce ${rev.metadata.name}'s configuration (they produce ${shortHash(produced)}), ` +

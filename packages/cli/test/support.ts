@@ -82,6 +82,17 @@ export async function startTestCluster(options: { without?: 'aborted' } = {}): P
   };
 }
 
+/**
+ * Golden text with each revision's short hash replaced by `<hash N>`: the files check that the right
+ * revision's hash is in the right place, and stay valid when the canonical hashing of configs changes.
+ */
+export async function golden(tc: TestCluster, text: string): Promise<string> {
+  let out = text;
+  for (const r of (await tc.clients.revision.list()).items)
+    out = out.replaceAll(r.spec.hash.slice(0, 10), `<hash ${r.spec.number}>`);
+  return out;
+}
+
 export interface CliResult {
   code: number;
   out: string;
@@ -119,7 +130,7 @@ export async function createRevision(
   number: number,
   inputs: Inputs,
   status: NonNullable<NetworkConfigRevision['status']> & Record<string, unknown>,
-  spec: { paused?: boolean } = {},
+  spec: Pick<NetworkConfigRevision['spec'], 'paused' | 'changedInputs' | 'retryOf'> = {},
 ): Promise<NetworkConfigRevision> {
   const { config, hash } = buildConfig(inputs);
   const created = await tc.clients.revision.create({

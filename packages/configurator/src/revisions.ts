@@ -2,7 +2,7 @@
  * Revision building (pure): validate every input, decide each input's `Accepted` condition, and
  * decide whether the merged configuration needs a new revision. A refused input holds back only
  * itself: its generation in force stays, a new refused input contributes nothing, and unrelated
- * changes still make a revision (invariant 3, held-back.ts). A configuration equal to the desired
+ * changes still make a revision (invariant 3, @nodenet/api held-back.ts). A configuration equal to the desired
  * revision, or to a revision marked invalid (invariant 4), produces none.
  */
 import {
@@ -22,10 +22,9 @@ import {
 import { setConditions, rfc3339 } from '@nodenet/api';
 import { DEFAULT_BUDGET, type SizeBudget } from './budget.js';
 import { fitBudget } from './fit-budget.js';
-import { effectiveInputs } from './held-back.js';
 import { appliedCondition, carried, inputRef } from './outcome.js';
 import { highestNumber } from './rollout/numbers.js';
-import { heldSuspects, type HeldSuspect } from './rollout/suspects.js';
+import { inputsToBuild, type HeldSuspect } from '@nodenet/api';
 
 export interface InputStatusUpdate {
   object: InputObject;
@@ -72,27 +71,16 @@ export function buildRevision(
   now: number,
   opts: BuildOptions = {},
 ): BuildResult {
-  // Claims go first to the objects of the revision in force (the validation's blame rule), and a
-  // refused input contributes its generation in force (held-back.ts).
-  const inForce = [...revisions]
-    .sort((a, b) => b.spec.number - a.spec.number)
-    .find((r) => r.status?.isInvalid !== true);
-  // The suspects of an invalidated revision are held back too (rollout/suspects.ts).
-  const suspects = heldSuspects(
-    new Map(allInputs(inputs).map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.generation ?? 0])),
-    revisions,
-  );
-  const fitted = fitBudget(
-    inputs,
-    inForce?.spec.config,
-    effectiveInputs(inputs, inForce?.spec.config, { suspects }),
-    {
-      budget: opts.budget ?? DEFAULT_BUDGET,
-      recency: opts.recency ?? (() => 0),
-      carried: (o) => carried(o, revisions),
-      suspects,
-    },
-  );
+  // Claims go first to the objects of the revision in force (the validation's blame rule), a
+  // refused input contributes its generation in force, and the suspects of an invalidated revision
+  // are held back too (@nodenet/api held-back.ts, the rule the plugin's preview shows).
+  const { inForce, suspects, effective: first } = inputsToBuild(inputs, revisions);
+  const fitted = fitBudget(inputs, inForce?.spec.config, first, {
+    budget: opts.budget ?? DEFAULT_BUDGET,
+    recency: opts.recency ?? (() => 0),
+    carried: (o) => carried(o, revisions),
+    suspects,
+  });
   const effective = fitted.effective;
   const { problems, refused } = effective;
   const notNew = new Set([...refused.keys(), ...suspects.keys()]);
