@@ -22,7 +22,7 @@ import {
 import { setConditions, rfc3339 } from '@nodenet/api';
 import { DEFAULT_BUDGET, type SizeBudget } from './budget.js';
 import { fitBudget } from './fit-budget.js';
-import { appliedCondition, carried, inputRef } from './outcome.js';
+import { appliedCondition, carried, inputRef, selectedCondition } from './outcome.js';
 import { highestNumber } from './rollout/numbers.js';
 import { inputsToBuild, type HeldSuspect } from '@nodenet/api';
 
@@ -59,6 +59,11 @@ export interface BuildOptions {
   budget?: SizeBudget;
   /** Larger is newer: the order in which the configurator saw each input's generation. */
   recency?: (o: InputObject) => number;
+  /**
+   * Labels of the nodes the configurator manages: each input with a node selector gets `Selected`
+   * (outcome.ts). Absent: `Selected` is left as it is.
+   */
+  nodeLabels?: readonly Readonly<Record<string, string>>[];
 }
 
 /** At most this many problems, and this many characters, in an `Accepted` message. */
@@ -99,6 +104,7 @@ export function buildRevision(
       known,
       nowText,
       suspects,
+      opts.nodeLabels,
       notCreated,
     );
   const statusesIfNotCreated = (error: string): InputStatusUpdate[] => statuses(undefined, revisions, error);
@@ -208,6 +214,7 @@ function inputStatuses(
   revisions: readonly NetworkConfigRevision[],
   nowText: string,
   suspects: ReadonlyMap<string, HeldSuspect>,
+  nodeLabels: readonly Readonly<Record<string, string>>[] | undefined,
   notCreated?: string,
 ): InputStatusUpdate[] {
   const out: InputStatusUpdate[] = [];
@@ -260,11 +267,17 @@ function inputStatuses(
           message: `${outcome.message}; held back from newer revisions until this input changes or revision ${suspect.revision.metadata.name} is retried`,
         }
       : outcome;
+    const selected = nodeLabels && selectedCondition(obj, nodeLabels);
     const next: InputStatus = {
       ...withRef,
       conditions: setConditions(
-        old.conditions,
-        [{ ...accepted, ...(generation !== undefined ? { observedGeneration: generation } : {}) }, applied],
+        // Selected only while the input has a node selector (and the nodes are known).
+        nodeLabels && !selected ? old.conditions?.filter((c) => c.type !== 'Selected') : old.conditions,
+        [
+          { ...accepted, ...(generation !== undefined ? { observedGeneration: generation } : {}) },
+          applied,
+          ...(selected ? [selected] : []),
+        ],
         nowText,
       ),
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
