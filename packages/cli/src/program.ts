@@ -168,7 +168,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         'inputs: with no arguments, a preview of what the next rollout will do, before anything rolls out. ' +
         'Inputs the configurator holds back (refused, or the change that broke an invalid revision) are left out, ' +
         'as the configurator leaves them out, and listed with the reason. ' +
-        'Exit code 0: no differences, 1: differences (as kubectl diff), 4: some input is held back.',
+        'Exit code 0: no differences, 1: differences (as kubectl diff), 4: some input is held back or selects no node.',
     )
     .argument('[from]', `${revisionArg}; default: the revision in force`)
     .argument('[to]', `${revisionArg}; default: the current inputs`)
@@ -222,7 +222,12 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
           { ...result, notes, heldBack: held },
           () => renderDiff(result) + notes.map((n) => `\n${n}\n`).join('') + renderHeldBack(held),
         );
-        code = held.length > 0 ? EXIT.attention : result.changedNodes > 0 ? EXIT.pending : EXIT.ok;
+        code =
+          held.length > 0 || result.selectsNoNode.length > 0
+            ? EXIT.attention
+            : result.changedNodes > 0
+              ? EXIT.pending
+              : EXIT.ok;
       },
     );
 

@@ -18,6 +18,7 @@ import {
   golden,
   inputsOf,
   layer2,
+  setInputCondition,
   startTestCluster,
   type TestCluster,
 } from './support.js';
@@ -71,19 +72,11 @@ async function heldBackState(): Promise<{ rev1: NetworkConfigRevision; rev2: Net
     { changedInputs: ['Layer2NetworkConfiguration/web@2'] },
   );
   await tc.clients.layer2.create(clash);
-  await tc.clients.layer2.patchStatus('clash', {
-    status: {
-      conditions: [
-        {
-          type: 'Accepted',
-          status: 'False',
-          reason: 'Invalid',
-          message: 'refused as the configurator writes it',
-          lastTransitionTime: at(30),
-          observedGeneration: 1,
-        },
-      ],
-    },
+  await setInputCondition(tc, 'clash', {
+    type: 'Accepted',
+    status: 'False',
+    reason: 'Invalid',
+    message: 'refused as the configurator writes it',
   });
   await tc.clients.layer2.create(backup);
   return { rev1, rev2 };

@@ -215,3 +215,14 @@ export async function setNodeReady(
     },
   });
 }
+
+/** One condition on a Layer-2 input's status, as the configurator writes it (30 s ago, generation 1). */
+export async function setInputCondition(
+  tc: TestCluster,
+  name: string,
+  condition: { type: string; status: 'True' | 'False'; reason: string; message: string },
+): Promise<void> {
+  await tc.clients.layer2.patchStatus(name, {
+    status: { conditions: [{ ...condition, lastTransitionTime: at(30), observedGeneration: 1 }] },
+  });
+}
