@@ -13,7 +13,7 @@ const condition = async (name: string, type: string): Promise<Condition | undefi
   (await f.clients.layer2.get(name)).status?.conditions?.find((c) => c.type === type);
 
 describe('Selected on inputs', () => {
-  it('a selector that matches no node reads Selected=False NoNodeMatches; labelling a node clears it', async () => {
+  it('a selector that matches no node reads Selected=False NoNodeMatches with a Warning Event; labelling a node clears it', async () => {
     await fleetOnRevision1(f, 2, {}, undefined, {}, () => ({ rack: 'r1' }));
     await f.clients.layer2.create(layer2('typo', 300, { nodeSelector: { matchLabels: { rack: 'r9' } } }));
     const none = await waitFor('typo Selected=False', async () => {
@@ -24,6 +24,13 @@ describe('Selected on inputs', () => {
       reason: 'NoNodeMatches',
       message: 'nodeSelector rack=r9 matches none of the 2 node(s)',
       observedGeneration: 1,
+    });
+    const events = (await f.clients.event.list({ namespace: 'default' })).items;
+    expect(
+      events.find((e) => e.reason === 'NoNodeMatches' && e.involvedObject.name === 'typo'),
+    ).toMatchObject({
+      type: 'Warning',
+      message: 'nodeSelector rack=r9 matches none of the 2 node(s)',
     });
     // Written with the other input conditions; an input without a selector has none.
     expect(await condition('typo', 'Accepted')).toMatchObject({ status: 'True' });

@@ -31,6 +31,8 @@ export interface InputStatusUpdate {
   status: InputStatus;
   /** The Accepted condition changed to False (or its message changed): worth a Warning Event. */
   newlyRejected?: string;
+  /** The Selected condition changed to False: its message, worth a Warning Event. */
+  newlySelectsNoNode?: string;
 }
 
 export type RevisionDecision =
@@ -289,7 +291,16 @@ function inputStatuses(
         (prevAccepted?.status !== 'False' || prevAccepted.message !== accepted.message)
           ? accepted.message
           : undefined;
-      out.push({ object: obj, status: next, ...(newlyRejected ? { newlyRejected } : {}) });
+      const newlySelectsNoNode =
+        selected?.status === 'False' && findCondition(old.conditions, 'Selected')?.status !== 'False'
+          ? selected.message
+          : undefined;
+      out.push({
+        object: obj,
+        status: next,
+        ...(newlyRejected ? { newlyRejected } : {}),
+        ...(newlySelectsNoNode ? { newlySelectsNoNode } : {}),
+      });
     }
   }
   return out;
