@@ -54,7 +54,7 @@ export function holdsBack(r: NetworkConfigRevision, all: readonly NetworkConfigR
 }
 
 /** The valid revision before `r` (newest valid older one): what a suspect falls back to. */
-export function before(
+export function revisionBefore(
   r: NetworkConfigRevision,
   all: readonly NetworkConfigRevision[],
   invalid: (x: NetworkConfigRevision) => boolean,
@@ -73,7 +73,7 @@ export function effectiveSuspects(
   all: readonly NetworkConfigRevision[],
   invalid: (x: NetworkConfigRevision) => boolean,
 ): SuspectRef[] {
-  const prev = before(bad, all, invalid);
+  const prev = revisionBefore(bad, all, invalid);
   return (bad.spec.changedInputs ?? [])
     .map(parseRef)
     .filter((s): s is SuspectRef => s !== undefined)
@@ -103,7 +103,7 @@ export function heldSuspects(
     for (const s of effectiveSuspects(bad, revisions, invalid)) {
       const key = `${s.kind}/${s.name}`;
       if (out.has(key) || current.get(key) !== s.generation) continue;
-      out.set(key, { revision: bad, fallback: before(bad, revisions, invalid)?.spec.config });
+      out.set(key, { revision: bad, fallback: revisionBefore(bad, revisions, invalid)?.spec.config });
     }
   }
   return out;

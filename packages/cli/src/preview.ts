@@ -6,10 +6,10 @@
  */
 import {
   RETRY_ANNOTATION,
-  before,
   buildConfig,
   findCondition,
   inputsToBuild,
+  revisionBefore,
   type Inputs,
   type InputsToBuild,
   type NetworkConfigRevision,
@@ -64,7 +64,7 @@ function heldBackOf(plan: InputsToBuild, revisions: readonly Revision[]): HeldBa
   const suspects = [...plan.suspects]
     .filter(([input]) => !plan.effective.refused.has(input))
     .map(([input, { revision }]) => {
-      const earlier = before(revision, revisions, isInvalid)?.metadata.name;
+      const earlier = revisionBefore(revision, revisions, isInvalid)?.metadata.name;
       const stays =
         earlier !== undefined && plan.effective.held.has(input)
           ? `it stays as in ${earlier}`

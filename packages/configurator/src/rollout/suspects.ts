@@ -8,7 +8,7 @@ import { parseRef, sameEntry, entryOf, type NetworkConfigRevision, type SuspectR
 
 export {
   CARRIES_REASON,
-  before,
+  revisionBefore as before,
   effectiveSuspects,
   entryOf,
   heldSuspects,
