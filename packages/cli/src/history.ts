@@ -68,6 +68,8 @@ export function historyRows(s: ClusterState): HistoryRow[] {
   });
 }
 
+const invalid = (r: HistoryRow): boolean => r.result === 'Invalid' || r.result === 'Aborted';
+
 export function renderHistory(rows: HistoryRow[]): string {
   if (rows.length === 0) return 'No revisions yet.\n';
   return table(
@@ -94,10 +96,12 @@ export function renderHistory(rows: HistoryRow[]): string {
             ? ' (retry requested)'
             : ''),
       r.inForce ? 'yes' : '',
-      String(r.ready),
+      // No node is moved to an invalid revision: only its failures count ("failed 1, total 0" read
+      // as nonsense); JSON keeps the revision's own figures.
+      invalid(r) ? '-' : String(r.ready),
       String(r.failed),
       String(r.degraded),
-      String(r.total),
+      invalid(r) ? '-' : String(r.total),
       r.startedAt ?? '',
       r.completedAt ?? '',
       [r.retryOf !== undefined ? `retry of ${r.retryOf}` : '', r.reason ?? ''].filter(Boolean).join('; '),

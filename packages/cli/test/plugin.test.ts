@@ -440,7 +440,7 @@ describe('nodes and history', () => {
     );
     expect(lines[1]).toMatch(
       new RegExp(
-        `^2\\s+${rev2.metadata.name}\\s+Invalid\\s+0\\s+1\\s+0\\s+0\\s+${at(300)}\\s+1 node\\(s\\) failed`,
+        `^2\\s+${rev2.metadata.name}\\s+Invalid\\s+-\\s+1\\s+0\\s+-\\s+${at(300)}\\s+1 node\\(s\\) failed`,
       ),
     );
     expect(lines[2]).toMatch(
