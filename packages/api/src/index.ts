@@ -17,3 +17,5 @@ export * from './errors.js';
 export * from './conditions.js';
 export * from './cel-rules.js';
 export * from './node-placement.js';
+export * from './held-suspects.js';
+export * from './held-back.js';

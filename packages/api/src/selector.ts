@@ -63,3 +63,38 @@ export function selectorTerms(text: string): string[] {
   parts.push(cur);
   return parts.map((p) => p.trim()).filter((p) => p !== '');
 }
+
+/** A LabelSelector in kubectl's `-l` syntax; `(all nodes)` when absent or empty. */
+export function selectorText(sel: LabelSelector | undefined): string {
+  if (!sel) return '(all nodes)';
+  const parts = Object.entries(sel.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  for (const e of sel.matchExpressions ?? []) {
+    const values = `(${(e.values ?? []).join(',')})`;
+    if (e.operator === 'In') parts.push(`${e.key} in ${values}`);
+    else if (e.operator === 'NotIn') parts.push(`${e.key} notin ${values}`);
+    else if (e.operator === 'Exists') parts.push(e.key);
+    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
+    else parts.push(`${e.key} ${e.operator} ${values}`);
+  }
+  return parts.length ? parts.join(',') : '(all nodes)';
+}
+
+/**
+ * Why an object's `spec.nodeSelector` selects nothing (a typo in a label?), or undefined: it has no
+ * selector, or some node matches. One text for the configurator's `Selected=False` condition and
+ * devcluster's apply-time warning.
+ */
+export function noNodeMatches(
+  spec: unknown,
+  nodes: readonly Readonly<Record<string, string>>[],
+): string | undefined {
+  const selector = selectorOf(spec);
+  if (selector === undefined || nodes.some((labels) => matchesSelector(selector, labels))) return undefined;
+  return `nodeSelector ${selectorText(selector)} matches none of the ${nodes.length} node(s)`;
+}
+
+/** `spec.nodeSelector` when it is an object (a LabelSelector), else undefined. */
+export function selectorOf(spec: unknown): LabelSelector | undefined {
+  const sel = (spec as { nodeSelector?: unknown } | null | undefined)?.nodeSelector;
+  return typeof sel === 'object' && sel !== null && !Array.isArray(sel) ? (sel as LabelSelector) : undefined;
+}

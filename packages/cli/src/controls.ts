@@ -128,7 +128,19 @@ export async function retry(
       `${rev.metadata.name} is not invalid; only an invalid revision can be retried`,
       EXIT.refused,
     );
-  const produced = inputsHash(s.inputs, revisionInForce(s));
+  // The configurator retries a revision once: a second request is never acted on.
+  const retriedBy = s.revisions.find((r) => r.spec.retryOf === rev.metadata.name);
+  if (retriedBy)
+    throw new CliError(
+      `${rev.metadata.name} was already retried as ${retriedBy.metadata.name} (number ${retriedBy.spec.number}); ` +
+        (isInvalid(retriedBy)
+          ? `that attempt failed too: kubectl nodenet retry ${retriedBy.spec.number}`
+          : `follow it with: kubectl nodenet status ${retriedBy.spec.number}`),
+      EXIT.refused,
+    );
+  // As the configurator's build sees the inputs once the retry is asked for: refused inputs held
+  // back, the retried revision's suspects released (@nodenet/api inputsToBuild).
+  const produced = inputsHash(s, rev);
   if (produced !== undefined && produced !== rev.spec.hash)
     throw new CliError(
       `the current inputs no longer produce ${rev.metadata.name}'s configuration (they produce ${shortHash(produced)}), ` +

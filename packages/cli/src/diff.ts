@@ -8,7 +8,7 @@ import {
   canonicalJson,
   matchesSelector,
   nodeConfigSpec,
-  type LabelSelector,
+  selectorText,
   type Layer2Entry,
   type NetworkConfig,
   shortHash,
@@ -161,21 +161,6 @@ function layer2Cause(
   if (!matchesSelector(after.nodeSelector, labels))
     return `nodeSelector changed from ${selectorText(before?.nodeSelector)} to ${selectorText(after.nodeSelector)}: no longer selects this node`;
   return '';
-}
-
-/** A LabelSelector in kubectl's `-l` syntax; `(all nodes)` when absent or empty. */
-export function selectorText(sel: LabelSelector | undefined): string {
-  if (!sel) return '(all nodes)';
-  const parts = Object.entries(sel.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
-  for (const e of sel.matchExpressions ?? []) {
-    const values = `(${(e.values ?? []).join(',')})`;
-    if (e.operator === 'In') parts.push(`${e.key} in ${values}`);
-    else if (e.operator === 'NotIn') parts.push(`${e.key} notin ${values}`);
-    else if (e.operator === 'Exists') parts.push(e.key);
-    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
-    else parts.push(`${e.key} ${e.operator} ${values}`);
-  }
-  return parts.length ? parts.join(',') : '(all nodes)';
 }
 
 const SIGN: Record<ChangeKind, string> = { added: '+', removed: '-', changed: '~' };

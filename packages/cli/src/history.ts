@@ -20,11 +20,19 @@ export interface HistoryRow {
   /** Why it is invalid (the Invalid condition's message). */
   reason?: string;
   retryRequested: boolean;
+  /** The number of the invalid revision this one retries (same content, new number). */
+  retryOf?: number;
+  /** The number of the revision that retries this one. */
+  retriedBy?: number;
 }
 
 export function historyRows(s: ClusterState): HistoryRow[] {
   const inForce = revisionInForce(s);
+  const numberOf = (name: string | undefined): number | undefined =>
+    s.revisions.find((x) => x.metadata.name === name)?.spec.number;
   return [...s.revisions].reverse().map((r) => {
+    const retryOf = numberOf(r.spec.retryOf);
+    const retriedBy = s.revisions.find((x) => x.spec.retryOf === r.metadata.name)?.spec.number;
     const st = r.status ?? {};
     const conditions = st.conditions ?? [];
     const invalid = isInvalid(r);
@@ -54,9 +62,13 @@ export function historyRows(s: ClusterState): HistoryRow[] {
       ...(st.completedAt ? { completedAt: st.completedAt } : {}),
       ...(invalid && invalidReason ? { reason: invalidReason.message } : {}),
       retryRequested: r.metadata.annotations?.[RETRY_ANNOTATION] !== undefined,
+      ...(retryOf !== undefined ? { retryOf } : {}),
+      ...(retriedBy !== undefined ? { retriedBy } : {}),
     };
   });
 }
+
+const invalid = (r: HistoryRow): boolean => r.result === 'Invalid' || r.result === 'Aborted';
 
 export function renderHistory(rows: HistoryRow[]): string {
   if (rows.length === 0) return 'No revisions yet.\n';
@@ -77,15 +89,22 @@ export function renderHistory(rows: HistoryRow[]): string {
     rows.map((r) => [
       String(r.number),
       r.name,
-      r.result + (r.retryRequested ? ' (retry requested)' : ''),
+      r.result +
+        (r.retriedBy !== undefined
+          ? ` (retried as ${r.retriedBy})`
+          : r.retryRequested
+            ? ' (retry requested)'
+            : ''),
       r.inForce ? 'yes' : '',
-      String(r.ready),
+      // No node is moved to an invalid revision: only its failures count ("failed 1, total 0" read
+      // as nonsense); JSON keeps the revision's own figures.
+      invalid(r) ? '-' : String(r.ready),
       String(r.failed),
       String(r.degraded),
-      String(r.total),
+      invalid(r) ? '-' : String(r.total),
       r.startedAt ?? '',
       r.completedAt ?? '',
-      r.reason ?? '',
+      [r.retryOf !== undefined ? `retry of ${r.retryOf}` : '', r.reason ?? ''].filter(Boolean).join('; '),
     ]),
   );
 }

@@ -9,7 +9,7 @@ import { Command, CommanderError, Option } from 'commander';
 import * as controls from './controls.js';
 import { diffNodes, renderDiff, type DiffSide } from './diff.js';
 import { setFleetPaused } from './fleet-pause.js';
-import { previewOf, renderProblems } from './preview.js';
+import { previewOf, renderHeldBack, renderProblems, type HeldBackInput } from './preview.js';
 import { withFiles } from './input-files.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 import { machine, parseOutputFormat, type OutputFormat } from './format.js';
@@ -166,7 +166,9 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       'What changes on each node between two revisions: VRFs, Layer-2 networks and routing tables added, removed or ' +
         'changed, with the node selector that caused it. FROM defaults to the revision in force, TO to the current ' +
         'inputs: with no arguments, a preview of what the next rollout will do, before anything rolls out. ' +
-        'Exit code 0: no differences, 1: differences (as kubectl diff).',
+        'Inputs the configurator holds back (refused, or the change that broke an invalid revision) are left out, ' +
+        'as the configurator leaves them out, and listed with the reason. ' +
+        'Exit code 0: no differences, 1: differences (as kubectl diff), 4: some input is held back or selects no node.',
     )
     .argument('[from]', `${revisionArg}; default: the revision in force`)
     .argument('[to]', `${revisionArg}; default: the current inputs`)
@@ -188,6 +190,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
         const from = fromArg !== undefined ? findRevision(state, fromArg) : revisionInForce(state);
         let to: DiffSide;
         const notes: string[] = [];
+        const held: HeldBackInput[] = [];
         if (toArg !== undefined) {
           if (o.filename)
             throw new CliError(
@@ -210,11 +213,21 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
           }
           to = preview.side;
           notes.push(...preview.notes);
+          held.push(...preview.heldBack);
         }
         const nodes = state.nodes.map((n) => ({ name: n.metadata.name, labels: n.metadata.labels ?? {} }));
         const result = diffNodes(from && side(from), to, nodes);
-        print(c, { ...result, notes }, () => renderDiff(result) + notes.map((n) => `\n${n}\n`).join(''));
-        code = result.changedNodes > 0 ? EXIT.pending : EXIT.ok;
+        print(
+          c,
+          { ...result, notes, heldBack: held },
+          () => renderDiff(result) + notes.map((n) => `\n${n}\n`).join('') + renderHeldBack(held),
+        );
+        code =
+          held.length > 0 || result.selectsNoNode.length > 0
+            ? EXIT.attention
+            : result.changedNodes > 0
+              ? EXIT.pending
+              : EXIT.ok;
       },
     );
 

@@ -153,10 +153,10 @@ const BEHIND: Partial<Record<NodeRow['placement'], string>> = {
  * gone and every node is back, an old halt is history (`kubectl nodenet history`), not a status.
  */
 function haltedNewer(s: ClusterState, shown: Revision, rows: NodeRow[]): string[] {
-  const produced = inputsHash(s.inputs, revisionInForce(s));
+  // "Would produce": as the build sees the inputs once r is retried (its suspects released).
   return s.revisions
     .filter((r) => isInvalid(r) && r.spec.number > shown.spec.number)
-    .filter((r) => rows.some((n) => n.revision === r.spec.number) || produced === r.spec.hash)
+    .filter((r) => rows.some((n) => n.revision === r.spec.number) || inputsHash(s, r) === r.spec.hash)
     .map((r) => {
       const why = findCondition(r.status?.conditions, 'Invalid')?.message ?? 'invalid';
       return `${r.metadata.name} is halted (${why.split('\n')[0]}); see kubectl nodenet status ${r.spec.number}`;

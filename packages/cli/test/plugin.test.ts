@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { NetworkConfigRevision } from '@nodenet/api';
+import { APPLIED_NUMBER_LABEL, type NetworkConfigRevision } from '@nodenet/api';
 import { run } from '@nodenet/cli';
 import { kubeconfigYaml } from '@nodenet/devcluster';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -18,6 +18,8 @@ import {
   createNodeConfig,
   createNodes,
   createRevision,
+  golden as goldenOf,
+  setInputCondition,
   inputsOf,
   layer2,
   setNodeReady,
@@ -25,16 +27,7 @@ import {
   type TestCluster,
 } from './support.js';
 
-/**
- * Golden text with each revision's short hash replaced by `<hash N>`: the files check that the right
- * revision's hash is in the right place, and stay valid when the canonical hashing of configs changes.
- */
-async function golden(text: string): Promise<string> {
-  let out = text;
-  for (const r of (await tc.clients.revision.list()).items)
-    out = out.replaceAll(r.spec.hash.slice(0, 10), `<hash ${r.spec.number}>`);
-  return out;
-}
+const golden = (text: string): Promise<string> => goldenOf(tc, text);
 
 const web = layer2('web', 100);
 const storage = layer2('storage', 101, { nodeSelector: { matchLabels: { rack: 'r2' } } });
@@ -130,24 +123,29 @@ async function rollingOut(
     },
     { paused },
   );
-  await createNodeConfig(tc, 'node-1', rev2, ok(rev2, 240), 290);
-  await createNodeConfig(tc, 'node-2', rev2, ok(rev2, 130), 200);
+  await handedOut(rev1, rev2);
+  return { rev1, rev2 };
+}
+
+/** node-1 and node-2 took `next`, node-3 is applying it (still on `prev`), node-4 and node-5 wait on `prev`. */
+async function handedOut(prev: NetworkConfigRevision, next: NetworkConfigRevision): Promise<void> {
+  await createNodeConfig(tc, 'node-1', next, ok(next, 240), 290);
+  await createNodeConfig(tc, 'node-2', next, ok(next, 130), 200);
   await createNodeConfig(
     tc,
     'node-3',
-    rev2,
+    next,
     {
       configStatus: 'provisioning',
-      onHost: rev1.spec.hash,
-      message: `applying revision ${rev2.spec.hash.slice(0, 10)}`,
+      onHost: prev.spec.hash,
+      message: `applying revision ${next.spec.hash.slice(0, 10)}`,
       secondsAgo: 40,
       reason: 'Applying',
     },
     45,
   );
-  await createNodeConfig(tc, 'node-4', rev1, ok(rev1, 6100), 6200);
-  await createNodeConfig(tc, 'node-5', rev1, ok(rev1, 6100), 6200);
-  return { rev1, rev2 };
+  await createNodeConfig(tc, 'node-4', prev, ok(prev, 6100), 6200);
+  await createNodeConfig(tc, 'node-5', prev, ok(prev, 6100), 6200);
 }
 
 /** Revision 2 failed on node-1 (restored, back on revision 1); node-2 took it and waits for rollback. */
@@ -442,7 +440,7 @@ describe('nodes and history', () => {
     );
     expect(lines[1]).toMatch(
       new RegExp(
-        `^2\\s+${rev2.metadata.name}\\s+Invalid\\s+0\\s+1\\s+0\\s+0\\s+${at(300)}\\s+1 node\\(s\\) failed`,
+        `^2\\s+${rev2.metadata.name}\\s+Invalid\\s+-\\s+1\\s+0\\s+-\\s+${at(300)}\\s+1 node\\(s\\) failed`,
       ),
     );
     expect(lines[2]).toMatch(
@@ -620,7 +618,7 @@ describe('diff', () => {
     expect(r.err).toMatch(new RegExp(`^error: -f ${file}: RoutingTable t0: .*spec\\.tableId`));
   });
 
-  it('without arguments: invalid inputs are named (exit 4); inputs equal to an invalid revision say how to retry', async () => {
+  it('without arguments: a refused input is held back and named (exit 4); inputs equal to an invalid revision say how to retry', async () => {
     await createRevision(tc, 1, A, complete(5, 7200, 6000));
     const bad = await createRevision(tc, 2, B, { isInvalid: true });
     await tc.clients.layer2.create(web);
@@ -631,11 +629,14 @@ describe('diff', () => {
       `The current inputs equal invalid revision ${bad.metadata.name}: they are not rolled out until you run kubectl nodenet retry ${bad.metadata.name}.`,
     );
 
-    await tc.clients.layer2.create(layer2('clash', 101));
+    // The refused input (web, in force, keeps id 100) holds back only itself: the preview is the
+    // build without it.
+    await tc.clients.layer2.create(layer2('clash', 100));
     r = await cli(tc, ['diff']);
     expect(r.code).toBe(4);
+    expect(r.out).toContain(`The current inputs equal invalid revision ${bad.metadata.name}`);
     expect(r.out).toMatch(
-      /^The current inputs have \d+ problem\(s\); no new revision is built until they are fixed:\n {2}Layer2NetworkConfiguration\/\w+: /,
+      /\nHeld back \(1; [^\n]*\n {2}Layer2NetworkConfiguration\/clash: refused: Layer2NetworkConfiguration clash: spec\.id: /,
     );
   });
 });
@@ -751,6 +752,124 @@ describe('rollout controls', () => {
     r = await cli(tc, ['retry', '--yes']);
     expect(r.code).toBe(6);
     expect(r.err).toContain(`a retry of ${rev2.metadata.name} was already requested`);
+  });
+});
+
+/**
+ * A retry history: revision 2 (B) failed, its retry 3 has the same content and rolls out; node-1 and
+ * node-2 took 3, node-3 is applying it, node-4 and node-5 wait on 1.
+ */
+async function retryHistory(): Promise<{ rev2: NetworkConfigRevision; rev3: NetworkConfigRevision }> {
+  const rev1 = await createRevision(tc, 1, A, complete(5, 7200, 6000));
+  const rev2 = await createRevision(tc, 2, B, {
+    total: 0,
+    failed: 1,
+    isInvalid: true,
+    failedNodes: [{ node: 'node-1', message: 'health check failed: tcp/peer', at: at(900) }],
+    startedAt: at(1200),
+    conditions: [
+      {
+        type: 'Invalid',
+        status: 'True',
+        reason: 'NodesFailed',
+        message: '1 node(s) failed, more than --max-failures=0: node-1: health check failed: tcp/peer',
+        lastTransitionTime: at(900),
+      },
+    ],
+  });
+  const rev3 = await createRevision(
+    tc,
+    3,
+    B,
+    { total: 5, ready: 2, ongoing: 1, queued: 2, failed: 0, startedAt: at(300) },
+    { retryOf: rev2.metadata.name },
+  );
+  expect(rev3.spec.hash).toBe(rev2.spec.hash);
+  await handedOut(rev1, rev3);
+  // The configurator labels each row with the number on the host once the agent has reported: the
+  // hash alone cannot tell 2 from 3.
+  for (const [node, applied] of Object.entries({
+    'node-1': 3,
+    'node-2': 3,
+    'node-3': 1,
+    'node-4': 1,
+    'node-5': 1,
+  }))
+    await tc.clients.nodeConfig.mergePatch(node, {
+      metadata: { labels: { [APPLIED_NUMBER_LABEL]: String(applied) } },
+    });
+  return { rev2, rev3 };
+}
+
+describe('golden: what an operator reads (issue 27, items 1, 5, 6, 7)', () => {
+  it('a retry history: nodes name the retry (3), never the failed revision with the same content (2); history links them (golden)', async () => {
+    await retryHistory();
+    let r = await cli(tc, ['nodes']);
+    await expect(await golden(r.out)).toMatchFileSnapshot('golden/nodes-retry-history.txt');
+    expect(r.code).toBe(0);
+    r = await cli(tc, ['history']);
+    await expect(await golden(r.out)).toMatchFileSnapshot('golden/history-retry.txt');
+    expect(r.code).toBe(0);
+  });
+
+  it('retry of a revision that was retried already is refused with the reason, exit 6 (exact)', async () => {
+    await retryHistory();
+    await tc.clients.layer2.create(web);
+    await tc.clients.layer2.create(storage);
+    const r = await cli(tc, ['retry', '2', '--yes']);
+    expect(r.code).toBe(6);
+    expect(r.out).toBe('');
+    // Revisions 2 and 3 have the same content: both names end in <hash 2>.
+    expect(await golden(r.err)).toBe(
+      'error: rev-000002-<hash 2> was already retried as rev-000003-<hash 2> (number 3); ' +
+        'follow it with: kubectl nodenet status 3\n',
+    );
+  });
+
+  it('a halted revision: nodes says which node was rolled back, from which revision (golden)', async () => {
+    await halted();
+    const r = await cli(tc, ['nodes']);
+    await expect(await golden(r.out)).toMatchFileSnapshot('golden/nodes-halted.txt');
+    expect(r.code).toBe(0);
+  });
+
+  it('an input whose selector matches no node: status names it above the progress (exit 4), diff warns (golden)', async () => {
+    const typo = layer2('typo', 300, { nodeSelector: { matchLabels: { rack: 'r9' } } });
+    const rev1 = await createRevision(tc, 1, A, complete(5, 7200, 6000));
+    for (const n of Object.keys(NODES)) await createNodeConfig(tc, n, rev1, ok(rev1, 6100), 6200);
+    await tc.clients.layer2.create(web);
+    await tc.clients.layer2.create(typo);
+    await setInputCondition(tc, 'typo', {
+      type: 'Selected',
+      status: 'False',
+      reason: 'NoNodeMatches',
+      message: 'nodeSelector rack=r9 matches none of the 5 node(s)',
+    });
+    let r = await cli(tc, ['status']);
+    await expect(await golden(r.out)).toMatchFileSnapshot('golden/status-selects-no-node.txt');
+    expect(r.code).toBe(4);
+    r = await cli(tc, ['diff']);
+    const to = (JSON.parse((await cli(tc, ['diff', '-o', 'json'])).out) as { to: { hash: string } }).to.hash;
+    await expect((await golden(r.out)).replaceAll(to.slice(0, 10), '<hash built>')).toMatchFileSnapshot(
+      'golden/diff-selects-no-node.txt',
+    );
+    expect(r.code).toBe(4);
+  });
+
+  it('diff between two revisions: each changed field old → new, per node (golden); exit 1', async () => {
+    await createRevision(tc, 1, B, complete(5, 7200, 6000));
+    await createRevision(
+      tc,
+      2,
+      inputsOf([
+        layer2('web', 100, { mtu: 9000 }),
+        layer2('storage', 101, { mtu: 1600, nodeSelector: storage.spec.nodeSelector }),
+      ]),
+      {},
+    );
+    const r = await cli(tc, ['diff', '1', '2']);
+    await expect(await golden(r.out)).toMatchFileSnapshot('golden/diff-values.txt');
+    expect(r.code).toBe(1);
   });
 });
 

@@ -82,6 +82,17 @@ export async function startTestCluster(options: { without?: 'aborted' } = {}): P
   };
 }
 
+/**
+ * Golden text with each revision's short hash replaced by `<hash N>`: the files check that the right
+ * revision's hash is in the right place, and stay valid when the canonical hashing of configs changes.
+ */
+export async function golden(tc: TestCluster, text: string): Promise<string> {
+  let out = text;
+  for (const r of (await tc.clients.revision.list()).items)
+    out = out.replaceAll(r.spec.hash.slice(0, 10), `<hash ${r.spec.number}>`);
+  return out;
+}
+
 export interface CliResult {
   code: number;
   out: string;
@@ -119,7 +130,7 @@ export async function createRevision(
   number: number,
   inputs: Inputs,
   status: NonNullable<NetworkConfigRevision['status']> & Record<string, unknown>,
-  spec: { paused?: boolean } = {},
+  spec: Pick<NetworkConfigRevision['spec'], 'paused' | 'changedInputs' | 'retryOf'> = {},
 ): Promise<NetworkConfigRevision> {
   const { config, hash } = buildConfig(inputs);
   const created = await tc.clients.revision.create({
@@ -202,5 +213,16 @@ export async function setNodeReady(
         },
       ],
     },
+  });
+}
+
+/** One condition on a Layer-2 input's status, as the configurator writes it (30 s ago, generation 1). */
+export async function setInputCondition(
+  tc: TestCluster,
+  name: string,
+  condition: { type: string; status: 'True' | 'False'; reason: string; message: string },
+): Promise<void> {
+  await tc.clients.layer2.patchStatus(name, {
+    status: { conditions: [{ ...condition, lastTransitionTime: at(30), observedGeneration: 1 }] },
   });
 }

@@ -192,6 +192,13 @@ export class RevisionBuilder {
           'input status updated',
         );
       }
+      if (u.newlySelectsNoNode) {
+        this.ctx.log.warn(
+          { kind: u.object.kind, input: u.object.metadata.name, cause: u.newlySelectsNoNode },
+          'input selects no node',
+        );
+        await this.ctx.events.record(u.object, 'Warning', 'NoNodeMatches', u.newlySelectsNoNode);
+      }
     });
     return ok;
   }

@@ -37,7 +37,7 @@ import { BuildSchedule, DEFAULT_BUILD_TIMING, type BuildTiming } from './build-s
 import type { SizeBudget } from './budget.js';
 import { NodeSpecCache } from './node-specs.js';
 import { RowLabelGate } from './row-label-gate.js';
-import { nodeInfoOf } from './node-info.js';
+import { managedNodeLabels, nodeInfoOf, sameLabels } from './node-info.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './node-config.js';
 
@@ -143,6 +143,9 @@ export class Controller {
           name === 'revision' &&
           !(e.type === 'update' && e.old && revisionBuildKey(e.old as never) === revisionBuildKey(e.object))
         )
+          this.buildSchedule.changed();
+        // Node labels decide the inputs' Selected condition (outcome.ts); heartbeats do not.
+        if (name === 'node' && !(e.type === 'update' && e.old && sameLabels(e.old as Node, e.object as Node)))
           this.buildSchedule.changed();
         this.schedule();
       });
@@ -271,6 +274,10 @@ export class Controller {
       const out = await this.builder.run(now, {
         ...(this.opts.budget ? { budget: this.opts.budget } : {}),
         recency: (o) => this.buildSchedule.recency(o),
+        nodeLabels: managedNodeLabels(
+          this.informers.node.list(),
+          effectivePolicy(this.opts.policy, findRolloutPolicy(this.informers.rolloutPolicy.list())).policy,
+        ),
       });
       done = out.done;
     } catch (err) {

@@ -3,21 +3,22 @@
  * configuration over a limit, the changes not in a revision yet are taken first come, first served
  * (in the order in which the configurator saw their generations, `recency`): the one that would
  * cross the limit is refused (`Accepted=False`, the message names the figure and the limit) and held
- * back like any refused input (held-back.ts), its generation in force stays; a later change that
+ * back like any refused input (@nodenet/api held-back.ts), its generation in force stays; a later change that
  * still fits rolls out (invariant 3). A generation already carried by a revision is never refused
  * for size.
  */
 import {
   buildConfig,
+  effectiveInputs,
   mergeInputs,
+  type EffectiveInputs,
+  type HeldSuspect,
   type InputObject,
   type Inputs,
   type NetworkConfig,
   type Problem,
 } from '@nodenet/api';
 import { budgetExcess, describeExcess, type BudgetExcess, type SizeBudget } from './budget.js';
-import { effectiveInputs, type EffectiveInputs } from './held-back.js';
-import type { HeldSuspect } from './rollout/suspects.js';
 
 export interface Fitted {
   effective: EffectiveInputs;
@@ -33,7 +34,7 @@ export interface FitOptions {
   recency: (o: InputObject) => number;
   /** Whether the input's current generation is in a valid revision already. */
   carried: (o: InputObject) => boolean;
-  /** Suspects held back (held-back.ts), kept held back in every round. */
+  /** Suspects held back (@nodenet/api held-back.ts), kept held back in every round. */
   suspects?: ReadonlyMap<string, HeldSuspect>;
 }
 

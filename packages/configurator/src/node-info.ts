@@ -1,5 +1,7 @@
 /** What the planner needs of a Node, read once per Node object. */
+import { canonicalJson, matchesSelector } from '@nodenet/api';
 import { isNodeReady, type Node } from '@nodenet/kube';
+import type { Policy } from './policy.js';
 import type { NodeInfo } from './rollout/index.js';
 
 /** Prefix of the taints the agent removes once the host first holds a healthy config. */
@@ -27,3 +29,14 @@ function nodeInfo(n: Node): NodeInfo {
       : {}),
   };
 }
+
+/** Whether two versions of a Node have the same labels (a heartbeat changes only the status). */
+export const sameLabels = (a: Node, b: Node): boolean =>
+  canonicalJson(a.metadata.labels ?? {}) === canonicalJson(b.metadata.labels ?? {});
+
+/** Labels of the nodes the configurator manages (the policy's node selector): what inputs select from. */
+export const managedNodeLabels = (
+  nodes: readonly Node[],
+  policy: Pick<Policy, 'nodeSelector'>,
+): Record<string, string>[] =>
+  nodes.map((n) => n.metadata.labels ?? {}).filter((labels) => matchesSelector(policy.nodeSelector, labels));

@@ -11,7 +11,7 @@
  *                       (the configurator retries with backoff); quotes the API's error;
  * - False `Pending`     not in a revision yet.
  */
-import { findCondition } from '@nodenet/api';
+import { findCondition, noNodeMatches, selectorOf } from '@nodenet/api';
 import type { Condition, InputObject, InputStatus, NetworkConfigRevision } from '@nodenet/api';
 
 export type AppliedCondition = Omit<Condition, 'lastTransitionTime'>;
@@ -114,4 +114,29 @@ export function appliedCondition(
     reason: 'RollingOut',
     message: `revision ${r.metadata.name} ${st.phase === 'Paused' ? 'is paused' : 'is rolling out'}: ${progress}`,
   };
+}
+
+/**
+ * The `Selected` condition of an input with a `spec.nodeSelector`, against the labels of the nodes
+ * the configurator manages: False `NoNodeMatches` (naming the selector) when none matches, so a typo
+ * in a label does not read as applied everywhere; True `NodesMatch` once one does. Undefined for an
+ * input without a selector (it selects every node): any earlier `Selected` is dropped then.
+ */
+export function selectedCondition(
+  o: InputObject,
+  nodeLabels: readonly Readonly<Record<string, string>>[],
+): AppliedCondition | undefined {
+  const selector = selectorOf(o.spec);
+  if (selector === undefined) return undefined;
+  const g = o.metadata.generation ?? 0;
+  const none = noNodeMatches(o.spec, nodeLabels);
+  return none !== undefined
+    ? { type: 'Selected', status: 'False', reason: 'NoNodeMatches', message: none, observedGeneration: g }
+    : {
+        type: 'Selected',
+        status: 'True',
+        reason: 'NodesMatch',
+        message: 'the nodeSelector matches at least one node',
+        observedGeneration: g,
+      };
 }

@@ -2,7 +2,7 @@
  * Revision building (pure): validate every input, decide each input's `Accepted` condition, and
  * decide whether the merged configuration needs a new revision. A refused input holds back only
  * itself: its generation in force stays, a new refused input contributes nothing, and unrelated
- * changes still make a revision (invariant 3, held-back.ts). A configuration equal to the desired
+ * changes still make a revision (invariant 3, @nodenet/api held-back.ts). A configuration equal to the desired
  * revision, or to a revision marked invalid (invariant 4), produces none.
  */
 import {
@@ -22,16 +22,17 @@ import {
 import { setConditions, rfc3339 } from '@nodenet/api';
 import { DEFAULT_BUDGET, type SizeBudget } from './budget.js';
 import { fitBudget } from './fit-budget.js';
-import { effectiveInputs } from './held-back.js';
-import { appliedCondition, carried, inputRef } from './outcome.js';
+import { appliedCondition, carried, inputRef, selectedCondition } from './outcome.js';
 import { highestNumber } from './rollout/numbers.js';
-import { heldSuspects, type HeldSuspect } from './rollout/suspects.js';
+import { inputsToBuild, type HeldSuspect } from '@nodenet/api';
 
 export interface InputStatusUpdate {
   object: InputObject;
   status: InputStatus;
   /** The Accepted condition changed to False (or its message changed): worth a Warning Event. */
   newlyRejected?: string;
+  /** The Selected condition changed to False: its message, worth a Warning Event. */
+  newlySelectsNoNode?: string;
 }
 
 export type RevisionDecision =
@@ -60,6 +61,11 @@ export interface BuildOptions {
   budget?: SizeBudget;
   /** Larger is newer: the order in which the configurator saw each input's generation. */
   recency?: (o: InputObject) => number;
+  /**
+   * Labels of the nodes the configurator manages: each input with a node selector gets `Selected`
+   * (outcome.ts). Absent: `Selected` is left as it is.
+   */
+  nodeLabels?: readonly Readonly<Record<string, string>>[];
 }
 
 /** At most this many problems, and this many characters, in an `Accepted` message. */
@@ -72,27 +78,16 @@ export function buildRevision(
   now: number,
   opts: BuildOptions = {},
 ): BuildResult {
-  // Claims go first to the objects of the revision in force (the validation's blame rule), and a
-  // refused input contributes its generation in force (held-back.ts).
-  const inForce = [...revisions]
-    .sort((a, b) => b.spec.number - a.spec.number)
-    .find((r) => r.status?.isInvalid !== true);
-  // The suspects of an invalidated revision are held back too (rollout/suspects.ts).
-  const suspects = heldSuspects(
-    new Map(allInputs(inputs).map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.generation ?? 0])),
-    revisions,
-  );
-  const fitted = fitBudget(
-    inputs,
-    inForce?.spec.config,
-    effectiveInputs(inputs, inForce?.spec.config, { suspects }),
-    {
-      budget: opts.budget ?? DEFAULT_BUDGET,
-      recency: opts.recency ?? (() => 0),
-      carried: (o) => carried(o, revisions),
-      suspects,
-    },
-  );
+  // Claims go first to the objects of the revision in force (the validation's blame rule), a
+  // refused input contributes its generation in force, and the suspects of an invalidated revision
+  // are held back too (@nodenet/api held-back.ts, the rule the plugin's preview shows).
+  const { inForce, suspects, effective: first } = inputsToBuild(inputs, revisions);
+  const fitted = fitBudget(inputs, inForce?.spec.config, first, {
+    budget: opts.budget ?? DEFAULT_BUDGET,
+    recency: opts.recency ?? (() => 0),
+    carried: (o) => carried(o, revisions),
+    suspects,
+  });
   const effective = fitted.effective;
   const { problems, refused } = effective;
   const notNew = new Set([...refused.keys(), ...suspects.keys()]);
@@ -111,6 +106,7 @@ export function buildRevision(
       known,
       nowText,
       suspects,
+      opts.nodeLabels,
       notCreated,
     );
   const statusesIfNotCreated = (error: string): InputStatusUpdate[] => statuses(undefined, revisions, error);
@@ -220,6 +216,7 @@ function inputStatuses(
   revisions: readonly NetworkConfigRevision[],
   nowText: string,
   suspects: ReadonlyMap<string, HeldSuspect>,
+  nodeLabels: readonly Readonly<Record<string, string>>[] | undefined,
   notCreated?: string,
 ): InputStatusUpdate[] {
   const out: InputStatusUpdate[] = [];
@@ -272,11 +269,17 @@ function inputStatuses(
           message: `${outcome.message}; held back from newer revisions until this input changes or revision ${suspect.revision.metadata.name} is retried`,
         }
       : outcome;
+    const selected = nodeLabels && selectedCondition(obj, nodeLabels);
     const next: InputStatus = {
       ...withRef,
       conditions: setConditions(
-        old.conditions,
-        [{ ...accepted, ...(generation !== undefined ? { observedGeneration: generation } : {}) }, applied],
+        // Selected only while the input has a node selector (and the nodes are known).
+        nodeLabels && !selected ? old.conditions?.filter((c) => c.type !== 'Selected') : old.conditions,
+        [
+          { ...accepted, ...(generation !== undefined ? { observedGeneration: generation } : {}) },
+          applied,
+          ...(selected ? [selected] : []),
+        ],
         nowText,
       ),
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
@@ -288,7 +291,16 @@ function inputStatuses(
         (prevAccepted?.status !== 'False' || prevAccepted.message !== accepted.message)
           ? accepted.message
           : undefined;
-      out.push({ object: obj, status: next, ...(newlyRejected ? { newlyRejected } : {}) });
+      const newlySelectsNoNode =
+        selected?.status === 'False' && findCondition(old.conditions, 'Selected')?.status !== 'False'
+          ? selected.message
+          : undefined;
+      out.push({
+        object: obj,
+        status: next,
+        ...(newlyRejected ? { newlyRejected } : {}),
+        ...(newlySelectsNoNode ? { newlySelectsNoNode } : {}),
+      });
     }
   }
   return out;

@@ -153,4 +153,28 @@ describe('buildRevision', () => {
     const second = buildRevision(inputs(withStatus), [], NOW + 5000);
     expect(second.inputStatusUpdates).toEqual([]);
   });
+
+  it('Selected: False NoNodeMatches naming the selector when no node matches, True when one does, none without a selector', () => {
+    const typo = l2('typo', { id: 300, vni: 10300, nodeSelector: { matchLabels: { rack: 'r9' } } });
+    const selected = (nodeLabels: Record<string, string>[], objects = [typo, l2('blue')]) =>
+      buildRevision(inputs(...objects), [], NOW, { nodeLabels }).inputStatusUpdates.map((u) => [
+        u.object.metadata.name,
+        u.status.conditions?.find((c) => c.type === 'Selected'),
+      ]);
+    const none = Object.fromEntries(selected([{ rack: 'r1' }, { rack: 'r2' }]));
+    expect(none.typo).toMatchObject({
+      status: 'False',
+      reason: 'NoNodeMatches',
+      message: 'nodeSelector rack=r9 matches none of the 2 node(s)',
+      observedGeneration: 1,
+    });
+    expect(none.blue).toBeUndefined();
+    const some = Object.fromEntries(selected([{ rack: 'r1' }, { rack: 'r9' }]));
+    expect(some.typo).toMatchObject({ status: 'True', reason: 'NodesMatch' });
+    // The selector removed: the condition goes with it.
+    const first = buildRevision(inputs(typo), [], NOW, { nodeLabels: [] }).inputStatusUpdates[0];
+    const without = { ...l2('typo', { id: 300, vni: 10300 }, 2), status: first?.status };
+    const after = buildRevision(inputs(without), [], NOW, { nodeLabels: [] }).inputStatusUpdates[0];
+    expect(after?.status.conditions?.map((c) => c.type)).toEqual(['Accepted', 'Applied']);
+  });
 });

@@ -20,6 +20,7 @@ import { patchTypeOf } from '../objects/patch.js';
 import { parseListOptions } from '../query/query.js';
 import { storageKeyOf } from '../resources/resources.js';
 import { BAD_REQUEST_TARGET, parseRequestTarget } from '../query/request-target.js';
+import { nodeSelectorWarnings } from '../cluster/selector-warnings.js';
 import { deleteOptions, routeRequest, writeOptions } from './routes.js';
 import { Watches } from './watch.js';
 
@@ -149,6 +150,7 @@ export class ApiServer {
         if (writeOpts.fieldValidation !== 'Ignore')
           writeOpts.duplicateFields = jsonDuplicateFields(raw, req.headers['content-type']);
         const stored = this.cluster.create(t, ns, body, writeOpts);
+        warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
         return sendObject(req, res, 201, stored, t, q, warnings);
       }
       case 'PUT': {
@@ -158,6 +160,7 @@ export class ApiServer {
         if (writeOpts.fieldValidation !== 'Ignore')
           writeOpts.duplicateFields = jsonDuplicateFields(raw, req.headers['content-type']);
         const stored = this.cluster.update(t, ns, route.name, body, writeOpts, sub);
+        if (!sub) warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
         return sendObject(req, res, 200, stored, t, q, warnings);
       }
       case 'PATCH': {
@@ -168,6 +171,7 @@ export class ApiServer {
           type === 'apply' &&
           !!this.cluster.store.get(storageKeyOf(t), ns && t.namespaced ? `${ns}/${route.name}` : route.name);
         const stored = this.cluster.patch(t, ns, route.name, type, body, writeOpts, sub);
+        if (!sub) warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
         return sendObject(req, res, type === 'apply' && !existed ? 201 : 200, stored, t, q, warnings);
       }
       case 'DELETE': {

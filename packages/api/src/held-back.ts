@@ -7,18 +7,13 @@
  * the held-back, in-force entry priority) is held back too, until the set is valid. If a held-back
  * entry itself no longer validates (a rule changed since), nothing is built.
  *
- * A suspect of an invalidated revision (rollout/suspects.ts) is held back the same way, from the
+ * A suspect of an invalidated revision (held-suspects.ts) is held back the same way, from the
  * revision before the one it broke: a failed change stays rolled back until its input changes.
  */
-import {
-  inForceKeys,
-  validateInputs,
-  type InputObject,
-  type Inputs,
-  type NetworkConfig,
-  type Problem,
-} from '@nodenet/api';
-import type { HeldSuspect } from './rollout/suspects.js';
+import { heldSuspects, type HeldSuspect } from './held-suspects.js';
+import type { InputObject, Inputs, NetworkConfigRevision } from './objects.js';
+import type { NetworkConfig } from './schema.js';
+import { inForceKeys, validateInputs, type Problem } from './validate.js';
 
 export interface EffectiveInputs {
   /** The set to build from: accepted objects plus held-back in-force entries; undefined when blocked. */
@@ -34,7 +29,7 @@ export interface EffectiveInputs {
 const keyOf = (o: { kind: string; metadata: { name: string } }): string => `${o.kind}/${o.metadata.name}`;
 
 export interface HeldBackOptions {
-  /** Suspects of invalidated revisions (rollout/suspects.ts), held back from their earlier entry. */
+  /** Suspects of invalidated revisions (held-suspects.ts), held back from their earlier entry. */
   suspects?: ReadonlyMap<string, HeldSuspect>;
   /** Objects refused before validation (over the size budget, fit-budget.ts). */
   refusedFirst?: readonly Problem[];
@@ -104,5 +99,41 @@ function candidate(
       routingTable: pick(inputs.routingTable, 'routingTable'),
     },
     held,
+  };
+}
+
+/** The inputs a build starts from, and what it holds back. */
+export interface InputsToBuild {
+  /** The revision in force: the newest valid one (the entries refused inputs keep). */
+  inForce: NetworkConfigRevision | undefined;
+  /** Inputs held back as suspects of an invalid revision (held-suspects.ts). */
+  suspects: Map<string, HeldSuspect>;
+  effective: EffectiveInputs;
+}
+
+/**
+ * The held-back rule over the whole state, as the configurator's build applies it before the size
+ * budget: the revision in force, the suspects of invalid revisions, and the inputs to build from.
+ * The plugin's preview and retry check use the same function, so they tell what the build does.
+ */
+export function inputsToBuild(
+  inputs: Inputs,
+  revisions: readonly NetworkConfigRevision[],
+  options: Pick<HeldBackOptions, 'refusedFirst'> = {},
+): InputsToBuild {
+  const inForce = [...revisions]
+    .sort((a, b) => b.spec.number - a.spec.number)
+    .find((r) => r.status?.isInvalid !== true);
+  const generations = new Map(
+    [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable].map((o) => [
+      keyOf(o),
+      o.metadata.generation ?? 0,
+    ]),
+  );
+  const suspects = heldSuspects(generations, revisions);
+  return {
+    inForce,
+    suspects,
+    effective: effectiveInputs(inputs, inForce?.spec.config, { ...options, suspects }),
   };
 }
