@@ -9,7 +9,14 @@ import { isIP } from 'node:net';
 import type { RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import pino from 'pino';
-import { EventRecorder, KubeClient, loadKubeConfig, makeClients, serveEndpoints, shutdownWithin } from '@nodenet/kube';
+import {
+  EventRecorder,
+  KubeClient,
+  loadKubeConfig,
+  makeClients,
+  serveEndpoints,
+  shutdownWithin,
+} from '@nodenet/kube';
 import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './agent-loop.js';
 import { AgentError, describeCause } from '../errors.js';
 import {
