@@ -19,6 +19,7 @@ import {
   nodeSpecHash,
   observe,
   plan,
+  specContentHash,
   whyReportIgnored,
   type Observations,
   type Plan,
@@ -231,6 +232,8 @@ export class Controller {
       policy: fleet.policy,
       specHash: (r, n) =>
         nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
+      contentHash: (r, n) =>
+        specContentHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
       ...(inputHash ? { inputHash } : {}),
     });
     this.lastPlan = p;

@@ -14,3 +14,4 @@ export * from './identity.js';
 export * from './failures.js';
 export * from './suspects.js';
 export * from './progress.js';
+export * from './unchanged.js';

@@ -25,6 +25,7 @@ import { rowLabelActions } from './rows.js';
 import { fillSlots, type SlotResult } from './slots.js';
 import { carriesSuspect, effectiveSuspects, holdsBack } from './suspects.js';
 import type { Action, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
+import { movesUnchanged } from './unchanged.js';
 
 /** Longest requeue: a far deadline is looked at again within the hour (and setTimeout's 2^31-1 ms cap is never reached). */
 export const MAX_REQUEUE_MS = 3_600_000;
@@ -77,7 +78,8 @@ export function plan(input: PlanInput): Plan {
         now,
         ...(node && input.specHash ? { expectedSpecHash: input.specHash(t, node) } : {}),
       });
-      return t === d ? v : { ...v, target: t, onDesired: false };
+      const out = t === d ? v : { ...v, target: t, onDesired: false };
+      return movesUnchanged(out, t, invalid, input.contentHash) ? { ...out, unchanged: true } : out;
     });
 
   // Failures count against the revision that was assigned, desired or not, and are counted from

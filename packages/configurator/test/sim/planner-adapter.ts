@@ -32,6 +32,7 @@ import {
   nodeSpecHash,
   observe,
   plan,
+  specContentHash,
   type NodeInfo,
   type Observations,
   type Policy,
@@ -276,17 +277,22 @@ function nodeInfo(n: NodeView): NodeInfo {
 const specFor = (r: NetworkConfigRevision, n: NodeView) =>
   nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, n.labels);
 
-/** The spec hash per revision and node labels (the controller's NodeSpecCache plays this part). */
-const specHashes = new WeakMap<NetworkConfigRevision['spec'], Map<string, string>>();
-function specHashOf(r: NetworkConfigRevision, labels: Record<string, string>): string {
-  let m = specHashes.get(r.spec);
-  if (!m) specHashes.set(r.spec, (m = new Map()));
-  const key = JSON.stringify(labels);
-  let h = m.get(key);
-  if (h === undefined)
-    m.set(key, (h = nodeSpecHash(nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, labels))));
-  return h;
+/** A hash of the node's spec per revision and node labels (the controller's NodeSpecCache plays this part). */
+function memoHash(of: (spec: NodeConfig['spec']) => string) {
+  const memo = new WeakMap<NetworkConfigRevision['spec'], Map<string, string>>();
+  return (r: NetworkConfigRevision, labels: Record<string, string>): string => {
+    let m = memo.get(r.spec);
+    if (!m) memo.set(r.spec, (m = new Map()));
+    const key = JSON.stringify(labels);
+    let h = m.get(key);
+    if (h === undefined)
+      m.set(key, (h = of(nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, labels))));
+    return h;
+  };
 }
+const specHashOf = memoHash(nodeSpecHash);
+/** The content hash: the spec without its revision reference (issue 26). */
+const contentHashOf = memoHash(specContentHash);
 
 /** One controller pass on the store: observe, plan, then carry out the plan as execute.ts does. */
 export function runPass(input: PassInput): PassResult {
@@ -304,6 +310,7 @@ export function runPass(input: PassInput): PassResult {
     observations,
     policy: broken.policy,
     specHash: (r, n) => specHashOf(r, n.labels),
+    contentHash: (r, n) => contentHashOf(r, n.labels),
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
   });
   const events: PassEvent[] = [];

@@ -337,7 +337,8 @@ export class World {
     for (const [name, a] of this.ledger.lastAssign) {
       const n = this.nodes.get(name);
       const nc = this.store.nodeConfigs.get(name);
-      if (!n || !nc || a.rollback || a.lateJoin || !n.exists || !n.kubeletReady || n.cut) continue;
+      if (!n || !nc || a.rollback || a.lateJoin || a.unchanged || !n.exists || !n.kubeletReady || n.cut)
+        continue;
       if (n.agent === 'dead' || n.agent === 'notStarted' || n.agent === 'misconfigured') continue;
       if (this.t - a.at > this.policy.preconfigTimeoutMs || numberOf(nc) !== a.number) continue;
       if (n.handledKey === assignmentKey(nc) && n.job === undefined) continue;

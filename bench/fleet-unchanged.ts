@@ -1,0 +1,213 @@
+/**
+ * Unchanged nodes move for free (issue 26): a change that touches 4 % of 1,000 nodes (one rack of
+ * 40, a Layer-2 network with a node selector), --update-limit 10 %, the agent's 4-minute confirm
+ * window on every node whose host config changes, 1 minute soak. Time from the revision to Complete
+ * with the unchanged nodes moved without a slot, and with every node walked through a slot (the
+ * behaviour before: the planner without content hashes). The real planner (plan/observe) and the
+ * assignments as execute.ts writes them, on a virtual clock, so the figure does not depend on the
+ * machine; the planner's CPU per pass is printed beside it. A pass runs after each pass's writes
+ * (coalesced), at each agent report, and when the planner asks to look again.
+ * Run: npx tsx bench/fleet-unchanged.ts [--nodes 1000] [--rack 40] [--limit 100] [--window-s 240]
+ */
+import { parseArgs } from 'node:util';
+import {
+  API_VERSION,
+  type Inputs,
+  type Layer2NetworkConfiguration,
+  type NetworkConfigRevision,
+  type NodeConfig,
+} from '@nodenet/api';
+import {
+  DEFAULT_POLICY,
+  NodeSpecCache,
+  buildRevision,
+  nodeConfigFor,
+  nodeSpecHash,
+  observe,
+  plan,
+  specContentHash,
+  type NodeInfo,
+  type Observations,
+} from '@nodenet/configurator';
+
+const { values: args } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '1000' },
+    rack: { type: 'string', default: '40' },
+    limit: { type: 'string', default: '100' },
+    'window-s': { type: 'string', default: '240' },
+  },
+});
+const NODES = Number(args.nodes);
+const RACK = Number(args.rack);
+const LIMIT = Number(args.limit);
+const WINDOW_MS = Number(args['window-s']) * 1000;
+/** A no-op apply: the agent reports at once (no confirm window). */
+const NOOP_MS = 1000;
+/** The controller's coalescing window: a pass after the writes of the previous one. */
+const COALESCE_MS = 50;
+
+const l2 = (name: string, id: number, selector?: Record<string, string>): Layer2NetworkConfiguration => ({
+  apiVersion: API_VERSION,
+  kind: 'Layer2NetworkConfiguration',
+  metadata: { name, generation: 1, uid: `uid-${name}` },
+  spec: { id, vni: 10_000 + id, mtu: 1500, ...(selector ? { nodeSelector: { matchLabels: selector } } : {}) },
+});
+const inputs = (layer2: Layer2NetworkConfiguration[]): Inputs => ({ vrf: [], layer2, routingTable: [] });
+
+function revisionOf(i: Inputs, existing: NetworkConfigRevision[]): NetworkConfigRevision {
+  const d = buildRevision(i, existing, Date.now()).decision;
+  if (d.action !== 'create') throw new Error(`unexpected build decision ${d.action}`);
+  return d.revision;
+}
+
+interface Run {
+  completeMs: number;
+  unchanged: number;
+  passes: number;
+  cpuMsPerPass: number;
+}
+
+function rollout(free: boolean, noopMs = NOOP_MS): Run {
+  const nodes: NodeInfo[] = Array.from({ length: NODES }, (_, i) => ({
+    name: `node-${String(i).padStart(4, '0')}`,
+    labels: { rack: `r${Math.floor(i / RACK)}` },
+    ready: true,
+  }));
+  const r1 = revisionOf(inputs([l2('base', 100)]), []);
+  const r1done: NetworkConfigRevision = {
+    ...r1,
+    status: { completedAt: new Date().toISOString(), startedAt: new Date().toISOString() },
+  };
+  const r2 = revisionOf(inputs([l2('base', 100), l2('rack', 200, { rack: 'r0' })]), [r1done]);
+  const revisions = new Map([r1done, r2].map((r) => [r.metadata.name, r]));
+  const specs = new NodeSpecCache();
+  const specOf = (r: NetworkConfigRevision, n: NodeInfo) =>
+    specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels);
+  // Every node on revision 1, provisioned long ago.
+  const ncs = new Map<string, NodeConfig>();
+  let mono = 0;
+  const write = (
+    r: NetworkConfigRevision,
+    n: NodeInfo,
+    move: 'forward' | 'unchanged' | 'rollback' | 'catch-up',
+  ) => {
+    const nc = nodeConfigFor(
+      r,
+      { metadata: { name: n.name, labels: n.labels } },
+      { spec: specOf(r, n), move, now: Date.now(), identity: 'bench' },
+    );
+    const old = ncs.get(n.name);
+    nc.metadata.generation = (old?.metadata.generation ?? 0) + 1;
+    return nc;
+  };
+  const report = (
+    nc: NodeConfig,
+    configStatus: 'provisioned' | 'provisioning',
+    applied: string,
+  ): NodeConfig => ({
+    ...nc,
+    status: {
+      configStatus,
+      lastAppliedRevision: applied,
+      lastUpdate: new Date().toISOString(),
+      conditions: [
+        {
+          type: 'Ready',
+          status: configStatus === 'provisioned' ? 'True' : 'False',
+          reason: 'R',
+          message: 'm',
+          lastTransitionTime: new Date().toISOString(),
+          observedGeneration: nc.metadata.generation ?? 1,
+        },
+      ],
+    },
+  });
+  for (const n of nodes) {
+    const nc = write(r1done, n, 'forward');
+    ncs.set(n.name, report(nc, 'provisioned', r1.spec.hash));
+  }
+  const hostContent = new Map(nodes.map((n) => [n.name, specContentHash(specOf(r1, n))]));
+  // Agents: per node, when its pending assignment finishes.
+  const finishes = new Map<string, number>();
+  // The real agent's heartbeats during its window restart --config-timeout; these agents are silent.
+  const policy = {
+    ...DEFAULT_POLICY,
+    updateLimit: { kind: 'count' as const, count: LIMIT },
+    configTimeoutMs: 2 * WINDOW_MS,
+  };
+  let observations: Observations = new Map();
+  let passes = 0;
+  let cpu = 0;
+  let unchanged = 0;
+  for (mono = 0; mono < 24 * 3_600_000;) {
+    for (const [name, at] of finishes) {
+      if (at > mono) continue;
+      finishes.delete(name);
+      const nc = ncs.get(name) as NodeConfig;
+      ncs.set(name, report(nc, 'provisioned', nc.spec.revision));
+      hostContent.set(name, specContentHash(nc.spec));
+    }
+    const list = [...ncs.values()];
+    const c0 = process.cpuUsage();
+    observations = observe(observations, nodes, list, mono);
+    const p = plan({
+      revisions: [...revisions.values()],
+      nodes,
+      nodeConfigs: list,
+      now: Date.now(),
+      mono,
+      observations,
+      policy,
+      specHash: (r, n) => nodeSpecHash(specOf(r, n)),
+      ...(free ? { contentHash: (r, n) => specContentHash(specOf(r, n)) } : {}),
+    });
+    const c = process.cpuUsage(c0);
+    cpu += (c.user + c.system) / 1000;
+    passes++;
+    for (const u of p.statusUpdates) {
+      const r = revisions.get(u.revision);
+      if (r) revisions.set(u.revision, { ...r, status: u.status });
+    }
+    for (const a of p.actions) {
+      if (a.type !== 'assign') continue;
+      const n = nodes.find((x) => x.name === a.node) as NodeInfo;
+      const r = revisions.get(a.revision) as NetworkConfigRevision;
+      const nc = write(r, n, a.move);
+      const old = ncs.get(a.node) as NodeConfig;
+      const same = specContentHash(nc.spec) === hostContent.get(a.node);
+      if (a.move === 'unchanged') unchanged++;
+      ncs.set(a.node, report(nc, 'provisioning', old.status?.lastAppliedRevision ?? ''));
+      finishes.set(a.node, mono + (same ? noopMs : WINDOW_MS));
+    }
+    if (revisions.get(r2.metadata.name)?.status?.completedAt)
+      return { completeMs: mono, unchanged, passes, cpuMsPerPass: cpu / passes };
+    // The next pass: after this one's writes, at the next agent report, or when the planner asks.
+    const acted = p.actions.some((a) => a.type === 'assign') || p.statusUpdates.length > 0;
+    mono = Math.min(
+      acted ? mono + COALESCE_MS : Infinity,
+      ...finishes.values(),
+      mono + (p.requeueAfterMs ?? 3_600_000),
+    );
+  }
+  throw new Error(
+    `revision 2 never completed: ${JSON.stringify(revisions.get(r2.metadata.name)?.status).slice(0, 600)}`,
+  );
+}
+
+const min = (ms: number): string => `${(ms / 60_000).toFixed(1)} min`;
+const withFree = rollout(true);
+const before = rollout(false);
+const windowEverywhere = rollout(false, WINDOW_MS);
+const rows: Record<string, string> = {
+  [`change touching ${RACK} of ${NODES} nodes (${((100 * RACK) / NODES).toFixed(0)} %), limit ${LIMIT}, ${min(WINDOW_MS)} confirm window, 1 min soak`]:
+    '',
+  'change -> Complete, unchanged nodes without a slot': `${min(withFree.completeMs)} (${withFree.unchanged} nodes moved unchanged)`,
+  'change -> Complete, every node through a slot (no-op applies at once)': min(before.completeMs),
+  'change -> Complete, every node through a slot and a confirm window': min(windowEverywhere.completeMs),
+  'speed-up': `${(before.completeMs / withFree.completeMs).toFixed(1)}x / ${(windowEverywhere.completeMs / withFree.completeMs).toFixed(1)}x`,
+  'passes / planner CPU per pass, free vs before': `${withFree.passes} / ${withFree.cpuMsPerPass.toFixed(1)} ms vs ${before.passes} / ${before.cpuMsPerPass.toFixed(1)} ms`,
+};
+const w = Math.max(...Object.keys(rows).map((k) => k.length));
+console.log('\n== unchanged nodes move for free (virtual time)');
+for (const [k, v] of Object.entries(rows)) console.log(`${k.padEnd(w)} | ${v}`);
