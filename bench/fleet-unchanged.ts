@@ -7,8 +7,12 @@
  * assignments as execute.ts writes them, on a virtual clock, so the figure does not depend on the
  * machine; the planner's CPU per pass is printed beside it. A pass runs after each pass's writes
  * (coalesced), at each agent report, and when the planner asks to look again.
+ * Then the incremental planner: a rollout over 5,000 nodes (every node through a slot, limit 10 %)
+ * planned by plan() and by an IncrementalPlanner, wall time per pass.
  * Run: npx tsx bench/fleet-unchanged.ts [--nodes 1000] [--rack 40] [--limit 100] [--window-s 240]
+ *      [--planner-nodes 5000] [--skip-unchanged]
  */
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   API_VERSION,
@@ -26,7 +30,10 @@ import {
   observe,
   plan,
   specContentHash,
+  IncrementalPlanner,
   type NodeInfo,
+  type Plan,
+  type PlanInput,
   type Observations,
 } from '@nodenet/configurator';
 
@@ -36,6 +43,8 @@ const { values: args } = parseArgs({
     rack: { type: 'string', default: '40' },
     limit: { type: 'string', default: '100' },
     'window-s': { type: 'string', default: '240' },
+    'planner-nodes': { type: 'string', default: '5000' },
+    'skip-unchanged': { type: 'boolean', default: false },
   },
 });
 const NODES = Number(args.nodes);
@@ -66,10 +75,23 @@ interface Run {
   unchanged: number;
   passes: number;
   cpuMsPerPass: number;
+  /** Wall time of each planner pass (ms). */
+  passMs: number[];
 }
 
-function rollout(free: boolean, noopMs = NOOP_MS): Run {
-  const nodes: NodeInfo[] = Array.from({ length: NODES }, (_, i) => ({
+interface RolloutOptions {
+  /** Unchanged nodes move without a slot (the planner is given content hashes). */
+  free: boolean;
+  noopMs?: number;
+  nodes?: number;
+  limit?: number;
+  /** The planner: plan() by default, or an IncrementalPlanner's. */
+  planner?: (input: PlanInput) => Plan;
+}
+
+function rollout(o: RolloutOptions): Run {
+  const { free, noopMs = NOOP_MS, planner = plan } = o;
+  const nodes: NodeInfo[] = Array.from({ length: o.nodes ?? NODES }, (_, i) => ({
     name: `node-${String(i).padStart(4, '0')}`,
     labels: { rack: `r${Math.floor(i / RACK)}` },
     ready: true,
@@ -133,13 +155,14 @@ function rollout(free: boolean, noopMs = NOOP_MS): Run {
   // The real agent's heartbeats during its window restart --config-timeout; these agents are silent.
   const policy = {
     ...DEFAULT_POLICY,
-    updateLimit: { kind: 'count' as const, count: LIMIT },
+    updateLimit: { kind: 'count' as const, count: o.limit ?? LIMIT },
     configTimeoutMs: 2 * WINDOW_MS,
   };
   let observations: Observations = new Map();
   let passes = 0;
   let cpu = 0;
   let unchanged = 0;
+  const passMs: number[] = [];
   for (mono = 0; mono < 24 * 3_600_000;) {
     for (const [name, at] of finishes) {
       if (at > mono) continue;
@@ -151,7 +174,8 @@ function rollout(free: boolean, noopMs = NOOP_MS): Run {
     const list = [...ncs.values()];
     const c0 = process.cpuUsage();
     observations = observe(observations, nodes, list, mono);
-    const p = plan({
+    const t0 = performance.now();
+    const p = planner({
       revisions: [...revisions.values()],
       nodes,
       nodeConfigs: list,
@@ -162,6 +186,7 @@ function rollout(free: boolean, noopMs = NOOP_MS): Run {
       specHash: (r, n) => nodeSpecHash(specOf(r, n)),
       ...(free ? { contentHash: (r, n) => specContentHash(specOf(r, n)) } : {}),
     });
+    passMs.push(performance.now() - t0);
     const c = process.cpuUsage(c0);
     cpu += (c.user + c.system) / 1000;
     passes++;
@@ -181,7 +206,7 @@ function rollout(free: boolean, noopMs = NOOP_MS): Run {
       finishes.set(a.node, mono + (same ? noopMs : WINDOW_MS));
     }
     if (revisions.get(r2.metadata.name)?.status?.completedAt)
-      return { completeMs: mono, unchanged, passes, cpuMsPerPass: cpu / passes };
+      return { completeMs: mono, unchanged, passes, cpuMsPerPass: cpu / passes, passMs };
     // The next pass: after this one's writes, at the next agent report, or when the planner asks.
     const acted = p.actions.some((a) => a.type === 'assign') || p.statusUpdates.length > 0;
     mono = Math.min(
@@ -196,18 +221,49 @@ function rollout(free: boolean, noopMs = NOOP_MS): Run {
 }
 
 const min = (ms: number): string => `${(ms / 60_000).toFixed(1)} min`;
-const withFree = rollout(true);
-const before = rollout(false);
-const windowEverywhere = rollout(false, WINDOW_MS);
-const rows: Record<string, string> = {
-  [`change touching ${RACK} of ${NODES} nodes (${((100 * RACK) / NODES).toFixed(0)} %), limit ${LIMIT}, ${min(WINDOW_MS)} confirm window, 1 min soak`]:
-    '',
-  'change -> Complete, unchanged nodes without a slot': `${min(withFree.completeMs)} (${withFree.unchanged} nodes moved unchanged)`,
-  'change -> Complete, every node through a slot (no-op applies at once)': min(before.completeMs),
-  'change -> Complete, every node through a slot and a confirm window': min(windowEverywhere.completeMs),
-  'speed-up': `${(before.completeMs / withFree.completeMs).toFixed(1)}x / ${(windowEverywhere.completeMs / withFree.completeMs).toFixed(1)}x`,
-  'passes / planner CPU per pass, free vs before': `${withFree.passes} / ${withFree.cpuMsPerPass.toFixed(1)} ms vs ${before.passes} / ${before.cpuMsPerPass.toFixed(1)} ms`,
-};
-const w = Math.max(...Object.keys(rows).map((k) => k.length));
-console.log('\n== unchanged nodes move for free (virtual time)');
-for (const [k, v] of Object.entries(rows)) console.log(`${k.padEnd(w)} | ${v}`);
+if (!args['skip-unchanged']) unchangedScenario();
+
+function unchangedScenario(): void {
+  const withFree = rollout({ free: true });
+  const before = rollout({ free: false });
+  const windowEverywhere = rollout({ free: false, noopMs: WINDOW_MS });
+  const rows: Record<string, string> = {
+    [`change touching ${RACK} of ${NODES} nodes (${((100 * RACK) / NODES).toFixed(0)} %), limit ${LIMIT}, ${min(WINDOW_MS)} confirm window, 1 min soak`]:
+      '',
+    'change -> Complete, unchanged nodes without a slot': `${min(withFree.completeMs)} (${withFree.unchanged} nodes moved unchanged)`,
+    'change -> Complete, every node through a slot (no-op applies at once)': min(before.completeMs),
+    'change -> Complete, every node through a slot and a confirm window': min(windowEverywhere.completeMs),
+    'speed-up': `${(before.completeMs / withFree.completeMs).toFixed(1)}x / ${(windowEverywhere.completeMs / withFree.completeMs).toFixed(1)}x`,
+    'passes / planner CPU per pass, free vs before': `${withFree.passes} / ${withFree.cpuMsPerPass.toFixed(1)} ms vs ${before.passes} / ${before.cpuMsPerPass.toFixed(1)} ms`,
+  };
+  print('unchanged nodes move for free (virtual time)', rows);
+}
+
+// The incremental planner (issue 26): the same rollout at 5,000 nodes, every pass planned by plan()
+// and by an IncrementalPlanner; wall time per pass (the first pass of each fills its caches).
+const PLANNER_NODES = Number(args['planner-nodes']);
+const pct = (xs: number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)] ?? NaN;
+const ms = (x: number): string => `${x.toFixed(1)} ms`;
+// Every node through a slot (limit 10 %): ten rounds of moves and reports, ~100 passes.
+const big = { free: false, nodes: PLANNER_NODES, limit: Math.ceil(PLANNER_NODES / 10) };
+const reference = rollout(big);
+const incremental = new IncrementalPlanner();
+const kept = rollout({ ...big, planner: (i) => incremental.plan(i) });
+const perPass = (r: Run): string =>
+  `first ${ms(r.passMs[0] ?? NaN)}, median ${ms(pct(r.passMs.slice(1), 0.5))}, p90 ${ms(pct(r.passMs.slice(1), 0.9))} wall; CPU ${ms(r.cpuMsPerPass)} per pass incl. observe (${r.passes} passes)`;
+print(`planner pass over ${PLANNER_NODES} nodes, a rollout through slots (limit ${big.limit})`, {
+  'plan() (every node classified each pass)': perPass(reference),
+  'IncrementalPlanner (goal: <= 10 ms again)': perPass(kept),
+  'verdicts reused / made': `${incremental.memo.counts.reused} / ${incremental.memo.counts.made}`,
+  machine: `${os.cpus().length} CPUs, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')} at the end`,
+});
+
+function print(title: string, rows: Record<string, string>): void {
+  const w = Math.max(...Object.keys(rows).map((k) => k.length));
+  console.log(`\n== ${title}`);
+  for (const [k, v] of Object.entries(rows)) console.log(`${k.padEnd(w)} | ${v}`);
+}

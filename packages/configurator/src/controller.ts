@@ -16,9 +16,9 @@ import { executePlan, type ExecContext } from './execute.js';
 import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './fleet-policy.js';
 import type { Metrics } from './metrics.js';
 import {
+  IncrementalPlanner,
   nodeSpecHash,
   observe,
-  plan,
   specContentHash,
   whyReportIgnored,
   type Observations,
@@ -83,6 +83,8 @@ export class Controller {
   private lastPlan: Plan | undefined;
   private synced = false;
   private readonly specs = new NodeSpecCache();
+  /** plan() with each node's verdict kept between passes (rollout/incremental.ts). */
+  private readonly planner = new IncrementalPlanner();
   private readonly rowLabels = new RowLabelGate();
 
   constructor(private readonly opts: ControllerOptions) {
@@ -222,7 +224,7 @@ export class Controller {
     this.logIgnoredReports(nodeConfigs);
     const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());
     const fleet = effectivePolicy(this.opts.policy, rp);
-    const p = plan({
+    const p = this.planner.plan({
       revisions: this.informers.revision.list(),
       nodes,
       nodeConfigs,

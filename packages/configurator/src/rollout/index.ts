@@ -15,3 +15,4 @@ export * from './failures.js';
 export * from './suspects.js';
 export * from './progress.js';
 export * from './unchanged.js';
+export * from './incremental.js';

@@ -13,6 +13,7 @@ import {
   MOVE_ANNOTATION,
   REVISION_NUMBER_LABEL,
   RETRY_ANNOTATION,
+  canonicalJson,
   nodeConfigSpec,
   rfc3339Millis,
   type FailedNode,
@@ -33,6 +34,7 @@ import {
   observe,
   plan,
   specContentHash,
+  type IncrementalPlanner,
   type NodeInfo,
   type Observations,
   type Policy,
@@ -259,7 +261,24 @@ export interface PassInput {
   now: number;
   inputHash?: string;
   sabotage?: Sabotage;
+  /** Plan with the incremental planner, and throw when its plan differs from plan()'s (issue 26). */
+  incremental?: IncrementalPlanner;
 }
+
+/** The incremental planner's plan, checked against the reference plan() of the same input. */
+function checkedIncremental(planner: IncrementalPlanner, args: Parameters<typeof plan>[0]) {
+  const p = planner.plan(args);
+  const ref = plan(args);
+  const got = canonicalJson(p);
+  const want = canonicalJson(ref);
+  if (got !== want)
+    throw new IncrementalMismatch(
+      `incremental plan differs from plan() at mono ${args.mono}:\n incremental ${got}\n plan()      ${want}`,
+    );
+  return p;
+}
+
+export class IncrementalMismatch extends Error {}
 
 function nodeInfo(n: NodeView): NodeInfo {
   const info = {
@@ -301,7 +320,7 @@ export function runPass(input: PassInput): PassResult {
   const ncs = [...store.nodeConfigs.values()];
   const observations = observe(input.observations, infos, ncs, mono);
   const broken = sabotaged(input.sabotage, policy, [...store.revisions.values()]);
-  const p = plan({
+  const args: Parameters<typeof plan>[0] = {
     revisions: broken.revisions,
     nodes: infos,
     nodeConfigs: ncs,
@@ -312,7 +331,8 @@ export function runPass(input: PassInput): PassResult {
     specHash: (r, n) => specHashOf(r, n.labels),
     contentHash: (r, n) => contentHashOf(r, n.labels),
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
-  });
+  };
+  const p = input.incremental ? checkedIncremental(input.incremental, args) : plan(args);
   const events: PassEvent[] = [];
   const statuses = new Map(p.statusUpdates.map((s) => [s.revision, s.status]));
   const byName = new Map(input.nodes.map((n) => [n.name, n]));

@@ -4,6 +4,7 @@
  * no real time, no randomness of its own (a history is fixed data; generators draw it from a seed).
  */
 import type { NetworkConfigRevision } from '@nodenet/api';
+import type { IncrementalPlanner } from '@nodenet/configurator';
 import { nextNodeWakeup, stepNode, type AgentEnv } from './agents.js';
 import { Ledger, NEVER_REPORTED, fmt, type Violation } from './ledger.js';
 import {
@@ -109,6 +110,8 @@ export class World {
     readonly history: History,
     readonly stopAtFirst = true,
     readonly sabotage?: Sabotage,
+    /** Plans with it and checks every pass against plan() (issue 26). */
+    readonly incremental?: IncrementalPlanner,
   ) {
     this.ledger = new Ledger(stopAtFirst);
     const specs: NodeSpec[] =
@@ -278,6 +281,7 @@ export class World {
       now: T0 + this.t,
       ...(hash ? { inputHash: hash } : {}),
       ...(this.sabotage && !this.settingUp ? { sabotage: this.sabotage } : {}),
+      ...(this.incremental ? { incremental: this.incremental } : {}),
     });
     this.observations = res.observations;
     this.desired = res.desired;
