@@ -195,6 +195,15 @@ function rollout(o: RolloutOptions): Run {
       if (r) revisions.set(u.revision, { ...r, status: u.status });
     }
     for (const a of p.actions) {
+      // Row labels as the controller writes them (its gate delays them, never drops them).
+      if (a.type === 'labelNodeConfig') {
+        const nc = ncs.get(a.name) as NodeConfig;
+        const labels: Record<string, string> = { ...nc.metadata.labels };
+        for (const [k, v] of Object.entries(a.labels))
+          if (v === null) delete labels[k];
+          else labels[k] = v;
+        ncs.set(a.name, { ...nc, metadata: { ...nc.metadata, labels } });
+      }
       if (a.type !== 'assign') continue;
       const n = nodes.find((x) => x.name === a.node) as NodeInfo;
       const r = revisions.get(a.revision) as NetworkConfigRevision;

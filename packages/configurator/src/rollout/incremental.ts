@@ -49,11 +49,16 @@ export interface MemoPass {
  * heartbeat (and a NodeInfo may be built afresh per pass), so it is compared by content.
  */
 const labelKeys = new WeakMap<Record<string, string>, string>();
+const nodeKeys = new WeakMap<NodeInfo, string>();
 function nodeKey(n: NodeInfo | undefined): string | undefined {
   if (n === undefined) return undefined;
+  let key = nodeKeys.get(n);
+  if (key !== undefined) return key;
   let labels = labelKeys.get(n.labels);
   if (labels === undefined) labelKeys.set(n.labels, (labels = JSON.stringify(n.labels)));
-  return `${n.uid ?? ''}|${n.ready ? 1 : 0}|${n.deleting === true ? 1 : 0}|${n.agentStarting === true ? 1 : 0}|${labels}`;
+  key = `${n.uid ?? ''}|${n.ready ? 1 : 0}|${n.deleting === true ? 1 : 0}|${n.agentStarting === true ? 1 : 0}|${labels}`;
+  nodeKeys.set(n, key);
+  return key;
 }
 
 const policyKeys = new WeakMap<Policy, string>();
@@ -126,9 +131,15 @@ export class VerdictMemo {
     };
   }
 
-  /** Forgets the nodes that are neither a Node nor a NodeConfig any more (memory stays bounded). */
-  sweep(names: ReadonlySet<string>): void {
-    for (const name of this.kept.keys()) if (!names.has(name)) this.kept.delete(name);
+  /**
+   * Forgets the nodes that are neither a Node nor a NodeConfig any more, once more are kept than
+   * `bound` (the Nodes and NodeConfigs of this pass): memory stays bounded, and a pass where
+   * nothing went away pays nothing.
+   */
+  sweep(bound: number, names: () => ReadonlySet<string>): void {
+    if (this.kept.size <= bound) return;
+    const live = names();
+    for (const name of this.kept.keys()) if (!live.has(name)) this.kept.delete(name);
   }
 
   get size(): number {
@@ -143,7 +154,8 @@ export class IncrementalPlanner {
   plan(input: PlanInput): Plan {
     const p = plan(input, this.memo);
     this.memo.sweep(
-      new Set([...input.nodes.map((n) => n.name), ...input.nodeConfigs.map((nc) => nc.metadata.name)]),
+      input.nodes.length + input.nodeConfigs.length,
+      () => new Set([...input.nodes.map((n) => n.name), ...input.nodeConfigs.map((nc) => nc.metadata.name)]),
     );
     return p;
   }
