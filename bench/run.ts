@@ -11,6 +11,7 @@ const dir = fileURLToPath(new URL('.', import.meta.url));
 const available = [
   'devcluster',
   'fleet',
+  'fleet-unchanged',
   'configurator-budget',
   'netlink',
   'frr-render',

@@ -13,9 +13,11 @@ export const SPEC_HASH_ANNOTATION = `${GROUP}/spec-hash`;
  * Annotation on a NodeConfig: what kind of move its assignment was. `forward` (during the revision's
  * rollout: its failure counts against the revision), `rollback` (away from an invalid revision) or
  * `catch-up` (the revision had completed): the last two are reported, never invalidating.
+ * `unchanged`: the revision leaves the node's host config as it is (only the revision reference
+ * differs), so the node moves without a slot or a soak; its failures are reported, never counted.
  */
 export const MOVE_ANNOTATION = `${GROUP}/move`;
-export const MOVE_KINDS = ['forward', 'rollback', 'catch-up'] as const;
+export const MOVE_KINDS = ['forward', 'rollback', 'catch-up', 'unchanged'] as const;
 export type MoveKind = (typeof MOVE_KINDS)[number];
 /** Annotation a person sets on an invalid revision to ask for one new attempt (any value). */
 export const RETRY_ANNOTATION = `${GROUP}/retry`;

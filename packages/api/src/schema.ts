@@ -294,6 +294,8 @@ export const NetworkConfigRevisionStatus = Type.Object({
   /** Failures that do not count against the revision (late joiners, failed rollbacks): reported only. */
   degraded: Type.Optional(Type.Integer({ minimum: 0 })),
   degradedNodes: Type.Optional(Type.Array(FailedNode, { maxItems: 50 })),
+  /** Nodes on this revision whose host config it left unchanged: they moved without a slot. */
+  unchanged: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Name of the revision created as a new attempt of this (invalid) one. */
   retriedBy: Type.Optional(Name()),
   startedAt: Type.Optional(Timestamp()),

@@ -20,6 +20,8 @@ export interface StatusView {
   /** The revision nodes are moved to (newest valid), when it is another one. */
   inForce?: string;
   counts: { total: number; ready: number; ongoing: number; queued: number; failed: number; degraded: number };
+  /** Nodes the revision left unchanged (their host config): moved without a slot (issue 26). */
+  unchanged?: number;
   /** Wave label values of the nodes in progress (with `--wave-label`). */
   wave?: { label: string; values: string[] };
   inProgress: { node: string; state: string; since?: string; message: string }[];
@@ -58,6 +60,7 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
   };
   const conditions = st.conditions ?? [];
   const invalid = isInvalid(rev);
+  const unchanged = st.unchanged ?? 0;
   const complete = findCondition(conditions, 'Complete')?.status === 'True';
   const superseded = !invalid && inForce !== undefined && inForce.spec.number > rev.spec.number;
   const phase: Phase = invalid
@@ -118,6 +121,7 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
     phase,
     ...(inForce && inForce.metadata.name !== rev.metadata.name ? { inForce: inForce.metadata.name } : {}),
     counts,
+    ...(unchanged > 0 ? { unchanged } : {}),
     ...(wave ? { wave } : {}),
     inProgress,
     failedNodes,
@@ -219,6 +223,8 @@ export function renderStatus(v: StatusView, nowMs: number): string {
     out.push(
       `Nodes:     ready ${c.ready}, ongoing ${c.ongoing}, queued ${c.queued}, failed ${c.failed}, degraded ${c.degraded}, total ${c.total}`,
     );
+    if (v.unchanged)
+      out.push(`Unchanged: ${plural(v.unchanged, 'node')} unchanged by this revision (moved without a slot)`);
   } else out.push(`Nodes:     failed ${c.failed}${c.degraded ? `, degraded ${c.degraded}` : ''}`);
   if (v.wave)
     out.push(

@@ -195,6 +195,14 @@ describe('status', () => {
     expect(r.code).toBe(1);
   });
 
+  it('nodes the revision left unchanged are counted on a line of their own (moved without a slot)', async () => {
+    const { rev2 } = await rollingOut();
+    const now = await tc.clients.revision.get(rev2.metadata.name);
+    await tc.clients.revision.updateStatus({ ...now, status: { ...now.status, unchanged: 2 } });
+    const r = await cli(tc, ['status', '2']);
+    expect(r.out).toContain('Unchanged: 2 nodes unchanged by this revision (moved without a slot)');
+  });
+
   it('a halted rollout: why, failed nodes, rollback progress, retry hint (golden)', async () => {
     await halted();
     const r = await cli(tc, ['status', '2']);

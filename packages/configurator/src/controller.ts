@@ -24,9 +24,10 @@ import { executePlan, type ExecContext } from './execute.js';
 import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './fleet-policy.js';
 import type { Metrics } from './metrics.js';
 import {
+  IncrementalPlanner,
   nodeSpecHash,
   observe,
-  plan,
+  specContentHash,
   whyReportIgnored,
   type Observations,
   type Plan,
@@ -90,6 +91,8 @@ export class Controller {
   private lastPlan: Plan | undefined;
   private synced = false;
   private readonly specs = new NodeSpecCache();
+  /** plan() with each node's verdict kept between passes (rollout/incremental.ts). */
+  private readonly planner = new IncrementalPlanner();
   private readonly rowLabels = new RowLabelGate();
 
   constructor(private readonly opts: ControllerOptions) {
@@ -232,7 +235,7 @@ export class Controller {
     this.logIgnoredReports(nodeConfigs);
     const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());
     const fleet = effectivePolicy(this.opts.policy, rp);
-    const p = plan({
+    const p = this.planner.plan({
       revisions: this.informers.revision.list(),
       nodes,
       nodeConfigs,
@@ -242,6 +245,8 @@ export class Controller {
       policy: fleet.policy,
       specHash: (r, n) =>
         nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
+      contentHash: (r, n) =>
+        specContentHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
       ...(inputHash ? { inputHash } : {}),
     });
     this.lastPlan = p;

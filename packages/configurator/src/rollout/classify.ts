@@ -64,6 +64,8 @@ export interface Verdict {
   deadline?: number;
   /** The host already runs the desired revision: moving it changes nothing on the host (no slot). */
   hostOnDesired?: boolean;
+  /** Moving it to its target leaves its host config unchanged (unchanged.ts): it moves without a slot. */
+  unchanged?: boolean;
 }
 
 export interface ClassifyContext {
@@ -226,7 +228,9 @@ function onDesiredVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
   if (f.misconfigured !== undefined) return l.unavailable(f.misconfigured);
   if (p.kind === 'provisioned') {
     const end = l.soakEnd as number;
-    if (l.down === undefined && ctx.mono < end) return { ...base, state: 'soaking', deadline: end };
+    // A move that left the host config unchanged has nothing to soak (unchanged.ts).
+    if (l.down === undefined && ctx.mono < end && f.move !== 'unchanged')
+      return { ...base, state: 'soaking', deadline: end };
     // On the revision: NotReady after its soak (or after a catch-up or a rollback) still counts as on it.
     return { ...base, state: 'upToDate' };
   }
@@ -258,8 +262,12 @@ function onDesiredVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
     if (!everReported(nc)) return l.unavailable(`agent never reported (${p.message})`);
     return l.fail(p.message);
   }
-  // A rollback to what the host already runs holds no slot while the agent confirms it.
-  const free = f.move === 'rollback' && hostRuns(nc, ctx.desired.spec.hash) ? { hostOnDesired: true } : {};
+  // A rollback to what the host already runs, or a move that left it unchanged, holds no slot while
+  // the agent confirms it.
+  const free =
+    f.move === 'unchanged' || (f.move === 'rollback' && hostRuns(nc, ctx.desired.spec.hash))
+      ? { hostOnDesired: true }
+      : {};
   if (p.kind === 'working') return { ...base, state: 'provisioning', deadline: p.deadline, ...free };
   return { ...base, state: 'pending', deadline: p.deadline, ...free };
 }
@@ -334,6 +342,11 @@ function elsewhereVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
     // A catch-up or a rollback in progress finishes first (it holds a slot like any move).
     return forward
       ? { ...b, state: 'pending', busyElsewhere: true, deadline: p.deadline }
-      : { ...b, state: 'pending', deadline: p.deadline };
+      : {
+          ...b,
+          state: 'pending',
+          deadline: p.deadline,
+          ...(f.move === 'unchanged' ? { hostOnDesired: true } : {}),
+        };
   return { ...b, state: 'outdated', ...hostOnDesired };
 }

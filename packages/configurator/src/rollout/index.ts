@@ -14,3 +14,5 @@ export * from './identity.js';
 export * from './failures.js';
 export * from './suspects.js';
 export * from './progress.js';
+export * from './unchanged.js';
+export * from './incremental.js';

@@ -25,6 +25,8 @@ import { rowLabelActions } from './rows.js';
 import { fillSlots, type SlotResult } from './slots.js';
 import { carriesSuspect, effectiveSuspects, holdsBack } from './suspects.js';
 import type { Action, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
+import { movesUnchanged } from './unchanged.js';
+import type { VerdictMemo } from './incremental.js';
 
 /** Longest requeue: a far deadline is looked at again within the hour (and setTimeout's 2^31-1 ms cap is never reached). */
 export const MAX_REQUEUE_MS = 3_600_000;
@@ -32,7 +34,8 @@ export const MAX_REQUEUE_MS = 3_600_000;
 const byNumberDesc = (a: NetworkConfigRevision, b: NetworkConfigRevision): number =>
   b.spec.number - a.spec.number;
 
-export function plan(input: PlanInput): Plan {
+/** `memo` keeps verdicts between passes (incremental.ts); without it, every node is classified afresh. */
+export function plan(input: PlanInput, memo?: VerdictMemo): Plan {
   const { policy, mono, now } = input;
   const nodeByName = new Map(input.nodes.map((n) => [n.name, n]));
   const ncByName = new Map(input.nodeConfigs.map((nc) => [nc.metadata.name, nc]));
@@ -63,12 +66,16 @@ export function plan(input: PlanInput): Plan {
 
   // Each node is classified against its target: the desired revision, or the known-good fallback of
   // an invalid assignment, or the revision of a failed rollback (identity.ts targetFor).
-  const verdictsFor = (d: NetworkConfigRevision): Verdict[] =>
-    names.map((name) => {
+  const verdictsFor = (d: NetworkConfigRevision): Verdict[] => {
+    const kept = memo?.pass(revisions, d, invalid, policy, mono);
+    return names.map((name) => {
       const node = nodeByName.get(name);
       const nc = ncByName.get(name);
+      const obs = input.observations.get(name);
+      const known = kept?.get(name, node, nc, obs);
+      if (known) return known;
       const t = targetFor(nc, nc && assignedRevision(nc, index), d, revisions, invalid);
-      const v = classify(name, node, nc, input.observations.get(name), {
+      const v = classify(name, node, nc, obs, {
         desired: t,
         index,
         invalid,
@@ -77,8 +84,12 @@ export function plan(input: PlanInput): Plan {
         now,
         ...(node && input.specHash ? { expectedSpecHash: input.specHash(t, node) } : {}),
       });
-      return t === d ? v : { ...v, target: t, onDesired: false };
+      const out = t === d ? v : { ...v, target: t, onDesired: false };
+      const verdict = movesUnchanged(out, t, invalid, input.contentHash) ? { ...out, unchanged: true } : out;
+      kept?.set(name, node, nc, obs, verdict);
+      return verdict;
     });
+  };
 
   // Failures count against the revision that was assigned, desired or not, and are counted from
   // its record (failures.ts). Invalidating one changes the desired revision (identity.ts) and with

@@ -17,6 +17,7 @@ import { rfc3339, setConditions, type ConditionInput } from '@nodenet/api';
 import { formatDuration } from '@nodenet/kube';
 import type { Policy } from '../policy.js';
 import type { Verdict } from './classify.js';
+import { factsOf } from './facts.js';
 import { MAX_LISTED_NODES, boundedNode, nodeSummary, type FailureRecord } from './failures.js';
 import { CARRIES_REASON } from './suspects.js';
 import { countKey, withReadableState } from './readable.js';
@@ -93,6 +94,10 @@ function desiredStatus(
   const failed = record.failed;
   const degraded = degradedAll.length;
   const queued = s.verdicts.filter((v) => stateOf(v) === 'outdated').length;
+  // Moved without a slot: the revision left their host config unchanged (unchanged.ts).
+  const unchanged = s.verdicts.filter(
+    (v) => v.onDesired && v.nc && factsOf(v.nc).move === 'unchanged',
+  ).length;
   // Every selected node on the revision (NotReady ones too) with its soak over, or failed on it.
   const complete = s.verdicts.every(
     (v) =>
@@ -166,6 +171,7 @@ function desiredStatus(
     isInvalid: false,
     ...(failedNodes.length ? { failedNodes } : {}),
     ...(degradedNodes.length ? { degradedNodes } : {}),
+    ...(unchanged ? { unchanged } : {}),
     ...(old.retriedBy ? { retriedBy: old.retriedBy } : {}),
     startedAt: old.startedAt ?? nowText,
     ...(completedAt ? { completedAt } : {}),

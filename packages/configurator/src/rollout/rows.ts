@@ -44,6 +44,16 @@ function appliedNumber(nc: NodeConfig, revisions: readonly NetworkConfigRevision
   return numbers.length ? String(Math.max(...numbers)) : /^[0-9a-f]{10}/.test(h) ? shortHash(h) : null;
 }
 
+/**
+ * NodeConfigs whose row labels were found right and cannot go wrong by a revision change (the host
+ * runs nothing yet, or the NodeConfig's own revision): each informer object is looked at once.
+ */
+const settledRows = new WeakSet<NodeConfig>();
+const ownNumberApplies = (nc: NodeConfig): boolean =>
+  !nc.status?.lastAppliedRevision ||
+  (nc.status.lastAppliedRevision === nc.spec.revision &&
+    nc.metadata.labels?.[REVISION_NUMBER_LABEL] !== undefined);
+
 /** Label writes for the NodeConfigs whose row labels differ (those assigned in this pass excepted). */
 export function rowLabelActions(
   nodeConfigs: readonly NodeConfig[],
@@ -52,12 +62,13 @@ export function rowLabelActions(
 ): Extract<Action, { type: 'labelNodeConfig' }>[] {
   const out: Extract<Action, { type: 'labelNodeConfig' }>[] = [];
   for (const nc of nodeConfigs) {
-    if (skip.has(nc.metadata.name) || nc.metadata.deletionTimestamp) continue;
+    if (settledRows.has(nc) || skip.has(nc.metadata.name) || nc.metadata.deletionTimestamp) continue;
     const want = rowLabels(nc, revisions);
     const have = nc.metadata.labels ?? {};
     const diff = Object.entries(want).filter(([k, v]) => (have[k] ?? null) !== v);
     if (diff.length)
       out.push({ type: 'labelNodeConfig', name: nc.metadata.name, labels: Object.fromEntries(diff) });
+    else if (ownNumberApplies(nc)) settledRows.add(nc);
   }
   return out;
 }

@@ -83,9 +83,9 @@ export function fillSlots(input: SlotInput): SlotResult {
       targetOf(v).spec.paused !== true &&
       heldBy === undefined &&
       (!wave || waveOf(v) === wave.value));
-  const assign = (v: Verdict, reason: string): void => {
+  const assign = (v: Verdict, reason: string, kind?: MoveKind): void => {
     const from = v.nc?.spec.revision;
-    const move = moveOf(v);
+    const move = kind ?? moveOf(v);
     const to = targetOf(v);
     assignments.push({
       type: 'assign',
@@ -103,6 +103,13 @@ export function fillSlots(input: SlotInput): SlotResult {
   };
   const due = (v: Verdict): boolean => v.notBefore === undefined || v.notBefore <= input.mono;
 
+  // The host config stays as it is (unchanged.ts): no slot, and neither the NotReady hold nor a wave
+  // barrier applies (nothing reaches the host); a pause still holds a forward one.
+  for (const v of verdicts) {
+    if (!v.unchanged || !(isRollback(v) || (!paused && targetOf(v).spec.paused !== true))) continue;
+    assign(v, `host config unchanged by revision ${targetOf(v).spec.number}; no slot`, 'unchanged');
+  }
+
   // Busy with a superseded revision: a forward move of the desired one, under its own limit.
   for (const v of verdicts) {
     if (!v.busyElsewhere || !may(v)) continue;
@@ -118,6 +125,7 @@ export function fillSlots(input: SlotInput): SlotResult {
     (v) =>
       (v.state === 'outdated' || (v.state === 'failed' && v.reassign)) &&
       !v.busyElsewhere &&
+      !v.unchanged &&
       due(v) &&
       may(v),
   );

@@ -38,6 +38,11 @@ export interface PlanInput {
    * function of the revision and the node's labels. Without it, a node is compared by revision only.
    */
   specHash?: (revision: NetworkConfigRevision, node: NodeInfo) => string;
+  /**
+   * The content hash of a node's spec for a revision: its spec hash without the revision reference
+   * (unchanged.ts specContentHash). Without it, every move takes a slot.
+   */
+  contentHash?: (revision: NetworkConfigRevision, node: NodeInfo) => string;
 }
 
 /**

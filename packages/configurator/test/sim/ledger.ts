@@ -9,7 +9,7 @@
  * (5) nodes with an unanswered forward assignment ≤ limit, across leader changes.
  */
 import type { FailedNode, NetworkConfigRevision } from '@nodenet/api';
-import type { PassEvent } from './planner-adapter.js';
+import { contentOf, type PassEvent } from './planner-adapter.js';
 import type { BadChange } from './types.js';
 
 export type InvariantId = 1 | 2 | 3 | 4 | 5;
@@ -59,7 +59,14 @@ export class Ledger {
   /** Per node: its last assignment, by identity a rollback or not, and when. */
   readonly lastAssign = new Map<
     string,
-    { number: number; rollback: boolean; lateJoin: boolean; at: number }
+    {
+      number: number;
+      rollback: boolean;
+      lateJoin: boolean;
+      at: number;
+      /** A move the planner called unchanged whose revision has the content of the node's last one. */
+      unchanged?: boolean;
+    }
   >();
 
   constructor(private readonly stopAtFirst = true) {}
@@ -111,6 +118,8 @@ export class Ledger {
         this.lastAssign.get(e.node)?.rollback === false &&
         // A node joining a completed revision is not part of its rollout (as a DaemonSet's new node).
         this.lastAssign.get(e.node)?.lateJoin === false &&
+        // A move that leaves the host config as it is reaches nothing (issue 26).
+        this.lastAssign.get(e.node)?.unchanged !== true &&
         before.get(e.node)?.at !== v.t,
     );
     if (started.length > v.limit)
@@ -170,7 +179,19 @@ export class Ledger {
       agentOk: v.agentOk(e.node),
     });
     this.holds.set(e.node, e.number);
-    this.lastAssign.set(e.node, { number: e.number, rollback, lateJoin, at: v.t });
+    // Ground truth for a move the planner made without a slot: the content did not change.
+    const unchanged =
+      e.move === 'unchanged' &&
+      prev !== undefined &&
+      r !== undefined &&
+      JSON.stringify(contentOf(prev)) === JSON.stringify(contentOf(r));
+    this.lastAssign.set(e.node, {
+      number: e.number,
+      rollback,
+      lateJoin,
+      at: v.t,
+      ...(unchanged ? { unchanged } : {}),
+    });
   }
 
   private invalidation(e: Extract<PassEvent, { kind: 'invalidate' }>, v: LedgerView): void {

@@ -13,6 +13,7 @@ import {
   MOVE_ANNOTATION,
   REVISION_NUMBER_LABEL,
   RETRY_ANNOTATION,
+  canonicalJson,
   nodeConfigSpec,
   rfc3339Millis,
   type FailedNode,
@@ -32,6 +33,8 @@ import {
   nodeSpecHash,
   observe,
   plan,
+  specContentHash,
+  type IncrementalPlanner,
   type NodeInfo,
   type Observations,
   type Policy,
@@ -258,7 +261,24 @@ export interface PassInput {
   now: number;
   inputHash?: string;
   sabotage?: Sabotage;
+  /** Plan with the incremental planner, and throw when its plan differs from plan()'s (issue 26). */
+  incremental?: IncrementalPlanner;
 }
+
+/** The incremental planner's plan, checked against the reference plan() of the same input. */
+function checkedIncremental(planner: IncrementalPlanner, args: Parameters<typeof plan>[0]) {
+  const p = planner.plan(args);
+  const ref = plan(args);
+  const got = canonicalJson(p);
+  const want = canonicalJson(ref);
+  if (got !== want)
+    throw new IncrementalMismatch(
+      `incremental plan differs from plan() at mono ${args.mono}:\n incremental ${got}\n plan()      ${want}`,
+    );
+  return p;
+}
+
+export class IncrementalMismatch extends Error {}
 
 function nodeInfo(n: NodeView): NodeInfo {
   const info = {
@@ -276,17 +296,22 @@ function nodeInfo(n: NodeView): NodeInfo {
 const specFor = (r: NetworkConfigRevision, n: NodeView) =>
   nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, n.labels);
 
-/** The spec hash per revision and node labels (the controller's NodeSpecCache plays this part). */
-const specHashes = new WeakMap<NetworkConfigRevision['spec'], Map<string, string>>();
-function specHashOf(r: NetworkConfigRevision, labels: Record<string, string>): string {
-  let m = specHashes.get(r.spec);
-  if (!m) specHashes.set(r.spec, (m = new Map()));
-  const key = JSON.stringify(labels);
-  let h = m.get(key);
-  if (h === undefined)
-    m.set(key, (h = nodeSpecHash(nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, labels))));
-  return h;
+/** A hash of the node's spec per revision and node labels (the controller's NodeSpecCache plays this part). */
+function memoHash(of: (spec: NodeConfig['spec']) => string) {
+  const memo = new WeakMap<NetworkConfigRevision['spec'], Map<string, string>>();
+  return (r: NetworkConfigRevision, labels: Record<string, string>): string => {
+    let m = memo.get(r.spec);
+    if (!m) memo.set(r.spec, (m = new Map()));
+    const key = JSON.stringify(labels);
+    let h = m.get(key);
+    if (h === undefined)
+      m.set(key, (h = of(nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, labels))));
+    return h;
+  };
 }
+const specHashOf = memoHash(nodeSpecHash);
+/** The content hash: the spec without its revision reference (issue 26). */
+const contentHashOf = memoHash(specContentHash);
 
 /** One controller pass on the store: observe, plan, then carry out the plan as execute.ts does. */
 export function runPass(input: PassInput): PassResult {
@@ -295,7 +320,7 @@ export function runPass(input: PassInput): PassResult {
   const ncs = [...store.nodeConfigs.values()];
   const observations = observe(input.observations, infos, ncs, mono);
   const broken = sabotaged(input.sabotage, policy, [...store.revisions.values()]);
-  const p = plan({
+  const args: Parameters<typeof plan>[0] = {
     revisions: broken.revisions,
     nodes: infos,
     nodeConfigs: ncs,
@@ -304,8 +329,10 @@ export function runPass(input: PassInput): PassResult {
     observations,
     policy: broken.policy,
     specHash: (r, n) => specHashOf(r, n.labels),
+    contentHash: (r, n) => contentHashOf(r, n.labels),
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
-  });
+  };
+  const p = input.incremental ? checkedIncremental(input.incremental, args) : plan(args);
   const events: PassEvent[] = [];
   const statuses = new Map(p.statusUpdates.map((s) => [s.revision, s.status]));
   const byName = new Map(input.nodes.map((n) => [n.name, n]));

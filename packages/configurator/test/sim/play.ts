@@ -1,5 +1,6 @@
 /** Playing a history to its end: faults stop, pauses lift, convergence is checked (invariant 4). */
 import type { NodeConfig } from '@nodenet/api';
+import type { IncrementalPlanner } from '@nodenet/configurator';
 import { assignmentKey, contentOf, isInvalid, numberOf, type Sabotage } from './planner-adapter.js';
 import { TIMING, type Scheduled } from './types.js';
 import { World, type History, type RevisionSummary, type RunResult } from './world.js';
@@ -63,8 +64,11 @@ export function summary(w: World): RevisionSummary[] {
 }
 
 /** Plays a history: revision 1 completes, the actions play, faults stop, convergence is checked. */
-export function play(history: History, opts: { stopAtFirst?: boolean; sabotage?: Sabotage } = {}): RunResult {
-  const w = new World(history, opts.stopAtFirst ?? true, opts.sabotage);
+export function play(
+  history: History,
+  opts: { stopAtFirst?: boolean; sabotage?: Sabotage; incremental?: IncrementalPlanner } = {},
+): RunResult {
+  const w = new World(history, opts.stopAtFirst ?? true, opts.sabotage, opts.incremental);
   const stop = (): boolean => w.stopAtFirst && w.ledger.violations.length > 0;
   w.settingUp = true;
   w.advance(60_000, []);

@@ -4,6 +4,7 @@
  * no real time, no randomness of its own (a history is fixed data; generators draw it from a seed).
  */
 import type { NetworkConfigRevision } from '@nodenet/api';
+import type { IncrementalPlanner } from '@nodenet/configurator';
 import { nextNodeWakeup, stepNode, type AgentEnv } from './agents.js';
 import { Ledger, NEVER_REPORTED, fmt, type Violation } from './ledger.js';
 import {
@@ -109,6 +110,8 @@ export class World {
     readonly history: History,
     readonly stopAtFirst = true,
     readonly sabotage?: Sabotage,
+    /** Plans with it and checks every pass against plan() (issue 26). */
+    readonly incremental?: IncrementalPlanner,
   ) {
     this.ledger = new Ledger(stopAtFirst);
     const specs: NodeSpec[] =
@@ -278,6 +281,7 @@ export class World {
       now: T0 + this.t,
       ...(hash ? { inputHash: hash } : {}),
       ...(this.sabotage && !this.settingUp ? { sabotage: this.sabotage } : {}),
+      ...(this.incremental ? { incremental: this.incremental } : {}),
     });
     this.observations = res.observations;
     this.desired = res.desired;
@@ -337,7 +341,8 @@ export class World {
     for (const [name, a] of this.ledger.lastAssign) {
       const n = this.nodes.get(name);
       const nc = this.store.nodeConfigs.get(name);
-      if (!n || !nc || a.rollback || a.lateJoin || !n.exists || !n.kubeletReady || n.cut) continue;
+      if (!n || !nc || a.rollback || a.lateJoin || a.unchanged || !n.exists || !n.kubeletReady || n.cut)
+        continue;
       if (n.agent === 'dead' || n.agent === 'notStarted' || n.agent === 'misconfigured') continue;
       if (this.t - a.at > this.policy.preconfigTimeoutMs || numberOf(nc) !== a.number) continue;
       if (n.handledKey === assignmentKey(nc) && n.job === undefined) continue;

@@ -4,7 +4,9 @@
  * write status the way the real agent does (packages/agent/src/status/status.ts):
  * `provisioning` with the old revision still on the host, then `provisioned` (lastAppliedRevision =
  * the new revision) or `invalid` (lastAppliedRevision = the restored one); every status carries
- * conditions with the observedGeneration it answers.
+ * conditions with the observedGeneration it answers. A spec whose content (everything but the
+ * revision reference) is what the host runs is a no-op apply, as for the real agent: `provisioned`
+ * at once, no confirm window (the behaviour is not asked).
  */
 import http from 'node:http';
 import {
@@ -17,7 +19,7 @@ import {
   setHeaderOptions,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { GROUP, shortHash, VERSION, type NodeConfig, type NodeConfigStatus } from '@nodenet/api';
+import { GROUP, hashConfig, shortHash, VERSION, type NodeConfig, type NodeConfigStatus } from '@nodenet/api';
 
 export type AgentBehaviour =
   | { kind: 'ok'; delayMs?: number }
@@ -61,7 +63,12 @@ export class SimulatedAgents {
   private readonly api: CustomObjectsApi;
   private informer: ReturnType<typeof makeInformer<KubernetesObject>> | undefined;
   /** Per node: the generation handled, the revision on the "host", the pending timer. */
-  private readonly state = new Map<string, { generation?: number; host?: string; timer?: NodeJS.Timeout }>();
+  private readonly state = new Map<
+    string,
+    { generation?: number; host?: string; hostContent?: string; timer?: NodeJS.Timeout }
+  >();
+  /** Every assignment an agent handled: whether its spec changed the host config (issue 26). */
+  readonly handed: { node: string; revision: string; changed: boolean }[] = [];
   private readonly stoppedNodes = new Set<string>();
   readonly writes: StatusWriteRecord[] = [];
   writeErrors = 0;
@@ -157,6 +164,10 @@ export class SimulatedAgents {
     (s as { key?: string }).key = key;
     if (s.timer) clearTimeout(s.timer);
     const revision = nc.spec.revision;
+    const content = hashConfig({ ...nc.spec, revision: '' });
+    const noOp = s.host !== revision && s.hostContent === content;
+    this.handed.push({ node, revision, changed: s.host !== revision && !noOp });
+    if (noOp) s.host = revision;
     if (s.host === revision) {
       void this.write(node, revision, gen, {
         configStatus: 'provisioned',
@@ -179,6 +190,7 @@ export class SimulatedAgents {
         if (this.stopped || this.stoppedNodes.has(node)) return;
         if (b.kind === 'ok') {
           s.host = revision;
+          s.hostContent = content;
           void this.write(node, revision, gen, {
             configStatus: 'provisioned',
             lastAppliedRevision: revision,
@@ -194,6 +206,7 @@ export class SimulatedAgents {
           s.timer = setTimeout(() => {
             if (this.stopped || this.stoppedNodes.has(node)) return;
             s.host = revision;
+            s.hostContent = content;
             void this.write(node, revision, gen, {
               configStatus: 'provisioned',
               lastAppliedRevision: revision,

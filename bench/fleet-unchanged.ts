@@ -1,0 +1,278 @@
+/**
+ * Unchanged nodes move for free (issue 26): a change that touches 4 % of 1,000 nodes (one rack of
+ * 40, a Layer-2 network with a node selector), --update-limit 10 %, the agent's 4-minute confirm
+ * window on every node whose host config changes, 1 minute soak. Time from the revision to Complete
+ * with the unchanged nodes moved without a slot, and with every node walked through a slot (the
+ * behaviour before: the planner without content hashes). The real planner (plan/observe) and the
+ * assignments as execute.ts writes them, on a virtual clock, so the figure does not depend on the
+ * machine; the planner's CPU per pass is printed beside it. A pass runs after each pass's writes
+ * (coalesced), at each agent report, and when the planner asks to look again.
+ * Then the incremental planner: a rollout over 5,000 nodes (every node through a slot, limit 10 %)
+ * planned by plan() and by an IncrementalPlanner, wall time per pass.
+ * Run: npx tsx bench/fleet-unchanged.ts [--nodes 1000] [--rack 40] [--limit 100] [--window-s 240]
+ *      [--planner-nodes 5000] [--skip-unchanged]
+ */
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import {
+  API_VERSION,
+  type Inputs,
+  type Layer2NetworkConfiguration,
+  type NetworkConfigRevision,
+  type NodeConfig,
+} from '@nodenet/api';
+import {
+  DEFAULT_POLICY,
+  NodeSpecCache,
+  buildRevision,
+  nodeConfigFor,
+  nodeSpecHash,
+  observe,
+  plan,
+  specContentHash,
+  IncrementalPlanner,
+  type NodeInfo,
+  type Plan,
+  type PlanInput,
+  type Observations,
+} from '@nodenet/configurator';
+
+const { values: args } = parseArgs({
+  options: {
+    nodes: { type: 'string', default: '1000' },
+    rack: { type: 'string', default: '40' },
+    limit: { type: 'string', default: '100' },
+    'window-s': { type: 'string', default: '240' },
+    'planner-nodes': { type: 'string', default: '5000' },
+    'skip-unchanged': { type: 'boolean', default: false },
+  },
+});
+const NODES = Number(args.nodes);
+const RACK = Number(args.rack);
+const LIMIT = Number(args.limit);
+const WINDOW_MS = Number(args['window-s']) * 1000;
+/** A no-op apply: the agent reports at once (no confirm window). */
+const NOOP_MS = 1000;
+/** The controller's coalescing window: a pass after the writes of the previous one. */
+const COALESCE_MS = 50;
+
+const l2 = (name: string, id: number, selector?: Record<string, string>): Layer2NetworkConfiguration => ({
+  apiVersion: API_VERSION,
+  kind: 'Layer2NetworkConfiguration',
+  metadata: { name, generation: 1, uid: `uid-${name}` },
+  spec: { id, vni: 10_000 + id, mtu: 1500, ...(selector ? { nodeSelector: { matchLabels: selector } } : {}) },
+});
+const inputs = (layer2: Layer2NetworkConfiguration[]): Inputs => ({ vrf: [], layer2, routingTable: [] });
+
+function revisionOf(i: Inputs, existing: NetworkConfigRevision[]): NetworkConfigRevision {
+  const d = buildRevision(i, existing, Date.now()).decision;
+  if (d.action !== 'create') throw new Error(`unexpected build decision ${d.action}`);
+  return d.revision;
+}
+
+interface Run {
+  completeMs: number;
+  unchanged: number;
+  passes: number;
+  cpuMsPerPass: number;
+  /** Wall time of each planner pass (ms). */
+  passMs: number[];
+}
+
+interface RolloutOptions {
+  /** Unchanged nodes move without a slot (the planner is given content hashes). */
+  free: boolean;
+  noopMs?: number;
+  nodes?: number;
+  limit?: number;
+  /** The planner: plan() by default, or an IncrementalPlanner's. */
+  planner?: (input: PlanInput) => Plan;
+}
+
+function rollout(o: RolloutOptions): Run {
+  const { free, noopMs = NOOP_MS, planner = plan } = o;
+  const nodes: NodeInfo[] = Array.from({ length: o.nodes ?? NODES }, (_, i) => ({
+    name: `node-${String(i).padStart(4, '0')}`,
+    labels: { rack: `r${Math.floor(i / RACK)}` },
+    ready: true,
+  }));
+  const r1 = revisionOf(inputs([l2('base', 100)]), []);
+  const r1done: NetworkConfigRevision = {
+    ...r1,
+    status: { completedAt: new Date().toISOString(), startedAt: new Date().toISOString() },
+  };
+  const r2 = revisionOf(inputs([l2('base', 100), l2('rack', 200, { rack: 'r0' })]), [r1done]);
+  const revisions = new Map([r1done, r2].map((r) => [r.metadata.name, r]));
+  const specs = new NodeSpecCache();
+  const specOf = (r: NetworkConfigRevision, n: NodeInfo) =>
+    specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels);
+  // Every node on revision 1, provisioned long ago.
+  const ncs = new Map<string, NodeConfig>();
+  let mono = 0;
+  const write = (
+    r: NetworkConfigRevision,
+    n: NodeInfo,
+    move: 'forward' | 'unchanged' | 'rollback' | 'catch-up',
+  ) => {
+    const nc = nodeConfigFor(
+      r,
+      { metadata: { name: n.name, labels: n.labels } },
+      { spec: specOf(r, n), move, now: Date.now(), identity: 'bench' },
+    );
+    const old = ncs.get(n.name);
+    nc.metadata.generation = (old?.metadata.generation ?? 0) + 1;
+    return nc;
+  };
+  const report = (
+    nc: NodeConfig,
+    configStatus: 'provisioned' | 'provisioning',
+    applied: string,
+  ): NodeConfig => ({
+    ...nc,
+    status: {
+      configStatus,
+      lastAppliedRevision: applied,
+      lastUpdate: new Date().toISOString(),
+      conditions: [
+        {
+          type: 'Ready',
+          status: configStatus === 'provisioned' ? 'True' : 'False',
+          reason: 'R',
+          message: 'm',
+          lastTransitionTime: new Date().toISOString(),
+          observedGeneration: nc.metadata.generation ?? 1,
+        },
+      ],
+    },
+  });
+  for (const n of nodes) {
+    const nc = write(r1done, n, 'forward');
+    ncs.set(n.name, report(nc, 'provisioned', r1.spec.hash));
+  }
+  const hostContent = new Map(nodes.map((n) => [n.name, specContentHash(specOf(r1, n))]));
+  // Agents: per node, when its pending assignment finishes.
+  const finishes = new Map<string, number>();
+  // The real agent's heartbeats during its window restart --config-timeout; these agents are silent.
+  const policy = {
+    ...DEFAULT_POLICY,
+    updateLimit: { kind: 'count' as const, count: o.limit ?? LIMIT },
+    configTimeoutMs: 2 * WINDOW_MS,
+  };
+  let observations: Observations = new Map();
+  let passes = 0;
+  let cpu = 0;
+  let unchanged = 0;
+  const passMs: number[] = [];
+  for (mono = 0; mono < 24 * 3_600_000;) {
+    for (const [name, at] of finishes) {
+      if (at > mono) continue;
+      finishes.delete(name);
+      const nc = ncs.get(name) as NodeConfig;
+      ncs.set(name, report(nc, 'provisioned', nc.spec.revision));
+      hostContent.set(name, specContentHash(nc.spec));
+    }
+    const list = [...ncs.values()];
+    const c0 = process.cpuUsage();
+    observations = observe(observations, nodes, list, mono);
+    const t0 = performance.now();
+    const p = planner({
+      revisions: [...revisions.values()],
+      nodes,
+      nodeConfigs: list,
+      now: Date.now(),
+      mono,
+      observations,
+      policy,
+      specHash: (r, n) => nodeSpecHash(specOf(r, n)),
+      ...(free ? { contentHash: (r, n) => specContentHash(specOf(r, n)) } : {}),
+    });
+    passMs.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu += (c.user + c.system) / 1000;
+    passes++;
+    for (const u of p.statusUpdates) {
+      const r = revisions.get(u.revision);
+      if (r) revisions.set(u.revision, { ...r, status: u.status });
+    }
+    for (const a of p.actions) {
+      // Row labels as the controller writes them (its gate delays them, never drops them).
+      if (a.type === 'labelNodeConfig') {
+        const nc = ncs.get(a.name) as NodeConfig;
+        const labels: Record<string, string> = { ...nc.metadata.labels };
+        for (const [k, v] of Object.entries(a.labels))
+          if (v === null) delete labels[k];
+          else labels[k] = v;
+        ncs.set(a.name, { ...nc, metadata: { ...nc.metadata, labels } });
+      }
+      if (a.type !== 'assign') continue;
+      const n = nodes.find((x) => x.name === a.node) as NodeInfo;
+      const r = revisions.get(a.revision) as NetworkConfigRevision;
+      const nc = write(r, n, a.move);
+      const old = ncs.get(a.node) as NodeConfig;
+      const same = specContentHash(nc.spec) === hostContent.get(a.node);
+      if (a.move === 'unchanged') unchanged++;
+      ncs.set(a.node, report(nc, 'provisioning', old.status?.lastAppliedRevision ?? ''));
+      finishes.set(a.node, mono + (same ? noopMs : WINDOW_MS));
+    }
+    if (revisions.get(r2.metadata.name)?.status?.completedAt)
+      return { completeMs: mono, unchanged, passes, cpuMsPerPass: cpu / passes, passMs };
+    // The next pass: after this one's writes, at the next agent report, or when the planner asks.
+    const acted = p.actions.some((a) => a.type === 'assign') || p.statusUpdates.length > 0;
+    mono = Math.min(
+      acted ? mono + COALESCE_MS : Infinity,
+      ...finishes.values(),
+      mono + (p.requeueAfterMs ?? 3_600_000),
+    );
+  }
+  throw new Error(
+    `revision 2 never completed: ${JSON.stringify(revisions.get(r2.metadata.name)?.status).slice(0, 600)}`,
+  );
+}
+
+const min = (ms: number): string => `${(ms / 60_000).toFixed(1)} min`;
+if (!args['skip-unchanged']) unchangedScenario();
+
+function unchangedScenario(): void {
+  const withFree = rollout({ free: true });
+  const before = rollout({ free: false });
+  const windowEverywhere = rollout({ free: false, noopMs: WINDOW_MS });
+  const rows: Record<string, string> = {
+    [`change touching ${RACK} of ${NODES} nodes (${((100 * RACK) / NODES).toFixed(0)} %), limit ${LIMIT}, ${min(WINDOW_MS)} confirm window, 1 min soak`]:
+      '',
+    'change -> Complete, unchanged nodes without a slot': `${min(withFree.completeMs)} (${withFree.unchanged} nodes moved unchanged)`,
+    'change -> Complete, every node through a slot (no-op applies at once)': min(before.completeMs),
+    'change -> Complete, every node through a slot and a confirm window': min(windowEverywhere.completeMs),
+    'speed-up': `${(before.completeMs / withFree.completeMs).toFixed(1)}x / ${(windowEverywhere.completeMs / withFree.completeMs).toFixed(1)}x`,
+    'passes / planner CPU per pass, free vs before': `${withFree.passes} / ${withFree.cpuMsPerPass.toFixed(1)} ms vs ${before.passes} / ${before.cpuMsPerPass.toFixed(1)} ms`,
+  };
+  print('unchanged nodes move for free (virtual time)', rows);
+}
+
+// The incremental planner (issue 26): the same rollout at 5,000 nodes, every pass planned by plan()
+// and by an IncrementalPlanner; wall time per pass (the first pass of each fills its caches).
+const PLANNER_NODES = Number(args['planner-nodes']);
+const pct = (xs: number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)] ?? NaN;
+const ms = (x: number): string => `${x.toFixed(1)} ms`;
+// Every node through a slot (limit 10 %): ten rounds of moves and reports, ~100 passes.
+const big = { free: false, nodes: PLANNER_NODES, limit: Math.ceil(PLANNER_NODES / 10) };
+const reference = rollout(big);
+const incremental = new IncrementalPlanner();
+const kept = rollout({ ...big, planner: (i) => incremental.plan(i) });
+const perPass = (r: Run): string =>
+  `first ${ms(r.passMs[0] ?? NaN)}, median ${ms(pct(r.passMs.slice(1), 0.5))}, p90 ${ms(pct(r.passMs.slice(1), 0.9))} wall; CPU ${ms(r.cpuMsPerPass)} per pass incl. observe (${r.passes} passes)`;
+print(`planner pass over ${PLANNER_NODES} nodes, a rollout through slots (limit ${big.limit})`, {
+  'plan() (every node classified each pass)': perPass(reference),
+  'IncrementalPlanner (goal: <= 10 ms again)': perPass(kept),
+  'verdicts reused / made': `${incremental.memo.counts.reused} / ${incremental.memo.counts.made}`,
+  machine: `${os.cpus().length} CPUs, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')} at the end`,
+});
+
+function print(title: string, rows: Record<string, string>): void {
+  const w = Math.max(...Object.keys(rows).map((k) => k.length));
+  console.log(`\n== ${title}`);
+  for (const [k, v] of Object.entries(rows)) console.log(`${k.padEnd(w)} | ${v}`);
+}
