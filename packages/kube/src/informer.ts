@@ -13,7 +13,7 @@ import type { KubeClient } from './client.js';
 import { remove, replace, upsert, type InformerEvent } from './cache.js';
 import type { KubeObject, ListOptions, ObjectList, ResourceType } from './resources.js';
 
-export interface InformerOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> {
   /** Re-deliver all cached objects this often (0 = never). Default 0. */
   resyncMs?: number;
   labelSelector?: string;
@@ -24,6 +24,14 @@ export interface InformerOptions {
   maxBackoffMs?: number;
   /** Server-side watch timeout; the watch is re-opened from the last resourceVersion after it. */
   watchTimeoutSeconds?: number;
+  /**
+   * What the cache keeps of each object, applied to everything that enters it (list items, watch
+   * events, fed-back writes) before handlers see it: a controller that reads a few fields of large
+   * objects keeps those, not one full copy per object. Must keep metadata.resourceVersion.
+   */
+  transform?: (obj: T) => T;
+  /** Objects per list page (`limit`): each page is summarised before the next is read. */
+  pageSize?: number;
 }
 
 export interface InformerStats {
@@ -40,7 +48,7 @@ export interface ListWatchSource<T extends KubeObject> {
   readonly type: Pick<ResourceType, 'kind'>;
   readonly client: Pick<KubeClient, 'watch'>;
   collectionPath(namespace?: string): string;
-  list(opts: ListOptions & { namespace?: string }): Promise<ObjectList<T>>;
+  list(opts: ListOptions & { namespace?: string; keep?: (obj: T) => T }): Promise<ObjectList<T>>;
 }
 
 export class Informer<T extends KubeObject> {
@@ -60,7 +68,7 @@ export class Informer<T extends KubeObject> {
 
   constructor(
     readonly resource: ListWatchSource<T>,
-    private readonly opts: InformerOptions = {},
+    private readonly opts: InformerOptions<T> = {},
   ) {
     this.backoffMs = opts.minBackoffMs ?? 200;
     this.syncedPromise = new Promise((r) => (this.syncedResolve = r));
@@ -125,7 +133,12 @@ export class Informer<T extends KubeObject> {
 
   /** Feeds back an object this process just wrote (or `null` with the object to record its deletion). */
   mutated(obj: T, deleted = false): void {
-    this.deliver(deleted ? remove(this.cache, obj) : upsert(this.cache, obj));
+    const kept = this.keep(obj);
+    this.deliver(deleted ? remove(this.cache, kept) : upsert(this.cache, kept));
+  }
+
+  private keep(obj: T): T {
+    return this.opts.transform ? this.opts.transform(obj) : obj;
   }
 
   private deliver(e: InformerEvent<T> | undefined): void {
@@ -163,6 +176,8 @@ export class Informer<T extends KubeObject> {
         labelSelector: this.opts.labelSelector,
         fieldSelector: this.opts.fieldSelector,
         namespace: this.opts.namespace,
+        ...(this.opts.pageSize ? { limit: this.opts.pageSize } : {}),
+        ...(this.opts.transform ? { keep: this.opts.transform } : {}),
       });
     } catch (err) {
       this.reportError(err);
@@ -207,10 +222,10 @@ export class Informer<T extends KubeObject> {
       switch (type) {
         case 'ADDED':
         case 'MODIFIED':
-          this.deliver(upsert(this.cache, obj));
+          this.deliver(upsert(this.cache, this.keep(obj)));
           break;
         case 'DELETED':
-          this.deliver(remove(this.cache, obj));
+          this.deliver(remove(this.cache, this.keep(obj)));
           break;
         case 'BOOKMARK':
           break;
