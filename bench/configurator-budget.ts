@@ -107,7 +107,7 @@ for (const nodes of nodeCounts.length ? nodeCounts : [10, 50]) {
     { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_OPTIONS } },
   );
   let passes = 0;
-  while (!(passes >= 2) && performance.now() - t1 < 300_000) {
+  while (passes < 1 && performance.now() - t1 < 300_000) {
     await new Promise((r) => setTimeout(r, 500));
     passes = await metric(`http://127.0.0.1:${port + 1000}`, 'nodenet_configurator_passes_total').catch(
       () => 0,
@@ -115,7 +115,7 @@ for (const nodes of nodeCounts.length ? nodeCounts : [10, 50]) {
   }
   const restartPeak = kib(restarted.pid ?? 0, 'VmHWM:');
   console.log(
-    `  restart with ${nodes} NodeConfigs at the budget: ${passes >= 2 ? 'acting' : 'NOT acting'} after ` +
+    `  restart with ${nodes} NodeConfigs at the budget: ${passes >= 1 ? 'acting' : 'NOT acting'} after ` +
       `${((performance.now() - t1) / 1000).toFixed(1)} s; peak RSS ${(restartPeak / 2 ** 20).toFixed(0)} MiB`,
   );
   restarted.kill('SIGTERM');

@@ -36,7 +36,8 @@ export function nodeConfigSummary(nc: NodeConfig): NodeConfig {
 }
 
 /**
- * NodeConfigs per list page: at the budget a page is ~15 MiB of JSON, summarised before the next is
- * read, so a (re)start lists any fleet within the memory limit; 5,000 small ones take 500 requests.
+ * NodeConfigs per list page: at the budget a page is ~6 MiB of JSON (held three times while it is
+ * read and parsed), summarised before the next is read, so a (re)start lists any fleet within the
+ * memory limit; 5,000 small ones take 1,250 short requests.
  */
-export const NODE_CONFIG_PAGE = 10;
+export const NODE_CONFIG_PAGE = 4;
