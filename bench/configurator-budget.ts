@@ -16,6 +16,9 @@ import type { InputObject } from '@nodenet/api';
 import { inputSetOfSize, spawnConfigurator, SimulatedAgents } from '@nodenet/testkit';
 
 const DEPLOYMENT_LIMIT = 512 * 1024 * 1024;
+/** The configurator runs with the Deployment's NODE_OPTIONS (its heap bound). */
+const DEPLOYMENT = readFileSync(new URL('../deploy/configurator.yaml', import.meta.url), 'utf8');
+const NODE_OPTIONS = /name: NODE_OPTIONS, value: ([^ }]+)/.exec(DEPLOYMENT)?.[1] ?? '';
 const CRDS = fileURLToPath(new URL('../crds/', import.meta.url));
 const nodeCounts = process.argv.slice(2).map(Number);
 
@@ -34,7 +37,9 @@ async function metric(url: string, name: string): Promise<number> {
   return Number(line?.split(' ')[1] ?? NaN);
 }
 
-console.log(`# configurator at the size budget (${cpus().length} cores, load ${loadavg()[0]?.toFixed(1)})`);
+console.log(
+  `# configurator at the size budget (${cpus().length} cores, load ${loadavg()[0]?.toFixed(1)}, NODE_OPTIONS ${NODE_OPTIONS})`,
+);
 const { inputs, configBytes } = inputSetOfSize(DEFAULT_BUDGET.maxConfigBytes - 4096);
 for (const nodes of nodeCounts.length ? nodeCounts : [10, 50]) {
   const dc = await startDevCluster({ crdsDir: CRDS });
@@ -62,10 +67,14 @@ for (const nodes of nodeCounts.length ? nodeCounts : [10, 50]) {
   await agents.start();
   const port = 19_000 + nodes;
   const t0 = performance.now();
-  const child = spawnConfigurator(dc.kubeconfigPath, [
-    ...['--leader-election-lease-duration', '15s', '--leader-election-renew-deadline', '10s'],
-    ...['--update-limit', '100%', '--metrics-addr', `127.0.0.1:${port}`],
-  ]);
+  const child = spawnConfigurator(
+    dc.kubeconfigPath,
+    [
+      ...['--leader-election-lease-duration', '15s', '--leader-election-renew-deadline', '10s'],
+      ...['--update-limit', '100%', '--metrics-addr', `127.0.0.1:${port}`],
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_OPTIONS } },
+  );
   const pid = child.pid ?? 0;
   let complete = false;
   while (!complete && performance.now() - t0 < 600_000) {
@@ -88,6 +97,27 @@ for (const nodes of nodeCounts.length ? nodeCounts : [10, 50]) {
   );
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
+  // A restart (failover, upgrade): the new instance lists every NodeConfig at the budget, then acts.
+  const t1 = performance.now();
+  const restarted = spawnConfigurator(
+    dc.kubeconfigPath,
+    ['--update-limit', '100%', '--metrics-addr', `127.0.0.1:${port + 1000}`],
+    { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, NODE_OPTIONS } },
+  );
+  let passes = 0;
+  while (passes < 1 && performance.now() - t1 < 300_000) {
+    await new Promise((r) => setTimeout(r, 500));
+    passes = await metric(`http://127.0.0.1:${port + 1000}`, 'nodenet_configurator_passes_total').catch(
+      () => 0,
+    );
+  }
+  const restartPeak = kib(restarted.pid ?? 0, 'VmHWM:');
+  console.log(
+    `  restart with ${nodes} NodeConfigs at the budget: ${passes >= 1 ? 'acting' : 'NOT acting'} after ` +
+      `${((performance.now() - t1) / 1000).toFixed(1)} s; peak RSS ${(restartPeak / 2 ** 20).toFixed(0)} MiB`,
+  );
+  restarted.kill('SIGTERM');
+  await new Promise((r) => restarted.once('exit', r));
   await agents.stop();
   clients.client.close();
   await dc.stop();

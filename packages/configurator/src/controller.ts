@@ -39,6 +39,7 @@ import type { SizeBudget } from './budget.js';
 import { NodeSpecCache } from './node-specs.js';
 import { RowLabelGate } from './row-label-gate.js';
 import { managedNodeLabels, nodeInfoOf, sameLabels } from './node-info.js';
+import { NODE_CONFIG_PAGE, nodeConfigSummary } from './node-config-summary.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './node-config.js';
 
@@ -103,7 +104,12 @@ export class Controller {
       layer2: new Informer(c.layer2, { resyncMs: resync }),
       routingTable: new Informer(c.routingTable, { resyncMs: resync }),
       revision: new Informer(c.revision, { resyncMs: resync }),
-      nodeConfig: new Informer(c.nodeConfig, { resyncMs: resync }),
+      // One summary per node, not its whole configuration (node-config-summary.ts).
+      nodeConfig: new Informer(c.nodeConfig, {
+        resyncMs: resync,
+        transform: nodeConfigSummary,
+        pageSize: NODE_CONFIG_PAGE,
+      }),
       rolloutPolicy: new Informer(c.rolloutPolicy, { resyncMs: resync }),
       node: new Informer(c.node, { resyncMs: resync }),
     };

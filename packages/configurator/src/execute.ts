@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import type { Metrics } from './metrics.js';
 import { nodeConfigFor } from './node-config.js';
 import type { RowLabelGate } from './row-label-gate.js';
+import { assignConcurrency } from './write-budget.js';
 import {
   ATTEMPT_ANNOTATION,
   EMPTY_REVISION_NAME,
@@ -312,7 +313,8 @@ export async function executePlan(p: Plan, ctx: ExecContext): Promise<number> {
   // One write per node: an assigned node's write carries its row labels, and the planner labels
   // only nodes it does not assign, so the two kinds share one round of parallel writes.
   const perNode: (AssignAction | Act<'labelNodeConfig'>)[] = [...of('assign'), ...labels];
-  await parallel(perNode, ctx.concurrency, (a) =>
+  const assigned = of('assign').flatMap((a) => ctx.cache.revision(a.revision) ?? []);
+  await parallel(perNode, assignConcurrency(assigned, ctx.concurrency), (a) =>
     a.type === 'assign'
       ? guard(`assign ${a.node}`, async () => {
           if (await assign(a, ctx)) done.push(a);

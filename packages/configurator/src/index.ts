@@ -14,6 +14,8 @@ export * from './run.js';
 export { type ExecContext, controlEvents, executePlan } from './execute.js';
 export { RowLabelGate, ROW_LABEL_SETTLE_MS } from './row-label-gate.js';
 export { nodeConfigFor } from './node-config.js';
+export { nodeConfigSummary } from './node-config-summary.js';
+export { IN_FLIGHT_SPEC_BYTES, assignConcurrency } from './write-budget.js';
 export { appliedCondition, carried } from './outcome.js';
 export * from './budget.js';
 export * from './build-schedule.js';

@@ -8,7 +8,7 @@ import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
 import {
   KubeClient,
-  LeaderElector,
+  LeaderElectorThread,
   loadKubeConfig,
   makeClients,
   serveEndpoints,
@@ -23,7 +23,7 @@ import { readiness, watchLeaseNamespace } from './readiness.js';
 export interface RunningConfigurator {
   controller: Controller;
   metrics: Metrics;
-  elector: LeaderElector;
+  elector: LeaderElectorThread;
   identity: string;
   /** Resolves once the informers have listed everything (the endpoints answer before). */
   synced: Promise<void>;
@@ -58,22 +58,19 @@ export async function runConfigurator(
     ...(options.buildTiming ? { buildTiming: options.buildTiming } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
   });
-  const elector: LeaderElector = new LeaderElector(
-    clients.lease,
-    { ...le, identity },
-    {
-      onStartedLeading: () => {
-        log.info({ identity }, 'became leader');
-        controller.leadershipChanged(true);
-      },
-      onStoppedLeading: (reason) => {
-        log.warn({ identity, cause: reason }, 'stopped leading');
-        controller.leadershipChanged(false);
-      },
-      onNewLeader: (holder) => log.info({ leader: holder }, 'leader observed'),
-      onError: (err) => log.warn({ err: String(err) }, 'leader election request failed'),
+  // In its own thread: a long build on this one must not starve the renewals (leader-thread.ts).
+  const elector: LeaderElectorThread = new LeaderElectorThread({ ...le, identity }, options.kubeconfig, {
+    onStartedLeading: () => {
+      log.info({ identity }, 'became leader');
+      controller.leadershipChanged(true);
     },
-  );
+    onStoppedLeading: (reason) => {
+      log.warn({ identity, cause: reason }, 'stopped leading');
+      controller.leadershipChanged(false);
+    },
+    onNewLeader: (holder) => log.info({ leader: holder }, 'leader observed'),
+    onError: (err) => log.warn({ err: String(err) }, 'leader election request failed'),
+  });
   const leaseNamespace = watchLeaseNamespace(clients, le.namespace, log);
   const endpoints = await serveEndpoints(
     {

@@ -6,6 +6,7 @@ export * from './cache.js';
 export * from './informer.js';
 export * from './events.js';
 export * from './leader.js';
+export * from './leader-thread.js';
 export * from './event-correlator.js';
 export * from './serial.js';
 export * from './coalescer.js';

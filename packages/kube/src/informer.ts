@@ -14,7 +14,7 @@ import { remove, replace, upsert, type InformerEvent } from './cache.js';
 import type { KubeObject, ListOptions, ObjectList, ResourceType } from './resources.js';
 import { backoffDelay, type BackoffPolicy } from './runtime/backoff.js';
 
-export interface InformerOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> {
   /** Re-deliver all cached objects this often (0 = never). Default 0. */
   resyncMs?: number;
   labelSelector?: string;
@@ -25,6 +25,14 @@ export interface InformerOptions {
   maxBackoffMs?: number;
   /** Server-side watch timeout; the watch is re-opened from the last resourceVersion after it. */
   watchTimeoutSeconds?: number;
+  /**
+   * What the cache keeps of each object, applied to everything that enters it (list items, watch
+   * events, fed-back writes) before handlers see it: a controller that reads a few fields of large
+   * objects keeps those, not one full copy per object. Must keep metadata.resourceVersion.
+   */
+  transform?: (obj: T) => T;
+  /** Objects per list page (`limit`): each page is summarised before the next is read. */
+  pageSize?: number;
 }
 
 export interface InformerStats {
@@ -41,7 +49,7 @@ export interface ListWatchSource<T extends KubeObject> {
   readonly type: Pick<ResourceType, 'kind'>;
   readonly client: Pick<KubeClient, 'watch'>;
   collectionPath(namespace?: string): string;
-  list(opts: ListOptions & { namespace?: string }): Promise<ObjectList<T>>;
+  list(opts: ListOptions & { namespace?: string; keep?: (obj: T) => T }): Promise<ObjectList<T>>;
 }
 
 export class Informer<T extends KubeObject> {
@@ -63,7 +71,7 @@ export class Informer<T extends KubeObject> {
 
   constructor(
     readonly resource: ListWatchSource<T>,
-    private readonly opts: InformerOptions = {},
+    private readonly opts: InformerOptions<T> = {},
   ) {
     this.retry = { initialMs: opts.minBackoffMs ?? 200, maxMs: opts.maxBackoffMs ?? 5_000, factor: 2 };
     this.syncedPromise = new Promise((r) => (this.syncedResolve = r));
@@ -128,7 +136,12 @@ export class Informer<T extends KubeObject> {
 
   /** Feeds back an object this process just wrote (with `deleted`, records its deletion). */
   mutated(obj: T, deleted = false): void {
-    this.deliver(deleted ? remove(this.cache, obj) : upsert(this.cache, obj));
+    const kept = this.keep(obj);
+    this.deliver(deleted ? remove(this.cache, kept) : upsert(this.cache, kept));
+  }
+
+  private keep(obj: T): T {
+    return this.opts.transform ? this.opts.transform(obj) : obj;
   }
 
   private deliver(e: InformerEvent<T> | undefined): void {
@@ -167,6 +180,8 @@ export class Informer<T extends KubeObject> {
         labelSelector: this.opts.labelSelector,
         fieldSelector: this.opts.fieldSelector,
         namespace: this.opts.namespace,
+        ...(this.opts.pageSize ? { limit: this.opts.pageSize } : {}),
+        ...(this.opts.transform ? { keep: this.opts.transform } : {}),
       });
     } catch (err) {
       this.reportError(err);
@@ -211,10 +226,10 @@ export class Informer<T extends KubeObject> {
       switch (type) {
         case 'ADDED':
         case 'MODIFIED':
-          this.deliver(upsert(this.cache, obj));
+          this.deliver(upsert(this.cache, this.keep(obj)));
           break;
         case 'DELETED':
-          this.deliver(remove(this.cache, obj));
+          this.deliver(remove(this.cache, this.keep(obj)));
           break;
         case 'BOOKMARK':
           break;

@@ -31,6 +31,8 @@ export interface LeaderCallbacks {
   onStoppedLeading?: (reason: string) => void;
   onNewLeader?: (identity: string) => void;
   onError?: (err: unknown) => void;
+  /** A write of the lease succeeded; `startedMs` is when the attempt began (the elector's clock). */
+  onRenewed?: (startedMs: number) => void;
 }
 
 /** MicroTime as the API server expects it: RFC 3339 with exactly six fractional digits. */
@@ -229,6 +231,7 @@ export class LeaderElector {
       }
       this.observe(written);
       this.lastRenewMs = startedMs;
+      this.callbacks.onRenewed?.(startedMs);
       return true;
     } catch (err) {
       // 409: another candidate wrote first; it won this round.

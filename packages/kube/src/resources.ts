@@ -148,8 +148,12 @@ export class ResourceClient<T extends KubeObject> {
     return `${this.collectionPath(namespace)}/${encodeURIComponent(name)}`;
   }
 
-  /** Lists every object, following `continue` tokens; returns items and the list's resourceVersion. */
-  async list(opts: ListOptions & { namespace?: string } = {}): Promise<ObjectList<T>> {
+  /**
+   * Lists every object, following `continue` tokens; returns items and the list's resourceVersion.
+   * `keep` is applied to each page's items as the page arrives (with `limit`, only one page of full
+   * objects is held at a time).
+   */
+  async list(opts: ListOptions & { namespace?: string; keep?: (obj: T) => T } = {}): Promise<ObjectList<T>> {
     const items: T[] = [];
     let cont: string | undefined = opts.continue;
     let resourceVersion: string | undefined;
@@ -168,7 +172,8 @@ export class ResourceClient<T extends KubeObject> {
           },
         },
       );
-      items.push(...(page.items ?? []).map((o) => this.withKind(o)));
+      const keep = opts.keep ?? ((o: T): T => o);
+      for (const o of page.items ?? []) items.push(keep(this.withKind(o)));
       resourceVersion = page.metadata?.resourceVersion;
       cont = page.metadata?.continue || undefined;
     } while (cont);

@@ -52,10 +52,15 @@ class Script implements ListWatchSource<Obj> {
   collectionPath(): string {
     return '/apis/example.io/v1/things';
   }
-  list(): Promise<ObjectList<Obj>> {
+  /** The options of each list call. */
+  readonly listCalls: Parameters<ListWatchSource<Obj>['list']>[0][] = [];
+  list(opts: Parameters<ListWatchSource<Obj>['list']>[0]): Promise<ObjectList<Obj>> {
+    this.listCalls.push(opts);
     const next = this.lists.shift();
     if (!next) throw new Error('script: no more lists');
-    return Promise.resolve(next);
+    // As ResourceClient.list does: `keep` applied to each item as its page arrives.
+    const keep = opts.keep ?? ((o: Obj): Obj => o);
+    return Promise.resolve({ ...next, items: next.items.map(keep) });
   }
   /** The next watch the informer opens (or the one already open). */
   watch(n: number): Promise<OpenWatch> {
@@ -167,6 +172,30 @@ describe('informer against a scripted watch', () => {
     w0.close(null);
     expect((await script.watch(1)).query.resourceVersion).toBe('11');
     expect(inf.stats.lists).toBe(1);
+    inf.stop();
+  });
+});
+
+describe('informer with a transform', () => {
+  it('caches and delivers what the transform keeps: list items, watch events and fed-back writes alike', async () => {
+    const script = new Script([listOf('10', obj('a', '5', 'large a'))]);
+    const seen: string[] = [];
+    const inf = new Informer<Obj>(script, {
+      minBackoffMs: 1,
+      pageSize: 7,
+      transform: (o) => ({ ...o, data: o.data.slice(0, 1) }),
+    });
+    inf.on((e) => seen.push(`${e.type} ${e.object.metadata.name}=${e.object.data}`));
+    inf.start();
+    await inf.waitForSync();
+    expect(script.listCalls[0]?.limit).toBe(7);
+    const w = await script.watch(0);
+    w.send('ADDED', obj('b', '11', 'large b'));
+    w.send('MODIFIED', obj('a', '12', 'xlarge a'));
+    inf.mutated(obj('b', '13', 'ylarge b'));
+    w.send('DELETED', obj('a', '14', 'zlarge a'));
+    expect(seen).toEqual(['add a=l', 'add b=l', 'update a=x', 'update b=y', 'delete a=z']);
+    expect(inf.list()).toEqual([obj('b', '13', 'y')]);
     inf.stop();
   });
 });
