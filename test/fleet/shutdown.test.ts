@@ -55,6 +55,9 @@ async function leadingConfigurator(): Promise<{ stderr: () => string }> {
   await waitFor(
     'the configurator leads',
     async () => (await c.lease.get('nodenet-configurator', 'default')).spec?.holderIdentity === 'c1',
+    // Start-up loads the API client twice (main thread and the election thread): seconds on a
+    // loaded 2-core CI machine.
+    60_000,
   );
   return { stderr: () => stderr };
 }
