@@ -226,6 +226,9 @@ export class World {
       revisionByHash: (h) => [...this.store.revisions.values()].find((r) => r.spec.hash === h),
       harm: (n, r) => this.harms(n, r)[0],
       log: (l) => this.log(l),
+      evaluated: (n, h) => {
+        if (!this.settingUp) this.ledger.evaluated(n, h, this.ledgerView(new Map(), new Map()));
+      },
     };
   }
 
@@ -342,6 +345,10 @@ export class World {
       if (this.t - a.at > this.policy.preconfigTimeoutMs || numberOf(nc) !== a.number) continue;
       if (n.handledKey === assignmentKey(nc) && n.job === undefined) continue;
       if (this.finished.has(`${name}|${assignmentKey(nc)}`)) continue;
+      // Failed on it (a timeout while it was away; its agent resumes when it is back): within
+      // --max-failures, not a slot, as the bound limit + max-failures says.
+      const r = this.revisionByNumber(a.number);
+      if (r?.status?.failedNodes?.some((f) => f.node === name && Date.parse(f.at) - T0 >= a.at)) continue;
       out.push(name);
     }
     return out.sort();
