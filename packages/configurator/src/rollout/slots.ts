@@ -50,11 +50,15 @@ export function fillSlots(input: SlotInput): SlotResult {
   const paused = desired.spec.paused === true || input.fleetPaused === true;
   const states = new Map<string, NodeState>();
   const assignments: AssignAction[] = [];
+  const due = (v: Verdict): boolean => v.notBefore === undefined || v.notBefore <= input.mono;
   let inProgress = 0;
   let soaking = 0;
   let onDesiredInFlight = 0;
   for (const v of verdicts) {
     states.set(v.name, v.state as NodeState);
+    // Interrupted, waiting out its backoff: keeps its slot for the re-assignment.
+    if (v.state === 'outdated' && v.keepMove === 'forward' && v.notBefore !== undefined && !due(v))
+      inProgress++;
     if (v.hostOnDesired || !v.state || !SLOT_STATES.has(v.state)) continue;
     inProgress++;
     if (v.state === 'soaking') soaking++;
@@ -101,7 +105,6 @@ export function fillSlots(input: SlotInput): SlotResult {
     });
     states.set(v.name, 'pending');
   };
-  const due = (v: Verdict): boolean => v.notBefore === undefined || v.notBefore <= input.mono;
 
   // Busy with a superseded revision: a forward move of the desired one, under its own limit.
   for (const v of verdicts) {
@@ -127,7 +130,9 @@ export function fillSlots(input: SlotInput): SlotResult {
   const ordered = [
     ...rollbacks.filter(runsInvalid),
     ...rollbacks.filter((v) => !runsInvalid(v)),
-    ...waiting.filter((v) => !isRollback(v)),
+    // A re-assignment (after an interruption) first: the slot it kept is its own.
+    ...waiting.filter((v) => !isRollback(v) && v.reassign !== undefined),
+    ...waiting.filter((v) => !isRollback(v) && v.reassign === undefined),
   ];
   // Soaking nodes hold their slots against forward moves only.
   let freeForRollback = Math.max(0, limit - (inProgress - soaking));
