@@ -53,7 +53,8 @@ export function fillSlots(input: SlotInput): SlotResult {
   const due = (v: Verdict): boolean => v.notBefore === undefined || v.notBefore <= input.mono;
   let inProgress = 0;
   let soaking = 0;
-  let onDesiredInFlight = 0;
+  /** In flight and not busy elsewhere (on the desired revision, or finishing a catch-up or a rollback). */
+  let settled = 0;
   for (const v of verdicts) {
     states.set(v.name, v.state as NodeState);
     // Interrupted, waiting out its backoff: keeps its slot for the re-assignment.
@@ -62,7 +63,7 @@ export function fillSlots(input: SlotInput): SlotResult {
     if (v.hostOnDesired || !v.state || !SLOT_STATES.has(v.state)) continue;
     inProgress++;
     if (v.state === 'soaking') soaking++;
-    if (v.onDesired && !v.target) onDesiredInFlight++;
+    if (!v.busyElsewhere) settled++;
   }
   const targetOf = (v: Verdict): NetworkConfigRevision => v.target ?? desired;
   const moveOf = (v: Verdict): MoveKind =>
@@ -109,9 +110,11 @@ export function fillSlots(input: SlotInput): SlotResult {
   // Busy with a superseded revision: a forward move of the desired one, under its own limit.
   for (const v of verdicts) {
     if (!v.busyElsewhere || !may(v)) continue;
-    if (!isRollback(v) && onDesiredInFlight >= limit) continue;
+    // Only while the others in flight leave room: a node that resumed a finished assignment by itself
+    // (its agent restarted) had no slot.
+    if (!isRollback(v) && settled >= limit) continue;
     if (!SLOT_STATES.has(v.state as NodeState)) inProgress++;
-    onDesiredInFlight++;
+    settled++;
     assign(
       v,
       `node was busy with ${shortHash(v.nc?.spec.revision ?? '')}, which is no longer desired; keeps its slot`,
