@@ -31,8 +31,11 @@ export interface LedgerView {
   unavailable(node: string): string | undefined;
   /** The bad changes in this revision that harm this node. */
   harms(node: string, revision: NetworkConfigRevision): BadChange[];
-  /** The node's last status report on the given revision number was an Interrupted failure. */
-  interruptedOn(node: string, number: number): boolean;
+  /**
+   * The node's last status report on the given revision number was an Interrupted failure, made
+   * after `since` (the last time it was handed the revision).
+   */
+  interruptedOn(node: string, number: number, since: number): boolean;
   /** The node's agent itself reported the revision invalid (an answer, not a silence). */
   reportedInvalidOn(node: string, number: number): boolean;
   /** The node's agent works as it should (good or slow, not cut off): ground truth. */
@@ -208,7 +211,7 @@ export class Ledger {
           v.t,
           `${what}: ${f.node} was unavailable (${h.unavailable}) when handed it at t=${fmt(h.at)}`,
         );
-      else if (v.interruptedOn(f.node, e.number))
+      else if (v.interruptedOn(f.node, e.number, h.at))
         this.fail(3, v.t, `${what}: the node's report was Interrupted, not the change's fault`);
       else {
         // Ground truth: nothing went wrong on the node since it was handed the revision, and the

@@ -98,7 +98,10 @@ export class World {
   private wrote = false;
   private inputHashKey = '';
   private inputHash: string | undefined;
-  private readonly lastReport = new Map<string, { number: number; cause?: string; invalid?: boolean }>();
+  private readonly lastReport = new Map<
+    string,
+    { number: number; at: number; cause?: string; invalid?: boolean }
+  >();
   /**
    * Assignments (`node|assignmentKey`) whose agent already finished them once: a later re-apply of
    * the same assignment (an agent back from a fault starts over) is the agent's, not a move.
@@ -219,6 +222,7 @@ export class World {
         if (done) this.finished.add(`${n}|${assignmentKey(nc)}`);
         this.lastReport.set(n, {
           number: numberOf(nc),
+          at: this.t,
           ...(nc.status?.configStatus === 'invalid' ? { invalid: true } : {}),
           ...(nc.status?.failureCause ? { cause: nc.status.failureCause } : {}),
         });
@@ -325,8 +329,10 @@ export class World {
         const rep = this.lastReport.get(n);
         return rep?.number === num && rep.invalid === true;
       },
-      interruptedOn: (n: string, num: number) => {
+      interruptedOn: (n: string, num: number, since: number) => {
         const rep = this.lastReport.get(n);
+        // Handed the revision again after that report: the failure is not the report's.
+        if (rep && rep.at < since) return false;
         return rep?.number === num && rep.cause === 'Interrupted';
       },
       limit: this.history.policy.limit,
