@@ -53,20 +53,26 @@ export function holdsBack(r: NetworkConfigRevision, all: readonly NetworkConfigR
   return !all.some((x) => x.spec.retryOf === r.metadata.name);
 }
 
-/** The valid revision before `r` (newest valid older one): what a suspect falls back to. */
+/**
+ * What a suspect of `r` falls back to: the newest valid revision older than `r` that completed (the
+ * known-good fallback, the configurator's rollout/identity.ts fallbackOf); undefined: none ever
+ * completed (the empty config).
+ */
 export function revisionBefore(
   r: NetworkConfigRevision,
   all: readonly NetworkConfigRevision[],
   invalid: (x: NetworkConfigRevision) => boolean,
 ): NetworkConfigRevision | undefined {
   return [...all]
-    .filter((x) => x.spec.number < r.spec.number && !invalid(x))
+    .filter((x) => x.spec.number < r.spec.number && !invalid(x) && x.status?.completedAt !== undefined)
     .sort((a, b) => b.spec.number - a.spec.number)[0];
 }
 
 /**
- * The suspects of invalid revision `bad` that change the config: their entry in `bad` differs from
- * the one in the revision before it.
+ * The suspects of invalid revision `bad`: the input generations changed since the last completed
+ * revision that `bad` carries (its own changedInputs and those of the never-completed revisions
+ * between, newest generation per input), whose entry in `bad` differs from the completed one's.
+ * A change that came in through a superseded revision is as suspect as the newest one.
  */
 export function effectiveSuspects(
   bad: NetworkConfigRevision,
@@ -74,16 +80,22 @@ export function effectiveSuspects(
   invalid: (x: NetworkConfigRevision) => boolean,
 ): SuspectRef[] {
   const prev = revisionBefore(bad, all, invalid);
-  return (bad.spec.changedInputs ?? [])
-    .map(parseRef)
-    .filter((s): s is SuspectRef => s !== undefined)
-    .filter((s) => !sameEntry(entryOf(bad.spec.config, s), prev ? entryOf(prev.spec.config, s) : undefined));
+  const since = [...all]
+    .filter((x) => x.spec.number <= bad.spec.number && x.spec.number > (prev?.spec.number ?? 0))
+    .sort((a, b) => b.spec.number - a.spec.number);
+  const newest = new Map<string, SuspectRef>();
+  for (const x of since)
+    for (const s of (x.spec.changedInputs ?? []).map(parseRef))
+      if (s !== undefined && !newest.has(`${s.kind}/${s.name}`)) newest.set(`${s.kind}/${s.name}`, s);
+  return [...newest.values()].filter(
+    (s) => !sameEntry(entryOf(bad.spec.config, s), prev ? entryOf(prev.spec.config, s) : undefined),
+  );
 }
 
 export interface HeldSuspect {
   /** The invalid revision that holds it back. */
   revision: NetworkConfigRevision;
-  /** The config whose entry it contributes instead (the valid revision before; none: nothing). */
+  /** The config whose entry it contributes instead (the last completed revision before; none: nothing). */
   fallback: NetworkConfig | undefined;
 }
 

@@ -27,7 +27,7 @@ import {
   progress,
   type Progress,
 } from './progress.js';
-import type { NodeInfo, NodeState } from './types.js';
+import { SLOT_STATES, type NodeInfo, type NodeState } from './types.js';
 
 export interface Verdict {
   name: string;
@@ -139,13 +139,30 @@ export function classify(
   // node is unavailable (pre-existing), and holds nothing.
   if (forward && misconfiguredBeforeAnswering(down, f, nc))
     return unavailable(`agent misconfigured: ${f.misconfigured}`);
+  // Its agent broke (misconfigured, Ready) on a revision now invalid: rolled back at once, never
+  // held (it finds the rollback when it answers again, instead of the bad revision).
+  const brokenOnInvalid =
+    down === undefined &&
+    f.misconfigured !== undefined &&
+    assigned !== undefined &&
+    ctx.invalid.has(assigned.metadata.name);
   // In flight: took the assignment forward, not finished, not failed (a report or a timeout).
-  if (forward && !finished && p.kind !== 'invalid' && (down !== undefined || f.misconfigured !== undefined)) {
+  if (
+    forward &&
+    !finished &&
+    p.kind !== 'invalid' &&
+    !brokenOnInvalid &&
+    (down !== undefined || f.misconfigured !== undefined)
+  ) {
     // Cut off, or its agent broke, during its rollout steps or its soak: like a DaemonSet's
     // unavailable pod it keeps its slot and holds every forward move until it is back or fails.
+    // A misconfigured agent (Ready) keeps them until it answers: it never applied the change nor
+    // refused it, and would apply it once fixed (a self-check failure is not the change's doing,
+    // so it never fails the revision either).
+    if (down === undefined) return { ...withAssigned, onDesired, state: 'notReady', holds: true };
     const deadline = Math.max(obs.readinessSince, obs.assignSince) + policy.notReadyTimeoutMs;
     if (mono > deadline)
-      return pastNotReadyTimeout({ down, f, nc, number: assigned?.spec.number, policy, unavailable, fail });
+      return pastNotReadyTimeout({ down, nc, number: assigned?.spec.number, policy, unavailable, fail });
     return { ...withAssigned, onDesired, state: 'notReady', holds: true, deadline };
   }
   if (onDesired)
@@ -188,20 +205,16 @@ const misconfiguredBeforeAnswering = (
   nc: NodeConfig | undefined,
 ): boolean => down === undefined && f.misconfigured !== undefined && nc !== undefined && !everReported(nc);
 
-/** A node in flight, NotReady (or its agent misconfigured) for longer than --not-ready-timeout. */
+/** A node in flight, NotReady (or gone) for longer than --not-ready-timeout. */
 function pastNotReadyTimeout(a: {
-  down: string | undefined;
-  f: Facts;
+  down: string;
   nc: NodeConfig | undefined;
   number: number | undefined;
   policy: { notReadyTimeoutMs: number };
   unavailable: (why: string) => Verdict;
   fail: (message: string) => Verdict;
 }): Verdict {
-  const what = a.down ?? `agent misconfigured (${a.f.misconfigured ?? ''})`;
-  // A self-check failure is the agent's own set-up, never the change's doing: after the timeout
-  // the node is listed unavailable (degraded) instead of failing the revision.
-  if (a.down === undefined) return a.unavailable(`agent misconfigured: ${a.f.misconfigured ?? ''}`);
+  const what = a.down;
   // An agent that never reported anything never applied the change (it reports provisioning
   // first): NotReady or gone is the node's own, as for a timeout of a silent agent.
   if (a.nc !== undefined && !everReported(a.nc))
@@ -224,8 +237,20 @@ function onDesiredVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
   const { ctx, obs } = l;
   const nc = b.nc as NodeConfig;
   const base = { ...b, onDesired: true };
-  if (!l.selected && p.kind !== 'invalid') return { ...base, state: undefined };
-  if (f.misconfigured !== undefined) return l.unavailable(f.misconfigured);
+  // Unselected (relabelled out of the node selector) while in flight: it keeps its slot until it
+  // finishes or fails, as a NotReady one does (its agent is still applying the change).
+  if (!l.selected && p.kind !== 'invalid') {
+    const v = inFlightUnselected(b, p, f, l)
+      ? onDesiredVerdict(b, p, f, { ...l, selected: true })
+      : undefined;
+    return v && (SLOT_STATES.has(v.state as NodeState) || v.state === 'failed')
+      ? v
+      : { ...base, state: undefined };
+  }
+  // An explicit refusal of a change it took forward counts even from an agent that flags itself
+  // misconfigured (it answered about the change).
+  const refused = p.kind === 'invalid' && p.cause !== 'Interrupted' && f.move === 'forward';
+  if (f.misconfigured !== undefined && !refused) return l.unavailable(f.misconfigured);
   if (p.kind === 'provisioned') {
     const end = l.soakEnd as number;
     // A move that left the host config unchanged has nothing to soak (unchanged.ts).
@@ -271,6 +296,14 @@ function onDesiredVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
   if (p.kind === 'working') return { ...base, state: 'provisioning', deadline: p.deadline, ...free };
   return { ...base, state: 'pending', deadline: p.deadline, ...free };
 }
+
+/** Took its assignment forward, not yet finished (working, waiting or soaking): in flight. */
+const inFlightUnselected = (b: Base, p: Progress, f: Facts, l: Local): boolean =>
+  f.move === 'forward' &&
+  !(b.assigned !== undefined && isCompleted(b.assigned)) &&
+  (p.kind === 'working' ||
+    p.kind === 'waiting' ||
+    (p.kind === 'provisioned' && l.soakEnd !== undefined && l.ctx.mono < l.soakEnd));
 
 function reassignAfter(
   base: Base & { onDesired?: boolean },
@@ -326,14 +359,22 @@ function elsewhereVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
   )
     // Soaking on a superseded revision: keeps its slot until the soak shows it was not cut off.
     return { ...b, state: 'soaking', deadline: l.soakEnd };
-  if (!l.selected) return { ...b, state: undefined };
+  if (!l.selected)
+    // Relabelled out of the selector while busy with a revision it took forward: keeps its slot.
+    return inFlightUnselected(b, p, f, l) && (p.kind === 'working' || p.kind === 'waiting')
+      ? { ...b, state: 'pending', deadline: p.deadline }
+      : { ...b, state: undefined };
   if (l.down !== undefined) return l.unavailable(l.down);
-  if (f.misconfigured !== undefined) return l.unavailable(f.misconfigured);
+  if (f.misconfigured !== undefined)
+    return onInvalid ? { ...b, state: 'outdated', ...hostOnDesired } : l.unavailable(f.misconfigured);
   if (p.kind === 'timedOut') {
     if (!everReported(nc)) return l.unavailable(`agent never reported (${p.message})`);
     // Its agent stopped answering its assignment: a failure of that revision if it took it forward,
     // and unavailable for the next one either way.
     const u = l.unavailable(`agent not answering (${p.message})`);
+    // Off an invalid revision the rollback is made all the same (never held): its agent finds it
+    // when it answers again.
+    if (forward && onInvalid) return { ...l.fail(p.message), state: 'outdated', ...hostOnDesired };
     return forward ? { ...l.fail(p.message), ...u, state: 'unavailable' } : u;
   }
   if (l.starting !== undefined) return l.unavailable(l.starting);

@@ -60,8 +60,8 @@ export interface DesiredChoice {
 
 /**
  * The newest valid revision newer than every invalid one; else the fallback: the newest completed
- * valid revision older than the newest invalid one, else the newest valid older one, else the empty
- * config (only when some revision is invalid; with no revisions at all nothing is desired). Valid
+ * valid revision older than the newest invalid one, else the empty config (only when some revision
+ * is invalid; with no revisions at all nothing is desired). Valid
  * revisions between the fallback and the invalid one never completed: they are passed over, and
  * their nodes move back (older number: a rollback).
  */
@@ -78,7 +78,9 @@ export function chooseDesired(
 
 /**
  * Where nodes leaving invalid revision `bad` go: the newest completed valid revision older than it
- * (known good), else the newest valid older one, else the empty config. Never a newer revision.
+ * (known good), else the empty config (no revision ever completed). Never a newer revision, never one
+ * that did not complete (it may carry the failed change: its suspects are counted from the last
+ * completed revision, suspects.ts).
  */
 export function fallbackOf(
   bad: NetworkConfigRevision,
@@ -86,7 +88,7 @@ export function fallbackOf(
   invalid: ReadonlySet<string>,
 ): NetworkConfigRevision {
   const older = newestFirst.filter((r) => !invalid.has(r.metadata.name) && r.spec.number < bad.spec.number);
-  return older.find(isCompleted) ?? older[0] ?? emptyRevision();
+  return older.find(isCompleted) ?? emptyRevision();
 }
 
 /**

@@ -50,15 +50,20 @@ export function fillSlots(input: SlotInput): SlotResult {
   const paused = desired.spec.paused === true || input.fleetPaused === true;
   const states = new Map<string, NodeState>();
   const assignments: AssignAction[] = [];
+  const due = (v: Verdict): boolean => v.notBefore === undefined || v.notBefore <= input.mono;
   let inProgress = 0;
   let soaking = 0;
-  let onDesiredInFlight = 0;
+  /** In flight and not busy elsewhere (on the desired revision, or finishing a catch-up or a rollback). */
+  let settled = 0;
   for (const v of verdicts) {
     states.set(v.name, v.state as NodeState);
+    // Interrupted, waiting out its backoff: keeps its slot for the re-assignment.
+    if (v.state === 'outdated' && v.keepMove === 'forward' && v.notBefore !== undefined && !due(v))
+      inProgress++;
     if (v.hostOnDesired || !v.state || !SLOT_STATES.has(v.state)) continue;
     inProgress++;
     if (v.state === 'soaking') soaking++;
-    if (v.onDesired && !v.target) onDesiredInFlight++;
+    if (!v.busyElsewhere) settled++;
   }
   const targetOf = (v: Verdict): NetworkConfigRevision => v.target ?? desired;
   const moveOf = (v: Verdict): MoveKind =>
@@ -101,7 +106,6 @@ export function fillSlots(input: SlotInput): SlotResult {
     });
     states.set(v.name, 'pending');
   };
-  const due = (v: Verdict): boolean => v.notBefore === undefined || v.notBefore <= input.mono;
 
   // The host config stays as it is (unchanged.ts): no slot, and neither the NotReady hold nor a wave
   // barrier applies (nothing reaches the host); a pause still holds a forward one.
@@ -113,9 +117,11 @@ export function fillSlots(input: SlotInput): SlotResult {
   // Busy with a superseded revision: a forward move of the desired one, under its own limit.
   for (const v of verdicts) {
     if (!v.busyElsewhere || !may(v)) continue;
-    if (!isRollback(v) && onDesiredInFlight >= limit) continue;
+    // Only while the others in flight leave room: a node that resumed a finished assignment by itself
+    // (its agent restarted) had no slot.
+    if (!isRollback(v) && settled >= limit) continue;
     if (!SLOT_STATES.has(v.state as NodeState)) inProgress++;
-    onDesiredInFlight++;
+    settled++;
     assign(
       v,
       `node was busy with ${shortHash(v.nc?.spec.revision ?? '')}, which is no longer desired; keeps its slot`,
@@ -135,7 +141,9 @@ export function fillSlots(input: SlotInput): SlotResult {
   const ordered = [
     ...rollbacks.filter(runsInvalid),
     ...rollbacks.filter((v) => !runsInvalid(v)),
-    ...waiting.filter((v) => !isRollback(v)),
+    // A re-assignment (after an interruption) first: the slot it kept is its own.
+    ...waiting.filter((v) => !isRollback(v) && v.reassign !== undefined),
+    ...waiting.filter((v) => !isRollback(v) && v.reassign === undefined),
   ];
   // Soaking nodes hold their slots against forward moves only.
   let freeForRollback = Math.max(0, limit - (inProgress - soaking));

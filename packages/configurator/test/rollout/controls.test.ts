@@ -38,7 +38,7 @@ describe('pause', () => {
     ];
     const p = plan(
       input({
-        revisions: [rev(2, B), rev(1, A, { paused: true })],
+        revisions: [rev(2, B), completed(rev(1, A, { paused: true }))],
         nodes: [...nodes(3), { name: 'n03', labels: {}, ready: true }],
         nodeConfigs: ncs,
         policy: { updateLimit: { kind: 'count', count: 3 } },
@@ -100,7 +100,7 @@ describe('rollback pacing', () => {
     ];
     const p = plan(
       input({
-        revisions: [rev(2, B, { invalid: true }), rev(1, A)],
+        revisions: [rev(2, B, { invalid: true }), completed(rev(1, A))],
         nodes: nodes(2),
         nodeConfigs: ncs,
         seen: { n00: { assign: 2000, status: 1000 } },
@@ -119,7 +119,7 @@ describe('rollback pacing', () => {
     ];
     const p = plan(
       input({
-        revisions: [rev(2, B, { invalid: true }), rev(1, A)],
+        revisions: [rev(2, B, { invalid: true }), completed(rev(1, A))],
         nodes: nodes(3),
         nodeConfigs: ncs,
         seen: { n01: { assign: 1_000_000 } },
@@ -133,7 +133,7 @@ describe('rollback pacing', () => {
     // After the move, the restored node is pending on A but still holds no slot.
     const after = plan(
       input({
-        revisions: [rev(2, B, { invalid: true }), rev(1, A)],
+        revisions: [rev(2, B, { invalid: true }), completed(rev(1, A))],
         nodes: nodes(3),
         nodeConfigs: [
           nc('n00', A, { move: 'rollback', generation: 2, status: invalid(A, 'x', T0, 1) }),

@@ -81,6 +81,25 @@ describe('failure causes (#24)', () => {
     ]);
   });
 
+  it('Interrupted keeps its slot during its backoff: at limit 1 no second node starts meanwhile', () => {
+    const n = nc('n00', B, { number: 2, move: 'forward', status: withCause(invalid(A), 'Interrupted') });
+    const ncs = [n, nc('n01', A, { number: 1, status: done(A) })];
+    const policy = { updateLimit: { kind: 'count' as const, count: 1 } };
+    const at = (status: number) =>
+      plan(
+        input({
+          revisions,
+          nodes: nodes(2),
+          nodeConfigs: ncs,
+          policy,
+          seen: { n00: { assign: 20_000, status } },
+        }),
+      );
+    expect(at(5_000).inProgress).toBe(1);
+    expect(assigned(at(5_000).actions)).toEqual([]);
+    expect(assigned(at(11_000).actions)).toEqual(['n00']);
+  });
+
   it('RestoreFailed counts, and the node is never read as restored: it rolls back in a slot', () => {
     const st: NodeConfigStatus = { ...withCause(invalid(A), 'RestoreFailed') };
     delete st.lastAppliedRevision;

@@ -104,9 +104,13 @@ describe('filling slots', () => {
       plan(input({ revisions: [rev(10, C), rev(9, B), rev(2, A)], nodes: nodes(1) })).desired?.number,
     ).toBe(10);
     const p2 = plan(
-      input({ revisions: [rev(10, C, { invalid: true }), rev(9, B), rev(2, A)], nodes: nodes(1) }),
+      input({ revisions: [rev(10, C, { invalid: true }), completed(rev(9, B)), rev(2, A)], nodes: nodes(1) }),
     );
     expect(p2.desired?.number).toBe(9);
+    // The fallback is the last completed revision, else the empty config: one that never completed
+    // may carry the change that failed (issue 23).
+    const p3 = plan(input({ revisions: [rev(10, C, { invalid: true }), rev(9, B)], nodes: nodes(1) }));
+    expect(p3.desired).toMatchObject({ name: 'empty-config', number: 0 });
   });
 
   it('a node busy with a superseded revision keeps its slot and is handed the new one at once', () => {
@@ -412,9 +416,13 @@ describe('only forward moves during the rollout count', () => {
       nc('n00', A, { move: 'rollback', status: invalid(B, 'restore failed') }),
       nc('n01', A, { status: done(A) }),
     ];
-    // Revision 1 still rolling back (not complete): the rollback failure is reported only.
+    // Revision 1 (the known-good fallback) rolling back: the rollback failure is reported only.
     const p = plan(
-      input({ revisions: [rev(2, B, { invalid: true }), rev(1, A)], nodes: nodes(2), nodeConfigs: ncs }),
+      input({
+        revisions: [rev(2, B, { invalid: true }), completed(rev(1, A))],
+        nodes: nodes(2),
+        nodeConfigs: ncs,
+      }),
     );
     expect(ofType(p.actions, 'invalidate')).toEqual([]);
     expect(p.desired?.number).toBe(1);

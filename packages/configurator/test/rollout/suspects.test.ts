@@ -80,6 +80,44 @@ describe('the build holds the suspects of an invalid revision back', () => {
   });
 });
 
+describe('suspects count from the last completed revision (issue 23)', () => {
+  // Revision 2 changed blue (never completed); revision 3, an unrelated merge adding red, still
+  // carries blue@2 and failed. Blue is as suspect as red: the fallback, revision 1, never had either.
+  const superseded = revision(2, [l2('blue', 100, 2, 9000)], ['Layer2NetworkConfiguration/blue@2']);
+  const failed = revision(
+    3,
+    [l2('blue', 100, 2, 9000), l2('red', 200, 1)],
+    ['Layer2NetworkConfiguration/red@1'],
+    { isInvalid: true, failedNodes: [{ node: 'n00', message: 'cut off', at: '2025-01-01T00:00:00Z' }] },
+  );
+  it('the build holds back the change carried in from the superseded revision too', () => {
+    const r = buildRevision(
+      inputs(l2('blue', 100, 2, 9000), l2('red', 200, 1), l2('green', 300, 1)),
+      [failed, superseded, good],
+      NOW,
+    );
+    expect(r.decision.action).toBe('create');
+    if (r.decision.action !== 'create') return;
+    expect(r.decision.revision.spec.config.layer2.map((e) => [e.name, e.mtu])).toEqual([
+      ['blue', 1500],
+      ['green', 1500],
+    ]);
+  });
+  it('the fallback is the completed revision 1, never the superseded revision 2', () => {
+    const p = plan(
+      input({
+        revisions: [failed, superseded, good],
+        nodes: [node('n00'), node('n01')],
+        nodeConfigs: [
+          nc('n00', failed.spec.hash, { number: 3, status: invalid(good.spec.hash) }),
+          nc('n01', superseded.spec.hash, { number: 2, status: done(superseded.spec.hash) }),
+        ],
+      }),
+    );
+    expect(p.desired?.number).toBe(1);
+  });
+});
+
 describe('the planner invalidates a newer revision that carries a held-back suspect', () => {
   // Revision 3 was built (an unrelated merge: red) while revision 2 was still rolling out: it
   // carries blue@2 too. Revision 2 is invalidated in this pass (n00 reported invalid).

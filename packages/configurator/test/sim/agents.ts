@@ -17,6 +17,8 @@ export interface AgentEnv {
   /** The bad change in this revision that harms this node, if any. */
   harm(node: string, revision: NetworkConfigRevision | undefined): BadChange | undefined;
   log(line: string): void;
+  /** The agent finished applying (or refused) the revision with this hash. */
+  evaluated(node: string, hash: string): void;
 }
 
 /** When the configurator wrote the node's current assignment (virtual ms). */
@@ -159,6 +161,7 @@ export function stepNode(n: SimNode, env: AgentEnv): void {
 }
 
 function finish(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): void {
+  env.evaluated(n.name, job.hash);
   const host = n.host !== undefined ? { lastAppliedRevision: n.host } : {};
   // The real agent reports Interrupted only when its own checks passed (the guarantee's
   // precondition 2, docs/rollout.md): a change that harms the node is caught as ChangeFailed first.

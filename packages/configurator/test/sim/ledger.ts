@@ -1,7 +1,8 @@
 /**
  * The invariants of issue 23, checked after every pass on what a user can see (not on the planner's
  * own labels): moves are judged by revision identity, bad changes by content.
- * (1) distinct nodes harmed-by-content that received a bad change, per introduction of it, ≤ limit + max-failures;
+ * (1) distinct nodes harmed-by-content whose agent applied (or refused) a bad change they were handed,
+ *     per introduction of it, ≤ limit + max-failures;
  * (2) no forward move while the fleet or the revision is paused;
  * (3) no revision invalidated by a node that was never handed it, that was unavailable when handed
  *     it, or whose failure was an interruption;
@@ -30,8 +31,11 @@ export interface LedgerView {
   unavailable(node: string): string | undefined;
   /** The bad changes in this revision that harm this node. */
   harms(node: string, revision: NetworkConfigRevision): BadChange[];
-  /** The node's last status report on the given revision number was an Interrupted failure. */
-  interruptedOn(node: string, number: number): boolean;
+  /**
+   * The node's last status report on the given revision number was an Interrupted failure, made
+   * after `since` (the last time it was handed the revision).
+   */
+  interruptedOn(node: string, number: number, since: number): boolean;
   /** The node's agent itself reported the revision invalid (an answer, not a silence). */
   reportedInvalidOn(node: string, number: number): boolean;
   /** The node's agent works as it should (good or slow, not cut off): ground truth. */
@@ -54,6 +58,11 @@ export class Ledger {
   /** Per node: the revision number it holds by identity, and per (node, number) when and how it was handed. */
   readonly holds = new Map<string, number>();
   private readonly handed = new Map<string, { at: number; unavailable?: string; agentOk?: boolean }>();
+  /** Per node: the revision it was last handed, until its agent applies it (invariant 1). */
+  private readonly handedLast = new Map<
+    string,
+    { hash: string; revision: NetworkConfigRevision; label: string }
+  >();
   /** Per bad change, the most nodes it reached in one introduction (for the blast-radius report). */
   readonly reach = new Map<string, number>();
   /** Per node: its last assignment, by identity a rollback or not, and when. */
@@ -155,23 +164,9 @@ export class Ledger {
         v.t,
         `${label} while ${v.fleetPaused ? 'the fleet' : `revision ${e.number}`} is paused (node held rev ${prevNumber ?? 'none'})`,
       );
-    // (1) bad content reached one more node.
-    if (r) {
-      for (const b of v.harms(e.node, r)) {
-        const k = badKey(b);
-        const ep = this.episodes.get(k) ?? { receivers: new Set<string>(), since: v.t };
-        this.episodes.set(k, ep);
-        ep.receivers.add(e.node);
-        this.reach.set(k, Math.max(this.reach.get(k) ?? 0, ep.receivers.size));
-        const bound = v.limit + v.maxFailures;
-        if (ep.receivers.size > bound)
-          this.fail(
-            1,
-            v.t,
-            `bad change ${k} reached ${ep.receivers.size} nodes (${[...ep.receivers].join(', ')}) > limit ${v.limit} + max-failures ${v.maxFailures}; last: ${label}`,
-          );
-      }
-    }
+    // (1) is checked when the node's agent applies (or refuses) what it was handed: a node whose
+    // agent never got to it (dead, misconfigured, cut off first) was not reached.
+    if (r) this.handedLast.set(e.node, { hash: r.spec.hash, revision: r, label });
     const unavailable = v.unavailable(e.node);
     this.handed.set(`${e.node}|${e.number}`, {
       at: v.t,
@@ -192,6 +187,27 @@ export class Ledger {
       at: v.t,
       ...(unchanged ? { unchanged } : {}),
     });
+  }
+
+  /** (1) The node's agent finished applying (or refused) `hash`: bad content reached one more node. */
+  evaluated(node: string, hash: string, v: LedgerView): void {
+    const h = this.handedLast.get(node);
+    if (h?.hash !== hash) return;
+    this.handedLast.delete(node);
+    for (const b of v.harms(node, h.revision)) {
+      const k = badKey(b);
+      const ep = this.episodes.get(k) ?? { receivers: new Set<string>(), since: v.t };
+      this.episodes.set(k, ep);
+      ep.receivers.add(node);
+      this.reach.set(k, Math.max(this.reach.get(k) ?? 0, ep.receivers.size));
+      const bound = v.limit + v.maxFailures;
+      if (ep.receivers.size > bound)
+        this.fail(
+          1,
+          v.t,
+          `bad change ${k} reached ${ep.receivers.size} nodes (${[...ep.receivers].join(', ')}) > limit ${v.limit} + max-failures ${v.maxFailures}; last: ${h.label}, applied at t=${fmt(v.t)}`,
+        );
+    }
   }
 
   private invalidation(e: Extract<PassEvent, { kind: 'invalidate' }>, v: LedgerView): void {
@@ -216,7 +232,7 @@ export class Ledger {
           v.t,
           `${what}: ${f.node} was unavailable (${h.unavailable}) when handed it at t=${fmt(h.at)}`,
         );
-      else if (v.interruptedOn(f.node, e.number))
+      else if (v.interruptedOn(f.node, e.number, h.at))
         this.fail(3, v.t, `${what}: the node's report was Interrupted, not the change's fault`);
       else {
         // Ground truth: nothing went wrong on the node since it was handed the revision, and the

@@ -1,8 +1,13 @@
 /** Operator actions and faults: how each scheduled action changes the simulated world. */
 import {
   abortRevision,
+  contentOf,
   deleteNodeConfig,
   freshObservations,
+  isCompleted,
+  isInvalid,
+  moveOf,
+  numberOf,
   requestRetry,
   setRevisionPaused,
 } from './planner-adapter.js';
@@ -23,6 +28,11 @@ export function applyAction(w: World, a: WorldAction): void {
   if (node && FAULTS.has(a.kind)) node.lastFaultAt = w.t;
   switch (a.kind) {
     case 'deleteNodeConfig':
+      // Its documented use is to re-hand a degraded node. The NodeConfig of a node in flight is the
+      // only record that it took a change still rolling out (a cut-off is not visible yet): deleting
+      // it is outside the guarantee (docs/rollout.md, precondition 4), so this person does not.
+      if (inFlightRecord(w, a.node))
+        return w.log(`OPERATOR delete NodeConfig ${a.node}: not done, in flight`);
       if (!deleteNodeConfig(w.store, a.node)) return;
       w.ledger.forget(a.node);
       w.log(`OPERATOR delete NodeConfig ${a.node}`);
@@ -66,6 +76,10 @@ export function applyAction(w: World, a: WorldAction): void {
       const r = a.number !== undefined ? w.revisionByNumber(a.number) : w.newestInvalid();
       if (!r) return;
       requestRetry(w.store, r.metadata.name);
+      // The request releases the revision's held-back change whatever the build makes of it (a
+      // retry, or a new revision when other inputs changed meanwhile): a person re-sends the change,
+      // a new budget for it (docs/rollout.md, precondition 4).
+      for (const b of w.history.bad) if (contentOf(r)[b.input] === b.value) w.ledger.introduce(b, w.t);
       w.buildDirty = true;
       w.log(`OPERATOR retry rev ${r.spec.number}`);
       return;
@@ -103,7 +117,12 @@ export function applyAction(w: World, a: WorldAction): void {
       if (!node?.exists) return;
       if (node.agent === 'misconfigured' && a.mode !== 'misconfigured') delete node.handledKey;
       node.agent = a.mode;
-      if (a.mode === 'dead' || a.mode === 'notStarted') node.job = undefined;
+      // A stopped agent starts over when it is back: it handles its current NodeConfig again (as
+      // the real agent does at start-up, and as after a cut).
+      if (a.mode === 'dead' || a.mode === 'notStarted') {
+        node.job = undefined;
+        delete node.handledKey;
+      }
       w.log(`agent ${a.node} is now ${a.mode}`);
       return;
     case 'cut':
@@ -128,4 +147,18 @@ export function applyAction(w: World, a: WorldAction): void {
       );
       return;
   }
+}
+
+/** The node took a revision forward that is still rolling out (neither completed nor invalid) and has not failed it. */
+function inFlightRecord(w: World, node: string): boolean {
+  const nc = w.store.nodeConfigs.get(node);
+  const r = nc ? w.revisionByNumber(numberOf(nc)) : undefined;
+  return (
+    nc !== undefined &&
+    r !== undefined &&
+    moveOf(nc) === 'forward' &&
+    !isCompleted(r) &&
+    !isInvalid(r) &&
+    nc.status?.configStatus !== 'invalid'
+  );
 }

@@ -1,6 +1,7 @@
 /**
  * Random histories (fast-check) on the real planner: every invariant of ledger.ts after every pass.
- * NODENET_SIM_RUNS sets the number of histories (default 2,000); NODENET_SIM_SEED replays a run.
+ * NODENET_SIM_RUNS sets the number of histories (default 2,000); NODENET_SIM_SEED (default 23) and
+ * NODENET_SIM_PATH replay a run.
  * A failure prints fast-check's seed and path, the violated invariant, the history and the end of
  * its timeline; fast-check shrinks it to a short history first.
  *
@@ -15,16 +16,11 @@ import type { History } from './world.js';
 import { play } from './play.js';
 
 const RUNS = Number(process.env.NODENET_SIM_RUNS ?? 2000);
-const SEED = process.env.NODENET_SIM_SEED !== undefined ? Number(process.env.NODENET_SIM_SEED) : undefined;
 /**
- * OPEN (issue #23 stays open on this): the full generator still finds counterexamples on the new
- * planner, about one seed in two over 2,000 histories: after an abort the fallback can be a
- * revision that never completed and carries the failed change; a node left `provisioning` on a
- * passed-over revision does not converge; two nodes in progress at limit 1. Until they are fixed
- * the full run is an explicit exploration (NODENET_SIM_FULL=1, any NODENET_SIM_RUNS), and CI runs
- * the control generator over the same number of histories.
+ * CI replays one fixed seed (a failure there is a regression, never a flake); any other seed, or
+ * more runs, explores further: NODENET_SIM_SEED=<n> NODENET_SIM_RUNS=100000.
  */
-const FULL = process.env.NODENET_SIM_FULL === '1';
+const SEED = Number(process.env.NODENET_SIM_SEED ?? 23);
 const PATH = process.env.NODENET_SIM_PATH;
 
 function holds(h: History): void {
@@ -33,25 +29,26 @@ function holds(h: History): void {
     throw new Error(`${explain('random history', r)}\nhistory: ${describeHistory(h)}`);
 }
 
-/** Shrinking replays many histories: bounded, the counterexample so far is reported. */
+/**
+ * Bounded: a run cut short fails (never a silent pass over fewer histories); during shrinking the
+ * counterexample so far is reported.
+ */
 const LIMIT_MS = Number(process.env.NODENET_SIM_TIME_LIMIT_MS ?? 600_000);
 const params = (numRuns: number): fc.Parameters<[History]> => ({
   numRuns,
   interruptAfterTimeLimit: LIMIT_MS,
-  ...(SEED !== undefined ? { seed: SEED } : {}),
+  markInterruptAsFailure: true,
+  seed: SEED,
   ...(PATH !== undefined ? { path: PATH } : {}),
 });
 
 describe('random histories', () => {
-  it.runIf(FULL)(
-    `every invariant holds over ${RUNS} random histories (NODENET_SIM_FULL=1)`,
-    () => {
-      fc.assert(fc.property(historyArb(), holds), params(RUNS));
-    },
-    900_000,
-  );
+  it(`every invariant holds over ${RUNS} random histories of the full generator`, () => {
+    fc.assert(fc.property(historyArb(), holds), params(RUNS));
+  }, 900_000);
 
-  it("control: the histories today's planner already handles (one change, good or refused; slow agents; pauses)", () => {
-    fc.assert(fc.property(historyArb(CONTROL), holds), params(RUNS));
+  // The subset the planner before the rollout model already handled (README.md): a quarter of the runs.
+  it('control: the histories the old planner already handled (one change, good or refused; slow agents; pauses)', () => {
+    fc.assert(fc.property(historyArb(CONTROL), holds), params(Math.ceil(RUNS / 4)));
   }, 900_000);
 });

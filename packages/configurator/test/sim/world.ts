@@ -99,7 +99,10 @@ export class World {
   private wrote = false;
   private inputHashKey = '';
   private inputHash: string | undefined;
-  private readonly lastReport = new Map<string, { number: number; cause?: string; invalid?: boolean }>();
+  private readonly lastReport = new Map<
+    string,
+    { number: number; at: number; cause?: string; invalid?: boolean }
+  >();
   /**
    * Assignments (`node|assignmentKey`) whose agent already finished them once: a later re-apply of
    * the same assignment (an agent back from a fault starts over) is the agent's, not a move.
@@ -222,6 +225,7 @@ export class World {
         if (done) this.finished.add(`${n}|${assignmentKey(nc)}`);
         this.lastReport.set(n, {
           number: numberOf(nc),
+          at: this.t,
           ...(nc.status?.configStatus === 'invalid' ? { invalid: true } : {}),
           ...(nc.status?.failureCause ? { cause: nc.status.failureCause } : {}),
         });
@@ -229,6 +233,9 @@ export class World {
       revisionByHash: (h) => [...this.store.revisions.values()].find((r) => r.spec.hash === h),
       harm: (n, r) => this.harms(n, r)[0],
       log: (l) => this.log(l),
+      evaluated: (n, h) => {
+        if (!this.settingUp) this.ledger.evaluated(n, h, this.ledgerView(new Map(), new Map()));
+      },
     };
   }
 
@@ -326,8 +333,10 @@ export class World {
         const rep = this.lastReport.get(n);
         return rep?.number === num && rep.invalid === true;
       },
-      interruptedOn: (n: string, num: number) => {
+      interruptedOn: (n: string, num: number, since: number) => {
         const rep = this.lastReport.get(n);
+        // Handed the revision again after that report: the failure is not the report's.
+        if (rep && rep.at < since) return false;
         return rep?.number === num && rep.cause === 'Interrupted';
       },
       limit: this.history.policy.limit,
@@ -347,6 +356,10 @@ export class World {
       if (this.t - a.at > this.policy.preconfigTimeoutMs || numberOf(nc) !== a.number) continue;
       if (n.handledKey === assignmentKey(nc) && n.job === undefined) continue;
       if (this.finished.has(`${name}|${assignmentKey(nc)}`)) continue;
+      // Failed on it (a timeout while it was away; its agent resumes when it is back): within
+      // --max-failures, not a slot, as the bound limit + max-failures says.
+      const r = this.revisionByNumber(a.number);
+      if (r?.status?.failedNodes?.some((f) => f.node === name && Date.parse(f.at) - T0 >= a.at)) continue;
       out.push(name);
     }
     return out.sort();
