@@ -46,7 +46,11 @@ afterEach(async () => tc.stop());
  * `clash` (refused: id 101 is storage's) and a new, valid `backup` on rack r3.
  */
 async function heldBackState(): Promise<{ rev1: NetworkConfigRevision; rev2: NetworkConfigRevision }> {
-  const rev1 = await createRevision(tc, 1, inputsOf([web, storage]), { total: 5, ready: 5 });
+  const rev1 = await createRevision(tc, 1, inputsOf([web, storage]), {
+    total: 5,
+    ready: 5,
+    completedAt: '2026-01-01T00:00:00Z',
+  });
   await tc.clients.layer2.create(web);
   await tc.clients.layer2.create(storage);
   const current = await tc.clients.layer2.get('web');
