@@ -5,7 +5,7 @@
  * is copied into a revision's status is bounded, so the invalidation write can never be refused for
  * its size whatever an agent wrote into its message.
  */
-import type { FailedNode, NetworkConfigRevision } from '@nodenet/api';
+import { entryOf, parseRef, sameEntry, type FailedNode, type NetworkConfigRevision } from '@nodenet/api';
 
 /** Nodes listed in a revision's failedNodes / degradedNodes (the rest is counted). */
 export const MAX_LISTED_NODES = 20;
@@ -60,4 +60,47 @@ export function nodeSummary(list: readonly FailedNode[], total: number, shown = 
     .join('; ');
   const more = total - Math.min(shown, list.length);
   return more > 0 ? `${text}; and ${more} more` : text;
+}
+
+/** A revision's failures as counted against --max-failures: its own and those it inherits. */
+export interface CountedFailures {
+  failed: number;
+  /** Numbers of the superseded revisions whose failures it inherits (empty: its own only). */
+  inheritedFrom: number[];
+}
+
+/**
+ * A change that failed nodes on a revision that never completed is the same change when a newer
+ * revision carries it (docs/rollout.md, "Failure"): those failures count against the newer one's
+ * --max-failures too, or each unrelated merge would give the change a fresh budget and one more
+ * node. Only revisions since the last completed one before `r` count (`since`), only valid ones
+ * that never completed, and only when `r` carries one of their changed inputs with the same entry.
+ * The nodes stay listed on the revision they failed: they were never handed `r`. A node listed on
+ * both counts once.
+ */
+export function countedFailures(
+  r: NetworkConfigRevision,
+  older: readonly NetworkConfigRevision[],
+  records: ReadonlyMap<string, FailureRecord>,
+): CountedFailures {
+  const own = records.get(r.metadata.name);
+  const nodes = new Set((own?.failedNodes ?? []).map((f) => f.node));
+  let overflow = Math.max(0, (own?.failed ?? 0) - (own?.failedNodes.length ?? 0));
+  const inheritedFrom: number[] = [];
+  for (const x of older) {
+    const rec = records.get(x.metadata.name);
+    if (!rec || rec.failed === 0 || !carriesChangeOf(r, x)) continue;
+    inheritedFrom.push(x.spec.number);
+    for (const f of rec.failedNodes) nodes.add(f.node);
+    overflow += Math.max(0, rec.failed - rec.failedNodes.length);
+  }
+  return { failed: nodes.size + overflow, inheritedFrom };
+}
+
+/** Whether `r` has the entry `x` introduced for one of x's changed inputs. */
+function carriesChangeOf(r: NetworkConfigRevision, x: NetworkConfigRevision): boolean {
+  return (x.spec.changedInputs ?? []).some((ref) => {
+    const s = parseRef(ref);
+    return s !== undefined && sameEntry(entryOf(r.spec.config, s), entryOf(x.spec.config, s));
+  });
 }

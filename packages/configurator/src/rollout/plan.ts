@@ -4,10 +4,15 @@
  * status every time (invariant 2); deadlines come from this configurator's own observations
  * (invariant 9). The parts: classify (per node), slots, revision status, history.
  */
-import { REVISION_NUMBER_LABEL, type FailedNode, type NetworkConfigRevision } from '@nodenet/api';
+import {
+  REVISION_NUMBER_LABEL,
+  revisionBefore,
+  type FailedNode,
+  type NetworkConfigRevision,
+} from '@nodenet/api';
 import { updateLimitFor } from '../policy.js';
 import { classify, type Verdict } from './classify.js';
-import { failureRecord, nodeSummary, type FailureRecord } from './failures.js';
+import { countedFailures, failureRecord, nodeSummary, type FailureRecord } from './failures.js';
 import { historyCleanup } from './history.js';
 import {
   EMPTY_REVISION_NAME,
@@ -102,12 +107,19 @@ export function plan(input: PlanInput, memo?: VerdictMemo): Plan {
     verdicts = desired ? verdictsFor(desired) : [];
     records = failureRecords(revisions, verdicts, policy.maxFailedNodes);
     let more = false;
-    for (const r of revisions) {
+    // Oldest first: a revision that failed on its own is invalid before a newer one could inherit
+    // its failures; the newer one is then a carrier of its suspects (below).
+    for (const r of [...revisions].reverse()) {
+      if (invalid.has(r.metadata.name)) continue;
       const rec = records.get(r.metadata.name) as FailureRecord;
-      if (invalid.has(r.metadata.name) || rec.failed <= policy.maxFailures) continue;
+      const counted = countedFailures(r, supersededSince(r, revisions, invalid), records);
+      if (counted.failed <= policy.maxFailures) continue;
+      const inherited = counted.inheritedFrom.length
+        ? ` (its change failed nodes on superseded revision(s) ${counted.inheritedFrom.join(', ')} too, counted with its own)`
+        : '';
       markInvalid(r, {
         failedNodes: rec.failedNodes,
-        reason: `${rec.failed} node(s) failed, more than --max-failures=${policy.maxFailures}: ${nodeSummary(rec.failedNodes, rec.failed)}`,
+        reason: `${counted.failed} node(s) failed${inherited}, more than --max-failures=${policy.maxFailures}: ${nodeSummary(rec.failedNodes, rec.failed)}`,
       });
       more = true;
     }
@@ -256,6 +268,22 @@ function failureRecords(
   }
   return new Map(
     revisions.map((r) => [r.metadata.name, failureRecord(r, fresh.get(r.metadata.name) ?? [], max)]),
+  );
+}
+
+/**
+ * The valid revisions older than `r` and newer than the last completed one before it that never
+ * completed themselves: whose failures `r` inherits when it carries their change (failures.ts).
+ */
+function supersededSince(
+  r: NetworkConfigRevision,
+  revisions: readonly NetworkConfigRevision[],
+  invalid: ReadonlySet<string>,
+): NetworkConfigRevision[] {
+  const isInvalid = (x: NetworkConfigRevision): boolean => invalid.has(x.metadata.name);
+  const floor = revisionBefore(r, revisions, isInvalid)?.spec.number ?? 0;
+  return revisions.filter(
+    (x) => x.spec.number < r.spec.number && x.spec.number > floor && !isInvalid(x) && !isCompleted(x),
   );
 }
 

@@ -158,3 +158,53 @@ describe('the planner invalidates a newer revision that carries a held-back susp
     ]);
   });
 });
+
+describe('a change keeps its failure budget across a superseding revision (seed 20 of the full generator)', () => {
+  // --max-failures 1. Revision 2 (blue@2) failed n00 and is not invalid (1 is within the budget);
+  // revision 3 is an unrelated merge (red) built meanwhile, still carrying blue@2; n01 now fails it.
+  const once = {
+    failed: 1,
+    failedNodes: [{ node: 'n00', message: 'cut off', at: '2025-01-01T00:00:00Z' }],
+  };
+  const rolling = { ...bad, status: once };
+  const nodes = [node('n00'), node('n01'), node('n02')];
+  const planWith = (newer: NetworkConfigRevision) =>
+    plan(
+      input({
+        policy: { maxFailures: 1 },
+        revisions: [newer, rolling, good],
+        nodes,
+        nodeConfigs: [
+          nc('n00', good.spec.hash, { number: 1, status: done(good.spec.hash) }),
+          nc('n01', newer.spec.hash, { number: 3, move: 'forward', status: invalid(good.spec.hash) }),
+          nc('n02', good.spec.hash, { number: 1, status: done(good.spec.hash) }),
+        ],
+      }),
+    );
+
+  it('the failures on revision 2 count against revision 3, which carries its change: 2 > 1, invalid', () => {
+    const merged = revision(
+      3,
+      [l2('blue', 100, 2, 9000), l2('red', 200, 1)],
+      ['Layer2NetworkConfiguration/red@1'],
+    );
+    const inv = ofType(planWith(merged).actions, 'invalidate').map((a) => [a.revision, a.reason]);
+    expect(inv).toEqual([
+      [
+        'rev-3',
+        expect.stringMatching(
+          /^2 node\(s\) failed \(its change failed nodes on superseded revision\(s\) 2 too/,
+        ),
+      ],
+    ]);
+  });
+
+  it('a revision that reverts the change inherits nothing: 1 failure of its own stays within the budget', () => {
+    const reverted = revision(
+      3,
+      [l2('blue', 100, 3), l2('red', 200, 1)],
+      ['Layer2NetworkConfiguration/blue@3', 'Layer2NetworkConfiguration/red@1'],
+    );
+    expect(ofType(planWith(reverted).actions, 'invalidate')).toEqual([]);
+  });
+});
