@@ -53,4 +53,29 @@ describe('NodeSpecCache', () => {
     expect(cache.spec(other, labels)).toEqual(nodeConfigSpec(other, labels));
     expect(cache.spec(rev, labels)).toEqual(nodeConfigSpec(rev, labels));
   });
+
+  it('keys the cache on the label keys of VRF node selectors too', () => {
+    const cache = new NodeSpecCache();
+    const vrfRev = {
+      config: {
+        ...config,
+        vrf: [
+          {
+            name: 'blue',
+            vrf: 'blue',
+            vni: 100,
+            import: [],
+            export: [],
+            aggregate: [],
+            seq: 10,
+            mtu: 9000,
+            nodeSelector: { matchLabels: { zone: 'a' } },
+          },
+        ],
+      },
+      hash: 'd'.repeat(64),
+    };
+    expect(cache.spec(vrfRev, { zone: 'a' }).vrf.map((v) => v.name)).toEqual(['blue']);
+    expect(cache.spec(vrfRev, { zone: 'b' }).vrf).toEqual([]);
+  });
 });
