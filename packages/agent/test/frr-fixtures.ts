@@ -107,6 +107,29 @@ export const goldenCases: Record<string, FrrSpec> = {
     ],
     routingTable: [],
   },
+  'static-routes': {
+    vrf: [
+      vrf({
+        vrf: 'blue',
+        vni: 700,
+        export: [p('10.70.0.0/16', 1)],
+        staticRoutes: [
+          { prefix: '10.71.0.0/16', nextHop: '10.70.0.9' },
+          { prefix: '10.71.0.0/16', nextHop: '10.70.0.8' },
+          { prefix: '0.0.0.0/0', nextHop: '192.0.2.1', onlink: true, nextHopVRF: 'default' },
+          { prefix: '10.72.0.0/16', nextHopVRF: 'red' },
+          { prefix: 'fd00:71::/48', nextHop: 'fd00:70::9' },
+          { prefix: '10.71.0.0/24', nextHop: '192.0.2.2', onlink: true },
+        ],
+      }),
+      vrf({
+        vrf: 'red',
+        vni: 701,
+        staticRoutes: [{ prefix: '10.73.0.0/16', nextHop: '10.74.0.1', nextHopVRF: 'blue' }],
+      }),
+    ],
+    routingTable: [],
+  },
   aggregates: {
     vrf: [
       vrf({

@@ -703,6 +703,12 @@ const BAD: BadCase[] = [
     message: `${V} blue: spec.staticRoutes[0].nextHop: is required unless nextHopVRF is set`,
   },
   {
+    name: 'static route into the default VRF without a next hop',
+    mutate: (i) => (blue(i).staticRoutes = [{ prefix: '10.50.0.0/16', nextHopVRF: 'default' }]),
+    field: 'spec.staticRoutes[0].nextHop',
+    message: `${V} blue: spec.staticRoutes[0].nextHop: is required with nextHopVRF default (the default VRF has no device to route into)`,
+  },
+  {
     name: 'static route next hop of the other family',
     mutate: (i) => (blue(i).staticRoutes = [{ prefix: '10.50.0.0/16', nextHop: '2001:db8:10::9' }]),
     field: 'spec.staticRoutes[0].nextHop',

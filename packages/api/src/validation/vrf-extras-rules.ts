@@ -43,6 +43,12 @@ export const vrfStaticRoutes: Rule = ({ metadata, spec }) => {
     if (bad) add(`${at}.prefix`, r.prefix, bad);
     if (r.nextHop === undefined && r.nextHopVRF === undefined)
       add(`${at}.nextHop`, undefined, 'is required unless nextHopVRF is set');
+    else if (r.nextHop === undefined && r.nextHopVRF === 'default')
+      add(
+        `${at}.nextHop`,
+        undefined,
+        'is required with nextHopVRF default (the default VRF has no device to route into)',
+      );
     if (r.nextHop !== undefined) {
       const a = parseAddress(r.nextHop);
       const family = familyOf(r.prefix);
