@@ -1,5 +1,5 @@
 /** NodeConfig fixtures of the FRR golden tests (one per golden file). */
-import type { NodeConfigSpec, PrefixItem, VrfEntry } from '@nodenet/api';
+import type { NodeConfigSpec, NodeVrfEntry, PrefixItem } from '@nodenet/api';
 
 export type FrrSpec = Pick<NodeConfigSpec, 'vrf' | 'routingTable'>;
 
@@ -19,7 +19,7 @@ const p = (
   ...(le !== undefined ? { le } : {}),
 });
 
-export const vrf = (v: Partial<VrfEntry> & { vrf: string }): VrfEntry => ({
+export const vrf = (v: Partial<NodeVrfEntry> & { vrf: string }): NodeVrfEntry => ({
   name: `${v.vrf}-${v.seq ?? 10}`,
   vni: 100,
   import: [],
@@ -126,6 +126,26 @@ export const goldenCases: Record<string, FrrSpec> = {
         vrf: 'red',
         vni: 701,
         staticRoutes: [{ prefix: '10.73.0.0/16', nextHop: '10.74.0.1', nextHopVRF: 'blue' }],
+      }),
+    ],
+    routingTable: [],
+  },
+  loopbacks: {
+    vrf: [
+      vrf({
+        vrf: 'tenant',
+        vni: 800,
+        export: [p('10.80.0.0/16', 10)],
+        community: '65000:80',
+        loopbacks: [{ name: 'lo', subnet: '10.255.0.0/24' }],
+        loopbackAddresses: [{ name: 'lo', address: '10.255.0.7' }],
+      }),
+      vrf({
+        vrf: 'tenant',
+        vni: 800,
+        seq: 20,
+        loopbacks: [{ name: 'lo6', subnet: 'fd00:ff::/64' }],
+        loopbackAddresses: [{ name: 'lo6', address: 'fd00:ff::7' }],
       }),
     ],
     routingTable: [],

@@ -11,6 +11,7 @@ export * from './canonical.js';
 export * from './merge.js';
 export * from './selector.js';
 export * from './node-config.js';
+export * from './loopbacks.js';
 export * from './prefix.js';
 export * from './validate.js';
 export * from './crd.js';

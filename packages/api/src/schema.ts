@@ -23,7 +23,7 @@ export const MTU_MAX = 9000;
 export const VNI_MAX = 16_777_215;
 import { VRF_TABLE_RANGE } from './constants.js';
 import { ObservedState } from './observed.js';
-import { Loopbacks, StaticRoutes } from './vrf-extras-schema.js';
+import { LoopbackAddress, Loopbacks, NodeLoopbackAddress, StaticRoutes } from './vrf-extras-schema.js';
 
 export {
   Condition,
@@ -247,6 +247,8 @@ export const NetworkConfig = Type.Object({
   vrf: Type.Array(VrfEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   layer2: Type.Array(Layer2Entry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   routingTable: Type.Array(RoutingTableEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
+  /** Every node's loopback addresses (loopbacks.ts); present only when some VRF has loopbacks. */
+  loopbackAddresses: Type.Optional(Type.Array(LoopbackAddress, { maxItems: L.MAX_CONFIG_ENTRIES })),
 });
 export type NetworkConfig = Static<typeof NetworkConfig>;
 
@@ -316,8 +318,16 @@ export type NetworkConfigRevisionStatus = Static<typeof NetworkConfigRevisionSta
 export const NodeLayer2Entry = Type.Omit(Layer2Entry, ['nodeSelector']);
 export type NodeLayer2Entry = Static<typeof NodeLayer2Entry>;
 
-/** A VRF entry as a node receives it: already filtered, so without its node selector. */
-export const NodeVrfEntry = Type.Omit(VrfEntry, ['nodeSelector']);
+/**
+ * A VRF entry as a node receives it: already filtered, so without its node selector, and with the
+ * node's own address of each of its loopbacks (`loopbackAddresses`, by loopback name).
+ */
+export const NodeVrfEntry = Type.Composite([
+  Type.Omit(VrfEntry, ['nodeSelector']),
+  Type.Object({
+    loopbackAddresses: Type.Optional(Type.Array(NodeLoopbackAddress, { maxItems: L.MAX_LOOPBACKS })),
+  }),
+]);
 export type NodeVrfEntry = Static<typeof NodeVrfEntry>;
 
 export const NodeConfigSpec = Type.Object({

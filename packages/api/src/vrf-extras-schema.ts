@@ -71,3 +71,19 @@ export const Loopbacks = Type.Array(Loopback, {
   maxItems: L.MAX_LOOPBACKS,
   description: 'Per-node loopback addresses in this VRF, advertised through its export.',
 });
+
+/** One node's address of one loopback, as a revision carries it (loopbacks.ts allocates them). */
+export const LoopbackAddress = Type.Object({
+  address: Type.String({ pattern: IP_ADDRESS_PATTERN, maxLength: 39 }),
+  entry: Type.String({ maxLength: L.MAX_NAME_LENGTH, description: 'The VRFRouteConfiguration.' }),
+  loopback: Type.String({ pattern: LOOPBACK_NAME_PATTERN, maxLength: 32 }),
+  node: Type.String({ maxLength: L.MAX_NAME_LENGTH }),
+});
+export type LoopbackAddress = Static<typeof LoopbackAddress>;
+
+/** A node's own address of one of its VRF entry's loopbacks, in the NodeConfig. */
+export const NodeLoopbackAddress = Type.Object({
+  address: Type.String({ pattern: IP_ADDRESS_PATTERN, maxLength: 39 }),
+  name: Type.String({ pattern: LOOPBACK_NAME_PATTERN, maxLength: 32 }),
+});
+export type NodeLoopbackAddress = Static<typeof NodeLoopbackAddress>;

@@ -30,6 +30,7 @@ import type { SizeBudget } from './budget.js';
 import { NodeSpecCache } from './node-specs.js';
 import { RowLabelGate } from './row-label-gate.js';
 import { nodeInfoOf } from './node-info.js';
+import { loopbackNodes, nodeMattersToLoopbacks } from './loopback-step.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './node-config.js';
 
@@ -136,6 +137,9 @@ export class Controller {
           !(e.type === 'update' && e.old && revisionBuildKey(e.old as never) === revisionBuildKey(e.object))
         )
           this.buildSchedule.changed();
+        // Loopback addresses follow the Nodes (a node added, deleted or relabelled): build again.
+        if (name === 'node' && nodeMattersToLoopbacks(e, this.informers.revision.list()))
+          this.buildSchedule.changed();
         this.schedule();
       });
       inf.onError((err) => {
@@ -230,7 +234,7 @@ export class Controller {
       observations: this.observations,
       policy: fleet.policy,
       specHash: (r, n) =>
-        nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
+        nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name)),
       ...(inputHash ? { inputHash } : {}),
     });
     this.lastPlan = p;
@@ -262,6 +266,7 @@ export class Controller {
     try {
       const out = await this.builder.run(now, {
         ...(this.opts.budget ? { budget: this.opts.budget } : {}),
+        nodes: loopbackNodes(this.informers.node.list(), this.opts.policy.nodeSelector),
         recency: (o) => this.buildSchedule.recency(o),
       });
       done = out.done;
@@ -336,7 +341,11 @@ export class Controller {
       isLeader: this.isLeader,
       now,
       specFor: (r, node) =>
-        this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, node.metadata.labels ?? {}),
+        this.specs.spec(
+          { config: r.spec.config, hash: r.spec.hash },
+          node.metadata.labels ?? {},
+          node.metadata.name,
+        ),
       concurrency: this.opts.writeConcurrency ?? 64,
       background: (bp) => this.inBackground(bp),
       rowLabels: { gate: this.rowLabels, mono },

@@ -15,7 +15,13 @@ export class NodeSpecCache {
    */
   private readonly byLabels = new WeakMap<object, { hash: string; spec: NodeConfigSpec }>();
 
-  spec(revision: { config: NetworkConfig; hash: string }, labels: Record<string, string>): NodeConfigSpec {
+  spec(
+    revision: { config: NetworkConfig; hash: string },
+    labels: Record<string, string>,
+    node?: string,
+  ): NodeConfigSpec {
+    // A revision with loopback addresses gives every node its own spec: no sharing by labels.
+    if ((revision.config.loopbackAddresses ?? []).length > 0) return nodeConfigSpec(revision, labels, node);
     const last = this.byLabels.get(labels);
     if (last?.hash === revision.hash) return last.spec;
     const spec = this.specFor(revision, labels);

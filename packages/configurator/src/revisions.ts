@@ -11,6 +11,7 @@ import {
   RETRY_ANNOTATION,
   canonicalEqual,
   revisionName,
+  type AllocationNode,
   type InputObject,
   type InputStatus,
   type Inputs,
@@ -24,6 +25,7 @@ import { DEFAULT_BUDGET, type SizeBudget } from './budget.js';
 import { fitBudget } from './fit-budget.js';
 import { effectiveInputs } from './held-back.js';
 import { appliedCondition, carried, inputRef } from './outcome.js';
+import { withLoopbacks, withShortageConditions } from './loopback-step.js';
 import { highestNumber } from './rollout/numbers.js';
 import { heldSuspects, type HeldSuspect } from './rollout/suspects.js';
 
@@ -60,6 +62,8 @@ export interface BuildOptions {
   budget?: SizeBudget;
   /** Larger is newer: the order in which the configurator saw each input's generation. */
   recency?: (o: InputObject) => number;
+  /** The Nodes that get loopback addresses (loopback-step.ts); without them, none are allocated. */
+  nodes?: readonly AllocationNode[];
 }
 
 /** At most this many problems, and this many characters, in an `Accepted` message. */
@@ -97,21 +101,29 @@ export function buildRevision(
   const { problems, refused } = effective;
   const notNew = new Set([...refused.keys(), ...suspects.keys()]);
   const nowText = rfc3339(now);
+  // The loopback allocation belongs to the config (and its hash); its shortages to the statuses.
+  const allocated = fitted.built ? withLoopbacks(fitted.built, revisions, opts.nodes) : undefined;
+  const shortages = allocated?.shortages ?? [];
   /** Input statuses once the decision says which revision carries the current generations. */
   const statuses = (
     carrier: string | undefined,
     known: readonly NetworkConfigRevision[],
     notCreated?: string,
   ): InputStatusUpdate[] =>
-    inputStatuses(
+    withShortageConditions(
+      inputStatuses(
+        inputs,
+        effective.inputs === undefined,
+        refused,
+        carrier,
+        known,
+        nowText,
+        suspects,
+        notCreated,
+      ),
       inputs,
-      effective.inputs === undefined,
-      refused,
-      carrier,
-      known,
+      shortages,
       nowText,
-      suspects,
-      notCreated,
     );
   const statusesIfNotCreated = (error: string): InputStatusUpdate[] => statuses(undefined, revisions, error);
   if (effective.inputs === undefined || !fitted.built) {
@@ -128,7 +140,7 @@ export function buildRevision(
       },
     };
   }
-  const { config, hash } = fitted.built;
+  const { config, hash } = allocated ?? fitted.built;
   const sorted = [...revisions].sort((a, b) => b.spec.number - a.spec.number);
   const desired = sorted.find((r) => r.status?.isInvalid !== true);
   if (desired && desired.spec.hash === hash) {

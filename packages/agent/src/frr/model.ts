@@ -15,6 +15,7 @@ import {
   type PrefixItem,
 } from '@nodenet/api';
 import { FrrRenderError } from './errors.js';
+import { addLoopbackLines } from './loopback-lines.js';
 import { sortStaticRoutes, staticRouteLines, type StaticRouteLine } from './static-routes.js';
 
 export type Family = 4 | 6;
@@ -257,6 +258,7 @@ export function buildModel(
         itemSeqs[family].add(line.seq);
         perFamily[family].push(line);
       });
+      if (dir === 'export') addLoopbackLines(at, entry.loopbackAddresses, perFamily);
       for (const family of [4, 6] as const) {
         if (perFamily[family].length === 0) continue;
         vrf.maps[dir][family].push({

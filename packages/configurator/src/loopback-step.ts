@@ -1,0 +1,118 @@
+/**
+ * Loopback addresses in the build (pure): the allocation a new revision carries is derived from the
+ * newest revision's (`allocateLoopbacks` in @nodenet/api) and the Nodes that exist, Ready or not;
+ * a deleted Node frees its addresses. A node the subnet has no address for gets none, and its VRF
+ * object reads `LoopbacksAllocated=False` (reason SubnetExhausted) naming the loopback and the nodes;
+ * every other node keeps what it had.
+ */
+import {
+  allocateLoopbacks,
+  canonicalEqual,
+  hashConfig,
+  matchesSelector,
+  setConditions,
+  shortageMessage,
+  type AllocationNode,
+  type InputStatus,
+  type Inputs,
+  type LabelSelector,
+  type LoopbackShortage,
+  type NetworkConfig,
+  type NetworkConfigRevision,
+} from '@nodenet/api';
+import type { InputStatusUpdate } from './revisions.js';
+
+export const LOOPBACKS_CONDITION = 'LoopbacksAllocated';
+
+/** The Nodes this configurator manages (its --node-selector), as the allocation reads them. */
+export function loopbackNodes(
+  nodes: readonly { metadata: { name?: string; labels?: Record<string, string> } }[],
+  selector: LabelSelector | undefined,
+): AllocationNode[] {
+  return nodes
+    .filter((n) => n.metadata.name !== undefined && matchesSelector(selector, n.metadata.labels ?? {}))
+    .map((n) => ({ name: n.metadata.name!, labels: n.metadata.labels ?? {} }));
+}
+
+const hasLoopbacks = (config: NetworkConfig | undefined): boolean =>
+  (config?.vrf ?? []).some((e) => (e.loopbacks ?? []).length > 0) ||
+  (config?.loopbackAddresses ?? []).length > 0;
+
+/**
+ * Whether a Node event owes a build: only while some revision has loopbacks, and only when the
+ * Node came, went or changed its labels (status updates, the usual event, owe nothing).
+ */
+export function nodeMattersToLoopbacks(
+  e: {
+    type: string;
+    object: { metadata: { labels?: Record<string, string> } };
+    old?: { metadata: { labels?: Record<string, string> } };
+  },
+  revisions: readonly NetworkConfigRevision[],
+): boolean {
+  if (!revisions.some((r) => hasLoopbacks(r.spec.config))) return false;
+  if (e.type === 'add' || e.type === 'delete') return true;
+  return e.type === 'update' && !canonicalEqual(e.old?.metadata.labels ?? {}, e.object.metadata.labels ?? {});
+}
+
+/** The newest revision, whatever its state: its allocation is the one nodes may already use. */
+const newest = (revisions: readonly NetworkConfigRevision[]): NetworkConfigRevision | undefined =>
+  revisions.reduce<NetworkConfigRevision | undefined>(
+    (a, r) => (a === undefined || r.spec.number > a.spec.number ? r : a),
+    undefined,
+  );
+
+/**
+ * The built config with its loopback addresses (and its hash again), or unchanged when no VRF has
+ * loopbacks. `nodes` undefined: a caller that manages no Nodes; the config carries no addresses.
+ */
+export function withLoopbacks(
+  built: { config: NetworkConfig; hash: string },
+  revisions: readonly NetworkConfigRevision[],
+  nodes: readonly AllocationNode[] | undefined,
+): { config: NetworkConfig; hash: string; shortages: LoopbackShortage[] } {
+  if (nodes === undefined || !hasLoopbacks(built.config)) return { ...built, shortages: [] };
+  const previous = newest(revisions)?.spec.config.loopbackAddresses ?? [];
+  const { addresses, shortages } = allocateLoopbacks(previous, built.config.vrf, nodes);
+  const config: NetworkConfig =
+    addresses.length > 0 ? { ...built.config, loopbackAddresses: addresses } : built.config;
+  return { config, hash: config === built.config ? built.hash : hashConfig(config), shortages };
+}
+
+/**
+ * The input status updates with each loopback-carrying VRF object's `LoopbacksAllocated`
+ * condition: False with the shortage while a subnet is exhausted, True otherwise.
+ */
+export function withShortageConditions(
+  updates: InputStatusUpdate[],
+  inputs: Inputs,
+  shortages: readonly LoopbackShortage[],
+  nowText: string,
+): InputStatusUpdate[] {
+  const out = [...updates];
+  for (const obj of inputs.vrf) {
+    if ((obj.spec.loopbacks ?? []).length === 0) continue;
+    const mine = shortages.filter((s) => s.entry === obj.metadata.name);
+    const at = out.findIndex((u) => u.object === obj);
+    const base: InputStatus = at >= 0 ? out[at]!.status : (obj.status ?? {});
+    const condition =
+      mine.length > 0
+        ? {
+            type: LOOPBACKS_CONDITION,
+            status: 'False' as const,
+            reason: 'SubnetExhausted',
+            message: mine.map(shortageMessage).join('; '),
+          }
+        : {
+            type: LOOPBACKS_CONDITION,
+            status: 'True' as const,
+            reason: 'Allocated',
+            message: 'every selected node has an address of each loopback',
+          };
+    const next: InputStatus = { ...base, conditions: setConditions(base.conditions, [condition], nowText) };
+    if (canonicalEqual(next, obj.status ?? {})) continue;
+    if (at >= 0) out[at] = { ...out[at]!, status: next };
+    else out.push({ object: obj, status: next });
+  }
+  return out;
+}
