@@ -14,7 +14,8 @@
 import ipaddr from 'ipaddr.js';
 import { parsePrefix } from './prefix.js';
 import { matchesSelector } from './selector.js';
-import type { VrfEntry } from './schema.js';
+import { hashConfig } from './canonical.js';
+import type { NetworkConfig, VrfEntry } from './schema.js';
 import type { LoopbackAddress } from './vrf-extras-schema.js';
 
 export interface AllocationNode {
@@ -157,4 +158,36 @@ export function shortageMessage(s: LoopbackShortage): string {
   const shown =
     s.nodes.slice(0, 10).join(', ') + (s.nodes.length > 10 ? `, … (${s.nodes.length} in all)` : '');
   return `VRFRouteConfiguration ${s.entry}: loopback ${s.loopback} of VRF ${s.vrf}: subnet ${s.subnet} is exhausted; no address for node(s) ${shown}`;
+}
+
+/** The newest revision (by number), whatever its state: its allocation is the one nodes may use. */
+export function newestRevision<R extends { spec: { number: number } }>(
+  revisions: readonly R[],
+): R | undefined {
+  return revisions.reduce<R | undefined>(
+    (a, r) => (a === undefined || r.spec.number > a.spec.number ? r : a),
+    undefined,
+  );
+}
+
+const usesLoopbacks = (config: NetworkConfig | undefined): boolean =>
+  (config?.vrf ?? []).some((e) => (e.loopbacks ?? []).length > 0);
+
+/**
+ * A built config with its loopback addresses and its hash again (unchanged when no VRF has
+ * loopbacks): the allocation derived from the newest revision's and the Nodes. The configurator's
+ * build and `kubectl nodenet diff`'s preview both use it, so the preview shows the addresses the
+ * configurator will give.
+ */
+export function configWithLoopbacks(
+  built: { config: NetworkConfig; hash: string },
+  revisions: readonly { spec: { number: number; config: NetworkConfig } }[],
+  nodes: readonly AllocationNode[],
+): { config: NetworkConfig; hash: string; shortages: LoopbackShortage[] } {
+  if (!usesLoopbacks(built.config)) return { ...built, shortages: [] };
+  const previous = newestRevision(revisions)?.spec.config.loopbackAddresses ?? [];
+  const { addresses, shortages } = allocateLoopbacks(previous, built.config.vrf, nodes);
+  const config: NetworkConfig =
+    addresses.length > 0 ? { ...built.config, loopbackAddresses: addresses } : built.config;
+  return { config, hash: config === built.config ? built.hash : hashConfig(config), shortages };
 }

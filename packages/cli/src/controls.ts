@@ -129,7 +129,7 @@ export async function retry(
       `${rev.metadata.name} is not invalid; only an invalid revision can be retried`,
       EXIT.refused,
     );
-  const produced = inputsHash(s.inputs, revisionInForce(s));
+  const produced = inputsHash(s.inputs, revisionInForce(s), s);
   if (produced !== undefined && produced !== rev.spec.hash)
     throw new CliError(
       `the current inputs no longer produce ${rev.metadata.name}'s configuration (they produce ${shortHash(produced)}), ` +

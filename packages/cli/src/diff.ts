@@ -11,6 +11,7 @@ import {
   type LabelSelector,
   type Layer2Entry,
   type NetworkConfig,
+  type StaticRoute,
   shortHash,
 } from '@nodenet/api';
 
@@ -63,8 +64,8 @@ export function diffNodes(
   const result = [...nodes]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map(({ name, labels }) => {
-      const a = nodeConfigSpec(fromSide, labels);
-      const b = nodeConfigSpec(to, labels);
+      const a = nodeConfigSpec(fromSide, labels, name);
+      const b = nodeConfigSpec(to, labels, name);
       const changes = [
         ...diffSection('VRF', a.vrf, b.vrf, (_n, kind) =>
           kind === 'added'
@@ -118,8 +119,8 @@ function diffSection<T extends { name: string }>(
           fields,
           values: fields.map((field) => ({
             field,
-            from: shortValue((a as Record<string, unknown>)[field]),
-            to: shortValue((b as Record<string, unknown>)[field]),
+            from: fieldText(field, (a as Record<string, unknown>)[field]),
+            to: fieldText(field, (b as Record<string, unknown>)[field]),
           })),
           cause: cause(name, 'changed'),
         });
@@ -127,6 +128,23 @@ function diffSection<T extends { name: string }>(
   }
   return out;
 }
+
+/**
+ * A VRF's loopback addresses and static routes as a person reads them (`lo=10.255.0.2`,
+ * `10.50.0.0/16 via 10.10.0.9 onlink`), other fields as shortValue.
+ */
+function fieldText(field: string, v: unknown): string {
+  if (field === 'loopbackAddresses' && Array.isArray(v))
+    return (
+      (v as { name: string; address: string }[]).map((l) => `${l.name}=${l.address}`).join(',') || '(none)'
+    );
+  if (field === 'staticRoutes' && Array.isArray(v))
+    return (v as StaticRoute[]).map(routeText).join('; ') || '(none)';
+  return shortValue(v);
+}
+
+const routeText = (r: StaticRoute): string =>
+  `${r.prefix} via ${[r.nextHop, r.nextHopVRF && `vrf ${r.nextHopVRF}`, r.onlink && 'onlink'].filter(Boolean).join(' ')}`;
 
 /** A value as a person reads it in one line: JSON, cut to 60 characters. */
 function shortValue(v: unknown): string {

@@ -153,7 +153,7 @@ const BEHIND: Partial<Record<NodeRow['placement'], string>> = {
  * gone and every node is back, an old halt is history (`kubectl nodenet history`), not a status.
  */
 function haltedNewer(s: ClusterState, shown: Revision, rows: NodeRow[]): string[] {
-  const produced = inputsHash(s.inputs, revisionInForce(s));
+  const produced = inputsHash(s.inputs, revisionInForce(s), s);
   return s.revisions
     .filter((r) => isInvalid(r) && r.spec.number > shown.spec.number)
     .filter((r) => rows.some((n) => n.revision === r.spec.number) || produced === r.spec.hash)

@@ -6,9 +6,8 @@
  * every other node keeps what it had.
  */
 import {
-  allocateLoopbacks,
   canonicalEqual,
-  hashConfig,
+  configWithLoopbacks,
   matchesSelector,
   setConditions,
   shortageMessage,
@@ -55,28 +54,16 @@ export function nodeMattersToLoopbacks(
   return e.type === 'update' && !canonicalEqual(e.old?.metadata.labels ?? {}, e.object.metadata.labels ?? {});
 }
 
-/** The newest revision, whatever its state: its allocation is the one nodes may already use. */
-const newest = (revisions: readonly NetworkConfigRevision[]): NetworkConfigRevision | undefined =>
-  revisions.reduce<NetworkConfigRevision | undefined>(
-    (a, r) => (a === undefined || r.spec.number > a.spec.number ? r : a),
-    undefined,
-  );
-
 /**
- * The built config with its loopback addresses (and its hash again), or unchanged when no VRF has
- * loopbacks. `nodes` undefined: a caller that manages no Nodes; the config carries no addresses.
+ * The built config with its loopback addresses (configWithLoopbacks in @nodenet/api, which the
+ * CLI's preview uses too). `nodes` undefined: a caller that manages no Nodes; no addresses.
  */
 export function withLoopbacks(
   built: { config: NetworkConfig; hash: string },
   revisions: readonly NetworkConfigRevision[],
   nodes: readonly AllocationNode[] | undefined,
 ): { config: NetworkConfig; hash: string; shortages: LoopbackShortage[] } {
-  if (nodes === undefined || !hasLoopbacks(built.config)) return { ...built, shortages: [] };
-  const previous = newest(revisions)?.spec.config.loopbackAddresses ?? [];
-  const { addresses, shortages } = allocateLoopbacks(previous, built.config.vrf, nodes);
-  const config: NetworkConfig =
-    addresses.length > 0 ? { ...built.config, loopbackAddresses: addresses } : built.config;
-  return { config, hash: config === built.config ? built.hash : hashConfig(config), shortages };
+  return nodes === undefined ? { ...built, shortages: [] } : configWithLoopbacks(built, revisions, nodes);
 }
 
 /**
