@@ -44,6 +44,12 @@ export const StaticRoute = Type.Object(
         reason: 'FieldValueRequired',
       },
       {
+        rule: "has(self.nextHop) || !has(self.nextHopVRF) || self.nextHopVRF != 'default'",
+        message: 'nextHopVRF default needs a nextHop address (the default VRF has no device to route into)',
+        fieldPath: '.nextHop',
+        reason: 'FieldValueRequired',
+      },
+      {
         rule: '!has(self.onlink) || !self.onlink || has(self.nextHop)',
         message: 'onlink needs a nextHop address',
         fieldPath: '.onlink',
