@@ -61,18 +61,16 @@ export function diffNodes(
   const fromSide = from ?? { label: '(nothing)', config: empty, hash: '' };
   const oldL2 = new Map(fromSide.config.layer2.map((e) => [e.name, e]));
   const newL2 = new Map(to.config.layer2.map((e) => [e.name, e]));
+  const oldVrf = new Map(fromSide.config.vrf.map((e) => [e.name, e]));
+  const newVrf = new Map(to.config.vrf.map((e) => [e.name, e]));
   const result = [...nodes]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map(({ name, labels }) => {
       const a = nodeConfigSpec(fromSide, labels, name);
       const b = nodeConfigSpec(to, labels, name);
       const changes = [
-        ...diffSection('VRF', a.vrf, b.vrf, (_n, kind) =>
-          kind === 'added'
-            ? 'new VRFRouteConfiguration'
-            : kind === 'removed'
-              ? 'VRFRouteConfiguration deleted'
-              : '',
+        ...diffSection('VRF', a.vrf, b.vrf, (n, kind) =>
+          vrfCause(oldVrf.get(n), newVrf.get(n), labels, kind),
         ),
         ...diffSection('Layer2', a.layer2, b.layer2, (n, kind) =>
           layer2Cause(oldL2.get(n), newL2.get(n), labels, kind),
@@ -179,6 +177,23 @@ function layer2Cause(
   if (!matchesSelector(after.nodeSelector, labels))
     return `nodeSelector changed from ${selectorText(before?.nodeSelector)} to ${selectorText(after.nodeSelector)}: no longer selects this node`;
   return '';
+}
+
+/** Why a VRF entry comes to or leaves a node: the object itself, or its node selector. */
+function vrfCause(
+  before: { nodeSelector?: LabelSelector } | undefined,
+  after: { nodeSelector?: LabelSelector } | undefined,
+  labels: Record<string, string>,
+  kind: ChangeKind,
+): string {
+  if (kind === 'changed') return '';
+  if (kind === 'added')
+    return before
+      ? `nodeSelector changed from ${selectorText(before.nodeSelector)} to ${selectorText(after?.nodeSelector)}: now selects this node`
+      : 'new VRFRouteConfiguration';
+  if (after && !matchesSelector(after.nodeSelector, labels))
+    return `nodeSelector changed from ${selectorText(before?.nodeSelector)} to ${selectorText(after.nodeSelector)}: no longer selects this node`;
+  return 'VRFRouteConfiguration deleted';
 }
 
 /** A LabelSelector in kubectl's `-l` syntax; `(all nodes)` when absent or empty. */

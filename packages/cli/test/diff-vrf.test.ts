@@ -26,7 +26,7 @@ const inputs = (v: VRFRouteConfiguration): Inputs => ({ vrf: [v], layer2: [], ro
 let tc: TestCluster;
 beforeEach(async () => {
   tc = await startTestCluster();
-  await createNodes(tc, { 'node-1': {}, 'node-2': {}, 'node-3': {} });
+  await createNodes(tc, { 'node-1': { zone: 'a' }, 'node-2': {}, 'node-3': {} });
 });
 afterEach(async () => tc.stop());
 
@@ -55,5 +55,22 @@ describe('diff: loopbacks and static routes', () => {
       'node-3\n  ~ VRF          tenant  changed: loopbackAddresses (unset) → lo=10.255.0.3, staticRoutes (unset) → 10.50.0.0/16 via 192.0.2.1 vrf default onlink',
     );
     expect(r.out).not.toMatch(/node-[12]\n.*loopbackAddresses/);
+  });
+
+  it('names the node selector when a VRF leaves a node', async () => {
+    const plain = tenant({ loopbacks: [] });
+    const { config, hash } = buildConfig(inputs(plain));
+    await tc.clients.revision.create({
+      apiVersion: API_VERSION,
+      kind: 'NetworkConfigRevision',
+      metadata: { name: revisionName(1, hash) },
+      spec: { config, hash, number: 1 },
+    });
+    await tc.clients.vrf.create(tenant({ loopbacks: [], nodeSelector: { matchLabels: { zone: 'a' } } }));
+    const r = await cli(tc, ['diff']);
+    expect(r.out).toContain('2 of 3 nodes change.');
+    expect(r.out).toContain(
+      'node-2\n  - VRF          tenant  removed  (nodeSelector changed from (all nodes) to zone=a: no longer selects this node)',
+    );
   });
 });
