@@ -13,19 +13,24 @@ export class NodeSpecCache {
    * unchanged (informer objects are replaced, never mutated), and the planner asks for every node
    * on every pass, so most questions are answered without building the selector-values key.
    */
-  private readonly byLabels = new WeakMap<object, { hash: string; spec: NodeConfigSpec }>();
+  private readonly byLabels = new WeakMap<
+    object,
+    { hash: string; node: string | undefined; spec: NodeConfigSpec }
+  >();
 
   spec(
     revision: { config: NetworkConfig; hash: string },
     labels: Record<string, string>,
     node?: string,
   ): NodeConfigSpec {
-    // A revision with loopback addresses gives every node its own spec: no sharing by labels.
-    if ((revision.config.loopbackAddresses ?? []).length > 0) return nodeConfigSpec(revision, labels, node);
     const last = this.byLabels.get(labels);
-    if (last?.hash === revision.hash) return last.spec;
-    const spec = this.specFor(revision, labels);
-    this.byLabels.set(labels, { hash: revision.hash, spec });
+    if (last?.hash === revision.hash && last.node === node) return last.spec;
+    // A revision with loopback addresses gives every node its own spec: no sharing by labels values.
+    const spec =
+      (revision.config.loopbackAddresses ?? []).length > 0
+        ? nodeConfigSpec(revision, labels, node)
+        : this.specFor(revision, labels);
+    this.byLabels.set(labels, { hash: revision.hash, node, spec });
     return spec;
   }
 
