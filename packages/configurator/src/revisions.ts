@@ -21,7 +21,7 @@ import {
   findCondition,
 } from '@nodenet/api';
 import { setConditions, rfc3339 } from '@nodenet/api';
-import { DEFAULT_BUDGET, type SizeBudget } from './budget.js';
+import { budgetExcess, DEFAULT_BUDGET, describeExcess, type SizeBudget } from './budget.js';
 import { fitBudget } from './fit-budget.js';
 import { effectiveInputs } from './held-back.js';
 import { appliedCondition, carried, inputRef } from './outcome.js';
@@ -126,21 +126,28 @@ export function buildRevision(
       nowText,
     );
   const statusesIfNotCreated = (error: string): InputStatusUpdate[] => statuses(undefined, revisions, error);
+  const blocked = (reason: string): BuildResult => ({
+    problems,
+    statusesIfNotCreated,
+    inputStatusUpdates: statuses(undefined, revisions),
+    decision: { action: 'blocked', reason },
+  });
   if (effective.inputs === undefined || !fitted.built) {
-    return {
-      problems,
-      statusesIfNotCreated,
-      inputStatusUpdates: statuses(undefined, revisions),
-      decision: {
-        action: 'blocked',
-        reason: `${problems.length} invalid input field(s), the last revision stays in force: ${problems
-          .slice(0, 3)
-          .map((p) => p.message)
-          .join('; ')}${problems.length > 3 ? '; …' : ''}`,
-      },
-    };
+    return blocked(
+      `${problems.length} invalid input field(s), the last revision stays in force: ${problems
+        .slice(0, 3)
+        .map((p) => p.message)
+        .join('; ')}${problems.length > 3 ? '; …' : ''}`,
+    );
   }
   const { config, hash } = allocated ?? fitted.built;
+  // The addresses grow with the fleet, not with any input: no input to refuse, the build waits.
+  const excess =
+    config !== fitted.built.config ? budgetExcess(config, opts.budget ?? DEFAULT_BUDGET) : undefined;
+  if (excess)
+    return blocked(
+      `with every node's loopback addresses ${describeExcess(excess)}; the last revision stays in force`,
+    );
   const sorted = [...revisions].sort((a, b) => b.spec.number - a.spec.number);
   const desired = sorted.find((r) => r.status?.isInvalid !== true);
   if (desired && desired.spec.hash === hash) {

@@ -76,4 +76,17 @@ describe('loopback addresses in revisions', () => {
       'VRFRouteConfiguration tenant: loopback lo of VRF tenant: subnet 10.255.0.0/30 is exhausted; no address for node(s) n3',
     );
   });
+
+  it('waits, keeping the last revision, when the addresses would take the revision over its size budget', () => {
+    const r1 = build(inputs(vrf('10.255.0.0/24')), [], ['n1']);
+    const many = Array.from({ length: 40 }, (_, i) => `node-${i}`);
+    const r = buildRevision(inputs(vrf('10.255.0.0/24')), [r1], NOW, {
+      nodes: nodes(...many),
+      budget: { maxConfigBytes: 2000, maxFrrLines: 100_000 },
+    });
+    expect(r.decision.action).toBe('blocked');
+    expect(r.decision.action === 'blocked' && r.decision.reason).toMatch(
+      /^with every node's loopback addresses the revision would be \d+ bytes, over the limit of 2000 bytes \(--max-revision-bytes\)/,
+    );
+  });
 });
