@@ -1,5 +1,5 @@
 /** NodeConfig fixtures of the FRR golden tests (one per golden file). */
-import type { NodeConfigSpec, PrefixItem, VrfEntry } from '@nodenet/api';
+import type { NodeConfigSpec, NodeVrfEntry, PrefixItem } from '@nodenet/api';
 
 export type FrrSpec = Pick<NodeConfigSpec, 'vrf' | 'routingTable'>;
 
@@ -19,7 +19,7 @@ const p = (
   ...(le !== undefined ? { le } : {}),
 });
 
-export const vrf = (v: Partial<VrfEntry> & { vrf: string }): VrfEntry => ({
+export const vrf = (v: Partial<NodeVrfEntry> & { vrf: string }): NodeVrfEntry => ({
   name: `${v.vrf}-${v.seq ?? 10}`,
   vni: 100,
   import: [],
@@ -104,6 +104,49 @@ export const goldenCases: Record<string, FrrSpec> = {
         community: '4200065001:1:2',
       }),
       vrf({ vrf: 'edge', vni: 500, seq: 3, export: [p('10.3.0.0/16', 1)], community: 'no-export' }),
+    ],
+    routingTable: [],
+  },
+  'static-routes': {
+    vrf: [
+      vrf({
+        vrf: 'blue',
+        vni: 700,
+        export: [p('10.70.0.0/16', 1)],
+        staticRoutes: [
+          { prefix: '10.71.0.0/16', nextHop: '10.70.0.9' },
+          { prefix: '10.71.0.0/16', nextHop: '10.70.0.8' },
+          { prefix: '0.0.0.0/0', nextHop: '192.0.2.1', onlink: true, nextHopVRF: 'default' },
+          { prefix: '10.72.0.0/16', nextHopVRF: 'red' },
+          { prefix: 'fd00:71::/48', nextHop: 'fd00:70::9' },
+          { prefix: '10.71.0.0/24', nextHop: '192.0.2.2', onlink: true },
+        ],
+      }),
+      vrf({
+        vrf: 'red',
+        vni: 701,
+        staticRoutes: [{ prefix: '10.73.0.0/16', nextHop: '10.74.0.1', nextHopVRF: 'blue' }],
+      }),
+    ],
+    routingTable: [],
+  },
+  loopbacks: {
+    vrf: [
+      vrf({
+        vrf: 'tenant',
+        vni: 800,
+        export: [p('10.80.0.0/16', 10)],
+        community: '65000:80',
+        loopbacks: [{ name: 'lo', subnet: '10.255.0.0/24' }],
+        loopbackAddresses: [{ name: 'lo', address: '10.255.0.7' }],
+      }),
+      vrf({
+        vrf: 'tenant',
+        vni: 800,
+        seq: 20,
+        loopbacks: [{ name: 'lo6', subnet: 'fd00:ff::/64' }],
+        loopbackAddresses: [{ name: 'lo6', address: 'fd00:ff::7' }],
+      }),
     ],
     routingTable: [],
   },

@@ -77,7 +77,7 @@ function candidate(
   suspects: ReadonlyMap<string, HeldSuspect>,
 ): { set: Inputs; held: Set<string> } {
   const held = new Set<string>();
-  const pick = <T extends InputObject>(objects: T[], list: keyof NetworkConfig): T[] =>
+  const pick = <T extends InputObject>(objects: T[], list: 'vrf' | 'layer2' | 'routingTable'): T[] =>
     objects.flatMap((o) => {
       const k = keyOf(o);
       if (!refused.has(k) && !suspects.has(k)) return [o];

@@ -68,3 +68,8 @@ export const MAX_KNOB_LENGTH = 64;
  * allocation) are not Layer-2 networks anyone means.
  */
 export const MIN_GATEWAY_PREFIX_LENGTH = { 4: 8, 6: 48 } as const;
+
+/** Static routes of one VRFRouteConfiguration. */
+export const MAX_STATIC_ROUTES = 256;
+/** Loopbacks of one VRFRouteConfiguration: each costs one address per selected node. */
+export const MAX_LOOPBACKS = 8;

@@ -23,6 +23,7 @@ export const MTU_MAX = 9000;
 export const VNI_MAX = 16_777_215;
 import { VRF_TABLE_RANGE } from './constants.js';
 import { ObservedState } from './observed.js';
+import { LoopbackAddress, Loopbacks, NodeLoopbackAddress, StaticRoutes } from './vrf-extras-schema.js';
 
 export {
   Condition,
@@ -122,6 +123,9 @@ export const VRFRouteConfigurationSpec = Type.Object({
       description: 'Community set on exported routes.',
     }),
   ),
+  nodeSelector: Type.Optional(LabelSelector),
+  staticRoutes: Type.Optional(StaticRoutes),
+  loopbacks: Type.Optional(Loopbacks),
 });
 export type VRFRouteConfigurationSpec = Static<typeof VRFRouteConfigurationSpec>;
 
@@ -209,6 +213,10 @@ export const VrfEntry = Type.Object({
   seq: Type.Integer({ minimum: 1, maximum: 65534 }),
   mtu: Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX }),
   community: Type.Optional(Type.String({ pattern: COMMUNITY_PATTERN, maxLength: 32 })),
+  // Present only when set, so configs without them keep their hash.
+  nodeSelector: Type.Optional(LabelSelector),
+  staticRoutes: Type.Optional(StaticRoutes),
+  loopbacks: Type.Optional(Loopbacks),
 });
 export type VrfEntry = Static<typeof VrfEntry>;
 
@@ -239,6 +247,8 @@ export const NetworkConfig = Type.Object({
   vrf: Type.Array(VrfEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   layer2: Type.Array(Layer2Entry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   routingTable: Type.Array(RoutingTableEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
+  /** Every node's loopback addresses (loopbacks.ts); present only when some VRF has loopbacks. */
+  loopbackAddresses: Type.Optional(Type.Array(LoopbackAddress, { maxItems: L.MAX_CONFIG_ENTRIES })),
 });
 export type NetworkConfig = Static<typeof NetworkConfig>;
 
@@ -310,13 +320,25 @@ export type NetworkConfigRevisionStatus = Static<typeof NetworkConfigRevisionSta
 export const NodeLayer2Entry = Type.Omit(Layer2Entry, ['nodeSelector']);
 export type NodeLayer2Entry = Static<typeof NodeLayer2Entry>;
 
+/**
+ * A VRF entry as a node receives it: already filtered, so without its node selector, and with the
+ * node's own address of each of its loopbacks (`loopbackAddresses`, by loopback name).
+ */
+export const NodeVrfEntry = Type.Composite([
+  Type.Omit(VrfEntry, ['nodeSelector']),
+  Type.Object({
+    loopbackAddresses: Type.Optional(Type.Array(NodeLoopbackAddress, { maxItems: L.MAX_LOOPBACKS })),
+  }),
+]);
+export type NodeVrfEntry = Static<typeof NodeVrfEntry>;
+
 export const NodeConfigSpec = Type.Object({
   revision: Type.String({
     pattern: '^[0-9a-f]{64}$',
     maxLength: 64,
     description: 'Hash of the revision this config belongs to.',
   }),
-  vrf: Type.Array(VrfEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
+  vrf: Type.Array(NodeVrfEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   layer2: Type.Array(NodeLayer2Entry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   routingTable: Type.Array(RoutingTableEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
 });

@@ -28,7 +28,6 @@ import {
   nodeSpecHash,
   observe,
   specContentHash,
-  whyReportIgnored,
   type Observations,
   type Plan,
 } from './rollout/index.js';
@@ -40,6 +39,8 @@ import { NodeSpecCache } from './node-specs.js';
 import { RowLabelGate } from './row-label-gate.js';
 import { managedNodeLabels, nodeInfoOf, sameLabels } from './node-info.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './node-config-summary.js';
+import { loopbackNodes } from './loopback-step.js';
+import { IgnoredReportLog } from './ignored-reports.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './node-config.js';
 
@@ -95,6 +96,7 @@ export class Controller {
   /** plan() with each node's verdict kept between passes (rollout/incremental.ts). */
   private readonly planner = new IncrementalPlanner();
   private readonly rowLabels = new RowLabelGate();
+  private readonly ignoredReports: IgnoredReportLog;
 
   constructor(private readonly opts: ControllerOptions) {
     const c = opts.clients;
@@ -114,6 +116,7 @@ export class Controller {
       node: new Informer(c.node, { resyncMs: resync }),
     };
     this.log = opts.log;
+    this.ignoredReports = new IgnoredReportLog(opts.log);
     this.isLeader = opts.isLeader ?? (() => true);
     this.coalescer = new Coalescer(() => this.runPass(), opts.coalesceMs ?? 50);
     this.buildSchedule = new BuildSchedule({ ...DEFAULT_BUILD_TIMING, ...opts.buildTiming });
@@ -153,7 +156,8 @@ export class Controller {
           !(e.type === 'update' && e.old && revisionBuildKey(e.old as never) === revisionBuildKey(e.object))
         )
           this.buildSchedule.changed();
-        // Node labels decide the inputs' Selected condition (outcome.ts); heartbeats do not.
+        // Node labels decide the inputs' Selected condition (outcome.ts) and the loopback addresses
+        // (loopback-step.ts: a node added, deleted or relabelled); heartbeats do not.
         if (name === 'node' && !(e.type === 'update' && e.old && sameLabels(e.old as Node, e.object as Node)))
           this.buildSchedule.changed();
         this.schedule();
@@ -238,7 +242,7 @@ export class Controller {
     const nodes = this.informers.node.list().map(nodeInfoOf);
     const nodeConfigs = this.informers.nodeConfig.list();
     this.observations = observe(this.observations, nodes, nodeConfigs, mono);
-    this.logIgnoredReports(nodeConfigs);
+    this.ignoredReports.note(nodeConfigs);
     const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());
     const fleet = effectivePolicy(this.opts.policy, rp);
     const p = this.planner.plan({
@@ -250,9 +254,9 @@ export class Controller {
       observations: this.observations,
       policy: fleet.policy,
       specHash: (r, n) =>
-        nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
+        nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name)),
       contentHash: (r, n) =>
-        specContentHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
+        specContentHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name)),
       ...(inputHash ? { inputHash } : {}),
     });
     this.lastPlan = p;
@@ -282,37 +286,22 @@ export class Controller {
     const token = this.buildSchedule.started();
     let done = false;
     try {
+      const nodes = this.informers.node.list();
+      const { policy } = effectivePolicy(
+        this.opts.policy,
+        findRolloutPolicy(this.informers.rolloutPolicy.list()),
+      );
       const out = await this.builder.run(now, {
         ...(this.opts.budget ? { budget: this.opts.budget } : {}),
+        nodes: loopbackNodes(nodes, policy.nodeSelector),
         recency: (o) => this.buildSchedule.recency(o),
-        nodeLabels: managedNodeLabels(
-          this.informers.node.list(),
-          effectivePolicy(this.opts.policy, findRolloutPolicy(this.informers.rolloutPolicy.list())).policy,
-        ),
+        nodeLabels: managedNodeLabels(nodes, policy),
       });
       done = out.done;
     } catch (err) {
       this.log.error({ err: errText(err) }, 'build step failed; will retry');
     }
     return this.buildSchedule.finished(token, done, performance.now());
-  }
-
-  /** Per NodeConfig, the resourceVersion whose ignored report was logged (each is logged once). */
-  private readonly ignoredLogged = new Map<string, string>();
-
-  /** Logs every agent report not taken as an answer to the current spec, and why (once per version). */
-  private logIgnoredReports(nodeConfigs: readonly NodeConfig[]): void {
-    for (const nc of nodeConfigs) {
-      const why = whyReportIgnored(nc);
-      const rv = nc.metadata.resourceVersion ?? '';
-      if (!why || this.ignoredLogged.get(nc.metadata.name) === rv) continue;
-      this.ignoredLogged.set(nc.metadata.name, rv);
-      this.log.info(
-        { node: nc.metadata.name, configStatus: nc.status?.configStatus, cause: why },
-        'agent report ignored',
-      );
-    }
-    if (this.ignoredLogged.size > nodeConfigs.length * 2) this.ignoredLogged.clear();
   }
 
   /** Where the rollout stands, on the RolloutPolicy `default` (fleet-policy.ts); 1 on a failed write. */
@@ -362,7 +351,11 @@ export class Controller {
       isLeader: this.isLeader,
       now,
       specFor: (r, node) =>
-        this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, node.metadata.labels ?? {}),
+        this.specs.spec(
+          { config: r.spec.config, hash: r.spec.hash },
+          node.metadata.labels ?? {},
+          node.metadata.name,
+        ),
       concurrency: this.opts.writeConcurrency ?? 64,
       background: (bp) => this.inBackground(bp),
       rowLabels: { gate: this.rowLabels, mono },

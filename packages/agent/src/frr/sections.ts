@@ -50,7 +50,12 @@ function communityLine(c: string): string {
 // thousands of lines made the 200-VRF render superlinear (allocation and argument spreading).
 function vrfSection(m: FrrModel): string[] {
   const out: string[] = [];
-  for (const v of m.vrfs) out.push(`vrf ${v.device}`, ` vni ${v.vni}`, 'exit-vrf', '!');
+  for (const v of m.vrfs) {
+    // zebra's `vni` first, then staticd's routes: the order vtysh merges the daemons' blocks in.
+    out.push(`vrf ${v.device}`, ` vni ${v.vni}`);
+    for (const r of v.staticRoutes) out.push(` ${r.line}`);
+    out.push('exit-vrf', '!');
+  }
   return out;
 }
 

@@ -17,6 +17,7 @@ import { parsePrefix } from '../prefix.js';
 import { PrefixIndex } from '../prefix-index.js';
 import { layer2DeviceNames, vrfDeviceNames } from './object-rules.js';
 import { claim, problem, type Problem } from './problem.js';
+import { VRF_REACH_RULES } from './vrf-reach.js';
 
 export interface ValidationContext {
   /**
@@ -338,6 +339,7 @@ const PER_KIND_RULES: ClaimRule[] = [
   layer2Claims,
   gatewaySubnetClaims,
   tableClaims,
+  ...VRF_REACH_RULES,
 ];
 
 /** Every cross-object rule, objects already in blame order. */
