@@ -65,6 +65,7 @@ export type ResourceKind =
   | 'VRFRouteConfiguration'
   | 'Layer2NetworkConfiguration'
   | 'RoutingTable'
+  | 'BGPPeering'
   | 'NetworkConfigRevision'
   | 'NodeConfig'
   | 'RolloutPolicy';
@@ -94,6 +95,12 @@ export const RESOURCES: Record<ResourceKind, ResourceNames> = {
     plural: 'routingtables',
     singular: 'routingtable',
     shortNames: ['taas'],
+  },
+  BGPPeering: {
+    kind: 'BGPPeering',
+    plural: 'bgppeerings',
+    singular: 'bgppeering',
+    shortNames: ['bgpp'],
   },
   NetworkConfigRevision: {
     kind: 'NetworkConfigRevision',

@@ -2,6 +2,7 @@ export * from './constants.js';
 export * from './grammar.js';
 export * from './limits.js';
 export * from './schema.js';
+export * from './bgp-peering-schema.js';
 export * from './rollout-policy-schema.js';
 export * from './observed.js';
 export * from './objects.js';

@@ -1,4 +1,5 @@
 import { matchesSelector } from './selector.js';
+import { nodePeerings } from './bgp-peering-merge.js';
 import type { NetworkConfig, NodeConfigSpec, NodeLayer2Entry } from './schema.js';
 
 /**
@@ -15,8 +16,14 @@ export function nodeConfigSpec(
     const { nodeSelector: _selector, ...rest } = entry;
     layer2.push(rest);
   }
+  const bgpPeering = nodePeerings(
+    revision.config,
+    nodeLabels,
+    new Set(revision.config.vrf.map((v) => v.vrf)),
+  );
   // Keys in sorted order: canonicalJson hashes it without copying.
   return {
+    ...(bgpPeering.length > 0 ? { bgpPeering } : {}),
     layer2,
     revision: revision.hash,
     routingTable: revision.config.routingTable,

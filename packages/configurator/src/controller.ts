@@ -5,6 +5,7 @@
  */
 import {
   RETRY_ANNOTATION,
+  type BGPPeering,
   type Inputs,
   type NetworkConfigRevision,
   type NodeConfig,
@@ -61,6 +62,7 @@ type Informers = {
   vrf: Informer<Inputs['vrf'][number]>;
   layer2: Informer<Inputs['layer2'][number]>;
   routingTable: Informer<Inputs['routingTable'][number]>;
+  bgpPeering: Informer<BGPPeering>;
   revision: Informer<NetworkConfigRevision>;
   nodeConfig: Informer<NodeConfig>;
   rolloutPolicy: Informer<RolloutPolicy>;
@@ -91,6 +93,7 @@ export class Controller {
       vrf: new Informer(c.vrf, { resyncMs: resync }),
       layer2: new Informer(c.layer2, { resyncMs: resync }),
       routingTable: new Informer(c.routingTable, { resyncMs: resync }),
+      bgpPeering: new Informer(c.bgpPeering, { resyncMs: resync }),
       revision: new Informer(c.revision, { resyncMs: resync }),
       nodeConfig: new Informer(c.nodeConfig, { resyncMs: resync }),
       rolloutPolicy: new Informer(c.rolloutPolicy, { resyncMs: resync }),
@@ -127,7 +130,7 @@ export class Controller {
     ][]) {
       inf.on((e) => {
         if (e.type === 'resync') return this.schedule();
-        if (name === 'vrf' || name === 'layer2' || name === 'routingTable')
+        if (name === 'vrf' || name === 'layer2' || name === 'routingTable' || name === 'bgpPeering')
           this.buildSchedule.inputEvent(e, performance.now());
         // A revision matters to the build step only through its number, hash and invalid mark; the
         // status counts this controller writes on every pass must not trigger a rebuild of all inputs.

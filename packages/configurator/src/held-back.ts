@@ -58,7 +58,7 @@ export function effectiveInputs(
   };
   note(options.refusedFirst ?? []);
   note(validateInputs(inputs, context));
-  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable];
+  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable, ...(inputs.bgpPeering ?? [])];
   // Each round refuses at least one more object or ends: at most one round per object.
   for (let round = 0; round <= all.length; round++) {
     if (refused.size === 0 && suspects.size === 0) return { inputs, refused, held: new Set(), problems };
@@ -102,6 +102,7 @@ function candidate(
       vrf: pick(inputs.vrf, 'vrf'),
       layer2: pick(inputs.layer2, 'layer2'),
       routingTable: pick(inputs.routingTable, 'routingTable'),
+      bgpPeering: pick(inputs.bgpPeering ?? [], 'bgpPeering'),
     },
     held,
   };
