@@ -86,7 +86,8 @@ let driver: FrrDriver;
 describePrivileged('FRR: golden configs reload to exactly what FRR shows', FRR_PREREQUISITES, () => {
   beforeAll(async () => {
     execFileSync('ip', ['netns', 'add', ns]);
-    frr = startFrr(ns, ns);
+    // bfdd: the peering cases carry BFD profiles (a `bfd` block needs the daemon).
+    frr = startFrr(ns, ns, ['zebra', 'bgpd', 'bfdd']);
     driver = new FrrDriver({
       template,
       settings,

@@ -15,6 +15,7 @@ import {
   type PrefixItem,
 } from '@nodenet/api';
 import { FrrRenderError } from './errors.js';
+import { buildPeerings, type PeeringModel } from './peering-model.js';
 
 export type Family = 4 | 6;
 export type Direction = 'import' | 'export';
@@ -80,6 +81,8 @@ export interface FrrModel {
   vrfs: VrfModel[];
   /** VRF device names of the routing tables (`taas.<id>`), ordered by table id. */
   routingTables: string[];
+  /** BGPPeerings (peering-model.ts), by peer-group name. */
+  peerings: PeeringModel[];
 }
 
 const isInt = (v: unknown, min: number, max: number): v is number =>
@@ -171,7 +174,7 @@ const emptyMaps = (): Record<Direction, Record<Family, RouteMapEntry[]>> => ({
 
 /** Check every value and group the spec into the per-VRF model. Throws FrrRenderError. */
 export function buildModel(
-  spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable'>,
+  spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>,
   settings: FrrNodeSettings,
 ): FrrModel {
   checkSettings(settings);
@@ -287,5 +290,6 @@ export function buildModel(
     vrfRouterId: vrfRouterId(settings, vrfs.length > 0),
     vrfs,
     routingTables,
+    peerings: buildPeerings(spec.bgpPeering ?? [], new Set(byVrf.keys()), prefixLine),
   };
 }
