@@ -7,6 +7,7 @@ import {
   API_VERSION,
   buildConfig,
   nodeConfigSpec,
+  peeringCounts,
   validateInputs,
   type BGPPeering,
   type BGPPeeringSpec,
@@ -270,5 +271,34 @@ describe('BGPPeering merge and per-node filter', () => {
       ebgpMultihop: 2,
       listenRanges: [],
     });
+  });
+});
+
+describe('BGPPeering status counts', () => {
+  const { config, hash } = buildConfig(inputsWithPeerings());
+  const session = (vrf: string, peer: string, state = 'Established') => ({ vrf, peer, state });
+
+  it('counts the nodes a peering reaches and the Established sessions in its instance and ranges', () => {
+    const worker = nodeConfigSpec({ config, hash }, { role: 'worker', bgp: 'yes' });
+    const plain = nodeConfigSpec({ config, hash }, {});
+    const counts = peeringCounts([
+      {
+        spec: worker,
+        status: {
+          observed: {
+            bgpSessions: [
+              session('vr.blue', '10.10.0.7'), // in the listen range: workloads
+              session('vr.blue', '10.10.0.8', 'Active'), // not Established
+              session('vr.blue', '10.11.0.7'), // outside the range
+              session('vr.red', '2001:db8::1'), // router's neighbour
+              session('default', '192.0.2.1'), // router's address, but another instance
+            ],
+          },
+        },
+      },
+      { spec: plain, status: { observed: { bgpSessions: [session('vr.red', '192.0.2.1')] } } },
+    ]);
+    expect(counts.get('workloads')).toEqual({ nodes: 1, established: 1 });
+    expect(counts.get('router')).toEqual({ nodes: 2, established: 2 });
   });
 });

@@ -26,6 +26,7 @@ import {
 } from './rollout/index.js';
 import type { Policy } from './policy.js';
 import { RevisionBuilder } from './build-step.js';
+import { writePeeringStatuses } from './peering-status.js';
 import { BuildSchedule, DEFAULT_BUILD_TIMING, type BuildTiming } from './build-schedule.js';
 import type { SizeBudget } from './budget.js';
 import { NodeSpecCache } from './node-specs.js';
@@ -239,6 +240,14 @@ export class Controller {
     this.lastPlan = p;
     let failed = await this.execute(p, now, mono);
     if (rp && this.isLeader()) failed += await this.writeRolloutPolicyStatus(rp, p, fleet.problems, now);
+    if (this.isLeader()) {
+      const peeringCtx = {
+        client: this.opts.clients.bgpPeering,
+        informer: this.informers.bgpPeering,
+        log: this.log,
+      };
+      failed += await writePeeringStatuses(peeringCtx, nodeConfigs);
+    }
     this.updateMetrics(p);
     this.opts.metrics.passDuration.observe((performance.now() - started) / 1000);
     if (failed > 0) {
