@@ -16,6 +16,8 @@ export function nodeConfigSpec(
     const { nodeSelector: _selector, ...rest } = entry;
     layer2.push(rest);
   }
+  // A peering reaches the node only where its VRF does: once VRFs have node selectors, this set
+  // must be the VRFs this node receives (the list below), not every VRF of the revision.
   const bgpPeering = nodePeerings(
     revision.config,
     nodeLabels,
