@@ -19,3 +19,4 @@ export { nodeConfigFor } from './node-config.js';
 export { appliedCondition, carried } from './outcome.js';
 export * from './budget.js';
 export * from './build-schedule.js';
+export { writePeeringStatuses, type PeeringStatusContext } from './peering-status.js';
