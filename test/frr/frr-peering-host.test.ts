@@ -6,11 +6,12 @@
  * - announced prefixes inside the import items land in the node's kernel table, others do not;
  * - BFD comes up through the peering's profile, and an unrelated reload keeps both the BGP session
  *   and the BFD session (same connection counts: nothing flapped).
- * `maxPrefixes` renders `maximum-prefix N` (FRR shows the limit on the member), but FRR 8.4 here kept
- * a listen-range and a neighbour-mode session Established with more accepted prefixes than the limit,
- * so its teardown is not asserted here (open: docs/resources.md, BGPPeering).
+ * - more allowed prefixes than `maxPrefixes` tear the session down (the node sends Cease / Maximum
+ *   Number of Prefixes Reached). bgpd checks the limit on the UPDATE after its count passed it.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FrrDriver, OBSERVED_COMMANDS, parseBgpSessions } from '@nodenet/agent';
 import { peeringCounts, type NodeBgpPeeringEntry } from '@nodenet/api';
@@ -197,6 +198,27 @@ describePrivileged(
       }
       expect(bfdPeer(node, '10.70.0.5')?.status).toBe('up');
       expect(bfdPeer(workload, '10.70.0.1')?.status).toBe('up');
+    }, 180_000);
+
+    it('tears the session down once the workload has more than maxPrefixes allowed prefixes', async () => {
+      const dropped = neighbor(workload, '10.70.0.1')!.connectionsDropped;
+      const allowed = ['10.96.1.0/24', '10.96.2.0/24', '10.96.3.0/24', '10.96.4.0/24'];
+      await workloadDriver.apply(workloadConfig([...allowed, '10.200.0.0/16']));
+      // bgpd counts accepted prefixes after it processed them and checks the limit on the next
+      // UPDATE, so one more announcement after the count passed the limit is what trips it.
+      await eventually(() => kernelRoutes().filter((r) => r.startsWith('10.96.')).length === 4, 60_000);
+      await workloadDriver.apply(workloadConfig([...allowed, '10.96.5.0/24', '10.200.0.0/16']));
+      const n = await eventually(() => {
+        const w = neighbor(workload, '10.70.0.1');
+        return w && w.connectionsDropped > dropped ? w : undefined;
+      }, 60_000);
+      expect(n).toBeDefined();
+      // The node's bgpd sent the Cease; the workload may see BFD go down first (the dynamic peer and
+      // its BFD session are deleted with the session), so the node's log is what names the cause.
+      const log = readFileSync(join(node.confdir, 'bgpd.log'), 'utf8');
+      expect(log).toMatch(
+        /NOTIFICATION.*sent to neighbor 10\.70\.0\.5 .*Cease\/Maximum Number of Prefixes Reached/,
+      );
     }, 180_000);
   },
 );
