@@ -84,14 +84,15 @@ let frr: FrrNetnsInstance;
 let driver: FrrDriver;
 const PREREQUISITES = {
   ...FRR_PREREQUISITES,
-  commands: [...FRR_PREREQUISITES.commands, `${FRR_SBIN}/staticd`],
+  commands: [...FRR_PREREQUISITES.commands, `${FRR_SBIN}/staticd`, `${FRR_SBIN}/bfdd`],
 };
 
 describePrivileged('FRR: golden configs reload to exactly what FRR shows', PREREQUISITES, () => {
   beforeAll(async () => {
     execFileSync('ip', ['netns', 'add', ns]);
-    // staticd for the VRFs' static routes (Debian's frr service always starts it).
-    frr = startFrr(ns, ns, ['zebra', 'bgpd', 'staticd']);
+    // staticd for the VRFs' static routes (Debian's frr service always starts it); bfdd: the
+    // peering cases carry BFD profiles (a `bfd` block needs the daemon).
+    frr = startFrr(ns, ns, ['zebra', 'bgpd', 'staticd', 'bfdd']);
     driver = new FrrDriver({
       template,
       settings,

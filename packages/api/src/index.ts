@@ -3,6 +3,8 @@ export * from './grammar.js';
 export * from './limits.js';
 export * from './schema.js';
 export * from './vrf-extras-schema.js';
+export * from './bgp-peering-schema.js';
+export * from './bgp-peering-status.js';
 export * from './rollout-policy-schema.js';
 export * from './observed.js';
 export * from './objects.js';

@@ -6,6 +6,7 @@
 import { hashConfig } from './canonical.js';
 import { normalizeAddress, normalizePrefix } from './prefix.js';
 import type { Inputs } from './objects.js';
+import { mergePeerings } from './bgp-peering-merge.js';
 import type { Layer2Entry, NetworkConfig, PrefixItem, RoutingTableEntry, VrfEntry } from './schema.js';
 import type { Loopback, StaticRoute } from './vrf-extras-schema.js';
 
@@ -72,7 +73,9 @@ export function mergeInputs(inputs: Inputs): NetworkConfig {
   const routingTable: RoutingTableEntry[] = inputs.routingTable
     .map((o) => ({ name: o.metadata.name, tableId: o.spec.tableId }))
     .sort(byName);
-  return { layer2, routingTable, vrf };
+  const bgpPeering = mergePeerings(inputs.bgpPeering ?? [], prefixItem);
+  // Absent when there are none: a config without peerings hashes as it did before they existed.
+  return { ...(bgpPeering.length > 0 ? { bgpPeering } : {}), layer2, routingTable, vrf };
 }
 
 /** Loopbacks by name, subnets in canonical text. */

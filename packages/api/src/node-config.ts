@@ -1,4 +1,5 @@
 import { matchesSelector } from './selector.js';
+import { nodePeerings } from './bgp-peering-merge.js';
 import type { NetworkConfig, NodeConfigSpec, NodeLayer2Entry, NodeVrfEntry, VrfEntry } from './schema.js';
 import type { NodeLoopbackAddress } from './vrf-extras-schema.js';
 
@@ -65,8 +66,12 @@ export function nodeConfigSpec(
     const { nodeSelector: _selector, ...rest } = entry;
     layer2.push(rest);
   }
+  // A peering reaches the node only where its VRF does: the VRFs this node receives, not every
+  // VRF of the revision (a VRF's node selector takes its peerings with it).
+  const bgpPeering = nodePeerings(revision.config, nodeLabels, vrfsHere);
   // Keys in sorted order: canonicalJson hashes it without copying.
   return {
+    ...(bgpPeering.length > 0 ? { bgpPeering } : {}),
     layer2,
     revision: revision.hash,
     routingTable: revision.config.routingTable,

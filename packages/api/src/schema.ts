@@ -24,6 +24,10 @@ export const VNI_MAX = 16_777_215;
 import { VRF_TABLE_RANGE } from './constants.js';
 import { ObservedState } from './observed.js';
 import { LoopbackAddress, Loopbacks, NodeLoopbackAddress, StaticRoutes } from './vrf-extras-schema.js';
+import { PrefixItem } from './prefix-item-schema.js';
+import { BgpPeeringEntry, NodeBgpPeeringEntry } from './bgp-peering-schema.js';
+
+export { PrefixItem } from './prefix-item-schema.js';
 
 export {
   Condition,
@@ -34,51 +38,6 @@ export {
 } from './schema-common.js';
 
 // ---------------------------------------------------------------- VRFRouteConfiguration
-
-export const PrefixItem = Type.Object(
-  {
-    cidr: Cidr('IPv4 or IPv6 prefix, host bits clear.', 'network'),
-    seq: Type.Integer({ minimum: 1, maximum: 4294967295, description: 'Prefix-list sequence number.' }),
-    ge: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at least this long.' }),
-    ),
-    le: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at most this long.' }),
-    ),
-    action: StringEnum(['permit', 'deny'] as const, { default: 'permit' }),
-  },
-  {
-    // Checked by the API server at `kubectl apply` time (CEL); the configurator checks them too.
-    'x-kubernetes-validations': [
-      {
-        rule: "!has(self.ge) || self.ge > int(self.cidr.split('/')[1])",
-        message: 'ge must be greater than the prefix length',
-        fieldPath: '.ge',
-      },
-      {
-        rule: "!has(self.ge) || self.ge <= (self.cidr.contains(':') ? 128 : 32)",
-        message: 'ge must be at most 32 for IPv4 and 128 for IPv6',
-        fieldPath: '.ge',
-      },
-      {
-        rule: "!has(self.le) || self.le >= int(self.cidr.split('/')[1])",
-        message: 'le must be at least the prefix length',
-        fieldPath: '.le',
-      },
-      {
-        rule: "!has(self.le) || self.le <= (self.cidr.contains(':') ? 128 : 32)",
-        message: 'le must be at most 32 for IPv4 and 128 for IPv6',
-        fieldPath: '.le',
-      },
-      {
-        rule: '!has(self.ge) || !has(self.le) || self.ge <= self.le',
-        message: 'le must be at least ge',
-        fieldPath: '.le',
-      },
-    ],
-  },
-);
-export type PrefixItem = Static<typeof PrefixItem>;
 
 export const VRFRouteConfigurationSpec = Type.Object({
   vrf: Type.String({
@@ -249,6 +208,8 @@ export const NetworkConfig = Type.Object({
   routingTable: Type.Array(RoutingTableEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   /** Every node's loopback addresses (loopbacks.ts); present only when some VRF has loopbacks. */
   loopbackAddresses: Type.Optional(Type.Array(LoopbackAddress, { maxItems: L.MAX_CONFIG_ENTRIES })),
+  /** BGPPeerings (issue #28); absent when there are none, so configs without any hash as before. */
+  bgpPeering: Type.Optional(Type.Array(BgpPeeringEntry, { maxItems: L.MAX_CONFIG_ENTRIES })),
 });
 export type NetworkConfig = Static<typeof NetworkConfig>;
 
@@ -341,6 +302,8 @@ export const NodeConfigSpec = Type.Object({
   vrf: Type.Array(NodeVrfEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   layer2: Type.Array(NodeLayer2Entry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   routingTable: Type.Array(RoutingTableEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
+  /** The BGPPeerings that reach this node; absent when none do. */
+  bgpPeering: Type.Optional(Type.Array(NodeBgpPeeringEntry, { maxItems: L.MAX_CONFIG_ENTRIES })),
 });
 export type NodeConfigSpec = Static<typeof NodeConfigSpec>;
 

@@ -24,7 +24,7 @@ export interface DiffSide {
 }
 
 export type ChangeKind = 'added' | 'removed' | 'changed';
-export type Section = 'VRF' | 'Layer2' | 'RoutingTable';
+export type Section = 'VRF' | 'Layer2' | 'RoutingTable' | 'BGPPeering';
 
 export interface Change {
   section: Section;
@@ -78,6 +78,14 @@ export function diffNodes(
         ),
         ...diffSection('RoutingTable', a.routingTable, b.routingTable, (_n, kind) =>
           kind === 'added' ? 'new RoutingTable' : kind === 'removed' ? 'RoutingTable deleted' : '',
+        ),
+        // A peering reaches a node where its selector, its network's and its VRF's all select it.
+        ...diffSection('BGPPeering', a.bgpPeering ?? [], b.bgpPeering ?? [], (_n, kind) =>
+          kind === 'added'
+            ? 'BGPPeering reaches this node'
+            : kind === 'removed'
+              ? 'BGPPeering no longer reaches this node'
+              : '',
         ),
       ];
       return { node: name, changes };

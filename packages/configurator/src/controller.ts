@@ -5,6 +5,7 @@
  */
 import {
   RETRY_ANNOTATION,
+  type BGPPeering,
   type Inputs,
   type NetworkConfigRevision,
   type NodeConfig,
@@ -33,6 +34,7 @@ import {
 } from './rollout/index.js';
 import type { Policy } from './policy.js';
 import { RevisionBuilder } from './build-step.js';
+import { writePeeringStatuses } from './peering-status.js';
 import { BuildSchedule, DEFAULT_BUILD_TIMING, type BuildTiming } from './build-schedule.js';
 import type { SizeBudget } from './budget.js';
 import { NodeSpecCache } from './node-specs.js';
@@ -72,6 +74,7 @@ type Informers = {
   vrf: Informer<Inputs['vrf'][number]>;
   layer2: Informer<Inputs['layer2'][number]>;
   routingTable: Informer<Inputs['routingTable'][number]>;
+  bgpPeering: Informer<BGPPeering>;
   revision: Informer<NetworkConfigRevision>;
   nodeConfig: Informer<NodeConfig>;
   rolloutPolicy: Informer<RolloutPolicy>;
@@ -105,6 +108,7 @@ export class Controller {
       vrf: new Informer(c.vrf, { resyncMs: resync }),
       layer2: new Informer(c.layer2, { resyncMs: resync }),
       routingTable: new Informer(c.routingTable, { resyncMs: resync }),
+      bgpPeering: new Informer(c.bgpPeering, { resyncMs: resync }),
       revision: new Informer(c.revision, { resyncMs: resync }),
       // One summary per node, not its whole configuration (node-config-summary.ts).
       nodeConfig: new Informer(c.nodeConfig, {
@@ -147,7 +151,7 @@ export class Controller {
     ][]) {
       inf.on((e) => {
         if (e.type === 'resync') return this.schedule();
-        if (name === 'vrf' || name === 'layer2' || name === 'routingTable')
+        if (name === 'vrf' || name === 'layer2' || name === 'routingTable' || name === 'bgpPeering')
           this.buildSchedule.inputEvent(e, performance.now());
         // A revision matters to the build step only through its number, hash and invalid mark; the
         // status counts this controller writes on every pass must not trigger a rebuild of all inputs.
@@ -262,7 +266,11 @@ export class Controller {
     this.lastPlan = p;
     let failed = await this.execute(p, now, mono);
     if (rp && this.isLeader()) failed += await this.writeRolloutPolicyStatus(rp, p, fleet.problems, now);
-    this.updateMetrics(p);
+    if (this.isLeader()) {
+      const peerings = { client: this.opts.clients.bgpPeering, informer: this.informers.bgpPeering };
+      failed += await writePeeringStatuses({ ...peerings, log: this.log }, nodeConfigs);
+    }
+    this.opts.metrics.observePlan(p, this.informers.revision.list());
     this.opts.metrics.passDuration.observe((performance.now() - started) / 1000);
     if (failed > 0) {
       this.schedule(this.errorBackoffMs);
@@ -361,20 +369,6 @@ export class Controller {
       rowLabels: { gate: this.rowLabels, mono },
     };
     return executePlan(p, ctx);
-  }
-
-  private updateMetrics(p: Plan): void {
-    const m = this.opts.metrics;
-    for (const [state, n] of Object.entries(p.nodeStates)) m.nodes.set({ state }, n);
-    let invalid = 0;
-    let superseded = 0;
-    for (const r of this.informers.revision.list()) {
-      if (r.status?.isInvalid) invalid++;
-      else if (r.metadata.name !== p.desired?.name) superseded++;
-    }
-    m.revisions.set({ state: 'desired' }, p.desired ? 1 : 0);
-    m.revisions.set({ state: 'invalid' }, invalid);
-    m.revisions.set({ state: 'superseded' }, superseded);
   }
 }
 

@@ -57,6 +57,7 @@ const allInputs = (inputs: Inputs): InputObject[] => [
   ...inputs.vrf,
   ...inputs.layer2,
   ...inputs.routingTable,
+  ...(inputs.bgpPeering ?? []),
 ];
 
 export interface BuildOptions {

@@ -17,6 +17,7 @@ import {
 import { FrrRenderError } from './errors.js';
 import { addLoopbackLines } from './loopback-lines.js';
 import { sortStaticRoutes, staticRouteLines, type StaticRouteLine } from './static-routes.js';
+import { buildPeerings, type PeeringModel } from './peering-model.js';
 
 export type Family = 4 | 6;
 export type Direction = 'import' | 'export';
@@ -84,6 +85,8 @@ export interface FrrModel {
   vrfs: VrfModel[];
   /** VRF device names of the routing tables (`taas.<id>`), ordered by table id. */
   routingTables: string[];
+  /** BGPPeerings (peering-model.ts), by peer-group name. */
+  peerings: PeeringModel[];
 }
 
 const isInt = (v: unknown, min: number, max: number): v is number =>
@@ -175,7 +178,7 @@ const emptyMaps = (): Record<Direction, Record<Family, RouteMapEntry[]>> => ({
 
 /** Check every value and group the spec into the per-VRF model. Throws FrrRenderError. */
 export function buildModel(
-  spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable'>,
+  spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>,
   settings: FrrNodeSettings,
 ): FrrModel {
   checkSettings(settings);
@@ -295,5 +298,6 @@ export function buildModel(
     vrfRouterId: vrfRouterId(settings, vrfs.length > 0),
     vrfs,
     routingTables,
+    peerings: buildPeerings(spec.bgpPeering ?? [], new Set(byVrf.keys()), prefixLine),
   };
 }

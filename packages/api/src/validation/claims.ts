@@ -48,6 +48,7 @@ const KIND_ORDER: Record<string, number> = {
   VRFRouteConfiguration: 0,
   Layer2NetworkConfiguration: 1,
   RoutingTable: 2,
+  BGPPeering: 3,
 };
 
 export const objectKey = (o: { kind: string; metadata: { name: string } }): string =>
@@ -328,6 +329,9 @@ function devicesOf(o: InputObject): [string[], string, unknown, string] {
       return [layer2DeviceNames(o.spec), 'spec.vni', o.spec.vni, objectKey(o)];
     case 'RoutingTable':
       return [[`taas.${o.spec.tableId}`], 'spec.tableId', o.spec.tableId, objectKey(o)];
+    case 'BGPPeering':
+      // A peering creates no device.
+      return [[], 'spec', undefined, objectKey(o)];
   }
 }
 

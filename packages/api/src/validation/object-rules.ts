@@ -221,7 +221,12 @@ function checkAddressList(
  * (prefix, ge, le, action: das-schiff-network-operator #154): `::/0 deny` next to
  * `::/0 permit ge 44 le 128` is a legitimate list.
  */
-function checkPrefixList(kind: ResourceKind, name: string, path: string, items: PrefixItem[]): Problem[] {
+export function checkPrefixList(
+  kind: ResourceKind,
+  name: string,
+  path: string,
+  items: PrefixItem[],
+): Problem[] {
   const out: Problem[] = [];
   const seenEntry = new Map<string, number>();
   const seenSeq = new Map<number, number>();
