@@ -47,7 +47,7 @@ export function validateInputs(inputs: Inputs, context: ValidationContext = {}):
     checkSchema(o, 'BGPPeering', BGPPeeringSpec, problems),
   );
   for (const o of peerings) for (const rule of PEERING_RULES) problems.push(...rule(o));
-  problems.push(...peeringClaims({ peerings, layer2: inputs.layer2, definedVrfs }));
+  problems.push(...peeringClaims({ peerings, layer2: inputs.layer2, definedVrfs, vrfs }));
   return problems;
 }
 

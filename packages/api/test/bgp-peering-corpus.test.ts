@@ -50,6 +50,7 @@ export function inputsWithPeerings(): Inputs {
 /* eslint-disable @typescript-eslint/no-explicit-any -- the corpus writes values the types forbid */
 const workloads = (i: Inputs): any => i.bgpPeering![0]!.spec;
 const router = (i: Inputs): any => i.bgpPeering![1]!.spec;
+const red = (i: Inputs): any => i.vrf.find((v) => v.metadata.name === 'red')!.spec;
 const P = 'BGPPeering';
 
 const BAD: { name: string; mutate: (i: Inputs) => void; message: string }[] = [
@@ -127,6 +128,11 @@ const BAD: { name: string; mutate: (i: Inputs) => void; message: string }[] = [
     name: 'neighbour VRF not defined',
     mutate: (i) => (router(i).neighbor.vrf = 'green'),
     message: `${P} router: spec.neighbor.vrf: names a VRF no VRFRouteConfiguration defines (got "green")`,
+  },
+  {
+    name: 'neighbour peering reaching nodes its VRF does not',
+    mutate: (i) => (red(i).nodeSelector = { matchLabels: { role: 'border' } }),
+    message: `${P} router: spec.nodeSelector: can reach nodes VRF red does not: it must include every matchLabels entry and matchExpressions requirement of the nodeSelector of one of the VRF's objects (VRFRouteConfiguration red: role=border)`,
   },
   {
     name: 'listen range on a network that does not exist',
@@ -223,6 +229,21 @@ describe('BGPPeering validation corpus', () => {
   it('accepts the good peerings', () => {
     expect(validateInputs(inputsWithPeerings())).toEqual([]);
   });
+  it("accepts a neighbour peering in a limited VRF whose selector narrows the VRF's", () => {
+    const inputs = inputsWithPeerings();
+    red(inputs).nodeSelector = { matchLabels: { role: 'border' } };
+    router(inputs).nodeSelector = { matchLabels: { role: 'border', rack: 'r1' } };
+    expect(validateInputs(inputs)).toEqual([]);
+  });
+  it('a listen-range peering is bounded by its network, not checked against the VRF', () => {
+    // workloads selects bgp=yes, which alone would reach nodes VRF blue does not once blue is
+    // limited; it reaches only nodes its network web reaches, and web's own rule keeps those in blue.
+    const inputs = inputsWithPeerings();
+    for (const v of inputs.vrf)
+      if (v.spec.vrf === 'blue') v.spec.nodeSelector = { matchLabels: { role: 'worker' } };
+    expect(workloads(inputs).nodeSelector).toEqual({ matchLabels: { bgp: 'yes' } });
+    expect(validateInputs(inputs)).toEqual([]);
+  });
   it.each(BAD)('$name', ({ mutate, message }) => {
     const inputs = inputsWithPeerings();
     mutate(inputs);
@@ -245,6 +266,17 @@ describe('BGPPeering merge and per-node filter', () => {
     expect(names({ role: 'worker', bgp: 'yes' })).toEqual(['router', 'workloads']);
     expect(names({ role: 'worker' })).toEqual(['router']);
     expect(names({ bgp: 'yes' })).toEqual(['router']);
+  });
+
+  it('gives a peering only to nodes its VRF reaches (a VRF node selector takes its peerings along)', () => {
+    // Validation refuses this router (its selector does not imply red's); the per-node filter holds anyway.
+    const inputs = inputsWithPeerings();
+    red(inputs).nodeSelector = { matchLabels: { role: 'border' } };
+    const limited = buildConfig(inputs);
+    const names = (labels: Record<string, string>): string[] =>
+      (nodeConfigSpec(limited, labels).bgpPeering ?? []).map((p) => p.name);
+    expect(names({ role: 'border' })).toEqual(['router']);
+    expect(names({ role: 'worker' })).toEqual([]);
   });
 
   it('resolves the listen range to the network subnets and VRF', () => {

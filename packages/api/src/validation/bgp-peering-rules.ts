@@ -5,12 +5,13 @@
  */
 import { isCommunity } from '../grammar.js';
 import { MAX_BGP_PEERING_NAME_LENGTH } from '../limits.js';
-import type { BGPPeering, Layer2NetworkConfiguration } from '../objects.js';
+import type { BGPPeering, Layer2NetworkConfiguration, VRFRouteConfiguration } from '../objects.js';
 import { normalizeAddress } from '../bgp-peering-merge.js';
 import { parsePrefix } from '../prefix.js';
 import { checkPrefixList, type ObjectRule } from './object-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 import { checkSelector } from './selector-rules.js';
+import { outsideVrf } from './vrf-reach.js';
 
 const P = 'BGPPeering';
 
@@ -129,13 +130,18 @@ export interface PeeringClaimInputs {
   layer2: readonly Layer2NetworkConfiguration[];
   /** VRF names that some VRFRouteConfiguration defines, valid or not. */
   definedVrfs: ReadonlySet<unknown>;
+  /** VRF objects that passed their schema: where each VRF reaches (their node selectors). */
+  vrfs: readonly VRFRouteConfiguration[];
 }
 
 /**
  * What a peering refers to exists and can carry it; no two peerings listen on one network or name
- * one neighbour in one VRF (FRR keeps one peer-group per listen range and per neighbour).
+ * one neighbour in one VRF (FRR keeps one peer-group per listen range and per neighbour). A
+ * neighbour peering in a VRF must not reach a node the VRF does not (`outsideVrf`, the Layer-2
+ * networks' structural rule); a listen-range peering needs no such check: it reaches only nodes its
+ * network reaches (nodePeerings), and the network's own rule keeps those inside its VRF.
  */
-export function peeringClaims({ peerings, layer2, definedVrfs }: PeeringClaimInputs): Problem[] {
+export function peeringClaims({ peerings, layer2, definedVrfs, vrfs }: PeeringClaimInputs): Problem[] {
   const out: Problem[] = [];
   const listeners = new Map<string, string>();
   const neighbors = new Map<string, string>();
@@ -172,6 +178,8 @@ export function peeringClaims({ peerings, layer2, definedVrfs }: PeeringClaimInp
     if (nb.vrf !== undefined && !definedVrfs.has(nb.vrf)) {
       out.push(problem(P, name, 'spec.neighbor.vrf', nb.vrf, 'names a VRF no VRFRouteConfiguration defines'));
     }
+    const outside = nb.vrf === undefined ? undefined : outsideVrf(o.spec.nodeSelector, nb.vrf, vrfs);
+    if (outside) out.push(problem(P, name, 'spec.nodeSelector', o.spec.nodeSelector, outside));
     nb.addresses.forEach((a, i) => {
       const holder = claim(neighbors, `${nb.vrf ?? ''} ${normalizeAddress(a)}`, name);
       if (holder !== undefined && holder !== name) {

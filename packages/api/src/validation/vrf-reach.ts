@@ -12,7 +12,7 @@
 import type { Layer2NetworkConfiguration, VRFRouteConfiguration } from '../objects.js';
 import { normalizePrefix, parsePrefix, prefixesOverlap } from '../prefix.js';
 import type { LabelSelector } from '../schema.js';
-import { selectorImplies } from '../selector.js';
+import { selectorImplies, selectorText } from '../selector.js';
 import { parseAddress } from './vrf-extras-rules.js';
 import { problem, type Problem } from './problem.js';
 
@@ -24,38 +24,33 @@ interface ReachInputs {
 /** The VRF name `nextHopVRF: default` and Layer-2 networks without `vrf` stand for. */
 export const DEFAULT_VRF = 'default';
 
-/** A selector in kubectl's syntax, for messages: `role=worker,zone in (a,b),!gpu`; `(every node)` when empty. */
-export function selectorText(sel: LabelSelector | undefined): string {
-  const terms = [
-    ...Object.entries(sel?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`),
-    ...(sel?.matchExpressions ?? []).map((e) => {
-      const values = `(${(e.values ?? []).join(',')})`;
-      if (e.operator === 'In') return `${e.key} in ${values}`;
-      if (e.operator === 'NotIn') return `${e.key} notin ${values}`;
-      return e.operator === 'Exists' ? e.key : `!${e.key}`;
-    }),
-  ];
-  return terms.length > 0 ? terms.join(',') : '(every node)';
+/**
+ * Why an object limited to `selector` can reach nodes VRF `vrf` does not, or undefined: its selector
+ * implies the selector of one of the VRF's objects (or no valid object defines the VRF: that is
+ * reported elsewhere). Shared by Layer-2 networks and BGPPeerings (bgp-peering-rules.ts).
+ */
+export function outsideVrf(
+  selector: LabelSelector | undefined,
+  vrf: string,
+  vrfs: readonly VRFRouteConfiguration[],
+): string | undefined {
+  const mine = vrfs.filter((v) => v.spec.vrf === vrf);
+  if (mine.length === 0 || mine.some((v) => selectorImplies(selector, v.spec.nodeSelector))) return undefined;
+  const theirs = mine.map(
+    (v) => `VRFRouteConfiguration ${v.metadata.name}: ${selectorText(v.spec.nodeSelector)}`,
+  );
+  return `can reach nodes VRF ${vrf} does not: it must include every matchLabels entry and matchExpressions requirement of the nodeSelector of one of the VRF's objects (${theirs.join('; ')})`;
 }
 
 const layer2WithinVrf = ({ vrfs, l2s }: ReachInputs): Problem[] => {
   const out: Problem[] = [];
   for (const o of l2s) {
-    const mine = vrfs.filter((v) => v.spec.vrf === o.spec.vrf);
-    if (o.spec.vrf === undefined || mine.length === 0) continue;
-    if (mine.some((v) => selectorImplies(o.spec.nodeSelector, v.spec.nodeSelector))) continue;
-    const theirs = mine.map(
-      (v) => `VRFRouteConfiguration ${v.metadata.name}: ${selectorText(v.spec.nodeSelector)}`,
-    );
-    out.push(
-      problem(
-        'Layer2NetworkConfiguration',
-        o.metadata.name,
-        'spec.nodeSelector',
-        o.spec.nodeSelector,
-        `can reach nodes VRF ${o.spec.vrf} does not: it must include every matchLabels entry and matchExpressions requirement of the nodeSelector of one of the VRF's objects (${theirs.join('; ')})`,
-      ),
-    );
+    if (o.spec.vrf === undefined) continue;
+    const why = outsideVrf(o.spec.nodeSelector, o.spec.vrf, vrfs);
+    if (why)
+      out.push(
+        problem('Layer2NetworkConfiguration', o.metadata.name, 'spec.nodeSelector', o.spec.nodeSelector, why),
+      );
   }
   return out;
 };
