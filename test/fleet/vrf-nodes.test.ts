@@ -3,9 +3,10 @@
  * a VRF limited by a node selector (and its Layer-2 network) reaches only those nodes; per-node
  * loopback addresses stay the same across a new revision, an agent restart and a leader change
  * (a new configurator instance, which reads nothing but the revisions), a deleted node's address
- * is freed, a NotReady node keeps its own, and a new node gets the lowest free address.
+ * is freed, a NotReady node keeps its own, and a new node gets the lowest free address. A BGPPeering
+ * in a limited VRF reaches only the VRF's nodes, and its status counts those nodes.
  */
-import type { NetworkConfigRevision, VRFRouteConfiguration } from '@nodenet/api';
+import type { BGPPeering, NetworkConfigRevision, VRFRouteConfiguration } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
 import {
   createNode,
@@ -73,6 +74,75 @@ describe('VRF node selector and per-node loopbacks', () => {
       ['node-002', [], ['plain']],
       ['node-003', [], ['plain']],
     ]);
+  });
+
+  it('a peering limited by a VRF nodeSelector reaches only those nodes', async () => {
+    for (let i = 0; i < 4; i++) await createNode(f.clients, nodeName(i), i < 2 ? { tenant: 'a' } : {});
+    f.agents = new SimulatedAgents({ kubeconfigPath: f.dc.kubeconfigPath, defaultDelayMs: 30 });
+    await f.agents.start();
+    const onTenant = { matchLabels: { tenant: 'a' } };
+    await f.clients.vrf.create(tenant({ nodeSelector: onTenant }));
+    await f.clients.layer2.create(
+      layer2('tenant-web', 100, {
+        vrf: 'tenant',
+        nodeSelector: onTenant,
+        anycastGateways: ['10.8.0.1/24'],
+        anycastMac: '02:00:00:00:01:00',
+      }),
+    );
+    const peering = (name: string, spec: BGPPeering['spec']): BGPPeering => ({
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'BGPPeering',
+      metadata: { name },
+      spec,
+    });
+    // In the tenant VRF: a listen range on its network (bounded by the network), and a router
+    // whose selector repeats the VRF's (validation refuses one that could reach further).
+    await f.clients.bgpPeering.create(
+      peering('workloads', { listenRange: { layer2: 'tenant-web' }, remoteAS: 'external' }),
+    );
+    await f.clients.bgpPeering.create(
+      peering('router', {
+        neighbor: { addresses: ['192.0.2.1'], vrf: 'tenant' },
+        remoteASN: 65010,
+        nodeSelector: onTenant,
+      }),
+    );
+    // In the default VRF, no selector: every node.
+    await f.clients.bgpPeering.create(
+      peering('uplink', { neighbor: { addresses: ['192.0.2.254'] }, remoteASN: 65020 }),
+    );
+    f.configurator = await startConfigurator(f.dc.kubeconfigPath, testPolicy());
+    await completeFrom(f, 1);
+    const ncs = (await f.clients.nodeConfig.list()).items.sort((a, b) =>
+      a.metadata.name < b.metadata.name ? -1 : 1,
+    );
+    expect(ncs.map((nc) => [nc.metadata.name, (nc.spec.bgpPeering ?? []).map((p) => p.name)])).toEqual([
+      ['node-000', ['router', 'uplink', 'workloads']],
+      ['node-001', ['router', 'uplink', 'workloads']],
+      ['node-002', ['uplink']],
+      ['node-003', ['uplink']],
+    ]);
+    // The leader counts the nodes off its NodeConfig cache (summaries keep the peerings).
+    const nodes = { router: 2, uplink: 4, workloads: 2 };
+    await waitFor('BGPPeering status.nodes counted', async () => {
+      const items = (await f.clients.bgpPeering.list()).items;
+      return items.every((p) => p.status?.nodes === nodes[p.metadata.name as keyof typeof nodes])
+        ? items
+        : undefined;
+    });
+    const refused = peering('everywhere', {
+      neighbor: { addresses: ['192.0.2.2'], vrf: 'tenant' },
+      remoteASN: 65010,
+    });
+    await f.clients.bgpPeering.create(refused);
+    const accepted = await waitFor('the unlimited tenant peering refused', async () => {
+      const c = (await f.clients.bgpPeering.get('everywhere')).status?.conditions?.find(
+        (x) => x.type === 'Accepted',
+      );
+      return c?.status === 'False' ? c : undefined;
+    });
+    expect(accepted.message).toContain('spec.nodeSelector: can reach nodes VRF tenant does not');
   });
 
   it('loopbacks stay across a revision, an agent restart and a leader change; a deleted node frees its address, a new one gets the lowest free', async () => {
