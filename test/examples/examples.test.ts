@@ -22,7 +22,14 @@ const objects = (file: string): (KubeObject & { kind: string })[] =>
 
 it('examples/ has the files the README and the demo name', () => {
   expect(files.sort()).toEqual(
-    ['bad-change.yaml', 'layer2-networks.yaml', 'nodes.yaml', 'routing-table.yaml', 'vrf.yaml'].sort(),
+    [
+      'bad-change.yaml',
+      'layer2-networks.yaml',
+      'nodes.yaml',
+      'routing-table.yaml',
+      'vrf.yaml',
+      'workload-peering.yaml',
+    ].sort(),
   );
 });
 
@@ -39,6 +46,7 @@ it('devcluster stores every example object; the stored inputs are valid, per fil
         else if (o.kind === 'VRFRouteConfiguration') list.push(await c.vrf.create(o as never));
         else if (o.kind === 'Layer2NetworkConfiguration') list.push(await c.layer2.create(o as never));
         else if (o.kind === 'RoutingTable') list.push(await c.routingTable.create(o as never));
+        else if (o.kind === 'BGPPeering') list.push(await c.bgpPeering.create(o as never));
         else throw new Error(`${f}: unexpected kind ${o.kind}`);
       }
       stored.set(f, list);
@@ -47,6 +55,7 @@ it('devcluster stores every example object; the stored inputs are valid, per fil
       vrf: objs.filter((o) => o.kind === 'VRFRouteConfiguration') as Inputs['vrf'],
       layer2: objs.filter((o) => o.kind === 'Layer2NetworkConfiguration') as Inputs['layer2'],
       routingTable: objs.filter((o) => o.kind === 'RoutingTable') as Inputs['routingTable'],
+      bgpPeering: objs.filter((o) => o.kind === 'BGPPeering') as Inputs['bgpPeering'],
     });
     for (const [f, objs] of stored) expect(validateInputs(inputsOf(objs)), f).toEqual([]);
     expect(validateInputs(inputsOf([...stored.values()].flat()))).toEqual([]);

@@ -14,7 +14,7 @@ import { configDrift, FrrDriver } from '@nodenet/agent';
 import { describePrivileged } from '../support/privileged.js';
 import { goldenCases, settings, type FrrSpec } from '../../packages/agent/test/frr-fixtures.js';
 import * as bench from '../../bench/frr-fixture.js';
-import { eventually, FRR_PREREQUISITES, startFrr, type FrrNetnsInstance } from '@nodenet/testkit';
+import { eventually, FRR_PREREQUISITES, FRR_SBIN, startFrr, type FrrNetnsInstance } from '@nodenet/testkit';
 
 const ns = `nnfg${process.pid % 100000}`;
 const template = readFileSync(
@@ -82,11 +82,17 @@ function canonical(text: string): string[] {
 
 let frr: FrrNetnsInstance;
 let driver: FrrDriver;
+const PREREQUISITES = {
+  ...FRR_PREREQUISITES,
+  commands: [...FRR_PREREQUISITES.commands, `${FRR_SBIN}/staticd`, `${FRR_SBIN}/bfdd`],
+};
 
-describePrivileged('FRR: golden configs reload to exactly what FRR shows', FRR_PREREQUISITES, () => {
+describePrivileged('FRR: golden configs reload to exactly what FRR shows', PREREQUISITES, () => {
   beforeAll(async () => {
     execFileSync('ip', ['netns', 'add', ns]);
-    frr = startFrr(ns, ns);
+    // staticd for the VRFs' static routes (Debian's frr service always starts it); bfdd: the
+    // peering cases carry BFD profiles (a `bfd` block needs the daemon).
+    frr = startFrr(ns, ns, ['zebra', 'bgpd', 'staticd', 'bfdd']);
     driver = new FrrDriver({
       template,
       settings,

@@ -35,6 +35,7 @@ describe('accepted inputs can be applied by every agent (property)', () => {
   it(`holds for ${RUNS} generated input sets, and the generator reaches accepted sets`, () => {
     let accepted = 0;
     let refused = 0;
+    let peered = 0;
     fc.assert(
       fc.property(inputSets, (inputs) => {
         if (validateInputs(inputs).length > 0) {
@@ -42,13 +43,15 @@ describe('accepted inputs can be applied by every agent (property)', () => {
           return;
         }
         accepted++;
-        applyOnEveryNode(inputs);
+        if (applyOnEveryNode(inputs).some((conf) => conf.includes(' peer-group pp_'))) peered++;
       }),
       { numRuns: RUNS, verbose: 1 },
     );
     // A generator that only produces refused sets would make the property vacuous.
     expect(accepted).toBeGreaterThan(RUNS / 10);
     expect(refused).toBeGreaterThan(0);
+    // Accepted BGPPeerings reach nodes and render (issue #28).
+    expect(peered).toBeGreaterThan(RUNS / 20);
   });
 });
 
@@ -66,6 +69,7 @@ describePrivileged(
           )
           .flatMap(applyOnEveryNode);
         expect(sample.length).toBeGreaterThan(0);
+        expect(sample.some((conf) => conf.includes(' peer-group pp_'))).toBe(true);
         sample.forEach((conf, i) => {
           const file = join(dir, `frr-${i}.conf`);
           writeFileSync(file, conf);

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import {
   API_VERSION,
+  type BGPPeering,
   type Inputs,
   type LabelSelector,
   type Layer2NetworkConfiguration,
@@ -186,6 +187,8 @@ const specialSelector: fc.Arbitrary<LabelSelector> = fc.oneof(
     })),
 );
 
+const specialSelectorSeed: LabelSelector = { matchExpressions: [{ key: 'edge', operator: 'Exists' }] };
+
 const layer2Object = (i: number, vrfs: string[]): fc.Arbitrary<Layer2NetworkConfiguration> =>
   fc
     .record({
@@ -241,6 +244,90 @@ const tableObject = (i: number): fc.Arbitrary<RoutingTable> =>
       spec: { tableId },
     }));
 
+/** Without the keys whose value is undefined (an optional field left out, as YAML would). */
+const defined = <T extends object>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+/** A BGPPeering: a listen range on one of the networks, or neighbours in a VRF or the default one. */
+const peeringObject = (i: number, l2s: string[], vrfs: string[]): fc.Arbitrary<BGPPeering> =>
+  fc
+    .record({
+      listen: l2s.length ? fc.boolean() : fc.constant(false),
+      layer2: l2s.length ? fc.constantFrom(...l2s) : fc.constant('none'),
+      // Mostly valid (a refused peering refuses the whole set); one bad address now and then.
+      addresses: fc.uniqueArray(
+        fc.oneof(
+          {
+            arbitrary: fc.constantFrom('192.0.2.1', '192.0.2.2', '2001:db8::1', '2001:DB8:0::2'),
+            weight: 12,
+          },
+          { arbitrary: fc.constant('10.0.0.300'), weight: 1 },
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+      vrf: vrfs.length ? fc.option(fc.constantFrom(...vrfs), { nil: undefined }) : fc.constant(undefined),
+      ebgpMultihop: fc.option(fc.constantFrom(1, 2, 255), { nil: undefined }),
+      remote: fc.constantFrom<number | 'internal' | 'external'>(65010, 4294967295, 'internal', 'external'),
+      timers: fc.option(fc.constantFrom([3, 9], [1, 3], [60, 180], [21845, 65535], [3, 9], [4, 9]), {
+        nil: undefined,
+      }),
+      families: fc.option(
+        fc.constantFrom<('ipv4' | 'ipv6')[]>(
+          ['ipv4'],
+          ['ipv6'],
+          ['ipv6', 'ipv4'],
+          ['ipv4'],
+          ['ipv4', 'ipv4'],
+        ),
+        { nil: undefined },
+      ),
+      max4: fc.option(fc.constantFrom(1, 4294967295), { nil: undefined }),
+      max6: fc.option(fc.constantFrom(1, 100), { nil: undefined }),
+      import: prefixList,
+      export: prefixList,
+      communities: fc.uniqueArray(fc.constantFrom('65000:1', 'no-export', '4200000000:1:2'), {
+        maxLength: 2,
+      }),
+      bfd: fc.option(
+        fc.record({
+          receiveInterval: fc.option(fc.constantFrom(10, 300, 60000), { nil: undefined }),
+          transmitInterval: fc.option(fc.constantFrom(10, 300, 60000), { nil: undefined }),
+          detectMultiplier: fc.option(fc.constantFrom(2, 3, 255), { nil: undefined }),
+          echoMode: fc.option(fc.boolean(), { nil: undefined }),
+          passiveMode: fc.option(fc.boolean(), { nil: undefined }),
+        }),
+        { nil: undefined },
+      ),
+      selector: fc.option(
+        fc.constantFrom<LabelSelector>({ matchLabels: { role: 'worker' } }, specialSelectorSeed),
+        {
+          nil: undefined,
+        },
+      ),
+      minute: fc.nat(59),
+    })
+    .map((r) => ({
+      apiVersion: API_VERSION,
+      kind: 'BGPPeering' as const,
+      metadata: meta(`peer-${i}`, r.minute),
+      spec: defined({
+        ...(r.listen
+          ? { listenRange: { layer2: r.layer2 } }
+          : { neighbor: defined({ addresses: r.addresses, vrf: r.vrf, ebgpMultihop: r.ebgpMultihop }) }),
+        ...(typeof r.remote === 'number' ? { remoteASN: r.remote } : { remoteAS: r.remote }),
+        keepaliveTime: r.timers?.[0],
+        holdTime: r.timers?.[1],
+        addressFamilies: r.families,
+        maxPrefixes:
+          r.max4 !== undefined || r.max6 !== undefined ? defined({ ipv4: r.max4, ipv6: r.max6 }) : undefined,
+        import: r.import,
+        export: r.export,
+        importCommunities: r.communities,
+        bfd: r.bfd && defined(r.bfd),
+        nodeSelector: r.selector,
+      }),
+    }));
+
 export const inputSets: fc.Arbitrary<Inputs> = fc
   .array(fc.nat(), { maxLength: 4 })
   .chain((v) => fc.tuple(...v.map((_, i) => vrfObject(i))))
@@ -259,7 +346,22 @@ export const inputSets: fc.Arbitrary<Inputs> = fc
         ),
         fc.array(fc.nat(), { maxLength: 2 }).chain((t) => fc.tuple(...t.map((_, i) => tableObject(i)))),
       )
-      .map(([layer2, routingTable]) => ({ vrf, layer2, routingTable })),
+      .chain(([layer2, routingTable]) =>
+        fc
+          .array(fc.nat(), { maxLength: 2 })
+          .chain((p) =>
+            fc.tuple(
+              ...p.map((_, i) =>
+                peeringObject(
+                  i,
+                  layer2.map((o) => o.metadata.name),
+                  vrf.map((o) => o.spec.vrf),
+                ),
+              ),
+            ),
+          )
+          .map((bgpPeering) => ({ vrf, layer2, routingTable, bgpPeering })),
+      ),
   );
 
 /** Label sets of the nodes every accepted set is rendered for (one carries special keys). */

@@ -200,7 +200,7 @@ describe('names and sizes at the edges (property)', () => {
           const t = tables.get(vrf);
           expect(Number.isInteger(t) && t! >= VRF_TABLE_RANGE.min && t! <= VRF_TABLE_RANGE.max).toBe(true);
         }
-        renderFrrConfig(config, FRR_SETTINGS, template);
+        renderFrrConfig({ vrf: config.vrf, routingTable: config.routingTable }, FRR_SETTINGS, template);
         for (const labels of NODE_LABELS) {
           const spec = nodeConfigSpec({ config, hash }, labels);
           const got = new Set(spec.layer2.map((l) => l.name));

@@ -127,6 +127,15 @@ describe('fast path: the difference of two rendered files as vtysh commands', ()
     expect(fastPathPlan(render(several), tpl)).toBeUndefined();
   });
 
+  it('leaves a static route change to frr-reload.py: it is inside a vrf block (undefined)', () => {
+    const routed = changed(
+      (s) => (s.vrf[0]!.staticRoutes = [{ prefix: '10.99.0.0/16', nextHop: '10.98.0.1' }]),
+    );
+    expect(render(routed)).toContain(' ip route 10.99.0.0/16 10.98.0.1\n');
+    expect(fastPathPlan(render(several), render(routed))).toBeUndefined();
+    expect(fastPathPlan(render(routed), render(several))).toBeUndefined();
+  });
+
   it('the read-back compares only what the commands touched', () => {
     const next = changed((s) => {
       s.vrf[0]!.community = '65000:999';

@@ -1,7 +1,7 @@
 /** NodeConfig fixtures of the FRR golden tests (one per golden file). */
-import type { NodeConfigSpec, PrefixItem, VrfEntry } from '@nodenet/api';
+import type { NodeBgpPeeringEntry, NodeConfigSpec, NodeVrfEntry, PrefixItem } from '@nodenet/api';
 
-export type FrrSpec = Pick<NodeConfigSpec, 'vrf' | 'routingTable'>;
+export type FrrSpec = Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>;
 
 export const settings = { asn: 4200065001, routerId: '10.50.0.11', vrfRouterId: '10.51.0.11' };
 
@@ -19,7 +19,19 @@ const p = (
   ...(le !== undefined ? { le } : {}),
 });
 
-export const vrf = (v: Partial<VrfEntry> & { vrf: string }): VrfEntry => ({
+/** A peering as a node receives it: defaults of the merge, IPv4 and IPv6, nothing allowed. */
+export const peering = (e: Partial<NodeBgpPeeringEntry> & { name: string }): NodeBgpPeeringEntry => ({
+  addressFamilies: ['ipv4', 'ipv6'],
+  export: [],
+  import: [],
+  importCommunities: [],
+  listenRanges: [],
+  neighbors: [],
+  remoteAS: 'external',
+  ...e,
+});
+
+export const vrf = (v: Partial<NodeVrfEntry> & { vrf: string }): NodeVrfEntry => ({
   name: `${v.vrf}-${v.seq ?? 10}`,
   vni: 100,
   import: [],
@@ -107,6 +119,49 @@ export const goldenCases: Record<string, FrrSpec> = {
     ],
     routingTable: [],
   },
+  'static-routes': {
+    vrf: [
+      vrf({
+        vrf: 'blue',
+        vni: 700,
+        export: [p('10.70.0.0/16', 1)],
+        staticRoutes: [
+          { prefix: '10.71.0.0/16', nextHop: '10.70.0.9' },
+          { prefix: '10.71.0.0/16', nextHop: '10.70.0.8' },
+          { prefix: '0.0.0.0/0', nextHop: '192.0.2.1', onlink: true, nextHopVRF: 'default' },
+          { prefix: '10.72.0.0/16', nextHopVRF: 'red' },
+          { prefix: 'fd00:71::/48', nextHop: 'fd00:70::9' },
+          { prefix: '10.71.0.0/24', nextHop: '192.0.2.2', onlink: true },
+        ],
+      }),
+      vrf({
+        vrf: 'red',
+        vni: 701,
+        staticRoutes: [{ prefix: '10.73.0.0/16', nextHop: '10.74.0.1', nextHopVRF: 'blue' }],
+      }),
+    ],
+    routingTable: [],
+  },
+  loopbacks: {
+    vrf: [
+      vrf({
+        vrf: 'tenant',
+        vni: 800,
+        export: [p('10.80.0.0/16', 10)],
+        community: '65000:80',
+        loopbacks: [{ name: 'lo', subnet: '10.255.0.0/24' }],
+        loopbackAddresses: [{ name: 'lo', address: '10.255.0.7' }],
+      }),
+      vrf({
+        vrf: 'tenant',
+        vni: 800,
+        seq: 20,
+        loopbacks: [{ name: 'lo6', subnet: 'fd00:ff::/64' }],
+        loopbackAddresses: [{ name: 'lo6', address: 'fd00:ff::7' }],
+      }),
+    ],
+    routingTable: [],
+  },
   aggregates: {
     vrf: [
       vrf({
@@ -120,5 +175,68 @@ export const goldenCases: Record<string, FrrSpec> = {
       }),
     ],
     routingTable: [],
+  },
+  'peering-listen-range': {
+    vrf: [vrf({ vrf: 'tenant', vni: 700 })],
+    routingTable: [],
+    bgpPeering: [
+      peering({
+        name: 'workloads',
+        vrf: 'tenant',
+        listenRanges: ['10.70.0.0/24', 'fd00:70::/64'],
+        import: [p('10.96.0.0/12', 10, 'permit', undefined, 32), p('fd00:96::/48', 10, 'permit', 64, 128)],
+        importCommunities: ['65000:70', '4200065001:7:0'],
+      }),
+    ],
+  },
+  'peering-neighbor': {
+    vrf: [],
+    routingTable: [],
+    bgpPeering: [
+      peering({
+        name: 'router',
+        neighbors: ['192.0.2.10', '2001:db8::10', '192.0.2.9'],
+        remoteAS: '65010',
+        ebgpMultihop: 2,
+        addressFamilies: ['ipv6'],
+        export: [p('10.50.0.0/16', 5, 'permit', undefined, 24), p('fd00:50::/48', 5)],
+      }),
+    ],
+  },
+  'peering-timers-max-prefix': {
+    vrf: [vrf({ vrf: 'tenant', vni: 700 })],
+    routingTable: [],
+    bgpPeering: [
+      peering({
+        name: 'lb',
+        vrf: 'tenant',
+        neighbors: ['10.71.0.5'],
+        remoteAS: 'internal',
+        holdTime: 9,
+        keepaliveTime: 3,
+        addressFamilies: ['ipv4'],
+        maxPrefixes: { ipv4: 50 },
+        import: [p('10.97.0.0/16', 1, 'permit', undefined, 32)],
+      }),
+    ],
+  },
+  'peering-bfd-filters': {
+    vrf: [vrf({ vrf: 'tenant', vni: 700 })],
+    routingTable: [],
+    bgpPeering: [
+      peering({
+        name: 'vms',
+        vrf: 'tenant',
+        listenRanges: ['10.72.0.0/24'],
+        bfd: { receiveInterval: 100, transmitInterval: 150, detectMultiplier: 5, passiveMode: true },
+        maxPrefixes: { ipv4: 20, ipv6: 30 },
+        import: [
+          p('10.98.0.0/16', 10, 'permit', undefined, 32),
+          p('10.98.99.0/24', 5, 'deny', undefined, 32),
+        ],
+        export: [p('0.0.0.0/0', 1)],
+      }),
+      peering({ name: 'appliance', neighbors: ['192.0.2.20'], remoteAS: '65020', bfd: {} }),
+    ],
   },
 };

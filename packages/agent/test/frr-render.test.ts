@@ -205,6 +205,36 @@ describe('FRR rendering: values outside the grammar are refused', () => {
     ],
     ['table id 0', { vrf: [], routingTable: [{ name: 't', tableId: 0 }] }, 'routingTable[0].tableId', 0],
     [
+      'static route with a newline in its next hop',
+      base({ staticRoutes: [{ prefix: '10.0.0.0/8', nextHop: '10.1.1.1\nexit' }] }),
+      'vrf[0].staticRoutes[0].nextHop',
+      '10.1.1.1\nexit',
+    ],
+    [
+      'static route with host bits set',
+      base({ staticRoutes: [{ prefix: '10.0.0.1/8', nextHop: '10.1.1.1' }] }),
+      'vrf[0].staticRoutes[0].prefix',
+      '10.0.0.1/8',
+    ],
+    [
+      'static route with an IPv6 next hop for an IPv4 prefix',
+      base({ staticRoutes: [{ prefix: '10.0.0.0/8', nextHop: 'fd00::1' }] }),
+      'vrf[0].staticRoutes[0].nextHop',
+      'fd00::1',
+    ],
+    [
+      'static route into the default VRF without a next hop',
+      base({ staticRoutes: [{ prefix: '10.0.0.0/8', nextHopVRF: 'default' }] }),
+      'vrf[0].staticRoutes[0].nextHop',
+      undefined,
+    ],
+    [
+      'static route with a bad next-hop VRF',
+      base({ staticRoutes: [{ prefix: '10.0.0.0/8', nextHopVRF: 'a b' }] }),
+      'vrf[0].staticRoutes[0].nextHopVRF',
+      'a b',
+    ],
+    [
       'two entries with the same seq',
       { vrf: [vrf({ vrf: 'red' }), vrf({ vrf: 'red', name: 'other' })], routingTable: [] },
       'vrf[1].seq',

@@ -34,6 +34,23 @@ describe('desiredModel', () => {
     expect([...m.keys()].sort()).toEqual(['br.blue', 'dv.blue', 'vd.blue', 'vr.blue', 'vx.blue']);
   });
 
+  it("puts the node's loopback addresses of every entry of a VRF on the VRF device, as host prefixes", () => {
+    const first = { ...vrf('blue'), loopbackAddresses: [{ name: 'lo', address: '10.255.0.7' }] };
+    const second = {
+      ...vrf('blue'),
+      name: 'cfg-blue-v6',
+      seq: 20,
+      loopbackAddresses: [{ name: 'lo6', address: 'FD00:FF::7' }],
+    };
+    const m = model({ vrf: [first, second] }, { blue: 1000 });
+    expect(m.get('vr.blue')?.addresses).toEqual(['10.255.0.7/32', 'fd00:ff::7/128']);
+    const without = model({ vrf: [vrf('blue')] }, { blue: 1000 });
+    expect(names(diff(asApplied(m), without))).toEqual([
+      'delAddress vr.blue 10.255.0.7/32',
+      'delAddress vr.blue fd00:ff::7/128',
+    ]);
+  });
+
   it('refuses entries of one VRF that disagree on the MTU, naming both', () => {
     const second: VrfEntry = { ...vrf('blue'), name: 'cfg-blue-v6', seq: 20, mtu: 1500 };
     expect(() => model({ vrf: [vrf('blue'), second] }, { blue: 1000 })).toThrow(

@@ -67,6 +67,7 @@ export type ResourceKind =
   | 'VRFRouteConfiguration'
   | 'Layer2NetworkConfiguration'
   | 'RoutingTable'
+  | 'BGPPeering'
   | 'NetworkConfigRevision'
   | 'NodeConfig'
   | 'RolloutPolicy';
@@ -96,6 +97,12 @@ export const RESOURCES: Record<ResourceKind, ResourceNames> = {
     plural: 'routingtables',
     singular: 'routingtable',
     shortNames: ['taas'],
+  },
+  BGPPeering: {
+    kind: 'BGPPeering',
+    plural: 'bgppeerings',
+    singular: 'bgppeering',
+    shortNames: ['bgpp'],
   },
   NetworkConfigRevision: {
     kind: 'NetworkConfigRevision',

@@ -15,6 +15,7 @@ import {
   VRFRouteConfigurationSpec,
 } from './schema.js';
 import { RolloutPolicySpec, RolloutPolicyStatus } from './rollout-policy-schema.js';
+import { BGPPeeringSpec, BGPPeeringStatus } from './bgp-peering-schema.js';
 
 export interface PrinterColumn {
   name: string;
@@ -89,6 +90,28 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
     status: InputStatus,
     celRules: true,
     columns: [{ name: 'Table', type: 'integer', jsonPath: '.spec.tableId' }, accepted, applied, age],
+  },
+  BGPPeering: {
+    description:
+      'BGP sessions between the nodes and workloads or routers: a listen range on a Layer-2 network, or explicit neighbours.',
+    spec: BGPPeeringSpec,
+    status: BGPPeeringStatus,
+    celRules: true,
+    columns: [
+      { name: 'Layer2', type: 'string', jsonPath: '.spec.listenRange.layer2' },
+      { name: 'VRF', type: 'string', jsonPath: '.spec.neighbor.vrf', priority: 1 },
+      { name: 'Remote AS', type: 'integer', jsonPath: '.spec.remoteASN' },
+      { name: 'Nodes', type: 'integer', jsonPath: '.status.nodes' },
+      {
+        name: 'Established',
+        type: 'integer',
+        jsonPath: '.status.established',
+        description: 'Sessions of this peering FRR shows Established, over all its nodes',
+      },
+      accepted,
+      applied,
+      age,
+    ],
   },
   NetworkConfigRevision: {
     description:

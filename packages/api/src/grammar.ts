@@ -17,6 +17,9 @@ export const ROUTE_TARGET_PATTERN = '^([0-9]{1,10}:[0-9]{1,10}|([0-9]{1,3}\\.){3
 /** IPv4 or IPv6 prefix in CIDR notation (characters only; the address itself is checked semantically). */
 export const CIDR_PATTERN = '^(([0-9]{1,3}\\.){3}[0-9]{1,3}/[0-9]{1,2}|[0-9A-Fa-f:.]{2,45}/[0-9]{1,3})$';
 
+/** A BGP peer address: IPv4 or IPv6, no prefix length (characters only; the address is checked semantically). */
+export const PEER_ADDRESS_PATTERN = '^([0-9]{1,3}\\.){3}[0-9]{1,3}$|^[0-9A-Fa-f:]{2,39}$';
+
 const vrfName = new RegExp(VRF_NAME_PATTERN);
 const mac = new RegExp(MAC_PATTERN);
 const community = new RegExp(COMMUNITY_PATTERN);

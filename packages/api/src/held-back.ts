@@ -53,7 +53,7 @@ export function effectiveInputs(
   };
   note(options.refusedFirst ?? []);
   note(validateInputs(inputs, context));
-  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable];
+  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable, ...(inputs.bgpPeering ?? [])];
   // Each round refuses at least one more object or ends: at most one round per object.
   for (let round = 0; round <= all.length; round++) {
     if (refused.size === 0 && suspects.size === 0) return { inputs, refused, held: new Set(), problems };
@@ -77,7 +77,10 @@ function candidate(
   suspects: ReadonlyMap<string, HeldSuspect>,
 ): { set: Inputs; held: Set<string> } {
   const held = new Set<string>();
-  const pick = <T extends InputObject>(objects: T[], list: keyof NetworkConfig): T[] =>
+  const pick = <T extends InputObject>(
+    objects: T[],
+    list: 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering',
+  ): T[] =>
     objects.flatMap((o) => {
       const k = keyOf(o);
       if (!refused.has(k) && !suspects.has(k)) return [o];
@@ -97,6 +100,7 @@ function candidate(
       vrf: pick(inputs.vrf, 'vrf'),
       layer2: pick(inputs.layer2, 'layer2'),
       routingTable: pick(inputs.routingTable, 'routingTable'),
+      bgpPeering: pick(inputs.bgpPeering ?? [], 'bgpPeering'),
     },
     held,
   };
@@ -125,7 +129,7 @@ export function inputsToBuild(
     .sort((a, b) => b.spec.number - a.spec.number)
     .find((r) => r.status?.isInvalid !== true);
   const generations = new Map(
-    [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable].map((o) => [
+    [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable, ...(inputs.bgpPeering ?? [])].map((o) => [
       keyOf(o),
       o.metadata.generation ?? 0,
     ]),

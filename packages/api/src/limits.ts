@@ -20,6 +20,15 @@ export const MAX_NAME_LENGTH = 253;
 export const MAX_PREFIX_LIST_ITEMS = 1000;
 /** Aggregates of one VRFRouteConfiguration. */
 export const MAX_AGGREGATES = 256;
+/** Peer addresses of one BGPPeering in neighbor mode. */
+export const MAX_BGP_NEIGHBORS = 64;
+/** Communities one BGPPeering adds on import. */
+export const MAX_BGP_COMMUNITIES = 16;
+/**
+ * Longest BGPPeering name: it names FRR objects (peer-group `pp_<name>`, prefix-lists, route-maps,
+ * BFD profile `pp_<name>`), and FRR caps a BFD profile name at 63 characters.
+ */
+export const MAX_BGP_PEERING_NAME_LENGTH = 48;
 /** Anycast gateways of one Layer-2 network. */
 export const MAX_ANYCAST_GATEWAYS = 64;
 /** Requirements of one label selector, and values of one requirement. */
@@ -68,3 +77,8 @@ export const MAX_KNOB_LENGTH = 64;
  * allocation) are not Layer-2 networks anyone means.
  */
 export const MIN_GATEWAY_PREFIX_LENGTH = { 4: 8, 6: 48 } as const;
+
+/** Static routes of one VRFRouteConfiguration. */
+export const MAX_STATIC_ROUTES = 256;
+/** Loopbacks of one VRFRouteConfiguration: each costs one address per selected node. */
+export const MAX_LOOPBACKS = 8;

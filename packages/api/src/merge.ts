@@ -4,9 +4,11 @@
  * inputs mean: the same objects in any order, with keys in any order, hash the same.
  */
 import { hashConfig } from './canonical.js';
-import { normalizePrefix } from './prefix.js';
+import { normalizeAddress, normalizePrefix } from './prefix.js';
 import type { Inputs } from './objects.js';
+import { mergePeerings } from './bgp-peering-merge.js';
 import type { Layer2Entry, NetworkConfig, PrefixItem, RoutingTableEntry, VrfEntry } from './schema.js';
+import type { Loopback, StaticRoute } from './vrf-extras-schema.js';
 
 const byName = <T extends { name: string }>(a: T, b: T): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -32,10 +34,17 @@ export function mergeInputs(inputs: Inputs): NetworkConfig {
         ...(s.community !== undefined ? { community: s.community } : {}),
         export: (s.export ?? []).map(prefixItem).sort(bySeq),
         import: (s.import ?? []).map(prefixItem).sort(bySeq),
+        ...((s.loopbacks ?? []).length > 0 ? { loopbacks: mergedLoopbacks(s.loopbacks ?? []) } : {}),
         mtu: s.mtu ?? 9000,
         name: o.metadata.name,
+        ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector)
+          ? { nodeSelector: s.nodeSelector }
+          : {}),
         ...(s.routeTarget !== undefined ? { routeTarget: s.routeTarget } : {}),
         seq: s.seq,
+        ...((s.staticRoutes ?? []).length > 0
+          ? { staticRoutes: mergedStaticRoutes(s.staticRoutes ?? []) }
+          : {}),
         vni: s.vni,
         vrf: s.vrf,
       };
@@ -64,7 +73,26 @@ export function mergeInputs(inputs: Inputs): NetworkConfig {
   const routingTable: RoutingTableEntry[] = inputs.routingTable
     .map((o) => ({ name: o.metadata.name, tableId: o.spec.tableId }))
     .sort(byName);
-  return { layer2, routingTable, vrf };
+  const bgpPeering = mergePeerings(inputs.bgpPeering ?? [], prefixItem);
+  // Absent when there are none: a config without peerings hashes as it did before they existed.
+  return { ...(bgpPeering.length > 0 ? { bgpPeering } : {}), layer2, routingTable, vrf };
+}
+
+/** Loopbacks by name, subnets in canonical text. */
+const mergedLoopbacks = (xs: readonly Loopback[]): Loopback[] =>
+  xs.map((l) => ({ name: l.name, subnet: normalizePrefix(l.subnet) })).sort(byName);
+
+/** Static routes in canonical text, sorted: their order carries no meaning. */
+function mergedStaticRoutes(xs: readonly StaticRoute[]): StaticRoute[] {
+  const key = (r: StaticRoute): string => `${r.prefix} ${r.nextHopVRF ?? ''} ${r.nextHop ?? ''}`;
+  return xs
+    .map((r) => ({
+      ...(r.nextHop !== undefined ? { nextHop: normalizeAddress(r.nextHop) } : {}),
+      ...(r.nextHopVRF !== undefined ? { nextHopVRF: r.nextHopVRF } : {}),
+      ...(r.onlink === true ? { onlink: true } : {}),
+      prefix: normalizePrefix(r.prefix),
+    }))
+    .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
 function isEmptySelector(sel: {

@@ -9,6 +9,7 @@ import type {
   RoutingTableSpec,
   VRFRouteConfigurationSpec,
 } from './schema.js';
+import type { BGPPeeringSpec, BGPPeeringStatus } from './bgp-peering-schema.js';
 import type { RolloutPolicySpec, RolloutPolicyStatus } from './rollout-policy-schema.js';
 
 export interface OwnerReference {
@@ -49,6 +50,7 @@ export type Layer2NetworkConfiguration = Resource<
   InputStatus
 >;
 export type RoutingTable = Resource<'RoutingTable', RoutingTableSpec, InputStatus>;
+export type BGPPeering = Resource<'BGPPeering', BGPPeeringSpec, BGPPeeringStatus>;
 export type NetworkConfigRevision = Resource<
   'NetworkConfigRevision',
   NetworkConfigRevisionSpec,
@@ -57,11 +59,13 @@ export type NetworkConfigRevision = Resource<
 export type NodeConfig = Resource<'NodeConfig', NodeConfigSpec, NodeConfigStatus>;
 export type RolloutPolicy = Resource<'RolloutPolicy', RolloutPolicySpec, RolloutPolicyStatus>;
 
-export type InputObject = VRFRouteConfiguration | Layer2NetworkConfiguration | RoutingTable;
+export type InputObject = VRFRouteConfiguration | Layer2NetworkConfiguration | RoutingTable | BGPPeering;
 
 /** All input objects the configurator merges into one revision. */
 export interface Inputs {
   vrf: VRFRouteConfiguration[];
   layer2: Layer2NetworkConfiguration[];
   routingTable: RoutingTable[];
+  /** Absent: none (callers written before BGPPeering existed pass none). */
+  bgpPeering?: BGPPeering[];
 }

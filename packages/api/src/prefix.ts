@@ -127,6 +127,12 @@ export function normalizePrefix(text: string): string {
   return r.ok ? `${r.prefix.address}/${r.prefix.length}` : text;
 }
 
+/** A bare address (no prefix length) in canonical text; the text itself when it does not parse. */
+export function normalizeAddress(text: string): string {
+  const r = parsePrefix(`${text}/${text.includes(':') ? 128 : 32}`);
+  return r.ok ? r.prefix.address : text;
+}
+
 /**
  * Address ranges the kernel refuses on an interface or that can not serve as a subnet's gateway:
  * multicast ("Cannot assign multicast address"), loopback, link-local (every interface has its own

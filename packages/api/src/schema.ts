@@ -23,6 +23,11 @@ export const MTU_MAX = 9000;
 export const VNI_MAX = 16_777_215;
 import { VRF_TABLE_RANGE } from './constants.js';
 import { ObservedState } from './observed.js';
+import { LoopbackAddress, Loopbacks, NodeLoopbackAddress, StaticRoutes } from './vrf-extras-schema.js';
+import { PrefixItem } from './prefix-item-schema.js';
+import { BgpPeeringEntry, NodeBgpPeeringEntry } from './bgp-peering-schema.js';
+
+export { PrefixItem } from './prefix-item-schema.js';
 
 export {
   Condition,
@@ -33,51 +38,6 @@ export {
 } from './schema-common.js';
 
 // ---------------------------------------------------------------- VRFRouteConfiguration
-
-export const PrefixItem = Type.Object(
-  {
-    cidr: Cidr('IPv4 or IPv6 prefix, host bits clear.', 'network'),
-    seq: Type.Integer({ minimum: 1, maximum: 4294967295, description: 'Prefix-list sequence number.' }),
-    ge: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at least this long.' }),
-    ),
-    le: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 128, description: 'Match prefixes at most this long.' }),
-    ),
-    action: StringEnum(['permit', 'deny'] as const, { default: 'permit' }),
-  },
-  {
-    // Checked by the API server at `kubectl apply` time (CEL); the configurator checks them too.
-    'x-kubernetes-validations': [
-      {
-        rule: "!has(self.ge) || self.ge > int(self.cidr.split('/')[1])",
-        message: 'ge must be greater than the prefix length',
-        fieldPath: '.ge',
-      },
-      {
-        rule: "!has(self.ge) || self.ge <= (self.cidr.contains(':') ? 128 : 32)",
-        message: 'ge must be at most 32 for IPv4 and 128 for IPv6',
-        fieldPath: '.ge',
-      },
-      {
-        rule: "!has(self.le) || self.le >= int(self.cidr.split('/')[1])",
-        message: 'le must be at least the prefix length',
-        fieldPath: '.le',
-      },
-      {
-        rule: "!has(self.le) || self.le <= (self.cidr.contains(':') ? 128 : 32)",
-        message: 'le must be at most 32 for IPv4 and 128 for IPv6',
-        fieldPath: '.le',
-      },
-      {
-        rule: '!has(self.ge) || !has(self.le) || self.ge <= self.le',
-        message: 'le must be at least ge',
-        fieldPath: '.le',
-      },
-    ],
-  },
-);
-export type PrefixItem = Static<typeof PrefixItem>;
 
 export const VRFRouteConfigurationSpec = Type.Object({
   vrf: Type.String({
@@ -122,6 +82,9 @@ export const VRFRouteConfigurationSpec = Type.Object({
       description: 'Community set on exported routes.',
     }),
   ),
+  nodeSelector: Type.Optional(LabelSelector),
+  staticRoutes: Type.Optional(StaticRoutes),
+  loopbacks: Type.Optional(Loopbacks),
 });
 export type VRFRouteConfigurationSpec = Static<typeof VRFRouteConfigurationSpec>;
 
@@ -209,6 +172,10 @@ export const VrfEntry = Type.Object({
   seq: Type.Integer({ minimum: 1, maximum: 65534 }),
   mtu: Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX }),
   community: Type.Optional(Type.String({ pattern: COMMUNITY_PATTERN, maxLength: 32 })),
+  // Present only when set, so configs without them keep their hash.
+  nodeSelector: Type.Optional(LabelSelector),
+  staticRoutes: Type.Optional(StaticRoutes),
+  loopbacks: Type.Optional(Loopbacks),
 });
 export type VrfEntry = Static<typeof VrfEntry>;
 
@@ -239,6 +206,10 @@ export const NetworkConfig = Type.Object({
   vrf: Type.Array(VrfEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   layer2: Type.Array(Layer2Entry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   routingTable: Type.Array(RoutingTableEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
+  /** Every node's loopback addresses (loopbacks.ts); present only when some VRF has loopbacks. */
+  loopbackAddresses: Type.Optional(Type.Array(LoopbackAddress, { maxItems: L.MAX_CONFIG_ENTRIES })),
+  /** BGPPeerings (issue #28); absent when there are none, so configs without any hash as before. */
+  bgpPeering: Type.Optional(Type.Array(BgpPeeringEntry, { maxItems: L.MAX_CONFIG_ENTRIES })),
 });
 export type NetworkConfig = Static<typeof NetworkConfig>;
 
@@ -310,15 +281,29 @@ export type NetworkConfigRevisionStatus = Static<typeof NetworkConfigRevisionSta
 export const NodeLayer2Entry = Type.Omit(Layer2Entry, ['nodeSelector']);
 export type NodeLayer2Entry = Static<typeof NodeLayer2Entry>;
 
+/**
+ * A VRF entry as a node receives it: already filtered, so without its node selector, and with the
+ * node's own address of each of its loopbacks (`loopbackAddresses`, by loopback name).
+ */
+export const NodeVrfEntry = Type.Composite([
+  Type.Omit(VrfEntry, ['nodeSelector']),
+  Type.Object({
+    loopbackAddresses: Type.Optional(Type.Array(NodeLoopbackAddress, { maxItems: L.MAX_LOOPBACKS })),
+  }),
+]);
+export type NodeVrfEntry = Static<typeof NodeVrfEntry>;
+
 export const NodeConfigSpec = Type.Object({
   revision: Type.String({
     pattern: '^[0-9a-f]{64}$',
     maxLength: 64,
     description: 'Hash of the revision this config belongs to.',
   }),
-  vrf: Type.Array(VrfEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
+  vrf: Type.Array(NodeVrfEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   layer2: Type.Array(NodeLayer2Entry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   routingTable: Type.Array(RoutingTableEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
+  /** The BGPPeerings that reach this node; absent when none do. */
+  bgpPeering: Type.Optional(Type.Array(NodeBgpPeeringEntry, { maxItems: L.MAX_CONFIG_ENTRIES })),
 });
 export type NodeConfigSpec = Static<typeof NodeConfigSpec>;
 

@@ -98,3 +98,55 @@ export function selectorOf(spec: unknown): LabelSelector | undefined {
   const sel = (spec as { nodeSelector?: unknown } | null | undefined)?.nodeSelector;
   return typeof sel === 'object' && sel !== null && !Array.isArray(sel) ? (sel as LabelSelector) : undefined;
 }
+
+/**
+ * Whether every label set `narrow` matches is also matched by `wide`, decided from the selectors'
+ * text alone (no nodes): each requirement of `wide` must follow from one requirement of `narrow`
+ * (`k=v` follows from `k=v` or `k In (v)`; `k In S` from `k=v` or `k In T` with v ∈ S, T ⊆ S;
+ * `k NotIn S` from `k=v` / `k In T` outside S, `k NotIn T` with T ⊇ S, or `k DoesNotExist`;
+ * `k Exists` from `k=v`, `k In T` or `k Exists`; `k DoesNotExist` from itself). Sound, and complete
+ * for the cases people write (the wide selector's terms repeated or narrowed in the narrow one); an
+ * absent or empty `wide` is implied by anything. Deterministic and node-independent, so a check that
+ * uses it gives the same answer whatever nodes exist today. Selectors are assumed valid.
+ */
+export function selectorImplies(narrow: LabelSelector | undefined, wide: LabelSelector | undefined): boolean {
+  if (!wide) return true;
+  const terms = selectorRequirements(narrow);
+  const wanted = selectorRequirements(wide);
+  return wanted.every((w) => terms.some((n) => requirementImplies(n, w)));
+}
+
+/** matchLabels as `k In (v)` requirements, then matchExpressions. */
+function selectorRequirements(sel: LabelSelector | undefined): LabelSelectorRequirement[] {
+  if (!sel) return [];
+  return [
+    ...Object.entries(sel.matchLabels ?? {}).map(([key, value]) => ({
+      key,
+      operator: 'In',
+      values: [value],
+    })),
+    ...(sel.matchExpressions ?? []),
+  ];
+}
+
+function requirementImplies(n: LabelSelectorRequirement, w: LabelSelectorRequirement): boolean {
+  if (n.key !== w.key) return false;
+  const nv = n.values ?? [];
+  const wv = w.values ?? [];
+  switch (w.operator) {
+    case 'In':
+      return n.operator === 'In' && nv.length > 0 && nv.every((v) => wv.includes(v));
+    case 'NotIn':
+      return (
+        (n.operator === 'In' && nv.every((v) => !wv.includes(v))) ||
+        (n.operator === 'NotIn' && wv.every((v) => nv.includes(v))) ||
+        n.operator === 'DoesNotExist'
+      );
+    case 'Exists':
+      return (n.operator === 'In' && nv.length > 0) || n.operator === 'Exists';
+    case 'DoesNotExist':
+      return n.operator === 'DoesNotExist';
+    default:
+      return false;
+  }
+}

@@ -7,6 +7,8 @@
  */
 import type { Inputs, InputObject } from './objects.js';
 import { Layer2NetworkConfigurationSpec, RoutingTableSpec, VRFRouteConfigurationSpec } from './schema.js';
+import { BGPPeeringSpec } from './bgp-peering-schema.js';
+import { PEERING_RULES, peeringClaims } from './validation/bgp-peering-rules.js';
 import { blameOrder, checkClaims, objectKey, type ValidationContext } from './validation/claims.js';
 import { LAYER2_RULES, TABLE_RULES, VRF_RULES } from './validation/object-rules.js';
 import type { Problem } from './validation/problem.js';
@@ -41,6 +43,11 @@ export function validateInputs(inputs: Inputs, context: ValidationContext = {}):
   problems.push(
     ...checkClaims({ vrfs, l2s, tables, definedVrfs, vrfTableRange: context.vrfTableRange }, ordered),
   );
+  const peerings = blameOrder(inputs.bgpPeering ?? [], context).filter((o) =>
+    checkSchema(o, 'BGPPeering', BGPPeeringSpec, problems),
+  );
+  for (const o of peerings) for (const rule of PEERING_RULES) problems.push(...rule(o));
+  problems.push(...peeringClaims({ peerings, layer2: inputs.layer2, definedVrfs, vrfs }));
   return problems;
 }
 
@@ -49,8 +56,10 @@ export function inForceKeys(config: {
   vrf: { name: string }[];
   layer2: { name: string }[];
   routingTable: { name: string }[];
+  bgpPeering?: { name: string }[];
 }): Set<string> {
   return new Set([
+    ...(config.bgpPeering ?? []).map((e) => objectKey({ kind: 'BGPPeering', metadata: e })),
     ...config.vrf.map((e) => objectKey({ kind: 'VRFRouteConfiguration', metadata: e })),
     ...config.layer2.map((e) => objectKey({ kind: 'Layer2NetworkConfiguration', metadata: e })),
     ...config.routingTable.map((e) => objectKey({ kind: 'RoutingTable', metadata: e })),

@@ -663,6 +663,151 @@ const BAD: BadCase[] = [
     field: 'spec.aggregate[0]',
     message: `${V} blue: spec.aggregate[0]: must be at most 49 characters long (this one has 51) (got "0:0:0:0:0:0:0:0:0:0:0:0:…")`,
   },
+  // ---- VRF node selector, static routes, loopbacks
+  {
+    name: 'VRF selector with an unknown operator',
+    mutate: (i) =>
+      (red(i).nodeSelector = { matchExpressions: [{ key: 'zone', operator: 'Is', values: ['a'] }] }),
+    field: 'spec.nodeSelector.matchExpressions[0].operator',
+    message: `${V} red: spec.nodeSelector.matchExpressions[0].operator: must be one of In, NotIn, Exists, DoesNotExist (got "Is")`,
+  },
+  {
+    name: 'Layer-2 network reaching nodes its VRF does not',
+    mutate: (i) => {
+      blue(i).nodeSelector = { matchLabels: { zone: 'a' } };
+      blue6(i).nodeSelector = { matchLabels: { zone: 'a' } };
+    },
+    field: 'spec.nodeSelector',
+    message: `${L} web: spec.nodeSelector: can reach nodes VRF blue does not: it must include every matchLabels entry and matchExpressions requirement of the nodeSelector of one of the VRF's objects (VRFRouteConfiguration blue: zone=a; VRFRouteConfiguration blue-v6: zone=a) (got {"matchLabels":{"role":"worker"}})`,
+  },
+  {
+    name: 'Layer-2 network with no selector in a VRF with one',
+    mutate: (i) => {
+      blue(i).nodeSelector = { matchExpressions: [{ key: 'role', operator: 'In', values: ['worker'] }] };
+      blue6(i).nodeSelector = { matchLabels: { role: 'worker' } };
+      delete web(i).nodeSelector;
+    },
+    field: 'spec.nodeSelector',
+    message: `${L} web: spec.nodeSelector: can reach nodes VRF blue does not: it must include every matchLabels entry and matchExpressions requirement of the nodeSelector of one of the VRF's objects (VRFRouteConfiguration blue: role in (worker); VRFRouteConfiguration blue-v6: role=worker)`,
+  },
+  {
+    name: 'static route with host bits set',
+    mutate: (i) => (blue(i).staticRoutes = [{ prefix: '10.50.0.1/16', nextHop: '10.10.0.9' }]),
+    field: 'spec.staticRoutes[0].prefix',
+    message: `${V} blue: spec.staticRoutes[0].prefix: host bits are set; the network is 10.50.0.0/16 (got "10.50.0.1/16")`,
+  },
+  {
+    name: 'static route without next hop or VRF',
+    mutate: (i) => (blue(i).staticRoutes = [{ prefix: '10.50.0.0/16' }]),
+    field: 'spec.staticRoutes[0].nextHop',
+    message: `${V} blue: spec.staticRoutes[0].nextHop: is required unless nextHopVRF is set`,
+  },
+  {
+    name: 'static route into the default VRF without a next hop',
+    mutate: (i) => (blue(i).staticRoutes = [{ prefix: '10.50.0.0/16', nextHopVRF: 'default' }]),
+    field: 'spec.staticRoutes[0].nextHop',
+    message: `${V} blue: spec.staticRoutes[0].nextHop: is required with nextHopVRF default (the default VRF has no device to route into)`,
+  },
+  {
+    name: 'static route next hop of the other family',
+    mutate: (i) => (blue(i).staticRoutes = [{ prefix: '10.50.0.0/16', nextHop: '2001:db8:10::9' }]),
+    field: 'spec.staticRoutes[0].nextHop',
+    message: `${V} blue: spec.staticRoutes[0].nextHop: is IPv6, but the prefix 10.50.0.0/16 is IPv4 (got "2001:db8:10::9")`,
+  },
+  {
+    name: 'static route next hop not an address',
+    mutate: (i) => (blue(i).staticRoutes = [{ prefix: '10.50.0.0/16', nextHop: '10.10.0.999' }]),
+    field: 'spec.staticRoutes[0].nextHop',
+    message: `${V} blue: spec.staticRoutes[0].nextHop: "10.10.0.999" is not a valid IPv4 address (four decimal octets) (got "10.10.0.999")`,
+  },
+  {
+    name: 'static route next hop outside the VRF subnets',
+    mutate: (i) => (blue(i).staticRoutes = [{ prefix: '10.50.0.0/16', nextHop: '192.0.2.1' }]),
+    field: 'spec.staticRoutes[0].nextHop',
+    message: `${V} blue: spec.staticRoutes[0].nextHop: is in no gateway subnet of VRF blue (10.10.0.0/24, 2001:db8:10::/64); set onlink: true if it is reachable on a link anyway (got "192.0.2.1")`,
+  },
+  {
+    name: 'static route overlapping a gateway subnet of its VRF',
+    mutate: (i) => (blue(i).staticRoutes = [{ prefix: '10.10.0.0/25', nextHop: '10.10.0.9' }]),
+    field: 'spec.staticRoutes[0].prefix',
+    message: `${V} blue: spec.staticRoutes[0].prefix: lies inside gateway subnet 10.10.0.0/24 of Layer2NetworkConfiguration web in VRF blue: it would take traffic from the node's own connected route (got "10.10.0.0/25")`,
+  },
+  {
+    name: 'static route onlink without a next hop',
+    mutate: (i) => (blue(i).staticRoutes = [{ prefix: '10.50.0.0/16', nextHopVRF: 'red', onlink: true }]),
+    field: 'spec.staticRoutes[0].onlink',
+    message: `${V} blue: spec.staticRoutes[0].onlink: needs a nextHop address (got true)`,
+  },
+  {
+    name: 'static route next hop VRF that no object defines',
+    mutate: (i) => (blue(i).staticRoutes = [{ prefix: '10.50.0.0/16', nextHopVRF: 'green' }]),
+    field: 'spec.staticRoutes[0].nextHopVRF',
+    message: `${V} blue: spec.staticRoutes[0].nextHopVRF: names a VRF that no VRFRouteConfiguration defines (or "default") (got "green")`,
+  },
+  {
+    name: 'static route next hop VRF naming its own VRF',
+    mutate: (i) =>
+      (blue(i).staticRoutes = [{ prefix: '10.50.0.0/16', nextHop: '10.10.0.9', nextHopVRF: 'blue' }]),
+    field: 'spec.staticRoutes[0].nextHopVRF',
+    message: `${V} blue: spec.staticRoutes[0].nextHopVRF: names this VRF itself; leave nextHopVRF out for that (got "blue")`,
+  },
+  {
+    name: 'static route twice',
+    mutate: (i) =>
+      (blue(i).staticRoutes = [
+        { prefix: '10.50.0.0/16', nextHop: '10.10.0.9' },
+        { prefix: '10.50.0.0/16', nextHop: '10.10.0.9' },
+      ]),
+    field: 'spec.staticRoutes[1].prefix',
+    message: `${V} blue: spec.staticRoutes[1].prefix: duplicates spec.staticRoutes[0] (same prefix, next hop and VRF) (got "10.50.0.0/16")`,
+  },
+  {
+    name: 'loopback name twice',
+    mutate: (i) =>
+      (red(i).loopbacks = [
+        { name: 'lo', subnet: '10.90.0.0/24' },
+        { name: 'lo', subnet: '10.91.0.0/24' },
+      ]),
+    field: 'spec.loopbacks[1].name',
+    message: `${V} red: spec.loopbacks[1].name: duplicates spec.loopbacks[0].name (got "lo")`,
+  },
+  {
+    name: 'loopback subnet with host bits set',
+    mutate: (i) => (red(i).loopbacks = [{ name: 'lo', subnet: '10.90.0.1/24' }]),
+    field: 'spec.loopbacks[0].subnet',
+    message: `${V} red: spec.loopbacks[0].subnet: host bits are set; the network is 10.90.0.0/24 (got "10.90.0.1/24")`,
+  },
+  {
+    name: 'loopback subnets overlapping in one object',
+    mutate: (i) =>
+      (red(i).loopbacks = [
+        { name: 'lo', subnet: '10.90.0.0/24' },
+        { name: 'lo2', subnet: '10.90.0.128/25' },
+      ]),
+    field: 'spec.loopbacks[1].subnet',
+    message: `${V} red: spec.loopbacks[1].subnet: overlaps spec.loopbacks[0].subnet 10.90.0.0/24 (got "10.90.0.128/25")`,
+  },
+  {
+    name: 'loopback subnet overlapping a gateway subnet of its VRF',
+    mutate: (i) => (blue(i).loopbacks = [{ name: 'lo', subnet: '10.10.0.0/28' }]),
+    field: 'spec.loopbacks[0].subnet',
+    message: `${V} blue: spec.loopbacks[0].subnet: overlaps gateway subnet 10.10.0.0/24 of Layer2NetworkConfiguration web in VRF blue (got "10.10.0.0/28")`,
+  },
+  {
+    name: 'loopback subnets overlapping across objects of one VRF',
+    mutate: (i) => {
+      blue(i).loopbacks = [{ name: 'lo', subnet: '10.90.0.0/24' }];
+      blue6(i).loopbacks = [{ name: 'lo', subnet: '10.90.0.0/26' }];
+    },
+    field: 'spec.loopbacks[0].subnet',
+    message: `${V} blue-v6: spec.loopbacks[0].subnet: overlaps loopback subnet 10.90.0.0/24 of VRFRouteConfiguration blue in VRF blue (got "10.90.0.0/26")`,
+  },
+  {
+    name: 'loopback name not a DNS label',
+    mutate: (i) => (red(i).loopbacks = [{ name: 'Lo_1', subnet: '10.90.0.0/24' }]),
+    field: 'spec.loopbacks[0].name',
+    message: `${V} red: spec.loopbacks[0].name: must match ^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$ (got "Lo_1")`,
+  },
 ];
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
@@ -752,6 +897,38 @@ describe('good inputs that must pass', () => {
             { key: 'd', operator: 'DoesNotExist' },
           ],
         }),
+    ],
+    [
+      'VRF selector implied by its network selector',
+      (i) => {
+        i.vrf[0]!.spec.nodeSelector = {
+          matchExpressions: [{ key: 'role', operator: 'In', values: ['worker', 'edge'] }],
+        };
+        i.vrf[1]!.spec.nodeSelector = { matchLabels: { role: 'worker' } };
+      },
+    ],
+    [
+      'one VRF object selecting every node is enough for a network',
+      (i) => (i.vrf[0]!.spec.nodeSelector = { matchLabels: { zone: 'a' } }),
+    ],
+    [
+      'static routes: in a subnet, onlink outside, through another VRF and the default VRF',
+      (i) =>
+        (i.vrf[0]!.spec.staticRoutes = [
+          { prefix: '10.50.0.0/16', nextHop: '10.10.0.9' },
+          { prefix: '10.51.0.0/16', nextHop: '192.0.2.1', onlink: true },
+          { prefix: '10.52.0.0/16', nextHopVRF: 'red' },
+          { prefix: '0.0.0.0/0', nextHopVRF: 'default', nextHop: '192.0.2.1', onlink: true },
+          { prefix: '2001:db8:50::/48', nextHop: '2001:db8:10::9' },
+        ]),
+    ],
+    [
+      'loopbacks of both families',
+      (i) =>
+        (i.vrf[2]!.spec.loopbacks = [
+          { name: 'lo', subnet: '10.90.0.0/24' },
+          { name: 'lo6', subnet: '2001:db8:90::/64' },
+        ]),
     ],
   ];
   it.each(cases)('%s', (_name, mutate) => {

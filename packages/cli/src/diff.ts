@@ -9,8 +9,10 @@ import {
   matchesSelector,
   nodeConfigSpec,
   selectorText,
+  type LabelSelector,
   type Layer2Entry,
   type NetworkConfig,
+  type StaticRoute,
   shortHash,
 } from '@nodenet/api';
 
@@ -22,7 +24,7 @@ export interface DiffSide {
 }
 
 export type ChangeKind = 'added' | 'removed' | 'changed';
-export type Section = 'VRF' | 'Layer2' | 'RoutingTable';
+export type Section = 'VRF' | 'Layer2' | 'RoutingTable' | 'BGPPeering';
 
 export interface Change {
   section: Section;
@@ -60,24 +62,30 @@ export function diffNodes(
   const fromSide = from ?? { label: '(nothing)', config: empty, hash: '' };
   const oldL2 = new Map(fromSide.config.layer2.map((e) => [e.name, e]));
   const newL2 = new Map(to.config.layer2.map((e) => [e.name, e]));
+  const oldVrf = new Map(fromSide.config.vrf.map((e) => [e.name, e]));
+  const newVrf = new Map(to.config.vrf.map((e) => [e.name, e]));
   const result = [...nodes]
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .map(({ name, labels }) => {
-      const a = nodeConfigSpec(fromSide, labels);
-      const b = nodeConfigSpec(to, labels);
+      const a = nodeConfigSpec(fromSide, labels, name);
+      const b = nodeConfigSpec(to, labels, name);
       const changes = [
-        ...diffSection('VRF', a.vrf, b.vrf, (_n, kind) =>
-          kind === 'added'
-            ? 'new VRFRouteConfiguration'
-            : kind === 'removed'
-              ? 'VRFRouteConfiguration deleted'
-              : '',
+        ...diffSection('VRF', a.vrf, b.vrf, (n, kind) =>
+          vrfCause(oldVrf.get(n), newVrf.get(n), labels, kind),
         ),
         ...diffSection('Layer2', a.layer2, b.layer2, (n, kind) =>
           layer2Cause(oldL2.get(n), newL2.get(n), labels, kind),
         ),
         ...diffSection('RoutingTable', a.routingTable, b.routingTable, (_n, kind) =>
           kind === 'added' ? 'new RoutingTable' : kind === 'removed' ? 'RoutingTable deleted' : '',
+        ),
+        // A peering reaches a node where its selector, its network's and its VRF's all select it.
+        ...diffSection('BGPPeering', a.bgpPeering ?? [], b.bgpPeering ?? [], (_n, kind) =>
+          kind === 'added'
+            ? 'BGPPeering reaches this node'
+            : kind === 'removed'
+              ? 'BGPPeering no longer reaches this node'
+              : '',
         ),
       ];
       return { node: name, changes };
@@ -118,8 +126,8 @@ function diffSection<T extends { name: string }>(
           fields,
           values: fields.map((field) => ({
             field,
-            from: shortValue((a as Record<string, unknown>)[field]),
-            to: shortValue((b as Record<string, unknown>)[field]),
+            from: fieldText(field, (a as Record<string, unknown>)[field]),
+            to: fieldText(field, (b as Record<string, unknown>)[field]),
           })),
           cause: cause(name, 'changed'),
         });
@@ -127,6 +135,23 @@ function diffSection<T extends { name: string }>(
   }
   return out;
 }
+
+/**
+ * A VRF's loopback addresses and static routes as a person reads them (`lo=10.255.0.2`,
+ * `10.50.0.0/16 via 10.10.0.9 onlink`), other fields as shortValue.
+ */
+function fieldText(field: string, v: unknown): string {
+  if (field === 'loopbackAddresses' && Array.isArray(v))
+    return (
+      (v as { name: string; address: string }[]).map((l) => `${l.name}=${l.address}`).join(',') || '(none)'
+    );
+  if (field === 'staticRoutes' && Array.isArray(v))
+    return (v as StaticRoute[]).map(routeText).join('; ') || '(none)';
+  return shortValue(v);
+}
+
+const routeText = (r: StaticRoute): string =>
+  `${r.prefix} via ${[r.nextHop, r.nextHopVRF && `vrf ${r.nextHopVRF}`, r.onlink && 'onlink'].filter(Boolean).join(' ')}`;
 
 /** A value as a person reads it in one line: JSON, cut to 60 characters. */
 function shortValue(v: unknown): string {
@@ -161,6 +186,23 @@ function layer2Cause(
   if (!matchesSelector(after.nodeSelector, labels))
     return `nodeSelector changed from ${selectorText(before?.nodeSelector)} to ${selectorText(after.nodeSelector)}: no longer selects this node`;
   return '';
+}
+
+/** Why a VRF entry comes to or leaves a node: the object itself, or its node selector. */
+function vrfCause(
+  before: { nodeSelector?: LabelSelector } | undefined,
+  after: { nodeSelector?: LabelSelector } | undefined,
+  labels: Record<string, string>,
+  kind: ChangeKind,
+): string {
+  if (kind === 'changed') return '';
+  if (kind === 'added')
+    return before
+      ? `nodeSelector changed from ${selectorText(before.nodeSelector)} to ${selectorText(after?.nodeSelector)}: now selects this node`
+      : 'new VRFRouteConfiguration';
+  if (after && !matchesSelector(after.nodeSelector, labels))
+    return `nodeSelector changed from ${selectorText(before?.nodeSelector)} to ${selectorText(after.nodeSelector)}: no longer selects this node`;
+  return 'VRFRouteConfiguration deleted';
 }
 
 const SIGN: Record<ChangeKind, string> = { added: '+', removed: '-', changed: '~' };

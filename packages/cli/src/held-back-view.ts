@@ -11,7 +11,12 @@ const HELD_REASONS = new Set(['RolledBack', 'Blocked', 'RevisionNotCreated', 'He
 const firstLine = (s: string | undefined): string => (s ?? '').split('\n')[0] ?? '';
 
 export function heldBack(inputs: Inputs): string[] {
-  const all: InputObject[] = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable];
+  const all: InputObject[] = [
+    ...inputs.vrf,
+    ...inputs.layer2,
+    ...inputs.routingTable,
+    ...(inputs.bgpPeering ?? []),
+  ];
   const out: string[] = [];
   for (const o of all) {
     const who = `${o.kind}/${o.metadata.name}`;

@@ -15,6 +15,7 @@ const SECTION = {
   VRFRouteConfiguration: 'vrf',
   Layer2NetworkConfiguration: 'layer2',
   RoutingTable: 'routingTable',
+  BGPPeering: 'bgpPeering',
 } as const;
 
 /** The input objects of the files (Nodes and other kinds are not inputs of a revision). */
@@ -47,11 +48,12 @@ export async function withFiles(clients: Clients, inputs: Inputs, files: readonl
     vrf: [...inputs.vrf],
     layer2: [...inputs.layer2],
     routingTable: [...inputs.routingTable],
+    bgpPeering: [...(inputs.bgpPeering ?? [])],
   };
   for (const { file, obj } of readInputFiles(files)) {
     const section = SECTION[obj.kind];
     const stored = await dryRunApply(clients[section] as unknown as ResourceClient<InputObject>, obj, file);
-    const list = out[section] as InputObject[];
+    const list = out[section]! as InputObject[];
     const i = list.findIndex((o) => o.metadata.name === obj.metadata.name);
     if (i >= 0) list[i] = stored;
     else list.push(stored);

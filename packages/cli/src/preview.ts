@@ -7,6 +7,7 @@
 import {
   RETRY_ANNOTATION,
   buildConfig,
+  configWithLoopbacks,
   findCondition,
   inputsToBuild,
   revisionBefore,
@@ -38,7 +39,7 @@ export function previewOf(
 ): Preview {
   const plan = inputsToBuild(inputs, s.revisions);
   if (plan.effective.inputs === undefined) return { problems: plan.effective.problems };
-  const built = buildConfig(plan.effective.inputs);
+  const built = withAddresses(plan.effective.inputs, s);
   const notes: string[] = [];
   const known = s.revisions.find((r) => r.spec.hash === built.hash);
   if (known && isInvalid(known))
@@ -46,7 +47,24 @@ export function previewOf(
       `The current inputs equal invalid revision ${known.metadata.name}: they are not rolled out until you run kubectl nodenet retry ${known.metadata.name}.`,
     );
   else if (known && known !== from) notes.push(`The current inputs equal revision ${known.metadata.name}.`);
-  return { side: { label, ...built }, notes, heldBack: heldBackOf(plan, s.revisions) };
+  return {
+    side: { label, config: built.config, hash: built.hash },
+    notes,
+    heldBack: heldBackOf(plan, s.revisions),
+  };
+}
+
+/**
+ * The merged inputs with the loopback addresses the configurator would give (configWithLoopbacks,
+ * the configurator's own step), from the newest revision and every Node. A configurator run with
+ * --node-selector allocates for its nodes only; the preview can not know that flag.
+ */
+function withAddresses(
+  inputs: Inputs,
+  s: Pick<ClusterState, 'revisions' | 'nodes'> | undefined,
+): ReturnType<typeof configWithLoopbacks> {
+  const nodes = (s?.nodes ?? []).map((n) => ({ name: n.metadata.name, labels: n.metadata.labels ?? {} }));
+  return configWithLoopbacks(buildConfig(inputs), s?.revisions ?? [], nodes);
 }
 
 function heldBackOf(plan: InputsToBuild, revisions: readonly Revision[]): HeldBackInput[] {
@@ -103,7 +121,7 @@ export function inputsHash(s: ClusterState, retrying?: Revision): string | undef
       )
     : s.revisions;
   const effective = inputsToBuild(s.inputs, revisions).effective.inputs;
-  return effective === undefined ? undefined : buildConfig(effective).hash;
+  return effective === undefined ? undefined : withAddresses(effective, s).hash;
 }
 
 export function renderProblems(problems: Problem[]): string {

@@ -69,12 +69,18 @@ async function readFleetPaused(clients: Clients): Promise<boolean> {
 }
 
 export async function readInputs(clients: Clients): Promise<Inputs> {
-  const [vrf, layer2, routingTable] = await Promise.all([
+  const [vrf, layer2, routingTable, bgpPeering] = await Promise.all([
     api(() => clients.vrf.list()),
     api(() => clients.layer2.list()),
     api(() => clients.routingTable.list()),
+    api(() => clients.bgpPeering.list()),
   ]);
-  return { vrf: vrf.items, layer2: layer2.items, routingTable: routingTable.items };
+  return {
+    vrf: vrf.items,
+    layer2: layer2.items,
+    routingTable: routingTable.items,
+    bgpPeering: bgpPeering.items,
+  };
 }
 
 const byName = (a: { metadata: { name: string } }, b: { metadata: { name: string } }): number =>

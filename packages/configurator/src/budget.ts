@@ -10,7 +10,7 @@
  *   (measured: bench/frr-budget.ts, docs/rollout.md "Size budget").
  * Both are overridable per site (`--max-revision-bytes`, `--max-frr-lines`).
  */
-import type { NetworkConfig, VrfEntry } from '@nodenet/api';
+import { MAX_ANYCAST_GATEWAYS, type NetworkConfig, type VrfEntry } from '@nodenet/api';
 
 export interface SizeBudget {
   /** Largest JSON size in bytes of a revision's `spec.config`. */
@@ -66,6 +66,11 @@ export const describeExcess = (e: BudgetExcess): string =>
 const LINES_PER_VRF = 4 + 1 + 6 + 19;
 /** Lines per routing table: `import vrf` twice and its BGP instance. */
 const LINES_PER_TABLE = 2 + 12;
+/**
+ * A BGPPeering at most: peer-group and its settings (8), BFD profile (9), two families of
+ * activate / route-maps / maximum-prefix (2 × 6), four route-maps of up to 5 lines, the `!`s.
+ */
+const LINES_PER_PEERING = 8 + 9 + 12 + 20 + 4;
 /** The operator's template around the generated sections (a generous bound). */
 const TEMPLATE_LINES = 200;
 
@@ -105,5 +110,11 @@ export function frrLines(config: NetworkConfig): number {
       }
     }
   }
-  return lines + families.size;
+  for (const p of config.bgpPeering ?? []) {
+    // Listen ranges come from the network's gateways (at most MAX_ANYCAST_GATEWAYS of them).
+    const ranges = p.listenRange !== undefined ? MAX_ANYCAST_GATEWAYS : 0;
+    lines +=
+      LINES_PER_PEERING + p.import.length + p.export.length + (p.neighbor?.addresses.length ?? 0) + ranges;
+  }
+  return lines + families.size + (config.bgpPeering?.length ? 2 : 0);
 }

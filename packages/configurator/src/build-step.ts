@@ -3,7 +3,13 @@
  * Event when one is newly rejected) and creates a revision when the valid inputs produce a new
  * configuration. The decision is buildRevision's (revisions.ts); this carries it out.
  */
-import { findCondition, type InputObject, type Inputs, type NetworkConfigRevision } from '@nodenet/api';
+import {
+  findCondition,
+  type BGPPeering,
+  type InputObject,
+  type Inputs,
+  type NetworkConfigRevision,
+} from '@nodenet/api';
 import {
   KubeApiError,
   isAlreadyExists,
@@ -28,6 +34,7 @@ export interface BuildContext {
     vrf: Informer<Inputs['vrf'][number]>;
     layer2: Informer<Inputs['layer2'][number]>;
     routingTable: Informer<Inputs['routingTable'][number]>;
+    bgpPeering: Informer<BGPPeering>;
     revision: Informer<NetworkConfigRevision>;
   };
   isLeader: () => boolean;
@@ -78,6 +85,7 @@ export class RevisionBuilder {
       vrf: this.ctx.informers.vrf.list(),
       layer2: this.ctx.informers.layer2.list(),
       routingTable: this.ctx.informers.routingTable.list(),
+      bgpPeering: this.ctx.informers.bgpPeering.list(),
     };
     const result = buildRevision(inputs, this.ctx.informers.revision.list(), now, opts);
     // Blocked inputs (some invalid): the last valid configuration stays in force (invariant 3).
@@ -210,7 +218,9 @@ export class RevisionBuilder {
         ? c.vrf
         : o.kind === 'Layer2NetworkConfiguration'
           ? c.layer2
-          : c.routingTable
+          : o.kind === 'BGPPeering'
+            ? c.bgpPeering
+            : c.routingTable
     ) as never;
   }
 
@@ -221,7 +231,9 @@ export class RevisionBuilder {
         ? i.vrf
         : o.kind === 'Layer2NetworkConfiguration'
           ? i.layer2
-          : i.routingTable
+          : o.kind === 'BGPPeering'
+            ? i.bgpPeering
+            : i.routingTable
     ) as never;
   }
 }

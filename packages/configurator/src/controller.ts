@@ -5,6 +5,7 @@
  */
 import {
   RETRY_ANNOTATION,
+  type BGPPeering,
   type Inputs,
   type NetworkConfigRevision,
   type NodeConfig,
@@ -28,18 +29,20 @@ import {
   nodeSpecHash,
   observe,
   specContentHash,
-  whyReportIgnored,
   type Observations,
   type Plan,
 } from './rollout/index.js';
 import type { Policy } from './policy.js';
 import { RevisionBuilder } from './build-step.js';
+import { writePeeringStatuses } from './peering-status.js';
 import { BuildSchedule, DEFAULT_BUILD_TIMING, type BuildTiming } from './build-schedule.js';
 import type { SizeBudget } from './budget.js';
 import { NodeSpecCache } from './node-specs.js';
 import { RowLabelGate } from './row-label-gate.js';
 import { managedNodeLabels, nodeInfoOf, sameLabels } from './node-info.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './node-config-summary.js';
+import { loopbackNodes } from './loopback-step.js';
+import { IgnoredReportLog } from './ignored-reports.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './node-config.js';
 
@@ -71,6 +74,7 @@ type Informers = {
   vrf: Informer<Inputs['vrf'][number]>;
   layer2: Informer<Inputs['layer2'][number]>;
   routingTable: Informer<Inputs['routingTable'][number]>;
+  bgpPeering: Informer<BGPPeering>;
   revision: Informer<NetworkConfigRevision>;
   nodeConfig: Informer<NodeConfig>;
   rolloutPolicy: Informer<RolloutPolicy>;
@@ -95,6 +99,7 @@ export class Controller {
   /** plan() with each node's verdict kept between passes (rollout/incremental.ts). */
   private readonly planner = new IncrementalPlanner();
   private readonly rowLabels = new RowLabelGate();
+  private readonly ignoredReports: IgnoredReportLog;
 
   constructor(private readonly opts: ControllerOptions) {
     const c = opts.clients;
@@ -103,6 +108,7 @@ export class Controller {
       vrf: new Informer(c.vrf, { resyncMs: resync }),
       layer2: new Informer(c.layer2, { resyncMs: resync }),
       routingTable: new Informer(c.routingTable, { resyncMs: resync }),
+      bgpPeering: new Informer(c.bgpPeering, { resyncMs: resync }),
       revision: new Informer(c.revision, { resyncMs: resync }),
       // One summary per node, not its whole configuration (node-config-summary.ts).
       nodeConfig: new Informer(c.nodeConfig, {
@@ -114,6 +120,7 @@ export class Controller {
       node: new Informer(c.node, { resyncMs: resync }),
     };
     this.log = opts.log;
+    this.ignoredReports = new IgnoredReportLog(opts.log);
     this.isLeader = opts.isLeader ?? (() => true);
     this.coalescer = new Coalescer(() => this.runPass(), opts.coalesceMs ?? 50);
     this.buildSchedule = new BuildSchedule({ ...DEFAULT_BUILD_TIMING, ...opts.buildTiming });
@@ -144,7 +151,7 @@ export class Controller {
     ][]) {
       inf.on((e) => {
         if (e.type === 'resync') return this.schedule();
-        if (name === 'vrf' || name === 'layer2' || name === 'routingTable')
+        if (name === 'vrf' || name === 'layer2' || name === 'routingTable' || name === 'bgpPeering')
           this.buildSchedule.inputEvent(e, performance.now());
         // A revision matters to the build step only through its number, hash and invalid mark; the
         // status counts this controller writes on every pass must not trigger a rebuild of all inputs.
@@ -153,7 +160,8 @@ export class Controller {
           !(e.type === 'update' && e.old && revisionBuildKey(e.old as never) === revisionBuildKey(e.object))
         )
           this.buildSchedule.changed();
-        // Node labels decide the inputs' Selected condition (outcome.ts); heartbeats do not.
+        // Node labels decide the inputs' Selected condition (outcome.ts) and the loopback addresses
+        // (loopback-step.ts: a node added, deleted or relabelled); heartbeats do not.
         if (name === 'node' && !(e.type === 'update' && e.old && sameLabels(e.old as Node, e.object as Node)))
           this.buildSchedule.changed();
         this.schedule();
@@ -238,7 +246,7 @@ export class Controller {
     const nodes = this.informers.node.list().map(nodeInfoOf);
     const nodeConfigs = this.informers.nodeConfig.list();
     this.observations = observe(this.observations, nodes, nodeConfigs, mono);
-    this.logIgnoredReports(nodeConfigs);
+    this.ignoredReports.note(nodeConfigs);
     const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());
     const fleet = effectivePolicy(this.opts.policy, rp);
     const p = this.planner.plan({
@@ -250,15 +258,19 @@ export class Controller {
       observations: this.observations,
       policy: fleet.policy,
       specHash: (r, n) =>
-        nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
+        nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name)),
       contentHash: (r, n) =>
-        specContentHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels)),
+        specContentHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name)),
       ...(inputHash ? { inputHash } : {}),
     });
     this.lastPlan = p;
     let failed = await this.execute(p, now, mono);
     if (rp && this.isLeader()) failed += await this.writeRolloutPolicyStatus(rp, p, fleet.problems, now);
-    this.updateMetrics(p);
+    if (this.isLeader()) {
+      const peerings = { client: this.opts.clients.bgpPeering, informer: this.informers.bgpPeering };
+      failed += await writePeeringStatuses({ ...peerings, log: this.log }, nodeConfigs);
+    }
+    this.opts.metrics.observePlan(p, this.informers.revision.list());
     this.opts.metrics.passDuration.observe((performance.now() - started) / 1000);
     if (failed > 0) {
       this.schedule(this.errorBackoffMs);
@@ -282,37 +294,22 @@ export class Controller {
     const token = this.buildSchedule.started();
     let done = false;
     try {
+      const nodes = this.informers.node.list();
+      const { policy } = effectivePolicy(
+        this.opts.policy,
+        findRolloutPolicy(this.informers.rolloutPolicy.list()),
+      );
       const out = await this.builder.run(now, {
         ...(this.opts.budget ? { budget: this.opts.budget } : {}),
+        nodes: loopbackNodes(nodes, policy.nodeSelector),
         recency: (o) => this.buildSchedule.recency(o),
-        nodeLabels: managedNodeLabels(
-          this.informers.node.list(),
-          effectivePolicy(this.opts.policy, findRolloutPolicy(this.informers.rolloutPolicy.list())).policy,
-        ),
+        nodeLabels: managedNodeLabels(nodes, policy),
       });
       done = out.done;
     } catch (err) {
       this.log.error({ err: errText(err) }, 'build step failed; will retry');
     }
     return this.buildSchedule.finished(token, done, performance.now());
-  }
-
-  /** Per NodeConfig, the resourceVersion whose ignored report was logged (each is logged once). */
-  private readonly ignoredLogged = new Map<string, string>();
-
-  /** Logs every agent report not taken as an answer to the current spec, and why (once per version). */
-  private logIgnoredReports(nodeConfigs: readonly NodeConfig[]): void {
-    for (const nc of nodeConfigs) {
-      const why = whyReportIgnored(nc);
-      const rv = nc.metadata.resourceVersion ?? '';
-      if (!why || this.ignoredLogged.get(nc.metadata.name) === rv) continue;
-      this.ignoredLogged.set(nc.metadata.name, rv);
-      this.log.info(
-        { node: nc.metadata.name, configStatus: nc.status?.configStatus, cause: why },
-        'agent report ignored',
-      );
-    }
-    if (this.ignoredLogged.size > nodeConfigs.length * 2) this.ignoredLogged.clear();
   }
 
   /** Where the rollout stands, on the RolloutPolicy `default` (fleet-policy.ts); 1 on a failed write. */
@@ -362,26 +359,16 @@ export class Controller {
       isLeader: this.isLeader,
       now,
       specFor: (r, node) =>
-        this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, node.metadata.labels ?? {}),
+        this.specs.spec(
+          { config: r.spec.config, hash: r.spec.hash },
+          node.metadata.labels ?? {},
+          node.metadata.name,
+        ),
       concurrency: this.opts.writeConcurrency ?? 64,
       background: (bp) => this.inBackground(bp),
       rowLabels: { gate: this.rowLabels, mono },
     };
     return executePlan(p, ctx);
-  }
-
-  private updateMetrics(p: Plan): void {
-    const m = this.opts.metrics;
-    for (const [state, n] of Object.entries(p.nodeStates)) m.nodes.set({ state }, n);
-    let invalid = 0;
-    let superseded = 0;
-    for (const r of this.informers.revision.list()) {
-      if (r.status?.isInvalid) invalid++;
-      else if (r.metadata.name !== p.desired?.name) superseded++;
-    }
-    m.revisions.set({ state: 'desired' }, p.desired ? 1 : 0);
-    m.revisions.set({ state: 'invalid' }, invalid);
-    m.revisions.set({ state: 'superseded' }, superseded);
   }
 }
 

@@ -43,8 +43,9 @@ const entryOf = (o: InputObject): unknown => {
     vrf: o.kind === 'VRFRouteConfiguration' ? [o] : [],
     layer2: o.kind === 'Layer2NetworkConfiguration' ? [o] : [],
     routingTable: o.kind === 'RoutingTable' ? [o] : [],
+    bgpPeering: o.kind === 'BGPPeering' ? [o] : [],
   });
-  return one.vrf[0] ?? one.layer2[0] ?? one.routingTable[0];
+  return one.vrf[0] ?? one.layer2[0] ?? one.routingTable[0] ?? one.bgpPeering?.[0];
 };
 const keyOf = (o: InputObject): string => `${o.kind}/${o.metadata.name}`;
 const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? '');
@@ -61,16 +62,21 @@ function contribution(
         ? inForce?.vrf
         : o.kind === 'Layer2NetworkConfiguration'
           ? inForce?.layer2
-          : inForce?.routingTable;
+          : o.kind === 'BGPPeering'
+            ? inForce?.bgpPeering
+            : inForce?.routingTable;
     const old = entries?.find((e) => e.name === o.metadata.name);
     // The entry this input merges to, plus a separator.
     return jsonBytes(entryOf(o)) + 1 - (old ? jsonBytes(old) + 1 : 0);
   }
   if (o.kind === 'Layer2NetworkConfiguration') return 0;
   if (o.kind === 'RoutingTable') return 1;
-  const old = inForce?.vrf.find((e) => e.name === o.metadata.name);
   const items = (s: { import?: unknown[]; export?: unknown[] } | undefined): number =>
     (s?.import?.length ?? 0) + (s?.export?.length ?? 0);
+  const old =
+    o.kind === 'BGPPeering'
+      ? inForce?.bgpPeering?.find((e) => e.name === o.metadata.name)
+      : inForce?.vrf.find((e) => e.name === o.metadata.name);
   return items(o.spec) + 8 - (old ? items(old) + 8 : 0);
 }
 
@@ -82,7 +88,7 @@ export function fitBudget(
 ): Fitted {
   let effective = first;
   const refusedForSize: Problem[] = [];
-  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable];
+  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable, ...(inputs.bgpPeering ?? [])];
   // Each round refuses at least one more input or ends.
   for (let round = 0; round <= all.length; round++) {
     if (!effective.inputs) return { effective };

@@ -19,3 +19,4 @@ export { IN_FLIGHT_SPEC_BYTES, assignConcurrency } from './write-budget.js';
 export { appliedCondition, carried } from './outcome.js';
 export * from './budget.js';
 export * from './build-schedule.js';
+export { writePeeringStatuses, type PeeringStatusContext } from './peering-status.js';

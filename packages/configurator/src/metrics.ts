@@ -1,5 +1,7 @@
 /** Prometheus metrics of the configurator, on a registry of its own (several instances per process in tests). */
+import type { NetworkConfigRevision } from '@nodenet/api';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Plan } from './rollout/index.js';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -57,5 +59,19 @@ export class Metrics {
 
   constructor(defaults = false) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The node and revision gauges after a pass: nodes by state, revisions desired / invalid / superseded. */
+  observePlan(p: Pick<Plan, 'nodeStates' | 'desired'>, revisions: readonly NetworkConfigRevision[]): void {
+    for (const [state, n] of Object.entries(p.nodeStates)) this.nodes.set({ state }, n);
+    let invalid = 0;
+    let superseded = 0;
+    for (const r of revisions) {
+      if (r.status?.isInvalid) invalid++;
+      else if (r.metadata.name !== p.desired?.name) superseded++;
+    }
+    this.revisions.set({ state: 'desired' }, p.desired ? 1 : 0);
+    this.revisions.set({ state: 'invalid' }, invalid);
+    this.revisions.set({ state: 'superseded' }, superseded);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * NodeConfig specs per node, memoized. A node's spec depends only on the revision and on the values
- * of the label keys that the revision's Layer-2 node selectors mention, so nodes that agree on those
- * share one spec: 5,000 nodes in 50 racks cost 50 selector evaluations per network, not 5,000.
+ * of the label keys that the revision's node selectors (Layer-2 networks, VRFs) mention, so nodes
+ * that agree on those share one spec: 5,000 nodes in 50 racks cost 50 selector evaluations per network, not 5,000.
  */
 import { nodeConfigSpec, type NetworkConfig, type NodeConfigSpec } from '@nodenet/api';
 
@@ -13,13 +13,24 @@ export class NodeSpecCache {
    * unchanged (informer objects are replaced, never mutated), and the planner asks for every node
    * on every pass, so most questions are answered without building the selector-values key.
    */
-  private readonly byLabels = new WeakMap<object, { hash: string; spec: NodeConfigSpec }>();
+  private readonly byLabels = new WeakMap<
+    object,
+    { hash: string; node: string | undefined; spec: NodeConfigSpec }
+  >();
 
-  spec(revision: { config: NetworkConfig; hash: string }, labels: Record<string, string>): NodeConfigSpec {
+  spec(
+    revision: { config: NetworkConfig; hash: string },
+    labels: Record<string, string>,
+    node?: string,
+  ): NodeConfigSpec {
     const last = this.byLabels.get(labels);
-    if (last?.hash === revision.hash) return last.spec;
-    const spec = this.specFor(revision, labels);
-    this.byLabels.set(labels, { hash: revision.hash, spec });
+    if (last?.hash === revision.hash && last.node === node) return last.spec;
+    // A revision with loopback addresses gives every node its own spec: no sharing by labels values.
+    const spec =
+      (revision.config.loopbackAddresses ?? []).length > 0
+        ? nodeConfigSpec(revision, labels, node)
+        : this.specFor(revision, labels);
+    this.byLabels.set(labels, { hash: revision.hash, node, spec });
     return spec;
   }
 
@@ -30,9 +41,9 @@ export class NodeSpecCache {
     let keys = this.keysByHash.get(revision.hash);
     if (!keys) {
       const set = new Set<string>();
-      for (const l2 of revision.config.layer2) {
-        for (const k of Object.keys(l2.nodeSelector?.matchLabels ?? {})) set.add(k);
-        for (const e of l2.nodeSelector?.matchExpressions ?? []) set.add(e.key);
+      for (const { nodeSelector } of [...revision.config.layer2, ...revision.config.vrf]) {
+        for (const k of Object.keys(nodeSelector?.matchLabels ?? {})) set.add(k);
+        for (const e of nodeSelector?.matchExpressions ?? []) set.add(e.key);
       }
       keys = [...set].sort();
       this.keysByHash.set(revision.hash, keys);

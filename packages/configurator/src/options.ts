@@ -93,7 +93,7 @@ export function buildProgram(): Command {
   return new Command('nodenet-configurator')
     .version(NODENET_VERSION, '--version', 'print the version and exit')
     .description(
-      'Merges VRFRouteConfiguration, Layer2NetworkConfiguration and RoutingTable objects into content-hashed ' +
+      'Merges VRFRouteConfiguration, Layer2NetworkConfiguration, RoutingTable and BGPPeering objects into content-hashed ' +
         'NetworkConfigRevisions and rolls the desired revision out to one NodeConfig per node, a few nodes at a ' +
         'time; when too many nodes fail it marks the revision invalid and rolls them back. Run two replicas: one leads.',
     )

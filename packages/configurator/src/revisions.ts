@@ -11,6 +11,7 @@ import {
   RETRY_ANNOTATION,
   canonicalEqual,
   revisionName,
+  type AllocationNode,
   type InputObject,
   type InputStatus,
   type Inputs,
@@ -20,9 +21,10 @@ import {
   findCondition,
 } from '@nodenet/api';
 import { setConditions, rfc3339 } from '@nodenet/api';
-import { DEFAULT_BUDGET, type SizeBudget } from './budget.js';
+import { budgetExcess, DEFAULT_BUDGET, describeExcess, type SizeBudget } from './budget.js';
 import { fitBudget } from './fit-budget.js';
 import { appliedCondition, carried, inputRef, selectedCondition } from './outcome.js';
+import { withLoopbacks, withShortageConditions } from './loopback-step.js';
 import { highestNumber } from './rollout/numbers.js';
 import { inputsToBuild, type HeldSuspect } from '@nodenet/api';
 
@@ -55,6 +57,7 @@ const allInputs = (inputs: Inputs): InputObject[] => [
   ...inputs.vrf,
   ...inputs.layer2,
   ...inputs.routingTable,
+  ...(inputs.bgpPeering ?? []),
 ];
 
 export interface BuildOptions {
@@ -66,6 +69,8 @@ export interface BuildOptions {
    * (outcome.ts). Absent: `Selected` is left as it is.
    */
   nodeLabels?: readonly Readonly<Record<string, string>>[];
+  /** The Nodes that get loopback addresses (loopback-step.ts); without them, none are allocated. */
+  nodes?: readonly AllocationNode[];
 }
 
 /** At most this many problems, and this many characters, in an `Accepted` message. */
@@ -92,39 +97,54 @@ export function buildRevision(
   const { problems, refused } = effective;
   const notNew = new Set([...refused.keys(), ...suspects.keys()]);
   const nowText = rfc3339(now);
+  // The loopback allocation belongs to the config (and its hash); its shortages to the statuses.
+  const allocated = fitted.built ? withLoopbacks(fitted.built, revisions, opts.nodes) : undefined;
+  const shortages = allocated?.shortages ?? [];
   /** Input statuses once the decision says which revision carries the current generations. */
   const statuses = (
     carrier: string | undefined,
     known: readonly NetworkConfigRevision[],
     notCreated?: string,
   ): InputStatusUpdate[] =>
-    inputStatuses(
+    withShortageConditions(
+      inputStatuses(
+        inputs,
+        effective.inputs === undefined,
+        refused,
+        carrier,
+        known,
+        nowText,
+        suspects,
+        opts.nodeLabels,
+        notCreated,
+      ),
       inputs,
-      effective.inputs === undefined,
-      refused,
-      carrier,
-      known,
+      shortages,
       nowText,
-      suspects,
-      opts.nodeLabels,
-      notCreated,
     );
   const statusesIfNotCreated = (error: string): InputStatusUpdate[] => statuses(undefined, revisions, error);
+  const blocked = (reason: string): BuildResult => ({
+    problems,
+    statusesIfNotCreated,
+    inputStatusUpdates: statuses(undefined, revisions),
+    decision: { action: 'blocked', reason },
+  });
   if (effective.inputs === undefined || !fitted.built) {
-    return {
-      problems,
-      statusesIfNotCreated,
-      inputStatusUpdates: statuses(undefined, revisions),
-      decision: {
-        action: 'blocked',
-        reason: `${problems.length} invalid input field(s), the last revision stays in force: ${problems
-          .slice(0, 3)
-          .map((p) => p.message)
-          .join('; ')}${problems.length > 3 ? '; …' : ''}`,
-      },
-    };
+    return blocked(
+      `${problems.length} invalid input field(s), the last revision stays in force: ${problems
+        .slice(0, 3)
+        .map((p) => p.message)
+        .join('; ')}${problems.length > 3 ? '; …' : ''}`,
+    );
   }
-  const { config, hash } = fitted.built;
+  const { config, hash } = allocated ?? fitted.built;
+  // The addresses grow with the fleet, not with any input: no input to refuse, the build waits.
+  const excess =
+    config !== fitted.built.config ? budgetExcess(config, opts.budget ?? DEFAULT_BUDGET) : undefined;
+  if (excess)
+    return blocked(
+      `with every node's loopback addresses ${describeExcess(excess)}; the last revision stays in force`,
+    );
   const sorted = [...revisions].sort((a, b) => b.spec.number - a.spec.number);
   const desired = sorted.find((r) => r.status?.isInvalid !== true);
   if (desired && desired.spec.hash === hash) {

@@ -3,7 +3,13 @@
  * writes it keeps in flight (write-budget.ts): both keep its memory independent of the node count
  * at the size budget (#25).
  */
-import { SPEC_HASH_ANNOTATION, hashConfig, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
+import {
+  SPEC_HASH_ANNOTATION,
+  hashConfig,
+  peeringCounts,
+  type NetworkConfigRevision,
+  type NodeConfig,
+} from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_BUDGET,
@@ -49,6 +55,36 @@ describe('nodeConfigSummary', () => {
     expect(s.metadata).toEqual(written.metadata);
     expect(s.status).toEqual(written.status);
     expect(s.spec).toEqual({ revision: rev.spec.hash, vrf: [], layer2: [], routingTable: [] });
+  });
+
+  it("keeps each peering's name and peers, so the BGPPeering status counts read the same off it", () => {
+    const peered: NodeConfig = {
+      ...written,
+      spec: {
+        ...spec,
+        bgpPeering: [
+          {
+            name: 'workload',
+            vrf: 't1',
+            listenRanges: ['10.8.0.0/24'],
+            neighbors: [],
+            remoteAS: 'external',
+            addressFamilies: ['ipv4'],
+            import: [{ cidr: '10.96.0.0/12', seq: 10, action: 'permit', le: 32 }],
+            export: [],
+            importCommunities: ['65000:1'],
+          },
+        ],
+      },
+      status: {
+        ...written.status!,
+        observed: { bgpSessions: [{ vrf: 'vr.t1', peer: '10.8.0.7', state: 'Established' }] },
+      } as NodeConfig['status'],
+    };
+    const s = nodeConfigSummary(peered);
+    expect(s.spec.bgpPeering?.[0]).toMatchObject({ name: 'workload', import: [], importCommunities: [] });
+    expect(peeringCounts([s])).toEqual(peeringCounts([peered]));
+    expect(peeringCounts([s]).get('workload')).toEqual({ nodes: 1, established: 1 });
   });
 
   it('the planner reads the same facts off the summary as off the full object', () => {

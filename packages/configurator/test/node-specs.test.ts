@@ -18,6 +18,18 @@ const l2 = (
   ...(sel ? { nodeSelector: sel } : {}),
 });
 
+const blueVrf = (over: Partial<NetworkConfig['vrf'][number]>): NetworkConfig['vrf'][number] => ({
+  name: 'blue',
+  vrf: 'blue',
+  vni: 100,
+  import: [],
+  export: [],
+  aggregate: [],
+  seq: 10,
+  mtu: 9000,
+  ...over,
+});
+
 describe('NodeSpecCache', () => {
   const config: NetworkConfig = {
     vrf: [],
@@ -52,5 +64,38 @@ describe('NodeSpecCache', () => {
     expect(cache.spec(rev, labels).layer2.map((e) => e.name)).toEqual(['a', 'b', 'all']);
     expect(cache.spec(other, labels)).toEqual(nodeConfigSpec(other, labels));
     expect(cache.spec(rev, labels)).toEqual(nodeConfigSpec(rev, labels));
+  });
+
+  it('keys the cache on the label keys of VRF node selectors too', () => {
+    const cache = new NodeSpecCache();
+    const vrfRev = {
+      config: {
+        ...config,
+        vrf: [blueVrf({ nodeSelector: { matchLabels: { zone: 'a' } } })],
+      },
+      hash: 'd'.repeat(64),
+    };
+    expect(cache.spec(vrfRev, { zone: 'a' }).vrf.map((v) => v.name)).toEqual(['blue']);
+    expect(cache.spec(vrfRev, { zone: 'b' }).vrf).toEqual([]);
+  });
+
+  it('gives each node its own loopback address, even to nodes that share one labels object', () => {
+    const cache = new NodeSpecCache();
+    const entry = blueVrf({ loopbacks: [{ name: 'lo', subnet: '10.255.0.0/24' }] });
+    const rev = {
+      config: {
+        ...config,
+        vrf: [entry],
+        loopbackAddresses: [
+          { entry: 'blue', loopback: 'lo', node: 'n1', address: '10.255.0.1' },
+          { entry: 'blue', loopback: 'lo', node: 'n2', address: '10.255.0.2' },
+        ],
+      },
+      hash: 'c'.repeat(64),
+    };
+    const shared = {};
+    const address = (node: string): string | undefined =>
+      cache.spec(rev, shared, node).vrf[0]?.loopbackAddresses?.[0]?.address;
+    expect([address('n1'), address('n2'), address('n1')]).toEqual(['10.255.0.1', '10.255.0.2', '10.255.0.1']);
   });
 });

@@ -13,6 +13,7 @@ import {
   type ObjectMeta,
   type RolloutPolicy,
   type RoutingTable,
+  type BGPPeering,
   type VRFRouteConfiguration,
   hasCondition,
 } from '@nodenet/api';
@@ -101,6 +102,7 @@ export const RESOURCE_TYPES = {
   vrf: nodenet('VRFRouteConfiguration'),
   layer2: nodenet('Layer2NetworkConfiguration'),
   routingTable: nodenet('RoutingTable'),
+  bgpPeering: nodenet('BGPPeering'),
   revision: nodenet('NetworkConfigRevision'),
   nodeConfig: nodenet('NodeConfig'),
   rolloutPolicy: nodenet('RolloutPolicy'),
@@ -273,6 +275,7 @@ export interface Clients {
   vrf: ResourceClient<VRFRouteConfiguration>;
   layer2: ResourceClient<Layer2NetworkConfiguration>;
   routingTable: ResourceClient<RoutingTable>;
+  bgpPeering: ResourceClient<BGPPeering>;
   revision: ResourceClient<NetworkConfigRevision>;
   nodeConfig: ResourceClient<NodeConfig>;
   rolloutPolicy: ResourceClient<RolloutPolicy>;
@@ -287,6 +290,7 @@ export function makeClients(client: KubeClient): Clients {
     vrf: new ResourceClient(client, RESOURCE_TYPES.vrf),
     layer2: new ResourceClient(client, RESOURCE_TYPES.layer2),
     routingTable: new ResourceClient(client, RESOURCE_TYPES.routingTable),
+    bgpPeering: new ResourceClient(client, RESOURCE_TYPES.bgpPeering),
     revision: new ResourceClient(client, RESOURCE_TYPES.revision),
     nodeConfig: new ResourceClient(client, RESOURCE_TYPES.nodeConfig),
     rolloutPolicy: new ResourceClient(client, RESOURCE_TYPES.rolloutPolicy),

@@ -97,10 +97,10 @@ export class FrrDriver {
   }
 
   /** Pure: the frr.conf text for this spec. Throws FrrRenderError / FrrTemplateError. */
-  render(spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable'>): string {
+  render(spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>): string {
     // Every resync renders the applied spec again: the last text is kept, keyed by the spec's JSON
     // (a tenth of a render's cost), so a mutated spec object never gets a stale text.
-    const key = JSON.stringify([spec.vrf, spec.routingTable]);
+    const key = JSON.stringify([spec.vrf, spec.routingTable, spec.bgpPeering]);
     if (this.lastRender?.key !== key) {
       this.lastRender = { key, text: renderFrrConfig(spec, this.settings, this.template) };
     }
@@ -123,7 +123,7 @@ export class FrrDriver {
 
   /** Render and apply in one step. */
   applySpec(
-    spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable'>,
+    spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>,
     opts: { force?: boolean } = {},
   ): Promise<FrrApplyResult> {
     return this.apply(this.render(spec), opts);
@@ -174,7 +174,7 @@ export class FrrDriver {
   }
 
   /** Render and sync in one step. */
-  syncSpec(spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable'>): Promise<FrrSyncResult> {
+  syncSpec(spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>): Promise<FrrSyncResult> {
     return this.sync(this.render(spec));
   }
 

@@ -19,6 +19,8 @@ export interface ConfigFacts {
   prefixListsDefined: Set<string>;
   /** Prefix-lists named by a `match ip|ipv6 address prefix-list` (family known) or elsewhere (`any NAME`). */
   prefixListsReferenced: Set<string>;
+  /** Whether there is a top-level `bfd` block, and whether anything stands inside it. */
+  bfd: 'none' | 'empty' | 'used';
 }
 
 const VRF = /^vrf (\S+)$/;
@@ -38,13 +40,21 @@ export function configFacts(text: string): ConfigFacts {
     routeMapsReferenced: new Set(),
     prefixListsDefined: new Set(),
     prefixListsReferenced: new Set(),
+    bfd: 'none',
   };
   let vrf: string | undefined;
+  let inBfd = false;
   for (const raw of text.split('\n')) {
     const line = raw.trim();
     if (line === '' || line.startsWith('!')) continue;
     const topLevel = raw === raw.trimStart();
     if (topLevel) vrf = undefined;
+    if (topLevel) inBfd = line === 'bfd';
+    if (inBfd) {
+      if (topLevel) facts.bfd = facts.bfd === 'used' ? 'used' : 'empty';
+      else if (line !== 'exit') facts.bfd = 'used';
+      continue;
+    }
     let m: RegExpExecArray | null;
     if (topLevel && (m = VRF.exec(line))) {
       vrf = m[1]!;

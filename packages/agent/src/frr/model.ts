@@ -15,6 +15,9 @@ import {
   type PrefixItem,
 } from '@nodenet/api';
 import { FrrRenderError } from './errors.js';
+import { addLoopbackLines } from './loopback-lines.js';
+import { sortStaticRoutes, staticRouteLines, type StaticRouteLine } from './static-routes.js';
+import { buildPeerings, type PeeringModel } from './peering-model.js';
 
 export type Family = 4 | 6;
 export type Direction = 'import' | 'export';
@@ -70,6 +73,8 @@ export interface VrfModel {
   aggregates: Record<Family, string[]>;
   /** route-map entries per direction and family, ordered by seq. */
   maps: Record<Direction, Record<Family, RouteMapEntry[]>>;
+  /** staticd lines of the VRF's static routes, in FRR's order (static-routes.ts). */
+  staticRoutes: StaticRouteLine[];
 }
 
 export interface FrrModel {
@@ -80,6 +85,8 @@ export interface FrrModel {
   vrfs: VrfModel[];
   /** VRF device names of the routing tables (`taas.<id>`), ordered by table id. */
   routingTables: string[];
+  /** BGPPeerings (peering-model.ts), by peer-group name. */
+  peerings: PeeringModel[];
 }
 
 const isInt = (v: unknown, min: number, max: number): v is number =>
@@ -171,7 +178,7 @@ const emptyMaps = (): Record<Direction, Record<Family, RouteMapEntry[]>> => ({
 
 /** Check every value and group the spec into the per-VRF model. Throws FrrRenderError. */
 export function buildModel(
-  spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable'>,
+  spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>,
   settings: FrrNodeSettings,
 ): FrrModel {
   checkSettings(settings);
@@ -221,6 +228,7 @@ export function buildModel(
         routeTargets: [],
         aggregates: { 4: [], 6: [] },
         maps: emptyMaps(),
+        staticRoutes: [],
       };
       byVrf.set(entry.vrf, vrf);
       seenSeq.set(entry.vrf, new Set());
@@ -233,6 +241,7 @@ export function buildModel(
     if (seqs.has(entry.seq)) refuse(`${at}.seq`, entry.seq, `is used by another entry for VRF ${entry.vrf}`);
     seqs.add(entry.seq);
     if (entry.routeTarget !== undefined) rtSets.get(entry.vrf)!.add(entry.routeTarget);
+    vrf.staticRoutes.push(...staticRouteLines(at, entry.staticRoutes));
 
     (entry.aggregate ?? []).forEach((a, j) => {
       const p = networkPrefix(`${at}.aggregate[${j}]`, a);
@@ -252,6 +261,7 @@ export function buildModel(
         itemSeqs[family].add(line.seq);
         perFamily[family].push(line);
       });
+      if (dir === 'export') addLoopbackLines(at, entry.loopbackAddresses, perFamily);
       for (const family of [4, 6] as const) {
         if (perFamily[family].length === 0) continue;
         vrf.maps[dir][family].push({
@@ -268,6 +278,7 @@ export function buildModel(
     vrf.routeTargets = [...rtSets.get(vrf.name)!].sort();
     const agg = aggregateSets.get(vrf.name)!;
     vrf.aggregates = { 4: [...agg[4]].sort(), 6: [...agg[6]].sort() };
+    vrf.staticRoutes = sortStaticRoutes(vrf.staticRoutes);
     for (const dir of ['import', 'export'] as const) {
       for (const family of [4, 6] as const) vrf.maps[dir][family].sort((a, b) => a.seq - b.seq);
     }
@@ -287,5 +298,6 @@ export function buildModel(
     vrfRouterId: vrfRouterId(settings, vrfs.length > 0),
     vrfs,
     routingTables,
+    peerings: buildPeerings(spec.bgpPeering ?? [], new Set(byVrf.keys()), prefixLine),
   };
 }

@@ -39,7 +39,19 @@ export function vrfPreparation(expected: ConfigFacts, running: ConfigFacts): str
  * instance would otherwise stay.
  */
 export function staleBgpInstances(expected: ConfigFacts, running: ConfigFacts): string[] {
-  return [...running.bgpInstances]
-    .filter(([name]) => name !== 'default' && !expected.bgpInstances.has(name))
-    .map(([, line]) => `no ${line}`);
+  return [
+    ...[...running.bgpInstances]
+      .filter(([name]) => name !== 'default' && !expected.bgpInstances.has(name))
+      .map(([, line]) => `no ${line}`),
+    ...staleBfd(expected, running),
+  ];
+}
+
+/**
+ * `no bfd` when the last BFD profile went and the file has no `bfd` block: bfdd keeps showing an
+ * empty `bfd` block once it was entered, and frr-reload.py removes it only on the next reload, so
+ * a reload would leave a difference behind (BGPPeering BFD, issue #28).
+ */
+function staleBfd(expected: ConfigFacts, running: ConfigFacts): string[] {
+  return expected.bfd === 'none' && running.bfd === 'empty' ? ['no bfd'] : [];
 }

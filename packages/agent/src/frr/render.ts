@@ -12,7 +12,7 @@ import { fillTemplate, parseTemplate, type FrrTemplate } from './template.js';
  * value outside the grammar and FrrTemplateError for a bad template.
  */
 export function renderFrrConfig(
-  spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable'>,
+  spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>,
   settings: FrrNodeSettings,
   template: FrrTemplate | string,
 ): string {

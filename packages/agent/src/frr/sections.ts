@@ -14,6 +14,14 @@
  * (settings.vrfRouterId): FRR refuses an iBGP peer with its own id, so one id would keep it Idle.
  */
 import type { Direction, Family, FrrModel, PrefixLine, RouteMapEntry, VrfModel } from './model.js';
+import {
+  peeringAfLines,
+  peeringGroups,
+  peeringListenRanges,
+  peeringMembers,
+  peeringPrefixLists,
+  peeringRouteMaps,
+} from './peering-sections.js';
 
 export const SECTION_NAMES = [
   'vrfs',
@@ -50,7 +58,12 @@ function communityLine(c: string): string {
 // thousands of lines made the 200-VRF render superlinear (allocation and argument spreading).
 function vrfSection(m: FrrModel): string[] {
   const out: string[] = [];
-  for (const v of m.vrfs) out.push(`vrf ${v.device}`, ` vni ${v.vni}`, 'exit-vrf', '!');
+  for (const v of m.vrfs) {
+    // zebra's `vni` first, then staticd's routes: the order vtysh merges the daemons' blocks in.
+    out.push(`vrf ${v.device}`, ` vni ${v.vni}`);
+    for (const r of v.staticRoutes) out.push(` ${r.line}`);
+    out.push('exit-vrf', '!');
+  }
   return out;
 }
 
@@ -67,6 +80,7 @@ function prefixListSection(m: FrrModel): string[] {
         }
       }
     }
+    peeringPrefixLists(out, m.peerings, family);
     if (out.length > before) out.push('!');
   }
   return out;
@@ -103,17 +117,23 @@ function routeMapSection(m: FrrModel): string[] {
       for (const family of [4, 6] as const) routeMapBlock(out, v, dir, family, v.maps[dir][family]);
     }
   }
+  peeringRouteMaps(out, m.peerings, DENY_ALL_SEQ);
   return out;
 }
 
 /** Lines inside the operator's `router bgp ASN` (default VRF), before any address-family. */
 function bgpDefaultSection(m: FrrModel): string[] {
-  return m.vrfs.map((v) => `neighbor ${v.toVrfPort} interface remote-as internal`);
+  return [
+    ...peeringGroups(m.peerings, undefined),
+    ...peeringMembers(m.peerings, undefined),
+    ...m.vrfs.map((v) => `neighbor ${v.toVrfPort} interface remote-as internal`),
+    ...peeringListenRanges(m.peerings, undefined),
+  ];
 }
 
 /** Lines inside the default VRF's `address-family ipv4|ipv6 unicast`. */
 function bgpDefaultAfSection(m: FrrModel, family: Family, ipv4ActivatedByDefault: boolean): string[] {
-  const out: string[] = [];
+  const out: string[] = peeringAfLines(m.peerings, undefined, family, ipv4ActivatedByDefault);
   for (const v of m.vrfs) {
     // FRR leaves `activate` out of its running config where it is the default (IPv4 unless the
     // template says `no bgp default ipv4-unicast`); rendering it anyway would make frr-reload.py see
@@ -132,13 +152,18 @@ function bgpVrfSection(m: FrrModel): string[] {
   const out: string[] = [];
   for (const v of m.vrfs) {
     out.push(`router bgp ${m.asn} vrf ${v.device}`, ` bgp router-id ${m.vrfRouterId}`);
+    // FRR's order: peer-groups, neighbours by address, interface neighbours, listen ranges.
+    for (const l of peeringGroups(m.peerings, v.device)) out.push(` ${l}`);
+    for (const l of peeringMembers(m.peerings, v.device)) out.push(` ${l}`);
     out.push(` neighbor ${v.toDefaultPort} interface remote-as internal`);
+    for (const l of peeringListenRanges(m.peerings, v.device)) out.push(` ${l}`);
     for (const family of [4, 6] as const) {
       // In the order FRR shows them (aggregates, redistribution, neighbors), so that the file reads
       // like `show running-config`.
       out.push(' !', ` address-family ipv${family} unicast`);
       for (const a of v.aggregates[family]) out.push(`  aggregate-address ${a}`);
       out.push('  redistribute connected');
+      for (const l of peeringAfLines(m.peerings, v.device, family, true)) out.push(`  ${l}`);
       // IPv4 is activated by default in this instance (see bgpDefaultAfSection).
       if (family === 6) out.push(`  neighbor ${v.toDefaultPort} activate`);
       out.push(' exit-address-family');

@@ -98,6 +98,7 @@ export function desiredModel({ spec, settings, tables }: DesiredInput): HostMode
   // the VRF has one set of devices, made for the first entry. Validation makes them agree on the
   // VNI and MTU; a spec that does not is refused here rather than applied half.
   const firstOfVrf = new Map<string, { vni: number; mtu: number; from: string }>();
+  const loopbacks = loopbackAddresses(spec.vrf);
   spec.vrf.forEach((v, i) => {
     const from = `vrf[${i}](${v.name})`;
     const first = firstOfVrf.get(v.vrf);
@@ -118,7 +119,8 @@ export function desiredModel({ spec, settings, tables }: DesiredInput): HostMode
     const bridge = deviceNames.vrfBridge(v.vrf);
     const toDefault = deviceNames.vrfToDefault(v.vrf);
     const inVrf = deviceNames.defaultToVrf(v.vrf);
-    add({ name: vrf, kind: 'vrf', vrf: { table }, up: true, addresses: [] }, from);
+    // The node's loopback addresses (of every entry of the VRF) are host routes on its device.
+    add({ name: vrf, kind: 'vrf', vrf: { table }, up: true, addresses: loopbacks.get(v.vrf) ?? [] }, from);
     add({ name: bridge, kind: 'bridge', master: vrf, mtu: v.mtu, up: true, addresses: [] }, from);
     add(
       {
@@ -329,4 +331,26 @@ export function rememberedTables(
     if (!current.has(vrf) && !used.has(table)) kept.set(vrf, table);
   }
   return new Map([...kept, ...current]);
+}
+
+/** Per VRF name, the node's loopback addresses as host prefixes (`/32`, `/128`), sorted. */
+function loopbackAddresses(vrfs: NodeConfigSpec['vrf']): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  vrfs.forEach((v, i) => {
+    (v.loopbackAddresses ?? []).forEach((l, j) => {
+      let cidr: string;
+      try {
+        cidr = normalizeCidr(`${l.address}/${l.address.includes(':') ? 128 : 32}`);
+      } catch (err) {
+        throw new DesiredStateError(
+          `vrf[${i}](${v.name}).loopbackAddresses[${j}]`,
+          l.address,
+          (err as Error).message,
+        );
+      }
+      if (!out.has(v.vrf)) out.set(v.vrf, new Set());
+      out.get(v.vrf)!.add(cidr);
+    });
+  });
+  return new Map([...out].map(([k, set]) => [k, [...set].sort(compareStrings)]));
 }

@@ -17,6 +17,7 @@ import { parsePrefix } from '../prefix.js';
 import { PrefixIndex } from '../prefix-index.js';
 import { layer2DeviceNames, vrfDeviceNames } from './object-rules.js';
 import { claim, problem, type Problem } from './problem.js';
+import { VRF_REACH_RULES } from './vrf-reach.js';
 
 export interface ValidationContext {
   /**
@@ -47,6 +48,7 @@ const KIND_ORDER: Record<string, number> = {
   VRFRouteConfiguration: 0,
   Layer2NetworkConfiguration: 1,
   RoutingTable: 2,
+  BGPPeering: 3,
 };
 
 export const objectKey = (o: { kind: string; metadata: { name: string } }): string =>
@@ -327,6 +329,9 @@ function devicesOf(o: InputObject): [string[], string, unknown, string] {
       return [layer2DeviceNames(o.spec), 'spec.vni', o.spec.vni, objectKey(o)];
     case 'RoutingTable':
       return [[`taas.${o.spec.tableId}`], 'spec.tableId', o.spec.tableId, objectKey(o)];
+    case 'BGPPeering':
+      // A peering creates no device.
+      return [[], 'spec', undefined, objectKey(o)];
   }
 }
 
@@ -338,6 +343,7 @@ const PER_KIND_RULES: ClaimRule[] = [
   layer2Claims,
   gatewaySubnetClaims,
   tableClaims,
+  ...VRF_REACH_RULES,
 ];
 
 /** Every cross-object rule, objects already in blame order. */

@@ -11,6 +11,7 @@ import { checkGatewayAddress, checkNetworkPrefix, normalizePrefix, parsePrefix }
 import type { PrefixItem } from '../schema.js';
 import { RESERVED_VRF_NAMES } from '../cel-rules.js';
 import { checkSelector } from './selector-rules.js';
+import { VRF_EXTRA_RULES } from './vrf-extras-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 
 export type ObjectRule<T> = (o: T) => Problem[];
@@ -78,6 +79,7 @@ export const VRF_RULES: ObjectRule<VRFRouteConfiguration>[] = [
   vrfCommunity,
   vrfRouteTarget,
   vrfInterfaceNames,
+  ...VRF_EXTRA_RULES,
 ];
 
 // ------------------------------------------------------------------------------------ Layer-2
@@ -219,7 +221,12 @@ function checkAddressList(
  * (prefix, ge, le, action: das-schiff-network-operator #154): `::/0 deny` next to
  * `::/0 permit ge 44 le 128` is a legitimate list.
  */
-function checkPrefixList(kind: ResourceKind, name: string, path: string, items: PrefixItem[]): Problem[] {
+export function checkPrefixList(
+  kind: ResourceKind,
+  name: string,
+  path: string,
+  items: PrefixItem[],
+): Problem[] {
   const out: Problem[] = [];
   const seenEntry = new Map<string, number>();
   const seenSeq = new Map<number, number>();

@@ -15,6 +15,7 @@ import {
   labelKeyProblem,
   labelValueProblem,
   MAC_PATTERN,
+  PEER_ADDRESS_PATTERN,
   ROUTE_TARGET_PATTERN,
   VRF_NAME_PATTERN,
 } from '../grammar.js';
@@ -55,7 +56,11 @@ export function checkSchema(
  */
 function shownValue(err: ValueError): unknown {
   const v = err.value;
-  if (err.type === ValueErrorType.ArrayMaxItems && Array.isArray(v)) return v.length;
+  if (
+    (err.type === ValueErrorType.ArrayMaxItems || err.type === ValueErrorType.ArrayMinItems) &&
+    Array.isArray(v)
+  )
+    return v.length;
   if (err.type === ValueErrorType.ObjectMaxProperties && v !== null && typeof v === 'object') {
     return Object.keys(v).length;
   }
@@ -94,6 +99,7 @@ const PATTERN_REASONS: Record<string, string> = {
   [COMMUNITY_PATTERN]: 'must be a BGP community (AA:NN, A:B:C or a well-known name such as no-export)',
   [ROUTE_TARGET_PATTERN]: 'must be a route target (ASN:NN or IPv4:NN)',
   [CIDR_PATTERN]: 'must be an IPv4 or IPv6 prefix in CIDR notation',
+  [PEER_ADDRESS_PATTERN]: 'must be an IPv4 or IPv6 address without a prefix length',
 };
 
 function schemaReason(err: ValueError): string {
@@ -119,6 +125,8 @@ function schemaReason(err: ValueError): string {
       return 'must be an object';
     case ValueErrorType.ArrayMaxItems:
       return `must have at most ${String(s.maxItems)} items`;
+    case ValueErrorType.ArrayMinItems:
+      return `must have at least ${String(s.minItems)} item${s.minItems === 1 ? '' : 's'}`;
     case ValueErrorType.ObjectMaxProperties:
       return `must have at most ${String(s.maxProperties)} entries`;
     case ValueErrorType.StringMinLength:

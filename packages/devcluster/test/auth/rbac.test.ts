@@ -194,6 +194,9 @@ describe('the roles deploy/ ships', () => {
     // The configurator: inputs, revisions, NodeConfig specs, nodes, events, its Lease.
     ['configurator', configurator, `watch vrfrouteconfigurations.${G}`, true],
     ['configurator', configurator, `patch routingtables.${G}/status t`, true],
+    ['configurator', configurator, `watch bgppeerings.${G}`, true],
+    ['configurator', configurator, `patch bgppeerings.${G}/status p`, true],
+    ['configurator', configurator, `update bgppeerings.${G} p`, false],
     ['configurator', configurator, `create networkconfigrevisions.${G}`, true],
     ['configurator', configurator, `update networkconfigrevisions.${G}/status r`, true],
     ['configurator', configurator, `delete networkconfigrevisions.${G} r`, true],

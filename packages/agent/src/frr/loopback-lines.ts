@@ -1,0 +1,33 @@
+/**
+ * A node's loopback addresses in its VRF entry's export prefix-list: one `permit <address>/32`
+ * (or `/128`) line each, numbered after the entry's own lines of that family, so the VRF's export
+ * route-map (EVPN type-5 advertisement, with the entry's community) carries them. The VRF instance's
+ * `redistribute connected` already brings the host route from the VRF device into BGP. Pure.
+ */
+import { parsePrefix, type NodeLoopbackAddress } from '@nodenet/api';
+import { FrrRenderError } from './errors.js';
+import type { Family, PrefixLine } from './model.js';
+
+const MAX_SEQ = 4294967295;
+
+/** Appends the loopback lines to `perFamily` (the entry's export lines); throws FrrRenderError. */
+export function addLoopbackLines(
+  at: string,
+  addresses: readonly NodeLoopbackAddress[] | undefined,
+  perFamily: Record<Family, PrefixLine[]>,
+): void {
+  (addresses ?? []).forEach((l, j) => {
+    const field = `${at}.loopbackAddresses[${j}].address`;
+    const r =
+      typeof l.address === 'string'
+        ? parsePrefix(`${l.address}/${l.address.includes(':') ? 128 : 32}`)
+        : undefined;
+    if (!r?.ok) throw new FrrRenderError(field, l.address, r?.reason ?? 'must be a string');
+    const { family, address, max } = r.prefix;
+    const lines = perFamily[family];
+    const seq = lines.reduce((m, x) => Math.max(m, x.seq), 0) + 1;
+    if (seq > MAX_SEQ)
+      throw new FrrRenderError(field, l.address, `no prefix-list sequence number left after ${MAX_SEQ}`);
+    lines.push({ seq, action: 'permit', prefix: `${address}/${max}` });
+  });
+}

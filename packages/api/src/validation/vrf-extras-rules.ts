@@ -1,0 +1,102 @@
+/**
+ * Rules about one VRFRouteConfiguration's node selector, static routes and loopbacks, after its
+ * schema check passed. What needs other objects (gateway subnets, the VRF a next hop names) is in
+ * vrf-reach.ts.
+ */
+import type { VRFRouteConfiguration } from '../objects.js';
+import {
+  checkNetworkPrefix,
+  normalizeAddress,
+  normalizePrefix,
+  parsePrefix,
+  prefixesOverlap,
+} from '../prefix.js';
+import { checkSelector } from './selector-rules.js';
+import { claim, problem, type Problem } from './problem.js';
+
+type Rule = (o: VRFRouteConfiguration) => Problem[];
+
+const VRF = 'VRFRouteConfiguration';
+
+/** The family of a bare address, or the reason it is not one. */
+export function parseAddress(text: string): { family: 4 | 6 } | { reason: string } {
+  const r = parsePrefix(`${text}/${text.includes(':') ? 128 : 32}`);
+  return r.ok ? { family: r.prefix.family } : { reason: r.reason };
+}
+
+const familyOf = (prefix: string): 4 | 6 | undefined => {
+  const r = parsePrefix(prefix);
+  return r.ok ? r.prefix.family : undefined;
+};
+
+export const vrfSelector: Rule = ({ metadata, spec }) =>
+  spec.nodeSelector ? checkSelector(VRF, metadata.name, 'spec.nodeSelector', spec.nodeSelector) : [];
+
+export const vrfStaticRoutes: Rule = ({ metadata, spec }) => {
+  const out: Problem[] = [];
+  const seen = new Map<string, number>();
+  const add = (field: string, value: unknown, reason: string): number =>
+    out.push(problem(VRF, metadata.name, field, value, reason));
+  (spec.staticRoutes ?? []).forEach((r, i) => {
+    const at = `spec.staticRoutes[${i}]`;
+    const bad = checkNetworkPrefix(r.prefix);
+    if (bad) add(`${at}.prefix`, r.prefix, bad);
+    if (r.nextHop === undefined && r.nextHopVRF === undefined)
+      add(`${at}.nextHop`, undefined, 'is required unless nextHopVRF is set');
+    else if (r.nextHop === undefined && r.nextHopVRF === 'default')
+      add(
+        `${at}.nextHop`,
+        undefined,
+        'is required with nextHopVRF default (the default VRF has no device to route into)',
+      );
+    if (r.nextHop !== undefined) {
+      const a = parseAddress(r.nextHop);
+      const family = familyOf(r.prefix);
+      if ('reason' in a) add(`${at}.nextHop`, r.nextHop, a.reason);
+      else if (family !== undefined && a.family !== family)
+        add(`${at}.nextHop`, r.nextHop, `is IPv${a.family}, but the prefix ${r.prefix} is IPv${family}`);
+    }
+    if (r.onlink === true && r.nextHop === undefined)
+      add(`${at}.onlink`, r.onlink, 'needs a nextHop address');
+    if (r.nextHopVRF === spec.vrf)
+      add(`${at}.nextHopVRF`, r.nextHopVRF, 'names this VRF itself; leave nextHopVRF out for that');
+    const key = `${normalizePrefix(r.prefix)} ${r.nextHopVRF ?? ''} ${r.nextHop === undefined ? '' : normalizeAddress(r.nextHop)}`;
+    const first = claim(seen, key, i);
+    if (first !== undefined)
+      add(`${at}.prefix`, r.prefix, `duplicates spec.staticRoutes[${first}] (same prefix, next hop and VRF)`);
+  });
+  return out;
+};
+
+export const vrfLoopbacks: Rule = ({ metadata, spec }) => {
+  const out: Problem[] = [];
+  const names = new Map<string, number>();
+  const list = spec.loopbacks ?? [];
+  list.forEach((l, i) => {
+    const at = `spec.loopbacks[${i}]`;
+    const first = claim(names, l.name, i);
+    if (first !== undefined)
+      out.push(problem(VRF, metadata.name, `${at}.name`, l.name, `duplicates spec.loopbacks[${first}].name`));
+    const bad = checkNetworkPrefix(l.subnet);
+    if (bad) {
+      out.push(problem(VRF, metadata.name, `${at}.subnet`, l.subnet, bad));
+      return;
+    }
+    const clash = list.findIndex(
+      (o, j) => j < i && checkNetworkPrefix(o.subnet) === undefined && prefixesOverlap(o.subnet, l.subnet),
+    );
+    if (clash >= 0)
+      out.push(
+        problem(
+          VRF,
+          metadata.name,
+          `${at}.subnet`,
+          l.subnet,
+          `overlaps spec.loopbacks[${clash}].subnet ${list[clash]!.subnet}`,
+        ),
+      );
+  });
+  return out;
+};
+
+export const VRF_EXTRA_RULES: Rule[] = [vrfSelector, vrfStaticRoutes, vrfLoopbacks];

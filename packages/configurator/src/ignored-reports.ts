@@ -1,0 +1,30 @@
+/**
+ * The log of agent reports the planner does not take as an answer to the current spec
+ * (`whyReportIgnored`): each NodeConfig version's is logged once, not on every pass.
+ */
+import type { NodeConfig } from '@nodenet/api';
+import type { Logger } from 'pino';
+import { whyReportIgnored } from './rollout/index.js';
+
+export class IgnoredReportLog {
+  /** Per NodeConfig, the resourceVersion whose ignored report was logged. */
+  private readonly logged = new Map<string, string>();
+
+  constructor(private readonly log: Logger) {}
+
+  /** Logs every agent report not taken as an answer to the current spec, and why (once per version). */
+  note(nodeConfigs: readonly NodeConfig[]): void {
+    for (const nc of nodeConfigs) {
+      const why = whyReportIgnored(nc);
+      const rv = nc.metadata.resourceVersion ?? '';
+      if (!why || this.logged.get(nc.metadata.name) === rv) continue;
+      this.logged.set(nc.metadata.name, rv);
+      this.log.info(
+        { node: nc.metadata.name, configStatus: nc.status?.configStatus, cause: why },
+        'agent report ignored',
+      );
+    }
+    // Bounded: names of deleted NodeConfigs go when the map outgrows the fleet.
+    if (this.logged.size > nodeConfigs.length * 2) this.logged.clear();
+  }
+}
