@@ -379,10 +379,17 @@ function elsewhereVerdict(b: Base, p: Progress, f: Facts, l: Local): Verdict {
   }
   if (l.starting !== undefined) return l.unavailable(l.starting);
   if (p.kind === 'working' || p.kind === 'waiting')
-    // Busy with a revision no longer desired: keeps its slot; handed the desired one under the limit.
-    // A catch-up or a rollback in progress finishes first (it holds a slot like any move).
+    // Busy with a revision no longer desired: keeps its slot; handed the desired one under the limit
+    // once its agent has answered the assignment (an unanswered one is not known to be available:
+    // it answers or times out first). A catch-up or a rollback in progress finishes first (it holds
+    // a slot like any move).
     return forward
-      ? { ...b, state: 'pending', busyElsewhere: true, deadline: p.deadline }
+      ? {
+          ...b,
+          state: 'pending',
+          ...(p.kind === 'working' ? { busyElsewhere: true } : {}),
+          deadline: p.deadline,
+        }
       : {
           ...b,
           state: 'pending',

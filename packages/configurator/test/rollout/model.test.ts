@@ -15,6 +15,7 @@ import {
   node,
   nodes,
   ofType,
+  provisioning,
   rev,
 } from './fixtures.js';
 
@@ -45,12 +46,25 @@ describe('failures are recorded once, bounded', () => {
 });
 
 describe('busy re-assignments respect the limit (a new leader finds unanswered nodes)', () => {
-  it('five nodes unanswered on a superseded revision: one is handed the desired one at limit 1', () => {
-    const ncs = nodes(5).map((n) => nc(n.name, B, { number: 2, move: 'forward', status: done(A, 0, 0) }));
-    const p = plan(
-      input({ revisions: [rev(3, C), rev(2, B), completed(rev(1, A))], nodes: nodes(5), nodeConfigs: ncs }),
+  const fleet = (answered: number) =>
+    plan(
+      input({
+        revisions: [rev(3, C), rev(2, B), completed(rev(1, A))],
+        nodes: nodes(5),
+        nodeConfigs: nodes(5).map((n, i) =>
+          nc(n.name, B, {
+            number: 2,
+            move: 'forward',
+            status: i < answered ? provisioning(A) : done(A, 0, 0),
+          }),
+        ),
+      }),
     );
-    expect(assigned(p.actions)).toEqual(['n00']);
+  it('five nodes unanswered on a superseded revision: none is handed the desired one before it answers (seed 31)', () => {
+    expect(assigned(fleet(0).actions)).toEqual([]);
+  });
+  it('five nodes answered on a superseded revision: one is handed the desired one at limit 1', () => {
+    expect(assigned(fleet(5).actions)).toEqual(['n00']);
   });
 });
 
