@@ -9,6 +9,7 @@ import { apiVersionOf, type ResourceType } from '../resources/resources.js';
 import { applyDefaults, prune } from '../schema/schema.js';
 import { checkSchemaSupported, validate } from '../schema/schema-validate.js';
 import { clone, isObject, type KObject } from '../objects/types.js';
+import { patchStrictError, type PatchStrictness } from './patch-strict.js';
 
 export type FieldValidation = 'Strict' | 'Warn' | 'Ignore';
 
@@ -21,8 +22,10 @@ export interface WriteOptions {
   warnings?: string[];
   /** Who writes (admission policies see it as request.userInfo); the server itself when absent. */
   user?: UserInfo;
-  /** Paths of keys the JSON body (of a create or update) holds twice (`json-duplicates.ts`). */
+  /** Paths of keys the JSON body holds twice (`json-duplicates.ts`). */
   duplicateFields?: string[];
+  /** Set by a patch (not an apply): its strict decoding problems and how they are refused. */
+  patch?: PatchStrictness;
 }
 
 /** A copy of the body with apiVersion and kind checked against (and set to) the URL's type. */
@@ -56,14 +59,17 @@ export function toStorage(t: ResourceType, body: unknown): KObject {
 /** Defaulting, pruning and validation; throws 422 (or 400 for strict unknown fields). */
 export function admit(t: ResourceType, obj: KObject, opts: WriteOptions): void {
   // Strict decoding problems as kube-apiserver lists them for an unstructured body: duplicate
-  // keys (found while decoding), then unknown fields (found while pruning).
-  const problems = (opts.duplicateFields ?? []).map((p) => `duplicate field "${p}"`);
+  // keys (found while decoding the body or the patch), then unknown fields (found while pruning).
+  const problems = opts.patch
+    ? [...opts.patch.problems]
+    : (opts.duplicateFields ?? []).map((p) => `duplicate field "${p}"`);
   if (t.crd && t.schema) {
     applyDefaults(obj, t.schema);
     problems.push(...prune(obj, t.schema).map((p) => `unknown field "${p}"`));
   }
   if (problems.length) {
     const mode = opts.fieldValidation ?? 'Warn';
+    if (mode === 'Strict' && opts.patch) throw patchStrictError(opts.patch.value(), problems);
     if (mode === 'Strict')
       throw badRequest(
         `${t.kind} in version "${t.version}" cannot be handled as a ${t.kind}: strict decoding error: ${problems.join(', ')}`,

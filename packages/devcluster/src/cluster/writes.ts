@@ -20,6 +20,7 @@ import { storageKeyOf, viewOf, type ResourceType } from '../resources/resources.
 import { deepEqual } from '../schema/schema.js';
 import { checkObjectSize, DEFAULT_MAX_OBJECT_BYTES } from '../objects/object-size.js';
 import { objectKey, type Store, type StoredObject } from '../storage/store.js';
+import { patchStrictness } from './patch-strict.js';
 import { admit, decodeBody, defaultCrd, toStorage, type WriteOptions } from './strategy.js';
 import { clone, isObject, type KObject } from '../objects/types.js';
 
@@ -299,6 +300,7 @@ export class Writes {
     subresource?: 'status',
   ): StoredObject {
     let recordApplied: ((uid: string | undefined) => void) | undefined;
+    const requested = type;
     if (type === 'apply') {
       const existing = this.store.get(storageKeyOf(t), objectKey(t.namespaced ? namespace : undefined, name));
       const plan = this.applied.plan(existing?.obj, name, patchBody, opts, subresource);
@@ -326,6 +328,8 @@ export class Writes {
     else patched = applyStrategicMergePatch(base, patchBody);
     if (isObject(patched) && isObject(patched.metadata) && patched.metadata.resourceVersion === undefined)
       patched.metadata.resourceVersion = old.obj.metadata.resourceVersion;
+    if (requested !== 'apply')
+      opts = { ...opts, patch: patchStrictness(requested, opts.duplicateFields ?? [], patchBody, patched) };
     const result = this.update(t, namespace, name, patched, opts, subresource);
     recordApplied?.(result.obj.metadata.uid);
     return result;

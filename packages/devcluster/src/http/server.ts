@@ -166,7 +166,10 @@ export class ApiServer {
       case 'PATCH': {
         if (!route.name) throw methodNotAllowed();
         const type = patchTypeOf(req.headers['content-type']);
-        const body = parseBody(await readBody(req), type === 'apply' ? 'application/yaml' : JSON_TYPE);
+        const raw = await readBody(req);
+        const body = parseBody(raw, type === 'apply' ? 'application/yaml' : JSON_TYPE);
+        if (writeOpts.fieldValidation !== 'Ignore' && type !== 'apply')
+          writeOpts.duplicateFields = jsonDuplicateFields(raw, JSON_TYPE);
         const existed =
           type === 'apply' &&
           !!this.cluster.store.get(storageKeyOf(t), ns && t.namespaced ? `${ns}/${route.name}` : route.name);
