@@ -109,6 +109,24 @@ describe('duplicate keys in a PATCH body (kube-apiserver patch.go)', () => {
     });
   }
 
+  it('server-side apply: 400 naming the YAML lines under Strict, nothing written; a warning per line by default', async () => {
+    const body = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dup-apply\ndata:\n  a: "1"\n  a: "2"\n';
+    const url = (q: string) => `${CM}/dup-apply?fieldManager=m${q}`;
+    const strict = await patch(c.kc, url('&fieldValidation=Strict'), 'application/apply-patch+yaml', body);
+    expect(strict.status).toBe(400);
+    expect(strict.body.message).toBe(
+      'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map',
+    );
+    await expect(configMap('dup-apply')).rejects.toThrow();
+    const warned = await patch(c.kc, url(''), 'application/apply-patch+yaml', body);
+    expect(warned.status).toBe(201);
+    expect(warned.warnings).toEqual(['299 - "line 7: key \\"a\\" already set in map"']);
+    expect(warned.body.data).toEqual({ a: '2' });
+    const ignored = await patch(c.kc, url('&fieldValidation=Ignore'), 'application/apply-patch+yaml', body);
+    expect(ignored.status).toBe(200);
+    expect(ignored.warnings).toEqual([]);
+  });
+
   it('a custom resource merge patch: the patch’s duplicates, then the patched object’s unknown fields', async () => {
     const path = '/apis/network.nodenet.io/v1alpha1/layer2networkconfigurations';
     await c.custom.createClusterCustomObject({

@@ -32,6 +32,7 @@ export class AppliedConfigs {
     const manager = opts.fieldManager;
     if (!manager)
       throw badRequest('PATCH, application/apply-patch+yaml: fieldManager is required for apply requests');
+    checkApplyDuplicates(opts);
     const slot = subresource ? `${manager}\0status` : manager;
     const applied = clone(body);
     const record = (uid: string | undefined): void => {
@@ -67,4 +68,19 @@ export function appliedConfigPatch(previous: unknown, next: unknown): unknown {
   for (const [k, v] of Object.entries(next))
     out[k] = isObject(v) && isObject(previous[k]) ? appliedConfigPatch(previous[k], v) : v;
   return out;
+}
+
+/**
+ * kube-apiserver's `applyPatcher` (handlers/patch.go) decodes an apply body leniently (the last of
+ * repeated keys wins), applies it, then decodes it again strictly: under Strict a repeated key
+ * refuses the apply with 400, under Warn each is a warning; nothing is checked under Ignore.
+ */
+function checkApplyDuplicates(opts: WriteOptions): void {
+  const lines = opts.applyDuplicateKeys ?? [];
+  if (!lines.length || opts.fieldValidation === 'Ignore') return;
+  if (opts.fieldValidation === 'Strict')
+    throw badRequest(
+      `error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${lines.join('\n  ')}`,
+    );
+  opts.warnings?.push(...lines);
 }

@@ -24,6 +24,8 @@ export interface WriteOptions {
   user?: UserInfo;
   /** Paths of keys the JSON body holds twice (`json-duplicates.ts`). */
   duplicateFields?: string[];
+  /** The repeated keys of a server-side apply body, as `line 3: key "a" already set in map`. */
+  applyDuplicateKeys?: string[];
   /** Set by a patch (not an apply): its strict decoding problems and how they are refused. */
   patch?: PatchStrictness;
 }

@@ -77,7 +77,12 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export function parseBody(body: Buffer, contentType: string | undefined): unknown {
+/** `yaml.uniqueKeys: false` decodes repeated keys as Go's non-strict YAML decoder does: the last wins. */
+export function parseBody(
+  body: Buffer,
+  contentType: string | undefined,
+  yaml: { uniqueKeys?: false } = {},
+): unknown {
   const ct = (contentType ?? JSON_TYPE).split(';')[0]?.trim().toLowerCase() ?? JSON_TYPE;
   if (ct === 'application/vnd.kubernetes.protobuf') return decodeProtobuf(body);
   if (ct !== JSON_TYPE && !ct.includes('json') && !ct.includes('yaml') && ct !== '*/*')
@@ -88,7 +93,7 @@ export function parseBody(body: Buffer, contentType: string | undefined): unknow
     );
   const text = body.toString('utf8');
   try {
-    return ct.includes('yaml') ? parseYaml(text) : JSON.parse(text);
+    return ct.includes('yaml') ? parseYaml(text, yaml) : JSON.parse(text);
   } catch (e) {
     throw badRequest(`the request body could not be decoded: ${(e as Error).message.split('\n')[0]}`);
   }

@@ -13,6 +13,7 @@ import { review, tokenRequest } from '../auth/endpoints.js';
 import { isReviewType } from '../resources/auth-kinds.js';
 import { requestInfo, type RequestInfo } from '../auth/request-info.js';
 import { effectiveFieldSelector } from '../query/field-selector.js';
+import { yamlDuplicateKeys } from './yaml-duplicates.js';
 import { JSON_TYPE, jsonDuplicateFields, parseBody, readBody, send, sendError } from './http.js';
 import { deleteCollection, serveList } from './list.js';
 import { sendObject } from './output.js';
@@ -167,8 +168,11 @@ export class ApiServer {
         if (!route.name) throw methodNotAllowed();
         const type = patchTypeOf(req.headers['content-type']);
         const raw = await readBody(req);
-        const body = parseBody(raw, type === 'apply' ? 'application/yaml' : JSON_TYPE);
-        if (writeOpts.fieldValidation !== 'Ignore' && type !== 'apply')
+        const apply = type === 'apply';
+        const body = parseBody(raw, apply ? 'application/yaml' : JSON_TYPE, { uniqueKeys: false });
+        if (writeOpts.fieldValidation !== 'Ignore' && apply)
+          writeOpts.applyDuplicateKeys = yamlDuplicateKeys(raw.toString('utf8'));
+        else if (writeOpts.fieldValidation !== 'Ignore')
           writeOpts.duplicateFields = jsonDuplicateFields(raw, JSON_TYPE);
         const existed =
           type === 'apply' &&
