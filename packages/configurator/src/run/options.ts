@@ -21,10 +21,10 @@ import {
   parsePositiveInt,
   parseUpdateLimit,
   type Policy,
-} from './policy.js';
+} from '../policy/policy.js';
 import { parseSelectorFlag } from './selector-flag.js';
-import { DEFAULT_BUDGET, ETCD_OBJECT_LIMIT, type SizeBudget } from './budget.js';
-import { DEFAULT_BUILD_TIMING, type BuildTiming } from './build-schedule.js';
+import { DEFAULT_BUDGET, ETCD_OBJECT_LIMIT, type SizeBudget } from '../build/budget.js';
+import { DEFAULT_BUILD_TIMING, type BuildTiming } from '../build/build-schedule.js';
 
 export interface LeaderElectionOptions {
   /** Namespace and name of the Lease. */
