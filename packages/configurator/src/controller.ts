@@ -33,15 +33,19 @@ import {
   type Plan,
 } from './rollout/index.js';
 import type { Policy } from './policy/policy.js';
-import { RevisionBuilder } from './build/build-step.js';
-import { writePeeringStatuses } from './build/peering-status.js';
-import { BuildSchedule, DEFAULT_BUILD_TIMING, type BuildTiming } from './build/build-schedule.js';
-import type { SizeBudget } from './build/budget.js';
+import {
+  BuildSchedule,
+  DEFAULT_BUILD_TIMING,
+  loopbackNodes,
+  RevisionBuilder,
+  writePeeringStatuses,
+  type BuildTiming,
+  type SizeBudget,
+} from './build/index.js';
 import { NodeSpecCache } from './nodes/node-specs.js';
 import { RowLabelGate } from './nodes/row-label-gate.js';
 import { managedNodeLabels, nodeInfoOf, sameLabels } from './nodes/node-info.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
-import { loopbackNodes } from './build/loopback-step.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './nodes/node-config.js';

@@ -1,7 +1,7 @@
 export * from './policy/policy.js';
 export * from './run/selector-flag.js';
 export * from './rollout/index.js';
-export * from './build/revisions.js';
+export * from './build/index.js';
 export * from './run/metrics.js';
 export * from './controller.js';
 export * from './nodes/node-specs.js';
@@ -16,7 +16,3 @@ export { RowLabelGate, ROW_LABEL_SETTLE_MS } from './nodes/row-label-gate.js';
 export { nodeConfigFor } from './nodes/node-config.js';
 export { nodeConfigSummary } from './nodes/node-config-summary.js';
 export { IN_FLIGHT_SPEC_BYTES, assignConcurrency } from './nodes/write-budget.js';
-export { appliedCondition, carried } from './build/outcome.js';
-export * from './build/budget.js';
-export * from './build/build-schedule.js';
-export { writePeeringStatuses, type PeeringStatusContext } from './build/peering-status.js';

@@ -23,8 +23,13 @@ import {
   type Policy,
 } from '../policy/policy.js';
 import { parseSelectorFlag } from './selector-flag.js';
-import { DEFAULT_BUDGET, ETCD_OBJECT_LIMIT, type SizeBudget } from '../build/budget.js';
-import { DEFAULT_BUILD_TIMING, type BuildTiming } from '../build/build-schedule.js';
+import {
+  DEFAULT_BUDGET,
+  DEFAULT_BUILD_TIMING,
+  ETCD_OBJECT_LIMIT,
+  type BuildTiming,
+  type SizeBudget,
+} from '../build/index.js';
 
 export interface LeaderElectionOptions {
   /** Namespace and name of the Lease. */
