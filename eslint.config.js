@@ -75,6 +75,25 @@ export default tseslint.config(
     },
   },
   {
+    // The configurator's revision build likewise: outside code imports build/ through build/index.ts.
+    files: ['packages/configurator/src/**/*.ts'],
+    ignores: ['packages/configurator/src/build/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...publicEntryOnly.patterns,
+            {
+              regex: '(^|/)build/(?!index\\.js$)',
+              message: "Import the revision build through './build/index.js' (or '../build/index.js').",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Limits that shape the agent: a decision with more than 25 paths, a function longer than a
     // screen, or more than four positional parameters (pass one options object instead) is split.
     // frr/, netlink/ and run/options.ts follow when the work under way in them has landed (issue #29:

@@ -22,8 +22,8 @@ import {
 } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
-import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './fleet-policy.js';
-import type { Metrics } from './metrics.js';
+import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './policy/fleet-policy.js';
+import type { Metrics } from './run/metrics.js';
 import {
   IncrementalPlanner,
   nodeSpecHash,
@@ -32,19 +32,23 @@ import {
   type Observations,
   type Plan,
 } from './rollout/index.js';
-import type { Policy } from './policy.js';
-import { RevisionBuilder } from './build-step.js';
-import { writePeeringStatuses } from './peering-status.js';
-import { BuildSchedule, DEFAULT_BUILD_TIMING, type BuildTiming } from './build-schedule.js';
-import type { SizeBudget } from './budget.js';
-import { NodeSpecCache } from './node-specs.js';
-import { RowLabelGate } from './row-label-gate.js';
-import { managedNodeLabels, nodeInfoOf, sameLabels } from './node-info.js';
-import { NODE_CONFIG_PAGE, nodeConfigSummary } from './node-config-summary.js';
-import { loopbackNodes } from './loopback-step.js';
-import { IgnoredReportLog } from './ignored-reports.js';
+import type { Policy } from './policy/policy.js';
+import {
+  BuildSchedule,
+  DEFAULT_BUILD_TIMING,
+  loopbackNodes,
+  RevisionBuilder,
+  writePeeringStatuses,
+  type BuildTiming,
+  type SizeBudget,
+} from './build/index.js';
+import { NodeSpecCache } from './nodes/node-specs.js';
+import { RowLabelGate } from './nodes/row-label-gate.js';
+import { managedNodeLabels, nodeInfoOf, sameLabels } from './nodes/node-info.js';
+import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
+import { IgnoredReportLog } from './nodes/ignored-reports.js';
 
-export { ASSIGNED_BY_ANNOTATION } from './node-config.js';
+export { ASSIGNED_BY_ANNOTATION } from './nodes/node-config.js';
 
 export const COMPONENT = 'nodenet-configurator';
 

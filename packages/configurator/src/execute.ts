@@ -19,10 +19,10 @@ import {
 } from '@nodenet/api';
 import { isNotFound, parallel, type KubeObject, type Node } from '@nodenet/kube';
 import type { Logger } from 'pino';
-import type { Metrics } from './metrics.js';
-import { nodeConfigFor } from './node-config.js';
-import type { RowLabelGate } from './row-label-gate.js';
-import { assignConcurrency } from './write-budget.js';
+import type { Metrics } from './run/metrics.js';
+import { nodeConfigFor } from './nodes/node-config.js';
+import type { RowLabelGate } from './nodes/row-label-gate.js';
+import { assignConcurrency } from './nodes/write-budget.js';
 import {
   ATTEMPT_ANNOTATION,
   EMPTY_REVISION_NAME,

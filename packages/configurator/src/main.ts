@@ -7,8 +7,8 @@ import {
   resolveOptions,
   type ConfiguratorOptions,
   type RawOptions,
-} from './options.js';
-import { runConfigurator } from './run.js';
+} from './run/options.js';
+import { runConfigurator } from './run/run-configurator.js';
 
 async function main(argv: string[]): Promise<void> {
   // Annotated so that TypeScript sees `program.error` never returns.

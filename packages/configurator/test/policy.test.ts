@@ -44,7 +44,7 @@ describe('flag parsing', () => {
 
 describe('--revision-history-limit', () => {
   it('is at least 1', async () => {
-    const { parsePositiveInt } = await import('../src/policy.js');
+    const { parsePositiveInt } = await import('../src/policy/policy.js');
     expect(parsePositiveInt('3', '--revision-history-limit')).toBe(3);
     expect(() => parsePositiveInt('0', '--revision-history-limit')).toThrow(
       '--revision-history-limit: must be a positive integer (at least 1) (got "0")',

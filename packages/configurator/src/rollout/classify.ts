@@ -15,7 +15,7 @@ import {
   type NodeConfig,
 } from '@nodenet/api';
 import { formatDuration } from '@nodenet/kube';
-import type { Policy } from '../policy.js';
+import type { Policy } from '../policy/policy.js';
 import { factsOf } from './facts.js';
 import { assignedRevision, isCompleted, type RevisionIndex } from './identity.js';
 import { sameStretch, type NodeObservation } from './observe.js';

@@ -13,7 +13,7 @@
  * (test/sim/incremental.test.ts).
  */
 import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
-import type { Policy } from '../policy.js';
+import type { Policy } from '../policy/policy.js';
 import type { Verdict } from './classify.js';
 import type { NodeObservation } from './observe.js';
 import { plan } from './plan.js';

@@ -10,7 +10,7 @@ import {
   type FailedNode,
   type NetworkConfigRevision,
 } from '@nodenet/api';
-import { updateLimitFor } from '../policy.js';
+import { updateLimitFor } from '../policy/policy.js';
 import { classify, type Verdict } from './classify.js';
 import { countedFailures, failureRecord, nodeSummary, type FailureRecord } from './failures.js';
 import { historyCleanup } from './history.js';

@@ -5,7 +5,7 @@
  */
 import { FAILURE_CAUSES, type FailureCause, type NodeConfig } from '@nodenet/api';
 import { backoffDelay, formatDuration } from '@nodenet/kube';
-import type { Policy } from '../policy.js';
+import type { Policy } from '../policy/policy.js';
 import { factsOf } from './facts.js';
 import type { NodeObservation } from './observe.js';
 

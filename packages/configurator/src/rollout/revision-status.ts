@@ -15,7 +15,7 @@ import {
 } from '@nodenet/api';
 import { rfc3339, setConditions, type ConditionInput } from '@nodenet/api';
 import { formatDuration } from '@nodenet/kube';
-import type { Policy } from '../policy.js';
+import type { Policy } from '../policy/policy.js';
 import type { Verdict } from './classify.js';
 import { factsOf } from './facts.js';
 import { MAX_LISTED_NODES, boundedNode, nodeSummary, type FailureRecord } from './failures.js';

@@ -6,7 +6,7 @@ import type {
   NetworkConfigRevisionStatus,
   NodeConfig,
 } from '@nodenet/api';
-import type { Policy } from '../policy.js';
+import type { Policy } from '../policy/policy.js';
 import type { Observations } from './observe.js';
 
 export interface NodeInfo {

@@ -21,10 +21,15 @@ import {
   parsePositiveInt,
   parseUpdateLimit,
   type Policy,
-} from './policy.js';
+} from '../policy/policy.js';
 import { parseSelectorFlag } from './selector-flag.js';
-import { DEFAULT_BUDGET, ETCD_OBJECT_LIMIT, type SizeBudget } from './budget.js';
-import { DEFAULT_BUILD_TIMING, type BuildTiming } from './build-schedule.js';
+import {
+  DEFAULT_BUDGET,
+  DEFAULT_BUILD_TIMING,
+  ETCD_OBJECT_LIMIT,
+  type BuildTiming,
+  type SizeBudget,
+} from '../build/index.js';
 
 export interface LeaderElectionOptions {
   /** Namespace and name of the Lease. */

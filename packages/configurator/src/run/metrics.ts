@@ -1,7 +1,7 @@
 /** Prometheus metrics of the configurator, on a registry of its own (several instances per process in tests). */
 import type { NetworkConfigRevision } from '@nodenet/api';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Plan } from './rollout/index.js';
+import type { Plan } from '../rollout/index.js';
 
 export class Metrics {
   readonly registry = new Registry();

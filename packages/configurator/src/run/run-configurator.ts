@@ -15,7 +15,7 @@ import {
   shutdownWithin,
   type ShutdownResult,
 } from '@nodenet/kube';
-import { Controller } from './controller.js';
+import { Controller } from '../controller.js';
 import { Metrics } from './metrics.js';
 import { DEFAULT_SHUTDOWN_TIMEOUT_MS, type ConfiguratorOptions } from './options.js';
 import { readiness, watchLeaseNamespace } from './readiness.js';

@@ -25,7 +25,7 @@ import { budgetExcess, DEFAULT_BUDGET, describeExcess, type SizeBudget } from '.
 import { fitBudget } from './fit-budget.js';
 import { appliedCondition, carried, inputRef, selectedCondition } from './outcome.js';
 import { withLoopbacks, withShortageConditions } from './loopback-step.js';
-import { highestNumber } from './rollout/numbers.js';
+import { highestNumber } from '../rollout/numbers.js';
 import { inputsToBuild, type HeldSuspect } from '@nodenet/api';
 
 export interface InputStatusUpdate {

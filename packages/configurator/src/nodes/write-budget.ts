@@ -6,7 +6,7 @@
  * configs keep the full concurrency, configs at the budget get a few writes at a time (the API
  * server stores such objects one after the other anyway).
  */
-import { configBytes } from './budget.js';
+import { configBytes } from '../build/index.js';
 import type { NetworkConfigRevision } from '@nodenet/api';
 
 /** Spec JSON in flight at once, summed over the writes (~4× that in memory). */

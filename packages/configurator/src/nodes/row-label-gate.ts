@@ -8,7 +8,7 @@
  * never more than `settleMs` behind. A row that matches again, or whose node was assigned (that
  * write sets the row) or collected, is forgotten.
  */
-import type { Action } from './rollout/index.js';
+import type { Action } from '../rollout/index.js';
 
 export type RowLabelAction = Extract<Action, { type: 'labelNodeConfig' }>;
 

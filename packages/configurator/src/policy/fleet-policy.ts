@@ -13,7 +13,7 @@ import {
 import { setConditions, rfc3339 } from '@nodenet/api';
 import { parseDuration } from '@nodenet/kube';
 import { TIMEOUT_LOWER_BOUNDS_MS, atLeast, parseUpdateLimit, type Policy } from './policy.js';
-import type { Plan } from './rollout/index.js';
+import type { Plan } from '../rollout/index.js';
 
 export interface EffectivePolicy {
   policy: Policy;

@@ -1,8 +1,8 @@
 /** What the planner needs of a Node, read once per Node object. */
 import { canonicalJson, matchesSelector } from '@nodenet/api';
 import { isNodeReady, type Node } from '@nodenet/kube';
-import type { Policy } from './policy.js';
-import type { NodeInfo } from './rollout/index.js';
+import type { Policy } from '../policy/policy.js';
+import type { NodeInfo } from '../rollout/index.js';
 
 /** Prefix of the taints the agent removes once the host first holds a healthy config. */
 export const AGENT_TAINT_PREFIX = 'node.nodenet.io/';

@@ -14,7 +14,7 @@
  * Nothing writes a summary back: the configurator changes NodeConfigs by merge patch only.
  */
 import { SPEC_HASH_ANNOTATION, type NodeBgpPeeringEntry, type NodeConfig } from '@nodenet/api';
-import { nodeSpecHash } from './rollout/index.js';
+import { nodeSpecHash } from '../rollout/index.js';
 
 const summaries = new WeakSet<NodeConfig>();
 

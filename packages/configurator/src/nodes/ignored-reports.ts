@@ -4,7 +4,7 @@
  */
 import type { NodeConfig } from '@nodenet/api';
 import type { Logger } from 'pino';
-import { whyReportIgnored } from './rollout/index.js';
+import { whyReportIgnored } from '../rollout/index.js';
 
 export class IgnoredReportLog {
   /** Per NodeConfig, the resourceVersion whose ignored report was logged. */
