@@ -205,7 +205,7 @@ describe('names and sizes at the edges (property)', () => {
         }
         seen.accepted++;
         const { config, hash } = buildConfig(inputs);
-        // Every node gets every VRF: one table allocation and one FRR config serve all of them.
+        // One table allocation and one FRR config over every VRF (a node gets a subset of them).
         const vrfs = config.vrf.map((x) => x.vrf);
         const tables = allocateVrfTables({ vrfs, reserved: config.routingTable.map((r) => r.tableId) });
         for (const vrf of vrfs) {
