@@ -14,6 +14,7 @@ import {
   type Layer2NetworkConfiguration,
   type PrefixItem,
   type RoutingTable,
+  type StaticRoute,
   type VRFRouteConfiguration,
 } from '@nodenet/api';
 
@@ -108,6 +109,46 @@ const meta = (name: string, minute: number): { name: string; creationTimestamp: 
   creationTimestamp: `2026-01-01T00:${String(minute % 60).padStart(2, '0')}:00Z`,
 });
 
+const specialSelectorSeed: LabelSelector = { matchExpressions: [{ key: 'edge', operator: 'Exists' }] };
+
+/** Without the keys whose value is undefined (an optional field left out, as YAML would). */
+const defined = <T extends object>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+/**
+ * A static route: a gateway inside one of the gateway pool's subnets (or any address with onlink),
+ * looked up in this VRF, the default one or another; or no gateway, into another VRF's table.
+ */
+const staticRoute: fc.Arbitrary<StaticRoute> = fc
+  .tuple(
+    fc.boolean(),
+    ipv4Prefix,
+    ipv6Prefix,
+    fc.constantFrom('10.10.0.9', '10.20.3.4', '192.168.1.1', '100.64.0.7', '198.51.100.1'),
+    fc.constantFrom('2001:db8:20::9', '2001:DB8:10::5', 'fd00::1', '2001:db8:99::1'),
+    fc.option(fc.constantFrom('default', 'other', 'other'), { nil: undefined, freq: 3 }),
+    fc.constantFrom('gateway', 'gateway', 'gateway', 'onlink', 'into-vrf'),
+  )
+  .map(([v6, p4, p6, hop4, hop6, nextHopVRF, form]) => {
+    const prefix = v6 ? p6.cidr : p4.cidr;
+    const nextHop = v6 ? hop6 : hop4;
+    if (form === 'into-vrf') return { prefix, nextHopVRF: 'other' };
+    return defined({ prefix, nextHop, nextHopVRF, onlink: form === 'onlink' ? true : undefined });
+  });
+
+/** A loopback: names at the 32-character limit, subnets from /24 down to a single address. */
+const loopback = fc.record({
+  name: fc.constantFrom('lo', 'router-id', 'a', 'x'.repeat(32)),
+  subnet: fc.oneof(
+    fc
+      .tuple(fc.nat(15), fc.constantFrom(24, 30, 31, 32))
+      .map(([k, len]) => masked(`10.255.${k}.${(k * 37) % 256}`, len)),
+    fc
+      .tuple(fc.nat(15), fc.constantFrom(64, 120, 127, 128))
+      .map(([k, len]) => masked(`fd00:ff:${k.toString(16)}::${k + 1}`, len)),
+  ),
+});
+
 const vrfObject = (i: number): fc.Arbitrary<VRFRouteConfiguration> =>
   fc
     .record({
@@ -123,17 +164,35 @@ const vrfObject = (i: number): fc.Arbitrary<VRFRouteConfiguration> =>
       seq: fc.constantFrom(1, 10, 20, 65534),
       mtu: fc.option(mtu, { nil: undefined }),
       community: fc.option(fc.constantFrom('65000:1', 'no-export', '4200000000:1:2'), { nil: undefined }),
+      // Mostly every node: a Layer-2 network or peering in a VRF with a selector must imply it.
+      nodeSelector: fc.oneof(
+        { weight: 3, arbitrary: fc.constant(undefined) },
+        {
+          weight: 2,
+          arbitrary: fc.constantFrom<LabelSelector>(
+            { matchLabels: { role: 'worker' } },
+            specialSelectorSeed,
+            {},
+          ),
+        },
+      ),
+      staticRoutes: fc.option(fc.array(staticRoute, { minLength: 1, maxLength: 2 }), {
+        nil: undefined,
+        freq: 2,
+      }),
+      loopbacks: fc.option(
+        fc.uniqueArray(loopback, { minLength: 1, maxLength: 2, selector: (l) => l.name }),
+        { nil: undefined },
+      ),
       minute: fc.nat(59),
     })
-    .map(({ minute, mtu: m, routeTarget, community, ...spec }) => ({
+    .map(({ minute, mtu: m, routeTarget, community, nodeSelector, staticRoutes, loopbacks, ...spec }) => ({
       apiVersion: API_VERSION,
       kind: 'VRFRouteConfiguration' as const,
       metadata: meta(`vrf-${i}`, minute),
       spec: {
         ...spec,
-        ...(m !== undefined ? { mtu: m } : {}),
-        ...(routeTarget !== undefined ? { routeTarget } : {}),
-        ...(community !== undefined ? { community } : {}),
+        ...defined({ mtu: m, routeTarget, community, nodeSelector, staticRoutes, loopbacks }),
       },
     }));
 
@@ -186,8 +245,6 @@ const specialSelector: fc.Arbitrary<LabelSelector> = fc.oneof(
       matchExpressions: [{ key, operator, ...(operator === 'In' || operator === 'NotIn' ? { values } : {}) }],
     })),
 );
-
-const specialSelectorSeed: LabelSelector = { matchExpressions: [{ key: 'edge', operator: 'Exists' }] };
 
 const layer2Object = (i: number, vrfs: string[]): fc.Arbitrary<Layer2NetworkConfiguration> =>
   fc
@@ -243,10 +300,6 @@ const tableObject = (i: number): fc.Arbitrary<RoutingTable> =>
       metadata: { name: `taas-${i}` },
       spec: { tableId },
     }));
-
-/** Without the keys whose value is undefined (an optional field left out, as YAML would). */
-const defined = <T extends object>(o: T): T =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
 /** A BGPPeering: a listen range on one of the networks, or neighbours in a VRF or the default one. */
 const peeringObject = (i: number, l2s: string[], vrfs: string[]): fc.Arbitrary<BGPPeering> =>
@@ -328,9 +381,76 @@ const peeringObject = (i: number, l2s: string[], vrfs: string[]): fc.Arbitrary<B
       }),
     }));
 
+/**
+ * The objects with each static route's `nextHopVRF: other` naming another VRF of the set (a route
+ * into a VRF no object defines is refused, and would refuse most sets); a route into another VRF's
+ * table with no other VRF in the set is left out.
+ */
+const withNextHopVrfs = (vrfs: VRFRouteConfiguration[]): VRFRouteConfiguration[] => {
+  const names = [...new Set(vrfs.map((o) => o.spec.vrf))];
+  return vrfs.map((o) => {
+    if (o.spec.staticRoutes === undefined) return o;
+    const others = names.filter((n) => n !== o.spec.vrf);
+    const staticRoutes = o.spec.staticRoutes.flatMap((r, j): StaticRoute[] => {
+      if (r.nextHopVRF !== 'other') return [r];
+      if (others.length > 0) return [{ ...r, nextHopVRF: others[j % others.length]! }];
+      return r.nextHop === undefined ? [] : [defined({ ...r, nextHopVRF: undefined })];
+    });
+    return {
+      ...o,
+      spec: defined({ ...o.spec, staticRoutes: staticRoutes.length ? staticRoutes : undefined }),
+    };
+  });
+};
+
+/** Another address of the gateway's subnet: its own with the last bit flipped. */
+const neighbourOf = (gateway: string): string => {
+  const bytes = ipaddr.parse(gateway.split('/')[0]!).toByteArray();
+  bytes[bytes.length - 1]! ^= 1;
+  return ipaddr.fromByteArray(bytes).toString();
+};
+
+/**
+ * The inputs with each gateway route's `nextHop` moved into a gateway subnet of the VRF it is
+ * looked up in, where that VRF has one of the route's family (so such routes are accepted often
+ * enough to matter), else of the default VRF; where neither has one the route is made on-link or
+ * stays as drawn (refused).
+ */
+const withReachableHops = (inputs: Inputs): Inputs => {
+  const gateways = (vrf: string, v6: boolean): string[] =>
+    inputs.layer2
+      .filter((l) => (l.spec.vrf ?? 'default') === vrf)
+      .flatMap((l) => l.spec.anycastGateways ?? [])
+      .filter((g) => g.includes(':') === v6 && !g.toLowerCase().startsWith('fe80'));
+  const vrf = inputs.vrf.map((o) => {
+    if (o.spec.staticRoutes === undefined) return o;
+    const staticRoutes = o.spec.staticRoutes.map((r, j) => {
+      if (r.nextHop === undefined || r.onlink === true) return r;
+      const there = gateways(r.nextHopVRF ?? o.spec.vrf, r.prefix.includes(':'));
+      if (there.length > 0) return { ...r, nextHop: neighbourOf(there[j % there.length]!) };
+      const inDefault = gateways('default', r.prefix.includes(':'));
+      if (inDefault.length > 0)
+        return { ...r, nextHop: neighbourOf(inDefault[j % inDefault.length]!), nextHopVRF: 'default' };
+      // The rest on-link (accepted), but a third as drawn (refused: no subnet holds the hop).
+      return j % 3 < 2 ? { ...r, onlink: true } : r;
+    });
+    return { ...o, spec: { ...o.spec, staticRoutes } };
+  });
+  // Most Layer-2 networks in a VRF whose objects all have selectors take one of them (else the
+  // network reaches nodes the VRF does not, and the set is refused); every third keeps its own.
+  const layer2 = inputs.layer2.map((l, j) => {
+    const objects = inputs.vrf.filter((o) => o.spec.vrf === l.spec.vrf);
+    const selector = objects[j % Math.max(objects.length, 1)]?.spec.nodeSelector;
+    if (j % 3 === 2 || selector === undefined || objects.some((o) => o.spec.nodeSelector === undefined))
+      return l;
+    return { ...l, spec: { ...l.spec, nodeSelector: selector } };
+  });
+  return { ...inputs, vrf, layer2 };
+};
+
 export const inputSets: fc.Arbitrary<Inputs> = fc
   .array(fc.nat(), { maxLength: 4 })
-  .chain((v) => fc.tuple(...v.map((_, i) => vrfObject(i))))
+  .chain((v) => fc.tuple(...v.map((_, i) => vrfObject(i))).map(withNextHopVrfs))
   .chain((vrf) =>
     fc
       .tuple(
@@ -360,7 +480,7 @@ export const inputSets: fc.Arbitrary<Inputs> = fc
               ),
             ),
           )
-          .map((bgpPeering) => ({ vrf, layer2, routingTable, bgpPeering })),
+          .map((bgpPeering) => withReachableHops({ vrf, layer2, routingTable, bgpPeering })),
       ),
   );
 

@@ -5,7 +5,8 @@
  * IPv4-mapped, five-digit groups, host bits), a network prefix (aggregate) is refused by the CRD's
  * schema and CEL rules, evaluated by devcluster's Kubernetes CEL library, exactly when the
  * configurator refuses it; an anycast gateway the CRD refuses the configurator refuses too (the
- * configurator refuses more: network, broadcast and link-local addresses).
+ * configurator refuses more: network, broadcast and link-local addresses). A static route the CRD
+ * refuses (schema, and the CEL rules on nextHop / nextHopVRF / onlink) the configurator refuses too.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +16,8 @@ import {
   customResourceDefinition,
   hasCidrChars,
   MAX_CIDR_LENGTH,
+  validateInputs,
+  type StaticRoute,
 } from '@nodenet/api';
 import { validate, type Schema } from '@nodenet/devcluster';
 
@@ -29,6 +32,7 @@ function fieldSchema(kind: 'VRFRouteConfiguration' | 'Layer2NetworkConfiguration
 }
 const aggregateItem = fieldSchema('VRFRouteConfiguration', 'aggregate');
 const gatewayItem = fieldSchema('Layer2NetworkConfiguration', 'anycastGateways');
+const staticRouteItem = fieldSchema('VRFRouteConfiguration', 'staticRoutes');
 
 const configuratorAccepts = (text: string, check: (t: string) => string | undefined): boolean =>
   text.length <= MAX_CIDR_LENGTH && hasCidrChars(text) && check(text) === undefined;
@@ -88,6 +92,43 @@ const prefixText = fc.oneof(
     }),
 );
 
+/** Static routes with each field present or not, tricky addresses and VRF names among them. */
+const staticRoute: fc.Arbitrary<StaticRoute> = fc
+  .record({
+    prefix: fc.oneof(
+      { weight: 2, arbitrary: fc.constantFrom('0.0.0.0/0', '192.0.2.0/24', '2001:db8:5::/48') },
+      { weight: 1, arbitrary: prefixText },
+    ),
+    nextHop: fc.option(
+      fc.constantFrom('10.0.0.1', '2001:db8::1', '010.0.0.1', '10.0.0.300', '1::2::3', '::ffff:1.2.3.4'),
+      { nil: undefined },
+    ),
+    nextHopVRF: fc.option(fc.constantFrom('default', 'blue', 'red'), { nil: undefined }),
+    onlink: fc.option(fc.boolean(), { nil: undefined }),
+  })
+  .map((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined)) as StaticRoute);
+
+/** The configurator's problems with a route of VRF blue (beside VRF red, and no networks). */
+const routeProblems = (route: StaticRoute): string[] =>
+  validateInputs({
+    vrf: (['blue', 'red'] as const).map((vrf, i) => ({
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'VRFRouteConfiguration',
+      metadata: { name: `v${i}` },
+      spec: {
+        vrf,
+        vni: 100 + i,
+        import: [],
+        export: [],
+        aggregate: [],
+        seq: 10,
+        ...(i === 0 ? { staticRoutes: [route] } : {}),
+      },
+    })),
+    layer2: [],
+    routingTable: [],
+  }).map((p) => p.message);
+
 describe('CRD prefix rules and configurator validation agree (property)', () => {
   it(`network prefixes: refused by one exactly when refused by the other (${RUNS} strings)`, () => {
     const seen = { accepted: 0, refused: 0 };
@@ -102,6 +143,25 @@ describe('CRD prefix rules and configurator validation agree (property)', () => 
     // Both sides of the rule are reached, not only refusals.
     expect(seen.accepted).toBeGreaterThan(RUNS / 20);
     expect(seen.refused).toBeGreaterThan(RUNS / 20);
+  });
+
+  it(`static routes (#28): whatever the CRD refuses, the configurator refuses (${RUNS} routes)`, () => {
+    const seen = { crdRefused: 0, bothAccept: 0 };
+    fc.assert(
+      fc.property(staticRoute, (route) => {
+        const crdRefuses = validate(route, staticRouteItem, 'spec.staticRoutes[0]').length > 0;
+        const problems = routeProblems(route);
+        if (crdRefuses) {
+          expect(problems, JSON.stringify(route)).not.toEqual([]);
+          seen.crdRefused++;
+        } else if (problems.length === 0) seen.bothAccept++;
+      }),
+      { numRuns: RUNS },
+    );
+    // Both sides are reached (a route both accept needs onlink, or a VRF and no gateway: the
+    // configurator finds no gateway subnet for any other, there being no network).
+    expect(seen.crdRefused).toBeGreaterThan(RUNS / 40);
+    expect(seen.bothAccept).toBeGreaterThan(RUNS / 40);
   });
 
   it(`anycast gateways: whatever the CRD refuses, the configurator refuses (${RUNS} strings)`, () => {

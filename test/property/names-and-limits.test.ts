@@ -14,10 +14,12 @@ import {
   buildConfig,
   MAX_AGGREGATES,
   MAX_ANYCAST_GATEWAYS,
+  MAX_LOOPBACKS,
   MAX_MATCH_EXPRESSIONS,
   MAX_MATCH_LABELS,
   MAX_MATCH_VALUES,
   MAX_PREFIX_LIST_ITEMS,
+  MAX_STATIC_ROUTES,
   nodeConfigSpec,
   validateInputs,
   VRF_TABLE_RANGE,
@@ -95,6 +97,8 @@ const edge: fc.Arbitrary<Edge | undefined> = fc.oneof(
         fc.constantFrom(
           { list: 'import', limit: MAX_PREFIX_LIST_ITEMS },
           { list: 'aggregate', limit: MAX_AGGREGATES },
+          { list: 'staticRoutes', limit: MAX_STATIC_ROUTES },
+          { list: 'loopbacks', limit: MAX_LOOPBACKS },
           { list: 'anycastGateways', limit: MAX_ANYCAST_GATEWAYS },
           { list: 'matchExpressions', limit: MAX_MATCH_EXPRESSIONS },
           { list: 'values', limit: MAX_MATCH_VALUES },
@@ -122,6 +126,14 @@ function applyEdge(inputs: Inputs, e: Edge): string | undefined {
     case 'aggregate':
       if (!v) return undefined;
       v.spec.aggregate = range.map((n) => net(n, 0, 24));
+      return `VRFRouteConfiguration ${v.metadata.name}`;
+    case 'staticRoutes':
+      if (!v) return undefined;
+      v.spec.staticRoutes = range.map((n) => ({ prefix: net(n, 0, 24), nextHop: '192.0.2.1', onlink: true }));
+      return `VRFRouteConfiguration ${v.metadata.name}`;
+    case 'loopbacks':
+      if (!v) return undefined;
+      v.spec.loopbacks = range.map((n) => ({ name: `lo${n}`, subnet: net(n, 0, 24) }));
       return `VRFRouteConfiguration ${v.metadata.name}`;
     default:
       if (!l) return undefined;
@@ -193,7 +205,7 @@ describe('names and sizes at the edges (property)', () => {
         }
         seen.accepted++;
         const { config, hash } = buildConfig(inputs);
-        // Every node gets every VRF: one table allocation and one FRR config serve all of them.
+        // One table allocation and one FRR config over every VRF (a node gets a subset of them).
         const vrfs = config.vrf.map((x) => x.vrf);
         const tables = allocateVrfTables({ vrfs, reserved: config.routingTable.map((r) => r.tableId) });
         for (const vrf of vrfs) {
@@ -203,6 +215,11 @@ describe('names and sizes at the edges (property)', () => {
         renderFrrConfig({ vrf: config.vrf, routingTable: config.routingTable }, FRR_SETTINGS, template);
         for (const labels of NODE_LABELS) {
           const spec = nodeConfigSpec({ config, hash }, labels);
+          // A VRF reaches the node exactly when one of its objects' selectors matches it.
+          const reached = new Set(
+            inputs.vrf.filter((o) => referenceMatch(o.spec.nodeSelector, labels)).map((o) => o.spec.vrf),
+          );
+          expect(new Set(spec.vrf.map((x) => x.vrf))).toEqual(reached);
           const got = new Set(spec.layer2.map((l) => l.name));
           for (const entry of config.layer2) {
             expect(got.has(entry.name)).toBe(referenceMatch(entry.nodeSelector, labels));

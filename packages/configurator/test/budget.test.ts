@@ -6,7 +6,7 @@ import type {
   PrefixItem,
   VRFRouteConfiguration,
 } from '@nodenet/api';
-import { mergeInputs } from '@nodenet/api';
+import { configWithLoopbacks, mergeInputs, nodeConfigSpec } from '@nodenet/api';
 import { renderFrrConfig } from '@nodenet/agent';
 import { describe, expect, it } from 'vitest';
 import { buildRevision, configBytes, DEFAULT_BUDGET, frrLines } from '@nodenet/configurator';
@@ -93,6 +93,44 @@ describe('frrLines', () => {
     expect(estimate - actual).toBeLessThanOrEqual(2 + new Set(vrf.map((v) => v.spec.vrf)).size);
     // The template itself is within the allowance for it.
     expect(frrLines(empty)).toBeGreaterThanOrEqual(rendered(empty));
+  });
+});
+
+describe('frrLines with static routes and loopbacks', () => {
+  // Rendered as a node that got its loopback addresses: the lines it adds are per node.
+  const renderedOnNode = (c: NetworkConfig): number => {
+    const revision = configWithLoopbacks({ config: c, hash: 'h' }, [], [{ name: 'n1', labels: {} }]);
+    const spec = nodeConfigSpec(revision, {}, 'n1');
+    return renderFrrConfig(spec, settings, template).split('\n').length;
+  };
+  const base = vrfInput('a', 'red', 5);
+  const withExtras: VRFRouteConfiguration = {
+    ...base,
+    spec: {
+      ...base.spec,
+      staticRoutes: [
+        { prefix: '0.0.0.0/0', nextHop: '198.51.100.1', onlink: true },
+        { prefix: '192.0.2.0/24', nextHop: '10.1.0.9' },
+        { prefix: '203.0.113.0/24', nextHopVRF: 'blue' },
+        { prefix: '2001:db8:5::/48', nextHop: '2001:db8::1', nextHopVRF: 'default' },
+      ],
+      // The IPv6 one opens an IPv6 export prefix-list and route-map entry the items do not have.
+      loopbacks: [
+        { name: 'lo', subnet: '10.255.0.0/24' },
+        { name: 'lo6', subnet: 'fd00:ff::/64' },
+      ],
+    },
+  };
+  const config = (vrf: VRFRouteConfiguration): NetworkConfig =>
+    mergeInputs({ vrf: [vrf], layer2: [], routingTable: [] });
+
+  it('counts each static route and each loopback line, at least what a node renders', () => {
+    const added = frrLines(config(withExtras)) - frrLines(config(base));
+    const renderedAdded = renderedOnNode(config(withExtras)) - renderedOnNode(config(base));
+    // 4 routes, 2 loopback lines, the IPv6 prefix-lists' `!`, and the IPv6 export route-map's
+    // entry (4 lines) in place of its deny-all one (3).
+    expect(renderedAdded).toBe(4 + 2 + 1 + 1);
+    expect(added).toBe(renderedAdded);
   });
 });
 

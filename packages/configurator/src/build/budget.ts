@@ -76,8 +76,8 @@ const TEMPLATE_LINES = 200;
 
 /**
  * The FRR lines the agent renders for this configuration on a node, at most (layer-2 networks
- * render none, so every node renders the same). Mirrors agent/src/frr/sections.ts; a test checks
- * it against the renderer.
+ * render none; every VRF object counts as if it reached the node, each loopback with the node's
+ * one address). Mirrors agent/src/frr/sections.ts; tests check it against the renderer.
  */
 export function frrLines(config: NetworkConfig): number {
   const byVrf = new Map<string, VrfEntry[]>();
@@ -95,13 +95,24 @@ export function frrLines(config: NetworkConfig): number {
     for (const e of entries) {
       for (const a of e.aggregate ?? []) aggregates.add(a);
       if (e.routeTarget !== undefined) targets.add(e.routeTarget);
-      lines += (e.import?.length ?? 0) + (e.export?.length ?? 0);
+      // A static route is one line in the VRF's block; a loopback one `permit` line (the node's own
+      // address) in the export prefix-list of its family.
+      lines +=
+        (e.import?.length ?? 0) +
+        (e.export?.length ?? 0) +
+        (e.staticRoutes?.length ?? 0) +
+        (e.loopbacks?.length ?? 0);
       for (const i of [...(e.import ?? []), ...(e.export ?? [])]) families.add(i.cidr.includes(':'));
+      for (const l of e.loopbacks ?? []) families.add(l.subnet.includes(':'));
     }
     lines += LINES_PER_VRF + aggregates.size + 2 * targets.size;
     for (const dir of ['import', 'export'] as const) {
       for (const v6 of [false, true]) {
-        const using = entries.filter((e) => (e[dir] ?? []).some((i) => i.cidr.includes(':') === v6));
+        const using = entries.filter(
+          (e) =>
+            (e[dir] ?? []).some((i) => i.cidr.includes(':') === v6) ||
+            (dir === 'export' && (e.loopbacks ?? []).some((l) => l.subnet.includes(':') === v6)),
+        );
         // An empty map renders a deny-all entry (3 lines); each entry 4, and its community 1.
         lines +=
           using.length === 0
