@@ -339,6 +339,8 @@ describePrivileged('FRR driver on real FRR in network namespaces', FRR_PREREQUIS
     expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
     const r = await driver.apply(driver.render(spec2), { force: true });
     expect(r.changed).toBe(false);
+    // bgpd reports the uptime in whole seconds: a reload faster than a second would leave it equal.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
     const after = { node: neighbor(node, 'vd.hv'), peer: neighbor(peer, 'dv.hv') };
     for (const side of ['node', 'peer'] as const) {
       expect(after[side].bgpState).toBe('Established');

@@ -90,7 +90,7 @@ export function plan(input: PlanInput, memo?: VerdictMemo): Plan {
         ...(node && input.specHash ? { expectedSpecHash: input.specHash(t, node) } : {}),
       });
       const out = t === d ? v : { ...v, target: t, onDesired: false };
-      const verdict = movesUnchanged(out, t, invalid, input.contentHash) ? { ...out, unchanged: true } : out;
+      const verdict = movesUnchanged(out, t, invalid, input) ? { ...out, unchanged: true } : out;
       kept?.set(name, node, nc, obs, verdict);
       return verdict;
     });

@@ -8,7 +8,8 @@
  */
 import { hashConfig, type NetworkConfigRevision, type NodeConfig, type NodeConfigSpec } from '@nodenet/api';
 import type { Verdict } from './classify.js';
-import type { NodeInfo } from './types.js';
+import { factsOf } from './facts.js';
+import type { NodeInfo, PlanInput } from './types.js';
 
 const contentHashes = new WeakMap<NodeConfigSpec, string>();
 
@@ -36,11 +37,31 @@ export function movesUnchanged(
   v: Verdict,
   target: NetworkConfigRevision,
   invalid: ReadonlySet<string>,
-  contentHash: ((revision: NetworkConfigRevision, node: NodeInfo) => string) | undefined,
+  hashes: Pick<PlanInput, 'contentHash' | 'specHash'>,
 ): boolean {
+  const { contentHash } = hashes;
   if (v.state !== 'outdated' || v.reassign !== undefined || !v.nc || !v.node || !contentHash) return false;
   if (!runsAssignment(v.nc)) return false;
   const offInvalid = v.assigned !== undefined && invalid.has(v.assigned.metadata.name);
   if (offInvalid && v.nc.spec.revision === target.spec.hash) return false;
-  return specContentHash(v.nc.spec) === contentHash(target, v.node);
+  const current = currentContent(v.nc, v.assigned, v.node, hashes);
+  return current !== undefined && current === contentHash(target, v.node);
+}
+
+/**
+ * The content the node's host runs. The configurator's cache keeps a summary of each NodeConfig
+ * without its spec lists (nodes/node-config-summary.ts), so the content is taken from the assigned
+ * revision, when the NodeConfig's spec is exactly what the configurator makes of that revision for
+ * the node as labelled now (its spec hash says so); otherwise it is not known and the node moves as
+ * any other. Without `specHash` (tests of the rule alone) the NodeConfig's own spec is read.
+ */
+function currentContent(
+  nc: NodeConfig,
+  assigned: NetworkConfigRevision | undefined,
+  node: NodeInfo,
+  { contentHash, specHash }: Pick<PlanInput, 'contentHash' | 'specHash'>,
+): string | undefined {
+  if (!specHash) return specContentHash(nc.spec);
+  if (!assigned || !contentHash || factsOf(nc).specHash !== specHash(assigned, node)) return undefined;
+  return contentHash(assigned, node);
 }
