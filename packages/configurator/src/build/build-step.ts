@@ -212,31 +212,27 @@ export class RevisionBuilder {
   }
 
   private inputClient(o: InputObject): ResourceClient<InputObject> {
-    const c = this.ctx.clients;
-    return (
-      o.kind === 'VRFRouteConfiguration'
-        ? c.vrf
-        : o.kind === 'Layer2NetworkConfiguration'
-          ? c.layer2
-          : o.kind === 'BGPPeering'
-            ? c.bgpPeering
-            : c.routingTable
-    ) as never;
+    return this.ctx.clients[inputKey(o)] as never;
   }
 
   private inputInformer(o: InputObject): Informer<InputObject> {
-    const i = this.ctx.informers;
-    return (
-      o.kind === 'VRFRouteConfiguration'
-        ? i.vrf
-        : o.kind === 'Layer2NetworkConfiguration'
-          ? i.layer2
-          : o.kind === 'BGPPeering'
-            ? i.bgpPeering
-            : i.routingTable
-    ) as never;
+    return this.ctx.informers[inputKey(o)] as never;
   }
 }
 
 const errText = (err: unknown): string =>
   err instanceof KubeApiError || err instanceof Error ? err.message : String(err);
+
+/** The key of an input's kind among the clients and informers (one name per kind). */
+function inputKey(o: InputObject): 'vrf' | 'layer2' | 'bgpPeering' | 'routingTable' {
+  switch (o.kind) {
+    case 'VRFRouteConfiguration':
+      return 'vrf';
+    case 'Layer2NetworkConfiguration':
+      return 'layer2';
+    case 'BGPPeering':
+      return 'bgpPeering';
+    default:
+      return 'routingTable';
+  }
+}
