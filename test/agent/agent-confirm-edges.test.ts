@@ -203,10 +203,17 @@ describePrivileged(
           }),
         60_000,
       );
-      expect(pendingExists()).toBe(false);
       expect(restoreLine(agent, X.revision)?.msg).toMatch(
         new RegExp(`restored revision ${before.revision.slice(0, 10)}`),
       );
+      // An interrupted attempt is tried again on its own (failure-cause.ts retriesOnItsOwn), so a
+      // new pending.json may exist for a while; once that retry holds, none is left.
+      await waitForStatus(
+        'X provisioned by the retry',
+        (s) => s.configStatus === 'provisioned' && s.lastAppliedRevision === X.revision,
+      );
+      expect(pendingExists()).toBe(false);
+      expect(onHost('l2.230')).toBe(true);
     }, 180_000);
 
     it('SIGTERM during a rollback window restores the invalid revision and says Interrupted; re-assigned, the node ends on the rolled-back revision', async () => {

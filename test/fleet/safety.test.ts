@@ -128,9 +128,12 @@ describe('rollout safety', () => {
     const assignedBefore = f.recorder.events.length;
     f.agents!.behaviour = (node) => (node === 'late' ? { kind: 'never' } : { kind: 'ok', delayMs: 30 });
     await createNode(f.clients, 'late');
-    const degraded = await waitFor('late node degraded', async () => {
+    // The Node is created before its Ready condition is posted (as a kubelet registers), so for a
+    // moment it may be listed as unavailable; the preconfig timeout is what must end up listed.
+    const degraded = await waitFor('late node degraded by the preconfig timeout', async () => {
       const r = await numbered(1);
-      return r?.status?.degraded === 1 ? r : undefined;
+      const listed = r?.status?.degradedNodes?.[0]?.message ?? '';
+      return r?.status?.degraded === 1 && /preconfig timeout/.test(listed) ? r : undefined;
     });
     expect(degraded.status).toMatchObject({
       isInvalid: false,
