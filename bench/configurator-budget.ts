@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startDevCluster } from '@nodenet/devcluster';
-import { DEFAULT_BUDGET } from '@nodenet/configurator';
+import { DEFAULT_BUDGET, buildRevision } from '@nodenet/configurator';
 import { KubeClient, loadKubeConfig, makeClients } from '@nodenet/kube';
 import type { InputObject } from '@nodenet/api';
 import { inputSetOfSize, spawnConfigurator, SimulatedAgents } from '@nodenet/testkit';
@@ -41,6 +41,24 @@ console.log(
   `# configurator at the size budget (${cpus().length} cores, load ${loadavg()[0]?.toFixed(1)}, NODE_OPTIONS ${NODE_OPTIONS})`,
 );
 const { inputs, configBytes } = inputSetOfSize(DEFAULT_BUDGET.maxConfigBytes - 4096);
+// The build alone, in this process (the configurator does it on every input change): validation
+// that grew quadratic in the gateways once took 70 s of CPU here.
+{
+  const times: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const c0 = process.cpuUsage();
+    buildRevision(inputs, [], Date.now());
+    const used = process.cpuUsage(c0);
+    times.push((used.user + used.system) / 1000);
+  }
+  console.log(
+    `revision build at the budget (${inputs.vrf.length} VRFs, ${inputs.layer2.length} Layer-2 networks): ` +
+      `CPU first ${times[0]?.toFixed(0)} ms, then ${times
+        .slice(1)
+        .map((t) => t.toFixed(0))
+        .join(' / ')} ms`,
+  );
+}
 for (const nodes of nodeCounts.length ? nodeCounts : [10, 50]) {
   const dc = await startDevCluster({ crdsDir: CRDS });
   const clients = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));

@@ -65,10 +65,11 @@ function gatewaySubnets(
       const p = parsePrefix(gw);
       if (!p.ok) continue;
       const vrf = o.spec.vrf ?? DEFAULT_VRF;
-      out.set(vrf, [
-        ...(out.get(vrf) ?? []),
-        { subnet: `${p.prefix.network}/${p.prefix.length}`, holder: o.metadata.name },
-      ]);
+      const entry = { subnet: `${p.prefix.network}/${p.prefix.length}`, holder: o.metadata.name };
+      // Appended in place: copying the list per gateway made a build at the size budget quadratic.
+      const list = out.get(vrf);
+      if (list) list.push(entry);
+      else out.set(vrf, [entry]);
     }
   }
   return out;
