@@ -29,8 +29,8 @@ import { parseArgs } from 'node:util';
 import { blastRadiusOfHistories } from './fleet-histories.js';
 import { pino } from 'pino';
 import {
-  APPLIED_NUMBER_LABEL,
-  REPORT_LABEL,
+  agentReport,
+  appliedRevisionNumber,
   nodeConfigSpec,
   canonicalJson,
   type Inputs,
@@ -283,8 +283,7 @@ async function fleetScenario(): Promise<Record<string, string>> {
   const rowsShow = async (r: NetworkConfigRevision): Promise<void> => {
     const deadline = performance.now() + TIMEOUT_S * 1000;
     const shows = (nc: NodeConfig): boolean =>
-      nc.metadata.labels?.[REPORT_LABEL] === 'provisioned' &&
-      nc.metadata.labels[APPLIED_NUMBER_LABEL] === String(r.spec.number);
+      agentReport(nc) === 'provisioned' && appliedRevisionNumber(nc, []) === r.spec.number;
     while (!controller.informers.nodeConfig.list().every(shows)) {
       if (performance.now() > deadline) throw new Error(`rows do not show revision ${r.spec.number}`);
       await new Promise((res) => setTimeout(res, 5));

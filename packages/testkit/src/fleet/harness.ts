@@ -19,8 +19,8 @@ import {
 
 export type { RunningConfigurator };
 import {
-  APPLIED_NUMBER_LABEL,
-  REPORT_LABEL,
+  agentReport,
+  appliedRevisionNumber,
   type Layer2NetworkConfiguration,
   type NetworkConfigRevision,
   type NodeConfig,
@@ -259,13 +259,12 @@ export async function fleetOnRevision1(
     return isComplete(r) ? r : undefined;
   });
   rev1 = r1.spec.hash;
-  // Settled: the configurator writes a row's labels about a second after the agent's last report
-  // (row-label-gate.ts); scenarios start from a fleet where nothing is left to write.
+  // Settled: every row (`kubectl get nc`, read from the agents' status) shows revision 1 provisioned;
+  // scenarios start from a fleet where nothing is left to write.
   await waitFor('rows of revision 1 written', async () => {
     const ncs = (await f.clients.nodeConfig.list()).items;
     const settled = (nc: NodeConfig): boolean =>
-      nc.metadata.labels?.[REPORT_LABEL] === 'provisioned' &&
-      nc.metadata.labels[APPLIED_NUMBER_LABEL] === '1';
+      agentReport(nc) === 'provisioned' && appliedRevisionNumber(nc, []) === 1;
     return ncs.length === n && ncs.every(settled) ? true : undefined;
   });
   return r1;
