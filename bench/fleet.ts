@@ -30,7 +30,7 @@ import { blastRadiusOfHistories } from './fleet-histories.js';
 import { pino } from 'pino';
 import {
   agentReport,
-  appliedRevisionNumber,
+  appliedNumber,
   nodeConfigSpec,
   canonicalJson,
   type Inputs,
@@ -283,7 +283,7 @@ async function fleetScenario(): Promise<Record<string, string>> {
   const rowsShow = async (r: NetworkConfigRevision): Promise<void> => {
     const deadline = performance.now() + TIMEOUT_S * 1000;
     const shows = (nc: NodeConfig): boolean =>
-      agentReport(nc) === 'provisioned' && appliedRevisionNumber(nc, []) === r.spec.number;
+      agentReport(nc) === 'provisioned' && appliedNumber(nc, []) === r.spec.number;
     while (!controller.informers.nodeConfig.list().every(shows)) {
       if (performance.now() > deadline) throw new Error(`rows do not show revision ${r.spec.number}`);
       await new Promise((res) => setTimeout(res, 5));

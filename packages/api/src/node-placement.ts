@@ -182,7 +182,7 @@ export function labelledRevisionNumber(nc: NodeConfig): number | undefined {
  * configurator's label; without either, the one revision whose hash the agent reports, and nothing
  * when several share that content.
  */
-export function appliedRevisionNumber(
+export function appliedNumber(
   nc: NodeConfig | undefined,
   revisions: readonly NetworkConfigRevision[],
 ): number | undefined {
@@ -203,7 +203,7 @@ export function nodePlacement(input: PlacementInput): NodePlacement {
   const byNumber = new Map(revisions.map((r) => [r.spec.number, r]));
   const labelled = Number(nc?.metadata.labels?.[REVISION_NUMBER_LABEL]);
   const assignedRev = Number.isInteger(labelled) ? byNumber.get(labelled) : undefined;
-  const applied = appliedRevisionNumber(nc, revisions);
+  const applied = appliedNumber(nc, revisions);
   const report = agentReport(nc);
   // Only a rollback to the revision it still carries is news; a later move makes it history.
   const failedOn = rolledBackFrom(node, revisions);

@@ -8,7 +8,7 @@ import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import {
   APPLIED_NUMBER_LABEL,
-  appliedRevisionNumber,
+  appliedNumber,
   customResourceDefinition,
   labelledRevisionNumber,
   NodeConfigStatus,
@@ -57,13 +57,13 @@ describe('status.revisionNumber and status.appliedRevisionNumber', () => {
   it("the number on the host: the agent's, else an older agent's label, else the one revision with the hash", () => {
     const revs = [revision(2, A), revision(3, B)];
     const status = { lastAppliedRevision: A, appliedRevisionNumber: 2 };
-    expect(appliedRevisionNumber(nodeConfig({ [APPLIED_NUMBER_LABEL]: '1' }, status), revs)).toBe(2);
-    expect(
-      appliedRevisionNumber(nodeConfig({ [APPLIED_NUMBER_LABEL]: '1' }, { lastAppliedRevision: A }), revs),
-    ).toBe(1);
-    expect(appliedRevisionNumber(nodeConfig({}, { lastAppliedRevision: A }), revs)).toBe(2);
+    expect(appliedNumber(nodeConfig({ [APPLIED_NUMBER_LABEL]: '1' }, status), revs)).toBe(2);
+    expect(appliedNumber(nodeConfig({ [APPLIED_NUMBER_LABEL]: '1' }, { lastAppliedRevision: A }), revs)).toBe(
+      1,
+    );
+    expect(appliedNumber(nodeConfig({}, { lastAppliedRevision: A }), revs)).toBe(2);
     // No claim about the host (RestoreFailed): a number left without its hash is not taken.
-    expect(appliedRevisionNumber(nodeConfig({}, { appliedRevisionNumber: 2 }), revs)).toBeUndefined();
+    expect(appliedNumber(nodeConfig({}, { appliedRevisionNumber: 2 }), revs)).toBeUndefined();
   });
 
   it('the revision number a NodeConfig carries is its label, a positive integer', () => {
