@@ -10,7 +10,13 @@ import { promisify } from 'node:util';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_VERSION, ASSIGNED_AT_ANNOTATION, type NodeConfig, type NodeConfigSpec } from '@nodenet/api';
+import {
+  API_VERSION,
+  ASSIGNED_AT_ANNOTATION,
+  REVISION_NUMBER_LABEL,
+  type NodeConfig,
+  type NodeConfigSpec,
+} from '@nodenet/api';
 import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import pino from 'pino';
@@ -146,17 +152,23 @@ describe('agent loop against devcluster', () => {
     await waitFor('provisioned', async () => (await statusOf('node-1'))?.configStatus === 'provisioned');
   });
 
-  it('applies its own NodeConfig, reports provisioned, and ignores node-10 as node-1', async () => {
+  it('applies its own NodeConfig, reports provisioned with the revision numbers, and ignores node-10 as node-1', async () => {
     const A = sampleSpec(1);
     const B = sampleSpec(2);
     await clients.nodeConfig.create(nodeConfig('node-10', B));
-    await clients.nodeConfig.create(nodeConfig('node-1', A));
+    const own = nodeConfig('node-1', A);
+    await clients.nodeConfig.create({
+      ...own,
+      metadata: { ...own.metadata, labels: { [REVISION_NUMBER_LABEL]: '4' } },
+    });
     const loop = startAgent('node-1');
     const status = await waitFor('node-1 provisioned', async () => {
       const s = await statusOf('node-1');
       return s?.configStatus === 'provisioned' ? s : undefined;
     });
     expect(status.lastAppliedRevision).toBe(A.revision);
+    // Kept by the API server (the CRD names them), so `kubectl get nc` reads the row from status.
+    expect(status).toMatchObject({ revisionNumber: 4, appliedRevisionNumber: 4 });
     expect(status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
       status: 'True',
       reason: 'Provisioned',

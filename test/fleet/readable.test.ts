@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { DESIRED_LABEL } from '@nodenet/api';
+import { APPLIED_NUMBER_LABEL, DESIRED_LABEL, REPORT_LABEL } from '@nodenet/api';
 import {
   fleetOnRevision1,
   kubectlOf,
@@ -61,25 +61,48 @@ describe('revisions you can read with kubectl', () => {
     expect((await revisionNumbered(f, 11))?.status?.phase).toBe('Superseded');
   });
 
-  it('kubectl get nc: desired and applied numbers apart, pending until the agent answers, a timeout as an Event on the NodeConfig', async () => {
+  it("kubectl get nc: desired, answered and applied numbers apart, an older agent's row kept in labels, a timeout as an Event on the NodeConfig", async () => {
     await fleetOnRevision1(
       f,
       2,
       { updateLimit: { kind: 'count', count: 2 }, maxFailures: 1, preconfigTimeoutMs: 1500 },
       (node) => (node === nodeName(0) ? { kind: 'never' } : { kind: 'ok', delayMs: 20 }),
+      // node-001 runs an agent from before status.revisionNumber.
+      { legacyAgents: (node) => node === nodeName(1) },
     );
     await f.clients.layer2.create(layer2('red', 200));
     const r2 = await waitFor('revision 2', () => revisionNumbered(f, 2));
-    const row = async (node: string): Promise<string[]> =>
-      (await kubectl('get', 'nc', node, '--no-headers')).trim().split(/\s+/);
+    /** The row's cells by column (an empty cell stays empty: the header gives the positions). */
+    const row = async (node: string): Promise<Record<string, string>> => {
+      const [header = '', line = ''] = lines(await kubectl('get', 'nc', node));
+      const starts = ['DESIRED', 'ANSWERED', 'STATUS', 'APPLIED', 'LAST UPDATE'].map((c) =>
+        header.indexOf(c),
+      );
+      const cell = (i: number): string => line.slice(starts[i], starts[i + 1]).trim();
+      return { desired: cell(0), answered: cell(1), status: cell(2), applied: cell(3) };
+    };
+    // The older agent's row: numbers from the configurator's labels, written after its report.
     await waitFor('node-001 on revision 2', async () => {
-      const [, desired, applied, report] = await row(nodeName(1));
-      return desired === '2' && applied === '2' && report === 'provisioned' ? true : undefined;
+      const labels = (await f.clients.nodeConfig.get(nodeName(1))).metadata.labels ?? {};
+      return labels[REPORT_LABEL] === 'provisioned' && labels[APPLIED_NUMBER_LABEL] === '2'
+        ? true
+        : undefined;
     });
-    // node-000's agent is silent: its last report (provisioned, about revision 1) is not shown as
-    // the status of revision 2.
-    const [, desired, applied, report] = await row(nodeName(0));
-    expect({ desired, applied, report }).toEqual({ desired: '2', applied: '1', report: 'pending' });
+    expect(await row(nodeName(1))).toEqual({
+      desired: '2',
+      answered: '',
+      status: 'provisioned',
+      applied: '',
+    });
+    // node-000's agent is silent: its last report (provisioned) answers revision 1, not 2, and says so.
+    expect(await row(nodeName(0))).toEqual({
+      desired: '2',
+      answered: '1',
+      status: 'provisioned',
+      applied: '1',
+    });
+    const labels0 = (await f.clients.nodeConfig.get(nodeName(0))).metadata.labels ?? {};
+    expect([labels0[REPORT_LABEL], labels0[APPLIED_NUMBER_LABEL]]).toEqual([undefined, undefined]);
     const ev = await waitFor('a Timeout Event on the NodeConfig', async () =>
       (await f.clients.event.list({ namespace: 'default' })).items.find(
         (e) => e.reason === 'Timeout' && e.involvedObject.kind === 'NodeConfig',

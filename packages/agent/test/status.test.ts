@@ -1,4 +1,4 @@
-import type { NodeConfigStatus } from '@nodenet/api';
+import { REVISION_NUMBER_LABEL, type NodeConfig, type NodeConfigStatus } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
 import { buildStatus, StatusReporter, type StatusReport } from '@nodenet/agent';
 
@@ -209,5 +209,77 @@ describe('StatusReporter heartbeat', () => {
     release();
     await reporter.flush();
     expect(attempts).toEqual(['provisioned']);
+  });
+});
+
+describe('StatusReporter names the revision numbers (docs/agent-status.md)', () => {
+  const revB = 'b'.repeat(64);
+  const nodeConfig = (
+    generation: number,
+    revision: string,
+    number: number,
+    status?: NodeConfigStatus,
+  ): NodeConfig => ({
+    apiVersion: 'network.nodenet.io/v1alpha1',
+    kind: 'NodeConfig',
+    metadata: { name: 'n', generation, labels: { [REVISION_NUMBER_LABEL]: String(number) } },
+    spec: { revision, vrf: [], layer2: [], routingTable: [] },
+    ...(status ? { status } : {}),
+  });
+  const numbers = (s: NodeConfigStatus | undefined) => ({
+    answered: s?.revisionNumber,
+    applied: s?.appliedRevisionNumber,
+  });
+  const reporterWriting = (written: NodeConfigStatus[]) =>
+    new StatusReporter({ now: () => t0, write: async (s) => void written.push(s) });
+
+  it('the number its report answers, and the number on the host (the previous one until provisioned, the restored one when invalid)', async () => {
+    const written: NodeConfigStatus[] = [];
+    const reporter = reporterWriting(written);
+    reporter.observe(nodeConfig(1, rev, 4));
+    reporter.report({ ...provisioned, observedGeneration: 1 });
+    await reporter.flush();
+    reporter.observe(nodeConfig(2, revB, 5));
+    const about = { revision: revB, observedGeneration: 2, lastAppliedRevision: rev };
+    reporter.report({ ...provisioning, ...about });
+    await reporter.flush();
+    reporter.report({ ...about, configStatus: 'invalid', reason: 'HealthCheckFailed', message: 'x' });
+    await reporter.flush();
+    reporter.report({ ...provisioned, ...about, lastAppliedRevision: revB });
+    await reporter.flush();
+    expect(written.map(numbers)).toEqual([
+      { answered: 4, applied: 4 },
+      { answered: 5, applied: 4 },
+      { answered: 5, applied: 4 },
+      { answered: 5, applied: 5 },
+    ]);
+  });
+
+  it('no number it does not know: an unseen generation, a host claim it cannot number, no claim at all', async () => {
+    const written: NodeConfigStatus[] = [];
+    const reporter = reporterWriting(written);
+    reporter.observe(nodeConfig(2, revB, 5));
+    reporter.report({ ...provisioned, observedGeneration: 1 }); // generation 1 was never seen
+    await reporter.flush();
+    reporter.report({ ...provisioning, observedGeneration: 2, lastAppliedRevision: rev }); // host: unnumbered
+    await reporter.flush();
+    const { lastAppliedRevision: _none, ...restoreFailed } = provisioned;
+    reporter.report({ ...restoreFailed, configStatus: 'invalid', observedGeneration: 2, revision: revB });
+    await reporter.flush();
+    expect(written.map(numbers)).toEqual([
+      { answered: undefined, applied: undefined },
+      { answered: 5, applied: undefined },
+      { answered: 5, applied: undefined },
+    ]);
+  });
+
+  it('after a restart, the number on the host is read back from the stored status', async () => {
+    const written: NodeConfigStatus[] = [];
+    const reporter = reporterWriting(written);
+    const stored = { ...buildStatus(provisioned, t0), revisionNumber: 4, appliedRevisionNumber: 4 };
+    reporter.observe(nodeConfig(2, revB, 5, stored));
+    reporter.report({ ...provisioning, observedGeneration: 2, revision: revB, lastAppliedRevision: rev });
+    await reporter.flush();
+    expect(written.map(numbers)).toEqual([{ answered: 5, applied: 4 }]);
   });
 });

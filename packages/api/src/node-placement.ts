@@ -171,14 +171,23 @@ function rolledBackFrom(
   return failed[0];
 }
 
+/** The number of the revision a NodeConfig carries (the configurator's label, written with its spec). */
+export function labelledRevisionNumber(nc: NodeConfig): number | undefined {
+  const n = Number(nc.metadata.labels?.[REVISION_NUMBER_LABEL]);
+  return Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
 /**
- * The revision on the host: the configurator's label; without it (an older configurator), the one
- * revision whose hash the agent reports, and nothing when several share that content.
+ * The revision on the host: the number the agent reports with it; from an older agent, the
+ * configurator's label; without either, the one revision whose hash the agent reports, and nothing
+ * when several share that content.
  */
-function appliedNumber(
+export function appliedNumber(
   nc: NodeConfig | undefined,
   revisions: readonly NetworkConfigRevision[],
 ): number | undefined {
+  const reported = nc?.status?.appliedRevisionNumber;
+  if (reported !== undefined && nc?.status?.lastAppliedRevision !== undefined) return reported;
   const labelled = Number(nc?.metadata.labels?.[APPLIED_NUMBER_LABEL]);
   if (Number.isInteger(labelled) && labelled > 0) return labelled;
   const hash = nc?.status?.lastAppliedRevision;

@@ -329,6 +329,14 @@ export const NodeConfigStatus = Type.Object({
   configStatus: Type.Optional(StringEnum(CONFIG_STATUSES)),
   lastUpdate: Type.Optional(Timestamp()),
   lastAppliedRevision: Type.Optional(Name()),
+  /**
+   * Number of the revision this report answers (the NodeConfig's `revision-number` label at the
+   * generation the conditions' `observedGeneration` names), so `kubectl get nc` shows it from
+   * status. Absent from older agents: the configurator then keeps the row labels for them.
+   */
+  revisionNumber: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** Number of the revision `lastAppliedRevision` names (on the host), when the agent knows it. */
+  appliedRevisionNumber: Type.Optional(Type.Integer({ minimum: 1 })),
   /** Only with `configStatus: invalid`: why (see FAILURE_CAUSES). */
   failureCause: Type.Optional(StringEnum(FAILURE_CAUSES)),
   message: Type.Optional(Type.String({ maxLength: L.MAX_MESSAGE_LENGTH })),

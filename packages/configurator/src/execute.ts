@@ -28,6 +28,7 @@ import {
   EMPTY_REVISION_NAME,
   emptyRevision,
   newTimeouts,
+  rowLabelsOnMove,
   type Action,
   type AssignAction,
   type Plan,
@@ -120,6 +121,7 @@ export async function assign(a: AssignAction, ctx: ExecContext): Promise<boolean
         metadata: {
           resourceVersion: existing.metadata.resourceVersion,
           ...pick(want.metadata),
+          labels: { ...want.metadata.labels, ...rowLabelsOnMove(existing) },
           // A new assignment starts its attempts afresh: a merge patch removes the old count with null.
           annotations: {
             ...want.metadata.annotations,

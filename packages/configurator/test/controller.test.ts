@@ -13,6 +13,7 @@ import {
   nodeConfigSpec,
   type NetworkConfigRevision,
   type NodeConfig,
+  type NodeConfigStatus,
 } from '@nodenet/api';
 import type { KubeObject, Node } from '@nodenet/kube';
 import { pino } from 'pino';
@@ -183,7 +184,7 @@ describe('nodeConfigFor', () => {
         [SPEC_HASH_ANNOTATION]: nodeSpecHash(spec),
         [MOVE_ANNOTATION]: 'rollback',
       },
-      labels: { [REVISION_NUMBER_LABEL]: '3', [REPORT_LABEL]: 'pending' },
+      labels: { [REVISION_NUMBER_LABEL]: '3' },
       ownerReferences: [
         { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'uid-n1' },
         {
@@ -347,8 +348,57 @@ describe('one write per node per move', () => {
     },
   });
   const ncWrites = (c: RecordingClient) => c.writes.filter((w) => w.kind === 'NodeConfig');
+  /** A controller pass over node n00 at `mono`, with its status replaced by `status` when given. */
+  const passesOverN00 =
+    (c: RecordingClient, revs: NetworkConfigRevision[], gate: RowLabelGate) =>
+    async (mono: number, status?: NodeConfigStatus): Promise<void> => {
+      const prev = c.nodeConfigs.get('n00') as NodeConfig;
+      const cur = status ? { ...prev, status } : prev;
+      c.nodeConfigs.set('n00', cur);
+      const i = input({
+        revisions: revs,
+        nodeConfigs: [cur],
+        nodes: [{ name: 'n00', labels: {}, ready: true }],
+      });
+      const p = plan({ ...i, observations: observe(new Map(), i.nodes, [cur], mono) });
+      expect(await executePlan(p, c.ctx({ rowLabels: { gate, mono } }))).toBe(0);
+    };
 
-  it('a move is one patch carrying spec, labels and annotations; no other write to that NodeConfig', async () => {
+  it('an agent that names the revision numbers: the move is the one write; its answers make no other', async () => {
+    const revs = [rev(2, B), completed(rev(1, A))];
+    const numbered = (st: NodeConfigStatus, answered: number, applied: number): NodeConfigStatus => ({
+      ...st,
+      revisionNumber: answered,
+      appliedRevisionNumber: applied,
+    });
+    // n00 on revision 1; an older agent left its row labels, which the move removes.
+    const old = nc('n00', A, { number: 1, status: numbered(done(A), 1, 1) });
+    old.metadata.labels = {
+      ...old.metadata.labels,
+      [REPORT_LABEL]: 'provisioned',
+      [APPLIED_NUMBER_LABEL]: '1',
+    };
+    const c = setUp(revs, [old], ['n00']);
+    const gate = new RowLabelGate(1000);
+    const pass = passesOverN00(c, revs, gate);
+    await pass(M0);
+    expect(ncWrites(c).map((w) => w.body)).toMatchObject([
+      {
+        metadata: {
+          labels: { [REVISION_NUMBER_LABEL]: '2', [REPORT_LABEL]: null, [APPLIED_NUMBER_LABEL]: null },
+        },
+        spec: { revision: B },
+      },
+    ]);
+    // The agent answers generation 2 (revision 2): provisioning, then provisioned; passes go on.
+    await pass(M0 + 100, numbered(provisioning(A, T0, 2), 2, 1));
+    await pass(M0 + 2000, numbered(done(B, T0, 2), 2, 2));
+    await pass(M0 + 5000);
+    expect(ncWrites(c)).toHaveLength(1);
+    expect(gate.nextDueInMs(M0 + 5000)).toBeUndefined();
+  });
+
+  it('an older agent (no revision numbers): a move is one patch carrying spec, labels and annotations; no other write to that NodeConfig', async () => {
     const revs = [rev(2, B), completed(rev(1, A))];
     // n00 on revision 1, row labels settled; revision 2 moves it.
     const ncs = [settled(nc('n00', A, { number: 1, status: done(A) }), revs)];
@@ -390,28 +440,18 @@ describe('one write per node per move', () => {
       },
     };
     const c = setUp(revs, [moved], ['n00']);
-    const pass = async (status: NodeConfig['status'], mono: number): Promise<void> => {
-      const cur = { ...(c.nodeConfigs.get('n00') as NodeConfig), status };
-      c.nodeConfigs.set('n00', cur);
-      const i = input({
-        revisions: revs,
-        nodeConfigs: [cur],
-        nodes: [{ name: 'n00', labels: {}, ready: true }],
-      });
-      const p = plan({ ...i, observations: observe(new Map(), i.nodes, [cur], mono) });
-      expect(await executePlan(p, c.ctx({ rowLabels: { gate, mono } }))).toBe(0);
-    };
-    await pass(provisioning(A, T0, 2), M0); // the row differs from here on
+    const pass = passesOverN00(c, revs, gate);
+    await pass(M0, provisioning(A, T0, 2)); // the row differs from here on
     expect(gate.nextDueInMs(M0)).toBe(1000);
-    await pass(done(B, T0, 2), M0 + 600); // provisioning lasted 0.6 s: never shown
+    await pass(M0 + 600, done(B, T0, 2)); // provisioning lasted 0.6 s: never shown
     expect(ncWrites(c)).toEqual([]);
     expect(gate.nextDueInMs(M0 + 600)).toBe(400);
-    await pass(done(B, T0, 2), M0 + 1000);
+    await pass(M0 + 1000, done(B, T0, 2));
     expect(ncWrites(c).map((w) => w.body)).toEqual([
       { metadata: { labels: { [REPORT_LABEL]: 'provisioned', [APPLIED_NUMBER_LABEL]: '2' } } },
     ]);
     // Written and matching: forgotten, no further write.
-    await pass(done(B, T0, 2), M0 + 3000);
+    await pass(M0 + 3000, done(B, T0, 2));
     expect(ncWrites(c)).toHaveLength(1);
     expect(gate.nextDueInMs(M0 + 3000)).toBeUndefined();
   });

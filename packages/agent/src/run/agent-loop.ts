@@ -163,7 +163,7 @@ export class AgentLoop {
     }
     this.runningSince = this.now();
     try {
-      this.opts.status.seed(nc.status);
+      this.opts.status.observe(nc);
       const outcome = await this.opts.pipeline.reconcile({
         spec: nc.spec,
         assignedAt: nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION],
@@ -252,8 +252,9 @@ export class AgentLoop {
 
 /**
  * Writes NodeConfig status with a merge patch on the status subresource. A field the report leaves
- * out is removed (`null`): a `RestoreFailed` report makes no `lastAppliedRevision` claim, and a
- * report that is not `invalid` carries no `failureCause`.
+ * out is removed (`null`): a `RestoreFailed` report makes no `lastAppliedRevision` claim, a report
+ * that is not `invalid` carries no `failureCause`, and a revision number the agent does not know is
+ * not left from an earlier report.
  */
 export function nodeConfigStatusWriter(clients: Clients, nodeName: string) {
   return async (status: NonNullable<NodeConfig['status']>): Promise<void> => {
@@ -262,6 +263,8 @@ export function nodeConfigStatusWriter(clients: Clients, nodeName: string) {
         ...status,
         lastAppliedRevision: status.lastAppliedRevision ?? null,
         failureCause: status.failureCause ?? null,
+        revisionNumber: status.revisionNumber ?? null,
+        appliedRevisionNumber: status.appliedRevisionNumber ?? null,
       },
     };
     await clients.nodeConfig.patchStatus(nodeName, patch, undefined, { fieldManager: 'nodenet-agent' });

@@ -13,11 +13,13 @@ import {
   type Condition,
   type ConfigStatus,
   type FailureCause,
+  type NodeConfig,
   type NodeConfigStatus,
 } from '@nodenet/api';
 import { backoffDelay, type BackoffPolicy } from '@nodenet/kube';
 import { boundText } from '../bounded.js';
 import { abortableSleep } from '../sleep.js';
+import { RevisionNumbers } from './revision-numbers.js';
 
 /** What the pipeline tells the world about one attempt. */
 export interface StatusReport {
@@ -118,6 +120,7 @@ export class StatusReporter implements StatusSink {
   private readonly now: () => Date;
   private readonly backoff: BackoffPolicy;
   private readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  private readonly numbers = new RevisionNumbers();
 
   constructor(private readonly options: StatusReporterOptions) {
     this.now = options.now ?? (() => new Date());
@@ -130,9 +133,21 @@ export class StatusReporter implements StatusSink {
     if (status?.conditions && !this.conditions) this.conditions = status.conditions;
   }
 
+  /**
+   * What the agent's NodeConfig says now: seeds the conditions (see seed) and learns the revision
+   * numbers its reports name (revision-numbers.ts).
+   */
+  observe(nc: NodeConfig): void {
+    this.seed(nc.status);
+    this.numbers.observe(nc);
+  }
+
   report(report: StatusReport): void {
     this.latest = report;
-    const status = buildStatus(report, this.now(), this.conditions);
+    const status = {
+      ...buildStatus(report, this.now(), this.conditions),
+      ...this.numbers.numbersFor(report),
+    };
     this.conditions = status.conditions;
     this.queued = { report, status };
     this.wake?.();

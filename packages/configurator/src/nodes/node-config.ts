@@ -3,7 +3,6 @@ import {
   API_VERSION,
   ASSIGNED_AT_ANNOTATION,
   MOVE_ANNOTATION,
-  REPORT_LABEL,
   REVISION_NUMBER_LABEL,
   SPEC_HASH_ANNOTATION,
   type MoveKind,
@@ -47,8 +46,8 @@ export function nodeConfigFor(revision: NetworkConfigRevision, node: Node, a: As
         // Null removes a previous attempt count (merge patch): a new revision starts at 0.
         ...(a.attempt !== undefined ? { [ATTEMPT_ANNOTATION]: String(a.attempt) } : {}),
       },
-      // The report is pending until the agent answers this spec (rollout/rows.ts).
-      labels: { [REVISION_NUMBER_LABEL]: String(revision.spec.number), [REPORT_LABEL]: 'pending' },
+      // The row labels of an older agent's node are the assignment write's too (rollout/rows.ts).
+      labels: { [REVISION_NUMBER_LABEL]: String(revision.spec.number) },
       ownerReferences: [
         ...(node.metadata.uid
           ? [{ apiVersion: 'v1', kind: 'Node', name: node.metadata.name, uid: node.metadata.uid }]

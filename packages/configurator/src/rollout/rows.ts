@@ -1,9 +1,12 @@
 /**
  * Honest `kubectl get nc` rows (pure). A printer column can only show a field, and the agent's
  * status may be a report about an older spec (the node was handed a new revision and has not
- * answered yet). So the configurator keeps two labels that it derives from the NodeConfig: the
- * report (`pending` until the agent answers the current spec) and the number of the revision on
- * the host. Labels are metadata: the agent stays the only writer of NodeConfig status (invariant 1).
+ * answered yet). An agent that names the revision numbers in its status (`revisionNumber`, the one
+ * its report answers, and `appliedRevisionNumber`, docs/agent-status.md) makes the row from status
+ * alone: the configurator writes no label after its report. For an older agent the configurator
+ * keeps two labels that it derives from the NodeConfig: the report (`pending` until the agent
+ * answers the current spec) and the number of the revision on the host. Labels are metadata: the
+ * agent stays the only writer of NodeConfig status (invariant 1).
  */
 import {
   APPLIED_NUMBER_LABEL,
@@ -20,7 +23,39 @@ import type { Action } from './types.js';
 /** The report label before the agent has answered the current spec. */
 export const PENDING_REPORT = 'pending';
 
-/** The row labels a NodeConfig should carry (null: no label). */
+/** Whether the NodeConfig's agent names the revision numbers in its status (its row is read from there). */
+export const rowFromStatus = (nc: NodeConfig): boolean => nc.status?.revisionNumber !== undefined;
+
+/** Whether an older agent reported (without the revision numbers): its row is kept in labels. */
+const reportedWithoutNumbers = (nc: NodeConfig): boolean =>
+  nc.status?.configStatus !== undefined && !rowFromStatus(nc);
+
+const ROW_LABELS = [REPORT_LABEL, APPLIED_NUMBER_LABEL] as const;
+
+/**
+ * The row labels of a move (merged into the assignment write): `pending` for an older agent's node,
+ * else the removal of row labels an older agent left (none: nothing to write).
+ */
+export function rowLabelsOnMove(existing: NodeConfig | undefined): Record<string, string | null> {
+  if (!existing) return {};
+  if (reportedWithoutNumbers(existing)) return { [REPORT_LABEL]: PENDING_REPORT };
+  const have = existing.metadata.labels ?? {};
+  return Object.fromEntries(ROW_LABELS.filter((k) => have[k] !== undefined).map((k) => [k, null]));
+}
+
+/**
+ * The row labels a NodeConfig should carry (null: no label); undefined: none to keep (no report yet,
+ * or the row comes from status, in which case an older agent's labels go).
+ */
+function wantedRowLabels(
+  nc: NodeConfig,
+  revisions: readonly NetworkConfigRevision[],
+): Record<string, string | null> | undefined {
+  if (rowFromStatus(nc)) return { [REPORT_LABEL]: null, [APPLIED_NUMBER_LABEL]: null };
+  return reportedWithoutNumbers(nc) ? rowLabels(nc, revisions) : undefined;
+}
+
+/** The row labels a NodeConfig of an older agent should carry (null: no label). */
 export function rowLabels(
   nc: NodeConfig,
   revisions: readonly NetworkConfigRevision[],
@@ -63,12 +98,13 @@ export function rowLabelActions(
   const out: Extract<Action, { type: 'labelNodeConfig' }>[] = [];
   for (const nc of nodeConfigs) {
     if (settledRows.has(nc) || skip.has(nc.metadata.name) || nc.metadata.deletionTimestamp) continue;
-    const want = rowLabels(nc, revisions);
+    const want = wantedRowLabels(nc, revisions);
+    if (!want) continue;
     const have = nc.metadata.labels ?? {};
     const diff = Object.entries(want).filter(([k, v]) => (have[k] ?? null) !== v);
     if (diff.length)
       out.push({ type: 'labelNodeConfig', name: nc.metadata.name, labels: Object.fromEntries(diff) });
-    else if (ownNumberApplies(nc)) settledRows.add(nc);
+    else if (rowFromStatus(nc) || ownNumberApplies(nc)) settledRows.add(nc);
   }
   return out;
 }

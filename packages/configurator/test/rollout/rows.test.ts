@@ -5,6 +5,7 @@ import {
   newTimeouts,
   rowLabelActions,
   rowLabels,
+  rowLabelsOnMove,
   whyReportIgnored,
 } from '@nodenet/configurator';
 import { A, B, C, done, invalid, nc, provisioning, rev } from './fixtures.js';
@@ -65,6 +66,36 @@ describe('kubectl get nc row labels', () => {
         labels: { [REPORT_LABEL]: 'provisioned', [APPLIED_NUMBER_LABEL]: '2' },
       },
     ]);
+  });
+});
+
+describe('rows of an agent that names the revision numbers (read from status)', () => {
+  const numbered = nc('n', B, {
+    number: 2,
+    status: { ...done(B), revisionNumber: 2, appliedRevisionNumber: 2 },
+  });
+
+  it("no label write after its report; an older agent's row labels are removed once", () => {
+    const leftover = nc('l', B, { number: 2, status: { ...provisioning(A), revisionNumber: 2 } });
+    leftover.metadata.labels = { ...leftover.metadata.labels, [REPORT_LABEL]: 'pending' };
+    expect(rowLabelActions([numbered, leftover], revs, new Set())).toEqual([
+      { type: 'labelNodeConfig', name: 'l', labels: { [REPORT_LABEL]: null } },
+    ]);
+  });
+
+  it('a move writes pending only for an older agent, and removes leftover row labels otherwise', () => {
+    const older = nc('o', A, { number: 1, status: done(A) });
+    const leftover = nc('l', A, { number: 1, status: { ...done(A), revisionNumber: 1 } });
+    leftover.metadata.labels = { ...leftover.metadata.labels, [APPLIED_NUMBER_LABEL]: '1' };
+    expect(rowLabelsOnMove(undefined)).toEqual({});
+    expect(rowLabelsOnMove(nc('new', A, { number: 1 }))).toEqual({});
+    expect(rowLabelsOnMove(numbered)).toEqual({});
+    expect(rowLabelsOnMove(older)).toEqual({ [REPORT_LABEL]: 'pending' });
+    expect(rowLabelsOnMove(leftover)).toEqual({ [APPLIED_NUMBER_LABEL]: null });
+  });
+
+  it('no label at all for a node whose agent has not reported yet', () => {
+    expect(rowLabelActions([nc('n', B, { number: 2 })], revs, new Set())).toEqual([]);
   });
 });
 

@@ -19,8 +19,8 @@ import {
 
 export type { RunningConfigurator };
 import {
-  APPLIED_NUMBER_LABEL,
-  REPORT_LABEL,
+  agentReport,
+  appliedNumber,
   type Layer2NetworkConfiguration,
   type NetworkConfigRevision,
   type NodeConfig,
@@ -259,14 +259,19 @@ export async function fleetOnRevision1(
     return isComplete(r) ? r : undefined;
   });
   rev1 = r1.spec.hash;
-  // Settled: the configurator writes a row's labels about a second after the agent's last report
-  // (row-label-gate.ts); scenarios start from a fleet where nothing is left to write.
+  await rowsShowRevision1(f, n);
+  return r1;
+}
+
+/**
+ * Until all n rows (`kubectl get nc`, from the agents' status; an older agent's from the row labels)
+ * show revision 1 provisioned: scenarios start from a fleet where nothing is left to write.
+ */
+async function rowsShowRevision1(f: Fleet, n: number): Promise<void> {
   await waitFor('rows of revision 1 written', async () => {
     const ncs = (await f.clients.nodeConfig.list()).items;
     const settled = (nc: NodeConfig): boolean =>
-      nc.metadata.labels?.[REPORT_LABEL] === 'provisioned' &&
-      nc.metadata.labels[APPLIED_NUMBER_LABEL] === '1';
+      agentReport(nc) === 'provisioned' && appliedNumber(nc, []) === 1;
     return ncs.length === n && ncs.every(settled) ? true : undefined;
   });
-  return r1;
 }

@@ -4,7 +4,8 @@
  * write status the way the real agent does (packages/agent/src/status/status.ts):
  * `provisioning` with the old revision still on the host, then `provisioned` (lastAppliedRevision =
  * the new revision) or `invalid` (lastAppliedRevision = the restored one); every status carries
- * conditions with the observedGeneration it answers. A spec whose content (everything but the
+ * conditions with the observedGeneration it answers, and the numbers of the revision it answers and
+ * of the one on the host (unless `legacyAgents` says the node runs an agent from before them). A spec whose content (everything but the
  * revision reference) is what the host runs is a no-op apply, as for the real agent: `provisioned`
  * at once, no confirm window (the behaviour is not asked).
  */
@@ -19,7 +20,15 @@ import {
   setHeaderOptions,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { GROUP, hashConfig, shortHash, VERSION, type NodeConfig, type NodeConfigStatus } from '@nodenet/api';
+import {
+  GROUP,
+  hashConfig,
+  labelledRevisionNumber,
+  shortHash,
+  VERSION,
+  type NodeConfig,
+  type NodeConfigStatus,
+} from '@nodenet/api';
 
 export type AgentBehaviour =
   | { kind: 'ok'; delayMs?: number }
@@ -54,6 +63,8 @@ export interface SimulatedAgentsOptions {
   clockSkewMs?: (node: string) => number;
   /** Called after each status write has landed, e.g. to cut the node off right after it reported. */
   afterWrite?: (write: StatusWriteRecord) => void | Promise<void>;
+  /** Nodes whose agent predates `status.revisionNumber` (writes no revision numbers). */
+  legacyAgents?: (node: string) => boolean;
 }
 
 const PLURAL = 'nodeconfigs';
@@ -62,11 +73,11 @@ export class SimulatedAgents {
   readonly kc = new KubeConfig();
   private readonly api: CustomObjectsApi;
   private informer: ReturnType<typeof makeInformer<KubernetesObject>> | undefined;
-  /** Per node: the generation handled, the revision on the "host", the pending timer. */
-  private readonly state = new Map<
-    string,
-    { generation?: number; host?: string; hostContent?: string; timer?: NodeJS.Timeout }
-  >();
+  /**
+   * Per node: the generation handled and its revision number, the revision on the "host" and its
+   * number, the pending timer.
+   */
+  private readonly state = new Map<string, AgentState>();
   /** Every assignment an agent handled: whether its spec changed the host config (issue 26). */
   readonly handed: { node: string; revision: string; changed: boolean }[] = [];
   private readonly stoppedNodes = new Set<string>();
@@ -165,9 +176,10 @@ export class SimulatedAgents {
     if (s.timer) clearTimeout(s.timer);
     const revision = nc.spec.revision;
     const content = hashConfig({ ...nc.spec, revision: '' });
+    s.number = labelledRevisionNumber(nc);
     const noOp = s.host !== revision && s.hostContent === content;
     this.handed.push({ node, revision, changed: s.host !== revision && !noOp });
-    if (noOp) s.host = revision;
+    if (noOp) Object.assign(s, { host: revision, hostNumber: s.number });
     if (s.host === revision) {
       void this.write(node, revision, gen, {
         configStatus: 'provisioned',
@@ -189,8 +201,7 @@ export class SimulatedAgents {
       () => {
         if (this.stopped || this.stoppedNodes.has(node)) return;
         if (b.kind === 'ok') {
-          s.host = revision;
-          s.hostContent = content;
+          Object.assign(s, { host: revision, hostContent: content, hostNumber: s.number });
           void this.write(node, revision, gen, {
             configStatus: 'provisioned',
             lastAppliedRevision: revision,
@@ -205,8 +216,7 @@ export class SimulatedAgents {
           });
           s.timer = setTimeout(() => {
             if (this.stopped || this.stoppedNodes.has(node)) return;
-            s.host = revision;
-            s.hostContent = content;
+            Object.assign(s, { host: revision, hostContent: content, hostNumber: s.number });
             void this.write(node, revision, gen, {
               configStatus: 'provisioned',
               lastAppliedRevision: revision,
@@ -241,12 +251,24 @@ export class SimulatedAgents {
     st: Omit<NodeConfigStatus, 'lastUpdate' | 'conditions'>,
   ): Promise<void> {
     const prev = this.writing.get(node) ?? Promise.resolve();
-    const next = prev.then(() => this.send(node, revision, generation, st));
+    const numbered = { ...st, ...this.numbers(node, st) };
+    const next = prev.then(() => this.send(node, revision, generation, numbered));
     this.writing.set(node, next);
     void next.finally(() => {
       if (this.writing.get(node) === next) this.writing.delete(node);
     });
     return next;
+  }
+
+  /** The revision numbers a write names, taken when it is made (a queued write keeps its own). */
+  private numbers(node: string, st: Pick<NodeConfigStatus, 'lastAppliedRevision'>): NumbersOfReport {
+    const s = this.state.get(node);
+    if (this.opts.legacyAgents?.(node) || !s) return {};
+    const onHost = st.lastAppliedRevision !== undefined && st.lastAppliedRevision === s.host;
+    return {
+      ...(s.number !== undefined ? { revisionNumber: s.number } : {}),
+      ...(onHost && s.hostNumber !== undefined ? { appliedRevisionNumber: s.hostNumber } : {}),
+    };
   }
 
   private async send(
@@ -287,3 +309,14 @@ export class SimulatedAgents {
     }
   }
 }
+
+interface AgentState {
+  generation?: number;
+  number?: number;
+  host?: string;
+  hostContent?: string;
+  hostNumber?: number;
+  timer?: NodeJS.Timeout;
+}
+
+type NumbersOfReport = Pick<NodeConfigStatus, 'revisionNumber' | 'appliedRevisionNumber'>;
