@@ -5,12 +5,21 @@
  * What passes can be applied by every agent (invariant 10): the property test in
  * test/property/ checks that against the agent's host model and FRR renderer.
  */
-import type { Inputs, InputObject } from './objects.js';
+import type { TSchema } from '@sinclair/typebox';
+import type { ResourceKind } from './constants.js';
+import type {
+  BGPPeering,
+  Inputs,
+  InputObject,
+  Layer2NetworkConfiguration,
+  RoutingTable,
+  VRFRouteConfiguration,
+} from './objects.js';
 import { Layer2NetworkConfigurationSpec, RoutingTableSpec, VRFRouteConfigurationSpec } from './schema.js';
 import { BGPPeeringSpec } from './bgp-peering-schema.js';
 import { PEERING_RULES, peeringClaims } from './validation/bgp-peering-rules.js';
 import { blameOrder, checkClaims, objectKey, type ValidationContext } from './validation/claims.js';
-import { LAYER2_RULES, TABLE_RULES, VRF_RULES } from './validation/object-rules.js';
+import { LAYER2_RULES, TABLE_RULES, VRF_RULES, type ObjectRule } from './validation/object-rules.js';
 import type { Problem } from './validation/problem.js';
 import { checkSchema } from './validation/schema-check.js';
 
@@ -25,30 +34,100 @@ export function validateInputs(inputs: Inputs, context: ValidationContext = {}):
   const problems: Problem[] = [];
   // Objects that fail their schema are reported and left out of the later rules, which assume
   // well-formed data.
-  const vrfs = blameOrder(inputs.vrf, context).filter((o) =>
-    checkSchema(o, 'VRFRouteConfiguration', VRFRouteConfigurationSpec, problems),
-  );
-  const l2s = blameOrder(inputs.layer2, context).filter((o) =>
-    checkSchema(o, 'Layer2NetworkConfiguration', Layer2NetworkConfigurationSpec, problems),
-  );
-  const tables = blameOrder(inputs.routingTable, context).filter((o) =>
-    checkSchema(o, 'RoutingTable', RoutingTableSpec, problems),
-  );
-  for (const o of vrfs) for (const rule of VRF_RULES) problems.push(...rule(o));
-  for (const o of l2s) for (const rule of LAYER2_RULES) problems.push(...rule(o));
-  for (const o of tables) for (const rule of TABLE_RULES) problems.push(...rule(o));
+  const vrfs = checked(blameOrder(inputs.vrf, context), VRF_CHECK);
+  const l2s = checked(blameOrder(inputs.layer2, context), LAYER2_CHECK);
+  const tables = checked(blameOrder(inputs.routingTable, context), TABLE_CHECK);
+  for (const list of [vrfs, l2s, tables]) for (const { verdict } of list) problems.push(...verdict.schema);
+  for (const list of [vrfs, l2s, tables]) for (const { verdict } of list) problems.push(...verdict.rules);
+  const wellFormed = <T extends InputObject>(list: Checked<T>[]): T[] =>
+    list.filter((c) => c.verdict.wellFormed).map((c) => c.object);
+  const [okVrfs, okL2s, okTables] = [wellFormed(vrfs), wellFormed(l2s), wellFormed(tables)];
   // A Layer-2 network naming a VRF whose only definition is itself invalid is not reported again.
   const definedVrfs = new Set(inputs.vrf.map((o) => (o.spec as { vrf?: unknown } | undefined)?.vrf));
-  const ordered = blameOrder<InputObject>([...vrfs, ...l2s, ...tables], context);
+  const ordered = blameOrder<InputObject>([...okVrfs, ...okL2s, ...okTables], context);
   problems.push(
-    ...checkClaims({ vrfs, l2s, tables, definedVrfs, vrfTableRange: context.vrfTableRange }, ordered),
+    ...checkClaims(
+      { vrfs: okVrfs, l2s: okL2s, tables: okTables, definedVrfs, vrfTableRange: context.vrfTableRange },
+      ordered,
+    ),
   );
-  const peerings = blameOrder(inputs.bgpPeering ?? [], context).filter((o) =>
-    checkSchema(o, 'BGPPeering', BGPPeeringSpec, problems),
+  const peerings = checked(blameOrder(inputs.bgpPeering ?? [], context), PEERING_CHECK);
+  for (const { verdict } of peerings) problems.push(...verdict.schema);
+  for (const { verdict } of peerings) problems.push(...verdict.rules);
+  problems.push(
+    ...peeringClaims({ peerings: wellFormed(peerings), layer2: inputs.layer2, definedVrfs, vrfs: okVrfs }),
   );
-  for (const o of peerings) for (const rule of PEERING_RULES) problems.push(...rule(o));
-  problems.push(...peeringClaims({ peerings, layer2: inputs.layer2, definedVrfs, vrfs }));
   return problems;
+}
+
+/** What an object's schema and its own rules say about it (no other object involved). */
+interface Verdict {
+  schema: readonly Problem[];
+  wellFormed: boolean;
+  /** The object rules' problems; none when the schema check failed (the rules need its shape). */
+  rules: readonly Problem[];
+}
+
+interface ObjectCheck<T> {
+  kind: ResourceKind;
+  schema: TSchema;
+  rules: readonly ObjectRule<T>[];
+}
+
+const VRF_CHECK: ObjectCheck<VRFRouteConfiguration> = {
+  kind: 'VRFRouteConfiguration',
+  schema: VRFRouteConfigurationSpec,
+  rules: VRF_RULES,
+};
+const LAYER2_CHECK: ObjectCheck<Layer2NetworkConfiguration> = {
+  kind: 'Layer2NetworkConfiguration',
+  schema: Layer2NetworkConfigurationSpec,
+  rules: LAYER2_RULES,
+};
+const TABLE_CHECK: ObjectCheck<RoutingTable> = {
+  kind: 'RoutingTable',
+  schema: RoutingTableSpec,
+  rules: TABLE_RULES,
+};
+const PEERING_CHECK: ObjectCheck<BGPPeering> = {
+  kind: 'BGPPeering',
+  schema: BGPPeeringSpec,
+  rules: PEERING_RULES,
+};
+
+interface Checked<T> {
+  object: T;
+  verdict: Verdict;
+}
+
+/**
+ * Verdicts of objects from the API server, by their spec: an object with the same uid and
+ * resourceVersion is the same object (the API server changes the resourceVersion on every write),
+ * so the controller's rebuild after one input changed checks only that input again. Keyed by the
+ * spec object too, so that an object whose spec was replaced (a held-back input carries its
+ * in-force entry, held-back.ts) is checked afresh. Objects without both fields (tests, dry runs)
+ * are always checked.
+ */
+const verdicts = new WeakMap<object, Verdict & { key: string }>();
+
+function checked<T extends InputObject>(objects: readonly T[], check: ObjectCheck<T>): Checked<T>[] {
+  return objects.map((object) => {
+    const { uid, resourceVersion, name } = object.metadata;
+    const spec: unknown = object.spec;
+    const cacheable = uid !== undefined && resourceVersion !== undefined && typeof spec === 'object' && spec;
+    const key = `${check.kind}/${name}/${uid}/${resourceVersion}`;
+    const cached = cacheable ? verdicts.get(spec) : undefined;
+    if (cached?.key === key) return { object, verdict: cached };
+    const schema: Problem[] = [];
+    const wellFormed = checkSchema(object, check.kind, check.schema, schema);
+    const verdict = {
+      schema,
+      wellFormed,
+      rules: wellFormed ? check.rules.flatMap((rule) => rule(object)) : [],
+    };
+    if (cacheable) verdicts.set(spec, { ...verdict, key });
+    return { object, verdict };
+  });
 }
 
 /** `<kind>/<name>` of every object a revision's config was built from: the context's `inForce`. */

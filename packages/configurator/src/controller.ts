@@ -323,7 +323,12 @@ export class Controller {
     problems: string[],
     now: number,
   ): Promise<number> {
-    const status = rolloutPolicyStatus(rp, p, this.informers.revision.list(), problems, now);
+    const status = rolloutPolicyStatus(rp, {
+      plan: p,
+      revisions: this.informers.revision.list(),
+      problems,
+      now,
+    });
     if (!status) return 0;
     try {
       this.informers.rolloutPolicy.mutated(

@@ -89,38 +89,7 @@ export function frrLines(config: NetworkConfig): number {
   let lines = TEMPLATE_LINES + LINES_PER_TABLE * new Set(config.routingTable.map((t) => t.tableId)).size;
   // The prefix-list lines of each family are closed by one `!`.
   const families = new Set<boolean>();
-  for (const entries of byVrf.values()) {
-    const aggregates = new Set<string>();
-    const targets = new Set<string>();
-    for (const e of entries) {
-      for (const a of e.aggregate ?? []) aggregates.add(a);
-      if (e.routeTarget !== undefined) targets.add(e.routeTarget);
-      // A static route is one line in the VRF's block; a loopback one `permit` line (the node's own
-      // address) in the export prefix-list of its family.
-      lines +=
-        (e.import?.length ?? 0) +
-        (e.export?.length ?? 0) +
-        (e.staticRoutes?.length ?? 0) +
-        (e.loopbacks?.length ?? 0);
-      for (const i of [...(e.import ?? []), ...(e.export ?? [])]) families.add(i.cidr.includes(':'));
-      for (const l of e.loopbacks ?? []) families.add(l.subnet.includes(':'));
-    }
-    lines += LINES_PER_VRF + aggregates.size + 2 * targets.size;
-    for (const dir of ['import', 'export'] as const) {
-      for (const v6 of [false, true]) {
-        const using = entries.filter(
-          (e) =>
-            (e[dir] ?? []).some((i) => i.cidr.includes(':') === v6) ||
-            (dir === 'export' && (e.loopbacks ?? []).some((l) => l.subnet.includes(':') === v6)),
-        );
-        // An empty map renders a deny-all entry (3 lines); each entry 4, and its community 1.
-        lines +=
-          using.length === 0
-            ? 3
-            : using.reduce((n, e) => n + 4 + (dir === 'export' && e.community ? 1 : 0), 0);
-      }
-    }
-  }
+  for (const entries of byVrf.values()) lines += vrfLines(entries, families);
   for (const p of config.bgpPeering ?? []) {
     // Listen ranges come from the network's gateways (at most MAX_ANYCAST_GATEWAYS of them).
     const ranges = p.listenRange !== undefined ? MAX_ANYCAST_GATEWAYS : 0;
@@ -128,4 +97,40 @@ export function frrLines(config: NetworkConfig): number {
       LINES_PER_PEERING + p.import.length + p.export.length + (p.neighbor?.addresses.length ?? 0) + ranges;
   }
   return lines + families.size + (config.bgpPeering?.length ? 2 : 0);
+}
+
+/** The lines of one VRF (all its entries); adds the address families its prefix-lists use. */
+function vrfLines(entries: readonly VrfEntry[], families: Set<boolean>): number {
+  const aggregates = new Set<string>();
+  const targets = new Set<string>();
+  let lines = 0;
+  for (const e of entries) {
+    for (const a of e.aggregate ?? []) aggregates.add(a);
+    if (e.routeTarget !== undefined) targets.add(e.routeTarget);
+    // A static route is one line in the VRF's block; a loopback one `permit` line (the node's own
+    // address) in the export prefix-list of its family.
+    lines +=
+      (e.import?.length ?? 0) +
+      (e.export?.length ?? 0) +
+      (e.staticRoutes?.length ?? 0) +
+      (e.loopbacks?.length ?? 0);
+    for (const i of [...(e.import ?? []), ...(e.export ?? [])]) families.add(i.cidr.includes(':'));
+    for (const l of e.loopbacks ?? []) families.add(l.subnet.includes(':'));
+  }
+  lines += LINES_PER_VRF + aggregates.size + 2 * targets.size;
+  for (const dir of ['import', 'export'] as const)
+    for (const v6 of [false, true]) lines += routeMapLines(entries, dir, v6);
+  return lines;
+}
+
+/** A route-map of one direction and family: an empty one renders a deny-all entry (3 lines); each entry 4, and its community 1. */
+function routeMapLines(entries: readonly VrfEntry[], dir: 'import' | 'export', v6: boolean): number {
+  const using = entries.filter(
+    (e) =>
+      (e[dir] ?? []).some((i) => i.cidr.includes(':') === v6) ||
+      (dir === 'export' && (e.loopbacks ?? []).some((l) => l.subnet.includes(':') === v6)),
+  );
+  return using.length === 0
+    ? 3
+    : using.reduce((n, e) => n + 4 + (dir === 'export' && e.community ? 1 : 0), 0);
 }

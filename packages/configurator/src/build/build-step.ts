@@ -232,7 +232,7 @@ function inputKey(o: InputObject): 'vrf' | 'layer2' | 'bgpPeering' | 'routingTab
       return 'layer2';
     case 'BGPPeering':
       return 'bgpPeering';
-    default:
+    case 'RoutingTable':
       return 'routingTable';
   }
 }

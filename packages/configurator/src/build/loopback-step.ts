@@ -19,7 +19,7 @@ import {
   type NetworkConfig,
   type NetworkConfigRevision,
 } from '@nodenet/api';
-import type { InputStatusUpdate } from './revisions.js';
+import type { InputStatusUpdate } from './input-status.js';
 
 export const LOOPBACKS_CONDITION = 'LoopbacksAllocated';
 

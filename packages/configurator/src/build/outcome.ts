@@ -35,58 +35,73 @@ const quote = (text: string): string => (text.length > 300 ? `${text.slice(0, 29
 export function appliedCondition(
   o: InputObject,
   status: InputStatus,
-  outcome: { accepted: boolean; blocked: boolean; notCreated?: string },
+  outcome: BuildOutcome,
   revisions: readonly NetworkConfigRevision[],
 ): AppliedCondition {
   const g = o.metadata.generation ?? 0;
-  const base = { type: 'Applied', observedGeneration: g };
+  if (status.revisionGeneration !== g || !status.revision) return notCarriedCondition(g, status, outcome);
+  const r = carrierOf(status.revision, revisions);
+  if (!r)
+    return {
+      type: 'Applied',
+      observedGeneration: g,
+      status: 'False',
+      reason: 'Pending',
+      message: `revision ${status.revision} not found`,
+    };
+  return revisionCondition(g, r);
+}
+
+/** What the build decided for the input's generation. */
+export interface BuildOutcome {
+  accepted: boolean;
+  blocked: boolean;
+  /** The API's error when the revision that would carry it could not be created. */
+  notCreated?: string;
+}
+
+/** `Applied` of a generation no revision carries yet: why not. */
+function notCarriedCondition(g: number, status: InputStatus, outcome: BuildOutcome): AppliedCondition {
+  const base = { type: 'Applied', observedGeneration: g, status: 'False' as const };
   const inForce = status.revision
     ? ` (generation ${status.revisionGeneration} stays in force, ${status.revision})`
     : '';
-  if (status.revisionGeneration !== g || !status.revision) {
-    if (!outcome.accepted)
-      return {
-        ...base,
-        status: 'False',
-        reason: 'HeldBack',
-        message: `generation ${g} is invalid (see Accepted)${inForce}`,
-      };
-    if (outcome.blocked)
-      return {
-        ...base,
-        status: 'False',
-        reason: 'Blocked',
-        message: `generation ${g} is valid, but no revision is built while an input in force no longer validates${inForce}`,
-      };
-    if (outcome.notCreated !== undefined)
-      return {
-        ...base,
-        status: 'False',
-        reason: 'RevisionNotCreated',
-        message: `generation ${g} is valid, but the revision carrying it could not be created (retrying with backoff): ${quote(outcome.notCreated)}${inForce}`,
-      };
+  if (!outcome.accepted)
+    return { ...base, reason: 'HeldBack', message: `generation ${g} is invalid (see Accepted)${inForce}` };
+  if (outcome.blocked)
     return {
       ...base,
-      status: 'False',
-      reason: 'Pending',
-      message: `generation ${g} is not in a revision yet`,
+      reason: 'Blocked',
+      message: `generation ${g} is valid, but no revision is built while an input in force no longer validates${inForce}`,
     };
-  }
-  const named = revisions.find((x) => x.metadata.name === status.revision);
-  // A valid revision superseded before it completed: the newest valid one carries this generation too.
-  const desired = [...revisions]
-    .filter((x) => x.status?.isInvalid !== true)
-    .sort((a, b) => b.spec.number - a.spec.number)[0];
-  const r =
-    named &&
-    named.status?.isInvalid !== true &&
-    named.status?.completedAt === undefined &&
-    desired &&
-    desired.spec.number > named.spec.number
-      ? desired
-      : named;
-  if (!r)
-    return { ...base, status: 'False', reason: 'Pending', message: `revision ${status.revision} not found` };
+  if (outcome.notCreated !== undefined)
+    return {
+      ...base,
+      reason: 'RevisionNotCreated',
+      message: `generation ${g} is valid, but the revision carrying it could not be created (retrying with backoff): ${quote(outcome.notCreated)}${inForce}`,
+    };
+  return { ...base, reason: 'Pending', message: `generation ${g} is not in a revision yet` };
+}
+
+/**
+ * The revision whose progress a carried generation reads: the one named, or, when that valid one
+ * was superseded before it completed, the newest valid one (it carries this generation too).
+ */
+function carrierOf(
+  name: string,
+  revisions: readonly NetworkConfigRevision[],
+): NetworkConfigRevision | undefined {
+  const named = revisions.find((x) => x.metadata.name === name);
+  if (!named || named.status?.isInvalid === true || named.status?.completedAt !== undefined) return named;
+  let desired: NetworkConfigRevision | undefined;
+  for (const x of revisions)
+    if (x.status?.isInvalid !== true && (!desired || x.spec.number > desired.spec.number)) desired = x;
+  return desired && desired.spec.number > named.spec.number ? desired : named;
+}
+
+/** `Applied` read off the revision carrying the generation: rolled back, complete or rolling out. */
+function revisionCondition(g: number, r: NetworkConfigRevision): AppliedCondition {
+  const base = { type: 'Applied', observedGeneration: g };
   const st = r.status ?? {};
   if (st.isInvalid === true) {
     const nodes = (st.failedNodes ?? []).slice(0, 5).map((f) => `${f.node}: ${f.message}`);

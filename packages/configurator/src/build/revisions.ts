@@ -9,33 +9,25 @@ import {
   API_VERSION,
   HIGHEST_NUMBER_ANNOTATION,
   RETRY_ANNOTATION,
-  canonicalEqual,
   revisionName,
   type AllocationNode,
   type InputObject,
-  type InputStatus,
   type Inputs,
+  type NetworkConfig,
   type NetworkConfigRevision,
   type Problem,
   shortHash,
-  findCondition,
 } from '@nodenet/api';
-import { setConditions, rfc3339 } from '@nodenet/api';
+import { rfc3339 } from '@nodenet/api';
 import { budgetExcess, DEFAULT_BUDGET, describeExcess, type SizeBudget } from './budget.js';
 import { fitBudget } from './fit-budget.js';
-import { appliedCondition, carried, inputRef, selectedCondition } from './outcome.js';
+import { inputStatuses, type InputStatusUpdate } from './input-status.js';
+import { carried, inputRef } from './outcome.js';
 import { withLoopbacks, withShortageConditions } from './loopback-step.js';
 import { highestNumber } from '../rollout/numbers.js';
-import { inputsToBuild, type HeldSuspect } from '@nodenet/api';
+import { inputsToBuild } from '@nodenet/api';
 
-export interface InputStatusUpdate {
-  object: InputObject;
-  status: InputStatus;
-  /** The Accepted condition changed to False (or its message changed): worth a Warning Event. */
-  newlyRejected?: string;
-  /** The Selected condition changed to False: its message, worth a Warning Event. */
-  newlySelectsNoNode?: string;
-}
+export type { InputStatusUpdate } from './input-status.js';
 
 export type RevisionDecision =
   | { action: 'blocked'; reason: string }
@@ -73,10 +65,6 @@ export interface BuildOptions {
   nodes?: readonly AllocationNode[];
 }
 
-/** At most this many problems, and this many characters, in an `Accepted` message. */
-const MAX_PROBLEMS_SHOWN = 5;
-const MAX_MESSAGE = 2000;
-
 export function buildRevision(
   inputs: Inputs,
   revisions: readonly NetworkConfigRevision[],
@@ -93,13 +81,11 @@ export function buildRevision(
     carried: (o) => carried(o, revisions),
     suspects,
   });
-  const effective = fitted.effective;
-  const { problems, refused } = effective;
-  const notNew = new Set([...refused.keys(), ...suspects.keys()]);
+  const { problems, refused } = fitted.effective;
   const nowText = rfc3339(now);
   // The loopback allocation belongs to the config (and its hash); its shortages to the statuses.
   const allocated = fitted.built ? withLoopbacks(fitted.built, revisions, opts.nodes) : undefined;
-  const shortages = allocated?.shortages ?? [];
+  const blocked = fitted.effective.inputs === undefined;
   /** Input statuses once the decision says which revision carries the current generations. */
   const statuses = (
     carrier: string | undefined,
@@ -107,108 +93,105 @@ export function buildRevision(
     notCreated?: string,
   ): InputStatusUpdate[] =>
     withShortageConditions(
-      inputStatuses(
-        inputs,
-        effective.inputs === undefined,
+      inputStatuses(allInputs(inputs), {
+        blocked,
         refused,
         carrier,
-        known,
+        revisions: known,
         nowText,
         suspects,
-        opts.nodeLabels,
-        notCreated,
-      ),
+        nodeLabels: opts.nodeLabels,
+        ...(notCreated !== undefined ? { notCreated } : {}),
+      }),
       inputs,
-      shortages,
+      allocated?.shortages ?? [],
       nowText,
     );
-  const statusesIfNotCreated = (error: string): InputStatusUpdate[] => statuses(undefined, revisions, error);
-  const blocked = (reason: string): BuildResult => ({
+  const result = (decision: RevisionDecision, carrier: string | undefined): BuildResult => ({
     problems,
-    statusesIfNotCreated,
-    inputStatusUpdates: statuses(undefined, revisions),
-    decision: { action: 'blocked', reason },
+    statusesIfNotCreated: (error) => statuses(undefined, revisions, error),
+    inputStatusUpdates: statuses(
+      carrier,
+      decision.action === 'create' ? [...revisions, decision.revision] : revisions,
+    ),
+    ...(decision.action === 'create'
+      ? { hash: decision.revision.spec.hash }
+      : decision.action === 'skip'
+        ? { hash: decision.hash }
+        : {}),
+    decision,
   });
-  if (effective.inputs === undefined || !fitted.built) {
-    return blocked(
-      `${problems.length} invalid input field(s), the last revision stays in force: ${problems
-        .slice(0, 3)
-        .map((p) => p.message)
-        .join('; ')}${problems.length > 3 ? '; …' : ''}`,
-    );
+  if (blocked || !fitted.built || !allocated) {
+    const shown = problems
+      .slice(0, 3)
+      .map((p) => p.message)
+      .join('; ');
+    const reason = `${problems.length} invalid input field(s), the last revision stays in force: ${shown}${problems.length > 3 ? '; …' : ''}`;
+    return result({ action: 'blocked', reason }, undefined);
   }
-  const { config, hash } = allocated ?? fitted.built;
   // The addresses grow with the fleet, not with any input: no input to refuse, the build waits.
   const excess =
-    config !== fitted.built.config ? budgetExcess(config, opts.budget ?? DEFAULT_BUDGET) : undefined;
-  if (excess)
-    return blocked(
-      `with every node's loopback addresses ${describeExcess(excess)}; the last revision stays in force`,
-    );
+    allocated.config !== fitted.built.config
+      ? budgetExcess(allocated.config, opts.budget ?? DEFAULT_BUDGET)
+      : undefined;
+  if (excess) {
+    const reason = `with every node's loopback addresses ${describeExcess(excess)}; the last revision stays in force`;
+    return result({ action: 'blocked', reason }, undefined);
+  }
+  const notNew = new Set([...refused.keys(), ...suspects.keys()]);
+  const { decision, carrier } = decide({
+    built: allocated,
+    revisions,
+    changed: () => changedInputs(inputs, revisions, notNew),
+  });
+  return result(decision, carrier);
+}
+
+interface DecideInput {
+  built: { config: NetworkConfig; hash: string };
+  revisions: readonly NetworkConfigRevision[];
+  /** The inputs the new revision carries for the first time (computed only when one is made). */
+  changed: () => string[];
+}
+
+/**
+ * Whether the configuration needs a new revision (invariant 4), and the revision that carries the
+ * inputs' current generations.
+ */
+function decide({ built, revisions, changed }: DecideInput): {
+  decision: RevisionDecision;
+  carrier: string;
+} {
+  const { config, hash } = built;
   const sorted = [...revisions].sort((a, b) => b.spec.number - a.spec.number);
   const desired = sorted.find((r) => r.status?.isInvalid !== true);
   if (desired && desired.spec.hash === hash) {
-    return {
-      problems,
-      statusesIfNotCreated,
-      inputStatusUpdates: statuses(desired.metadata.name, revisions),
-      hash,
-      decision: { action: 'skip', hash, reason: `equal to desired revision ${desired.metadata.name}` },
-    };
+    const reason = `equal to desired revision ${desired.metadata.name}`;
+    return { decision: { action: 'skip', hash, reason }, carrier: desired.metadata.name };
   }
   const invalid = sorted.find((r) => r.status?.isInvalid === true && r.spec.hash === hash);
   // A new number is above every number ever used (numbers.ts), so a retry or a rebuild after
   // `kubectl delete ncr` never reuses the number of an earlier attempt.
   const number = highestNumber(revisions) + 1;
   if (invalid) {
-    const retriedBy = sorted.find((r) => r.spec.retryOf === invalid.metadata.name);
+    const name = invalid.metadata.name;
+    const retriedBy = sorted.find((r) => r.spec.retryOf === name);
     if (invalid.metadata.annotations?.[RETRY_ANNOTATION] === undefined || retriedBy) {
-      return {
-        problems,
-        statusesIfNotCreated,
-        inputStatusUpdates: statuses(invalid.metadata.name, revisions),
-        hash,
-        decision: {
-          action: 'skip',
-          hash,
-          reason: `equal to invalid revision ${invalid.metadata.name}; to try it again: kubectl annotate ncr ${invalid.metadata.name} ${RETRY_ANNOTATION}=now`,
-        },
-      };
+      const reason = `equal to invalid revision ${name}; to try it again: kubectl annotate ncr ${name} ${RETRY_ANNOTATION}=now`;
+      return { decision: { action: 'skip', hash, reason }, carrier: name };
     }
-    const retry = newRevision(
-      number,
-      config,
-      hash,
-      changedInputs(inputs, revisions, notNew),
-      invalid.metadata.name,
-    );
+    const retry = newRevision({ number, config, hash, changed: changed(), retryOf: name });
+    const reason = `retry of invalid revision ${name} (annotation ${RETRY_ANNOTATION})`;
     return {
-      problems,
-      statusesIfNotCreated,
-      inputStatusUpdates: statuses(retry.metadata.name, [...revisions, retry]),
-      hash,
-      decision: {
-        action: 'create',
-        revision: retry,
-        retryOf: invalid,
-        reason: `retry of invalid revision ${invalid.metadata.name} (annotation ${RETRY_ANNOTATION})`,
-      },
+      decision: { action: 'create', revision: retry, retryOf: invalid, reason },
+      carrier: retry.metadata.name,
     };
   }
-  const revision = newRevision(number, config, hash, changedInputs(inputs, revisions, notNew));
-  return {
-    problems,
-    statusesIfNotCreated,
-    inputStatusUpdates: statuses(revision.metadata.name, [...revisions, revision]),
-    hash,
-    decision: {
-      action: 'create',
-      revision,
-      reason: desired
-        ? `inputs changed (desired ${desired.metadata.name} has ${shortHash(desired.spec.hash)})`
-        : 'first revision',
-    },
-  };
+  const revision = newRevision({ number, config, hash, changed: changed() });
+  const reason = desired
+    ? `inputs changed (desired ${desired.metadata.name} has ${shortHash(desired.spec.hash)})`
+    : 'first revision';
+  return { decision: { action: 'create', revision, reason }, carrier: revision.metadata.name };
 }
 
 /**
@@ -224,118 +207,16 @@ const changedInputs = (
     .filter((o) => !refused.has(`${o.kind}/${o.metadata.name}`) && !carried(o, revisions))
     .map(inputRef);
 
-/**
- * Each input's status: `Accepted` (this generation's own problems), the revision carrying its
- * current generation (`carrier`, for those not carried yet; none while blocked), and `Applied`.
- */
-function inputStatuses(
-  inputs: Inputs,
-  blocked: boolean,
-  byObject: ReadonlyMap<string, Problem[]>,
-  carrier: string | undefined,
-  revisions: readonly NetworkConfigRevision[],
-  nowText: string,
-  suspects: ReadonlyMap<string, HeldSuspect>,
-  nodeLabels: readonly Readonly<Record<string, string>>[] | undefined,
-  notCreated?: string,
-): InputStatusUpdate[] {
-  const out: InputStatusUpdate[] = [];
-  for (const obj of allInputs(inputs)) {
-    const mine = byObject.get(`${obj.kind}/${obj.metadata.name}`) ?? [];
-    const generation = obj.metadata.generation;
-    const accepted =
-      mine.length === 0
-        ? {
-            type: 'Accepted',
-            status: 'True' as const,
-            reason: blocked ? 'ValidButBlocked' : 'Valid',
-            message: blocked
-              ? 'valid, but no new revision while an input in force no longer validates'
-              : 'valid',
-          }
-        : {
-            type: 'Accepted',
-            status: 'False' as const,
-            reason: 'Invalid',
-            message: bounded(
-              mine
-                .slice(0, MAX_PROBLEMS_SHOWN)
-                .map((p) => p.message)
-                .join('; ') +
-                (mine.length > MAX_PROBLEMS_SHOWN ? `; and ${mine.length - MAX_PROBLEMS_SHOWN} more` : ''),
-            ),
-          };
-    const old = obj.status ?? {};
-    const suspect = suspects.get(`${obj.kind}/${obj.metadata.name}`);
-    const reference = suspect
-      ? // Held back: it reads off the revision it broke (Applied=False, RolledBack).
-        { revision: suspect.revision.metadata.name, revisionGeneration: generation ?? 0 }
-      : carrier !== undefined && mine.length === 0 && !carried(obj, revisions)
-        ? { revision: carrier, revisionGeneration: generation ?? 0 }
-        : {
-            ...(old.revision !== undefined ? { revision: old.revision } : {}),
-            ...(old.revisionGeneration !== undefined ? { revisionGeneration: old.revisionGeneration } : {}),
-          };
-    const withRef: InputStatus = { ...old, ...reference };
-    const outcome = appliedCondition(
-      obj,
-      withRef,
-      { accepted: mine.length === 0, blocked, ...(notCreated !== undefined ? { notCreated } : {}) },
-      revisions,
-    );
-    const applied = suspect
-      ? {
-          ...outcome,
-          message: `${outcome.message}; held back from newer revisions until this input changes or revision ${suspect.revision.metadata.name} is retried`,
-        }
-      : outcome;
-    const selected = nodeLabels && selectedCondition(obj, nodeLabels);
-    const next: InputStatus = {
-      ...withRef,
-      conditions: setConditions(
-        // Selected only while the input has a node selector (and the nodes are known).
-        nodeLabels && !selected ? old.conditions?.filter((c) => c.type !== 'Selected') : old.conditions,
-        [
-          { ...accepted, ...(generation !== undefined ? { observedGeneration: generation } : {}) },
-          applied,
-          ...(selected ? [selected] : []),
-        ],
-        nowText,
-      ),
-      ...(generation !== undefined ? { observedGeneration: generation } : {}),
-    };
-    if (!canonicalEqual(next, old)) {
-      const prevAccepted = findCondition(old.conditions, 'Accepted');
-      const newlyRejected =
-        accepted.status === 'False' &&
-        (prevAccepted?.status !== 'False' || prevAccepted.message !== accepted.message)
-          ? accepted.message
-          : undefined;
-      const newlySelectsNoNode =
-        selected?.status === 'False' && findCondition(old.conditions, 'Selected')?.status !== 'False'
-          ? selected.message
-          : undefined;
-      out.push({
-        object: obj,
-        status: next,
-        ...(newlyRejected ? { newlyRejected } : {}),
-        ...(newlySelectsNoNode ? { newlySelectsNoNode } : {}),
-      });
-    }
-  }
-  return out;
+interface NewRevision {
+  number: number;
+  config: NetworkConfig;
+  hash: string;
+  /** `spec.changedInputs` (the first 50 are kept). */
+  changed: string[];
+  retryOf?: string;
 }
 
-const bounded = (text: string): string =>
-  text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE - 1)}…` : text;
-
-function newRevision(
-  number: number,
-  config: NetworkConfigRevision['spec']['config'],
-  hash: string,
-  changed: string[],
-  retryOf?: string,
-): NetworkConfigRevision {
+function newRevision({ number, config, hash, changed, retryOf }: NewRevision): NetworkConfigRevision {
   return {
     apiVersion: API_VERSION,
     kind: 'NetworkConfigRevision',

@@ -68,13 +68,19 @@ export function effectivePolicy(flags: Policy, rp: RolloutPolicy | undefined): E
   return { policy, problems };
 }
 
+/** What a pass knows when it writes the RolloutPolicy status. */
+export interface PolicyPass {
+  plan: Plan;
+  revisions: readonly NetworkConfigRevision[];
+  /** The knobs whose values were refused (the flag values are kept for them). */
+  problems: readonly string[];
+  now: number;
+}
+
 /** The RolloutPolicy status after a pass; undefined when it would not change. */
 export function rolloutPolicyStatus(
   rp: RolloutPolicy,
-  p: Plan,
-  revisions: readonly NetworkConfigRevision[],
-  problems: readonly string[],
-  now: number,
+  { plan: p, revisions, problems, now }: PolicyPass,
 ): RolloutPolicyStatus | undefined {
   const old = rp.status ?? {};
   const d = p.desired;

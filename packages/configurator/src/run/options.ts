@@ -95,7 +95,7 @@ export const DEFAULTS = {
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = parseDuration('--shutdown-timeout', DEFAULTS.shutdownTimeout);
 
 export function buildProgram(): Command {
-  return new Command('nodenet-configurator')
+  const program = new Command('nodenet-configurator')
     .version(NODENET_VERSION, '--version', 'print the version and exit')
     .description(
       'Merges VRFRouteConfiguration, Layer2NetworkConfiguration, RoutingTable and BGPPeering objects into content-hashed ' +
@@ -105,7 +105,15 @@ export function buildProgram(): Command {
     .option(
       '--kubeconfig <path>',
       'kubeconfig file; default: in-cluster service account, then $KUBECONFIG / ~/.kube/config',
-    )
+    );
+  return withRuntimeOptions(withBuildOptions(withRolloutOptions(program))).showHelpAfterError(
+    '(run with --help for usage)',
+  );
+}
+
+/** How a revision walks the fleet: slots, failures, timeouts, soak, waves, history. */
+function withRolloutOptions(program: Command): Command {
+  return program
     .option(
       '--update-limit <n|p%>',
       'nodes in progress at once: a number, or a percentage of target nodes (rounded up, at least 1)',
@@ -160,7 +168,12 @@ export function buildProgram(): Command {
       '--revision-history-limit <n>',
       'revisions kept (at least 1); older ones no NodeConfig references are deleted, never the invalid one equal to the inputs',
       DEFAULTS.revisionHistoryLimit,
-    )
+    );
+}
+
+/** When a revision is built, and the size budget it must fit. */
+function withBuildOptions(program: Command): Command {
+  return program
     .option(
       '--build-quiet-period <duration>',
       'a revision is built once the inputs have been quiet this long, so objects applied together ' +
@@ -183,7 +196,12 @@ export function buildProgram(): Command {
       'most FRR lines a node may render; the newest input that would cross it is refused. Default: what ' +
         "frr-reload.py applies well within the agent's 60 s FRR step timeout (docs/rollout.md)",
       DEFAULTS.maxFrrLines,
-    )
+    );
+}
+
+/** The process: leader election, endpoints, logging, events, shutdown. */
+function withRuntimeOptions(program: Command): Command {
+  return program
     .option(
       '--leader-election-namespace <ns>',
       'namespace of the leader election Lease',
@@ -229,8 +247,7 @@ export function buildProgram(): Command {
         'on SIGTERM: stop acting, release the leader Lease and close the endpoints within this time, whatever the API ' +
           "server does; exit 1 if anything had to be cut short (keep it below the pod's terminationGracePeriodSeconds)",
       ).default(DEFAULTS.shutdownTimeout),
-    )
-    .showHelpAfterError('(run with --help for usage)');
+    );
 }
 
 /** The option values as commander returns them (strings, defaults filled in). */

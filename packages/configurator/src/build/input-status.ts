@@ -1,0 +1,155 @@
+/**
+ * Each input's status after a build (pure): `Accepted` (this generation's own problems), the
+ * revision carrying its current generation (for those not carried yet; none while blocked),
+ * `Applied` (outcome.ts) and `Selected`. Only inputs whose status changes are listed.
+ */
+import {
+  canonicalEqual,
+  findCondition,
+  setConditions,
+  type HeldSuspect,
+  type InputObject,
+  type InputStatus,
+  type NetworkConfigRevision,
+  type Problem,
+} from '@nodenet/api';
+import { appliedCondition, carried, selectedCondition, type AppliedCondition } from './outcome.js';
+
+export interface InputStatusUpdate {
+  object: InputObject;
+  status: InputStatus;
+  /** The Accepted condition changed to False (or its message changed): worth a Warning Event. */
+  newlyRejected?: string;
+  /** The Selected condition changed to False: its message, worth a Warning Event. */
+  newlySelectsNoNode?: string;
+}
+
+export interface StatusContext {
+  /** No revision is built (an input in force no longer validates). */
+  blocked: boolean;
+  /** Problems of each refused input, by `Kind/name`. */
+  refused: ReadonlyMap<string, Problem[]>;
+  /** The revision that carries the current generations, if one is created or found. */
+  carrier: string | undefined;
+  revisions: readonly NetworkConfigRevision[];
+  nowText: string;
+  suspects: ReadonlyMap<string, HeldSuspect>;
+  /** Labels of the managed nodes: each input with a node selector gets `Selected`; absent, it stays. */
+  nodeLabels: readonly Readonly<Record<string, string>>[] | undefined;
+  /** The API's error when the revision could not be created. */
+  notCreated?: string;
+}
+
+/** At most this many problems, and this many characters, in an `Accepted` message. */
+const MAX_PROBLEMS_SHOWN = 5;
+const MAX_MESSAGE = 2000;
+
+const keyOf = (o: InputObject): string => `${o.kind}/${o.metadata.name}`;
+
+export function inputStatuses(objects: readonly InputObject[], ctx: StatusContext): InputStatusUpdate[] {
+  const out: InputStatusUpdate[] = [];
+  for (const obj of objects) {
+    const update = statusUpdate(obj, ctx);
+    if (update) out.push(update);
+  }
+  return out;
+}
+
+/** The input's next status, or undefined when it stays as it is. */
+function statusUpdate(obj: InputObject, ctx: StatusContext): InputStatusUpdate | undefined {
+  const mine = ctx.refused.get(keyOf(obj)) ?? [];
+  const generation = obj.metadata.generation;
+  const accepted = acceptedCondition(mine, ctx.blocked);
+  const old = obj.status ?? {};
+  const suspect = ctx.suspects.get(keyOf(obj));
+  const withRef: InputStatus = { ...old, ...reference(obj, mine.length === 0, suspect, ctx) };
+  const outcome = appliedCondition(
+    obj,
+    withRef,
+    {
+      accepted: mine.length === 0,
+      blocked: ctx.blocked,
+      ...(ctx.notCreated !== undefined ? { notCreated: ctx.notCreated } : {}),
+    },
+    ctx.revisions,
+  );
+  const applied = suspect
+    ? {
+        ...outcome,
+        message: `${outcome.message}; held back from newer revisions until this input changes or revision ${suspect.revision.metadata.name} is retried`,
+      }
+    : outcome;
+  const selected = ctx.nodeLabels && selectedCondition(obj, ctx.nodeLabels);
+  const next: InputStatus = {
+    ...withRef,
+    conditions: setConditions(
+      // Selected only while the input has a node selector (and the nodes are known).
+      ctx.nodeLabels && !selected ? old.conditions?.filter((c) => c.type !== 'Selected') : old.conditions,
+      [
+        { ...accepted, ...(generation !== undefined ? { observedGeneration: generation } : {}) },
+        applied,
+        ...(selected ? [selected] : []),
+      ],
+      ctx.nowText,
+    ),
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
+  if (canonicalEqual(next, old)) return undefined;
+  return { object: obj, status: next, ...newlyFalse(old, accepted, selected) };
+}
+
+function acceptedCondition(mine: readonly Problem[], blocked: boolean): AppliedCondition {
+  if (mine.length === 0)
+    return {
+      type: 'Accepted',
+      status: 'True',
+      reason: blocked ? 'ValidButBlocked' : 'Valid',
+      message: blocked ? 'valid, but no new revision while an input in force no longer validates' : 'valid',
+    };
+  const shown = mine
+    .slice(0, MAX_PROBLEMS_SHOWN)
+    .map((p) => p.message)
+    .join('; ');
+  const more = mine.length > MAX_PROBLEMS_SHOWN ? `; and ${mine.length - MAX_PROBLEMS_SHOWN} more` : '';
+  return { type: 'Accepted', status: 'False', reason: 'Invalid', message: bounded(shown + more) };
+}
+
+/** Which revision the status names: the one a suspect broke, the new carrier, or the one it named. */
+function reference(
+  obj: InputObject,
+  accepted: boolean,
+  suspect: HeldSuspect | undefined,
+  ctx: StatusContext,
+): Pick<InputStatus, 'revision' | 'revisionGeneration'> {
+  const generation = obj.metadata.generation ?? 0;
+  // Held back: it reads off the revision it broke (Applied=False, RolledBack).
+  if (suspect) return { revision: suspect.revision.metadata.name, revisionGeneration: generation };
+  if (ctx.carrier !== undefined && accepted && !carried(obj, ctx.revisions))
+    return { revision: ctx.carrier, revisionGeneration: generation };
+  const old = obj.status ?? {};
+  return {
+    ...(old.revision !== undefined ? { revision: old.revision } : {}),
+    ...(old.revisionGeneration !== undefined ? { revisionGeneration: old.revisionGeneration } : {}),
+  };
+}
+
+/** The messages worth a Warning Event: Accepted newly False (or reworded), Selected newly False. */
+function newlyFalse(
+  old: InputStatus,
+  accepted: AppliedCondition,
+  selected: AppliedCondition | undefined,
+): Pick<InputStatusUpdate, 'newlyRejected' | 'newlySelectsNoNode'> {
+  const prevAccepted = findCondition(old.conditions, 'Accepted');
+  const newlyRejected =
+    accepted.status === 'False' &&
+    (prevAccepted?.status !== 'False' || prevAccepted.message !== accepted.message);
+  const newlySelectsNoNode =
+    selected?.status === 'False' && findCondition(old.conditions, 'Selected')?.status !== 'False';
+  return {
+    ...(newlyRejected && accepted.message ? { newlyRejected: accepted.message } : {}),
+    ...(newlySelectsNoNode && selected.message ? { newlySelectsNoNode: selected.message } : {}),
+  };
+}
+
+const bounded = (text: string): string =>
+  text.length > MAX_MESSAGE ? `${text.slice(0, MAX_MESSAGE - 1)}…` : text;
