@@ -34,7 +34,19 @@ export function outsideVrf(
   vrf: string,
   vrfs: readonly VRFRouteConfiguration[],
 ): string | undefined {
-  const mine = vrfs.filter((v) => v.spec.vrf === vrf);
+  return outsideObjects(
+    selector,
+    vrf,
+    vrfs.filter((v) => v.spec.vrf === vrf),
+  );
+}
+
+/** outsideVrf with the VRF's objects already picked out (`mine`). */
+function outsideObjects(
+  selector: LabelSelector | undefined,
+  vrf: string,
+  mine: readonly VRFRouteConfiguration[],
+): string | undefined {
   if (mine.length === 0 || mine.some((v) => selectorImplies(selector, v.spec.nodeSelector))) return undefined;
   const theirs = mine.map(
     (v) => `VRFRouteConfiguration ${v.metadata.name}: ${selectorText(v.spec.nodeSelector)}`,
@@ -44,9 +56,11 @@ export function outsideVrf(
 
 const layer2WithinVrf = ({ vrfs, l2s }: ReachInputs): Problem[] => {
   const out: Problem[] = [];
+  // The objects of each VRF once, not a scan of every VRF object per network.
+  const byVrf = groupBy(vrfs, (v) => v.spec.vrf);
   for (const o of l2s) {
     if (o.spec.vrf === undefined) continue;
-    const why = outsideVrf(o.spec.nodeSelector, o.spec.vrf, vrfs);
+    const why = outsideObjects(o.spec.nodeSelector, o.spec.vrf, byVrf.get(o.spec.vrf) ?? []);
     if (why)
       out.push(
         problem('Layer2NetworkConfiguration', o.metadata.name, 'spec.nodeSelector', o.spec.nodeSelector, why),
@@ -65,12 +79,21 @@ function gatewaySubnets(
       const p = parsePrefix(gw);
       if (!p.ok) continue;
       const vrf = o.spec.vrf ?? DEFAULT_VRF;
-      const entry = { subnet: `${p.prefix.network}/${p.prefix.length}`, holder: o.metadata.name };
-      // Appended in place: copying the list per gateway made a build at the size budget quadratic.
       const list = out.get(vrf);
+      const entry = { subnet: `${p.prefix.network}/${p.prefix.length}`, holder: o.metadata.name };
       if (list) list.push(entry);
       else out.set(vrf, [entry]);
     }
+  }
+  return out;
+}
+
+function groupBy<T>(items: readonly T[], keyOf: (t: T) => string): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const t of items) {
+    const list = out.get(keyOf(t));
+    if (list) list.push(t);
+    else out.set(keyOf(t), [t]);
   }
   return out;
 }
