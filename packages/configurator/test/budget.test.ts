@@ -220,6 +220,33 @@ describe('the size budget in buildRevision', () => {
     expect(msg).toMatch(/would render \d+ FRR lines on a node, over the limit of 500 \(--max-frr-lines\)/);
   });
 
+  it('over the FRR lines, takes as many VRFs as fit, oldest first (a VRF block counted whole, not estimated per object)', () => {
+    const vrfs = Array.from({ length: 20 }, (_, i) => {
+      const o = vrfInput(`o${i}`, `v${i}`, 3);
+      return { ...o, spec: { ...o.spec, vni: 3000 + i, routeTarget: `65000:${3000 + i}` } };
+    });
+    const linesOf = (k: number): number => frrLines(mergeInputs(inputs({ vrf: vrfs.slice(0, k) })));
+    const fits = 12;
+    const r = buildRevision(inputs({ vrf: vrfs }), [], NOW, {
+      budget: { ...DEFAULT_BUDGET, maxFrrLines: linesOf(fits) },
+      recency: order(...vrfs.map((v) => v.metadata.name)),
+    });
+    if (r.decision.action !== 'create') throw new Error('expected a create');
+    expect(r.decision.revision.spec.config.vrf.map((e) => e.name).sort()).toEqual(
+      vrfs
+        .slice(0, fits)
+        .map((v) => v.metadata.name)
+        .sort(),
+    );
+    const refused = r.inputStatusUpdates.filter((u) =>
+      u.status.conditions?.some((c) => c.type === 'Accepted' && c.status === 'False'),
+    );
+    expect(refused).toHaveLength(20 - fits);
+    expect(refused[0]?.status.conditions?.find((c) => c.type === 'Accepted')?.message).toContain(
+      `would render ${linesOf(fits + 1)} FRR lines`,
+    );
+  });
+
   it('quotes at most a short prefix of a huge invalid value', () => {
     const bad = l2('huge', 9);
     bad.spec.anycastGateways = [`${'x'.repeat(800_000)}`];
