@@ -25,6 +25,10 @@ interface Kept {
   obs: NodeObservation | undefined;
   key: string;
   verdict: Verdict;
+  /** Reused before this (monotonic ms): its deadline; -Infinity when never reusable. */
+  until: number;
+  /** The revisionEpoch whose revision objects the verdict points at. */
+  epoch: number;
 }
 
 /** The verdicts of one evaluation (one desired revision within one pass). */
@@ -94,6 +98,9 @@ const MAX_KEYS = 8;
 /** Per node, the last verdict and the inputs it was made from. */
 export class VerdictMemo {
   private readonly kept = new Map<string, Kept>();
+  /** The revision objects of the last pass, and their number (revisionEpoch). */
+  private revisionObjects: readonly NetworkConfigRevision[] = [];
+  private epoch = 0;
   /** The evaluation keys of recent passes, each kept as one string object. */
   private readonly keys = new Map<string, string>();
   /** Verdicts reused and made afresh, since the start (for the bench and tests). */
@@ -106,6 +113,7 @@ export class VerdictMemo {
     const key = this.keys.get(fresh) ?? fresh;
     this.keys.set(key, key);
     if (this.keys.size > MAX_KEYS) this.keys.delete(this.keys.keys().next().value as string);
+    const epoch = this.revisionEpoch(revisions);
     const byName = new Map(revisions.map((r) => [r.metadata.name, r]));
     // A kept verdict points at the revision objects of its pass: point it at today's (equal in
     // everything it read, by the key).
@@ -115,21 +123,32 @@ export class VerdictMemo {
       get: ({ name, node, nc, observation: obs }) => {
         const k = this.kept.get(name);
         if (!k || k.key !== key || k.nc !== nc || k.obs !== obs || obs === undefined) return undefined;
-        if (k.node !== nodeKey(node)) return undefined;
-        const v = k.verdict;
-        if (!reusable(v) || (v.deadline !== undefined && mono >= v.deadline)) return undefined;
+        if (mono >= k.until || k.node !== nodeKey(node)) return undefined;
         this.counts.reused++;
+        const v = k.verdict;
+        if (k.epoch === epoch && node === v.node) return v;
         const assigned = current(v.assigned);
         const target = current(v.target);
-        return assigned === v.assigned && target === v.target && node === v.node
-          ? v
-          : { ...v, node, ...(assigned ? { assigned } : {}), ...(target ? { target } : {}) };
+        k.epoch = epoch;
+        k.verdict = { ...v, node, ...(assigned ? { assigned } : {}), ...(target ? { target } : {}) };
+        return k.verdict;
       },
       set: ({ name, node, nc, observation: obs }, verdict) => {
         this.counts.made++;
-        this.kept.set(name, { node: nodeKey(node), nc, obs, key, verdict });
+        const until = reusable(verdict) ? (verdict.deadline ?? Infinity) : -Infinity;
+        this.kept.set(name, { node: nodeKey(node), nc, obs, key, verdict, until, epoch });
       },
     };
+  }
+
+  /** Numbers the revision objects: the same number while every one is the object it was. */
+  private revisionEpoch(revisions: readonly NetworkConfigRevision[]): number {
+    const last = this.revisionObjects;
+    if (last.length !== revisions.length || revisions.some((r, i) => r !== last[i])) {
+      this.revisionObjects = [...revisions];
+      this.epoch++;
+    }
+    return this.epoch;
   }
 
   /**

@@ -149,14 +149,18 @@ class Moves {
     return !this.paused && this.targetOf(v).spec.paused !== true;
   }
 
-  /** A rollback always; a forward move unpaused, not held, and in the wave of the barrier. */
+  /** A rollback always; a forward move when mayMoveForward. */
   may(v: Verdict): boolean {
+    return this.isRollback(v) || this.mayMoveForward(v);
+  }
+
+  /** A forward move: unpaused, not held, and in the wave of the barrier. */
+  mayMoveForward(v: Verdict): boolean {
     const wave = this.input.wave;
     return (
-      this.isRollback(v) ||
-      (this.unpaused(v) &&
-        this.heldBy === undefined &&
-        (!this.wave || (wave ? (v.node?.labels[wave.label] ?? '') : '') === this.wave.value))
+      this.unpaused(v) &&
+      this.heldBy === undefined &&
+      (!this.wave || (wave ? (v.node?.labels[wave.label] ?? '') : '') === this.wave.value)
     );
   }
 
@@ -192,41 +196,54 @@ class Moves {
  * the slots in use after.
  */
 function fillFreeSlots(m: Moves, held: Held): number {
-  const { limit, mono } = m.input;
-  const waiting = m.input.verdicts.filter(
-    (v) =>
-      (v.state === 'outdated' || (v.state === 'failed' && v.reassign)) &&
-      !v.busyElsewhere &&
-      !v.unchanged &&
-      due(v, mono) &&
-      m.may(v),
-  );
-  for (const v of waiting.filter((x) => x.hostOnDesired && m.isRollback(x)))
-    m.assign(v, `rollback from ${shortHash(v.nc?.spec.revision ?? '')}; host already restored it, no slot`);
-  const rollbacks = waiting.filter((v) => m.isRollback(v) && !v.hostOnDesired);
-  const ordered = [
-    ...rollbacks.filter((v) => m.runsInvalid(v)),
-    ...rollbacks.filter((v) => !m.runsInvalid(v)),
-    // A re-assignment (after an interruption) first: the slot it kept is its own.
-    ...waiting.filter((v) => !m.isRollback(v) && v.reassign !== undefined),
-    ...waiting.filter((v) => !m.isRollback(v) && v.reassign === undefined),
-  ];
+  const { limit } = m.input;
+  const queues = waitingQueues(m);
   let inProgress = held.inProgress;
   // Soaking nodes hold their slots against forward moves only.
   let freeForRollback = Math.max(0, limit - (inProgress - held.soaking));
   let free = Math.max(0, limit - inProgress);
-  for (const v of ordered) {
-    const rollback = m.isRollback(v);
-    if (rollback ? freeForRollback === 0 : free === 0) {
-      if (rollback) continue;
-      break;
+  for (const { rollback, nodes } of queues) {
+    for (const v of nodes) {
+      if (rollback ? freeForRollback === 0 : free === 0) {
+        if (rollback) continue;
+        return inProgress;
+      }
+      freeForRollback = Math.max(0, freeForRollback - 1);
+      free = Math.max(0, free - 1);
+      inProgress++;
+      m.assign(v, `${whyMoved(v, m.input.desired, rollback)}; slot ${inProgress}/${limit}`);
     }
-    freeForRollback = Math.max(0, freeForRollback - 1);
-    free = Math.max(0, free - 1);
-    inProgress++;
-    m.assign(v, `${whyMoved(v, m.input.desired, rollback)}; slot ${inProgress}/${limit}`);
   }
   return inProgress;
+}
+
+/**
+ * The nodes waiting for a move that may move now, in the order they take free slots: rollbacks
+ * whose host runs an invalid revision, the other rollbacks, re-assignments (after an interruption:
+ * the slot it kept is its own), the rest in start order. A rollback to what the host already runs
+ * needs no slot: assigned here.
+ */
+function waitingQueues(m: Moves): Array<{ rollback: boolean; nodes: Verdict[] }> {
+  const offInvalid: Verdict[] = [];
+  const rollbacks: Verdict[] = [];
+  const reassigned: Verdict[] = [];
+  const rest: Verdict[] = [];
+  for (const v of m.input.verdicts) {
+    if (!(v.state === 'outdated' || (v.state === 'failed' && v.reassign))) continue;
+    if (v.busyElsewhere || v.unchanged || !due(v, m.input.mono)) continue;
+    const rollback = m.isRollback(v);
+    if (!rollback && !m.mayMoveForward(v)) continue;
+    if (rollback && v.hostOnDesired)
+      m.assign(v, `rollback from ${shortHash(v.nc?.spec.revision ?? '')}; host already restored it, no slot`);
+    else if (rollback) (m.runsInvalid(v) ? offInvalid : rollbacks).push(v);
+    else (v.reassign !== undefined ? reassigned : rest).push(v);
+  }
+  return [
+    { rollback: true, nodes: offInvalid },
+    { rollback: true, nodes: rollbacks },
+    { rollback: false, nodes: reassigned },
+    { rollback: false, nodes: rest },
+  ];
 }
 
 /** Why a node takes a slot, for the assignment's reason. */
