@@ -179,6 +179,8 @@ function goneNodeConfigs(
   records: ReadonlyMap<string, FailureRecord>,
 ): Action[] {
   const out: Action[] = [];
+  // Every name is a Node's: no NodeConfig without one (the common pass) has nothing to collect.
+  if (p.names.length === p.nodeByName.size) return out;
   const unrecorded = new Set([...records.values()].flatMap((r) => r.fresh.map((f) => f.node)));
   for (const [name, nc] of p.ncByName) {
     if (p.nodeByName.has(name) || nc.metadata.deletionTimestamp) continue;
