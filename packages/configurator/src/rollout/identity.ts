@@ -98,13 +98,20 @@ export function fallbackOf(
  * (retried there, never a forward move meanwhile); the last completed revision for a node whose agent never
  * reported; else the desired revision.
  */
-export function targetFor(
-  nc: NodeConfig | undefined,
-  assigned: NetworkConfigRevision | undefined,
-  desired: NetworkConfigRevision,
-  newestFirst: readonly NetworkConfigRevision[],
-  invalid: ReadonlySet<string>,
-): NetworkConfigRevision {
+export function targetFor({
+  nc,
+  assigned,
+  desired,
+  newestFirst,
+  invalid,
+}: {
+  nc: NodeConfig | undefined;
+  /** The revision `nc` was handed (assignedRevision). */
+  assigned: NetworkConfigRevision | undefined;
+  desired: NetworkConfigRevision;
+  newestFirst: readonly NetworkConfigRevision[];
+  invalid: ReadonlySet<string>;
+}): NetworkConfigRevision {
   // A node whose agent never reported (a new node, an agent still starting) first gets the last
   // completed revision (catch-up, never counted); it moves forward once its agent has answered.
   if (!nc || nc.status?.configStatus === undefined) {

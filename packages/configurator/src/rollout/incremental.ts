@@ -14,7 +14,7 @@
  */
 import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
 import type { Policy } from '../policy/policy.js';
-import type { Verdict } from './classify.js';
+import type { Subject, Verdict } from './classify.js';
 import type { NodeObservation } from './observe.js';
 import { plan } from './plan.js';
 import type { NodeInfo, Plan, PlanInput } from './types.js';
@@ -25,23 +25,25 @@ interface Kept {
   obs: NodeObservation | undefined;
   key: string;
   verdict: Verdict;
+  /** Reused before this (monotonic ms): its deadline; -Infinity when never reusable. */
+  until: number;
+  /** The revisionEpoch whose revision objects the verdict points at. */
+  epoch: number;
 }
 
 /** The verdicts of one evaluation (one desired revision within one pass). */
 export interface MemoPass {
-  get(
-    name: string,
-    node: NodeInfo | undefined,
-    nc: NodeConfig | undefined,
-    obs: NodeObservation | undefined,
-  ): Verdict | undefined;
-  set(
-    name: string,
-    node: NodeInfo | undefined,
-    nc: NodeConfig | undefined,
-    obs: NodeObservation | undefined,
-    v: Verdict,
-  ): void;
+  get(subject: Subject): Verdict | undefined;
+  set(subject: Subject, v: Verdict): void;
+}
+
+/** What one evaluation is made against, besides each node's own objects. */
+export interface Evaluation {
+  revisions: readonly NetworkConfigRevision[];
+  desired: NetworkConfigRevision;
+  invalid: ReadonlySet<string>;
+  policy: Policy;
+  mono: number;
 }
 
 /**
@@ -90,45 +92,63 @@ function revisionsKey(
   return `${desired.metadata.name}#${parts.join(',')}`;
 }
 
+/** Evaluation keys remembered (a pass evaluates one or a few desired revisions). */
+const MAX_KEYS = 8;
+
 /** Per node, the last verdict and the inputs it was made from. */
 export class VerdictMemo {
   private readonly kept = new Map<string, Kept>();
+  /** The revision objects of the last pass, and their number (revisionEpoch). */
+  private revisionObjects: readonly NetworkConfigRevision[] = [];
+  private epoch = 0;
+  /** The evaluation keys of recent passes, each kept as one string object. */
+  private readonly keys = new Map<string, string>();
   /** Verdicts reused and made afresh, since the start (for the bench and tests). */
   readonly counts = { reused: 0, made: 0 };
 
   /** Starts one evaluation; nodes not asked for in a whole pass are forgotten by `sweep`. */
-  pass(
-    revisions: readonly NetworkConfigRevision[],
-    desired: NetworkConfigRevision,
-    invalid: ReadonlySet<string>,
-    policy: Policy,
-    mono: number,
-  ): MemoPass {
-    const key = `${policyKey(policy)}#${revisionsKey(revisions, desired, invalid)}`;
+  pass({ revisions, desired, invalid, policy, mono }: Evaluation): MemoPass {
+    const fresh = `${policyKey(policy)}#${revisionsKey(revisions, desired, invalid)}`;
+    // The same text as a kept verdict's key is that very string: each node compares one pointer.
+    const key = this.keys.get(fresh) ?? fresh;
+    this.keys.set(key, key);
+    if (this.keys.size > MAX_KEYS) this.keys.delete(this.keys.keys().next().value as string);
+    const epoch = this.revisionEpoch(revisions);
     const byName = new Map(revisions.map((r) => [r.metadata.name, r]));
     // A kept verdict points at the revision objects of its pass: point it at today's (equal in
     // everything it read, by the key).
     const current = (r: NetworkConfigRevision | undefined): NetworkConfigRevision | undefined =>
       r === undefined ? undefined : (byName.get(r.metadata.name) ?? r);
     return {
-      get: (name, node, nc, obs) => {
+      get: ({ name, node, nc, observation: obs }) => {
         const k = this.kept.get(name);
         if (!k || k.key !== key || k.nc !== nc || k.obs !== obs || obs === undefined) return undefined;
-        if (k.node !== nodeKey(node)) return undefined;
-        const v = k.verdict;
-        if (!reusable(v) || (v.deadline !== undefined && mono >= v.deadline)) return undefined;
+        if (mono >= k.until || k.node !== nodeKey(node)) return undefined;
         this.counts.reused++;
+        const v = k.verdict;
+        if (k.epoch === epoch && node === v.node) return v;
         const assigned = current(v.assigned);
         const target = current(v.target);
-        return assigned === v.assigned && target === v.target && node === v.node
-          ? v
-          : { ...v, node, ...(assigned ? { assigned } : {}), ...(target ? { target } : {}) };
+        k.epoch = epoch;
+        k.verdict = { ...v, node, ...(assigned ? { assigned } : {}), ...(target ? { target } : {}) };
+        return k.verdict;
       },
-      set: (name, node, nc, obs, verdict) => {
+      set: ({ name, node, nc, observation: obs }, verdict) => {
         this.counts.made++;
-        this.kept.set(name, { node: nodeKey(node), nc, obs, key, verdict });
+        const until = reusable(verdict) ? (verdict.deadline ?? Infinity) : -Infinity;
+        this.kept.set(name, { node: nodeKey(node), nc, obs, key, verdict, until, epoch });
       },
     };
+  }
+
+  /** Numbers the revision objects: the same number while every one is the object it was. */
+  private revisionEpoch(revisions: readonly NetworkConfigRevision[]): number {
+    const last = this.revisionObjects;
+    if (last.length !== revisions.length || revisions.some((r, i) => r !== last[i])) {
+      this.revisionObjects = [...revisions];
+      this.epoch++;
+    }
+    return this.epoch;
   }
 
   /**

@@ -51,9 +51,8 @@ export function observe(
   mono: number,
 ): Map<string, NodeObservation> {
   const out = new Map<string, NodeObservation>();
-  const ncByName = new Map(nodeConfigs.map((nc) => [nc.metadata.name, nc]));
-  const nodeByName = new Map(nodes.map((n) => [n.name, n]));
-  for (const name of new Set([...nodeByName.keys(), ...ncByName.keys()])) {
+  const { nodeByName, ncByName, names } = joinByName(nodes, nodeConfigs);
+  for (const name of names) {
     const node = nodeByName.get(name);
     const nc = ncByName.get(name);
     const readiness = !node || node.deleting ? 'gone' : node.ready ? 'ready' : 'notReady';
@@ -78,6 +77,20 @@ export function observe(
     });
   }
   return out;
+}
+
+/** The Nodes and NodeConfigs by name, and every name once: the Nodes' first, in input order. */
+export function joinByName(
+  nodes: readonly NodeInfo[],
+  nodeConfigs: readonly NodeConfig[],
+): { nodeByName: Map<string, NodeInfo>; ncByName: Map<string, NodeConfig>; names: string[] } {
+  const nodeByName = new Map<string, NodeInfo>();
+  for (const n of nodes) nodeByName.set(n.name, n);
+  const ncByName = new Map<string, NodeConfig>();
+  for (const nc of nodeConfigs) ncByName.set(nc.metadata.name, nc);
+  const names = [...nodeByName.keys()];
+  for (const name of ncByName.keys()) if (!nodeByName.has(name)) names.push(name);
+  return { nodeByName, ncByName, names };
 }
 
 /** Whether two readings are one stretch of readiness: both ready, or both not ready (NotReady or gone). */

@@ -4,34 +4,29 @@
  * status every time (invariant 2); deadlines come from this configurator's own observations
  * (invariant 9). The parts: classify (per node), slots, revision status, history.
  */
-import {
-  REVISION_NUMBER_LABEL,
-  revisionBefore,
-  type FailedNode,
-  type NetworkConfigRevision,
-} from '@nodenet/api';
-import { updateLimitFor } from '../policy/policy.js';
+import { REVISION_NUMBER_LABEL, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
+import { updateLimitFor, type Policy } from '../policy/policy.js';
 import { classify, type Verdict } from './classify.js';
-import { countedFailures, failureRecord, nodeSummary, type FailureRecord } from './failures.js';
+import type { FailureRecord } from './failures.js';
 import { historyCleanup } from './history.js';
 import {
   EMPTY_REVISION_NAME,
   assignedRevision,
-  chooseDesired,
   indexRevisions,
-  isCompleted,
   targetFor,
+  type RevisionIndex,
 } from './identity.js';
-import { compareNodes } from './order.js';
-import { revisionStatuses, type Invalidation } from './revision-status.js';
+import type { VerdictMemo } from './incremental.js';
+import { InvalidSet, settle } from './invalidation.js';
 import { highWaterMarks } from './numbers.js';
+import { joinByName } from './observe.js';
+import { compareNodes } from './order.js';
 import { countKey, desiredLabels } from './readable.js';
+import { revisionStatuses } from './revision-status.js';
 import { rowLabelActions } from './rows.js';
 import { fillSlots, type SlotResult } from './slots.js';
-import { carriesSuspect, effectiveSuspects, holdsBack } from './suspects.js';
-import type { Action, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
+import type { Action, AssignAction, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
 import { movesUnchanged } from './unchanged.js';
-import type { VerdictMemo } from './incremental.js';
 
 /** Longest requeue: a far deadline is looked at again within the hour (and setTimeout's 2^31-1 ms cap is never reached). */
 export const MAX_REQUEUE_MS = 3_600_000;
@@ -39,190 +34,217 @@ export const MAX_REQUEUE_MS = 3_600_000;
 const byNumberDesc = (a: NetworkConfigRevision, b: NetworkConfigRevision): number =>
   b.spec.number - a.spec.number;
 
+/** What one pass reads, joined and sorted once. */
+interface Pass {
+  input: PlanInput;
+  nodeByName: ReadonlyMap<string, NodeInfo>;
+  ncByName: ReadonlyMap<string, NodeConfig>;
+  /** Every node name (a Node, a NodeConfig, or both). */
+  names: readonly string[];
+  /** Newest first. */
+  revisions: readonly NetworkConfigRevision[];
+  index: RevisionIndex;
+  invalid: InvalidSet;
+  actions: Action[];
+}
+
 /** `memo` keeps verdicts between passes (incremental.ts); without it, every node is classified afresh. */
 export function plan(input: PlanInput, memo?: VerdictMemo): Plan {
-  const { policy, mono, now } = input;
-  const nodeByName = new Map(input.nodes.map((n) => [n.name, n]));
-  const ncByName = new Map(input.nodeConfigs.map((nc) => [nc.metadata.name, nc]));
-  const names = [...new Set([...nodeByName.keys(), ...ncByName.keys()])];
   const revisions = [...input.revisions].sort(byNumberDesc);
-  const index = indexRevisions(revisions);
-  const invalid = new Set(revisions.filter((r) => r.status?.isInvalid === true).map((r) => r.metadata.name));
-  const invalidations = new Map<string, Invalidation>();
   const actions: Action[] = [];
-  const markInvalid = (r: NetworkConfigRevision, inv: Invalidation): void => {
-    invalid.add(r.metadata.name);
-    invalidations.set(r.metadata.name, inv);
-    actions.push({ type: 'invalidate', revision: r.metadata.name, ...inv });
+  const p: Pass = {
+    input,
+    ...joinByName(input.nodes, input.nodeConfigs),
+    revisions,
+    index: indexRevisions(revisions),
+    invalid: new InvalidSet(revisions, actions),
+    actions,
   };
-  // A person aborted a revision (spec.aborted): invalid at once, like a failure, whether or not it
-  // is desired right now (it never will be again). A revision that completed is not aborted: abort
-  // stops a rollout, it does not undo one (that would move every node at once, away from the last
-  // known-good revision); `kubectl nodenet abort` refuses it, and a revert of the inputs undoes it
-  // gradually.
-  for (const r of revisions) {
-    if (r.spec.aborted !== true || invalid.has(r.metadata.name) || isCompleted(r)) continue;
-    markInvalid(r, {
-      failedNodes: [...(r.status?.failedNodes ?? [])],
-      aborted: true,
-      reason: `aborted (spec.aborted): the nodes that took revision ${r.spec.number} roll back`,
-    });
-  }
-
-  // Each node is classified against its target: the desired revision, or the known-good fallback of
-  // an invalid assignment, or the revision of a failed rollback (identity.ts targetFor).
-  const verdictsFor = (d: NetworkConfigRevision): Verdict[] => {
-    const kept = memo?.pass(revisions, d, invalid, policy, mono);
-    return names.map((name) => {
-      const node = nodeByName.get(name);
-      const nc = ncByName.get(name);
-      const obs = input.observations.get(name);
-      const known = kept?.get(name, node, nc, obs);
-      if (known) return known;
-      const t = targetFor(nc, nc && assignedRevision(nc, index), d, revisions, invalid);
-      const v = classify(name, node, nc, obs, {
-        desired: t,
-        index,
-        invalid,
-        policy,
-        mono,
-        now,
-        ...(node && input.specHash ? { expectedSpecHash: input.specHash(t, node) } : {}),
-      });
-      const out = t === d ? v : { ...v, target: t, onDesired: false };
-      const verdict = movesUnchanged(out, t, invalid, input) ? { ...out, unchanged: true } : out;
-      kept?.set(name, node, nc, obs, verdict);
-      return verdict;
-    });
-  };
-
-  // Failures count against the revision that was assigned, desired or not, and are counted from
-  // its record (failures.ts). Invalidating one changes the desired revision (identity.ts) and with
-  // it the verdicts: repeat until nothing more is invalidated (each round invalidates one more).
-  let desired: NetworkConfigRevision | undefined;
-  let verdicts: Verdict[] = [];
-  let records = new Map<string, FailureRecord>();
-  for (;;) {
-    desired = chooseDesired(revisions, invalid).desired;
-    verdicts = desired ? verdictsFor(desired) : [];
-    records = failureRecords(revisions, verdicts, policy.maxFailedNodes);
-    let more = false;
-    // Oldest first: a revision that failed on its own is invalid before a newer one could inherit
-    // its failures; the newer one is then a carrier of its suspects (below).
-    for (const r of [...revisions].reverse()) {
-      if (invalid.has(r.metadata.name)) continue;
-      const rec = records.get(r.metadata.name) as FailureRecord;
-      const counted = countedFailures(r, supersededSince(r, revisions, invalid), records);
-      if (counted.failed <= policy.maxFailures) continue;
-      const inherited = counted.inheritedFrom.length
-        ? ` (its change failed nodes on superseded revision(s) ${counted.inheritedFrom.join(', ')} too, counted with its own)`
-        : '';
-      markInvalid(r, {
-        failedNodes: rec.failedNodes,
-        reason: `${counted.failed} node(s) failed${inherited}, more than --max-failures=${policy.maxFailures}: ${nodeSummary(rec.failedNodes, rec.failed)}`,
-      });
-      more = true;
-    }
-    for (const [r, bad] of carriers(revisions, invalid, invalidations)) {
-      markInvalid(r, {
-        failedNodes: [...(r.status?.failedNodes ?? [])],
-        carries: true,
-        reason: `carries ${bad.ref} of invalid revision ${bad.revision.spec.number}, which is held back (a new revision is built without it)`,
-      });
-      more = true;
-    }
-    if (!more) break;
-  }
-
-  const order = compareNodes(policy.waveLabel);
-  // The empty config (no revision may be desired) is no object: nothing to label, count or keep.
-  const empty = desired?.metadata.name === EMPTY_REVISION_NAME;
-  const targets = verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
+  p.invalid.markAborted();
+  const { desired, verdicts, records } = settle(p.invalid, input.policy, (d) => verdictsFor(p, d, memo));
+  const targets = inStartOrder(verdicts, input.policy);
   // A percentage is of the nodes that can move (unavailable ones wait, like DaemonSet's unscheduled pods).
-  const limit = updateLimitFor(policy.updateLimit, targets.filter((v) => v.state !== 'unavailable').length);
-  const invalidHashes = new Set(
-    revisions.filter((r) => invalid.has(r.metadata.name)).map((r) => r.spec.hash),
+  const limit = updateLimitFor(
+    input.policy.updateLimit,
+    targets.filter((v) => v.state !== 'unavailable').length,
   );
-  const slots: SlotResult = desired
-    ? fillSlots({
-        verdicts: targets,
-        desired,
-        limit,
-        invalidHashes,
-        invalidNames: invalid,
-        fleetPaused: policy.paused === true,
-        mono,
-        ...(policy.waveLabel
-          ? { wave: { label: policy.waveLabel, barrier: policy.waveBarrier === true } }
-          : {}),
-      })
-    : { assignments: [], states: new Map<string, NodeState>(), inProgress: 0 };
-  actions.push(...slots.assignments);
-
-  // NodeConfigs of nodes that are gone are collected, unless the node is in flight (it holds its
-  // slot until it fails) or its failure is not in the revision's record yet (written this pass).
-  const unrecorded = new Set([...records.values()].flatMap((r) => r.fresh.map((f) => f.node)));
-  for (const name of names) {
-    const nc = ncByName.get(name);
-    if (!nc || nodeByName.has(name) || nc.metadata.deletionTimestamp) continue;
-    if (slots.states.get(name) === 'notReady' || unrecorded.has(name)) continue;
-    actions.push({ type: 'deleteNodeConfig', name, reason: `node ${name} no longer exists` });
-  }
-
-  const hashCounts = new Map<string, { total: number; ready: number; ongoing: number }>();
-  for (const name of names) {
-    const node = nodeByName.get(name);
-    const nc = ncByName.get(name);
-    if (!node || !nc) continue;
-    const h = nc.spec.revision;
-    // Counted under the revision the NodeConfig was handed (hash and number): a revision with the
-    // same config but another number (a retry, an older copy) shows its own nodes only.
-    const key = countKey(h, Number(nc.metadata.labels?.[REVISION_NUMBER_LABEL]) || undefined);
-    const e = hashCounts.get(key) ?? { total: 0, ready: 0, ongoing: 0 };
-    e.total++;
-    const st = nc.status;
-    if (st?.configStatus === 'provisioned' && st.lastAppliedRevision === h) e.ready++;
-    else if (st?.configStatus !== 'invalid') e.ongoing++;
-    hashCounts.set(key, e);
-  }
+  const slots = desired ? slotsFor(p, { targets, desired, limit }) : NO_SLOTS;
+  actions.push(...slots.assignments, ...goneNodeConfigs(p, slots.states, records));
   const statusUpdates = revisionStatuses({
     revisions,
     desired,
     verdicts: targets,
     states: slots.states,
-    invalid,
-    invalidations,
+    invalid: p.invalid.names,
+    invalidations: p.invalid.decided,
     records,
-    hashCounts,
-    now,
-    policy,
+    hashCounts: revisionCounts(p),
+    now: input.now,
+    policy: input.policy,
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
     ...(slots.heldBy !== undefined ? { heldBy: slots.heldBy } : {}),
     ...(slots.wave ? { wave: slots.wave } : {}),
   });
+  actions.push(...bookkeeping(p, desired, slots.assignments));
+  const next = earliestDeadline(targets);
+  return {
+    ...(desired
+      ? { desired: { name: desired.metadata.name, hash: desired.spec.hash, number: desired.spec.number } }
+      : {}),
+    actions,
+    statusUpdates,
+    ...(next !== undefined ? { requeueAfterMs: clampRequeue(next - input.mono) } : {}),
+    nodeStates: nodeStateCounts(slots.states, p.names.length - targets.length),
+    limit,
+    inProgress: slots.inProgress,
+  };
+}
+
+/**
+ * Each node's verdict against its target: the desired revision, or the known-good fallback of an
+ * invalid assignment, or the revision of a failed rollback (identity.ts targetFor).
+ */
+function verdictsFor(p: Pass, desired: NetworkConfigRevision, memo: VerdictMemo | undefined): Verdict[] {
+  const { input, revisions, index } = p;
+  const invalid = p.invalid.names;
+  const { policy, mono, now } = input;
+  const kept = memo?.pass({ revisions, desired, invalid, policy, mono });
+  return p.names.map((name) => {
+    const subject = {
+      name,
+      node: p.nodeByName.get(name),
+      nc: p.ncByName.get(name),
+      observation: input.observations.get(name),
+    };
+    const known = kept?.get(subject);
+    if (known) return known;
+    const { node, nc } = subject;
+    const t = targetFor({
+      nc,
+      assigned: nc && assignedRevision(nc, index),
+      desired,
+      newestFirst: revisions,
+      invalid,
+    });
+    const v = classify(subject, {
+      desired: t,
+      index,
+      invalid,
+      policy,
+      mono,
+      now,
+      ...(node && input.specHash ? { expectedSpecHash: input.specHash(t, node) } : {}),
+    });
+    const out = t === desired ? v : { ...v, target: t, onDesired: false };
+    const verdict = movesUnchanged(out, t, invalid, input) ? { ...out, unchanged: true } : out;
+    kept?.set(subject, verdict);
+    return verdict;
+  });
+}
+
+/** The target nodes (a verdict with a state) in start order (order.ts). */
+function inStartOrder(verdicts: readonly Verdict[], policy: Policy): Verdict[] {
+  const order = compareNodes(policy.waveLabel);
+  return verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
+}
+
+const NO_SLOTS: SlotResult = { assignments: [], states: new Map<string, NodeState>(), inProgress: 0 };
+
+/** Which target nodes move now (slots.ts). */
+function slotsFor(
+  p: Pass,
+  s: { targets: readonly Verdict[]; desired: NetworkConfigRevision; limit: number },
+): SlotResult {
+  const { policy, mono } = p.input;
+  const invalid = p.invalid.names;
+  return fillSlots({
+    verdicts: s.targets,
+    desired: s.desired,
+    limit: s.limit,
+    invalidHashes: new Set(p.revisions.filter((r) => invalid.has(r.metadata.name)).map((r) => r.spec.hash)),
+    invalidNames: invalid,
+    fleetPaused: policy.paused === true,
+    mono,
+    ...(policy.waveLabel ? { wave: { label: policy.waveLabel, barrier: policy.waveBarrier === true } } : {}),
+  });
+}
+
+/**
+ * NodeConfigs of nodes that are gone are collected, unless the node is in flight (it holds its slot
+ * until it fails) or its failure is not in the revision's record yet (written this pass).
+ */
+function goneNodeConfigs(
+  p: Pass,
+  states: ReadonlyMap<string, NodeState>,
+  records: ReadonlyMap<string, FailureRecord>,
+): Action[] {
+  const out: Action[] = [];
+  // Every name is a Node's: no NodeConfig without one (the common pass) has nothing to collect.
+  if (p.names.length === p.nodeByName.size) return out;
+  const unrecorded = new Set([...records.values()].flatMap((r) => r.fresh.map((f) => f.node)));
+  for (const [name, nc] of p.ncByName) {
+    if (p.nodeByName.has(name) || nc.metadata.deletionTimestamp) continue;
+    if (states.get(name) === 'notReady' || unrecorded.has(name)) continue;
+    out.push({ type: 'deleteNodeConfig', name, reason: `node ${name} no longer exists` });
+  }
+  return out;
+}
+
+/** Per revision (countKey), the nodes with a Node and a NodeConfig on it: all, ready, in progress. */
+function revisionCounts(p: Pass): Map<string, { total: number; ready: number; ongoing: number }> {
+  const counts = new Map<string, { total: number; ready: number; ongoing: number }>();
+  for (const [name, nc] of p.ncByName) {
+    if (!p.nodeByName.has(name)) continue;
+    const { key, progress } = countedAs(nc);
+    const e = counts.get(key) ?? { total: 0, ready: 0, ongoing: 0 };
+    e.total++;
+    if (progress !== undefined) e[progress]++;
+    counts.set(key, e);
+  }
+  return counts;
+}
+
+/**
+ * The writes that keep the objects readable and the history bounded: NodeConfig row labels, the
+ * high-water mark and desired label of the revisions kept, and the revisions deleted.
+ */
+function bookkeeping(
+  p: Pass,
+  desired: NetworkConfigRevision | undefined,
+  assignments: readonly AssignAction[],
+): Action[] {
+  const { input, revisions } = p;
+  // The empty config (no revision may be desired) is no object: nothing to label, count or keep.
+  const real = desired?.metadata.name === EMPTY_REVISION_NAME ? undefined : desired;
   const deletions = historyCleanup({
     revisions,
-    desired: empty ? undefined : desired,
-    invalid,
+    desired: real,
+    invalid: p.invalid.names,
     nodeConfigs: input.nodeConfigs,
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
-    limit: policy.revisionHistoryLimit,
+    limit: input.policy.revisionHistoryLimit,
   });
   const deleted = new Set(deletions.map((d) => d.revision));
   const kept = revisions.filter((r) => !deleted.has(r.metadata.name));
   // Assigned or collected in this pass: those writes set the labels (or remove the object).
   const assignedNow = new Set([
-    ...slots.assignments.map((a) => a.node),
-    ...actions.flatMap((a) => (a.type === 'deleteNodeConfig' ? [a.name] : [])),
+    ...assignments.map((a) => a.node),
+    ...p.actions.flatMap((a) => (a.type === 'deleteNodeConfig' ? [a.name] : [])),
   ]);
-  actions.push(...rowLabelActions(input.nodeConfigs, revisions, assignedNow));
-  actions.push(
+  return [
+    ...rowLabelActions(input.nodeConfigs, revisions, assignedNow),
     ...highWaterMarks(kept),
-    ...desiredLabels(kept, empty ? undefined : desired?.metadata.name),
+    ...desiredLabels(kept, real?.metadata.name),
     ...deletions,
-  );
+  ];
+}
 
-  const nodeStates: Record<NodeState | 'notTarget', number> = {
+/** Nodes by state after the assignments, and the nodes that are no target. */
+function nodeStateCounts(
+  states: ReadonlyMap<string, NodeState>,
+  notTarget: number,
+): Record<NodeState | 'notTarget', number> {
+  const counts: Record<NodeState | 'notTarget', number> = {
     upToDate: 0,
     soaking: 0,
     pending: 0,
@@ -231,22 +253,43 @@ export function plan(input: PlanInput, memo?: VerdictMemo): Plan {
     failed: 0,
     unavailable: 0,
     outdated: 0,
-    notTarget: names.length - targets.length,
+    notTarget,
   };
-  for (const s of slots.states.values()) nodeStates[s]++;
-  const deadlines = targets.map((v) => v.deadline).filter((d): d is number => d !== undefined);
-  const next = deadlines.length ? Math.min(...deadlines) : undefined;
-  return {
-    ...(desired
-      ? { desired: { name: desired.metadata.name, hash: desired.spec.hash, number: desired.spec.number } }
-      : {}),
-    actions,
-    statusUpdates,
-    ...(next !== undefined ? { requeueAfterMs: clampRequeue(next - mono) } : {}),
-    nodeStates,
-    limit,
-    inProgress: slots.inProgress,
-  };
+  for (const s of states.values()) counts[s]++;
+  return counts;
+}
+
+/** When the first target's verdict changes by itself (undefined: none will). */
+function earliestDeadline(targets: readonly Verdict[]): number | undefined {
+  let next: number | undefined;
+  for (const v of targets)
+    if (v.deadline !== undefined && (next === undefined || v.deadline < next)) next = v.deadline;
+  return next;
+}
+
+const counted = new WeakMap<NodeConfig, { key: string; progress: 'ready' | 'ongoing' | undefined }>();
+/**
+ * Where a NodeConfig counts in its revision's status (once per informer object): under the revision
+ * it was handed (hash and number: a revision with the same config but another number, a retry or an
+ * older copy, shows its own nodes only), as ready, still in progress, or neither (refused).
+ */
+function countedAs(nc: NodeConfig): { key: string; progress: 'ready' | 'ongoing' | undefined } {
+  let c = counted.get(nc);
+  if (c === undefined) {
+    const h = nc.spec.revision;
+    const st = nc.status;
+    c = {
+      key: countKey(h, Number(nc.metadata.labels?.[REVISION_NUMBER_LABEL]) || undefined),
+      progress:
+        st?.configStatus === 'provisioned' && st.lastAppliedRevision === h
+          ? 'ready'
+          : st?.configStatus !== 'invalid'
+            ? 'ongoing'
+            : undefined,
+    };
+    counted.set(nc, c);
+  }
+  return c;
 }
 
 /** A delay for setTimeout: at least 1 ms past the deadline, at most MAX_REQUEUE_MS. */
@@ -254,63 +297,3 @@ export const clampRequeue = (ms: number): number =>
   Math.min(MAX_REQUEUE_MS, Math.max(0, Number.isFinite(ms) ? ms : MAX_REQUEUE_MS) + 1);
 
 const infoOf = (v: Verdict): NodeInfo => v.node ?? { name: v.name, labels: {}, ready: false };
-
-/** Per revision, its failure record after this pass's counted failures. */
-function failureRecords(
-  revisions: readonly NetworkConfigRevision[],
-  verdicts: readonly Verdict[],
-  max: number,
-): Map<string, FailureRecord> {
-  const fresh = new Map<string, FailedNode[]>();
-  for (const v of verdicts) {
-    if (!v.failure || !v.counts || v.failedRevision === undefined) continue;
-    fresh.set(v.failedRevision, [...(fresh.get(v.failedRevision) ?? []), v.failure]);
-  }
-  return new Map(
-    revisions.map((r) => [r.metadata.name, failureRecord(r, fresh.get(r.metadata.name) ?? [], max)]),
-  );
-}
-
-/**
- * The valid revisions older than `r` and newer than the last completed one before it that never
- * completed themselves: whose failures `r` inherits when it carries their change (failures.ts).
- */
-function supersededSince(
-  r: NetworkConfigRevision,
-  revisions: readonly NetworkConfigRevision[],
-  invalid: ReadonlySet<string>,
-): NetworkConfigRevision[] {
-  const isInvalid = (x: NetworkConfigRevision): boolean => invalid.has(x.metadata.name);
-  const floor = revisionBefore(r, revisions, isInvalid)?.spec.number ?? 0;
-  return revisions.filter(
-    (x) => x.spec.number < r.spec.number && x.spec.number > floor && !isInvalid(x) && !isCompleted(x),
-  );
-}
-
-/** Valid revisions that carry a suspect of an invalid one that holds its suspects back (suspects.ts). */
-function carriers(
-  revisions: readonly NetworkConfigRevision[],
-  invalid: ReadonlySet<string>,
-  invalidations: ReadonlyMap<string, Invalidation>,
-): Array<[NetworkConfigRevision, { revision: NetworkConfigRevision; ref: string }]> {
-  const out: Array<[NetworkConfigRevision, { revision: NetworkConfigRevision; ref: string }]> = [];
-  const isInvalid = (x: NetworkConfigRevision): boolean => invalid.has(x.metadata.name);
-  for (const bad of revisions) {
-    if (!isInvalid(bad)) continue;
-    const inv = invalidations.get(bad.metadata.name);
-    if (
-      inv
-        ? inv.carries === true
-        : !holdsBack({ ...bad, status: { ...bad.status, isInvalid: true } }, revisions)
-    )
-      continue;
-    const suspects = effectiveSuspects(bad, revisions, isInvalid);
-    if (suspects.length === 0) continue;
-    for (const r of revisions) {
-      if (isInvalid(r) || out.some(([x]) => x === r)) continue;
-      const s = carriesSuspect(r, bad, suspects);
-      if (s) out.push([r, { revision: bad, ref: `${s.kind}/${s.name}` }]);
-    }
-  }
-  return out;
-}

@@ -56,6 +56,80 @@ export interface StatusInput {
 const summaryOf = (v: { ready: number; total: number; ongoing: number; queued: number; failed: number }) =>
   `${v.ready}/${v.total} nodes ready, ${v.ongoing} in progress, ${v.queued} queued, ${v.failed} failed`;
 
+/** The desired revision's rollout, counted over its target nodes in one walk. */
+function rolloutCounts(
+  s: StatusInput,
+  name: string,
+  nowText: string,
+): {
+  ready: number;
+  ongoing: number;
+  queued: number;
+  unchanged: number;
+  /** Every selected node on the revision (NotReady ones too) with its soak over, or failed on it. */
+  complete: boolean;
+  /** Reported, never counted: failures of catch-up moves and rollbacks, and unavailable nodes. */
+  degradedNow: FailedNode[];
+} {
+  let ready = 0;
+  let ongoing = 0;
+  let queued = 0;
+  let unchanged = 0;
+  let complete = true;
+  const degradedNow: FailedNode[] = [];
+  for (const v of s.verdicts) {
+    const state = s.states.get(v.name);
+    if (v.failure && !v.counts && v.failedRevision === name) degradedNow.push(boundedNode(v.failure));
+    else if (state === 'unavailable' && v.unavailable)
+      degradedNow.push(boundedNode({ node: v.name, message: v.unavailable, at: nowText }));
+    if (v.onDesired && (state === 'upToDate' || state === 'soaking')) ready++;
+    if (state === 'pending' || state === 'provisioning' || state === 'notReady') ongoing++;
+    else if (!v.onDesired && state === 'soaking') ongoing++;
+    if (state === 'outdated') queued++;
+    // Moved without a slot: the revision left their host config unchanged (unchanged.ts).
+    if (v.onDesired && v.nc && factsOf(v.nc).move === 'unchanged') unchanged++;
+    if (!(
+      (v.onDesired === true && state === 'upToDate') ||
+      (state === 'failed' && v.failedRevision === name)
+    ))
+      complete = false;
+  }
+  return { ready, ongoing, queued, unchanged, complete, degradedNow };
+}
+
+/** Progressing of the desired revision: complete, paused, held by a NotReady node, at a wave barrier, or rolling out. */
+function progressingCondition({
+  s,
+  complete,
+  paused,
+  summary,
+}: {
+  s: StatusInput;
+  complete: boolean;
+  paused: boolean;
+  summary: string;
+}): ConditionInput {
+  return complete
+    ? { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: summary }
+    : paused
+      ? { type: 'Progressing', status: 'False', reason: 'Paused', message: `paused: ${summary}` }
+      : s.heldBy !== undefined
+        ? {
+            type: 'Progressing',
+            status: 'True',
+            reason: 'HeldByNotReadyNode',
+            message: `${summary}; no new forward moves while node ${s.heldBy} is NotReady after taking a revision forward (it fails that revision after --not-ready-timeout=${formatDuration(s.policy.notReadyTimeoutMs)})`,
+          }
+        : s.wave
+          ? {
+              type: 'Progressing',
+              status: 'True',
+              reason: 'WaitingForWave',
+              message: `${summary}; wave ${s.wave.value || '(unlabelled)'} until done: ${s.wave.waitingFor.slice(0, 10).join(', ')}${s.wave.waitingFor.length > 10 ? ` and ${s.wave.waitingFor.length - 10} more` : ''}`,
+            }
+          : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: summary };
+}
+
 function desiredStatus(
   r: NetworkConfigRevision,
   s: StatusInput,
@@ -63,71 +137,24 @@ function desiredStatus(
 ): NetworkConfigRevisionStatus {
   const old = r.status ?? {};
   const name = r.metadata.name;
-  const stateOf = (v: Verdict): NodeState | undefined => s.states.get(v.name);
   const record = s.records.get(name) ?? {
     failedNodes: old.failedNodes ?? [],
     failed: old.failed ?? 0,
     fresh: [],
   };
   const failedNodes = record.failedNodes;
-  // Reported, never counted: failures of catch-up moves and rollbacks, and unavailable nodes.
-  const degradedAll = keepTimes(
-    s.verdicts.flatMap((v) =>
-      v.failure && !v.counts && v.failedRevision === name
-        ? [boundedNode(v.failure)]
-        : stateOf(v) === 'unavailable' && v.unavailable
-          ? [boundedNode({ node: v.name, message: v.unavailable, at: nowText })]
-          : [],
-    ),
-    old.degradedNodes,
-  );
+  const { ready, ongoing, queued, unchanged, complete, degradedNow } = rolloutCounts(s, name, nowText);
+  const degradedAll = keepTimes(degradedNow, old.degradedNodes);
   const degradedNodes = degradedAll.slice(0, Math.min(MAX_LISTED_NODES, s.policy.maxFailedNodes));
   const total = s.verdicts.length;
-  const ready = s.verdicts.filter(
-    (v) => v.onDesired && ['upToDate', 'soaking'].includes(stateOf(v) ?? ''),
-  ).length;
-  const ongoing = s.verdicts.filter(
-    (v) =>
-      ['pending', 'provisioning', 'notReady'].includes(stateOf(v) ?? '') ||
-      (!v.onDesired && stateOf(v) === 'soaking'),
-  ).length;
   const failed = record.failed;
   const degraded = degradedAll.length;
-  const queued = s.verdicts.filter((v) => stateOf(v) === 'outdated').length;
-  // Moved without a slot: the revision left their host config unchanged (unchanged.ts).
-  const unchanged = s.verdicts.filter(
-    (v) => v.onDesired && v.nc && factsOf(v.nc).move === 'unchanged',
-  ).length;
-  // Every selected node on the revision (NotReady ones too) with its soak over, or failed on it.
-  const complete = s.verdicts.every(
-    (v) =>
-      (v.onDesired === true && stateOf(v) === 'upToDate') ||
-      (stateOf(v) === 'failed' && v.failedRevision === name),
-  );
   const fleet = s.policy.paused === true;
   const paused = r.spec.paused === true || fleet;
   const summary =
     summaryOf({ ready, total, ongoing, queued, failed }) + (degraded ? `, ${degraded} degraded` : '');
   const conds: ConditionInput[] = [
-    complete
-      ? { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: summary }
-      : paused
-        ? { type: 'Progressing', status: 'False', reason: 'Paused', message: `paused: ${summary}` }
-        : s.heldBy !== undefined
-          ? {
-              type: 'Progressing',
-              status: 'True',
-              reason: 'HeldByNotReadyNode',
-              message: `${summary}; no new forward moves while node ${s.heldBy} is NotReady after taking a revision forward (it fails that revision after --not-ready-timeout=${formatDuration(s.policy.notReadyTimeoutMs)})`,
-            }
-          : s.wave
-            ? {
-                type: 'Progressing',
-                status: 'True',
-                reason: 'WaitingForWave',
-                message: `${summary}; wave ${s.wave.value || '(unlabelled)'} until done: ${s.wave.waitingFor.slice(0, 10).join(', ')}${s.wave.waitingFor.length > 10 ? ` and ${s.wave.waitingFor.length - 10} more` : ''}`,
-              }
-            : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: summary },
+    progressingCondition({ s, complete, paused, summary }),
     complete
       ? {
           type: 'Complete',
@@ -196,13 +223,7 @@ function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string):
         {
           type: 'Invalid',
           status: 'True',
-          reason: invalidation?.aborted
-            ? 'Aborted'
-            : invalidation?.carries
-              ? CARRIES_REASON
-              : invalidation
-                ? 'NodesFailed'
-                : invalidReason(old),
+          reason: invalidReason(invalidation, old),
           message: invalidation?.reason ?? invalidMessage(old),
         },
         {
@@ -304,7 +325,11 @@ export function keepTimes(list: FailedNode[], old: readonly FailedNode[] | undef
   return list.map((f) => ({ ...f, at: before.get(`${f.node}|${f.message}`) ?? f.at }));
 }
 
-function invalidReason(s: NetworkConfigRevisionStatus): string {
+/** Why a revision is invalid: decided in this pass, or as its status says. */
+function invalidReason(invalidation: Invalidation | undefined, s: NetworkConfigRevisionStatus): string {
+  if (invalidation?.aborted) return 'Aborted';
+  if (invalidation?.carries) return CARRIES_REASON;
+  if (invalidation) return 'NodesFailed';
   return findCondition(s.conditions, 'Invalid', 'True')?.reason ?? 'NodesFailed';
 }
 

@@ -46,53 +46,135 @@ const isDone = (v: Verdict): boolean =>
   (v.onDesired === true && v.state === 'upToDate') || v.state === 'failed' || v.state === 'unavailable';
 
 export function fillSlots(input: SlotInput): SlotResult {
-  const { verdicts, desired, limit, invalidHashes } = input;
-  const paused = desired.spec.paused === true || input.fleetPaused === true;
-  const states = new Map<string, NodeState>();
-  const assignments: AssignAction[] = [];
-  const due = (v: Verdict): boolean => v.notBefore === undefined || v.notBefore <= input.mono;
-  let inProgress = 0;
-  let soaking = 0;
-  /** In flight and not busy elsewhere (on the desired revision, or finishing a catch-up or a rollback). */
-  let settled = 0;
+  const { verdicts, limit } = input;
+  const count = slotsHeld(verdicts, input.mono);
+  const m = new Moves(input, count.states);
+  // The host config stays as it is (unchanged.ts): no slot, and neither the NotReady hold nor a wave
+  // barrier applies (nothing reaches the host); a pause still holds a forward one.
   for (const v of verdicts) {
-    states.set(v.name, v.state as NodeState);
-    // Interrupted, waiting out its backoff: keeps its slot for the re-assignment.
-    if (v.state === 'outdated' && v.keepMove === 'forward' && v.notBefore !== undefined && !due(v))
-      inProgress++;
-    if (v.hostOnDesired || !v.state || !SLOT_STATES.has(v.state)) continue;
-    inProgress++;
-    if (v.state === 'soaking') soaking++;
-    if (!v.busyElsewhere) settled++;
+    if (!v.unchanged || !(m.isRollback(v) || m.unpaused(v))) continue;
+    m.assign(v, `host config unchanged by revision ${m.targetOf(v).spec.number}; no slot`, 'unchanged');
   }
-  const targetOf = (v: Verdict): NetworkConfigRevision => v.target ?? desired;
-  const moveOf = (v: Verdict): MoveKind =>
-    v.keepMove ??
-    moveKind(
-      v.assigned,
-      targetOf(v),
-      undefined,
-      v.assigned !== undefined && input.invalidNames.has(v.assigned.metadata.name),
+  // Busy with a superseded revision: a forward move of the desired one, under its own limit.
+  for (const v of verdicts) {
+    if (!v.busyElsewhere || !m.may(v)) continue;
+    // Only while the others in flight leave room: a node that resumed a finished assignment by itself
+    // (its agent restarted) had no slot.
+    if (!m.isRollback(v) && count.settled >= limit) continue;
+    if (!SLOT_STATES.has(v.state as NodeState)) count.inProgress++;
+    count.settled++;
+    m.assign(
+      v,
+      `node was busy with ${shortHash(v.nc?.spec.revision ?? '')}, which is no longer desired; keeps its slot`,
     );
-  const isRollback = (v: Verdict): boolean => moveOf(v) === 'rollback';
+  }
+  const inProgress = fillFreeSlots(m, count);
+  return {
+    assignments: m.assignments,
+    states: count.states,
+    inProgress,
+    ...(m.heldBy !== undefined ? { heldBy: m.heldBy } : {}),
+    ...(m.wave ? { wave: m.wave } : {}),
+  };
+}
+
+interface Held {
+  /** State of each target node (assignments set theirs to pending). */
+  states: Map<string, NodeState>;
+  /** Nodes holding a slot. */
+  inProgress: number;
+  /** Of those, soaking: they hold it against forward moves only. */
+  soaking: number;
+  /** In flight and not busy elsewhere (on the desired revision, or finishing a catch-up or a rollback). */
+  settled: number;
+}
+
+/** The slots held before this pass's moves, and every target node's state. */
+function slotsHeld(verdicts: readonly Verdict[], mono: number): Held {
+  const h: Held = { states: new Map(), inProgress: 0, soaking: 0, settled: 0 };
+  for (const v of verdicts) {
+    h.states.set(v.name, v.state as NodeState);
+    // Interrupted, waiting out its backoff: keeps its slot for the re-assignment.
+    if (v.state === 'outdated' && v.keepMove === 'forward' && v.notBefore !== undefined && !due(v, mono))
+      h.inProgress++;
+    if (v.hostOnDesired || !v.state || !SLOT_STATES.has(v.state)) continue;
+    h.inProgress++;
+    if (v.state === 'soaking') h.soaking++;
+    if (!v.busyElsewhere) h.settled++;
+  }
+  return h;
+}
+
+const due = (v: Verdict, mono: number): boolean => v.notBefore === undefined || v.notBefore <= mono;
+
+/** The moves of one pass: what each node is moved to and how, whether it may move, and the assignments. */
+class Moves {
+  readonly assignments: AssignAction[] = [];
+  /** Forward moves are held because this node went NotReady after taking a revision forward. */
+  readonly heldBy: string | undefined;
+  readonly wave: { value: string; waitingFor: string[] } | undefined;
+  private readonly paused: boolean;
+
+  constructor(
+    readonly input: SlotInput,
+    private readonly states: Map<string, NodeState>,
+  ) {
+    this.paused = input.desired.spec.paused === true || input.fleetPaused === true;
+    this.wave = waveBarrier(input.verdicts, input.wave);
+    this.heldBy = input.verdicts.find((v) => v.holds)?.name;
+  }
+
+  targetOf(v: Verdict): NetworkConfigRevision {
+    return v.target ?? this.input.desired;
+  }
+
+  moveOf(v: Verdict): MoveKind {
+    return (
+      v.keepMove ??
+      moveKind(
+        v.assigned,
+        this.targetOf(v),
+        undefined,
+        v.assigned !== undefined && this.input.invalidNames.has(v.assigned.metadata.name),
+      )
+    );
+  }
+
+  isRollback(v: Verdict): boolean {
+    return this.moveOf(v) === 'rollback';
+  }
+
+  /** Neither the fleet, the desired revision, nor the revision this node is moved to is paused. */
+  unpaused(v: Verdict): boolean {
+    return !this.paused && this.targetOf(v).spec.paused !== true;
+  }
+
+  /** A rollback always; a forward move when mayMoveForward. */
+  may(v: Verdict): boolean {
+    return this.isRollback(v) || this.mayMoveForward(v);
+  }
+
+  /** A forward move: unpaused, not held, and in the wave of the barrier. */
+  mayMoveForward(v: Verdict): boolean {
+    const wave = this.input.wave;
+    return (
+      this.unpaused(v) &&
+      this.heldBy === undefined &&
+      (!this.wave || (wave ? (v.node?.labels[wave.label] ?? '') : '') === this.wave.value)
+    );
+  }
+
   /** The host runs an invalid revision (it took it, or is taking it): most urgent. */
-  const runsInvalid = (v: Verdict): boolean =>
-    v.nc?.status?.lastAppliedRevision !== undefined && invalidHashes.has(v.nc.status.lastAppliedRevision);
-  const wave = waveBarrier(verdicts, input.wave);
-  const heldBy = verdicts.find((v) => v.holds)?.name;
-  const waveOf = (v: Verdict): string => (input.wave ? (v.node?.labels[input.wave.label] ?? '') : '');
-  // Paused: the fleet, the desired revision, or the revision this node is moved to.
-  const may = (v: Verdict): boolean =>
-    isRollback(v) ||
-    (!paused &&
-      targetOf(v).spec.paused !== true &&
-      heldBy === undefined &&
-      (!wave || waveOf(v) === wave.value));
-  const assign = (v: Verdict, reason: string, kind?: MoveKind): void => {
+  runsInvalid(v: Verdict): boolean {
+    const applied = v.nc?.status?.lastAppliedRevision;
+    return applied !== undefined && this.input.invalidHashes.has(applied);
+  }
+
+  assign(v: Verdict, reason: string, kind?: MoveKind): void {
     const from = v.nc?.spec.revision;
-    const move = kind ?? moveOf(v);
-    const to = targetOf(v);
-    assignments.push({
+    const move = kind ?? this.moveOf(v);
+    const to = this.targetOf(v);
+    this.assignments.push({
       type: 'assign',
       node: v.name,
       revision: to.metadata.name,
@@ -104,81 +186,79 @@ export function fillSlots(input: SlotInput): SlotResult {
       ...(v.attempt !== undefined ? { attempt: v.attempt } : {}),
       reason,
     });
-    states.set(v.name, 'pending');
-  };
-
-  // The host config stays as it is (unchanged.ts): no slot, and neither the NotReady hold nor a wave
-  // barrier applies (nothing reaches the host); a pause still holds a forward one.
-  for (const v of verdicts) {
-    if (!v.unchanged || !(isRollback(v) || (!paused && targetOf(v).spec.paused !== true))) continue;
-    assign(v, `host config unchanged by revision ${targetOf(v).spec.number}; no slot`, 'unchanged');
+    this.states.set(v.name, 'pending');
   }
+}
 
-  // Busy with a superseded revision: a forward move of the desired one, under its own limit.
-  for (const v of verdicts) {
-    if (!v.busyElsewhere || !may(v)) continue;
-    // Only while the others in flight leave room: a node that resumed a finished assignment by itself
-    // (its agent restarted) had no slot.
-    if (!isRollback(v) && settled >= limit) continue;
-    if (!SLOT_STATES.has(v.state as NodeState)) inProgress++;
-    settled++;
-    assign(
-      v,
-      `node was busy with ${shortHash(v.nc?.spec.revision ?? '')}, which is no longer desired; keeps its slot`,
-    );
-  }
-  const waiting = verdicts.filter(
-    (v) =>
-      (v.state === 'outdated' || (v.state === 'failed' && v.reassign)) &&
-      !v.busyElsewhere &&
-      !v.unchanged &&
-      due(v) &&
-      may(v),
-  );
-  for (const v of waiting.filter((x) => x.hostOnDesired && isRollback(x)))
-    assign(v, `rollback from ${shortHash(v.nc?.spec.revision ?? '')}; host already restored it, no slot`);
-  const rollbacks = waiting.filter((v) => isRollback(v) && !v.hostOnDesired);
-  const ordered = [
-    ...rollbacks.filter(runsInvalid),
-    ...rollbacks.filter((v) => !runsInvalid(v)),
-    // A re-assignment (after an interruption) first: the slot it kept is its own.
-    ...waiting.filter((v) => !isRollback(v) && v.reassign !== undefined),
-    ...waiting.filter((v) => !isRollback(v) && v.reassign === undefined),
-  ];
+/**
+ * The nodes waiting for a move take the free slots: rollbacks first (those whose host runs an
+ * invalid revision before the others), then re-assignments, then the rest in start order. Returns
+ * the slots in use after.
+ */
+function fillFreeSlots(m: Moves, held: Held): number {
+  const { limit } = m.input;
+  const queues = waitingQueues(m);
+  let inProgress = held.inProgress;
   // Soaking nodes hold their slots against forward moves only.
-  let freeForRollback = Math.max(0, limit - (inProgress - soaking));
+  let freeForRollback = Math.max(0, limit - (inProgress - held.soaking));
   let free = Math.max(0, limit - inProgress);
-  for (const v of ordered) {
-    const rollback = isRollback(v);
-    if (rollback ? freeForRollback === 0 : free === 0) {
-      if (rollback) continue;
-      break;
+  for (const { rollback, nodes } of queues) {
+    for (const v of nodes) {
+      if (rollback ? freeForRollback === 0 : free === 0) {
+        if (rollback) continue;
+        return inProgress;
+      }
+      freeForRollback = Math.max(0, freeForRollback - 1);
+      free = Math.max(0, free - 1);
+      inProgress++;
+      m.assign(v, `${whyMoved(v, m.input.desired, rollback)}; slot ${inProgress}/${limit}`);
     }
-    freeForRollback = Math.max(0, freeForRollback - 1);
-    free = Math.max(0, free - 1);
-    inProgress++;
-    const why = v.reassign
-      ? v.reassign
-      : !v.nc
-        ? 'new node'
-        : rollback
-          ? `rollback from revision ${v.assigned?.spec.number ?? shortHash(v.nc.spec.revision)}`
-          : v.assigned !== undefined &&
-              (desired.spec.retryOf === v.assigned.metadata.name ||
-                (v.assigned.status?.isInvalid === true && v.assigned.spec.hash === desired.spec.hash))
-            ? `retry of a configuration that failed under revision ${v.assigned.spec.number}`
-            : v.assigned?.spec.number === desired.spec.number
-              ? 'node labels changed its spec'
-              : `outdated (${v.assigned ? `revision ${v.assigned.spec.number}` : shortHash(v.nc.spec.revision)})`;
-    assign(v, `${why}; slot ${inProgress}/${limit}`);
   }
-  return {
-    assignments,
-    states,
-    inProgress,
-    ...(heldBy !== undefined ? { heldBy } : {}),
-    ...(wave ? { wave } : {}),
-  };
+  return inProgress;
+}
+
+/**
+ * The nodes waiting for a move that may move now, in the order they take free slots: rollbacks
+ * whose host runs an invalid revision, the other rollbacks, re-assignments (after an interruption:
+ * the slot it kept is its own), the rest in start order. A rollback to what the host already runs
+ * needs no slot: assigned here.
+ */
+function waitingQueues(m: Moves): Array<{ rollback: boolean; nodes: Verdict[] }> {
+  const offInvalid: Verdict[] = [];
+  const rollbacks: Verdict[] = [];
+  const reassigned: Verdict[] = [];
+  const rest: Verdict[] = [];
+  for (const v of m.input.verdicts) {
+    if (!(v.state === 'outdated' || (v.state === 'failed' && v.reassign))) continue;
+    if (v.busyElsewhere || v.unchanged || !due(v, m.input.mono)) continue;
+    const rollback = m.isRollback(v);
+    if (!rollback && !m.mayMoveForward(v)) continue;
+    if (rollback && v.hostOnDesired)
+      m.assign(v, `rollback from ${shortHash(v.nc?.spec.revision ?? '')}; host already restored it, no slot`);
+    else if (rollback) (m.runsInvalid(v) ? offInvalid : rollbacks).push(v);
+    else (v.reassign !== undefined ? reassigned : rest).push(v);
+  }
+  return [
+    { rollback: true, nodes: offInvalid },
+    { rollback: true, nodes: rollbacks },
+    { rollback: false, nodes: reassigned },
+    { rollback: false, nodes: rest },
+  ];
+}
+
+/** Why a node takes a slot, for the assignment's reason. */
+function whyMoved(v: Verdict, desired: NetworkConfigRevision, rollback: boolean): string {
+  if (v.reassign) return v.reassign;
+  if (!v.nc) return 'new node';
+  if (rollback) return `rollback from revision ${v.assigned?.spec.number ?? shortHash(v.nc.spec.revision)}`;
+  if (
+    v.assigned !== undefined &&
+    (desired.spec.retryOf === v.assigned.metadata.name ||
+      (v.assigned.status?.isInvalid === true && v.assigned.spec.hash === desired.spec.hash))
+  )
+    return `retry of a configuration that failed under revision ${v.assigned.spec.number}`;
+  if (v.assigned?.spec.number === desired.spec.number) return 'node labels changed its spec';
+  return `outdated (${v.assigned ? `revision ${v.assigned.spec.number}` : shortHash(v.nc.spec.revision)})`;
 }
 
 /** The first wave (in start order) with a node not done, when waves are barriers. */
