@@ -4,14 +4,16 @@
  * cost, in the kernel as much as in the agent (issue #26).
  *
  * A watch socket joins the link and address notification groups before the first dump; every
- * notification (or a lost one: ENOBUFS) makes the snapshot stale. Before a snapshot is reused, one
- * small request on the watch socket acts as a fence: the kernel queues its answer behind the
- * notifications already queued, so once it is back every change made before the read was seen.
+ * notification that differs from the snapshot (notification.ts), or a lost one (ENOBUFS), makes
+ * it stale. Before a snapshot is reused, one small request on the watch socket acts as a fence:
+ * the kernel queues its answer behind the notifications already queued, so once it is back every
+ * change made before the read was seen.
  * The driver forgets the snapshot when it changes the host itself or a plan fails (a refused
  * device may be handed over next, possibly while down: see MAX_SNAPSHOT_AGE_MS).
  */
 import netlink from 'netlink';
 import type { NetlinkMessage, NetlinkSocket, RtNetlinkSocket } from 'netlink';
+import { changesSnapshot } from './notification.js';
 import { readHost, type HostSnapshot } from './read.js';
 
 const { createNetlink } = netlink;
@@ -51,6 +53,8 @@ export class HostReader {
     ) {
       if (this.cached === cached && cached.changes === this.changes) return cached.snapshot;
     }
+    // While the dump runs every notification counts: the dump may have read a link before it.
+    this.cached = undefined;
     const changes = this.changes;
     const at = performance.now();
     const snapshot = await readHost(this.dumps());
@@ -83,7 +87,10 @@ export class HostReader {
       // carries the port of whoever made the change, or 0 for the kernel's own).
       const own = watch.address().port;
       const count = (msg: NetlinkMessage | NetlinkMessage[]): void => {
-        if ((Array.isArray(msg) ? msg : [msg]).some((m) => m.port !== own)) this.changes++;
+        const snapshot = this.cached?.snapshot;
+        const changes = (m: NetlinkMessage): boolean =>
+          m.port !== own && (!snapshot || changesSnapshot(m, snapshot));
+        if ((Array.isArray(msg) ? msg : [msg]).some(changes)) this.changes++;
       };
       watch.on('message', count);
       // An unparsable datagram may be a notification: counted.
