@@ -80,96 +80,116 @@ class MissingDevice extends Error {
 const BATCH_SIZE = 128;
 
 export async function applyOperations(ops: readonly Operation[], ctx: ApplyContext): Promise<void> {
-  const { socket } = ctx;
-  /** Messages waiting to be sent; an operation may need several (`last` marks its final one). */
-  let batch: { op: Operation; message: BatchMessage; harmless?: string; last: boolean }[] = [];
-  let createdSinceRefresh = false;
+  const run = new OperationRun(ctx);
+  for (const op of ops) await run.add(op);
+  await run.flush();
+}
 
-  const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    const sent = batch;
-    batch = [];
+/** A message of an operation waiting to be sent; `last` marks the operation's final one. */
+interface Queued extends Prepared {
+  op: Operation;
+  last: boolean;
+}
+
+/** One run of operations: queues their messages, sends them in batches, resolves indexes. */
+class OperationRun {
+  private batch: Queued[] = [];
+  private createdSinceRefresh = false;
+
+  constructor(private readonly ctx: ApplyContext) {}
+
+  async add(op: Operation): Promise<void> {
+    const messages = await this.prepared(op);
+    if (op.op === 'create' || op.op === 'recreate') this.createdSinceRefresh = true;
+    if (op.op === 'delete') this.ctx.indexByName.delete(op.device);
+    if (op.op === 'recreate') this.ctx.indexByName.delete(op.device.name);
+    messages.forEach((m, i) => this.batch.push({ op, ...m, last: i === messages.length - 1 }));
+    if (this.batch.length >= BATCH_SIZE) await this.flush();
+  }
+
+  /** Sends the queued messages; throws for the first operation the kernel refused. */
+  async flush(): Promise<void> {
+    if (this.batch.length === 0) return;
+    const sent = this.batch;
+    this.batch = [];
     let failures;
     try {
       failures = await sendBatch(
-        socket,
+        this.ctx.socket,
         sent.map((b) => b.message),
       );
     } catch (err) {
-      const first = sent[0]!;
       throw new NetlinkOperationError(
-        deviceOf(first.op),
-        describeOperation(first.op),
-        undefined,
-        kernelAnswer(err),
+        { ...failureOf(sent[0]!.op), errno: undefined, kernelMessage: kernelAnswer(err) },
         { cause: err },
       );
     }
-    const failed = new Map(failures.map((f) => [f.index, f.errno]));
+    const firstError = this.report(sent, new Map(failures.map((f) => [f.index, f.errno])));
+    if (firstError) throw firstError;
+  }
+
+  /** Reports each operation all of whose messages the kernel accepted; returns the first refusal. */
+  private report(sent: Queued[], failed: Map<number, string>): NetlinkOperationError | undefined {
     let firstError: NetlinkOperationError | undefined;
     const failedOps = new Set<Operation>();
     sent.forEach((b, i) => {
       const errno = failed.get(i);
       // Already gone / already absent: the wanted end state holds (a veth peer dies with its pair).
       if (errno === undefined || errno === b.harmless) {
-        if (b.last && !failedOps.has(b.op)) ctx.onDone?.(b.op);
+        if (b.last && !failedOps.has(b.op)) this.ctx.onDone?.(b.op);
         return;
       }
       failedOps.add(b.op);
-      firstError ??= new NetlinkOperationError(
-        deviceOf(b.op),
-        describeOperation(b.op),
+      firstError ??= new NetlinkOperationError({
+        ...failureOf(b.op),
         errno,
-        describeErrno(errno),
-      );
+        kernelMessage: describeErrno(errno),
+      });
     });
-    if (firstError) throw firstError;
-  };
+    return firstError;
+  }
+
+  /** The operation's messages; a device it refers to that does not exist fails it (after what came before is sent). */
+  private async prepared(op: Operation): Promise<Prepared[]> {
+    try {
+      return await prepare(op, (name) => this.indexOf(name));
+    } catch (err) {
+      if (!(err instanceof MissingDevice)) throw err;
+      await this.flush();
+      throw new NetlinkOperationError({
+        ...failureOf(op),
+        errno: undefined,
+        kernelMessage: `nothing: ${err.message}`,
+      });
+    }
+  }
+
   /** Index of a device; after creations, flushes them and refreshes the map once with one link dump. */
-  const indexOf = async (name: string): Promise<number> => {
-    let index = ctx.indexByName.get(name);
+  private async indexOf(name: string): Promise<number> {
+    let index = this.ctx.indexByName.get(name);
     if (
       index === undefined &&
-      (createdSinceRefresh || batch.some((b) => b.op.op === 'create' || b.op.op === 'recreate'))
+      (this.createdSinceRefresh || this.batch.some((b) => b.op.op === 'create' || b.op.op === 'recreate'))
     ) {
-      await flush();
-      const { table } = await readLinks(ctx.dumpSocket ?? socket);
-      ctx.indexByName.clear();
-      for (const [n, i] of table.indexByName) ctx.indexByName.set(n, i);
-      createdSinceRefresh = false;
-      index = ctx.indexByName.get(name);
+      await this.flush();
+      const { table } = await readLinks(this.ctx.dumpSocket ?? this.ctx.socket);
+      this.ctx.indexByName.clear();
+      for (const [n, i] of table.indexByName) this.ctx.indexByName.set(n, i);
+      this.createdSinceRefresh = false;
+      index = this.ctx.indexByName.get(name);
     }
     if (index === undefined) throw new MissingDevice(name);
     return index;
-  };
-
-  for (const op of ops) {
-    let messages: Prepared[];
-    try {
-      messages = await prepare(op, indexOf);
-    } catch (err) {
-      if (err instanceof MissingDevice) {
-        await flush();
-        throw new NetlinkOperationError(
-          deviceOf(op),
-          describeOperation(op),
-          undefined,
-          `nothing: ${err.message}`,
-        );
-      }
-      throw err;
-    }
-    if (op.op === 'create' || op.op === 'recreate') createdSinceRefresh = true;
-    if (op.op === 'delete') ctx.indexByName.delete(op.device);
-    if (op.op === 'recreate') ctx.indexByName.delete(op.device.name);
-    messages.forEach((m, i) => batch.push({ op, ...m, last: i === messages.length - 1 }));
-    if (batch.length >= BATCH_SIZE) await flush();
   }
-  await flush();
 }
 
 const deviceOf = (op: Operation): string =>
   op.op === 'create' || op.op === 'recreate' ? op.device.name : op.device;
+
+const failureOf = (op: Operation): { device: string; operation: string } => ({
+  device: deviceOf(op),
+  operation: describeOperation(op),
+});
 
 type IndexOf = (name: string) => Promise<number>;
 
@@ -233,7 +253,11 @@ async function prepare(op: Operation, indexOf: IndexOf): Promise<Prepared[]> {
       }
       return out;
     }
-    default:
+    case 'port':
+    case 'addAddress':
+    case 'delAddress':
+    case 'up':
+    case 'down':
       return [{ message: await prepareOther(op, indexOf) }];
   }
 }

@@ -19,6 +19,7 @@ import {
   type HostModel,
   type HostSettings,
   type TableAllocation,
+  type VxlanSettings,
 } from './model.js';
 
 /** VXLAN ports of an EVPN fabric: no data-plane learning (EVPN distributes MACs), ARP/ND suppressed on request. */
@@ -64,14 +65,32 @@ export interface DesiredInput {
 }
 
 export function desiredModel({ spec, settings, tables }: DesiredInput): HostModel {
-  const local = checkedVtep(settings);
-  const port = settings.vxlanPort ?? DEFAULT_VXLAN_PORT;
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new DesiredStateError('settings.vxlanPort', port, 'must be an integer 1–65535');
-  }
-  const model: HostModel = new Map();
-  const origin = new Map<string, string>();
-  const add = (device: Device, from: string): void => {
+  const devices = new DesiredDevices();
+  const vxlan = vxlanSettings(settings);
+  vrfDevices(spec.vrf, { devices, vxlan, tables });
+  layer2Devices(spec.layer2, { devices, vxlan, vrfNames: new Set(spec.vrf.map((v) => v.vrf)) });
+  spec.routingTable.forEach((rt, i) => {
+    devices.add(
+      {
+        name: deviceNames.routingTable(rt.tableId),
+        kind: 'vrf',
+        vrf: { table: rt.tableId },
+        up: true,
+        addresses: [],
+      },
+      `routingTable[${i}](${rt.name})`,
+    );
+  });
+  return devices.model;
+}
+
+/** The model being built, refusing a name too long for the kernel or already taken by another entry. */
+class DesiredDevices {
+  readonly model: HostModel = new Map();
+  /** The spec field each device was made for, to name both sides of a clash. */
+  private readonly origin = new Map<string, string>();
+
+  add(device: Device, from: string): void {
     if (device.name.length > MAX_IFNAME_LENGTH) {
       throw new DesiredStateError(
         from,
@@ -79,27 +98,45 @@ export function desiredModel({ spec, settings, tables }: DesiredInput): HostMode
         `device name longer than ${MAX_IFNAME_LENGTH} characters`,
       );
     }
-    const clash = origin.get(device.name);
+    const clash = this.origin.get(device.name);
     if (clash !== undefined) {
       throw new DesiredStateError(from, device.name, `device name already used by ${clash}`);
     }
-    origin.set(device.name, from);
-    model.set(device.name, device);
-  };
-  const vxlan = (vni: number) => ({
+    this.origin.set(device.name, from);
+    this.model.set(device.name, device);
+  }
+}
+
+/** The VXLAN settings of a VNI on this node (local address, port, underlay from the agent's settings). */
+type VxlanOf = (vni: number) => VxlanSettings;
+
+function vxlanSettings(settings: HostSettings): VxlanOf {
+  const local = checkedVtep(settings);
+  const port = settings.vxlanPort ?? DEFAULT_VXLAN_PORT;
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new DesiredStateError('settings.vxlanPort', port, 'must be an integer 1–65535');
+  }
+  return (vni) => ({
     vni,
     local,
     port,
     learning: false,
     ...(settings.vtepInterface ? { dev: settings.vtepInterface } : {}),
   });
+}
 
-  // Several VRFRouteConfigurations may configure one VRF (each adds its own route-maps in FRR);
-  // the VRF has one set of devices, made for the first entry. Validation makes them agree on the
-  // VNI and MTU; a spec that does not is refused here rather than applied half.
+/**
+ * Several VRFRouteConfigurations may configure one VRF (each adds its own route-maps in FRR); the
+ * VRF has one set of devices, made for the first entry. Validation makes them agree on the VNI and
+ * MTU; a spec that does not is refused here rather than applied half.
+ */
+function vrfDevices(
+  vrfs: NodeConfigSpec['vrf'],
+  ctx: { devices: DesiredDevices; vxlan: VxlanOf; tables: TableAllocation },
+): void {
   const firstOfVrf = new Map<string, { vni: number; mtu: number; from: string }>();
-  const loopbacks = loopbackAddresses(spec.vrf);
-  spec.vrf.forEach((v, i) => {
+  const loopbacks = loopbackAddresses(vrfs);
+  vrfs.forEach((v, i) => {
     const from = `vrf[${i}](${v.name})`;
     const first = firstOfVrf.get(v.vrf);
     if (first) {
@@ -113,127 +150,127 @@ export function desiredModel({ spec, settings, tables }: DesiredInput): HostMode
       return;
     }
     firstOfVrf.set(v.vrf, { vni: v.vni, mtu: v.mtu, from });
-    const table = tables.get(v.vrf);
+    const table = ctx.tables.get(v.vrf);
     if (table === undefined) throw new DesiredStateError(`${from}.vrf`, v.vrf, 'no routing table allocated');
-    const vrf = deviceNames.vrf(v.vrf);
-    const bridge = deviceNames.vrfBridge(v.vrf);
-    const toDefault = deviceNames.vrfToDefault(v.vrf);
-    const inVrf = deviceNames.defaultToVrf(v.vrf);
-    // The node's loopback addresses (of every entry of the VRF) are host routes on its device.
-    add({ name: vrf, kind: 'vrf', vrf: { table }, up: true, addresses: loopbacks.get(v.vrf) ?? [] }, from);
-    add({ name: bridge, kind: 'bridge', master: vrf, mtu: v.mtu, up: true, addresses: [] }, from);
-    add(
-      {
-        name: deviceNames.vrfVxlan(v.vrf),
-        kind: 'vxlan',
-        vxlan: vxlan(v.vni),
-        master: bridge,
-        mtu: v.mtu,
-        up: true,
-        port: vxlanPort(true),
-        addresses: [],
-      },
-      from,
-    );
-    add(
-      {
-        name: toDefault,
-        kind: 'veth',
-        veth: { peer: inVrf, primary: true },
-        mtu: v.mtu,
-        up: true,
-        addresses: [],
-      },
-      from,
-    );
-    add(
-      {
-        name: inVrf,
-        kind: 'veth',
-        veth: { peer: toDefault },
-        master: vrf,
-        mtu: v.mtu,
-        up: true,
-        addresses: [],
-      },
-      from,
-    );
+    for (const device of vrfDeviceSet(v, { table, vxlan: ctx.vxlan, loopbacks: loopbacks.get(v.vrf) ?? [] }))
+      ctx.devices.add(device, from);
   });
+}
 
-  const vrfNames = new Set(spec.vrf.map((v) => v.vrf));
-  spec.layer2.forEach((l2, i) => {
+/** The devices of one VRF: its VRF device, the L3 VNI bridge and VXLAN, the veth pair to the default VRF. */
+function vrfDeviceSet(
+  v: NodeConfigSpec['vrf'][number],
+  ctx: { table: number; vxlan: VxlanOf; loopbacks: string[] },
+): Device[] {
+  const vrf = deviceNames.vrf(v.vrf);
+  const bridge = deviceNames.vrfBridge(v.vrf);
+  const toDefault = deviceNames.vrfToDefault(v.vrf);
+  const inVrf = deviceNames.defaultToVrf(v.vrf);
+  return [
+    // The node's loopback addresses (of every entry of the VRF) are host routes on its device.
+    { name: vrf, kind: 'vrf', vrf: { table: ctx.table }, up: true, addresses: ctx.loopbacks },
+    { name: bridge, kind: 'bridge', master: vrf, mtu: v.mtu, up: true, addresses: [] },
+    {
+      name: deviceNames.vrfVxlan(v.vrf),
+      kind: 'vxlan',
+      vxlan: ctx.vxlan(v.vni),
+      master: bridge,
+      mtu: v.mtu,
+      up: true,
+      port: vxlanPort(true),
+      addresses: [],
+    },
+    {
+      name: toDefault,
+      kind: 'veth',
+      veth: { peer: inVrf, primary: true },
+      mtu: v.mtu,
+      up: true,
+      addresses: [],
+    },
+    {
+      name: inVrf,
+      kind: 'veth',
+      veth: { peer: toDefault },
+      master: vrf,
+      mtu: v.mtu,
+      up: true,
+      addresses: [],
+    },
+  ];
+}
+
+function layer2Devices(
+  networks: NodeConfigSpec['layer2'],
+  ctx: { devices: DesiredDevices; vxlan: VxlanOf; vrfNames: Set<string> },
+): void {
+  networks.forEach((l2, i) => {
     const from = `layer2[${i}](${l2.name})`;
-    if (l2.vrf !== undefined && !vrfNames.has(l2.vrf)) {
+    if (l2.vrf !== undefined && !ctx.vrfNames.has(l2.vrf)) {
       throw new DesiredStateError(`${from}.vrf`, l2.vrf, 'no VRF of that name in the config');
     }
-    const bridge = deviceNames.l2Bridge(l2.id);
-    const addresses = l2.anycastGateways.map((gw, j) => {
-      try {
-        const cidr = normalizeCidr(gw);
-        if (isLinkLocal6(cidr)) throw new Error('IPv6 link-local addresses are managed by the kernel');
-        return cidr;
-      } catch (err) {
-        throw new DesiredStateError(`${from}.anycastGateways[${j}]`, gw, (err as Error).message);
-      }
-    });
-    add(
-      {
-        name: bridge,
-        kind: 'bridge',
-        ...(l2.vrf !== undefined ? { master: deviceNames.vrf(l2.vrf) } : {}),
-        mtu: l2.mtu,
-        ...(l2.anycastMac !== undefined ? { mac: normalizeMac(l2.anycastMac) } : {}),
-        up: true,
-        addresses: [...new Set(addresses)].sort(compareStrings),
-      },
-      from,
-    );
-    add(
-      {
-        name: deviceNames.l2Vxlan(l2.vni),
-        kind: 'vxlan',
-        vxlan: vxlan(l2.vni),
-        master: bridge,
-        mtu: l2.mtu,
-        up: true,
-        port: vxlanPort(l2.neighSuppression),
-        addresses: [],
-      },
-      from,
-    );
-    if (l2.createMacVLANInterface) {
-      const port = deviceNames.l2MacvlanPort(l2.id);
-      const parent = deviceNames.l2Macvlan(l2.id);
-      add(
-        {
-          name: port,
-          kind: 'veth',
-          veth: { peer: parent, primary: true },
-          master: bridge,
-          mtu: l2.mtu,
-          up: true,
-          port: plainPort,
-          addresses: [],
-        },
-        from,
-      );
-      add({ name: parent, kind: 'veth', veth: { peer: port }, mtu: l2.mtu, up: true, addresses: [] }, from);
+    for (const device of layer2DeviceSet(l2, { from, vxlan: ctx.vxlan })) ctx.devices.add(device, from);
+  });
+}
+
+/** The devices of one Layer-2 network: its bridge and VXLAN, and the veth pair for macvlan workloads when asked. */
+function layer2DeviceSet(
+  l2: NodeConfigSpec['layer2'][number],
+  ctx: { from: string; vxlan: VxlanOf },
+): Device[] {
+  const bridge = deviceNames.l2Bridge(l2.id);
+  const devices: Device[] = [
+    {
+      name: bridge,
+      kind: 'bridge',
+      ...(l2.vrf !== undefined ? { master: deviceNames.vrf(l2.vrf) } : {}),
+      mtu: l2.mtu,
+      ...(l2.anycastMac !== undefined ? { mac: normalizeMac(l2.anycastMac) } : {}),
+      up: true,
+      addresses: gatewayAddresses(l2.anycastGateways, ctx.from),
+    },
+    {
+      name: deviceNames.l2Vxlan(l2.vni),
+      kind: 'vxlan',
+      vxlan: ctx.vxlan(l2.vni),
+      master: bridge,
+      mtu: l2.mtu,
+      up: true,
+      port: vxlanPort(l2.neighSuppression),
+      addresses: [],
+    },
+  ];
+  if (!l2.createMacVLANInterface) return devices;
+  const port = deviceNames.l2MacvlanPort(l2.id);
+  const parent = deviceNames.l2Macvlan(l2.id);
+  devices.push(
+    {
+      name: port,
+      kind: 'veth',
+      veth: { peer: parent, primary: true },
+      master: bridge,
+      mtu: l2.mtu,
+      up: true,
+      port: plainPort,
+      addresses: [],
+    },
+    { name: parent, kind: 'veth', veth: { peer: port }, mtu: l2.mtu, up: true, addresses: [] },
+  );
+  return devices;
+}
+
+/** The anycast gateways as normalized prefixes, deduplicated and sorted. */
+function gatewayAddresses(gateways: readonly string[], from: string): string[] {
+  const addresses = gateways.map((gw, j) => {
+    try {
+      const cidr = normalizeCidr(gw);
+      if (isLinkLocal6(cidr)) throw new Error('IPv6 link-local addresses are managed by the kernel');
+      return cidr;
+    } catch (err) {
+      throw new DesiredStateError(`${from}.anycastGateways[${j}]`, gw, (err as Error).message);
     }
   });
-
-  spec.routingTable.forEach((rt, i) => {
-    add(
-      {
-        name: deviceNames.routingTable(rt.tableId),
-        kind: 'vrf',
-        vrf: { table: rt.tableId },
-        up: true,
-        addresses: [],
-      },
-      `routingTable[${i}](${rt.name})`,
-    );
-  });
-  return model;
+  return [...new Set(addresses)].sort(compareStrings);
 }
 
 function checkedVtep(settings: HostSettings): string {

@@ -25,103 +25,182 @@ export const KERNEL_PORT_DEFAULTS: BridgePortOptions = {
   hairpin: false,
 };
 
-export function diff(current: HostModel, desired: HostModel): Operation[] {
-  const deletes: Operation[] = [];
-  const creates: Operation[] = [];
-  /** Devices that get (re)created, and the state each has right after its create operation. */
-  const fresh = new Map<string, Device>();
-  /** Devices created by their own create operation (with MTU, MAC, master and link state). */
-  const createdDirect = new Set<string>();
-  const recreated = new Set<string>();
+/** The two models a diff compares. */
+interface Models {
+  current: HostModel;
+  desired: HostModel;
+}
 
+/** The delete, create and recreate steps, and what they leave behind for the in-place steps. */
+interface Replacements {
+  deletes: Operation[];
+  creates: Operation[];
+  /** Devices that get (re)created, and the state each has right after its create operation. */
+  fresh: Map<string, Device>;
+  /** Devices created by their own create operation (with MTU, MAC, master and link state). */
+  createdDirect: Set<string>;
+  recreated: Set<string>;
+}
+
+/** The in-place steps, by the place each kind of step takes in the order. */
+interface InPlaceSteps {
+  sets: Operation[];
+  ports: Operation[];
+  delAddrs: Operation[];
+  addAddrs: Operation[];
+  links: Operation[];
+}
+
+export function diff(current: HostModel, desired: HostModel): Operation[] {
+  const models = { current, desired };
+  const replaced = replacements(models);
+  // A deleted master releases its ports: their master, port options and (IPv6) addresses go with it.
+  const released = new Set([...replaced.deletes.map((d) => deviceOf(d)), ...replaced.recreated]);
+  const steps = inPlaceSteps(models, replaced, released);
+  return ordered(models, replaced, steps);
+}
+
+/** Deletes of the devices not desired, and creates/recreates of those missing or not changeable in place. */
+function replacements(models: Models): Replacements {
+  const { current, desired } = models;
+  const out: Replacements = {
+    deletes: [],
+    creates: [],
+    fresh: new Map(),
+    createdDirect: new Set(),
+    recreated: new Set(),
+  };
   for (const [name, cur] of current) {
     if (!desired.has(name))
-      deletes.push({ op: 'delete', device: name, kind: cur.kind, reason: 'not in the desired state' });
+      out.deletes.push({ op: 'delete', device: name, kind: cur.kind, reason: 'not in the desired state' });
   }
   for (const [name, want] of desired) {
-    const cur = current.get(name);
     if (want.kind === 'veth' && !want.veth?.primary) continue; // handled with its primary end
-    if (cur) {
-      const reason = recreateReason(cur, want, current, desired);
-      if (reason === undefined) continue;
-      creates.push({ op: 'recreate', device: want, was: cur.kind, reason });
-      recreated.add(name);
-    } else {
-      creates.push({ op: 'create', device: want, reason: 'missing' });
-    }
-    createdDirect.add(name);
-    fresh.set(name, { ...want, port: undefined, addresses: [] });
-    if (want.kind === 'veth' && want.veth) {
-      // Creating the pair creates the peer too: with its name and MTU, but down, unenslaved, no addresses.
-      const peer = desired.get(want.veth.peer);
-      if (peer) {
-        const peerCur = current.get(peer.name);
-        // The old peer goes first: when it is still paired with the old `name`, that goes with it.
-        if (peerCur && !deletes.some((d) => d.op === 'delete' && d.device === peer.name)) {
-          deletes.push({
-            op: 'delete',
-            device: peer.name,
-            kind: peerCur.kind,
-            reason: `veth peer of ${name}, which is ${cur ? 'recreated' : 'created'} with it`,
-          });
-        }
-        fresh.set(peer.name, { ...peer, master: undefined, up: false, port: undefined, addresses: [] });
-      }
-    }
+    const cur = current.get(name);
+    const create = createOperation(cur, want, models);
+    if (create === undefined) continue;
+    out.creates.push(create);
+    if (create.op === 'recreate') out.recreated.add(name);
+    out.createdDirect.add(name);
+    out.fresh.set(name, { ...want, port: undefined, addresses: [] });
+    if (want.kind === 'veth' && want.veth)
+      createdWithPair(want.veth.peer, { name, recreated: cur !== undefined }, models, out);
   }
-  // A deleted master releases its ports: their master, port options and (IPv6) addresses go with it.
-  const released = new Set([...deletes.map((d) => deviceOf(d)), ...recreated]);
+  return out;
+}
 
-  const sets: Operation[] = [];
-  const ports: Operation[] = [];
-  const delAddrs: Operation[] = [];
-  const addAddrs: Operation[] = [];
-  const links: Operation[] = [];
-  for (const [name, want] of desired) {
-    let base = fresh.get(name) ?? current.get(name);
+/** A create for a missing device, a recreate for one the kernel cannot turn into `want` in place. */
+function createOperation(cur: Device | undefined, want: Device, models: Models): Operation | undefined {
+  if (!cur) return { op: 'create', device: want, reason: 'missing' };
+  const reason = recreateReason(cur, want, models.current, models.desired);
+  return reason === undefined ? undefined : { op: 'recreate', device: want, was: cur.kind, reason };
+}
+
+/**
+ * Creating a veth pair creates the peer too: with its name and MTU, but down, unenslaved, no
+ * addresses. The old peer goes first: when it is still paired with the old primary, that goes with it.
+ */
+function createdWithPair(
+  peerName: string,
+  primary: { name: string; recreated: boolean },
+  models: Models,
+  out: Replacements,
+): void {
+  const peer = models.desired.get(peerName);
+  if (!peer) return;
+  const peerCur = models.current.get(peer.name);
+  if (peerCur && !out.deletes.some((d) => d.op === 'delete' && d.device === peer.name)) {
+    out.deletes.push({
+      op: 'delete',
+      device: peer.name,
+      kind: peerCur.kind,
+      reason: `veth peer of ${primary.name}, which is ${primary.recreated ? 'recreated' : 'created'} with it`,
+    });
+  }
+  out.fresh.set(peer.name, { ...peer, master: undefined, up: false, port: undefined, addresses: [] });
+}
+
+/** MTU, MAC, master, port options, addresses and link state changed on the live (or fresh) devices. */
+function inPlaceSteps(models: Models, replaced: Replacements, released: Set<string>): InPlaceSteps {
+  const steps: InPlaceSteps = { sets: [], ports: [], delAddrs: [], addAddrs: [], links: [] };
+  for (const [name, want] of models.desired) {
+    const base = startingState(name, models, replaced, released);
     if (!base) continue; // a non-primary veth end whose pair is created: covered via fresh
-    if (base.master !== undefined && released.has(base.master) && !fresh.has(name)) {
-      base = { ...base, master: undefined, port: undefined };
-    }
-    const created = createdDirect.has(name);
-    const set: { mtu?: number; mac?: string; master?: string | null; learning?: boolean } = {};
-    if (want.mtu !== undefined && want.mtu !== base.mtu) set.mtu = want.mtu;
-    if (want.mac !== undefined && want.mac !== base.mac) set.mac = want.mac;
-    if (want.vxlan && base.vxlan && want.vxlan.learning !== base.vxlan.learning)
-      set.learning = want.vxlan.learning;
+    const created = replaced.createdDirect.has(name);
     const masterChanges = want.master !== base.master;
-    if (masterChanges) set.master = want.master ?? null;
-    if (!created && Object.keys(set).length > 0) sets.push({ op: 'set', device: name, ...set });
-
-    if (want.port) {
-      const enslavedNow = created || masterChanges;
-      const havePort = enslavedNow ? KERNEL_PORT_DEFAULTS : (base.port ?? KERNEL_PORT_DEFAULTS);
-      if (!samePort(havePort, want.port)) ports.push({ op: 'port', device: name, options: want.port });
-    }
-
-    // Enslaving to or releasing from a VRF cycles the device down and up, which flushes IPv6 addresses.
-    const have = new Set(masterChanges ? base.addresses.filter((a) => !isIpv6(a)) : base.addresses);
-    const wantAddrs = new Set(want.addresses);
-    for (const a of [...have].sort(compareStrings))
-      if (!wantAddrs.has(a)) delAddrs.push({ op: 'delAddress', device: name, address: a });
-    for (const a of want.addresses)
-      if (!have.has(a)) addAddrs.push({ op: 'addAddress', device: name, address: a });
-
-    if (!created && want.up !== base.up) links.push({ op: want.up ? 'up' : 'down', device: name });
+    const set = setOperation(want, base, masterChanges);
+    if (!created && set) steps.sets.push(set);
+    if (want.port && portChanges(want.port, base, created || masterChanges))
+      steps.ports.push({ op: 'port', device: name, options: want.port });
+    addressSteps(want, base, masterChanges, steps);
+    if (!created && want.up !== base.up) steps.links.push({ op: want.up ? 'up' : 'down', device: name });
   }
+  return steps;
+}
 
-  const rankOf = (m: HostModel, fallback: HostModel) => (n: string) =>
-    KIND_RANK[(m.get(n) ?? fallback.get(n))!.kind];
-  const rankD = rankOf(desired, current);
-  const byRank = (rank: (n: string) => number, dir: 1 | -1) => (a: Operation, b: Operation) =>
-    dir * (rank(deviceOf(a)) - rank(deviceOf(b))) || compareStrings(deviceOf(a), deviceOf(b));
+/** The device as the in-place steps find it: fresh from its create, released by its master, or as read. */
+function startingState(
+  name: string,
+  models: Models,
+  replaced: Replacements,
+  released: Set<string>,
+): Device | undefined {
+  const fresh = replaced.fresh.get(name);
+  if (fresh) return fresh;
+  const base = models.current.get(name);
+  if (base?.master !== undefined && released.has(base.master))
+    return { ...base, master: undefined, port: undefined };
+  return base;
+}
+
+/** The one `set` step for MTU, MAC, VXLAN learning and master, or undefined when none differs. */
+function setOperation(want: Device, base: Device, masterChanges: boolean): Operation | undefined {
+  const set: { mtu?: number; mac?: string; master?: string | null; learning?: boolean } = {};
+  if (want.mtu !== undefined && want.mtu !== base.mtu) set.mtu = want.mtu;
+  if (want.mac !== undefined && want.mac !== base.mac) set.mac = want.mac;
+  if (want.vxlan && base.vxlan && want.vxlan.learning !== base.vxlan.learning)
+    set.learning = want.vxlan.learning;
+  if (masterChanges) set.master = want.master ?? null;
+  return Object.keys(set).length > 0 ? { op: 'set', device: want.name, ...set } : undefined;
+}
+
+/** Whether the port options differ from what the device has (the kernel's defaults when just enslaved). */
+function portChanges(want: BridgePortOptions, base: Device, enslavedNow: boolean): boolean {
+  const have = enslavedNow ? KERNEL_PORT_DEFAULTS : (base.port ?? KERNEL_PORT_DEFAULTS);
+  return !samePort(have, want);
+}
+
+/** Address removals and additions. Enslaving to or releasing from a VRF cycles the device down and up, which flushes IPv6 addresses. */
+function addressSteps(want: Device, base: Device, masterChanges: boolean, steps: InPlaceSteps): void {
+  const have = new Set(masterChanges ? base.addresses.filter((a) => !isIpv6(a)) : base.addresses);
+  const wantAddrs = new Set(want.addresses);
+  for (const a of [...have].sort(compareStrings))
+    if (!wantAddrs.has(a)) steps.delAddrs.push({ op: 'delAddress', device: want.name, address: a });
+  for (const a of want.addresses)
+    if (!have.has(a)) steps.addAddrs.push({ op: 'addAddress', device: want.name, address: a });
+}
+
+/** The steps in apply order: deletes ports first, creates/sets/link state masters first, each by name within a rank. */
+function ordered(models: Models, replaced: Replacements, steps: InPlaceSteps): Operation[] {
+  const { deletes, creates } = replaced;
+  const rank = (n: string): number => KIND_RANK[(models.desired.get(n) ?? models.current.get(n))!.kind];
+  const mastersFirst = (a: Operation, b: Operation): number =>
+    rank(deviceOf(a)) - rank(deviceOf(b)) || compareStrings(deviceOf(a), deviceOf(b));
   deletes.sort(
     (a, b) => -(KIND_RANK[kindOf(a)] - KIND_RANK[kindOf(b)]) || compareStrings(deviceOf(a), deviceOf(b)),
   );
-  creates.sort(byRank(rankD, 1));
-  sets.sort(byRank(rankD, 1));
-  links.sort(byRank(rankD, 1));
-  return [...deletes, ...creates, ...sets, ...ports, ...delAddrs, ...addAddrs, ...links];
+  creates.sort(mastersFirst);
+  steps.sets.sort(mastersFirst);
+  steps.links.sort(mastersFirst);
+  return [
+    ...deletes,
+    ...creates,
+    ...steps.sets,
+    ...steps.ports,
+    ...steps.delAddrs,
+    ...steps.addAddrs,
+    ...steps.links,
+  ];
 }
 
 function deviceOf(op: Operation): string {
@@ -153,35 +232,44 @@ export function recreateReason(
       if (cur.vrf?.table !== want.vrf?.table)
         return `table ${cur.vrf?.table} → ${want.vrf?.table}: the kernel cannot change a VRF's table`;
       return undefined;
-    case 'vxlan': {
-      const c = cur.vxlan;
-      const w = want.vxlan!;
-      const fixed = "the kernel cannot change a VXLAN's";
-      if (!c) return 'VXLAN settings unreadable';
-      if (c.vni !== w.vni) return `VNI ${c.vni} → ${w.vni}: ${fixed} VNI`;
-      if (c.local !== w.local) return `local ${c.local} → ${w.local}: ${fixed} local address`;
-      if (c.port !== w.port) return `port ${c.port} → ${w.port}: ${fixed} UDP port`;
-      if (c.dev !== w.dev) return `dev ${c.dev ?? 'none'} → ${w.dev ?? 'none'}: ${fixed} underlay device`;
-      return undefined;
-    }
-    case 'veth': {
-      const peerName = want.veth!.peer;
-      if (cur.veth?.peer !== peerName)
-        return `peer ${cur.veth?.peer ?? 'none'} → ${peerName}: a veth pair cannot change its peer`;
-      const peerCur = current.get(peerName);
-      const peerWant = desired.get(peerName);
-      if (!peerCur) return `peer ${peerName} missing`;
-      if (peerWant && peerCur.kind !== peerWant.kind) return `peer ${peerName} is a ${peerCur.kind}`;
-      return undefined;
-    }
-    case 'macvlan': {
-      const c = cur.macvlan;
-      const w = want.macvlan!;
-      if (c?.parent !== w.parent) return `parent ${c?.parent ?? 'none'} → ${w.parent}`;
-      if (c.mode !== w.mode) return `mode ${c.mode} → ${w.mode}`;
-      return undefined;
-    }
+    case 'vxlan':
+      return vxlanRecreateReason(cur, want);
+    case 'veth':
+      return vethRecreateReason(cur, want, { current, desired });
+    case 'macvlan':
+      return macvlanRecreateReason(cur, want);
     case 'bridge':
       return undefined;
   }
+}
+
+function vxlanRecreateReason(cur: Device, want: Device): string | undefined {
+  const c = cur.vxlan;
+  const w = want.vxlan!;
+  const fixed = "the kernel cannot change a VXLAN's";
+  if (!c) return 'VXLAN settings unreadable';
+  if (c.vni !== w.vni) return `VNI ${c.vni} → ${w.vni}: ${fixed} VNI`;
+  if (c.local !== w.local) return `local ${c.local} → ${w.local}: ${fixed} local address`;
+  if (c.port !== w.port) return `port ${c.port} → ${w.port}: ${fixed} UDP port`;
+  if (c.dev !== w.dev) return `dev ${c.dev ?? 'none'} → ${w.dev ?? 'none'}: ${fixed} underlay device`;
+  return undefined;
+}
+
+function vethRecreateReason(cur: Device, want: Device, models: Models): string | undefined {
+  const peerName = want.veth!.peer;
+  if (cur.veth?.peer !== peerName)
+    return `peer ${cur.veth?.peer ?? 'none'} → ${peerName}: a veth pair cannot change its peer`;
+  const peerCur = models.current.get(peerName);
+  const peerWant = models.desired.get(peerName);
+  if (!peerCur) return `peer ${peerName} missing`;
+  if (peerWant && peerCur.kind !== peerWant.kind) return `peer ${peerName} is a ${peerCur.kind}`;
+  return undefined;
+}
+
+function macvlanRecreateReason(cur: Device, want: Device): string | undefined {
+  const c = cur.macvlan;
+  const w = want.macvlan!;
+  if (c?.parent !== w.parent) return `parent ${c?.parent ?? 'none'} → ${w.parent}`;
+  if (c.mode !== w.mode) return `mode ${c.mode} → ${w.mode}`;
+  return undefined;
 }

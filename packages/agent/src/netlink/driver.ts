@@ -5,21 +5,22 @@
  * A plan reads the host, splits it into owned and unowned devices (ownership.ts: adopting, once,
  * what an older agent made), refuses a desired name an unowned device holds (before any change),
  * diffs, and holds the L3 VNI devices that would come up down (l3vni.ts) for the agent to bring up
- * once FRR knows their VNI (`bringUp`).
+ * once FRR knows their VNI (`bringUp`). The host is dumped again only when the kernel reported a
+ * change since the last read (host-reader.ts), so a converged re-apply costs one small request.
  */
-import { readFile } from 'node:fs/promises';
 import { deviceNames, type NodeConfigSpec } from '@nodenet/api';
 import netlink from 'netlink';
 import type { RtNetlinkSocket } from 'netlink';
 import { applyOperations } from './apply.js';
-import { writeFileDurably } from '../durable-file.js';
-import { allocateVrfTables, checkUnderlayMtu, desiredModel, rememberedTables } from './desired.js';
+import { allocateVrfTables, checkUnderlayMtu, desiredModel } from './desired.js';
 import { diff } from './diff.js';
-import { DesiredStateError, NetlinkDriverError } from './errors.js';
+import { DesiredStateError } from './errors.js';
+import { HostReader } from './host-reader.js';
 import { holdL3Vnis, l3Vnis, type L3VniGate } from './l3vni.js';
 import type { HostModel, HostSettings, Operation, TableAllocation } from './model.js';
 import { assertNoConflicts, resolveOwnership } from './ownership.js';
 import { readHost, readLinks, type HostSnapshot } from './read.js';
+import { TableStateFile } from './table-state.js';
 import { assertKernelSupport, type ProbedKind } from './support.js';
 
 const { createRtNetlink } = netlink;
@@ -83,117 +84,101 @@ export interface NetlinkDriver {
 export const EMPTY_SPEC: NetlinkSpec = { vrf: [], layer2: [], routingTable: [] };
 
 export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDriver {
-  // Two sockets: requests get small acks (the package peeks each one's size); dumps are read with a
-  // 32 KiB buffer, which also makes the kernel fill 32 KiB per datagram instead of one page.
-  let sockets: { requests: RtNetlinkSocket; dumps: RtNetlinkSocket } | undefined;
-  const open = (): { requests: RtNetlinkSocket; dumps: RtNetlinkSocket } => {
-    if (!sockets) {
-      const requests = createRtNetlink();
-      try {
-        // Room for the acks of a pipelined window (capped by net.core.rmem_max).
-        requests.socket.setRecvBufferSize(4 << 20);
-      } catch {
-        // the default buffer still fits the window
-      }
-      sockets = {
-        requests,
-        dumps: createRtNetlink({
-          messagePeeking: false,
-          msgBufferSize: 32 << 10,
-          recvBufferSize: 4 << 20,
-          sendBufferSize: 1 << 20,
-        }),
-      };
-    }
-    return sockets;
-  };
-  const sock = (): RtNetlinkSocket => open().requests;
-  const supported = new Set<ProbedKind>();
-  /** The table-state file's text as last read or written: an unchanged allocation is not rewritten. */
-  let tableStateText: string | undefined;
+  return new NetlinkHostDriver(options);
+}
 
-  async function loadPrevious(): Promise<TableAllocation | undefined> {
-    if (!options.tableStatePath) return undefined;
-    let text: string;
-    try {
-      text = await readFile(options.tableStatePath, 'utf8');
-      tableStateText = text;
-    } catch (err) {
-      tableStateText = undefined;
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new NetlinkDriverError(
-        'TableStateUnreadable',
-        `cannot read ${options.tableStatePath}: ${(err as Error).message}`,
-        { cause: err },
-      );
-    }
-    try {
-      const parsed = JSON.parse(text) as { tables?: unknown };
-      const tables = parsed.tables;
-      if (typeof tables !== 'object' || tables === null) throw new Error('no "tables" object');
-      return new Map(Object.entries(tables).filter((e): e is [string, number] => Number.isInteger(e[1])));
-    } catch (err) {
-      // A damaged file only loses the memory of removed VRFs' tables: running VRFs keep theirs from the host.
-      console.warn(`netlink driver: ignoring ${options.tableStatePath}: ${(err as Error).message}`);
-      return undefined;
-    }
+/** A plan with what `apply` needs besides: the link indexes it read, the allocation the file held. */
+type FullPlan = NetlinkPlan & { indexByName: Map<string, number>; previousTables?: TableAllocation };
+
+class NetlinkHostDriver implements NetlinkDriver {
+  private readonly sockets = new DriverSockets();
+  private readonly reader = new HostReader(() => this.sockets.dumps);
+  private readonly tableState: TableStateFile;
+  private readonly supported = new Set<ProbedKind>();
+
+  constructor(private readonly options: NetlinkDriverOptions) {
+    this.tableState = new TableStateFile(options.tableStatePath);
   }
 
-  /**
-   * Saves the allocation durably (like the checkpoints), keeping the tables of VRFs removed since:
-   * a VRF that comes back gets its old table (and the routes other systems keyed to it) again.
-   */
-  async function saveTables(tables: TableAllocation, previous: TableAllocation | undefined): Promise<void> {
-    const path = options.tableStatePath;
-    if (!path) return;
-    const text = `${JSON.stringify({ tables: Object.fromEntries(rememberedTables(previous, tables)) }, null, 2)}\n`;
-    // A converged re-apply (every resync) would otherwise fsync the same bytes each time.
-    if (text === tableStateText) return;
-    await writeFileDurably(path, text);
-    tableStateText = text;
+  async plan(spec: NetlinkSpec): Promise<NetlinkPlan> {
+    const { indexByName: _unused, previousTables: _previous, ...p } = await this.fullPlan(spec);
+    return p;
   }
 
-  async function plan(
-    spec: NetlinkSpec,
-  ): Promise<NetlinkPlan & { indexByName: Map<string, number>; previousTables?: TableAllocation }> {
-    const host = await readHost(open().dumps);
-    const previous = await loadPrevious();
-    const modelOf = (s: NetlinkSpec, devices: HostModel) => {
-      const hostTables = new Map<string, number>();
-      for (const v of s.vrf) {
-        const table = devices.get(deviceNames.vrf(v.vrf))?.vrf?.table;
-        if (table !== undefined) hostTables.set(v.vrf, table);
+  async apply(spec: NetlinkSpec): Promise<NetlinkApplyResult> {
+    const started = performance.now();
+    const p = await this.fullPlan(spec);
+    if (p.operations.length > 0) await this.checkKernelSupport(p.operations);
+    const applied: Operation[] = [];
+    try {
+      if (p.operations.length > 0) {
+        this.reader.forget();
+        await applyOperations(p.operations, {
+          socket: this.sockets.requests,
+          indexByName: p.indexByName,
+          onDone: (op) => applied.push(op),
+        });
       }
-      const tables = allocateVrfTables({
-        vrfs: s.vrf.map((v) => v.vrf),
-        range: options.settings.vrfTableRange,
-        host: hostTables,
-        previous,
-        reserved: s.routingTable.map((r) => r.tableId),
-      });
-      return { tables, model: desiredModel({ spec: s, settings: options.settings, tables }) };
+    } finally {
+      // Saved even after a failure: devices created so far carry these tables.
+      if (p.tables.size > 0 || this.tableState.kept) await this.tableState.save(p.tables, p.previousTables);
+    }
+    return {
+      operations: applied.length,
+      applied,
+      tables: p.tables,
+      gates: p.gates,
+      durationMs: performance.now() - started,
     };
+  }
+
+  async bringUp(devices: readonly string[]): Promise<void> {
+    if (devices.length === 0) return;
+    this.reader.forget();
+    const { table } = await readLinks(this.sockets.dumps);
+    await applyOperations(
+      devices.map((device) => ({ op: 'up', device })),
+      { socket: this.sockets.requests, indexByName: table.indexByName },
+    );
+  }
+
+  async read(): Promise<HostModel> {
+    return (await readHost(this.sockets.dumps)).devices;
+  }
+
+  close(): void {
+    this.reader.close();
+    this.sockets.close();
+  }
+
+  private async fullPlan(spec: NetlinkSpec): Promise<FullPlan> {
+    const host = await this.reader.read();
+    try {
+      return await this.planOn(host, spec);
+    } catch (err) {
+      // What made the plan fail (a device not nodenet's, a missing underlay) is fixed by hand, maybe
+      // in a way the kernel does not announce: the next plan reads the host again.
+      this.reader.forget();
+      throw err;
+    }
+  }
+
+  private async planOn(host: HostSnapshot, spec: NetlinkSpec): Promise<FullPlan> {
+    const previous = await this.tableState.load();
+    const modelOf = (s: NetlinkSpec, devices: HostModel) =>
+      specModel(s, { devices, previous, settings: this.options.settings });
     const first = modelOf(spec, host.devices);
     const ownership = resolveOwnership({
       owned: host.devices,
       unowned: host.unowned,
       allNames: host.indexByName,
       desired: first.model,
-      adoptable: await adoptableModel(host, (s) => modelOf(s, host.unowned).model),
+      adoptable: await this.adoptableModel(host, (s) => modelOf(s, host.unowned).model),
     });
     assertNoConflicts(ownership);
     // Adopted VRF devices count as the host's: their tables are kept.
     const { tables, model: desired } = ownership.adopt.length > 0 ? modelOf(spec, ownership.owned) : first;
-    const underlay = options.settings.vtepInterface;
-    if (underlay && spec.vrf.length + spec.layer2.length > 0) {
-      const mtu = host.mtuByName.get(underlay);
-      if (!host.indexByName.has(underlay)) {
-        throw new DesiredStateError('settings.vtepInterface', underlay, 'no such device on the host');
-      }
-      if (mtu !== undefined) {
-        checkUnderlayMtu(spec, { name: underlay, mtu, vtepAddress: options.settings.vtepAddress });
-      }
-    }
+    checkUnderlay(spec, host, this.options.settings);
     const held = holdL3Vnis(diff(ownership.owned, desired), l3Vnis(spec.vrf));
     return {
       operations: [...ownership.adopt, ...held.operations],
@@ -202,18 +187,30 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
       unowned: new Map([...host.unowned].filter(([n]) => !ownership.owned.has(n))),
       tables,
       gates: held.gates,
-      indexByName: host.indexByName,
+      // applyOperations updates the map: the snapshot's own stays as read.
+      indexByName: new Map(host.indexByName),
       previousTables: previous,
     };
   }
 
+  /** Probes, once per kind, the kernel support of the kinds the operations create. */
+  private async checkKernelSupport(operations: readonly Operation[]): Promise<void> {
+    const kinds = new Set<ProbedKind>();
+    for (const op of operations)
+      if ((op.op === 'create' || op.op === 'recreate') && !this.supported.has(op.device.kind))
+        kinds.add(op.device.kind);
+    if (kinds.size === 0) return;
+    await assertKernelSupport(this.sockets.requests, kinds);
+    for (const k of kinds) this.supported.add(k);
+  }
+
   /** The applied checkpoint's model, when the host may still hold an older agent's unmarked devices. */
-  async function adoptableModel(
+  private async adoptableModel(
     host: HostSnapshot,
     model: (spec: NetlinkSpec) => HostModel,
   ): Promise<HostModel | undefined> {
-    if (!options.adoptable || host.devices.size > 0 || host.unowned.size === 0) return undefined;
-    const spec = await options.adoptable();
+    if (!this.options.adoptable || host.devices.size > 0 || host.unowned.size === 0) return undefined;
+    const spec = await this.options.adoptable();
     if (!spec) return undefined;
     try {
       return model(spec);
@@ -223,61 +220,79 @@ export function createNetlinkDriver(options: NetlinkDriverOptions): NetlinkDrive
       return undefined;
     }
   }
+}
 
-  return {
-    async plan(spec) {
-      const { indexByName: _unused, previousTables: _previous, ...p } = await plan(spec);
-      return p;
-    },
-    async apply(spec) {
-      const started = performance.now();
-      const p = await plan(spec);
-      if (p.operations.length > 0) {
-        const kinds = new Set<ProbedKind>();
-        for (const op of p.operations)
-          if ((op.op === 'create' || op.op === 'recreate') && !supported.has(op.device.kind))
-            kinds.add(op.device.kind);
-        if (kinds.size > 0) {
-          await assertKernelSupport(sock(), kinds);
-          for (const k of kinds) supported.add(k);
-        }
-      }
-      const applied: Operation[] = [];
-      try {
-        if (p.operations.length > 0) {
-          await applyOperations(p.operations, {
-            socket: sock(),
-            indexByName: p.indexByName,
-            onDone: (op) => applied.push(op),
-          });
-        }
-      } finally {
-        // Saved even after a failure: devices created so far carry these tables.
-        if (p.tables.size > 0 || options.tableStatePath) await saveTables(p.tables, p.previousTables);
-      }
-      return {
-        operations: applied.length,
-        applied,
-        tables: p.tables,
-        gates: p.gates,
-        durationMs: performance.now() - started,
-      };
-    },
-    async bringUp(devices) {
-      if (devices.length === 0) return;
-      const { table } = await readLinks(open().dumps);
-      await applyOperations(
-        devices.map((device) => ({ op: 'up', device })),
-        { socket: sock(), indexByName: table.indexByName },
-      );
-    },
-    async read() {
-      return (await readHost(open().dumps)).devices;
-    },
-    close() {
-      sockets?.requests.socket.close();
-      sockets?.dumps.socket.close();
-      sockets = undefined;
-    },
-  };
+/** The desired model of a spec, with the VRF tables allocated against the given devices and the remembered allocation. */
+function specModel(
+  spec: NetlinkSpec,
+  ctx: { devices: HostModel; previous: TableAllocation | undefined; settings: HostSettings },
+): { tables: TableAllocation; model: HostModel } {
+  const hostTables = new Map<string, number>();
+  for (const v of spec.vrf) {
+    const table = ctx.devices.get(deviceNames.vrf(v.vrf))?.vrf?.table;
+    if (table !== undefined) hostTables.set(v.vrf, table);
+  }
+  const tables = allocateVrfTables({
+    vrfs: spec.vrf.map((v) => v.vrf),
+    range: ctx.settings.vrfTableRange,
+    host: hostTables,
+    previous: ctx.previous,
+    reserved: spec.routingTable.map((r) => r.tableId),
+  });
+  return { tables, model: desiredModel({ spec, settings: ctx.settings, tables }) };
+}
+
+/** The VXLAN underlay named in the settings exists and carries the spec's MTUs (checked before any change). */
+function checkUnderlay(spec: NetlinkSpec, host: HostSnapshot, settings: HostSettings): void {
+  const underlay = settings.vtepInterface;
+  if (!underlay || spec.vrf.length + spec.layer2.length === 0) return;
+  if (!host.indexByName.has(underlay)) {
+    throw new DesiredStateError('settings.vtepInterface', underlay, 'no such device on the host');
+  }
+  const mtu = host.mtuByName.get(underlay);
+  if (mtu !== undefined) checkUnderlayMtu(spec, { name: underlay, mtu, vtepAddress: settings.vtepAddress });
+}
+
+/**
+ * The driver's two sockets, opened on first use. Requests get small acks (the package peeks each
+ * one's size); dumps are read with a 32 KiB buffer, which also makes the kernel fill 32 KiB per
+ * datagram instead of one page.
+ */
+class DriverSockets {
+  private opened: { requests: RtNetlinkSocket; dumps: RtNetlinkSocket } | undefined;
+
+  get requests(): RtNetlinkSocket {
+    return this.open().requests;
+  }
+
+  get dumps(): RtNetlinkSocket {
+    return this.open().dumps;
+  }
+
+  close(): void {
+    this.opened?.requests.socket.close();
+    this.opened?.dumps.socket.close();
+    this.opened = undefined;
+  }
+
+  private open(): { requests: RtNetlinkSocket; dumps: RtNetlinkSocket } {
+    if (this.opened) return this.opened;
+    const requests = createRtNetlink();
+    try {
+      // Room for the acks of a pipelined window (capped by net.core.rmem_max).
+      requests.socket.setRecvBufferSize(4 << 20);
+    } catch {
+      // the default buffer still fits the window
+    }
+    this.opened = {
+      requests,
+      dumps: createRtNetlink({
+        messagePeeking: false,
+        msgBufferSize: 32 << 10,
+        recvBufferSize: 4 << 20,
+        sendBufferSize: 1 << 20,
+      }),
+    };
+    return this.opened;
+  }
 }

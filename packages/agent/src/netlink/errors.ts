@@ -20,21 +20,32 @@ export class DesiredStateError extends NetlinkDriverError {
   }
 }
 
+/** What a refused operation was and what the kernel said. */
+export interface OperationFailure {
+  device: string;
+  operation: string;
+  /** errno name of the kernel's answer, e.g. EEXIST, EOPNOTSUPP; undefined when none came. */
+  errno: string | undefined;
+  kernelMessage: string;
+}
+
 /** The kernel refused (or never answered) one operation. */
 export class NetlinkOperationError extends NetlinkDriverError {
-  constructor(
-    readonly device: string,
-    readonly operation: string,
-    /** errno name of the kernel's answer, e.g. EEXIST, EOPNOTSUPP; undefined when none came. */
-    readonly errno: string | undefined,
-    readonly kernelMessage: string,
-    options?: { cause?: unknown },
-  ) {
+  readonly device: string;
+  readonly operation: string;
+  readonly errno: string | undefined;
+  readonly kernelMessage: string;
+
+  constructor(failure: OperationFailure, options?: { cause?: unknown }) {
     super(
       'NetlinkOperationFailed',
-      `${operation}: device ${device}: kernel answered ${kernelMessage}`,
+      `${failure.operation}: device ${failure.device}: kernel answered ${failure.kernelMessage}`,
       options,
     );
+    this.device = failure.device;
+    this.operation = failure.operation;
+    this.errno = failure.errno;
+    this.kernelMessage = failure.kernelMessage;
   }
 }
 

@@ -19,6 +19,7 @@ export {
   type OwnershipInput,
 } from './ownership.js';
 export { readHost, type HostSnapshot } from './read.js';
+export { changesSnapshot, type Notification } from './notification.js';
 export { applyOperations, type ApplyContext } from './apply.js';
 export { assertKernelSupport, missingKinds, probeKind, KERNEL_OPTION, type ProbedKind } from './support.js';
 export {

@@ -43,6 +43,8 @@ export interface HostSnapshot {
   indexByName: Map<string, number>;
   /** Every link's MTU by name, managed or not (the underlay's bounds the VXLAN devices'). */
   mtuByName: Map<string, number>;
+  /** Every link's name by index. */
+  nameByIndex: Map<number, string>;
 }
 
 export interface LinkTable {
@@ -52,7 +54,7 @@ export interface LinkTable {
 }
 
 /** The few attributes of a link message the driver uses (the package's parser decodes all ~60, ten times slower). */
-interface RawLink {
+export interface RawLink {
   index: number;
   up: boolean;
   name?: string;
@@ -65,23 +67,28 @@ interface RawLink {
   foreignLink: boolean;
 }
 
-/** One dump request on the socket; returns the payloads of the messages of the given type. */
-async function dump(
-  socket: RtNetlinkSocket,
-  type: number,
-  payload: Buffer,
-  want: number,
-  what: string,
-): Promise<Buffer[]> {
+/** One dump request: its message type and payload, the type of the answers wanted, what it reads (for errors). */
+interface DumpRequest {
+  type: number;
+  payload: Buffer;
+  want: number;
+  what: string;
+}
+
+/** One dump request on the socket; returns the payloads of the messages of the wanted type. */
+async function dump(socket: RtNetlinkSocket, request: DumpRequest): Promise<Buffer[]> {
   try {
-    const [msgs] = await socket.socket.request(type, payload, { flags: FlagsGet.DUMP, timeout: 30_000 });
-    return msgs.filter((m) => m.type === want).map((m) => m.data);
+    const [msgs] = await socket.socket.request(request.type, request.payload, {
+      flags: FlagsGet.DUMP,
+      timeout: 30_000,
+    });
+    return msgs.filter((m) => m.type === request.want).map((m) => m.data);
   } catch (err) {
-    throw new NetlinkReadError(what, { cause: err });
+    throw new NetlinkReadError(request.what, { cause: err });
   }
 }
 
-function parseLink(data: Buffer): RawLink {
+export function parseLink(data: Buffer): RawLink {
   const link: RawLink = {
     index: data.readInt32LE(4),
     up: (data.readUInt32LE(8) & IFF_UP) !== 0,
@@ -136,7 +143,9 @@ export async function readLinks(
   req.writeUInt16LE(8, 16);
   req.writeUInt16LE(IFLA_EXT_MASK, 18);
   req.writeUInt32LE(RTEXT_FILTER_SKIP_STATS, 20);
-  const links = (await dump(socket, RTM_GETLINK, req, RTM_NEWLINK, 'links')).map(parseLink);
+  const links = (
+    await dump(socket, { type: RTM_GETLINK, payload: req, want: RTM_NEWLINK, what: 'links' })
+  ).map(parseLink);
   const table: LinkTable = { indexByName: new Map(), nameByIndex: new Map(), mtuByName: new Map() };
   for (const l of links) {
     if (l.name !== undefined) {
@@ -148,42 +157,66 @@ export async function readLinks(
   const devices: HostModel = new Map();
   const unowned: HostModel = new Map();
   for (const l of links) {
-    const name = l.name;
-    if (name === undefined) continue;
+    if (l.name === undefined) continue;
     const owned = l.alias === OWNER_ALIAS;
-    if (!owned && !isManagedDevice(name)) continue;
-    const info = l.linkinfo ? decodeLinkInfo(l.linkinfo) : {};
-    // A marked device of a kind nodenet never creates (e.g. a dummy) is still ours: it is reported
-    // with its real kind so the diff replaces it.
-    const kind = (info.kind ?? 'unknown') as DeviceKind;
-    const device: Device = {
-      name,
-      kind,
-      up: l.up,
-      addresses: [],
-      ...(l.mtu !== undefined ? { mtu: l.mtu } : {}),
-      ...(l.mac ? { mac: macFromBytes(l.mac) } : {}),
-    };
-    if (l.master) device.master = table.nameByIndex.get(l.master) ?? `ifindex ${l.master}`;
-    if (info.slaveKind === 'bridge' && info.port) device.port = info.port;
-    if (kind === 'vrf' && info.vrfTable !== undefined) device.vrf = { table: info.vrfTable };
-    if (kind === 'vxlan' && info.vxlan) {
-      const { linkIndex, local, ...rest } = info.vxlan;
-      device.vxlan = { ...rest, local: local ?? 'none' };
-      if (linkIndex) device.vxlan.dev = table.nameByIndex.get(linkIndex) ?? `ifindex ${linkIndex}`;
-    }
-    if (kind === 'veth') {
-      // For a veth, IFLA_LINK is the peer's index (foreign when the peer is in another namespace).
-      const peer = l.link !== undefined && !l.foreignLink ? table.nameByIndex.get(l.link) : undefined;
-      device.veth = { peer: peer ?? 'none' };
-    }
-    if (kind === 'macvlan' && info.macvlanMode) {
-      const parent = l.link !== undefined && !l.foreignLink ? table.nameByIndex.get(l.link) : undefined;
-      device.macvlan = { mode: info.macvlanMode, parent: parent ?? 'none' };
-    }
-    (owned ? devices : unowned).set(name, device);
+    if (!owned && !isManagedDevice(l.name)) continue;
+    (owned ? devices : unowned).set(l.name, linkDevice(l, l.name, table));
   }
   return { devices, unowned, table };
+}
+
+/** A link as a device of the host model (without its addresses). */
+export function linkDevice(l: RawLink, name: string, table: Pick<LinkTable, 'nameByIndex'>): Device {
+  const info = l.linkinfo ? decodeLinkInfo(l.linkinfo) : {};
+  // A marked device of a kind nodenet never creates (e.g. a dummy) is still ours: it is reported
+  // with its real kind so the diff replaces it.
+  const kind = (info.kind ?? 'unknown') as DeviceKind;
+  const device: Device = {
+    name,
+    kind,
+    up: l.up,
+    addresses: [],
+    ...(l.mtu !== undefined ? { mtu: l.mtu } : {}),
+    ...(l.mac ? { mac: macFromBytes(l.mac) } : {}),
+  };
+  const nameOf = (index: number): string => table.nameByIndex.get(index) ?? `ifindex ${index}`;
+  if (l.master) device.master = nameOf(l.master);
+  if (info.slaveKind === 'bridge' && info.port) device.port = info.port;
+  if (kind === 'vrf' && info.vrfTable !== undefined) device.vrf = { table: info.vrfTable };
+  if (kind === 'vxlan' && info.vxlan) {
+    const { linkIndex, local, ...rest } = info.vxlan;
+    device.vxlan = { ...rest, local: local ?? 'none' };
+    if (linkIndex) device.vxlan.dev = nameOf(linkIndex);
+  }
+  // For a veth, IFLA_LINK is the peer's index, for a macvlan its parent's (foreign when in another namespace).
+  const linked = l.link !== undefined && !l.foreignLink ? table.nameByIndex.get(l.link) : undefined;
+  if (kind === 'veth') device.veth = { peer: linked ?? 'none' };
+  if (kind === 'macvlan' && info.macvlanMode)
+    device.macvlan = { mode: info.macvlanMode, parent: linked ?? 'none' };
+  return device;
+}
+
+/**
+ * An address message: the device index and the address as the host model has it, undefined for
+ * what the model leaves out (IPv6 link-local, fe80::/10: the kernel's own).
+ */
+export function parseAddress(data: Buffer): { index: number; cidr?: string } {
+  const index = data.readUInt32LE(4);
+  const prefixlen = data.readUInt8(1);
+  let local: Buffer | undefined;
+  let address: Buffer | undefined;
+  for (let off = 8; off + 4 <= data.length;) {
+    const len = data.readUInt16LE(off);
+    if (len < 4) break;
+    const type = data.readUInt16LE(off + 2) & 0x3fff;
+    if (type === IFA_LOCAL) local = data.subarray(off + 4, off + len);
+    else if (type === IFA_ADDRESS) address = data.subarray(off + 4, off + len);
+    off += (len + 3) & ~3;
+  }
+  const bytes = local ?? address;
+  if (!bytes) return { index };
+  if (bytes.length === 16 && bytes[0] === 0xfe && (bytes[1]! & 0xc0) === 0x80) return { index };
+  return { index, cidr: `${addressFromBytes(bytes)}/${prefixlen}` };
 }
 
 /** Fills in the addresses of the given devices from one address dump (IPv6 link-local left out). */
@@ -192,27 +225,17 @@ export async function readAddresses(
   devices: HostModel,
   table: LinkTable,
 ): Promise<void> {
-  const msgs = await dump(socket, RTM_GETADDR, Buffer.alloc(8), RTM_NEWADDR, 'addresses');
+  const msgs = await dump(socket, {
+    type: RTM_GETADDR,
+    payload: Buffer.alloc(8),
+    want: RTM_NEWADDR,
+    what: 'addresses',
+  });
   for (const data of msgs) {
-    const name = table.nameByIndex.get(data.readUInt32LE(4));
+    const address = parseAddress(data);
+    const name = table.nameByIndex.get(address.index);
     const device = name !== undefined ? devices.get(name) : undefined;
-    if (!device) continue;
-    const prefixlen = data.readUInt8(1);
-    let local: Buffer | undefined;
-    let address: Buffer | undefined;
-    for (let off = 8; off + 4 <= data.length;) {
-      const len = data.readUInt16LE(off);
-      if (len < 4) break;
-      const type = data.readUInt16LE(off + 2) & 0x3fff;
-      if (type === IFA_LOCAL) local = data.subarray(off + 4, off + len);
-      else if (type === IFA_ADDRESS) address = data.subarray(off + 4, off + len);
-      off += (len + 3) & ~3;
-    }
-    const bytes = local ?? address;
-    if (!bytes) continue;
-    // fe80::/10: the kernel's own link-local addresses, not managed.
-    if (bytes.length === 16 && bytes[0] === 0xfe && (bytes[1]! & 0xc0) === 0x80) continue;
-    device.addresses.push(`${addressFromBytes(bytes)}/${prefixlen}`);
+    if (device && address.cidr !== undefined) device.addresses.push(address.cidr);
   }
   for (const d of devices.values()) d.addresses.sort(compareStrings);
 }
@@ -221,7 +244,7 @@ export async function readAddresses(
 export async function readHost(socket: RtNetlinkSocket): Promise<HostSnapshot> {
   const { devices, unowned, table } = await readLinks(socket);
   await readAddresses(socket, new Map([...unowned, ...devices]), table);
-  return { devices, unowned, indexByName: table.indexByName, mtuByName: table.mtuByName };
+  return { devices, unowned, ...table };
 }
 
 export const isKnownKind = (kind: string): kind is DeviceKind =>

@@ -221,7 +221,8 @@ export class AgentLoop {
       case 'error':
         this.event('Warning', 'ApplyNotStarted', outcome.message);
         break;
-      default:
+      case 'rejected':
+        // A revision rejected earlier: its event was recorded then (as `invalid`).
         break;
     }
   }
