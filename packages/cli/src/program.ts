@@ -6,15 +6,15 @@
 import { createInterface } from 'node:readline/promises';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { Command, CommanderError, Option } from 'commander';
-import * as controls from './controls.js';
-import { diffNodes, renderDiff, type DiffSide } from './diff.js';
-import { setFleetPaused } from './fleet-pause.js';
-import { previewOf, renderHeldBack, renderProblems, type HeldBackInput } from './preview.js';
-import { withFiles } from './input-files.js';
+import * as controls from './commands/controls.js';
+import { diffNodes, renderDiff, type DiffSide } from './views/diff.js';
+import { setFleetPaused } from './commands/fleet-pause.js';
+import { previewOf, renderHeldBack, renderProblems, type HeldBackInput } from './views/preview.js';
+import { withFiles } from './cluster/input-files.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
-import { machine, parseOutputFormat, type OutputFormat } from './format.js';
-import { historyRows, renderHistory } from './history.js';
-import { nodeRows, renderNodes, renderWhy, whyExitCode, whyRow } from './node-rows.js';
+import { machine, parseOutputFormat, type OutputFormat } from './views/format.js';
+import { historyRows, renderHistory } from './views/history.js';
+import { nodeRows, renderNodes, renderWhy, whyExitCode, whyRow } from './views/nodes.js';
 import {
   findRevision,
   readInputs,
@@ -23,8 +23,8 @@ import {
   revisionInForce,
   type ClusterState,
   type Revision,
-} from './state.js';
-import { renderStatus, statusExitCode, statusView, type StatusView } from './status-view.js';
+} from './cluster/state.js';
+import { renderStatus, statusExitCode, statusView, type StatusView } from './views/status.js';
 import { NODENET_VERSION, RETRY_ANNOTATION } from '@nodenet/api';
 
 export interface Io {

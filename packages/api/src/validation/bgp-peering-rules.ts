@@ -1,13 +1,13 @@
 /**
  * BGPPeering rules: about one peering (`PEERING_RULES`, after its schema check) and across objects
  * (`peeringClaims`: what it refers to exists and can carry it, and no two peerings claim one
- * session). The CEL rules in bgp-peering-schema.ts say the same at `kubectl apply` time.
+ * session). The CEL rules in resources/bgp-peering.ts say the same at `kubectl apply` time.
  */
-import { isCommunity } from '../grammar.js';
-import { MAX_BGP_PEERING_NAME_LENGTH } from '../limits.js';
-import type { BGPPeering, Layer2NetworkConfiguration, VRFRouteConfiguration } from '../objects.js';
-import { normalizeAddress } from '../bgp-peering-merge.js';
-import { parsePrefix } from '../prefix.js';
+import { isCommunity } from '../grammar/patterns.js';
+import { MAX_BGP_PEERING_NAME_LENGTH } from '../grammar/limits.js';
+import type { BGPPeering, Layer2NetworkConfiguration, VRFRouteConfiguration } from '../resources/objects.js';
+import { normalizeAddress } from '../config/bgp-peering-merge.js';
+import { parsePrefix } from '../grammar/prefix.js';
 import { checkPrefixList, type ObjectRule } from './object-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 import { checkSelector } from './selector-rules.js';

@@ -6,15 +6,15 @@
  * object refused, and its message names the holder: the object a person just applied is the one
  * that is told, never the established one.
  */
-import { VRF_TABLE_RANGE, type ResourceKind } from '../constants.js';
+import { VRF_TABLE_RANGE, type ResourceKind } from '../names/kubernetes.js';
 import type {
   InputObject,
   Layer2NetworkConfiguration,
   RoutingTable,
   VRFRouteConfiguration,
-} from '../objects.js';
-import { parsePrefix } from '../prefix.js';
-import { PrefixIndex } from '../prefix-index.js';
+} from '../resources/objects.js';
+import { parsePrefix } from '../grammar/prefix.js';
+import { PrefixIndex } from './prefix-index.js';
 import { layer2DeviceNames, vrfDeviceNames } from './object-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 import { VRF_REACH_RULES } from './vrf-reach.js';

@@ -2,14 +2,18 @@
  * Rules about one object at a time, after its schema check passed. Each rule is a named function of
  * the object; adding a rule is one function here, its entry in the kind's list, and one corpus row.
  */
-import type { ResourceKind } from '../constants.js';
-import { MAX_IFNAME_LENGTH, VRF_TABLE_RANGE } from '../constants.js';
-import { isCommunity, isRouteTarget } from '../grammar.js';
-import { deviceNames } from '../names.js';
-import type { Layer2NetworkConfiguration, RoutingTable, VRFRouteConfiguration } from '../objects.js';
-import { checkGatewayAddress, checkNetworkPrefix, normalizePrefix, parsePrefix } from '../prefix.js';
-import type { PrefixItem } from '../schema.js';
-import { RESERVED_VRF_NAMES } from '../cel-rules.js';
+import type { ResourceKind } from '../names/kubernetes.js';
+import { MAX_IFNAME_LENGTH, VRF_TABLE_RANGE } from '../names/kubernetes.js';
+import { isCommunity, isRouteTarget } from '../grammar/patterns.js';
+import { deviceNames } from '../names/devices.js';
+import type {
+  Layer2NetworkConfiguration,
+  RoutingTable,
+  VRFRouteConfiguration,
+} from '../resources/objects.js';
+import { checkGatewayAddress, checkNetworkPrefix, normalizePrefix, parsePrefix } from '../grammar/prefix.js';
+import type { PrefixItem } from '../resources/schema.js';
+import { RESERVED_VRF_NAMES } from '../resources/cel-rules.js';
 import { checkSelector } from './selector-rules.js';
 import { VRF_EXTRA_RULES } from './vrf-extras-rules.js';
 import { claim, problem, type Problem } from './problem.js';

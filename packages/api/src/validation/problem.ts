@@ -3,7 +3,7 @@
  * path and the value, so that `Accepted=False` and the Event tell a person exactly what to fix.
  */
 import { NodenetError, preview } from '../errors.js';
-import type { ResourceKind } from '../constants.js';
+import type { ResourceKind } from '../names/kubernetes.js';
 
 export interface Problem {
   kind: ResourceKind;

@@ -5,8 +5,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/value';
-import type { ResourceKind } from '../constants.js';
-import { MAX_IFNAME_LENGTH, MAX_VRF_NAME_LENGTH } from '../constants.js';
+import type { ResourceKind } from '../names/kubernetes.js';
+import { MAX_IFNAME_LENGTH, MAX_VRF_NAME_LENGTH } from '../names/kubernetes.js';
 import {
   CIDR_PATTERN,
   COMMUNITY_PATTERN,
@@ -18,8 +18,8 @@ import {
   PEER_ADDRESS_PATTERN,
   ROUTE_TARGET_PATTERN,
   VRF_NAME_PATTERN,
-} from '../grammar.js';
-import { deviceNames } from '../names.js';
+} from '../grammar/patterns.js';
+import { deviceNames } from '../names/devices.js';
 import { problem, type Problem } from './problem.js';
 
 /** Reports every schema fault of `obj` into `out`; true when the spec is well-formed. */

@@ -3,10 +3,10 @@
  * label syntax for every key and value, so that a typo is refused instead of silently matching no
  * node. Value syntax and list sizes are in the schema; keys of `matchLabels` have no schema.
  */
-import type { ResourceKind } from '../constants.js';
-import { labelKeyProblem } from '../grammar.js';
-import type { LabelSelector } from '../schema.js';
-import { SELECTOR_OPERATORS } from '../selector.js';
+import type { ResourceKind } from '../names/kubernetes.js';
+import { labelKeyProblem } from '../grammar/patterns.js';
+import type { LabelSelector } from '../resources/schema.js';
+import { SELECTOR_OPERATORS } from '../config/selector.js';
 import { problem, type Problem } from './problem.js';
 
 export function checkSelector(kind: ResourceKind, name: string, path: string, sel: LabelSelector): Problem[] {

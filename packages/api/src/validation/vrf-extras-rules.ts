@@ -3,14 +3,14 @@
  * schema check passed. What needs other objects (gateway subnets, the VRF a next hop names) is in
  * vrf-reach.ts.
  */
-import type { VRFRouteConfiguration } from '../objects.js';
+import type { VRFRouteConfiguration } from '../resources/objects.js';
 import {
   checkNetworkPrefix,
   normalizeAddress,
   normalizePrefix,
   parsePrefix,
   prefixesOverlap,
-} from '../prefix.js';
+} from '../grammar/prefix.js';
 import { checkSelector } from './selector-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 

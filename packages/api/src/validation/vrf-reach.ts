@@ -9,10 +9,10 @@
  * - loopback subnets of one VRF overlap neither each other nor the VRF's gateway subnets (an address
  *   is never handed out twice, and never shadows a subnet).
  */
-import type { Layer2NetworkConfiguration, VRFRouteConfiguration } from '../objects.js';
-import { normalizePrefix, parsePrefix, prefixesOverlap } from '../prefix.js';
-import type { LabelSelector } from '../schema.js';
-import { selectorImplies, selectorText } from '../selector.js';
+import type { Layer2NetworkConfiguration, VRFRouteConfiguration } from '../resources/objects.js';
+import { normalizePrefix, parsePrefix, prefixesOverlap } from '../grammar/prefix.js';
+import type { LabelSelector } from '../resources/schema.js';
+import { selectorImplies, selectorText } from '../config/selector.js';
 import { parseAddress } from './vrf-extras-rules.js';
 import { problem, type Problem } from './problem.js';
 
