@@ -120,7 +120,7 @@ export function agentReport(nc: NodeConfig | undefined): AgentReport {
         findCondition(st.conditions, 'Progressing')?.reason === 'Confirming'
         ? 'confirming'
         : 'provisioning';
-    default:
+    case undefined:
       return 'pending';
   }
 }
@@ -188,6 +188,20 @@ function appliedNumber(
 
 const firstLine = (s: string): string => s.split('\n')[0] ?? '';
 
+/** What the answer for one node with a NodeConfig is built from. */
+interface Placing {
+  nc: NodeConfig;
+  desiredRev: NetworkConfigRevision | undefined;
+  assignedRev: NetworkConfigRevision | undefined;
+  report: AgentReport;
+  back: NodePlacement['rolledBackFrom'];
+  /** `carries <revision>`: how most answers start. */
+  where: string;
+  /** The desired revision as people read it: name and number. */
+  desired: string;
+  place: (state: PlacementState, why: string, next: string) => NodePlacement;
+}
+
 export function nodePlacement(input: PlacementInput): NodePlacement {
   const { node, nodeObject, nodeConfig: nc, revisions } = input;
   const desiredRev = desiredRevision(revisions);
@@ -214,7 +228,6 @@ export function nodePlacement(input: PlacementInput): NodePlacement {
     why,
     next,
   });
-  const d = desiredRev ? `${desiredRev.metadata.name} (number ${desiredRev.spec.number})` : 'none';
   if (!nc)
     return place(
       'no-config',
@@ -223,55 +236,76 @@ export function nodePlacement(input: PlacementInput): NodePlacement {
         ? 'it is handed the desired revision when the configurator reaches it; if it never is, check that --node-selector selects it'
         : 'nothing: there is no Node of this name',
     );
-  const unavailable = unavailableReason(nodeObject, nc);
   const where = assignedRev
     ? `carries ${assignedRev.metadata.name}`
     : 'carries a revision that no longer exists';
+  const desired = desiredRev ? `${desiredRev.metadata.name} (number ${desiredRev.spec.number})` : 'none';
+  const p: Placing = { nc, desiredRev, assignedRev, report, back, where, desired, place };
+  return (
+    placeStuck(p, unavailableReason(nodeObject, nc)) ??
+    placeOnDesired(p) ??
+    placeBehind(p, input.fleetPaused === true)
+  );
+}
+
+/** A node that cannot move: unavailable, half-restored, or on an invalid revision. */
+function placeStuck(p: Placing, unavailable: string | undefined): NodePlacement | undefined {
+  const { nc, where, place } = p;
   if (unavailable)
     return place(
       'unavailable',
       `${where}; unavailable: ${unavailable}`,
       'no change is handed to it while it is unavailable, and it counts against no revision; it catches up when its agent answers again',
     );
-  if (report === 'invalid' && nc.status?.failureCause === 'RestoreFailed')
+  if (p.report === 'invalid' && nc.status?.failureCause === 'RestoreFailed')
     return place(
       'restore-failed',
       `${where}; the change failed and restoring the previous config failed too: ${firstLine(nc.status.message ?? '')}`,
       'the host may be half-applied: look at the node (its agent log, NodenetReady condition); the agent keeps retrying the restore',
     );
-  if (assignedRev && isInvalid(assignedRev))
+  if (p.assignedRev && isInvalid(p.assignedRev))
     return place(
       'rolling-back',
       `${where}, which is invalid`,
-      desiredRev
-        ? `it is moved back to ${d} first; rollbacks are never paused or held`
+      p.desiredRev
+        ? `it is moved back to ${p.desired} first; rollbacks are never paused or held`
         : 'no valid revision exists to move back to',
     );
-  if (desiredRev && assignedRev?.spec.number === desiredRev.spec.number) {
-    if (report === 'provisioned')
-      return place(
-        'up-to-date',
-        back ? `on ${d}, rolled back from ${back.revision.name}` : `on ${d}, applied and confirmed`,
-        'nothing',
-      );
-    if (report === 'invalid')
-      return place(
-        'failed',
-        `reported ${d} invalid: ${firstLine(nc.status?.message ?? '')}`,
-        'the configurator counts it against the revision (more than --max-failures halts it and rolls its nodes back)',
-      );
-    const since = nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION];
+  return undefined;
+}
+
+/** A node handed the desired revision: done, failed, or on its way. */
+function placeOnDesired(p: Placing): NodePlacement | undefined {
+  const { nc, report, desired: d, place } = p;
+  if (!p.desiredRev || p.assignedRev?.spec.number !== p.desiredRev.spec.number) return undefined;
+  if (report === 'provisioned')
     return place(
-      'rolling-out',
-      `handed ${d}${since ? ` at ${since}` : ''} (${nc.metadata.annotations?.[MOVE_ANNOTATION] ?? 'forward'} move); agent: ${report}`,
-      report === 'confirming'
-        ? 'the agent reports provisioned when its confirm window ends with every check passing'
-        : 'the agent reports when it has applied and checked the change',
+      'up-to-date',
+      p.back ? `on ${d}, rolled back from ${p.back.revision.name}` : `on ${d}, applied and confirmed`,
+      'nothing',
     );
-  }
-  if (!desiredRev) return place('up-to-date', `${where}; no desired revision exists`, 'nothing');
-  const behind = `${where}, behind ${d}`;
-  const hold = holdOf(desiredRev, input.fleetPaused === true);
+  if (report === 'invalid')
+    return place(
+      'failed',
+      `reported ${d} invalid: ${firstLine(nc.status?.message ?? '')}`,
+      'the configurator counts it against the revision (more than --max-failures halts it and rolls its nodes back)',
+    );
+  const since = nc.metadata.annotations?.[ASSIGNED_AT_ANNOTATION];
+  return place(
+    'rolling-out',
+    `handed ${d}${since ? ` at ${since}` : ''} (${nc.metadata.annotations?.[MOVE_ANNOTATION] ?? 'forward'} move); agent: ${report}`,
+    report === 'confirming'
+      ? 'the agent reports provisioned when its confirm window ends with every check passing'
+      : 'the agent reports when it has applied and checked the change',
+  );
+}
+
+/** A node on an older revision: held by a pause or hold, or waiting for a slot. */
+function placeBehind(p: Placing, fleetPaused: boolean): NodePlacement {
+  const { where, place } = p;
+  if (!p.desiredRev) return place('up-to-date', `${where}; no desired revision exists`, 'nothing');
+  const behind = `${where}, behind ${p.desired}`;
+  const hold = holdOf(p.desiredRev, fleetPaused);
   if (hold) return place('held', `${behind}; ${hold}`, 'it moves when the pause or hold ends');
   return place('queued', behind, 'it is handed the desired revision when a slot frees up (--update-limit)');
 }

@@ -30,9 +30,14 @@ export class ValidationError extends NodenetError {
   }
 }
 
+/** The object a problem is about. */
+export interface ProblemObject {
+  kind: ResourceKind;
+  name: string;
+}
+
 export function problem(
-  kind: ResourceKind,
-  name: string,
+  { kind, name }: ProblemObject,
   field: string,
   value: unknown,
   reason: string,

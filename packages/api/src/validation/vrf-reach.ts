@@ -49,7 +49,12 @@ const layer2WithinVrf = ({ vrfs, l2s }: ReachInputs): Problem[] => {
     const why = outsideVrf(o.spec.nodeSelector, o.spec.vrf, vrfs);
     if (why)
       out.push(
-        problem('Layer2NetworkConfiguration', o.metadata.name, 'spec.nodeSelector', o.spec.nodeSelector, why),
+        problem(
+          { kind: 'Layer2NetworkConfiguration', name: o.metadata.name },
+          'spec.nodeSelector',
+          o.spec.nodeSelector,
+          why,
+        ),
       );
   }
   return out;
@@ -85,7 +90,7 @@ const staticRouteClaims = ({ vrfs, l2s }: ReachInputs): Problem[] => {
   const defined = new Set(vrfs.map((v) => v.spec.vrf));
   for (const o of vrfs) {
     const add = (field: string, value: unknown, reason: string): number =>
-      out.push(problem('VRFRouteConfiguration', o.metadata.name, field, value, reason));
+      out.push(problem({ kind: 'VRFRouteConfiguration', name: o.metadata.name }, field, value, reason));
     (o.spec.staticRoutes ?? []).forEach((r, i) => {
       const at = `spec.staticRoutes[${i}]`;
       const own = subnets.get(o.spec.vrf) ?? [];
@@ -141,8 +146,7 @@ const loopbackClaims = ({ vrfs, l2s }: ReachInputs): Problem[] => {
       if (clash)
         out.push(
           problem(
-            'VRFRouteConfiguration',
-            o.metadata.name,
+            { kind: 'VRFRouteConfiguration', name: o.metadata.name },
             `spec.loopbacks[${i}].subnet`,
             l.subnet,
             `overlaps ${clash} in VRF ${o.spec.vrf}`,
