@@ -1,7 +1,7 @@
 /** `kubectl nodenet history`: every revision, newest first, with its result (pure). */
 import { findCondition, RETRY_ANNOTATION } from '@nodenet/api';
 import { table } from './format.js';
-import { isInvalid, revisionInForce, type ClusterState } from '../cluster/state.js';
+import { isInvalid, revisionInForce, type ClusterState, type Revision } from '../cluster/state.js';
 
 export type RevisionResult = 'Complete' | 'RollingOut' | 'Paused' | 'Invalid' | 'Aborted' | 'Superseded';
 
@@ -34,25 +34,12 @@ export function historyRows(s: ClusterState): HistoryRow[] {
     const retryOf = numberOf(r.spec.retryOf);
     const retriedBy = s.revisions.find((x) => x.spec.retryOf === r.metadata.name)?.spec.number;
     const st = r.status ?? {};
-    const conditions = st.conditions ?? [];
     const invalid = isInvalid(r);
-    const abortedCondition = findCondition(conditions, 'Aborted')?.status === 'True';
-    const invalidReason = findCondition(conditions, 'Invalid');
-    const result: RevisionResult = invalid
-      ? r.spec.aborted || abortedCondition || invalidReason?.reason === 'Aborted'
-        ? 'Aborted'
-        : 'Invalid'
-      : inForce && inForce.spec.number > r.spec.number
-        ? 'Superseded'
-        : findCondition(conditions, 'Complete')?.status === 'True'
-          ? 'Complete'
-          : r.spec.paused
-            ? 'Paused'
-            : 'RollingOut';
+    const invalidReason = findCondition(st.conditions, 'Invalid');
     return {
       number: r.spec.number,
       name: r.metadata.name,
-      result,
+      result: resultOf(r, inForce),
       inForce: inForce?.metadata.name === r.metadata.name,
       ready: st.ready ?? 0,
       failed: st.failed ?? st.failedNodes?.length ?? 0,
@@ -66,6 +53,21 @@ export function historyRows(s: ClusterState): HistoryRow[] {
       ...(retriedBy !== undefined ? { retriedBy } : {}),
     };
   });
+}
+
+/** A revision's result, from its status and the revision in force. */
+function resultOf(r: Revision, inForce: Revision | undefined): RevisionResult {
+  const conditions = r.status?.conditions;
+  if (isInvalid(r)) {
+    const aborted =
+      r.spec.aborted ||
+      findCondition(conditions, 'Aborted')?.status === 'True' ||
+      findCondition(conditions, 'Invalid')?.reason === 'Aborted';
+    return aborted ? 'Aborted' : 'Invalid';
+  }
+  if (inForce && inForce.spec.number > r.spec.number) return 'Superseded';
+  if (findCondition(conditions, 'Complete')?.status === 'True') return 'Complete';
+  return r.spec.paused ? 'Paused' : 'RollingOut';
 }
 
 const invalid = (r: HistoryRow): boolean => r.result === 'Invalid' || r.result === 'Aborted';

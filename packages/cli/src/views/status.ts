@@ -46,8 +46,6 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
   const st = rev.status ?? {};
   const inForce = revisionInForce(s);
   const rows = nodeRows(s);
-  const onThis = rows.filter((r) => r.revisionName === rev.metadata.name);
-  const busy = (r: NodeRow): boolean => ['pending', 'provisioning', 'confirming'].includes(r.state);
   const failedNodes = st.failedNodes ?? [];
   const degradedNodes = st.degradedNodes ?? [];
   const counts = {
@@ -58,64 +56,19 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
     failed: st.failed ?? failedNodes.length,
     degraded: st.degraded ?? degradedNodes.length,
   };
-  const conditions = st.conditions ?? [];
-  const invalid = isInvalid(rev);
   const unchanged = st.unchanged ?? 0;
-  const complete = findCondition(conditions, 'Complete')?.status === 'True';
-  const superseded = !invalid && inForce !== undefined && inForce.spec.number > rev.spec.number;
-  const phase: Phase = invalid
-    ? 'Halted'
-    : superseded
-      ? 'Superseded'
-      : complete
-        ? 'Complete'
-        : rev.spec.paused || s.fleetPaused
-          ? 'Paused'
-          : 'RollingOut';
-
-  const reasons: string[] = [];
-  for (const type of ['Invalid', 'Aborted', 'Paused', 'RetryRequested', 'Degraded']) {
-    const c = findCondition(conditions, type);
-    if (c?.status === 'True') reasons.push(`${type} (${c.reason}): ${c.message}`);
-  }
-  if (phase === 'Paused' && !reasons.some((r) => r.startsWith('Paused')))
-    reasons.push(
-      s.fleetPaused
-        ? 'Paused: the whole fleet is paused (RolloutPolicy default, spec.paused=true)'
-        : 'Paused: spec.paused is true',
-    );
-
-  const inProgress = onThis.filter(busy).map((r) => ({
-    node: r.node,
-    state: r.state,
-    ...(r.since ? { since: r.since } : {}),
-    message: r.message,
-  }));
-
-  let rollback: StatusView['rollback'];
-  if (invalid && inForce) {
-    const remaining = rows
-      .filter(
-        (r) =>
-          r.revisionName === rev.metadata.name ||
-          (r.revisionName === inForce.metadata.name &&
-            r.state !== 'provisioned' &&
-            r.onHost === rev.spec.number),
-      )
-      .map((r) => r.node);
-    rollback = { to: inForce.metadata.name, remaining };
-  }
-
-  let wave: StatusView['wave'];
-  if (waveLabel) {
-    const labels = new Map(s.nodes.map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
-    const values = [
-      ...new Set(inProgress.map((p) => labelOf(labels.get(p.node) ?? {}, waveLabel) ?? '(unlabelled)')),
-    ].sort();
-    wave = { label: waveLabel, values };
-  }
+  const phase = phaseOf(s, rev, inForce);
+  const inProgress = rows
+    .filter((r) => r.revisionName === rev.metadata.name && BUSY.has(r.state))
+    .map((r) => ({
+      node: r.node,
+      state: r.state,
+      ...(r.since ? { since: r.since } : {}),
+      message: r.message,
+    }));
+  const rollback = isInvalid(rev) && inForce ? rollbackOf(rev, inForce, rows) : undefined;
+  const wave = waveLabel ? waveOf(s, inProgress, waveLabel) : undefined;
   const retryRequested = rev.metadata.annotations?.[RETRY_ANNOTATION];
-
   const view: StatusView = {
     revision: { name: rev.metadata.name, number: rev.spec.number, hash: rev.spec.hash },
     phase,
@@ -126,14 +79,8 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
     inProgress,
     failedNodes,
     degradedNodes,
-    reasons,
-    attention: [
-      ...haltedNewer(s, rev, rows),
-      ...heldBack(s.inputs),
-      ...rows
-        .filter((r) => BEHIND[r.placement] !== undefined)
-        .map((r) => `node ${r.node} ${BEHIND[r.placement]}: ${r.why}`),
-    ],
+    reasons: reasonsOf(rev, phase, s.fleetPaused),
+    attention: attentionOf(s, rev, rows),
     ...(rollback ? { rollback } : {}),
     ...(retryRequested !== undefined ? { retryRequested } : {}),
     ...(st.startedAt ? { startedAt: st.startedAt } : {}),
@@ -142,6 +89,68 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
   };
   view.next = nextStep(view);
   return view;
+}
+
+/** Node states of a node still working on the revision. */
+const BUSY = new Set<string>(['pending', 'provisioning', 'confirming']);
+
+function phaseOf(s: ClusterState, rev: Revision, inForce: Revision | undefined): Phase {
+  if (isInvalid(rev)) return 'Halted';
+  if (inForce !== undefined && inForce.spec.number > rev.spec.number) return 'Superseded';
+  if (findCondition(rev.status?.conditions, 'Complete')?.status === 'True') return 'Complete';
+  return rev.spec.paused || s.fleetPaused ? 'Paused' : 'RollingOut';
+}
+
+/** Why the rollout is paused, halted or degraded, from the revision's conditions. */
+function reasonsOf(rev: Revision, phase: Phase, fleetPaused: boolean): string[] {
+  const reasons: string[] = [];
+  for (const type of ['Invalid', 'Aborted', 'Paused', 'RetryRequested', 'Degraded']) {
+    const c = findCondition(rev.status?.conditions, type);
+    if (c?.status === 'True') reasons.push(`${type} (${c.reason}): ${c.message}`);
+  }
+  if (phase === 'Paused' && !reasons.some((r) => r.startsWith('Paused')))
+    reasons.push(
+      fleetPaused
+        ? 'Paused: the whole fleet is paused (RolloutPolicy default, spec.paused=true)'
+        : 'Paused: spec.paused is true',
+    );
+  return reasons;
+}
+
+/** While an invalid revision is rolled back: the nodes not yet back on the revision in force. */
+function rollbackOf(rev: Revision, inForce: Revision, rows: NodeRow[]): NonNullable<StatusView['rollback']> {
+  const remaining = rows
+    .filter(
+      (r) =>
+        r.revisionName === rev.metadata.name ||
+        (r.revisionName === inForce.metadata.name &&
+          r.state !== 'provisioned' &&
+          r.onHost === rev.spec.number),
+    )
+    .map((r) => r.node);
+  return { to: inForce.metadata.name, remaining };
+}
+
+function waveOf(
+  s: ClusterState,
+  inProgress: StatusView['inProgress'],
+  waveLabel: string,
+): NonNullable<StatusView['wave']> {
+  const labels = new Map(s.nodes.map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
+  const values = [
+    ...new Set(inProgress.map((p) => labelOf(labels.get(p.node) ?? {}, waveLabel) ?? '(unlabelled)')),
+  ].sort();
+  return { label: waveLabel, values };
+}
+
+function attentionOf(s: ClusterState, rev: Revision, rows: NodeRow[]): string[] {
+  return [
+    ...haltedNewer(s, rev, rows),
+    ...heldBack(s.inputs),
+    ...rows
+      .filter((r) => BEHIND[r.placement] !== undefined)
+      .map((r) => `node ${r.node} ${BEHIND[r.placement]}: ${r.why}`),
+  ];
 }
 
 /** Node states that are listed above the progress, and how. */
