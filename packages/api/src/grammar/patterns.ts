@@ -20,6 +20,12 @@ export const CIDR_PATTERN = '^(([0-9]{1,3}\\.){3}[0-9]{1,3}/[0-9]{1,2}|[0-9A-Fa-
 /** A BGP peer address: IPv4 or IPv6, no prefix length (characters only; the address is checked semantically). */
 export const PEER_ADDRESS_PATTERN = '^([0-9]{1,3}\\.){3}[0-9]{1,3}$|^[0-9A-Fa-f:]{2,39}$';
 
+/**
+ * A duration, Go style: `500ms`, `30s`, `1.5s`, `10m`, `1h30m`, or `0`. One definition for the
+ * RolloutPolicy fields (the CRD pattern) and both binaries' flags (`parseDuration` of @nodenet/kube).
+ */
+export const DURATION_PATTERN = '^(0|([0-9]+(\\.[0-9]+)?(ms|s|m|h))+)$';
+
 const vrfName = new RegExp(VRF_NAME_PATTERN);
 const mac = new RegExp(MAC_PATTERN);
 const community = new RegExp(COMMUNITY_PATTERN);

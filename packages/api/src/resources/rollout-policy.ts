@@ -5,13 +5,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { REVISION_PHASES } from './schema.js';
 import { Condition, StringEnum } from './common.js';
-import { LABEL_KEY_PATTERN } from '../grammar/patterns.js';
+import { DURATION_PATTERN, LABEL_KEY_PATTERN } from '../grammar/patterns.js';
 import { MAX_CONDITIONS, MAX_KNOB_LENGTH, MAX_LABEL_KEY_LENGTH, MAX_NAME_LENGTH } from '../grammar/limits.js';
 
 const Duration = (description: string) =>
   Type.Optional(
     Type.String({
-      pattern: '^(0|([0-9]+(\\.[0-9]+)?(ms|s|m|h))+)$',
+      pattern: DURATION_PATTERN,
       maxLength: MAX_KNOB_LENGTH,
       description,
     }),
