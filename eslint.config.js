@@ -28,6 +28,27 @@ export default tseslint.config(
     },
   },
   {
+    // A package's own tests may reach an internal of that package (`../src/…`, one level up from
+    // test/), so the public entry need not re-export what only those tests use. Any other source
+    // path, and every other package's sources, stay behind the public entries.
+    files: ['packages/*/test/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\.\\./src/)(\\.\\./)+([\\w.-]+/)*src(/|$)',
+              message:
+                "Import another package through its public entry ('@nodenet/<pkg>'); a test may import only its own package's '../src/…'.",
+            },
+            ...publicEntryOnly.patterns.slice(1),
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Type-aware rules: both binaries are long-running and event-driven, so a promise nobody awaits
     // or catches, or one handed to a callback that ignores it, is a lost error or an unhandled rejection.
     files: ['**/*.ts'],
@@ -104,6 +125,17 @@ export default tseslint.config(
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
       'max-params': ['error', 4],
       // A new kind of outcome or operation must be handled where it is dispatched, not fall into a default.
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+    },
+  },
+  {
+    // The same limits for the API package and the plugin; there every switch over a union also names
+    // each case, so a new state, phase or report is a lint error at each switch that must handle it.
+    files: ['packages/api/src/**/*.ts', 'packages/cli/src/**/*.ts'],
+    rules: {
+      complexity: ['error', 25],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      'max-params': ['error', 4],
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
     },
   },

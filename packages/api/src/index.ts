@@ -1,25 +1,65 @@
-export * from './constants.js';
-export * from './grammar.js';
-export * from './limits.js';
-export * from './schema.js';
-export * from './vrf-extras-schema.js';
-export * from './bgp-peering-schema.js';
-export * from './bgp-peering-status.js';
-export * from './rollout-policy-schema.js';
-export * from './observed.js';
-export * from './objects.js';
-export * from './names.js';
-export * from './canonical.js';
-export * from './merge.js';
-export * from './selector.js';
-export * from './node-config.js';
-export * from './loopbacks.js';
-export * from './prefix.js';
-export * from './validate.js';
-export * from './crd.js';
+// The public surface of @nodenet/api: what the binaries, the plugin, devcluster and the testkit use.
+// Internals their own tests need (prefixesOverlap, selectorImplies, inForceKeys, the CEL rules) are
+// imported by those tests from ../src directly.
+
+// names/: names nodenet gives in Kubernetes and on the host
+export * from './names/kubernetes.js';
+export * from './names/devices.js';
+
+// grammar/: what a field accepts
+export * from './grammar/patterns.js';
+export * from './grammar/limits.js';
+export {
+  checkGatewayAddress,
+  checkHostAddress,
+  checkNetworkPrefix,
+  normalizeAddress,
+  normalizePrefix,
+  parsePrefix,
+  type Family,
+  type Prefix,
+  type PrefixResult,
+} from './grammar/prefix.js';
+
+// resources/: the types and schemas of every kind, and the CRDs made from them
+export * from './resources/schema.js';
+export * from './resources/vrf-extras.js';
+export * from './resources/bgp-peering.js';
+export * from './resources/rollout-policy.js';
+export * from './resources/observed.js';
+export * from './resources/objects.js';
+export * from './resources/crd.js';
+
+// validation/: the configurator's own checks of the inputs
+export {
+  ValidationError,
+  validateInputs,
+  type Problem,
+  type ValidationContext,
+} from './validation/validate.js';
+
+// config/: inputs → a revision's config → a node's
+export * from './config/canonical.js';
+export * from './config/merge.js';
+export {
+  labelOf,
+  matchesSelector,
+  noNodeMatches,
+  SELECTOR_OPERATORS,
+  selectorOf,
+  selectorTerms,
+  selectorText,
+} from './config/selector.js';
+export * from './config/node-config.js';
+export * from './config/loopbacks.js';
+
+// held-back/: which inputs a build holds back
+export * from './held-back/suspects.js';
+export * from './held-back/inputs.js';
+
+// status/: conditions, where a node is and why, a peering's sessions
+export * from './status/conditions.js';
+export * from './status/node-placement.js';
+export * from './status/bgp-peering-status.js';
+
 export * from './errors.js';
-export * from './conditions.js';
-export * from './cel-rules.js';
-export * from './node-placement.js';
-export * from './held-suspects.js';
-export * from './held-back.js';

@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import { describe, expect, it } from 'vitest';
-import { checkGatewayAddress, prefixesOverlap } from '@nodenet/api';
+import { checkGatewayAddress } from '@nodenet/api';
+import { prefixesOverlap } from '../src/grammar/prefix.js';
 
 const reference = (a: string, b: string): boolean => {
   const [pa, la] = ipaddr.parseCIDR(a);

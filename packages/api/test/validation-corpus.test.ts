@@ -3,7 +3,9 @@
  * must produce, with its exact field path and message. The good inputs must produce none.
  */
 import { describe, expect, it } from 'vitest';
-import { buildConfig, inForceKeys, RESERVED_VRF_NAMES, validateInputs, type Inputs } from '@nodenet/api';
+import { buildConfig, validateInputs, type Inputs } from '@nodenet/api';
+import { RESERVED_VRF_NAMES } from '../src/resources/cel-rules.js';
+import { inForceKeys } from '../src/validation/validate.js';
 import { goodInputs, layer2, table, vrf } from './fixtures.js';
 
 type Mutate = (i: Inputs) => void;

@@ -8,10 +8,10 @@ import {
   buildConfig,
   matchesSelector,
   nodeConfigSpec,
-  selectorImplies,
   type LabelSelector,
   type LabelSelectorRequirement,
 } from '@nodenet/api';
+import { selectorImplies } from '../src/config/selector.js';
 import { goodInputs } from './fixtures.js';
 
 const req = (key: string, operator: string, values?: string[]): LabelSelectorRequirement => ({

@@ -1,8 +1,5 @@
-export * from './exit-codes.js';
-export * from './state.js';
-export * from './node-rows.js';
-export * from './status-view.js';
-export * from './history.js';
-export * from './diff.js';
-export * from './format.js';
+// The public surface of @nodenet/cli: the command line in process (the demo and the tests drive it
+// as the binary does) and its exit codes. The views are internals; the plugin's own tests import
+// them from ../src directly.
+export { EXIT, type ExitCode } from './exit-codes.js';
 export { run, type Io } from './program.js';

@@ -1,7 +1,7 @@
 /** `kubectl nodenet diff` shows BGPPeering changes per node (issue #28). */
 import { describe, expect, it } from 'vitest';
 import { API_VERSION, buildConfig, type BGPPeering, type Inputs } from '@nodenet/api';
-import { diffNodes } from '@nodenet/cli';
+import { diffNodes } from '../src/views/diff.js';
 
 const peering = (spec: BGPPeering['spec']): BGPPeering => ({
   apiVersion: API_VERSION,

@@ -1,13 +1,13 @@
 /**
  * BGPPeering rules: about one peering (`PEERING_RULES`, after its schema check) and across objects
  * (`peeringClaims`: what it refers to exists and can carry it, and no two peerings claim one
- * session). The CEL rules in bgp-peering-schema.ts say the same at `kubectl apply` time.
+ * session). The CEL rules in resources/bgp-peering.ts say the same at `kubectl apply` time.
  */
-import { isCommunity } from '../grammar.js';
-import { MAX_BGP_PEERING_NAME_LENGTH } from '../limits.js';
-import type { BGPPeering, Layer2NetworkConfiguration, VRFRouteConfiguration } from '../objects.js';
-import { normalizeAddress } from '../bgp-peering-merge.js';
-import { parsePrefix } from '../prefix.js';
+import { isCommunity } from '../grammar/patterns.js';
+import { MAX_BGP_PEERING_NAME_LENGTH } from '../grammar/limits.js';
+import type { BGPPeering, Layer2NetworkConfiguration, VRFRouteConfiguration } from '../resources/objects.js';
+import { normalizeAddress } from '../config/bgp-peering-merge.js';
+import { parsePrefix } from '../grammar/prefix.js';
 import { checkPrefixList, type ObjectRule } from './object-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 import { checkSelector } from './selector-rules.js';
@@ -19,8 +19,7 @@ const peeringName: ObjectRule<BGPPeering> = ({ metadata }) =>
   metadata.name.length > MAX_BGP_PEERING_NAME_LENGTH
     ? [
         problem(
-          P,
-          metadata.name,
+          { kind: P, name: metadata.name },
           'metadata.name',
           metadata.name.length,
           `must be at most ${MAX_BGP_PEERING_NAME_LENGTH} characters: it names the peering's FRR peer-group, filters and BFD profile`,
@@ -30,12 +29,26 @@ const peeringName: ObjectRule<BGPPeering> = ({ metadata }) =>
 
 const oneMode: ObjectRule<BGPPeering> = ({ metadata, spec }) =>
   (spec.listenRange === undefined) === (spec.neighbor === undefined)
-    ? [problem(P, metadata.name, 'spec', undefined, 'exactly one of listenRange and neighbor must be set')]
+    ? [
+        problem(
+          { kind: P, name: metadata.name },
+          'spec',
+          undefined,
+          'exactly one of listenRange and neighbor must be set',
+        ),
+      ]
     : [];
 
 const oneRemoteAs: ObjectRule<BGPPeering> = ({ metadata, spec }) =>
   (spec.remoteASN === undefined) === (spec.remoteAS === undefined)
-    ? [problem(P, metadata.name, 'spec', undefined, 'exactly one of remoteASN and remoteAS must be set')]
+    ? [
+        problem(
+          { kind: P, name: metadata.name },
+          'spec',
+          undefined,
+          'exactly one of remoteASN and remoteAS must be set',
+        ),
+      ]
     : [];
 
 const timers: ObjectRule<BGPPeering> = ({ metadata, spec }) => {
@@ -43,8 +56,7 @@ const timers: ObjectRule<BGPPeering> = ({ metadata, spec }) => {
   if ((holdTime === undefined) !== (keepaliveTime === undefined)) {
     return [
       problem(
-        P,
-        metadata.name,
+        { kind: P, name: metadata.name },
         'spec.keepaliveTime',
         keepaliveTime,
         'holdTime and keepaliveTime must be set together',
@@ -55,8 +67,7 @@ const timers: ObjectRule<BGPPeering> = ({ metadata, spec }) => {
   return holdTime !== undefined && keepaliveTime !== undefined && keepaliveTime * 3 > holdTime
     ? [
         problem(
-          P,
-          metadata.name,
+          { kind: P, name: metadata.name },
           'spec.keepaliveTime',
           keepaliveTime,
           `must be at most a third of holdTime (${holdTime})`,
@@ -71,10 +82,12 @@ const neighborAddresses: ObjectRule<BGPPeering> = ({ metadata, spec }) => {
   (spec.neighbor?.addresses ?? []).forEach((a, i) => {
     const field = `spec.neighbor.addresses[${i}]`;
     const p = parsePrefix(`${a}/${a.includes(':') ? 128 : 32}`);
-    if (!p.ok) out.push(problem(P, metadata.name, field, a, p.reason));
+    if (!p.ok) out.push(problem({ kind: P, name: metadata.name }, field, a, p.reason));
     const first = claim(seen, normalizeAddress(a), i);
     if (first !== undefined)
-      out.push(problem(P, metadata.name, field, a, `duplicates spec.neighbor.addresses[${first}]`));
+      out.push(
+        problem({ kind: P, name: metadata.name }, field, a, `duplicates spec.neighbor.addresses[${first}]`),
+      );
   });
   return out;
 };
@@ -83,15 +96,24 @@ const families: ObjectRule<BGPPeering> = ({ metadata, spec }) => {
   const list = spec.addressFamilies;
   if (list === undefined) return [];
   if (list.length === 0)
-    return [problem(P, metadata.name, 'spec.addressFamilies', list, 'must name ipv4, ipv6 or both')];
+    return [
+      problem({ kind: P, name: metadata.name }, 'spec.addressFamilies', list, 'must name ipv4, ipv6 or both'),
+    ];
   return list.length === 2 && list[0] === list[1]
-    ? [problem(P, metadata.name, 'spec.addressFamilies[1]', list[1], 'duplicates spec.addressFamilies[0]')]
+    ? [
+        problem(
+          { kind: P, name: metadata.name },
+          'spec.addressFamilies[1]',
+          list[1],
+          'duplicates spec.addressFamilies[0]',
+        ),
+      ]
     : [];
 };
 
 const prefixLists: ObjectRule<BGPPeering> = (o) =>
   (['import', 'export'] as const).flatMap((list) =>
-    checkPrefixList(P, o.metadata.name, `spec.${list}`, o.spec[list] ?? []),
+    checkPrefixList({ kind: P, name: o.metadata.name }, `spec.${list}`, o.spec[list] ?? []),
   );
 
 const communities: ObjectRule<BGPPeering> = ({ metadata, spec }) => {
@@ -100,10 +122,19 @@ const communities: ObjectRule<BGPPeering> = ({ metadata, spec }) => {
   (spec.importCommunities ?? []).forEach((c, i) => {
     const field = `spec.importCommunities[${i}]`;
     if (!isCommunity(c))
-      out.push(problem(P, metadata.name, field, c, 'has a part out of range (16-bit AA:NN, 32-bit A:B:C)'));
+      out.push(
+        problem(
+          { kind: P, name: metadata.name },
+          field,
+          c,
+          'has a part out of range (16-bit AA:NN, 32-bit A:B:C)',
+        ),
+      );
     const first = claim(seen, c, i);
     if (first !== undefined)
-      out.push(problem(P, metadata.name, field, c, `duplicates spec.importCommunities[${first}]`));
+      out.push(
+        problem({ kind: P, name: metadata.name }, field, c, `duplicates spec.importCommunities[${first}]`),
+      );
   });
   return out;
 };
@@ -153,13 +184,17 @@ export function peeringClaims({ peerings, layer2, definedVrfs, vrfs }: PeeringCl
       const gateways = (net?.spec as { anycastGateways?: unknown[] } | undefined)?.anycastGateways ?? [];
       if (!net) {
         out.push(
-          problem(P, name, 'spec.listenRange.layer2', lr.layer2, 'names no Layer2NetworkConfiguration'),
+          problem(
+            { kind: P, name },
+            'spec.listenRange.layer2',
+            lr.layer2,
+            'names no Layer2NetworkConfiguration',
+          ),
         );
       } else if (gateways.length === 0) {
         out.push(
           problem(
-            P,
-            name,
+            { kind: P, name },
             'spec.listenRange.layer2',
             lr.layer2,
             'has no anycastGateways: a listen range is the subnet of a gateway',
@@ -169,24 +204,35 @@ export function peeringClaims({ peerings, layer2, definedVrfs, vrfs }: PeeringCl
       const holder = claim(listeners, lr.layer2, name);
       if (holder !== undefined) {
         out.push(
-          problem(P, name, 'spec.listenRange.layer2', lr.layer2, `is already listened on by ${P} ${holder}`),
+          problem(
+            { kind: P, name },
+            'spec.listenRange.layer2',
+            lr.layer2,
+            `is already listened on by ${P} ${holder}`,
+          ),
         );
       }
     }
     const nb = o.spec.neighbor;
     if (nb === undefined) continue;
     if (nb.vrf !== undefined && !definedVrfs.has(nb.vrf)) {
-      out.push(problem(P, name, 'spec.neighbor.vrf', nb.vrf, 'names a VRF no VRFRouteConfiguration defines'));
+      out.push(
+        problem(
+          { kind: P, name },
+          'spec.neighbor.vrf',
+          nb.vrf,
+          'names a VRF no VRFRouteConfiguration defines',
+        ),
+      );
     }
     const outside = nb.vrf === undefined ? undefined : outsideVrf(o.spec.nodeSelector, nb.vrf, vrfs);
-    if (outside) out.push(problem(P, name, 'spec.nodeSelector', o.spec.nodeSelector, outside));
+    if (outside) out.push(problem({ kind: P, name }, 'spec.nodeSelector', o.spec.nodeSelector, outside));
     nb.addresses.forEach((a, i) => {
       const holder = claim(neighbors, `${nb.vrf ?? ''} ${normalizeAddress(a)}`, name);
       if (holder !== undefined && holder !== name) {
         out.push(
           problem(
-            P,
-            name,
+            { kind: P, name },
             `spec.neighbor.addresses[${i}]`,
             a,
             `is already a neighbour of ${P} ${holder} in ${nb.vrf === undefined ? 'the default VRF' : `VRF ${nb.vrf}`}`,

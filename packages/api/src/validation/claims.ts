@@ -6,15 +6,15 @@
  * object refused, and its message names the holder: the object a person just applied is the one
  * that is told, never the established one.
  */
-import { VRF_TABLE_RANGE, type ResourceKind } from '../constants.js';
+import { VRF_TABLE_RANGE, type ResourceKind } from '../names/kubernetes.js';
 import type {
   InputObject,
   Layer2NetworkConfiguration,
   RoutingTable,
   VRFRouteConfiguration,
-} from '../objects.js';
-import { parsePrefix } from '../prefix.js';
-import { PrefixIndex } from '../prefix-index.js';
+} from '../resources/objects.js';
+import { parsePrefix } from '../grammar/prefix.js';
+import { PrefixIndex } from './prefix-index.js';
 import { layer2DeviceNames, vrfDeviceNames } from './object-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 import { VRF_REACH_RULES } from './vrf-reach.js';
@@ -90,8 +90,7 @@ const vrfSettingsAgree: ClaimRule = ({ vrfs }) => {
     const conflict = (field: string, value: unknown, theirs: unknown, what: string): void => {
       out.push(
         problem(
-          'VRFRouteConfiguration',
-          o.metadata.name,
+          { kind: 'VRFRouteConfiguration', name: o.metadata.name },
           field,
           value,
           `conflicts with VRFRouteConfiguration ${first.metadata.name}, which gives VRF ${s.vrf} ${what} ${String(theirs)}`,
@@ -137,8 +136,7 @@ const vrfCountClaims: ClaimRule = ({ vrfs, vrfTableRange }) => {
     }
     out.push(
       problem(
-        'VRFRouteConfiguration',
-        o.metadata.name,
+        { kind: 'VRFRouteConfiguration', name: o.metadata.name },
         'spec.vrf',
         o.spec.vrf,
         `would be distinct VRF number ${capacity + 1}; agents allocate VRF tables from ${range.min}–${range.max}, which holds ${capacity}`,
@@ -160,8 +158,7 @@ const l3VniClaims: ClaimRule = ({ vrfs }) => {
     if (other) {
       out.push(
         problem(
-          'VRFRouteConfiguration',
-          o.metadata.name,
+          { kind: 'VRFRouteConfiguration', name: o.metadata.name },
           'spec.vni',
           o.spec.vni,
           `is already the VNI of VRF ${other.spec.vrf} (VRFRouteConfiguration ${other.metadata.name})`,
@@ -181,8 +178,7 @@ const vrfSeqClaims: ClaimRule = ({ vrfs }) => {
     if (first !== undefined) {
       out.push(
         problem(
-          'VRFRouteConfiguration',
-          o.metadata.name,
+          { kind: 'VRFRouteConfiguration', name: o.metadata.name },
           'spec.seq',
           o.spec.seq,
           `is already used in VRF ${o.spec.vrf} by VRFRouteConfiguration ${first}`,
@@ -204,18 +200,21 @@ const layer2Claims: ClaimRule = ({ vrfs, l2s, definedVrfs }) => {
     const s = o.spec;
     const vlanOwner = claim(byVlan, s.id, o.metadata.name);
     if (vlanOwner !== undefined) {
-      out.push(problem(kind, o.metadata.name, 'spec.id', s.id, `is already used by ${kind} ${vlanOwner}`));
+      out.push(
+        problem({ kind, name: o.metadata.name }, 'spec.id', s.id, `is already used by ${kind} ${vlanOwner}`),
+      );
     }
     const vniOwner = claim(byVni, s.vni, o.metadata.name);
     if (vniOwner !== undefined) {
-      out.push(problem(kind, o.metadata.name, 'spec.vni', s.vni, `is already used by ${kind} ${vniOwner}`));
+      out.push(
+        problem({ kind, name: o.metadata.name }, 'spec.vni', s.vni, `is already used by ${kind} ${vniOwner}`),
+      );
     }
     const l3 = l3Vni.get(s.vni);
     if (l3) {
       out.push(
         problem(
-          kind,
-          o.metadata.name,
+          { kind, name: o.metadata.name },
           'spec.vni',
           s.vni,
           `is the L3 VNI of VRF ${l3.spec.vrf} (VRFRouteConfiguration ${l3.metadata.name}); a VNI is either L2 or L3`,
@@ -225,8 +224,7 @@ const layer2Claims: ClaimRule = ({ vrfs, l2s, definedVrfs }) => {
     if (s.vrf !== undefined && !definedVrfs.has(s.vrf)) {
       out.push(
         problem(
-          kind,
-          o.metadata.name,
+          { kind, name: o.metadata.name },
           'spec.vrf',
           s.vrf,
           'names a VRF that no VRFRouteConfiguration defines',
@@ -256,8 +254,7 @@ const gatewaySubnetClaims: ClaimRule = ({ l2s }) => {
       if (clash && clash.holder !== o.metadata.name) {
         out.push(
           problem(
-            'Layer2NetworkConfiguration',
-            o.metadata.name,
+            { kind: 'Layer2NetworkConfiguration', name: o.metadata.name },
             `spec.anycastGateways[${i}]`,
             gw,
             `subnet ${subnet} overlaps ${clash.subnet} of Layer2NetworkConfiguration ${clash.holder} in ${vrf ? `VRF ${vrf}` : 'the default VRF'}`,
@@ -279,8 +276,7 @@ const tableClaims: ClaimRule = ({ tables }) => {
     if (owner !== undefined) {
       out.push(
         problem(
-          'RoutingTable',
-          o.metadata.name,
+          { kind: 'RoutingTable', name: o.metadata.name },
           'spec.tableId',
           o.spec.tableId,
           `is already used by RoutingTable ${owner}`,
@@ -306,8 +302,7 @@ const deviceNameClaims = (ordered: readonly InputObject[]): Problem[] => {
       if (first && first.kind !== o.kind) {
         out.push(
           problem(
-            o.kind,
-            o.metadata.name,
+            { kind: o.kind, name: o.metadata.name },
             field,
             value,
             `interface name "${dev}" is already used by ${first.label}`,

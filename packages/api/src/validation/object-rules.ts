@@ -2,17 +2,20 @@
  * Rules about one object at a time, after its schema check passed. Each rule is a named function of
  * the object; adding a rule is one function here, its entry in the kind's list, and one corpus row.
  */
-import type { ResourceKind } from '../constants.js';
-import { MAX_IFNAME_LENGTH, VRF_TABLE_RANGE } from '../constants.js';
-import { isCommunity, isRouteTarget } from '../grammar.js';
-import { deviceNames } from '../names.js';
-import type { Layer2NetworkConfiguration, RoutingTable, VRFRouteConfiguration } from '../objects.js';
-import { checkGatewayAddress, checkNetworkPrefix, normalizePrefix, parsePrefix } from '../prefix.js';
-import type { PrefixItem } from '../schema.js';
-import { RESERVED_VRF_NAMES } from '../cel-rules.js';
+import { MAX_IFNAME_LENGTH, VRF_TABLE_RANGE } from '../names/kubernetes.js';
+import { isCommunity, isRouteTarget } from '../grammar/patterns.js';
+import { deviceNames } from '../names/devices.js';
+import type {
+  Layer2NetworkConfiguration,
+  RoutingTable,
+  VRFRouteConfiguration,
+} from '../resources/objects.js';
+import { checkGatewayAddress, checkNetworkPrefix, normalizePrefix, parsePrefix } from '../grammar/prefix.js';
+import type { PrefixItem } from '../resources/schema.js';
+import { RESERVED_VRF_NAMES } from '../resources/cel-rules.js';
 import { checkSelector } from './selector-rules.js';
 import { VRF_EXTRA_RULES } from './vrf-extras-rules.js';
-import { claim, problem, type Problem } from './problem.js';
+import { claim, problem, type Problem, type ProblemObject } from './problem.js';
 
 export type ObjectRule<T> = (o: T) => Problem[];
 
@@ -24,18 +27,22 @@ const TABLE = 'RoutingTable';
 
 const vrfPrefixLists: ObjectRule<VRFRouteConfiguration> = (o) =>
   (['import', 'export'] as const).flatMap((list) =>
-    checkPrefixList(VRF, o.metadata.name, `spec.${list}`, o.spec[list] ?? []),
+    checkPrefixList({ kind: VRF, name: o.metadata.name }, `spec.${list}`, o.spec[list] ?? []),
   );
 
 const vrfAggregates: ObjectRule<VRFRouteConfiguration> = (o) =>
-  checkAddressList(VRF, o.metadata.name, 'spec.aggregate', o.spec.aggregate ?? [], checkNetworkPrefix);
+  checkAddressList(
+    { kind: VRF, name: o.metadata.name },
+    'spec.aggregate',
+    o.spec.aggregate ?? [],
+    checkNetworkPrefix,
+  );
 
 const vrfCommunity: ObjectRule<VRFRouteConfiguration> = ({ metadata, spec }) =>
   spec.community !== undefined && !isCommunity(spec.community)
     ? [
         problem(
-          VRF,
-          metadata.name,
+          { kind: VRF, name: metadata.name },
           'spec.community',
           spec.community,
           'has a part out of range (16-bit AA:NN, 32-bit A:B:C)',
@@ -47,8 +54,7 @@ const vrfRouteTarget: ObjectRule<VRFRouteConfiguration> = ({ metadata, spec }) =
   spec.routeTarget !== undefined && !isRouteTarget(spec.routeTarget)
     ? [
         problem(
-          VRF,
-          metadata.name,
+          { kind: VRF, name: metadata.name },
           'spec.routeTarget',
           spec.routeTarget,
           'has a part out of range for ASN:NN or IPv4:NN',
@@ -60,8 +66,7 @@ const vrfNameNotReserved: ObjectRule<VRFRouteConfiguration> = ({ metadata, spec 
   (RESERVED_VRF_NAMES as readonly string[]).includes(spec.vrf)
     ? [
         problem(
-          VRF,
-          metadata.name,
+          { kind: VRF, name: metadata.name },
           'spec.vrf',
           spec.vrf,
           `is a reserved name (${RESERVED_VRF_NAMES.join(', ')} are not accepted as VRF names)`,
@@ -70,7 +75,7 @@ const vrfNameNotReserved: ObjectRule<VRFRouteConfiguration> = ({ metadata, spec 
     : [];
 
 const vrfInterfaceNames: ObjectRule<VRFRouteConfiguration> = ({ metadata, spec }) =>
-  checkInterfaceNames(VRF, metadata.name, 'spec.vrf', spec.vrf, vrfDeviceNames(spec.vrf));
+  checkInterfaceNames({ kind: VRF, name: metadata.name }, 'spec.vrf', spec.vrf, vrfDeviceNames(spec.vrf));
 
 export const VRF_RULES: ObjectRule<VRFRouteConfiguration>[] = [
   vrfNameNotReserved,
@@ -86,8 +91,7 @@ export const VRF_RULES: ObjectRule<VRFRouteConfiguration>[] = [
 
 const layer2Gateways: ObjectRule<Layer2NetworkConfiguration> = ({ metadata, spec }) =>
   checkAddressList(
-    L2,
-    metadata.name,
+    { kind: L2, name: metadata.name },
     'spec.anycastGateways',
     spec.anycastGateways ?? [],
     checkGatewayAddress,
@@ -97,8 +101,7 @@ const layer2GatewaysNeedMac: ObjectRule<Layer2NetworkConfiguration> = ({ metadat
   (spec.anycastGateways ?? []).length > 0 && spec.anycastMac === undefined
     ? [
         problem(
-          L2,
-          metadata.name,
+          { kind: L2, name: metadata.name },
           'spec.anycastMac',
           undefined,
           'is required when spec.anycastGateways is set',
@@ -110,8 +113,7 @@ const layer2UnicastMac: ObjectRule<Layer2NetworkConfiguration> = ({ metadata, sp
   spec.anycastMac !== undefined && (parseInt(spec.anycastMac.slice(0, 2), 16) & 1) === 1
     ? [
         problem(
-          L2,
-          metadata.name,
+          { kind: L2, name: metadata.name },
           'spec.anycastMac',
           spec.anycastMac,
           'must be a unicast MAC (lowest bit of the first octet clear)',
@@ -123,7 +125,7 @@ const layer2Selector: ObjectRule<Layer2NetworkConfiguration> = ({ metadata, spec
   spec.nodeSelector ? checkSelector(L2, metadata.name, 'spec.nodeSelector', spec.nodeSelector) : [];
 
 const layer2InterfaceNames: ObjectRule<Layer2NetworkConfiguration> = ({ metadata, spec }) =>
-  checkInterfaceNames(L2, metadata.name, 'spec.id', spec.id, layer2DeviceNames(spec));
+  checkInterfaceNames({ kind: L2, name: metadata.name }, 'spec.id', spec.id, layer2DeviceNames(spec));
 
 export const LAYER2_RULES: ObjectRule<Layer2NetworkConfiguration>[] = [
   layer2Gateways,
@@ -140,8 +142,7 @@ const tableNotKernel: ObjectRule<RoutingTable> = ({ metadata, spec }) =>
   spec.tableId >= 253 && spec.tableId <= 255
     ? [
         problem(
-          TABLE,
-          metadata.name,
+          { kind: TABLE, name: metadata.name },
           'spec.tableId',
           spec.tableId,
           'is reserved by the kernel (253 default, 254 main, 255 local)',
@@ -157,8 +158,7 @@ const tableOutsideVrfRange: ObjectRule<RoutingTable> = ({ metadata, spec }) =>
   !(spec.tableId >= 253 && spec.tableId <= 255)
     ? [
         problem(
-          TABLE,
-          metadata.name,
+          { kind: TABLE, name: metadata.name },
           'spec.tableId',
           spec.tableId,
           `is inside ${VRF_TABLE_RANGE.min}–${VRF_TABLE_RANGE.max}, the range agents allocate VRF tables from; choose another id`,
@@ -167,7 +167,7 @@ const tableOutsideVrfRange: ObjectRule<RoutingTable> = ({ metadata, spec }) =>
     : [];
 
 const tableInterfaceNames: ObjectRule<RoutingTable> = ({ metadata, spec }) =>
-  checkInterfaceNames(TABLE, metadata.name, 'spec.tableId', spec.tableId, [
+  checkInterfaceNames({ kind: TABLE, name: metadata.name }, 'spec.tableId', spec.tableId, [
     deviceNames.routingTable(spec.tableId),
   ]);
 
@@ -198,8 +198,7 @@ export const layer2DeviceNames = (s: Layer2NetworkConfiguration['spec']): string
  * spellings of one prefix (`2001:DB8:0::/32`, `2001:db8::/32`) are the same entry once rendered.
  */
 function checkAddressList(
-  kind: ResourceKind,
-  name: string,
+  obj: ProblemObject,
   path: string,
   items: readonly string[],
   check: (text: string) => string | undefined,
@@ -209,9 +208,9 @@ function checkAddressList(
   items.forEach((text, i) => {
     const field = `${path}[${i}]`;
     const reason = check(text);
-    if (reason) out.push(problem(kind, name, field, text, reason));
+    if (reason) out.push(problem(obj, field, text, reason));
     const first = claim(seen, normalizePrefix(text), i);
-    if (first !== undefined) out.push(problem(kind, name, field, text, `duplicates ${path}[${first}]`));
+    if (first !== undefined) out.push(problem(obj, field, text, `duplicates ${path}[${first}]`));
   });
   return out;
 }
@@ -221,12 +220,7 @@ function checkAddressList(
  * (prefix, ge, le, action: das-schiff-network-operator #154): `::/0 deny` next to
  * `::/0 permit ge 44 le 128` is a legitimate list.
  */
-export function checkPrefixList(
-  kind: ResourceKind,
-  name: string,
-  path: string,
-  items: PrefixItem[],
-): Problem[] {
+export function checkPrefixList(obj: ProblemObject, path: string, items: PrefixItem[]): Problem[] {
   const out: Problem[] = [];
   const seenEntry = new Map<string, number>();
   const seenSeq = new Map<number, number>();
@@ -234,19 +228,18 @@ export function checkPrefixList(
     const at = `${path}[${i}]`;
     const parsed = parsePrefix(item.cidr);
     if (!parsed.ok) {
-      out.push(problem(kind, name, `${at}.cidr`, item.cidr, parsed.reason));
+      out.push(problem(obj, `${at}.cidr`, item.cidr, parsed.reason));
     } else {
       const hostBits = checkNetworkPrefix(item.cidr);
-      if (hostBits) out.push(problem(kind, name, `${at}.cidr`, item.cidr, hostBits));
-      out.push(...checkGeLe(kind, name, at, item, parsed.prefix));
+      if (hostBits) out.push(problem(obj, `${at}.cidr`, item.cidr, hostBits));
+      out.push(...checkGeLe(obj, at, item, parsed.prefix));
     }
     const key = `${normalizePrefix(item.cidr)} ${item.action ?? 'permit'} ge ${item.ge ?? '-'} le ${item.le ?? '-'}`;
     const firstEntry = claim(seenEntry, key, i);
     if (firstEntry !== undefined) {
       out.push(
         problem(
-          kind,
-          name,
+          obj,
           `${at}.cidr`,
           item.cidr,
           `duplicates ${path}[${firstEntry}] (same prefix, action, ge and le)`,
@@ -255,7 +248,7 @@ export function checkPrefixList(
     }
     const firstSeq = claim(seenSeq, item.seq, i);
     if (firstSeq !== undefined) {
-      out.push(problem(kind, name, `${at}.seq`, item.seq, `duplicates ${path}[${firstSeq}].seq`));
+      out.push(problem(obj, `${at}.seq`, item.seq, `duplicates ${path}[${firstSeq}].seq`));
     }
   });
   return out;
@@ -263,8 +256,7 @@ export function checkPrefixList(
 
 /** FRR's own rule: len < ge <= le <= max (and le >= len). */
 function checkGeLe(
-  kind: ResourceKind,
-  name: string,
+  obj: ProblemObject,
   at: string,
   item: PrefixItem,
   prefix: { length: number; max: number; family: number },
@@ -273,40 +265,26 @@ function checkGeLe(
   const out: Problem[] = [];
   if (item.ge !== undefined) {
     if (item.ge <= length) {
-      out.push(problem(kind, name, `${at}.ge`, item.ge, `must be greater than the prefix length ${length}`));
+      out.push(problem(obj, `${at}.ge`, item.ge, `must be greater than the prefix length ${length}`));
     } else if (item.ge > max) {
-      out.push(problem(kind, name, `${at}.ge`, item.ge, `must be at most ${max} for IPv${family}`));
+      out.push(problem(obj, `${at}.ge`, item.ge, `must be at most ${max} for IPv${family}`));
     }
   }
   if (item.le !== undefined) {
     if (item.le < length) {
-      out.push(problem(kind, name, `${at}.le`, item.le, `must be at least the prefix length ${length}`));
+      out.push(problem(obj, `${at}.le`, item.le, `must be at least the prefix length ${length}`));
     } else if (item.le > max) {
-      out.push(problem(kind, name, `${at}.le`, item.le, `must be at most ${max} for IPv${family}`));
+      out.push(problem(obj, `${at}.le`, item.le, `must be at most ${max} for IPv${family}`));
     } else if (item.ge !== undefined && item.le < item.ge) {
-      out.push(problem(kind, name, `${at}.le`, item.le, `must be at least ge (${item.ge})`));
+      out.push(problem(obj, `${at}.le`, item.le, `must be at least ge (${item.ge})`));
     }
   }
   return out;
 }
 
-function checkInterfaceNames(
-  kind: ResourceKind,
-  name: string,
-  field: string,
-  value: unknown,
-  names: string[],
-): Problem[] {
+function checkInterfaceNames(obj: ProblemObject, field: string, value: unknown, names: string[]): Problem[] {
   const tooLong = names.find((n) => n.length > MAX_IFNAME_LENGTH);
   return tooLong
-    ? [
-        problem(
-          kind,
-          name,
-          field,
-          value,
-          `interface name "${tooLong}" would exceed ${MAX_IFNAME_LENGTH} characters`,
-        ),
-      ]
+    ? [problem(obj, field, value, `interface name "${tooLong}" would exceed ${MAX_IFNAME_LENGTH} characters`)]
     : [];
 }

@@ -3,7 +3,7 @@
  * path and the value, so that `Accepted=False` and the Event tell a person exactly what to fix.
  */
 import { NodenetError, preview } from '../errors.js';
-import type { ResourceKind } from '../constants.js';
+import type { ResourceKind } from '../names/kubernetes.js';
 
 export interface Problem {
   kind: ResourceKind;
@@ -30,9 +30,14 @@ export class ValidationError extends NodenetError {
   }
 }
 
+/** The object a problem is about. */
+export interface ProblemObject {
+  kind: ResourceKind;
+  name: string;
+}
+
 export function problem(
-  kind: ResourceKind,
-  name: string,
+  { kind, name }: ProblemObject,
   field: string,
   value: unknown,
   reason: string,

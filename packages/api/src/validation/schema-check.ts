@@ -5,8 +5,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/value';
-import type { ResourceKind } from '../constants.js';
-import { MAX_IFNAME_LENGTH, MAX_VRF_NAME_LENGTH } from '../constants.js';
+import type { ResourceKind } from '../names/kubernetes.js';
+import { MAX_IFNAME_LENGTH, MAX_VRF_NAME_LENGTH } from '../names/kubernetes.js';
 import {
   CIDR_PATTERN,
   COMMUNITY_PATTERN,
@@ -18,8 +18,8 @@ import {
   PEER_ADDRESS_PATTERN,
   ROUTE_TARGET_PATTERN,
   VRF_NAME_PATTERN,
-} from '../grammar.js';
-import { deviceNames } from '../names.js';
+} from '../grammar/patterns.js';
+import { deviceNames } from '../names/devices.js';
 import { problem, type Problem } from './problem.js';
 
 /** Reports every schema fault of `obj` into `out`; true when the spec is well-formed. */
@@ -31,7 +31,7 @@ export function checkSchema(
 ): boolean {
   const name = obj.metadata.name;
   if (obj.spec === null || typeof obj.spec !== 'object') {
-    out.push(problem(kind, name, 'spec', obj.spec, 'is required and must be an object'));
+    out.push(problem({ kind, name }, 'spec', obj.spec, 'is required and must be an object'));
     return false;
   }
   const checker = compiled(schema);
@@ -45,7 +45,7 @@ export function checkSchema(
     if (seen.has(field)) continue;
     seen.add(field);
     ok = false;
-    out.push(problem(kind, name, field, shownValue(err), schemaReason(err)));
+    out.push(problem({ kind, name }, field, shownValue(err), schemaReason(err)));
   }
   return ok;
 }
@@ -102,59 +102,53 @@ const PATTERN_REASONS: Record<string, string> = {
   [PEER_ADDRESS_PATTERN]: 'must be an IPv4 or IPv6 address without a prefix length',
 };
 
-function schemaReason(err: ValueError): string {
-  const s = err.schema as Record<string, unknown>;
-  switch (err.type) {
-    case ValueErrorType.ObjectRequiredProperty:
-      return 'is required';
-    case ValueErrorType.Integer:
-      return 'must be an integer';
-    case ValueErrorType.IntegerMinimum:
-    case ValueErrorType.NumberMinimum:
-      return `must be at least ${String(s.minimum)}`;
-    case ValueErrorType.IntegerMaximum:
-    case ValueErrorType.NumberMaximum:
-      return `must be at most ${String(s.maximum)}`;
-    case ValueErrorType.String:
-      return 'must be a string';
-    case ValueErrorType.Boolean:
-      return 'must be true or false';
-    case ValueErrorType.Array:
-      return 'must be a list';
-    case ValueErrorType.Object:
-      return 'must be an object';
-    case ValueErrorType.ArrayMaxItems:
-      return `must have at most ${String(s.maxItems)} items`;
-    case ValueErrorType.ArrayMinItems:
-      return `must have at least ${String(s.minItems)} item${s.minItems === 1 ? '' : 's'}`;
-    case ValueErrorType.ObjectMaxProperties:
-      return `must have at most ${String(s.maxProperties)} entries`;
-    case ValueErrorType.StringMinLength:
-      return `must be at least ${String(s.minLength)} characters long`;
-    case ValueErrorType.StringMaxLength:
-      if (s.pattern === VRF_NAME_PATTERN && typeof err.value === 'string') return vrfNameTooLong(err.value);
-      return `must be at most ${String(s.maxLength)} characters long (this one has ${String((err.value as string).length)})`;
-    case ValueErrorType.StringPattern:
-      if (s.pattern === LABEL_KEY_PATTERN && typeof err.value === 'string') {
-        return labelKeyProblem(err.value) ?? 'must be a label key';
-      }
-      if (s.pattern === LABEL_VALUE_PATTERN && typeof err.value === 'string') {
-        return labelValueProblem(err.value) ?? 'must be a label value';
-      }
-      if (
-        s.pattern === VRF_NAME_PATTERN &&
-        typeof err.value === 'string' &&
-        /^[A-Za-z0-9_-]+$/.test(err.value)
-      ) {
-        return vrfNameTooLong(err.value);
-      }
-      return PATTERN_REASONS[String(s.pattern)] ?? `must match ${String(s.pattern)}`;
-    case ValueErrorType.Kind:
-      if (Array.isArray(s.enum)) return `must be one of ${s.enum.join(', ')}`;
-      return err.message;
-    default:
-      return err.message;
+type SchemaFields = Record<string, unknown>;
+type Reason = (s: SchemaFields, err: ValueError) => string;
+
+const atLeast: Reason = (s) => `must be at least ${String(s.minimum)}`;
+const atMost: Reason = (s) => `must be at most ${String(s.maximum)}`;
+
+function tooLong(s: SchemaFields, err: ValueError): string {
+  if (s.pattern === VRF_NAME_PATTERN && typeof err.value === 'string') return vrfNameTooLong(err.value);
+  return `must be at most ${String(s.maxLength)} characters long (this one has ${String((err.value as string).length)})`;
+}
+
+function patternReason(s: SchemaFields, err: ValueError): string {
+  const value = err.value;
+  if (typeof value === 'string') {
+    if (s.pattern === LABEL_KEY_PATTERN) return labelKeyProblem(value) ?? 'must be a label key';
+    if (s.pattern === LABEL_VALUE_PATTERN) return labelValueProblem(value) ?? 'must be a label value';
+    if (s.pattern === VRF_NAME_PATTERN && /^[A-Za-z0-9_-]+$/.test(value)) return vrfNameTooLong(value);
   }
+  return PATTERN_REASONS[String(s.pattern)] ?? `must match ${String(s.pattern)}`;
+}
+
+/** Reasons worded for people, by TypeBox error; any other error keeps TypeBox's own message. */
+const REASONS: Partial<Record<ValueErrorType, Reason>> = {
+  [ValueErrorType.ObjectRequiredProperty]: () => 'is required',
+  [ValueErrorType.Integer]: () => 'must be an integer',
+  [ValueErrorType.IntegerMinimum]: atLeast,
+  [ValueErrorType.NumberMinimum]: atLeast,
+  [ValueErrorType.IntegerMaximum]: atMost,
+  [ValueErrorType.NumberMaximum]: atMost,
+  [ValueErrorType.String]: () => 'must be a string',
+  [ValueErrorType.Boolean]: () => 'must be true or false',
+  [ValueErrorType.Array]: () => 'must be a list',
+  [ValueErrorType.Object]: () => 'must be an object',
+  [ValueErrorType.ArrayMaxItems]: (s) => `must have at most ${String(s.maxItems)} items`,
+  [ValueErrorType.ArrayMinItems]: (s) =>
+    `must have at least ${String(s.minItems)} item${s.minItems === 1 ? '' : 's'}`,
+  [ValueErrorType.ObjectMaxProperties]: (s) => `must have at most ${String(s.maxProperties)} entries`,
+  [ValueErrorType.StringMinLength]: (s) => `must be at least ${String(s.minLength)} characters long`,
+  [ValueErrorType.StringMaxLength]: tooLong,
+  [ValueErrorType.StringPattern]: patternReason,
+  [ValueErrorType.Kind]: (s, err) =>
+    Array.isArray(s.enum) ? `must be one of ${s.enum.join(', ')}` : err.message,
+};
+
+function schemaReason(err: ValueError): string {
+  const reason = REASONS[err.type];
+  return reason ? reason(err.schema as SchemaFields, err) : err.message;
 }
 
 /** The VRF name limit exists because of interface names; say so, with the name that would not fit. */

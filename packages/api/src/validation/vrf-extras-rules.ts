@@ -3,14 +3,14 @@
  * schema check passed. What needs other objects (gateway subnets, the VRF a next hop names) is in
  * vrf-reach.ts.
  */
-import type { VRFRouteConfiguration } from '../objects.js';
+import type { VRFRouteConfiguration } from '../resources/objects.js';
 import {
   checkNetworkPrefix,
   normalizeAddress,
   normalizePrefix,
   parsePrefix,
   prefixesOverlap,
-} from '../prefix.js';
+} from '../grammar/prefix.js';
 import { checkSelector } from './selector-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 
@@ -36,7 +36,7 @@ export const vrfStaticRoutes: Rule = ({ metadata, spec }) => {
   const out: Problem[] = [];
   const seen = new Map<string, number>();
   const add = (field: string, value: unknown, reason: string): number =>
-    out.push(problem(VRF, metadata.name, field, value, reason));
+    out.push(problem({ kind: VRF, name: metadata.name }, field, value, reason));
   (spec.staticRoutes ?? []).forEach((r, i) => {
     const at = `spec.staticRoutes[${i}]`;
     const bad = checkNetworkPrefix(r.prefix);
@@ -76,10 +76,17 @@ export const vrfLoopbacks: Rule = ({ metadata, spec }) => {
     const at = `spec.loopbacks[${i}]`;
     const first = claim(names, l.name, i);
     if (first !== undefined)
-      out.push(problem(VRF, metadata.name, `${at}.name`, l.name, `duplicates spec.loopbacks[${first}].name`));
+      out.push(
+        problem(
+          { kind: VRF, name: metadata.name },
+          `${at}.name`,
+          l.name,
+          `duplicates spec.loopbacks[${first}].name`,
+        ),
+      );
     const bad = checkNetworkPrefix(l.subnet);
     if (bad) {
-      out.push(problem(VRF, metadata.name, `${at}.subnet`, l.subnet, bad));
+      out.push(problem({ kind: VRF, name: metadata.name }, `${at}.subnet`, l.subnet, bad));
       return;
     }
     const clash = list.findIndex(
@@ -88,8 +95,7 @@ export const vrfLoopbacks: Rule = ({ metadata, spec }) => {
     if (clash >= 0)
       out.push(
         problem(
-          VRF,
-          metadata.name,
+          { kind: VRF, name: metadata.name },
           `${at}.subnet`,
           l.subnet,
           `overlaps spec.loopbacks[${clash}].subnet ${list[clash]!.subnet}`,

@@ -9,10 +9,10 @@
  * - loopback subnets of one VRF overlap neither each other nor the VRF's gateway subnets (an address
  *   is never handed out twice, and never shadows a subnet).
  */
-import type { Layer2NetworkConfiguration, VRFRouteConfiguration } from '../objects.js';
-import { normalizePrefix, parsePrefix, prefixesOverlap } from '../prefix.js';
-import type { LabelSelector } from '../schema.js';
-import { selectorImplies, selectorText } from '../selector.js';
+import type { Layer2NetworkConfiguration, VRFRouteConfiguration } from '../resources/objects.js';
+import { normalizePrefix, parsePrefix, prefixesOverlap } from '../grammar/prefix.js';
+import type { LabelSelector } from '../resources/schema.js';
+import { selectorImplies, selectorText } from '../config/selector.js';
 import { parseAddress } from './vrf-extras-rules.js';
 import { problem, type Problem } from './problem.js';
 
@@ -63,7 +63,12 @@ const layer2WithinVrf = ({ vrfs, l2s }: ReachInputs): Problem[] => {
     const why = outsideObjects(o.spec.nodeSelector, o.spec.vrf, byVrf.get(o.spec.vrf) ?? []);
     if (why)
       out.push(
-        problem('Layer2NetworkConfiguration', o.metadata.name, 'spec.nodeSelector', o.spec.nodeSelector, why),
+        problem(
+          { kind: 'Layer2NetworkConfiguration', name: o.metadata.name },
+          'spec.nodeSelector',
+          o.spec.nodeSelector,
+          why,
+        ),
       );
   }
   return out;
@@ -109,7 +114,7 @@ const staticRouteClaims = ({ vrfs, l2s }: ReachInputs): Problem[] => {
   const defined = new Set(vrfs.map((v) => v.spec.vrf));
   for (const o of vrfs) {
     const add = (field: string, value: unknown, reason: string): number =>
-      out.push(problem('VRFRouteConfiguration', o.metadata.name, field, value, reason));
+      out.push(problem({ kind: 'VRFRouteConfiguration', name: o.metadata.name }, field, value, reason));
     (o.spec.staticRoutes ?? []).forEach((r, i) => {
       const at = `spec.staticRoutes[${i}]`;
       const own = subnets.get(o.spec.vrf) ?? [];
@@ -165,8 +170,7 @@ const loopbackClaims = ({ vrfs, l2s }: ReachInputs): Problem[] => {
       if (clash)
         out.push(
           problem(
-            'VRFRouteConfiguration',
-            o.metadata.name,
+            { kind: 'VRFRouteConfiguration', name: o.metadata.name },
             `spec.loopbacks[${i}].subnet`,
             l.subnet,
             `overlaps ${clash} in VRF ${o.spec.vrf}`,

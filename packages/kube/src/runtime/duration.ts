@@ -3,24 +3,20 @@
  * `30s`, `1.5s`, `10m`, `1h30m`, and `0` or `0s`. One grammar for every flag; each flag checks its
  * own lower bound after parsing.
  */
-import { OptionError } from '@nodenet/api';
+import { DURATION_PATTERN, OptionError } from '@nodenet/api';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/** The grammar: the RolloutPolicy CRD's pattern, so a flag and a policy field accept the same text. */
+const DURATION = new RegExp(DURATION_PATTERN);
 
 /** Parses `text` into milliseconds; a bad value fails with an `OptionError` naming `flag`. */
 export function parseDuration(flag: string, text: string): number {
   const trimmed = text.trim();
-  if (trimmed === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let matched = 0;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(trimmed)) !== null) {
-    total += Number(m[1]) * (UNITS[m[2] as string] as number);
-    matched = re.lastIndex;
-  }
-  if (matched === 0 || matched !== trimmed.length)
+  if (!DURATION.test(trimmed))
     throw new OptionError(flag, text, 'must be a duration such as 500ms, 30s, 1.5s, 10m, 1h30m or 0');
+  let total = 0;
+  for (const m of trimmed.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g))
+    total += Number(m[1]) * (UNITS[m[2] as string] as number);
   return Math.round(total);
 }
 

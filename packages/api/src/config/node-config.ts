@@ -1,0 +1,86 @@
+import { matchesSelector } from './selector.js';
+import { nodePeerings } from './bgp-peering-merge.js';
+import type {
+  NetworkConfig,
+  NodeConfigSpec,
+  NodeLayer2Entry,
+  NodeVrfEntry,
+  VrfEntry,
+} from '../resources/schema.js';
+import type { NodeLoopbackAddress } from '../resources/vrf-extras.js';
+
+/** `entry\0loopback\0node` → address, once per config (every node asks the same config). */
+const addressIndex = new WeakMap<object, Map<string, string>>();
+const addressKey = (entry: string, loopback: string, node: string): string =>
+  `${entry}\u0000${loopback}\u0000${node}`;
+
+function addressesOf(config: NetworkConfig): Map<string, string> {
+  let index = addressIndex.get(config);
+  if (!index) {
+    index = new Map(
+      (config.loopbackAddresses ?? []).map((a) => [addressKey(a.entry, a.loopback, a.node), a.address]),
+    );
+    addressIndex.set(config, index);
+  }
+  return index;
+}
+
+/** An entry as the node gets it: no selector; the node's address of each loopback that has one. */
+function nodeVrfEntry(config: NetworkConfig, entry: VrfEntry, node: string | undefined): NodeVrfEntry {
+  const { nodeSelector: _selector, ...rest } = entry;
+  if (entry.loopbacks === undefined) return rest;
+  const index = addressesOf(config);
+  const mine: NodeLoopbackAddress[] = [];
+  for (const l of entry.loopbacks) {
+    const address = node === undefined ? undefined : index.get(addressKey(entry.name, l.name, node));
+    if (address !== undefined) mine.push({ address, name: l.name });
+  }
+  return mine.length > 0 ? { ...rest, loopbackAddresses: mine } : rest;
+}
+
+/**
+ * The NodeConfig spec one node receives from a revision: the VRF entries and Layer-2 networks whose
+ * node selector matches the node's labels (without the selector itself), and every routing table.
+ * A Layer-2 network in a VRF none of whose entries reaches the node is left out too: validation
+ * refuses such a network already, this keeps a node from ever getting a network without its VRF.
+ * `nodeName` picks the node's loopback addresses from the revision (none without it).
+ */
+export function nodeConfigSpec(
+  revision: { config: NetworkConfig; hash: string },
+  nodeLabels: Record<string, string>,
+  nodeName?: string,
+): NodeConfigSpec {
+  const vrf: NodeVrfEntry[] = [];
+  const vrfsHere = new Set<string>();
+  const vrfsAnywhere = new Set<string>();
+  for (const entry of revision.config.vrf) {
+    vrfsAnywhere.add(entry.vrf);
+    if (entry.nodeSelector === undefined && entry.loopbacks === undefined) {
+      // Most entries have neither: the same object, no copy.
+      vrf.push(entry);
+      vrfsHere.add(entry.vrf);
+      continue;
+    }
+    if (!matchesSelector(entry.nodeSelector, nodeLabels)) continue;
+    vrf.push(nodeVrfEntry(revision.config, entry, nodeName));
+    vrfsHere.add(entry.vrf);
+  }
+  const layer2: NodeLayer2Entry[] = [];
+  for (const entry of revision.config.layer2) {
+    if (!matchesSelector(entry.nodeSelector, nodeLabels)) continue;
+    if (entry.vrf !== undefined && vrfsAnywhere.has(entry.vrf) && !vrfsHere.has(entry.vrf)) continue;
+    const { nodeSelector: _selector, ...rest } = entry;
+    layer2.push(rest);
+  }
+  // A peering reaches the node only where its VRF does: the VRFs this node receives, not every
+  // VRF of the revision (a VRF's node selector takes its peerings with it).
+  const bgpPeering = nodePeerings(revision.config, nodeLabels, vrfsHere);
+  // Keys in sorted order: canonicalJson hashes it without copying.
+  return {
+    ...(bgpPeering.length > 0 ? { bgpPeering } : {}),
+    layer2,
+    revision: revision.hash,
+    routingTable: revision.config.routingTable,
+    vrf,
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * A failed change stays rolled back (docs/rollout.md, "The model"). When a revision is invalidated,
+ * the input generations it introduced (`spec.changedInputs`, the suspects) are held back from newer
+ * revisions until the input changes again or a person retries the revision. Pure; one definition for
+ * the configurator's build and planner and the plugin's preview (held-back/inputs.ts: which inputs to hold
+ * back, and the entry each contributes instead).
+ */
+import { canonicalJson } from '../config/canonical.js';
+import { findCondition } from '../status/conditions.js';
+import { RETRY_ANNOTATION } from '../names/kubernetes.js';
+import type { NetworkConfigRevision } from '../resources/objects.js';
+import type { NetworkConfig } from '../resources/schema.js';
+
+/** The Invalid reason of a revision invalidated only because it carries another one's suspects. */
+export const CARRIES_REASON = 'CarriesRolledBackChange';
+
+const LISTS = {
+  VRFRouteConfiguration: 'vrf',
+  Layer2NetworkConfiguration: 'layer2',
+  RoutingTable: 'routingTable',
+} as const;
+
+export interface SuspectRef {
+  kind: keyof typeof LISTS;
+  name: string;
+  generation: number;
+}
+
+/** `Kind/name@generation` (outcome.ts inputRef); undefined for anything else. */
+export function parseRef(ref: string): SuspectRef | undefined {
+  const m = /^([A-Za-z0-9]+)\/(.+)@(\d+)$/.exec(ref);
+  if (!m || !((m[1] as string) in LISTS)) return undefined;
+  return { kind: m[1] as keyof typeof LISTS, name: m[2] as string, generation: Number(m[3]) };
+}
+
+/** The entry a config has for an input (undefined: none). */
+export function entryOf(config: NetworkConfig, ref: Pick<SuspectRef, 'kind' | 'name'>): unknown {
+  const list = config[LISTS[ref.kind]] as ReadonlyArray<{ name: string }>;
+  return list.find((e) => e.name === ref.name);
+}
+
+export const sameEntry = (a: unknown, b: unknown): boolean =>
+  canonicalJson(a ?? null) === canonicalJson(b ?? null);
+
+/**
+ * A revision whose failure holds its suspects back: invalid, not for carrying, and not retried. A
+ * retry asked for (the annotation) releases them, or the build could never make the retry.
+ */
+export function holdsBack(r: NetworkConfigRevision, all: readonly NetworkConfigRevision[]): boolean {
+  if (r.status?.isInvalid !== true) return false;
+  if (findCondition(r.status.conditions, 'Invalid', 'True')?.reason === CARRIES_REASON) return false;
+  if (r.metadata.annotations?.[RETRY_ANNOTATION] !== undefined) return false;
+  return !all.some((x) => x.spec.retryOf === r.metadata.name);
+}
+
+/**
+ * What a suspect of `r` falls back to: the newest valid revision older than `r` that completed (the
+ * known-good fallback, the configurator's rollout/identity.ts fallbackOf); undefined: none ever
+ * completed (the empty config).
+ */
+export function revisionBefore(
+  r: NetworkConfigRevision,
+  all: readonly NetworkConfigRevision[],
+  invalid: (x: NetworkConfigRevision) => boolean,
+): NetworkConfigRevision | undefined {
+  return [...all]
+    .filter((x) => x.spec.number < r.spec.number && !invalid(x) && x.status?.completedAt !== undefined)
+    .sort((a, b) => b.spec.number - a.spec.number)[0];
+}
+
+/**
+ * The suspects of invalid revision `bad`: the input generations changed since the last completed
+ * revision that `bad` carries (its own changedInputs and those of the never-completed revisions
+ * between, newest generation per input), whose entry in `bad` differs from the completed one's.
+ * A change that came in through a superseded revision is as suspect as the newest one.
+ */
+export function effectiveSuspects(
+  bad: NetworkConfigRevision,
+  all: readonly NetworkConfigRevision[],
+  invalid: (x: NetworkConfigRevision) => boolean,
+): SuspectRef[] {
+  const prev = revisionBefore(bad, all, invalid);
+  const since = [...all]
+    .filter((x) => x.spec.number <= bad.spec.number && x.spec.number > (prev?.spec.number ?? 0))
+    .sort((a, b) => b.spec.number - a.spec.number);
+  const newest = new Map<string, SuspectRef>();
+  for (const x of since)
+    for (const s of (x.spec.changedInputs ?? []).map(parseRef))
+      if (s !== undefined && !newest.has(`${s.kind}/${s.name}`)) newest.set(`${s.kind}/${s.name}`, s);
+  return [...newest.values()].filter(
+    (s) => !sameEntry(entryOf(bad.spec.config, s), prev ? entryOf(prev.spec.config, s) : undefined),
+  );
+}
+
+export interface HeldSuspect {
+  /** The invalid revision that holds it back. */
+  revision: NetworkConfigRevision;
+  /** The config whose entry it contributes instead (the last completed revision before; none: nothing). */
+  fallback: NetworkConfig | undefined;
+}
+
+/**
+ * For the build: inputs (`Kind/name`) whose current generation is a suspect of an invalid revision
+ * that holds it back. An input whose generation changed since is released.
+ */
+export function heldSuspects(
+  current: ReadonlyMap<string, number>,
+  revisions: readonly NetworkConfigRevision[],
+): Map<string, HeldSuspect> {
+  const out = new Map<string, HeldSuspect>();
+  const invalid = (x: NetworkConfigRevision): boolean => x.status?.isInvalid === true;
+  const newestFirst = [...revisions].sort((a, b) => b.spec.number - a.spec.number);
+  for (const bad of newestFirst) {
+    if (!holdsBack(bad, revisions)) continue;
+    for (const s of effectiveSuspects(bad, revisions, invalid)) {
+      const key = `${s.kind}/${s.name}`;
+      if (out.has(key) || current.get(key) !== s.generation) continue;
+      out.set(key, { revision: bad, fallback: revisionBefore(bad, revisions, invalid)?.spec.config });
+    }
+  }
+  return out;
+}

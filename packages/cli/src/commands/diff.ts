@@ -1,0 +1,93 @@
+/** `kubectl nodenet diff [FROM] [TO] [-f FILE…]`: what a change does to each node. */
+import type { Clients } from '@nodenet/kube';
+import type { Command } from 'commander';
+import { withFiles } from '../cluster/input-files.js';
+import {
+  findRevision,
+  readInputs,
+  readState,
+  revisionInForce,
+  type ClusterState,
+  type Revision,
+} from '../cluster/state.js';
+import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
+import { diffNodes, renderDiff, type DiffResult, type DiffSide } from '../views/diff.js';
+import { previewOf, renderHeldBack, renderProblems, type Preview } from '../views/preview.js';
+import { commonOptions, outputOption, REVISION_ARG, type Session } from './session.js';
+
+interface DiffArgs {
+  kube: Clients;
+  state: ClusterState;
+  from: Revision | undefined;
+  toArg: string | undefined;
+  files: string[] | undefined;
+}
+
+export function addDiffCommand(program: Command, s: Session): void {
+  program
+    .command('diff')
+    .description(
+      'What changes on each node between two revisions: VRFs, Layer-2 networks and routing tables added, removed or ' +
+        'changed, with the node selector that caused it. FROM defaults to the revision in force, TO to the current ' +
+        'inputs: with no arguments, a preview of what the next rollout will do, before anything rolls out. ' +
+        'Inputs the configurator holds back (refused, or the change that broke an invalid revision) are left out, ' +
+        'as the configurator leaves them out, and listed with the reason. ' +
+        'Exit code 0: no differences, 1: differences (as kubectl diff), 4: some input is held back or selects no node.',
+    )
+    .argument('[from]', `${REVISION_ARG}; default: the revision in force`)
+    .argument('[to]', `${REVISION_ARG}; default: the current inputs`)
+    .option(
+      '-f, --filename <file...>',
+      'input objects (YAML, as for kubectl apply -f) taken as applied on top of the current inputs: a preview before applying',
+    )
+    .addOption(outputOption())
+    .action(
+      async (
+        fromArg: string | undefined,
+        toArg: string | undefined,
+        o: { filename?: string[] },
+        cmd: Command,
+      ) => {
+        const c = commonOptions(cmd);
+        const kube = s.connect(c);
+        const state = await readState(kube);
+        const from = fromArg !== undefined ? findRevision(state, fromArg) : revisionInForce(state);
+        const to = await diffTarget({ kube, state, from, toArg, files: o.filename });
+        if ('problems' in to) {
+          s.print(c, to, () => renderProblems(to.problems));
+          s.exit(EXIT.attention);
+          return;
+        }
+        const { notes, heldBack } = to;
+        const nodes = state.nodes.map((n) => ({ name: n.metadata.name, labels: n.metadata.labels ?? {} }));
+        const result = diffNodes(from && side(from), to.side, nodes);
+        s.print(
+          c,
+          { ...result, notes, heldBack },
+          () => renderDiff(result) + notes.map((n) => `\n${n}\n`).join('') + renderHeldBack(heldBack),
+        );
+        s.exit(diffExitCode(result, heldBack.length > 0));
+      },
+    );
+}
+
+/** The TO side: a revision, or the preview of the current inputs (with the -f files laid over them). */
+async function diffTarget(a: DiffArgs): Promise<Preview> {
+  if (a.toArg !== undefined) {
+    if (a.files)
+      throw new CliError('-f/--filename compares with the current inputs: give no TO revision', EXIT.usage);
+    return { side: side(findRevision(a.state, a.toArg)), notes: [], heldBack: [] };
+  }
+  const label = a.files ? `current inputs + ${a.files.join(', ')}` : 'current inputs';
+  const inputs = await withFiles(a.kube, await readInputs(a.kube), a.files ?? []);
+  return previewOf(inputs, label, a.state, a.from);
+}
+
+function diffExitCode(result: DiffResult, heldBack: boolean): ExitCode {
+  if (heldBack || result.selectsNoNode.length > 0) return EXIT.attention;
+  return result.changedNodes > 0 ? EXIT.pending : EXIT.ok;
+}
+
+function side(r: Revision): DiffSide {
+  return { label: r.metadata.name, config: r.spec.config, hash: r.spec.hash };
+}

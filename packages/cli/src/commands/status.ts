@@ -1,0 +1,71 @@
+/** `kubectl nodenet status [--watch]`: the rollout of one revision at a glance. */
+import { Command, Option } from 'commander';
+import { findRevision, newestRevision, readState, revisionInForce } from '../cluster/state.js';
+import type { ExitCode } from '../exit-codes.js';
+import { machine } from '../views/format.js';
+import { renderStatus, statusExitCode, statusView, type StatusView } from '../views/status.js';
+import { commonOptions, outputOption, REVISION_ARG, type Io, type Session } from './session.js';
+
+interface Shown {
+  view: StatusView;
+  text: string;
+}
+
+export function addStatusCommand(program: Command, s: Session): void {
+  program
+    .command('status')
+    .description(
+      'The rollout of a revision at a glance: progress, counts, current wave, failed and degraded nodes, why it is ' +
+        'paused or halted, what is held back or behind fleet-wide (rejected inputs, unavailable nodes), and what ' +
+        'happens next. Default: the desired revision (the one nodes are moved to). Exit 0 only when it is ' +
+        'complete and nothing is held back or behind.',
+    )
+    .argument('[revision]', REVISION_ARG)
+    .option('-w, --watch', 'redraw on every change until the rollout completes or halts')
+    .addOption(
+      new Option(
+        '--wave-label <label>',
+        'label the configurator orders waves by (its --wave-label), to show the current wave',
+      ).env('NODENET_WAVE_LABEL'),
+    )
+    .addOption(outputOption())
+    .action(async (arg: string | undefined, o: { watch?: boolean; waveLabel?: string }, cmd: Command) => {
+      const c = commonOptions(cmd);
+      const kube = s.connect(c);
+      const show = async (): Promise<Shown> => {
+        const state = await readState(kube);
+        const view = statusView(
+          state,
+          findRevision(state, arg, (st) => revisionInForce(st) ?? newestRevision(st)),
+          o.waveLabel,
+        );
+        const f = s.format(c);
+        return { view, text: f === 'table' ? renderStatus(view, s.now()) : machine(view, f) };
+      };
+      if (!o.watch) {
+        const { view, text } = await show();
+        s.io.stdout.write(text);
+        s.exit(statusExitCode(view));
+        return;
+      }
+      s.exit(await watchStatus(show, s.io));
+    });
+}
+
+/** Redraws on every change until the revision completes or halts (or the signal stops it). */
+async function watchStatus(show: () => Promise<Shown>, io: Io): Promise<ExitCode> {
+  let last = '';
+  for (;;) {
+    const { view, text } = await show();
+    if (text !== last) {
+      io.stdout.write(io.stdout.isTTY ? `\x1b[2J\x1b[H${text}` : last ? `---\n${text}` : text);
+      last = text;
+    }
+    const settled =
+      view.phase === 'Superseded' ||
+      (view.phase === 'Complete' && view.counts.ongoing === 0) ||
+      (view.phase === 'Halted' && (view.rollback?.remaining.length ?? 0) === 0);
+    if (settled || io.signal?.aborted) return statusExitCode(view);
+    await new Promise((r) => setTimeout(r, io.watchIntervalMs ?? 1000));
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * `kubectl nodenet status`: the rollout of one revision at a glance (pure). Counts come from the
+ * revision's status, which the configurator derives from every NodeConfig; node details come from
+ * the NodeConfigs themselves.
+ */
+import { findCondition, labelOf, RETRY_ANNOTATION } from '@nodenet/api';
+import type { FailedNode } from '@nodenet/api';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { age, plural, progressBar, table } from './format.js';
+import { nodeRows, type NodeRow } from './nodes.js';
+import { heldBack } from './held-back.js';
+import { inputsHash } from './preview.js';
+import { isInvalid, revisionInForce, type ClusterState, type Revision } from '../cluster/state.js';
+
+export type Phase = 'Complete' | 'RollingOut' | 'Paused' | 'Halted' | 'Superseded';
+
+export interface StatusView {
+  revision: { name: string; number: number; hash: string };
+  phase: Phase;
+  /** The revision nodes are moved to (newest valid), when it is another one. */
+  inForce?: string;
+  counts: { total: number; ready: number; ongoing: number; queued: number; failed: number; degraded: number };
+  /** Nodes the revision left unchanged (their host config): moved without a slot (issue 26). */
+  unchanged?: number;
+  /** Wave label values of the nodes in progress (with `--wave-label`). */
+  wave?: { label: string; values: string[] };
+  inProgress: { node: string; state: string; since?: string; message: string }[];
+  failedNodes: FailedNode[];
+  degradedNodes: FailedNode[];
+  /** Why the rollout is paused, halted or degraded, from the revision's conditions. */
+  reasons: string[];
+  /**
+   * What is held back or behind, fleet-wide: rejected inputs (with their first problem), inputs that
+   * select no node, nodes unavailable and skipped, nodes whose restore failed. Empty when all is well.
+   */
+  attention: string[];
+  /** While halted: nodes not yet back on the revision in force. */
+  rollback?: { to: string; remaining: string[] };
+  retryRequested?: string;
+  startedAt?: string;
+  completedAt?: string;
+  next: string;
+}
+
+export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): StatusView {
+  const st = rev.status ?? {};
+  const inForce = revisionInForce(s);
+  const rows = nodeRows(s);
+  const failedNodes = st.failedNodes ?? [];
+  const degradedNodes = st.degradedNodes ?? [];
+  const counts = {
+    total: st.total ?? 0,
+    ready: st.ready ?? 0,
+    ongoing: st.ongoing ?? 0,
+    queued: st.queued ?? 0,
+    failed: st.failed ?? failedNodes.length,
+    degraded: st.degraded ?? degradedNodes.length,
+  };
+  const unchanged = st.unchanged ?? 0;
+  const phase = phaseOf(s, rev, inForce);
+  const inProgress = rows
+    .filter((r) => r.revisionName === rev.metadata.name && BUSY.has(r.state))
+    .map((r) => ({
+      node: r.node,
+      state: r.state,
+      ...(r.since ? { since: r.since } : {}),
+      message: r.message,
+    }));
+  const rollback = isInvalid(rev) && inForce ? rollbackOf(rev, inForce, rows) : undefined;
+  const wave = waveLabel ? waveOf(s, inProgress, waveLabel) : undefined;
+  const retryRequested = rev.metadata.annotations?.[RETRY_ANNOTATION];
+  const view: StatusView = {
+    revision: { name: rev.metadata.name, number: rev.spec.number, hash: rev.spec.hash },
+    phase,
+    ...(inForce && inForce.metadata.name !== rev.metadata.name ? { inForce: inForce.metadata.name } : {}),
+    counts,
+    ...(unchanged > 0 ? { unchanged } : {}),
+    ...(wave ? { wave } : {}),
+    inProgress,
+    failedNodes,
+    degradedNodes,
+    reasons: reasonsOf(rev, phase, s.fleetPaused),
+    attention: attentionOf(s, rev, rows),
+    ...(rollback ? { rollback } : {}),
+    ...(retryRequested !== undefined ? { retryRequested } : {}),
+    ...(st.startedAt ? { startedAt: st.startedAt } : {}),
+    ...(st.completedAt ? { completedAt: st.completedAt } : {}),
+    next: '',
+  };
+  view.next = nextStep(view);
+  return view;
+}
+
+/** Node states of a node still working on the revision. */
+const BUSY = new Set<string>(['pending', 'provisioning', 'confirming']);
+
+function phaseOf(s: ClusterState, rev: Revision, inForce: Revision | undefined): Phase {
+  if (isInvalid(rev)) return 'Halted';
+  if (inForce !== undefined && inForce.spec.number > rev.spec.number) return 'Superseded';
+  if (findCondition(rev.status?.conditions, 'Complete')?.status === 'True') return 'Complete';
+  return rev.spec.paused || s.fleetPaused ? 'Paused' : 'RollingOut';
+}
+
+/** Why the rollout is paused, halted or degraded, from the revision's conditions. */
+function reasonsOf(rev: Revision, phase: Phase, fleetPaused: boolean): string[] {
+  const reasons: string[] = [];
+  for (const type of ['Invalid', 'Aborted', 'Paused', 'RetryRequested', 'Degraded']) {
+    const c = findCondition(rev.status?.conditions, type);
+    if (c?.status === 'True') reasons.push(`${type} (${c.reason}): ${c.message}`);
+  }
+  if (phase === 'Paused' && !reasons.some((r) => r.startsWith('Paused')))
+    reasons.push(
+      fleetPaused
+        ? 'Paused: the whole fleet is paused (RolloutPolicy default, spec.paused=true)'
+        : 'Paused: spec.paused is true',
+    );
+  return reasons;
+}
+
+/** While an invalid revision is rolled back: the nodes not yet back on the revision in force. */
+function rollbackOf(rev: Revision, inForce: Revision, rows: NodeRow[]): NonNullable<StatusView['rollback']> {
+  const remaining = rows
+    .filter(
+      (r) =>
+        r.revisionName === rev.metadata.name ||
+        (r.revisionName === inForce.metadata.name &&
+          r.state !== 'provisioned' &&
+          r.onHost === rev.spec.number),
+    )
+    .map((r) => r.node);
+  return { to: inForce.metadata.name, remaining };
+}
+
+function waveOf(
+  s: ClusterState,
+  inProgress: StatusView['inProgress'],
+  waveLabel: string,
+): NonNullable<StatusView['wave']> {
+  const labels = new Map(s.nodes.map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
+  const values = [
+    ...new Set(inProgress.map((p) => labelOf(labels.get(p.node) ?? {}, waveLabel) ?? '(unlabelled)')),
+  ].sort();
+  return { label: waveLabel, values };
+}
+
+function attentionOf(s: ClusterState, rev: Revision, rows: NodeRow[]): string[] {
+  return [
+    ...haltedNewer(s, rev, rows),
+    ...heldBack(s.inputs),
+    ...rows
+      .filter((r) => BEHIND[r.placement] !== undefined)
+      .map((r) => `node ${r.node} ${BEHIND[r.placement]}: ${r.why}`),
+  ];
+}
+
+/** Node states that are listed above the progress, and how. */
+const BEHIND: Partial<Record<NodeRow['placement'], string>> = {
+  unavailable: 'skipped',
+  'restore-failed': 'needs a person',
+  'rolling-back': 'is being rolled back',
+};
+
+/**
+ * Invalid revisions newer than the one shown that still matter: a node still carries one, or the
+ * current inputs would produce it again (held back until fixed or retried). Once the bad inputs are
+ * gone and every node is back, an old halt is history (`kubectl nodenet history`), not a status.
+ */
+function haltedNewer(s: ClusterState, shown: Revision, rows: NodeRow[]): string[] {
+  // "Would produce": as the build sees the inputs once r is retried (its suspects released).
+  return s.revisions
+    .filter((r) => isInvalid(r) && r.spec.number > shown.spec.number)
+    .filter((r) => rows.some((n) => n.revision === r.spec.number) || inputsHash(s, r) === r.spec.hash)
+    .map((r) => {
+      const why = findCondition(r.status?.conditions, 'Invalid')?.message ?? 'invalid';
+      return `${r.metadata.name} is halted (${why.split('\n')[0]}); see kubectl nodenet status ${r.spec.number}`;
+    });
+}
+
+function nextStep(v: StatusView): string {
+  const name = v.revision.name;
+  switch (v.phase) {
+    case 'Halted': {
+      const back = v.rollback
+        ? v.rollback.remaining.length > 0
+          ? `The nodes that took ${name} are being rolled back to ${v.rollback.to} (${plural(v.rollback.remaining.length, 'node')} left: ${v.rollback.remaining.join(', ')}).`
+          : `Every node that took ${name} is back on ${v.rollback.to}.`
+        : `No valid revision exists to roll back to.`;
+      const again =
+        v.retryRequested !== undefined
+          ? `A retry was requested: the configurator builds a new revision with this configuration and a new number.`
+          : `This configuration is not rolled out again by itself: fix the inputs (a new revision follows), or try it again with \`kubectl nodenet retry ${name}\`.`;
+      return `${back} ${again}`;
+    }
+    case 'Superseded':
+      return `Nodes are moved to ${v.inForce}: see \`kubectl nodenet status ${v.inForce}\`.`;
+    case 'Complete':
+      return v.counts.degraded > 0
+        ? `Every node took ${name}; ${plural(v.counts.degraded, 'node')} failed later (degraded). A complete revision stays valid: fix those nodes (see their messages), their agents report again.`
+        : v.attention.length > 0
+          ? `Every node the rollout reached runs ${name}, but not everything is in force: see the Attention lines (\`kubectl nodenet why NODE\` explains a node).`
+          : `Nothing to do: every target node runs ${name}.`;
+    case 'Paused':
+      return `No new node starts while paused; nodes in progress (${v.counts.ongoing}) finish. Continue with \`kubectl nodenet resume${v.reasons.some((r) => r.includes('whole fleet')) ? '' : ` ${name}`}\`.`;
+    case 'RollingOut':
+      return `${plural(v.counts.ongoing, 'node')} in progress; ${v.counts.queued} queued start as slots free up. Stop new starts with \`kubectl nodenet pause ${name}\`; give up and roll back with \`kubectl nodenet abort ${name}\`.`;
+  }
+}
+
+export function statusExitCode(v: StatusView): ExitCode {
+  if (v.phase === 'Halted' || v.counts.failed > 0 || v.counts.degraded > 0 || v.attention.length > 0)
+    return EXIT.attention;
+  if (v.phase === 'RollingOut' || v.phase === 'Paused') return EXIT.pending;
+  return EXIT.ok;
+}
+
+export function renderStatus(v: StatusView, nowMs: number): string {
+  const c = v.counts;
+  const out: string[] = [];
+  const phaseText: Record<Phase, string> = {
+    Complete: 'Complete',
+    RollingOut: 'Rolling out',
+    Paused: 'Paused',
+    Halted: 'Halted: revision is invalid',
+    Superseded: `Superseded by ${v.inForce ?? 'a newer revision'}`,
+  };
+  out.push(`Revision:  ${v.revision.name} (number ${v.revision.number})`);
+  out.push(`State:     ${phaseText[v.phase]}`);
+  // An invalid revision has no targets left (its nodes move back): a bar would only show 0/0.
+  for (const a of v.attention) out.push(`Attention: ${a}`);
+  if (v.phase !== 'Halted') {
+    out.push(`Progress:  ${progressBar(c.ready, c.total)} ${c.ready}/${c.total} ready`);
+    out.push(
+      `Nodes:     ready ${c.ready}, ongoing ${c.ongoing}, queued ${c.queued}, failed ${c.failed}, degraded ${c.degraded}, total ${c.total}`,
+    );
+    if (v.unchanged)
+      out.push(`Unchanged: ${plural(v.unchanged, 'node')} unchanged by this revision (moved without a slot)`);
+  } else out.push(`Nodes:     failed ${c.failed}${c.degraded ? `, degraded ${c.degraded}` : ''}`);
+  if (v.wave)
+    out.push(
+      `Wave:      ${v.wave.label}=${v.wave.values.length ? v.wave.values.join(', ') : '(none in progress)'}`,
+    );
+  if (v.startedAt) out.push(`Started:   ${v.startedAt} (${age(v.startedAt, nowMs)} ago)`);
+  if (v.completedAt) out.push(`Completed: ${v.completedAt} (${age(v.completedAt, nowMs)} ago)`);
+  for (const r of v.reasons) out.push(`Why:       ${r}`);
+  if (v.inProgress.length > 0) {
+    out.push('', 'In progress:');
+    out.push(
+      table(
+        ['NODE', 'STATE', 'SINCE', 'MESSAGE'],
+        v.inProgress.map((p) => [p.node, p.state, age(p.since, nowMs), p.message]),
+      ).trimEnd(),
+    );
+  }
+  for (const [title, list] of [
+    ['Failed nodes:', v.failedNodes],
+    ['Degraded nodes:', v.degradedNodes],
+  ] as const) {
+    if (list.length === 0) continue;
+    out.push('', title);
+    out.push(
+      table(
+        ['NODE', 'AGE', 'MESSAGE'],
+        list.map((f) => [f.node, age(f.at, nowMs), f.message]),
+      ).trimEnd(),
+    );
+  }
+  out.push('', `Next: ${v.next}`);
+  return out.join('\n') + '\n';
+}
