@@ -303,7 +303,7 @@ export class Writes {
     const requested = type;
     if (type === 'apply') {
       const existing = this.store.get(storageKeyOf(t), objectKey(t.namespaced ? namespace : undefined, name));
-      const plan = this.applied.plan(existing?.obj, name, patchBody, opts, subresource);
+      const plan = this.applied.plan(existing?.obj, { name, body: patchBody, subresource }, opts);
       recordApplied = plan.record;
       if ('create' in plan) {
         if (subresource) throw notFound(t.plural, t.group, name);
