@@ -1,14 +1,11 @@
 /**
- * Blast radius of every history the fleet simulator (packages/configurator/test/sim) can play, on
+ * Blast radius of every history the fleet simulator (packages/testkit/src/sim) can play, on
  * the planner as built: per bad change, the most nodes it harms that were handed a revision carrying
  * it (per introduction), against the bound `--update-limit` + `--max-failures`. Then the worst
  * ratio over a sample of random histories. Virtual time: the figures do not depend on the machine.
  */
 import fc from 'fast-check';
-import { historyArb } from '../packages/configurator/test/sim/arbitrary.js';
-import { ALL_NAMED, BASELINE } from '../packages/configurator/test/sim/histories.js';
-import { play } from '../packages/configurator/test/sim/play.js';
-import type { History } from '../packages/configurator/test/sim/world.js';
+import { ALL_NAMED, BASELINE, historyArb, play, type History } from '@nodenet/testkit';
 
 export interface BlastRow {
   history: string;

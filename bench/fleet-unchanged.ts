@@ -89,9 +89,23 @@ interface RolloutOptions {
   planner?: (input: PlanInput) => Plan;
 }
 
-function rollout(o: RolloutOptions): Run {
-  const { free, noopMs = NOOP_MS, planner = plan } = o;
-  const nodes: NodeInfo[] = Array.from({ length: o.nodes ?? NODES }, (_, i) => ({
+type Move = 'forward' | 'unchanged' | 'rollback' | 'catch-up';
+
+/** The simulated fleet: revision 1 complete on every node, revision 2 (the rack change) to roll out. */
+interface Fleet {
+  nodes: NodeInfo[];
+  r2: NetworkConfigRevision;
+  revisions: Map<string, NetworkConfigRevision>;
+  ncs: Map<string, NodeConfig>;
+  /** The content of each node's host config (what its agent applied last). */
+  hostContent: Map<string, string>;
+  /** Per node, when its pending assignment finishes. */
+  finishes: Map<string, number>;
+  specOf: (r: NetworkConfigRevision, n: NodeInfo) => NodeConfig['spec'];
+}
+
+function fleetOnRevision1(nodeCount: number): Fleet {
+  const nodes: NodeInfo[] = Array.from({ length: nodeCount }, (_, i) => ({
     name: `node-${String(i).padStart(4, '0')}`,
     labels: { rack: `r${Math.floor(i / RACK)}` },
     ready: true,
@@ -102,56 +116,102 @@ function rollout(o: RolloutOptions): Run {
     status: { completedAt: new Date().toISOString(), startedAt: new Date().toISOString() },
   };
   const r2 = revisionOf(inputs([l2('base', 100), l2('rack', 200, { rack: 'r0' })]), [r1done]);
-  const revisions = new Map([r1done, r2].map((r) => [r.metadata.name, r]));
   const specs = new NodeSpecCache();
-  const specOf = (r: NetworkConfigRevision, n: NodeInfo) =>
-    specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels);
-  // Every node on revision 1, provisioned long ago.
-  const ncs = new Map<string, NodeConfig>();
-  let mono = 0;
-  const write = (
-    r: NetworkConfigRevision,
-    n: NodeInfo,
-    move: 'forward' | 'unchanged' | 'rollback' | 'catch-up',
-  ) => {
-    const nc = nodeConfigFor(
-      r,
-      { metadata: { name: n.name, labels: n.labels } },
-      { spec: specOf(r, n), move, now: Date.now(), identity: 'bench' },
-    );
-    const old = ncs.get(n.name);
-    nc.metadata.generation = (old?.metadata.generation ?? 0) + 1;
-    return nc;
+  const fleet: Fleet = {
+    nodes,
+    r2,
+    revisions: new Map([r1done, r2].map((r) => [r.metadata.name, r])),
+    ncs: new Map(),
+    hostContent: new Map(),
+    finishes: new Map(),
+    specOf: (r, n) => specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels),
   };
-  const report = (
-    nc: NodeConfig,
-    configStatus: 'provisioned' | 'provisioning',
-    applied: string,
-  ): NodeConfig => ({
+  // Every node on revision 1, provisioned long ago.
+  for (const n of nodes) {
+    fleet.ncs.set(n.name, report(assignment(fleet, r1done, n, 'forward'), 'provisioned', r1.spec.hash));
+    fleet.hostContent.set(n.name, specContentHash(fleet.specOf(r1, n)));
+  }
+  return fleet;
+}
+
+/** The NodeConfig the controller writes for an assignment (its generation one up). */
+function assignment(f: Fleet, r: NetworkConfigRevision, n: NodeInfo, move: Move): NodeConfig {
+  const nc = nodeConfigFor(
+    r,
+    { metadata: { name: n.name, labels: n.labels } },
+    { spec: f.specOf(r, n), move, now: Date.now(), identity: 'bench' },
+  );
+  nc.metadata.generation = (f.ncs.get(n.name)?.metadata.generation ?? 0) + 1;
+  return nc;
+}
+
+/** The NodeConfig with its agent's report. */
+function report(nc: NodeConfig, configStatus: 'provisioned' | 'provisioning', applied: string): NodeConfig {
+  const at = new Date().toISOString();
+  return {
     ...nc,
     status: {
       configStatus,
       lastAppliedRevision: applied,
-      lastUpdate: new Date().toISOString(),
+      lastUpdate: at,
       conditions: [
         {
           type: 'Ready',
           status: configStatus === 'provisioned' ? 'True' : 'False',
           reason: 'R',
           message: 'm',
-          lastTransitionTime: new Date().toISOString(),
+          lastTransitionTime: at,
           observedGeneration: nc.metadata.generation ?? 1,
         },
       ],
     },
-  });
-  for (const n of nodes) {
-    const nc = write(r1done, n, 'forward');
-    ncs.set(n.name, report(nc, 'provisioned', r1.spec.hash));
+  };
+}
+
+/** Agents whose apply is done by `mono` report provisioned. */
+function agentsReport(f: Fleet, mono: number): void {
+  for (const [name, at] of f.finishes) {
+    if (at > mono) continue;
+    f.finishes.delete(name);
+    const nc = f.ncs.get(name) as NodeConfig;
+    f.ncs.set(name, report(nc, 'provisioned', nc.spec.revision));
+    f.hostContent.set(name, specContentHash(nc.spec));
   }
-  const hostContent = new Map(nodes.map((n) => [n.name, specContentHash(specOf(r1, n))]));
-  // Agents: per node, when its pending assignment finishes.
-  const finishes = new Map<string, number>();
+}
+
+/** Writes the plan as the controller does; returns the number of unchanged moves. */
+function carryOut(f: Fleet, p: Plan, o: { mono: number; noopMs: number }): number {
+  let unchanged = 0;
+  for (const u of p.statusUpdates) {
+    const r = f.revisions.get(u.revision);
+    if (r) f.revisions.set(u.revision, { ...r, status: u.status });
+  }
+  for (const a of p.actions) {
+    // Row labels as the controller writes them (its gate delays them, never drops them).
+    if (a.type === 'labelNodeConfig') {
+      const nc = f.ncs.get(a.name) as NodeConfig;
+      const labels: Record<string, string> = { ...nc.metadata.labels };
+      for (const [k, v] of Object.entries(a.labels))
+        if (v === null) delete labels[k];
+        else labels[k] = v;
+      f.ncs.set(a.name, { ...nc, metadata: { ...nc.metadata, labels } });
+    }
+    if (a.type !== 'assign') continue;
+    const n = f.nodes.find((x) => x.name === a.node) as NodeInfo;
+    const nc = assignment(f, f.revisions.get(a.revision) as NetworkConfigRevision, n, a.move);
+    const old = f.ncs.get(a.node) as NodeConfig;
+    const same = specContentHash(nc.spec) === f.hostContent.get(a.node);
+    if (a.move === 'unchanged') unchanged++;
+    f.ncs.set(a.node, report(nc, 'provisioning', old.status?.lastAppliedRevision ?? ''));
+    f.finishes.set(a.node, o.mono + (same ? o.noopMs : WINDOW_MS));
+  }
+  return unchanged;
+}
+
+function rollout(o: RolloutOptions): Run {
+  const { free, noopMs = NOOP_MS, planner = plan } = o;
+  const f = fleetOnRevision1(o.nodes ?? NODES);
+  const { nodes, specOf } = f;
   // The real agent's heartbeats during its window restart --config-timeout; these agents are silent.
   const policy = {
     ...DEFAULT_POLICY,
@@ -159,25 +219,18 @@ function rollout(o: RolloutOptions): Run {
     configTimeoutMs: 2 * WINDOW_MS,
   };
   let observations: Observations = new Map();
-  let passes = 0;
   let cpu = 0;
   let unchanged = 0;
   const passMs: number[] = [];
-  for (mono = 0; mono < 24 * 3_600_000;) {
-    for (const [name, at] of finishes) {
-      if (at > mono) continue;
-      finishes.delete(name);
-      const nc = ncs.get(name) as NodeConfig;
-      ncs.set(name, report(nc, 'provisioned', nc.spec.revision));
-      hostContent.set(name, specContentHash(nc.spec));
-    }
-    const list = [...ncs.values()];
+  for (let mono = 0; mono < 24 * 3_600_000;) {
+    agentsReport(f, mono);
+    const list = [...f.ncs.values()];
     const c0 = process.cpuUsage();
     // Timed as the controller runs it: observe, then the planner.
     const t0 = performance.now();
     observations = observe(observations, nodes, list, mono);
     const p = planner({
-      revisions: [...revisions.values()],
+      revisions: [...f.revisions.values()],
       nodes,
       nodeConfigs: list,
       now: Date.now(),
@@ -190,43 +243,25 @@ function rollout(o: RolloutOptions): Run {
     passMs.push(performance.now() - t0);
     const c = process.cpuUsage(c0);
     cpu += (c.user + c.system) / 1000;
-    passes++;
-    for (const u of p.statusUpdates) {
-      const r = revisions.get(u.revision);
-      if (r) revisions.set(u.revision, { ...r, status: u.status });
-    }
-    for (const a of p.actions) {
-      // Row labels as the controller writes them (its gate delays them, never drops them).
-      if (a.type === 'labelNodeConfig') {
-        const nc = ncs.get(a.name) as NodeConfig;
-        const labels: Record<string, string> = { ...nc.metadata.labels };
-        for (const [k, v] of Object.entries(a.labels))
-          if (v === null) delete labels[k];
-          else labels[k] = v;
-        ncs.set(a.name, { ...nc, metadata: { ...nc.metadata, labels } });
-      }
-      if (a.type !== 'assign') continue;
-      const n = nodes.find((x) => x.name === a.node) as NodeInfo;
-      const r = revisions.get(a.revision) as NetworkConfigRevision;
-      const nc = write(r, n, a.move);
-      const old = ncs.get(a.node) as NodeConfig;
-      const same = specContentHash(nc.spec) === hostContent.get(a.node);
-      if (a.move === 'unchanged') unchanged++;
-      ncs.set(a.node, report(nc, 'provisioning', old.status?.lastAppliedRevision ?? ''));
-      finishes.set(a.node, mono + (same ? noopMs : WINDOW_MS));
-    }
-    if (revisions.get(r2.metadata.name)?.status?.completedAt)
-      return { completeMs: mono, unchanged, passes, cpuMsPerPass: cpu / passes, passMs };
+    unchanged += carryOut(f, p, { mono, noopMs });
+    if (f.revisions.get(f.r2.metadata.name)?.status?.completedAt)
+      return {
+        completeMs: mono,
+        unchanged,
+        passes: passMs.length,
+        cpuMsPerPass: cpu / passMs.length,
+        passMs,
+      };
     // The next pass: after this one's writes, at the next agent report, or when the planner asks.
     const acted = p.actions.some((a) => a.type === 'assign') || p.statusUpdates.length > 0;
     mono = Math.min(
       acted ? mono + COALESCE_MS : Infinity,
-      ...finishes.values(),
+      ...f.finishes.values(),
       mono + (p.requeueAfterMs ?? 3_600_000),
     );
   }
   throw new Error(
-    `revision 2 never completed: ${JSON.stringify(revisions.get(r2.metadata.name)?.status).slice(0, 600)}`,
+    `revision 2 never completed: ${JSON.stringify(f.revisions.get(f.r2.metadata.name)?.status).slice(0, 600)}`,
   );
 }
 

@@ -209,25 +209,48 @@ const pct = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
-async function fleetScenario(): Promise<Record<string, string>> {
-  const dc = await startCluster();
-  const setup = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));
-  const names = Array.from({ length: N }, (_, i) => `node-${String(i).padStart(4, '0')}`);
-  await pool(names, 32, async (name) => {
+const nodeNames = (n: number): string[] =>
+  Array.from({ length: n }, (_, i) => `node-${String(i).padStart(4, '0')}`);
+
+async function createReadyNodes(
+  setup: ReturnType<typeof makeClients>,
+  names: string[],
+  parallel: number,
+): Promise<void> {
+  await pool(names, parallel, async (name) => {
     await setup.node.create({ metadata: { name } });
     await setup.node.patchStatus(name, readyStatus(true));
   });
-  await setup.layer2.create({
-    metadata: { name: 'blue' },
-    spec: { id: 100, vni: 10100, mtu: 1500 },
-  } as never);
-  const agents = await startAgents(dc.kubeconfigPath);
+}
 
-  const client = new KubeClient(loadKubeConfig(dc.kubeconfigPath));
-  const clients = makeClients(client);
-  // What the configurator's requests are for: per verb and resource, NodeConfig patches by purpose
-  // (a move carries the spec; a row-label write only metadata), and per NodeConfig.
-  const counting = { on: false, byKind: new Map<string, number>(), byNode: new Map<string, number>() };
+/** Polls until `ok` holds; throws after TIMEOUT_S. */
+async function untilTrue(what: string, ok: () => boolean, stepMs = 5): Promise<void> {
+  const deadline = performance.now() + TIMEOUT_S * 1000;
+  while (!ok()) {
+    if (performance.now() > deadline) throw new Error(`${what} not reached`);
+    await new Promise((res) => setTimeout(res, stepMs));
+  }
+}
+
+const revisionNumbered = (controller: Controller, n: number): NetworkConfigRevision | undefined =>
+  controller.informers.revision.list().find((x) => x.spec.number === n);
+
+interface RequestCounts {
+  on: boolean;
+  byKind: Map<string, number>;
+  byNode: Map<string, number>;
+}
+
+/**
+ * What the configurator's requests are for: per verb and resource, NodeConfig patches by purpose
+ * (a move carries the spec; a row-label write only metadata), and per NodeConfig.
+ */
+function countRequests(client: KubeClient, clients: ReturnType<typeof makeClients>): RequestCounts {
+  const counting: RequestCounts = {
+    on: false,
+    byKind: new Map<string, number>(),
+    byNode: new Map<string, number>(),
+  };
   const bump = (m: Map<string, number>, k: string): void => void m.set(k, (m.get(k) ?? 0) + 1);
   client.onRequest((info) => {
     if (!counting.on || info.verb === 'watch') return;
@@ -251,6 +274,177 @@ async function fleetScenario(): Promise<Record<string, string>> {
       );
     return patchNodeConfig(name, patch);
   };
+  return counting;
+}
+
+function countsText(counting: RequestCounts, names: string[]): { kinds: string; perNodeText: string } {
+  const kinds = [...counting.byKind]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  const perNodeCounts = new Map<number, number>();
+  for (const n of names) {
+    const x = counting.byNode.get(n) ?? 0;
+    perNodeCounts.set(x, (perNodeCounts.get(x) ?? 0) + 1);
+  }
+  const perNodeText = [...perNodeCounts]
+    .sort((a, b) => a[0] - b[0])
+    .map(([k, v]) => `${v} node(s) ${k}`)
+    .join(', ');
+  return { kinds, perNodeText };
+}
+
+interface Timeline {
+  /** The hash of the revision followed (empty: none yet). */
+  target: string;
+  assignedAt: Map<string, number>;
+  doneAt: Map<string, number>;
+}
+
+/**
+ * Timeline as the configurator sees it: when it assigned each node (its own write, fed back to its
+ * cache) and when the node's `provisioned` status for the new revision reached its watch.
+ */
+function watchTimeline(controller: Controller): Timeline {
+  const t: Timeline = { target: '', assignedAt: new Map(), doneAt: new Map() };
+  controller.informers.nodeConfig.on((e) => {
+    if (!t.target || e.type === 'delete' || e.type === 'resync') return;
+    const nc = e.object;
+    const name = nc.metadata.name;
+    if (nc.spec.revision === t.target && !t.assignedAt.has(name)) t.assignedAt.set(name, performance.now());
+    if (
+      nc.status?.configStatus === 'provisioned' &&
+      nc.status.lastAppliedRevision === t.target &&
+      !t.doneAt.has(name)
+    )
+      t.doneAt.set(name, performance.now());
+  });
+  return t;
+}
+
+/** Per node, assignment to provisioned; and per slot, freed to taken again. */
+function nodeTimes({ assignedAt, doneAt }: Timeline): { roundTrip: number[]; reaction: number[] } {
+  const roundTrip = [...doneAt].map(([n, t]) => t - assignedAt.get(n)!).filter((x) => x >= 0);
+  // Reaction: for the k-th assignment after the first wave, the time since the (k-LIMIT)-th node
+  // finished, i.e. since the slot it takes was freed.
+  const assigned = [...assignedAt.values()].sort((a, b) => a - b);
+  const finished = [...doneAt.values()].sort((a, b) => a - b);
+  return { roundTrip, reaction: assigned.slice(LIMIT).map((t, k) => t - finished[k]!) };
+}
+
+/** Until every NodeConfig's row (`kubectl get nc`) shows revision `r` provisioned. */
+function rowsShowRevision(controller: Controller, r: NetworkConfigRevision): Promise<void> {
+  const shows = (nc: NodeConfig): boolean =>
+    agentReport(nc) === 'provisioned' && appliedNumber(nc, []) === r.spec.number;
+  return untilTrue(`rows show revision ${r.spec.number}`, () =>
+    controller.informers.nodeConfig.list().every(shows),
+  );
+}
+
+async function completeRevision(controller: Controller, n: number): Promise<NetworkConfigRevision> {
+  const complete = (): boolean =>
+    revisionNumbered(controller, n)?.status?.conditions?.some(
+      (c) => c.type === 'Complete' && c.status === 'True',
+    ) === true;
+  try {
+    await untilTrue(`revision ${n} Complete`, complete);
+  } catch {
+    throw new Error(
+      `revision ${n} not Complete after ${TIMEOUT_S} s; nodes: ${JSON.stringify(controller.latestPlan?.nodeStates)}`,
+    );
+  }
+  return revisionNumbered(controller, n)!;
+}
+
+/** Verified independently of the configurator's own status: every NodeConfig reports the revision. */
+async function everyNodeReports(
+  setup: ReturnType<typeof makeClients>,
+  r: NetworkConfigRevision,
+): Promise<void> {
+  const ncs = (await setup.nodeConfig.list()).items;
+  const onNew = ncs.filter(
+    (nc: NodeConfig) =>
+      nc.status?.configStatus === 'provisioned' && nc.status.lastAppliedRevision === r.spec.hash,
+  ).length;
+  if (onNew !== N) throw new Error(`only ${onNew}/${N} NodeConfigs report revision ${r.spec.number}`);
+}
+
+type Cpu = { bench: number; dc: number; agents: number };
+
+/** What the fleet scenario measured. */
+interface FleetFigures {
+  times: { tRevision: number; tComplete: number; tRows: number };
+  requests: { total: number; perVerb: string; kinds: string; perNodeText: string };
+  passes: { count: number; ms: number };
+  agentWrites: { count: number; errors: number };
+  nodeTimes: { roundTrip: number[]; reaction: number[] };
+  cpu: { before: Cpu; after: Cpu };
+}
+
+function fleetRows(f: FleetFigures): Record<string, string> {
+  const { tRevision, tComplete, tRows } = f.times;
+  const { roundTrip, reaction } = f.nodeTimes;
+  const floor = Math.ceil(N / LIMIT) * LATENCY;
+  const ms = (x: number): string => `${x.toFixed(0)} ms`;
+  const cpu = (k: keyof Cpu): string => ms(f.cpu.after[k] - f.cpu.before[k]);
+  const r = f.requests;
+  return {
+    'fleet: nodes / limit / apply latency': `${N} / ${LIMIT} / ${LATENCY} ms`,
+    'process layout': SINGLE
+      ? 'single process (devcluster + agents + configurator)'
+      : 'devcluster, agents, configurator: one process each',
+    'input change → revision created': ms(tRevision),
+    'input change → revision Complete': ms(tComplete),
+    [`floor ceil(${N}/${LIMIT}) × ${LATENCY} ms`]: ms(floor),
+    'ratio to floor (goal ≤ 1.1×)': `${(tComplete / floor).toFixed(2)}×`,
+    'input change → every row shows it': ms(tRows),
+    'configurator API requests per node (goal ≤ 1.05)': `${(r.total / N).toFixed(2)} (${r.total}: ${r.perVerb})`,
+    'configurator requests by purpose': r.kinds,
+    'configurator requests per NodeConfig': r.perNodeText,
+    'configurator passes (mean duration, writes included)': `${f.passes.count} (${ms(f.passes.ms / f.passes.count)})`,
+    'agent status writes': `${f.agentWrites.count} (${(f.agentWrites.count / N).toFixed(2)} per node, ${f.agentWrites.errors} errors)`,
+    'node round trip assign → provisioned seen p50/p95': `${ms(pct(roundTrip, 50))} / ${ms(pct(roundTrip, 95))}`,
+    'slot freed → next assignment p50/p95': `${ms(pct(reaction, 50))} / ${ms(pct(reaction, 95))}`,
+    'CPU during rollout: configurator / devcluster / agents': SINGLE
+      ? `${cpu('bench')} (all in one process)`
+      : `${cpu('bench')} / ${cpu('dc')} / ${cpu('agents')}`,
+    'configurator CPU per node (goal ≤ 0.2 ms at 5,000)': SINGLE
+      ? '(not separable in one process)'
+      : `${((f.cpu.after.bench - f.cpu.before.bench) / N).toFixed(2)} ms`,
+  };
+}
+
+/** The configurator's requests (in all and per verb), passes and time in passes so far. */
+async function configuratorCounters(client: KubeClient, metrics: Metrics) {
+  return {
+    perVerb: { ...client.requestCounts } as Record<string, number>,
+    total: client.totalRequests,
+    passes: (await metrics.passes.get()).values[0]?.value ?? 0,
+    passSeconds:
+      (await metrics.passDuration.get()).values.find((v) => v.metricName?.endsWith('_sum'))?.value ?? 0,
+  };
+}
+
+/** devcluster with N Ready nodes, the Layer-2 network of revision 1, and the simulated agents. */
+async function startFleet() {
+  const dc = await startCluster();
+  const setup = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));
+  const names = nodeNames(N);
+  await createReadyNodes(setup, names, 32);
+  await setup.layer2.create({
+    metadata: { name: 'blue' },
+    spec: { id: 100, vni: 10100, mtu: 1500 },
+  } as never);
+  const agents = await startAgents(dc.kubeconfigPath);
+  return { dc, setup, names, agents };
+}
+
+async function fleetScenario(): Promise<Record<string, string>> {
+  const { dc, setup, names, agents } = await startFleet();
+
+  const client = new KubeClient(loadKubeConfig(dc.kubeconfigPath));
+  const clients = makeClients(client);
+  const counting = countRequests(client, clients);
   const metrics = new Metrics();
   const controller = new Controller({
     clients,
@@ -263,56 +457,15 @@ async function fleetScenario(): Promise<Record<string, string>> {
     coalesceMs: COALESCE,
   });
   await controller.start();
-  // Timeline as the configurator sees it: when it assigned each node (its own write, fed back to its
-  // cache) and when the node's `provisioned` status for the new revision reached its watch.
-  let target = '';
-  const assignedAt = new Map<string, number>();
-  const doneAt = new Map<string, number>();
-  controller.informers.nodeConfig.on((e) => {
-    if (!target || e.type === 'delete' || e.type === 'resync') return;
-    const nc = e.object;
-    const name = nc.metadata.name;
-    if (nc.spec.revision === target && !assignedAt.has(name)) assignedAt.set(name, performance.now());
-    if (
-      nc.status?.configStatus === 'provisioned' &&
-      nc.status.lastAppliedRevision === target &&
-      !doneAt.has(name)
-    )
-      doneAt.set(name, performance.now());
-  });
-  /** Until every NodeConfig's row (`kubectl get nc`) shows revision `r` provisioned. */
-  const rowsShow = async (r: NetworkConfigRevision): Promise<void> => {
-    const deadline = performance.now() + TIMEOUT_S * 1000;
-    const shows = (nc: NodeConfig): boolean =>
-      agentReport(nc) === 'provisioned' && appliedNumber(nc, []) === r.spec.number;
-    while (!controller.informers.nodeConfig.list().every(shows)) {
-      if (performance.now() > deadline) throw new Error(`rows do not show revision ${r.spec.number}`);
-      await new Promise((res) => setTimeout(res, 5));
-    }
-  };
-  const completeOn = async (n: number): Promise<NetworkConfigRevision> => {
-    const deadline = performance.now() + TIMEOUT_S * 1000;
-    for (;;) {
-      const r = controller.informers.revision.list().find((x) => x.spec.number === n);
-      if (r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')) return r;
-      if (performance.now() > deadline)
-        throw new Error(
-          `revision ${n} not Complete after ${TIMEOUT_S} s; nodes: ${JSON.stringify(controller.latestPlan?.nodeStates)}`,
-        );
-      await new Promise((res) => setTimeout(res, 5));
-    }
-  };
+  const timeline = watchTimeline(controller);
+  const rowsShow = (r: NetworkConfigRevision): Promise<void> => rowsShowRevision(controller, r);
+  const completeOn = (n: number): Promise<NetworkConfigRevision> => completeRevision(controller, n);
   const r1 = await completeOn(1);
   // Counting starts from a settled fleet: revision 1's row labels are written too.
   await rowsShow(r1);
   await new Promise((res) => setTimeout(res, 300)); // writes in flight land
   const writesBefore = (await agents.report()).writes.length;
-  const reqBefore = { ...client.requestCounts };
-  const totalBefore = client.totalRequests;
-  const passesBefore = (await metrics.passes.get()).values[0]?.value ?? 0;
-  const passSum = async (): Promise<number> =>
-    (await metrics.passDuration.get()).values.find((v) => v.metricName?.endsWith('_sum'))?.value ?? 0;
-  const passSecondsBefore = await passSum();
+  const before = await configuratorCounters(client, metrics);
   const cpu0 = { bench: procCpuMs(process.pid), dc: procCpuMs(dc.pid), agents: procCpuMs(agents.pid) };
   counting.on = true;
   const t0 = performance.now();
@@ -321,17 +474,14 @@ async function fleetScenario(): Promise<Record<string, string>> {
     spec: { id: 200, vni: 10200, mtu: 1500 },
   } as never);
   // The hash of revision 2 is known once the configurator has built it; the timeline starts there.
-  const waitRev = async (): Promise<void> => {
-    for (;;) {
-      const r = controller.informers.revision.list().find((x) => x.spec.number === 2);
-      if (r) {
-        target = r.spec.hash;
-        return;
-      }
-      await new Promise((res) => setTimeout(res, 1));
-    }
-  };
-  await waitRev();
+  await untilTrue(
+    'revision 2 built',
+    () => {
+      timeline.target = revisionNumbered(controller, 2)?.spec.hash ?? '';
+      return timeline.target !== '';
+    },
+    1,
+  );
   const tRevision = performance.now() - t0;
   const r2 = await completeOn(2);
   const tComplete = performance.now() - t0;
@@ -343,69 +493,28 @@ async function fleetScenario(): Promise<Record<string, string>> {
   await new Promise((res) => setTimeout(res, 300)); // writes in flight land
   counting.on = false;
   const cpu1 = { bench: procCpuMs(process.pid), dc: procCpuMs(dc.pid), agents: procCpuMs(agents.pid) };
-  const requests = client.totalRequests - totalBefore;
-  const perVerb = Object.entries(client.requestCounts)
-    .map(([k, v]) => [k, v - (reqBefore as Record<string, number>)[k]!] as const)
+  const after = await configuratorCounters(client, metrics);
+  const requests = after.total - before.total;
+  const perVerb = Object.entries(after.perVerb)
+    .map(([k, v]) => [k, v - before.perVerb[k]!] as const)
     .filter(([, v]) => v > 0)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
-  const passes = ((await metrics.passes.get()).values[0]?.value ?? 0) - passesBefore;
-  const passMs = ((await passSum()) - passSecondsBefore) * 1000;
-  // Verify independently of the configurator's own status: every NodeConfig reports the new revision.
-  const ncs = (await setup.nodeConfig.list()).items;
-  const onNew = ncs.filter(
-    (nc: NodeConfig) =>
-      nc.status?.configStatus === 'provisioned' && nc.status.lastAppliedRevision === r2.spec.hash,
-  ).length;
-  if (onNew !== N) throw new Error(`only ${onNew}/${N} NodeConfigs report revision 2`);
+  const passes = after.passes - before.passes;
+  const passMs = (after.passSeconds - before.passSeconds) * 1000;
+  await everyNodeReports(setup, r2);
   const { writes, writeErrors } = await agents.report();
   const agentWrites = writes.length - writesBefore;
   void red;
 
-  const floor = Math.ceil(N / LIMIT) * LATENCY;
-  const roundTrip = [...doneAt].map(([n, t]) => t - assignedAt.get(n)!).filter((x) => x >= 0);
-  // Reaction: for the k-th assignment after the first wave, the time since the (k-LIMIT)-th node
-  // finished, i.e. since the slot it takes was freed.
-  const assigned = [...assignedAt.values()].sort((a, b) => a - b);
-  const finished = [...doneAt.values()].sort((a, b) => a - b);
-  const reaction = assigned.slice(LIMIT).map((t, k) => t - finished[k]!);
-  const ms = (x: number): string => `${x.toFixed(0)} ms`;
-  const cpu = (k: keyof typeof cpu0): string => ms(cpu1[k] - cpu0[k]);
-  const kinds = [...counting.byKind]
-    .sort((a, b) => b[1] - a[1])
-    .map(([k, v]) => `${k} ${v}`)
-    .join(', ');
-  const perNode = names.map((n) => counting.byNode.get(n) ?? 0);
-  const perNodeCounts = new Map<number, number>();
-  for (const x of perNode) perNodeCounts.set(x, (perNodeCounts.get(x) ?? 0) + 1);
-  const perNodeText = [...perNodeCounts]
-    .sort((a, b) => a[0] - b[0])
-    .map(([k, v]) => `${v} node(s) ${k}`)
-    .join(', ');
-  const rows: Record<string, string> = {
-    'fleet: nodes / limit / apply latency': `${N} / ${LIMIT} / ${LATENCY} ms`,
-    'process layout': SINGLE
-      ? 'single process (devcluster + agents + configurator)'
-      : 'devcluster, agents, configurator: one process each',
-    'input change → revision created': ms(tRevision),
-    'input change → revision Complete': ms(tComplete),
-    [`floor ceil(${N}/${LIMIT}) × ${LATENCY} ms`]: ms(floor),
-    'ratio to floor (goal ≤ 1.1×)': `${(tComplete / floor).toFixed(2)}×`,
-    'input change → every row shows it': ms(tRows),
-    'configurator API requests per node (goal ≤ 1.05)': `${(requests / N).toFixed(2)} (${requests}: ${perVerb})`,
-    'configurator requests by purpose': kinds,
-    'configurator requests per NodeConfig': perNodeText,
-    'configurator passes (mean duration, writes included)': `${passes} (${ms(passMs / passes)})`,
-    'agent status writes': `${agentWrites} (${(agentWrites / N).toFixed(2)} per node, ${writeErrors} errors)`,
-    'node round trip assign → provisioned seen p50/p95': `${ms(pct(roundTrip, 50))} / ${ms(pct(roundTrip, 95))}`,
-    'slot freed → next assignment p50/p95': `${ms(pct(reaction, 50))} / ${ms(pct(reaction, 95))}`,
-    'CPU during rollout: configurator / devcluster / agents': SINGLE
-      ? `${cpu('bench')} (all in one process)`
-      : `${cpu('bench')} / ${cpu('dc')} / ${cpu('agents')}`,
-    'configurator CPU per node (goal ≤ 0.2 ms at 5,000)': SINGLE
-      ? '(not separable in one process)'
-      : `${((cpu1.bench - cpu0.bench) / N).toFixed(2)} ms`,
-  };
+  const rows = fleetRows({
+    times: { tRevision, tComplete, tRows },
+    requests: { total: requests, perVerb, ...countsText(counting, names) },
+    passes: { count: passes, ms: passMs },
+    agentWrites: { count: agentWrites, errors: writeErrors },
+    nodeTimes: nodeTimes(timeline),
+    cpu: { before: cpu0, after: cpu1 },
+  });
   await controller.stop();
   await agents.stop();
   client.close();
@@ -422,11 +531,7 @@ async function blastScenario(): Promise<Record<string, string>> {
   const soakMs = 1000;
   const dc = await startDevCluster({ crdsDir: CRDS });
   const setup = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));
-  const names = Array.from({ length: nodes }, (_, i) => `node-${String(i).padStart(4, '0')}`);
-  await pool(names, 16, async (name) => {
-    await setup.node.create({ metadata: { name } });
-    await setup.node.patchStatus(name, readyStatus(true));
-  });
+  await createReadyNodes(setup, nodeNames(nodes), 16);
   let bad = '';
   let cutNode = '';
   let cutAt = 0;
@@ -462,15 +567,8 @@ async function blastScenario(): Promise<Record<string, string>> {
     coalesceMs: COALESCE,
   });
   await controller.start();
-  const revision = (n: number): NetworkConfigRevision | undefined =>
-    controller.informers.revision.list().find((x) => x.spec.number === n);
-  const until = async (what: string, ok: () => boolean): Promise<void> => {
-    const deadline = performance.now() + TIMEOUT_S * 1000;
-    while (!ok()) {
-      if (performance.now() > deadline) throw new Error(`blast scenario: ${what} not reached`);
-      await new Promise((res) => setTimeout(res, 5));
-    }
-  };
+  const revision = (n: number): NetworkConfigRevision | undefined => revisionNumbered(controller, n);
+  const until = (what: string, ok: () => boolean): Promise<void> => untilTrue(`blast scenario: ${what}`, ok);
   await until(
     'revision 1 complete',
     () => revision(1)?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') === true,
@@ -501,12 +599,12 @@ async function blastScenario(): Promise<Record<string, string>> {
   return rows;
 }
 
-function buildScenario(): Record<string, string> {
-  const NODES = 5000;
-  const L2 = 2000;
-  const VRFS = 500;
-  const racks = 50;
-  const inputs: Inputs = {
+const BUILD = { NODES: 5000, L2: 2000, VRFS: 500, racks: 50 };
+
+/** 500 VRFs and 2,000 Layer-2 networks, each with a rack selector. */
+function buildInputs(): Inputs {
+  const { L2, VRFS, racks } = BUILD;
+  return {
     vrf: Array.from({ length: VRFS }, (_, i) => ({
       apiVersion: 'network.nodenet.io/v1alpha1',
       kind: 'VRFRouteConfiguration' as const,
@@ -536,7 +634,73 @@ function buildScenario(): Record<string, string> {
     })),
     routingTable: [],
   };
-  const nodes = Array.from({ length: NODES }, (_, i) => ({
+}
+
+type BenchNode = { name: string; labels: Record<string, string>; ready: boolean };
+
+/** The spec of each node, through a spec cache as the configurator keeps one. */
+const specsOf = (cache: NodeSpecCache, rev: NetworkConfigRevision, nodes: BenchNode[]) =>
+  nodes.map((n) =>
+    cache.spec(
+      { config: rev.spec.config, hash: rev.spec.hash },
+      { ...n.labels, 'kubernetes.io/hostname': n.name },
+    ),
+  );
+
+/**
+ * The configurator builds on every input change: the first build pays for compiling the code,
+ * later ones show the steady cost. Five more, each with a fresh spec cache. CPU time beside wall
+ * time: on a shared machine the wall time includes waiting for a core.
+ */
+function rebuilds(
+  inputs: Inputs,
+  nodes: BenchNode[],
+  opts: Parameters<typeof buildRevision>[3],
+): { wall: number[]; cpu: number[] } {
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const c0 = process.cpuUsage();
+    const s0 = performance.now();
+    const b = buildRevision(inputs, [], Date.now(), opts);
+    if (b.decision.action !== 'create') throw new Error('unexpected decision');
+    specsOf(new NodeSpecCache(), b.decision.revision, nodes);
+    wall.push(performance.now() - s0);
+    const used = process.cpuUsage(c0);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  return { wall, cpu };
+}
+
+/** One planner pass over every node, all on the revision. */
+function planPass(
+  rev: NetworkConfigRevision,
+  fleet: { nodes: BenchNode[]; ncs: NodeConfig[]; cache: NodeSpecCache },
+  o: { mono: number; observations: ReturnType<typeof observe> },
+) {
+  const { nodes, ncs, cache } = fleet;
+  return plan({
+    revisions: [{ ...rev, metadata: { name: rev.metadata.name } }],
+    nodes,
+    nodeConfigs: ncs,
+    now: Date.now(),
+    mono: o.mono,
+    observations: o.observations,
+    policy: DEFAULT_POLICY,
+    specHash: (_r, n) =>
+      nodeSpecHash(
+        cache.spec(
+          { config: rev.spec.config, hash: rev.spec.hash },
+          { ...n.labels, 'kubernetes.io/hostname': n.name },
+        ),
+      ),
+  });
+}
+
+function buildScenario(): Record<string, string> {
+  const { NODES, L2, VRFS, racks } = BUILD;
+  const inputs = buildInputs();
+  const nodes: BenchNode[] = Array.from({ length: NODES }, (_, i) => ({
     name: `node-${i}`,
     labels: { rack: `r${i % racks}` },
     ready: true,
@@ -556,31 +720,9 @@ function buildScenario(): Record<string, string> {
     );
   const rev = built.decision.revision;
   const cache = new NodeSpecCache();
-  const specs = nodes.map((n) =>
-    cache.spec(
-      { config: rev.spec.config, hash: rev.spec.hash },
-      { ...n.labels, 'kubernetes.io/hostname': n.name },
-    ),
-  );
+  const specs = specsOf(cache, rev, nodes);
   const t2 = performance.now();
-  // The configurator builds on every input change: the first build pays for compiling the code,
-  // later ones show the steady cost. Five more, each with a fresh spec cache.
-  // CPU time beside wall time: on a shared machine the wall time includes waiting for a core.
-  const rebuilds: number[] = [];
-  const rebuildCpu: number[] = [];
-  for (let i = 0; i < 5; i++) {
-    const c0 = process.cpuUsage();
-    const s0 = performance.now();
-    const b = buildRevision(inputs, [], Date.now(), opts);
-    if (b.decision.action !== 'create') throw new Error('unexpected decision');
-    const c = new NodeSpecCache();
-    const r = b.decision.revision;
-    for (const n of nodes)
-      c.spec({ config: r.spec.config, hash: r.spec.hash }, { ...n.labels, 'kubernetes.io/hostname': n.name });
-    rebuilds.push(performance.now() - s0);
-    const used = process.cpuUsage(c0);
-    rebuildCpu.push((used.user + used.system) / 1000);
-  }
+  const again5 = rebuilds(inputs, nodes, opts);
   // The memoized specs equal the direct computation.
   for (const i of [0, 1, 777, 4999]) {
     const n = nodes[i]!;
@@ -598,41 +740,15 @@ function buildScenario(): Record<string, string> {
   }));
   const t3 = performance.now();
   const observations = observe(new Map(), nodes, ncs, t3);
-  const p = plan({
-    revisions: [{ ...rev, metadata: { name: rev.metadata.name } }],
-    nodes,
-    nodeConfigs: ncs,
-    now: Date.now(),
-    mono: t3,
-    observations,
-    policy: DEFAULT_POLICY,
-    specHash: (_r, n) =>
-      nodeSpecHash(
-        cache.spec(
-          { config: rev.spec.config, hash: rev.spec.hash },
-          { ...n.labels, 'kubernetes.io/hostname': n.name },
-        ),
-      ),
-  });
+  const p = planPass(rev, { nodes, ncs, cache }, { mono: t3, observations });
   const t4 = performance.now();
   // A second pass over the same objects, as the controller runs on every change: facts, keys and
   // spec hashes are cached per object.
-  const again = plan({
-    revisions: [{ ...rev, metadata: { name: rev.metadata.name } }],
-    nodes,
-    nodeConfigs: ncs,
-    now: Date.now(),
-    mono: t4,
-    observations: observe(observations, nodes, ncs, t4),
-    policy: DEFAULT_POLICY,
-    specHash: (_r, n) =>
-      nodeSpecHash(
-        cache.spec(
-          { config: rev.spec.config, hash: rev.spec.hash },
-          { ...n.labels, 'kubernetes.io/hostname': n.name },
-        ),
-      ),
-  });
+  const again = planPass(
+    rev,
+    { nodes, ncs, cache },
+    { mono: t4, observations: observe(observations, nodes, ncs, t4) },
+  );
   const t5 = performance.now();
   const heap1 = process.memoryUsage().heapUsed;
   const ms = (x: number): string => `${x.toFixed(0)} ms`;
@@ -640,7 +756,7 @@ function buildScenario(): Record<string, string> {
     'build: nodes / Layer-2 (with selectors) / VRFs': `${NODES} / ${L2} / ${VRFS}`,
     'validate + merge + hash': ms(t1 - t0),
     [`${NODES} NodeConfig specs (filtering)`]: `${ms(t2 - t1)} (avg ${(specs.reduce((a, s) => a + s.layer2.length, 0) / NODES).toFixed(0)} L2 per node)`,
-    'total build, first / median of 5 more (goal ≤ 100 ms)': `${ms(t2 - t0)} / ${ms(pct(rebuilds, 50))} (CPU ${ms(pct(rebuildCpu, 50))})`,
+    'total build, first / median of 5 more (goal ≤ 100 ms)': `${ms(t2 - t0)} / ${ms(pct(again5.wall, 50))} (CPU ${ms(pct(again5.cpu, 50))})`,
     [`one planner pass over ${NODES} nodes, first / again`]: `${ms(t4 - t3)} / ${ms(t5 - t4)} (${p.actions.length} / ${again.actions.length} actions)`,
     'heap growth / rss': `${((heap1 - heap0) / 1048576).toFixed(0)} MiB / ${(process.memoryUsage().rss / 1048576).toFixed(0)} MiB`,
   };

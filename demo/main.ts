@@ -14,7 +14,7 @@ import { buildConfig } from '@nodenet/api';
 import { Command, Option } from 'commander';
 import { NodeConfigWatch, applyFile } from './resources.js';
 import { realAgentsPossible, realStage, simulatedStage, type Stage } from './stage.js';
-import { inputsFromFiles, playStory } from './story.js';
+import { inputsFromFiles, playStory, type StoryResult } from './story.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const examples = (f: string): string => join(repo, 'examples', f);
@@ -61,17 +61,8 @@ async function main(): Promise<number> {
   const goodHash = buildConfig(inputsFromFiles([files.good])).hash;
   const badHash = buildConfig(inputsFromFiles([files.good, files.bad])).hash;
 
-  const possible = realAgentsPossible();
-  if (flags.agents === 'real' && !possible.ok) {
-    log(`--agents real: not possible here: ${possible.why}`);
-    return 2;
-  }
-  const mode = flags.agents === 'auto' ? (possible.ok ? 'real' : 'simulated') : flags.agents;
-  log(
-    mode === 'real'
-      ? `agents: real nodenet-agent processes, one network namespace and FRR instance per node (${possible.why})`
-      : `agents: simulated (${flags.agents === 'simulated' ? 'asked for with --agents simulated' : `real agents need root, iproute2 and FRR: ${possible.why}`})`,
-  );
+  const mode = agentsMode();
+  if (!mode) return 2;
 
   // Logs first, so a failing start-up leaves them too: printed now, kept until exit (and after it
   // when a step did not happen, so the reason can still be read).
@@ -119,30 +110,7 @@ async function main(): Promise<number> {
   log(failed.length === 0 ? 'story: every step happened' : `story: ${failed.length} step(s) did not happen`);
   if (flags.once) return failed.length === 0 ? 0 : 1;
 
-  const plugin = join(repo, 'node_modules', '.bin');
-  log(
-    [
-      '',
-      'Look around (in another terminal):',
-      `  export KUBECONFIG=${stage.kubeconfigPath}`,
-      `  export PATH=${plugin}:$PATH      # puts kubectl-nodenet on the PATH: kubectl nodenet …`,
-      '  kubectl get nodes,ncr,nc',
-      '  kubectl get layer2',
-      '  kubectl describe ncr                  # conditions, failedNodes, Events',
-      `  kubectl nodenet status --wave-label ${WAVE_LABEL}`,
-      '  kubectl nodenet nodes',
-      '  kubectl nodenet history',
-      ...(story.good && story.bad
-        ? [`  kubectl nodenet diff ${story.good} ${story.bad}   # what the bad revision did to each node`]
-        : []),
-      '  kubectl nodenet diff -f examples/routing-table.yaml   # preview a change per node before applying it',
-      '  kubectl apply -f examples/routing-table.yaml          # roll it out (real agents need a kernel with VRF)',
-      '  kubectl nodenet retry --yes            # try the bad revision again (it fails again)',
-      `  less ${configuratorLog}   # and agent-<node>.log beside it with real agents`,
-      '',
-      'Running until Ctrl-C; everything is removed on exit.',
-    ].join('\n'),
-  );
+  log(lookAround(stage.kubeconfigPath, story, configuratorLog));
   process.off('SIGINT', interrupted);
   process.off('SIGTERM', interrupted);
   await new Promise<void>((resolve) => {
@@ -150,6 +118,48 @@ async function main(): Promise<number> {
     process.once('SIGTERM', resolve);
   });
   return failed.length === 0 ? 0 : 1;
+}
+
+/** Real agents when asked for or possible (auto), else simulated; undefined when real ones were asked for and are not possible. */
+function agentsMode(): 'real' | 'simulated' | undefined {
+  const possible = realAgentsPossible();
+  if (flags.agents === 'real' && !possible.ok) {
+    log(`--agents real: not possible here: ${possible.why}`);
+    return undefined;
+  }
+  const mode = flags.agents === 'auto' ? (possible.ok ? 'real' : 'simulated') : flags.agents;
+  log(
+    mode === 'real'
+      ? `agents: real nodenet-agent processes, one network namespace and FRR instance per node (${possible.why})`
+      : `agents: simulated (${flags.agents === 'simulated' ? 'asked for with --agents simulated' : `real agents need root, iproute2 and FRR: ${possible.why}`})`,
+  );
+  return mode;
+}
+
+/** What to try in another terminal while the demo keeps running. */
+function lookAround(kubeconfigPath: string, story: StoryResult, configuratorLog: string): string {
+  const plugin = join(repo, 'node_modules', '.bin');
+  return [
+    '',
+    'Look around (in another terminal):',
+    `  export KUBECONFIG=${kubeconfigPath}`,
+    `  export PATH=${plugin}:$PATH      # puts kubectl-nodenet on the PATH: kubectl nodenet …`,
+    '  kubectl get nodes,ncr,nc',
+    '  kubectl get layer2',
+    '  kubectl describe ncr                  # conditions, failedNodes, Events',
+    `  kubectl nodenet status --wave-label ${WAVE_LABEL}`,
+    '  kubectl nodenet nodes',
+    '  kubectl nodenet history',
+    ...(story.good && story.bad
+      ? [`  kubectl nodenet diff ${story.good} ${story.bad}   # what the bad revision did to each node`]
+      : []),
+    '  kubectl nodenet diff -f examples/routing-table.yaml   # preview a change per node before applying it',
+    '  kubectl apply -f examples/routing-table.yaml          # roll it out (real agents need a kernel with VRF)',
+    '  kubectl nodenet retry --yes            # try the bad revision again (it fails again)',
+    `  less ${configuratorLog}   # and agent-<node>.log beside it with real agents`,
+    '',
+    'Running until Ctrl-C; everything is removed on exit.',
+  ].join('\n');
 }
 
 function startConfigurator(kubeconfig: string, logFile: string): ChildProcess {

@@ -55,11 +55,66 @@ export interface StoryResult {
   bad?: string;
 }
 
+/** What each step of the story works with. */
+interface Scene {
+  o: StoryOptions;
+  watch: NodeConfigWatch;
+  clients: StoryOptions['stage']['clients'];
+  until: <T>(what: string, fn: () => Promise<T | undefined | false>) => Promise<T>;
+  first: string;
+  others: string[];
+}
+
 export async function playStory(o: StoryOptions, watch: NodeConfigWatch): Promise<StoryResult> {
-  const { stage, log } = o;
-  const clients = stage.clients;
+  const clients = o.stage.clients;
   const results: StepResult[] = [];
-  const step = async (name: string, body: () => Promise<string | void>): Promise<boolean> => {
+  const step = stepper(o.log, results);
+  const [first, ...others] = o.nodes;
+  const scene: Scene = {
+    o,
+    watch,
+    clients,
+    until: (what, fn) => waitUntil(what, fn, o.timeoutMs, () => describeState(clients)),
+    first: first!,
+    others,
+  };
+
+  let goodName: string | undefined;
+  await step(
+    `good change (${relative(process.cwd(), o.files.good)}): its revision reaches all ${o.nodes.length} nodes, at most ${o.updateLimit} in progress at a time`,
+    async () => {
+      const rev = await goodChange(scene);
+      goodName = rev.metadata.name;
+      return `${rev.metadata.name} complete; at most ${watch.maxInProgress} node(s) in progress at once`;
+    },
+  );
+  if (!goodName) return { steps: results };
+  await step('each node got the networks its labels select (storage only on rack r2)', () =>
+    networksFollowLabels(scene),
+  );
+  let badName = '';
+  const halted = await step(
+    `bad change (${relative(process.cwd(), o.files.bad)}): its revision fails on ${first}, is marked invalid and the rollout halts`,
+    async () => {
+      const rev = await badChange(scene);
+      badName = rev.metadata.name;
+      return `${rev.metadata.name} invalid: ${rev.status?.failedNodes?.[0]?.message ?? ''}`;
+    },
+  );
+  if (!halted) return { steps: results, good: goodName };
+  await step(`${first} is rolled back to the good revision`, () => rolledBack(scene));
+  await step(`${others.join(', ')} never received the bad revision and still run the good one`, () =>
+    othersUntouched(scene),
+  );
+  await step('kubectl nodenet status reports the halt and what happens next', () =>
+    statusReportsHalt(scene, badName),
+  );
+  return { steps: results, good: goodName, bad: badName };
+}
+
+/** Runs a step, logs and records whether it happened (and what it found). */
+function stepper(log: StoryOptions['log'], results: StepResult[]) {
+  return async (name: string, body: () => Promise<string | void>): Promise<boolean> => {
     log(`▶ ${name}`);
     try {
       const detail = (await body()) ?? undefined;
@@ -72,94 +127,79 @@ export async function playStory(o: StoryOptions, watch: NodeConfigWatch): Promis
       return false;
     }
   };
-  const until = <T>(what: string, fn: () => Promise<T | undefined | false>): Promise<T> =>
-    waitUntil(what, fn, o.timeoutMs, () => describeState(clients));
-  const [first, ...others] = o.nodes;
+}
 
-  let goodName: string | undefined;
-  await step(
-    `good change (${relative(process.cwd(), o.files.good)}): its revision reaches all ${o.nodes.length} nodes, at most ${o.updateLimit} in progress at a time`,
-    async () => {
-      watch.resetMax();
-      await applyFile(clients, o.files.good);
-      const rev = await until('the good revision complete on every node', async () => {
-        const r = await revisionWithHash(clients, o.goodHash);
-        const ncs = (await clients.nodeConfig.list()).items;
-        const done = ncs.length === o.nodes.length && ncs.every((nc) => provisionedOn(nc, o.goodHash));
-        const complete = r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');
-        return done && complete ? r : undefined;
-      });
-      if (watch.maxInProgress > o.updateLimit)
-        throw new Error(
-          `${watch.maxInProgress} nodes were in progress at once, above the limit ${o.updateLimit}`,
-        );
-      goodName = rev.metadata.name;
-      return `${rev.metadata.name} complete; at most ${watch.maxInProgress} node(s) in progress at once`;
-    },
-  );
-  if (!goodName) return { steps: results };
-
-  await step('each node got the networks its labels select (storage only on rack r2)', async () => {
+/** The good change reaches every node, never more than the update limit in progress at once. */
+async function goodChange({ o, watch, clients, until }: Scene): Promise<NetworkConfigRevision> {
+  watch.resetMax();
+  await applyFile(clients, o.files.good);
+  const rev = await until('the good revision complete on every node', async () => {
+    const r = await revisionWithHash(clients, o.goodHash);
     const ncs = (await clients.nodeConfig.list()).items;
-    const nodes = new Map((await clients.node.list()).items.map((n) => [n.metadata.name, n]));
-    for (const nc of ncs) {
-      const names = nc.spec.layer2.map((l) => l.name).sort();
-      const want = nodes.get(nc.metadata.name)?.metadata.labels?.rack === 'r2' ? ['storage', 'web'] : ['web'];
-      if (names.join() !== want.join())
-        throw new Error(`${nc.metadata.name} has ${names.join(', ')}, expected ${want.join(', ')}`);
-    }
+    const done = ncs.length === o.nodes.length && ncs.every((nc) => provisionedOn(nc, o.goodHash));
+    const complete = r?.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');
+    return done && complete ? r : undefined;
   });
-
-  let badName = '';
-  const halted = await step(
-    `bad change (${relative(process.cwd(), o.files.bad)}): its revision fails on ${first}, is marked invalid and the rollout halts`,
-    async () => {
-      await applyFile(clients, o.files.bad);
-      const rev = await until('the bad revision invalid', async () => {
-        const r = await revisionWithHash(clients, o.badHash);
-        return r?.status?.isInvalid ? r : undefined;
-      });
-      badName = rev.metadata.name;
-      const failed = (rev.status?.failedNodes ?? []).map((f) => f.node);
-      if (failed.join() !== first)
-        throw new Error(`failed nodes ${failed.join(', ') || 'none'}, expected ${first}`);
-      return `${rev.metadata.name} invalid: ${rev.status?.failedNodes?.[0]?.message ?? ''}`;
-    },
-  );
-  if (!halted) return { steps: results, good: goodName };
-
-  await step(`${first} is rolled back to the good revision`, async () => {
-    await until(`${first} provisioned on the good revision again`, async () =>
-      provisionedOn(await clients.nodeConfig.get(first!), o.goodHash),
+  if (watch.maxInProgress > o.updateLimit)
+    throw new Error(
+      `${watch.maxInProgress} nodes were in progress at once, above the limit ${o.updateLimit}`,
     );
-    const devices = stage.hostDevices(first!);
-    if (devices) {
-      if (devices.includes('l2.200')) throw new Error(`${first}'s host still has l2.200`);
-      if (!devices.includes('l2.100')) throw new Error(`${first}'s host lost l2.100`);
-      return 'host checked: l2.100 present, l2.200 gone';
-    }
-  });
+  return rev;
+}
 
-  await step(`${others.join(', ')} never received the bad revision and still run the good one`, async () => {
-    for (const node of others) {
-      if (watch.handed.get(node)?.has(o.badHash)) throw new Error(`${node} was handed the bad revision`);
-      const nc = await clients.nodeConfig.get(node);
-      if (!provisionedOn(nc, o.goodHash)) throw new Error(`${node} is not provisioned on the good revision`);
-    }
-  });
+async function networksFollowLabels({ clients }: Scene): Promise<void> {
+  const ncs = (await clients.nodeConfig.list()).items;
+  const nodes = new Map((await clients.node.list()).items.map((n) => [n.metadata.name, n]));
+  for (const nc of ncs) {
+    const names = nc.spec.layer2.map((l) => l.name).sort();
+    const want = nodes.get(nc.metadata.name)?.metadata.labels?.rack === 'r2' ? ['storage', 'web'] : ['web'];
+    if (names.join() !== want.join())
+      throw new Error(`${nc.metadata.name} has ${names.join(', ')}, expected ${want.join(', ')}`);
+  }
+}
 
-  await step('kubectl nodenet status reports the halt and what happens next', async () => {
-    let out = '';
-    const code = await runPlugin(['status', badName, '--kubeconfig', stage.kubeconfigPath], {
-      stdout: { write: (s: string) => (out += s) },
-      stderr: { write: (s: string) => (out += s) },
-    });
-    log('');
-    for (const line of out.trimEnd().split('\n')) log(`    ${line}`);
-    log('');
-    if (code !== 4 || !out.includes('Halted')) throw new Error(`exit code ${code}, output:\n${out}`);
+/** The bad change fails on the first node only and its revision is marked invalid. */
+async function badChange({ o, clients, until, first }: Scene): Promise<NetworkConfigRevision> {
+  await applyFile(clients, o.files.bad);
+  const rev = await until('the bad revision invalid', async () => {
+    const r = await revisionWithHash(clients, o.badHash);
+    return r?.status?.isInvalid ? r : undefined;
   });
-  return { steps: results, good: goodName, bad: badName };
+  const failed = (rev.status?.failedNodes ?? []).map((f) => f.node);
+  if (failed.join() !== first)
+    throw new Error(`failed nodes ${failed.join(', ') || 'none'}, expected ${first}`);
+  return rev;
+}
+
+async function rolledBack({ o, clients, until, first }: Scene): Promise<string | void> {
+  await until(`${first} provisioned on the good revision again`, async () =>
+    provisionedOn(await clients.nodeConfig.get(first), o.goodHash),
+  );
+  const devices = o.stage.hostDevices(first);
+  if (!devices) return;
+  if (devices.includes('l2.200')) throw new Error(`${first}'s host still has l2.200`);
+  if (!devices.includes('l2.100')) throw new Error(`${first}'s host lost l2.100`);
+  return 'host checked: l2.100 present, l2.200 gone';
+}
+
+async function othersUntouched({ o, watch, clients, others }: Scene): Promise<void> {
+  for (const node of others) {
+    if (watch.handed.get(node)?.has(o.badHash)) throw new Error(`${node} was handed the bad revision`);
+    const nc = await clients.nodeConfig.get(node);
+    if (!provisionedOn(nc, o.goodHash)) throw new Error(`${node} is not provisioned on the good revision`);
+  }
+}
+
+async function statusReportsHalt({ o }: Scene, badName: string): Promise<void> {
+  let out = '';
+  const code = await runPlugin(['status', badName, '--kubeconfig', o.stage.kubeconfigPath], {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (out += s) },
+  });
+  o.log('');
+  for (const line of out.trimEnd().split('\n')) o.log(`    ${line}`);
+  o.log('');
+  if (code !== 4 || !out.includes('Halted')) throw new Error(`exit code ${code}, output:\n${out}`);
 }
 
 const provisionedOn = (nc: NodeConfig, hash: string): boolean =>

@@ -66,7 +66,7 @@ const waitForStatus = (
   pred: (s: NodeConfigStatus) => boolean,
   seen: NodeConfigStatus[] = [],
   timeoutMs = 60_000,
-): Promise<NodeConfigStatus> => waitFor(cluster.clients, what, pred, seen, timeoutMs);
+): Promise<NodeConfigStatus> => waitFor(cluster.clients, what, pred, { seen, timeoutMs });
 
 /** kubectl against the devcluster, asynchronously (the server runs in this process). */
 const kubectlOut = async (...args: string[]): Promise<string> =>

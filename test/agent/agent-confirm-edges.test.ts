@@ -49,7 +49,7 @@ let agent: AgentRun;
 const assign = (s: NodeConfigSpec, annotations: Record<string, string> = {}): Promise<number> =>
   cluster.assign('node-1', s, annotations);
 const waitForStatus = (what: string, pred: (s: NodeConfigStatus) => boolean, seen: NodeConfigStatus[] = []) =>
-  waitFor(cluster.clients, what, pred, seen, 90_000);
+  waitFor(cluster.clients, what, pred, { seen, timeoutMs: 90_000 });
 const onHost = (name: string) => node.link(name) !== undefined;
 const pendingExists = () => existsSync(join(node.stateDir, 'pending.json'));
 const start = (window: string, extra: string[] = []): AgentRun =>

@@ -22,8 +22,16 @@ describe('agent reports', () => {
     // a 1 MB message is refused by the API server itself now). The configurator copies only a
     // bounded part of it into the revision (a 1 MB message: packages/configurator/test/rollout/model.test.ts).
     const huge = `health check failed: ${'x'.repeat(30 * 1024)}`;
-    const r1 = await fleetOnRevision1(f, 4, { updateLimit: { kind: 'count', count: 2 } }, (node) =>
-      node === nodeName(1) ? { kind: 'invalid', delayMs: 100, message: huge } : { kind: 'ok', delayMs: 100 },
+    const r1 = await fleetOnRevision1(
+      f,
+      4,
+      { updateLimit: { kind: 'count', count: 2 } },
+      {
+        later: (node) =>
+          node === nodeName(1)
+            ? { kind: 'invalid', delayMs: 100, message: huge }
+            : { kind: 'ok', delayMs: 100 },
+      },
     );
     await f.clients.layer2.create(layer2('red', 200));
     const r2 = await waitFor(
@@ -50,11 +58,18 @@ describe('agent reports', () => {
   it('an agent DaemonSet restart during a rollout (Interrupted reports) does not invalidate a good revision', async () => {
     // Every node's agent is restarted once in its confirm window of revision 2: it restores
     // revision 1, reports Interrupted, and applies revision 2 again on its own.
-    await fleetOnRevision1(f, 4, { updateLimit: { kind: 'count', count: 2 } }, () => ({
-      kind: 'interrupted',
-      delayMs: 100,
-      retryAfterMs: 300,
-    }));
+    await fleetOnRevision1(
+      f,
+      4,
+      { updateLimit: { kind: 'count', count: 2 } },
+      {
+        later: () => ({
+          kind: 'interrupted',
+          delayMs: 100,
+          retryAfterMs: 300,
+        }),
+      },
+    );
     await f.clients.layer2.create(layer2('red', 200));
     const r2 = await waitFor(
       'revision 2 complete',

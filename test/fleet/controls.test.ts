@@ -38,10 +38,16 @@ const events = async (reason: string, name: string) =>
 
 describe('rollout controls with kubectl', () => {
   it('pause of the rollback target does not block the rollback', async () => {
-    const r1 = await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 3 } }, (node) =>
-      node === nodeName(1)
-        ? { kind: 'invalid', delayMs: 200, message: 'health check failed' }
-        : { kind: 'ok', delayMs: 30 },
+    const r1 = await fleetOnRevision1(
+      f,
+      3,
+      { updateLimit: { kind: 'count', count: 3 } },
+      {
+        later: (node) =>
+          node === nodeName(1)
+            ? { kind: 'invalid', delayMs: 200, message: 'health check failed' }
+            : { kind: 'ok', delayMs: 30 },
+      },
     );
     await kubectl('patch', 'ncr', r1.metadata.name, '--type', 'merge', '-p', '{"spec":{"paused":true}}');
     await waitFor('revision 1 shows Paused', async () =>
@@ -59,10 +65,17 @@ describe('rollout controls with kubectl', () => {
   });
 
   it('abort mid-rollout: invalid with reason Aborted, a Warning Event, and exactly the nodes that took it roll back', async () => {
-    const r1 = await fleetOnRevision1(f, 5, { updateLimit: { kind: 'count', count: 2 } }, () => ({
-      kind: 'ok',
-      delayMs: 1500,
-    }));
+    const r1 = await fleetOnRevision1(
+      f,
+      5,
+      { updateLimit: { kind: 'count', count: 2 } },
+      {
+        later: () => ({
+          kind: 'ok',
+          delayMs: 1500,
+        }),
+      },
+    );
     await f.clients.layer2.create(layer2('red', 200));
     const r2 = await waitFor('revision 2 on two nodes', async () => {
       const r = await numbered(2);
@@ -89,18 +102,20 @@ describe('rollout controls with kubectl', () => {
       f,
       3,
       { updateLimit: { kind: 'count', count: 3 } },
-      (node) =>
-        node === nodeName(1) && !fixed
-          ? { kind: 'invalid', delayMs: 100, message: 'bgp down' }
-          : { kind: 'ok', delayMs: fixed ? 1000 : 30 },
       {
-        // node-001 reports its failure and then drops off: its NodeConfig keeps the failed attempt.
-        afterWrite: async (w) => {
-          if (w.node === nodeName(1) && w.configStatus === 'invalid' && !cut) {
-            cut = true;
-            f.agents?.stopNode(w.node);
-            await setNodeReady(f.clients, w.node, false);
-          }
+        later: (node) =>
+          node === nodeName(1) && !fixed
+            ? { kind: 'invalid', delayMs: 100, message: 'bgp down' }
+            : { kind: 'ok', delayMs: fixed ? 1000 : 30 },
+        agents: {
+          // node-001 reports its failure and then drops off: its NodeConfig keeps the failed attempt.
+          afterWrite: async (w) => {
+            if (w.node === nodeName(1) && w.configStatus === 'invalid' && !cut) {
+              cut = true;
+              f.agents?.stopNode(w.node);
+              await setNodeReady(f.clients, w.node, false);
+            }
+          },
         },
       },
     );
@@ -143,10 +158,17 @@ describe('rollout controls with kubectl', () => {
   });
 
   it('rollback at limit 1 with a 10-minute soak completes without waiting for the soak', async () => {
-    const r1 = await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 3 } }, () => ({
-      kind: 'ok',
-      delayMs: 30,
-    }));
+    const r1 = await fleetOnRevision1(
+      f,
+      3,
+      { updateLimit: { kind: 'count', count: 3 } },
+      {
+        later: () => ({
+          kind: 'ok',
+          delayMs: 30,
+        }),
+      },
+    );
     // Revision 2 reaches all three nodes at once and soaks for 10 minutes: still rolling out (an
     // abort applies only then; a complete revision is undone by reverting its inputs).
     await f.configurator?.stop();

@@ -19,7 +19,7 @@ const fleetOnRevision1 = (
   n: number,
   policy: Partial<Policy>,
   rev2: (node: string) => AgentBehaviour,
-): Promise<NetworkConfigRevision> => onRevision1(f, n, policy, rev2);
+): Promise<NetworkConfigRevision> => onRevision1(f, n, policy, { later: rev2 });
 
 const assignedHashes = (node: string): string[] =>
   f.recorder.events.filter((e) => e.nc.metadata.name === node).map((e) => e.nc.spec.revision);

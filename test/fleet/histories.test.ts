@@ -4,7 +4,7 @@
  * NotReady, as in safety.test.ts.
  *
  * BOTH FAIL ON TODAY'S PLANNER (main at 9ee5a96), by design until the rollout-model branch lands
- * (see packages/configurator/test/sim/README.md for the observed failures).
+ * (see packages/testkit/src/sim/README.md for the observed failures).
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';

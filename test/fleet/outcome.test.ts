@@ -21,10 +21,16 @@ const applied = async (name: string) =>
 
 describe('outcome on inputs', () => {
   it('a rolled-back change reads Applied=False RolledBack naming revision and nodes; the revision names it', async () => {
-    await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 1 } }, (node) =>
-      node === nodeName(0)
-        ? { kind: 'invalid', delayMs: 50, message: 'health check failed: tcp/peer (connection refused)' }
-        : { kind: 'ok', delayMs: 20 },
+    await fleetOnRevision1(
+      f,
+      3,
+      { updateLimit: { kind: 'count', count: 1 } },
+      {
+        later: (node) =>
+          node === nodeName(0)
+            ? { kind: 'invalid', delayMs: 50, message: 'health check failed: tcp/peer (connection refused)' }
+            : { kind: 'ok', delayMs: 20 },
+      },
     );
     await waitFor('blue Applied', async () =>
       (await applied('blue'))?.status === 'True' ? true : undefined,
@@ -49,10 +55,17 @@ describe('outcome on inputs', () => {
   });
 
   it('an invalid input holds back only itself: an unrelated change rolls out while the bad generation is held back and marked', async () => {
-    await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 3 } }, () => ({
-      kind: 'ok',
-      delayMs: 20,
-    }));
+    await fleetOnRevision1(
+      f,
+      3,
+      { updateLimit: { kind: 'count', count: 3 } },
+      {
+        later: () => ({
+          kind: 'ok',
+          delayMs: 20,
+        }),
+      },
+    );
     await waitFor('blue Applied', async () =>
       (await applied('blue'))?.status === 'True' ? true : undefined,
     );

@@ -23,10 +23,17 @@ const lines = (s: string): string[] => s.split('\n').filter((l) => l.trim() !== 
 
 describe('revisions you can read with kubectl', () => {
   it('kubectl get ncr lists revisions in number order past 10, with exactly one labelled desired', async () => {
-    await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 3 } }, () => ({
-      kind: 'ok',
-      delayMs: 20,
-    }));
+    await fleetOnRevision1(
+      f,
+      3,
+      { updateLimit: { kind: 'count', count: 3 } },
+      {
+        later: () => ({
+          kind: 'ok',
+          delayMs: 20,
+        }),
+      },
+    );
     // Eleven more changes, one revision each (the next change waits for the revision of the last).
     for (let i = 2; i <= 12; i++) {
       await f.clients.layer2.create(layer2(`net-${i}`, 100 + i));
@@ -66,9 +73,11 @@ describe('revisions you can read with kubectl', () => {
       f,
       2,
       { updateLimit: { kind: 'count', count: 2 }, maxFailures: 1, preconfigTimeoutMs: 1500 },
-      (node) => (node === nodeName(0) ? { kind: 'never' } : { kind: 'ok', delayMs: 20 }),
-      // node-001 runs an agent from before status.revisionNumber.
-      { legacyAgents: (node) => node === nodeName(1) },
+      {
+        later: (node) => (node === nodeName(0) ? { kind: 'never' } : { kind: 'ok', delayMs: 20 }),
+        // node-001 runs an agent from before status.revisionNumber.
+        agents: { legacyAgents: (node) => node === nodeName(1) },
+      },
     );
     await f.clients.layer2.create(layer2('red', 200));
     const r2 = await waitFor('revision 2', () => revisionNumbered(f, 2));
@@ -114,11 +123,18 @@ describe('revisions you can read with kubectl', () => {
   });
 
   it('kubectl wait --for=condition=Finished returns on an invalid revision; the desired label moves back', async () => {
-    const r1 = await fleetOnRevision1(f, 3, { updateLimit: { kind: 'count', count: 1 } }, () => ({
-      kind: 'invalid',
-      delayMs: 100,
-      message: 'health check failed: gateway unreachable',
-    }));
+    const r1 = await fleetOnRevision1(
+      f,
+      3,
+      { updateLimit: { kind: 'count', count: 1 } },
+      {
+        later: () => ({
+          kind: 'invalid',
+          delayMs: 100,
+          message: 'health check failed: gateway unreachable',
+        }),
+      },
+    );
     await f.clients.layer2.create(layer2('red', 200));
     const r2 = await waitFor('revision 2', () => revisionNumbered(f, 2));
     // Without Finished, `--for=condition=Complete` would hang here until its timeout.

@@ -30,15 +30,17 @@ describe('rollout safety', () => {
       f,
       3,
       { updateLimit: { kind: 'count', count: 1 }, minSuccessTimeMs: 1000, notReadyTimeoutMs: 1500 },
-      () => ({ kind: 'ok', delayMs: 50 }),
       {
-        afterWrite: async (w) => {
-          // The change cut the node's uplink: it reported success, then the kubelet stops posting.
-          if (rev2 && w.revision === rev2 && w.configStatus === 'provisioned' && !cutAt) {
-            f.agents?.stopNode(w.node);
-            await setNodeReady(f.clients, w.node, false);
-            cutAt = Date.now();
-          }
+        later: () => ({ kind: 'ok', delayMs: 50 }),
+        agents: {
+          afterWrite: async (w) => {
+            // The change cut the node's uplink: it reported success, then the kubelet stops posting.
+            if (rev2 && w.revision === rev2 && w.configStatus === 'provisioned' && !cutAt) {
+              f.agents?.stopNode(w.node);
+              await setNodeReady(f.clients, w.node, false);
+              cutAt = Date.now();
+            }
+          },
         },
       },
     );
@@ -77,20 +79,22 @@ describe('rollout safety', () => {
       f,
       4,
       { updateLimit: { kind: 'count', count: 2 }, minSuccessTimeMs: 400, notReadyTimeoutMs: 2500 },
-      () => ({ kind: 'ok', delayMs: 50 }),
       {
-        afterWrite: async (w) => {
-          if (
-            rev2 &&
-            w.revision === rev2 &&
-            w.configStatus === 'provisioned' &&
-            w.node === nodeName(0) &&
-            !cutAt
-          ) {
-            f.agents?.stopNode(w.node);
-            await setNodeReady(f.clients, w.node, false);
-            cutAt = Date.now();
-          }
+        later: () => ({ kind: 'ok', delayMs: 50 }),
+        agents: {
+          afterWrite: async (w) => {
+            if (
+              rev2 &&
+              w.revision === rev2 &&
+              w.configStatus === 'provisioned' &&
+              w.node === nodeName(0) &&
+              !cutAt
+            ) {
+              f.agents?.stopNode(w.node);
+              await setNodeReady(f.clients, w.node, false);
+              cutAt = Date.now();
+            }
+          },
         },
       },
     );
@@ -121,9 +125,11 @@ describe('rollout safety', () => {
       f,
       3,
       { updateLimit: { kind: 'count', count: 2 }, preconfigTimeoutMs: 1000 },
-      () => ({
-        kind: 'ok',
-      }),
+      {
+        later: () => ({
+          kind: 'ok',
+        }),
+      },
     );
     const assignedBefore = f.recorder.events.length;
     f.agents!.behaviour = (node) => (node === 'late' ? { kind: 'never' } : { kind: 'ok', delayMs: 30 });
@@ -159,7 +165,10 @@ describe('rollout safety', () => {
       preconfigTimeoutMs: 2000,
       configTimeoutMs: 1500,
     } as const;
-    await fleetOnRevision1(f, 4, policy, () => ({ kind: 'ok', delayMs: 400 }), { clockSkewMs: () => skew });
+    await fleetOnRevision1(f, 4, policy, {
+      later: () => ({ kind: 'ok', delayMs: 400 }),
+      agents: { clockSkewMs: () => skew },
+    });
     const r2 = await waitFor('revision 2 complete', async () => {
       if (!(await numbered(2))) await f.clients.layer2.create(layer2('red', 200));
       const r = await numbered(2);
@@ -182,9 +191,16 @@ describe('rollout safety', () => {
   });
 
   it('(d) relabelling one node moves it, alone, to its new spec', async () => {
-    await fleetOnRevision1(f, 4, { updateLimit: { kind: 'count', count: 4 } }, undefined, {}, (i) => ({
-      rack: i < 2 ? 'r1' : 'r2',
-    }));
+    await fleetOnRevision1(
+      f,
+      4,
+      { updateLimit: { kind: 'count', count: 4 } },
+      {
+        labels: (i) => ({
+          rack: i < 2 ? 'r1' : 'r2',
+        }),
+      },
+    );
     await f.clients.layer2.create(layer2('rack1', 300, { nodeSelector: { matchLabels: { rack: 'r1' } } }));
     const r2 = await waitFor('revision 2 complete', async () => {
       const r = await numbered(2);

@@ -14,7 +14,7 @@ const condition = async (name: string, type: string): Promise<Condition | undefi
 
 describe('Selected on inputs', () => {
   it('a selector that matches no node reads Selected=False NoNodeMatches with a Warning Event; labelling a node clears it', async () => {
-    await fleetOnRevision1(f, 2, {}, undefined, {}, () => ({ rack: 'r1' }));
+    await fleetOnRevision1(f, 2, {}, { labels: () => ({ rack: 'r1' }) });
     await f.clients.layer2.create(layer2('typo', 300, { nodeSelector: { matchLabels: { rack: 'r9' } } }));
     const none = await waitFor('typo Selected=False', async () => {
       const c = await condition('typo', 'Selected');

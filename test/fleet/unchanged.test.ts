@@ -37,9 +37,7 @@ describe('a change that touches one rack', () => {
       f,
       8,
       { updateLimit: { kind: 'count', count: 1 } },
-      () => ({ kind: 'ok', delayMs: 400 }),
-      {},
-      rackOf,
+      { later: () => ({ kind: 'ok', delayMs: 400 }), labels: rackOf },
     );
     const agents = f.agents!;
     const handedBefore = agents.handed.length;

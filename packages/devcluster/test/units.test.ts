@@ -217,13 +217,10 @@ describe('event history', () => {
     const store = new Store(4);
     for (let i = 1; i <= 10; i++) {
       const rv = store.nextResourceVersion();
-      store.commit(
-        'ADDED',
-        'g/things',
-        `o${i}`,
-        { metadata: { name: `o${i}`, resourceVersion: String(rv) } },
+      store.commit('ADDED', 'g/things', `o${i}`, {
+        obj: { metadata: { name: `o${i}`, resourceVersion: String(rv) } },
         rv,
-      );
+      });
     }
     const seen: string[] = [];
     store.watch('g/things', { deliver: (type, s) => seen.push(`${type} ${s.obj.metadata.name}`) }, 8);
@@ -235,7 +232,10 @@ describe('event history', () => {
     const store = new Store();
     const put = (name: string): void => {
       const rv = store.nextResourceVersion();
-      store.commit('ADDED', 'g/things', name, { metadata: { name, resourceVersion: String(rv) } }, rv);
+      store.commit('ADDED', 'g/things', name, {
+        obj: { metadata: { name, resourceVersion: String(rv) } },
+        rv,
+      });
     };
     put('a');
     const seenA: string[] = [];

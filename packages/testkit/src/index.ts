@@ -19,3 +19,4 @@ export * from './host/namespaces.js';
 export * from './host/node-env.js';
 export * from './host/nodeconfig-status.js';
 export * from './host/vm.js';
+export * from './sim/index.js';

@@ -8,10 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IncrementalPlanner } from '@nodenet/configurator';
-import { describeHistory, historyArb } from './arbitrary.js';
-import { ALL_NAMED, BASELINE } from './histories.js';
-import { play } from './play.js';
-import type { History } from './world.js';
+import { ALL_NAMED, BASELINE, describeHistory, historyArb, play, type History } from '@nodenet/testkit';
 
 const RUNS = Number(process.env.NODENET_SIM_INCREMENTAL_RUNS ?? 1000);
 const SEED = process.env.NODENET_SIM_SEED !== undefined ? Number(process.env.NODENET_SIM_SEED) : undefined;

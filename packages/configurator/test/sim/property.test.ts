@@ -10,10 +10,8 @@
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { CONTROL, describeHistory, historyArb } from './arbitrary.js';
+import { CONTROL, describeHistory, historyArb, play, type History } from '@nodenet/testkit';
 import { explain } from './report.js';
-import type { History } from './world.js';
-import { play } from './play.js';
 
 const RUNS = Number(process.env.NODENET_SIM_RUNS ?? 2000);
 /**

@@ -1,5 +1,5 @@
 /** Readable failures: the violated invariant, the seed when there is one, and the timeline. */
-import type { RunResult } from './world.js';
+import type { RunResult } from '@nodenet/testkit';
 
 const TAIL = 80;
 

@@ -5,10 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONTROL, historyArb } from './arbitrary.js';
-import type { InvariantId } from './ledger.js';
-import type { Sabotage } from './planner-adapter.js';
-import { play } from './play.js';
+import { CONTROL, historyArb, play, type InvariantId, type Sabotage } from '@nodenet/testkit';
 
 const CASES: { invariant: InvariantId; sabotage: Sabotage; rule: string }[] = [
   { invariant: 1, sabotage: 'ignoreFailures', rule: 'failures never invalidate (max-failures 1000)' },

@@ -19,10 +19,10 @@ const MIN_EXPIRATION_SECONDS = 600;
 export function tokenRequest(
   cluster: Cluster,
   access: Access,
-  namespace: string,
-  name: string,
+  serviceAccount: { namespace: string; name: string },
   body: unknown,
 ): KObject {
+  const { namespace, name } = serviceAccount;
   const sat = cluster.typeFor('', 'v1', 'serviceaccounts');
   if (!sat) throw new Error('ServiceAccount type missing');
   cluster.get(sat, namespace, name); // 404 like the real server for an unknown ServiceAccount

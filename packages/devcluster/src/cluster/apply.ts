@@ -14,6 +14,13 @@ export type ApplyPlan =
   /** The object exists: merge-patch it with this body. */
   | { mergePatch: unknown; record: (uid: string | undefined) => void };
 
+/** An apply request: the object's name, the applied configuration, and the subresource applied to. */
+export interface ApplyRequest {
+  name: string;
+  body: unknown;
+  subresource: 'status' | undefined;
+}
+
 export class AppliedConfigs {
   /** Last applied configuration per object uid and field manager (`manager\0status` for the status). */
   private readonly byUid = new Map<string, Map<string, unknown>>();
@@ -22,13 +29,8 @@ export class AppliedConfigs {
    * Plans an apply of `body` to the object `existing` (undefined when absent); call `record` with the
    * written object's uid once the write succeeded.
    */
-  plan(
-    existing: KObject | undefined,
-    name: string,
-    body: unknown,
-    opts: WriteOptions,
-    subresource: 'status' | undefined,
-  ): ApplyPlan {
+  plan(existing: KObject | undefined, request: ApplyRequest, opts: WriteOptions): ApplyPlan {
+    const { name, body, subresource } = request;
     const manager = opts.fieldManager;
     if (!manager)
       throw badRequest('PATCH, application/apply-patch+yaml: fieldManager is required for apply requests');

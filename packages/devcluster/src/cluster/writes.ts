@@ -179,7 +179,7 @@ export class Writes {
     checkObjectSize(obj, this.maxObjectBytes);
     const rv = this.store.nextResourceVersion();
     m.resourceVersion = String(rv);
-    return this.store.commit('ADDED', storageKeyOf(t), key, obj, rv).stored;
+    return this.store.commit('ADDED', storageKeyOf(t), key, { obj, rv }).stored;
   }
 
   update(
@@ -283,11 +283,11 @@ export class Writes {
     if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {
       const nrv = this.store.nextResourceVersion();
       next.metadata.resourceVersion = String(nrv);
-      return this.store.commit('DELETED', storageKeyOf(t), key, next, nrv).stored;
+      return this.store.commit('DELETED', storageKeyOf(t), key, { obj: next, rv: nrv }).stored;
     }
     const nrv = this.store.nextResourceVersion();
     next.metadata.resourceVersion = String(nrv);
-    return this.store.commit('MODIFIED', storageKeyOf(t), key, next, nrv).stored;
+    return this.store.commit('MODIFIED', storageKeyOf(t), key, { obj: next, rv: nrv }).stored;
   }
 
   patch(
@@ -303,7 +303,7 @@ export class Writes {
     const requested = type;
     if (type === 'apply') {
       const existing = this.store.get(storageKeyOf(t), objectKey(t.namespaced ? namespace : undefined, name));
-      const plan = this.applied.plan(existing?.obj, name, patchBody, opts, subresource);
+      const plan = this.applied.plan(existing?.obj, { name, body: patchBody, subresource }, opts);
       recordApplied = plan.record;
       if ('create' in plan) {
         if (subresource) throw notFound(t.plural, t.group, name);
@@ -375,7 +375,7 @@ export class Writes {
     if (finalizers.length === 0 && !isNamespace && !(isCrd && this.hooks.hasInstances(old.obj))) {
       const rv = this.store.nextResourceVersion();
       next.metadata.resourceVersion = String(rv);
-      return this.store.commit('DELETED', storageKeyOf(t), key, next, rv).stored;
+      return this.store.commit('DELETED', storageKeyOf(t), key, { obj: next, rv }).stored;
     }
     if (om.deletionTimestamp) return old; // already being deleted: nothing more to do
     next.metadata.deletionTimestamp = nowTimestamp();
@@ -385,7 +385,7 @@ export class Writes {
     if (isNamespace) next.status = { ...(isObject(next.status) ? next.status : {}), phase: 'Terminating' };
     const rv = this.store.nextResourceVersion();
     next.metadata.resourceVersion = String(rv);
-    const stored = this.store.commit('MODIFIED', storageKeyOf(t), key, next, rv).stored;
+    const stored = this.store.commit('MODIFIED', storageKeyOf(t), key, { obj: next, rv }).stored;
     this.hooks.markedForDeletion(t, stored, finalizers);
     return stored;
   }

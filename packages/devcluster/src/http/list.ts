@@ -113,8 +113,7 @@ export function serveList(
         t.table,
         sel.items.map((s) => viewOf(t, s.obj)),
         meta,
-        include,
-        neg.apiVersion,
+        { include, apiVersion: neg.apiVersion },
       ),
     );
   }

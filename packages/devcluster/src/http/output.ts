@@ -53,8 +53,7 @@ export function sendObject(
         t.table,
         [viewOf(t, stored.obj)],
         { resourceVersion: stored.obj.metadata.resourceVersion ?? '' },
-        include,
-        neg.apiVersion,
+        { include, apiVersion: neg.apiVersion },
       ),
       warnings,
     );

@@ -112,7 +112,11 @@ export class ApiServer {
     if (isTokenRequest(info) && info.resourceRequest) {
       if (method !== 'POST') throw methodNotAllowed();
       const body = parseBody(await readBody(req), req.headers['content-type']);
-      return send(res, 201, tokenRequest(this.cluster, this.access, info.namespace, info.name, body));
+      return send(
+        res,
+        201,
+        tokenRequest(this.cluster, this.access, { namespace: info.namespace, name: info.name }, body),
+      );
     }
     const route = routeRequest(req, res, path, this.cluster, this.address);
     if (!route) return;

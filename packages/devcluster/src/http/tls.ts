@@ -116,10 +116,8 @@ const CA_NAME = commonName('nodenet-devcluster-ca');
 export function newCertificateAuthority(now = new Date()): CertificateAuthority {
   const caKey = keyPair();
   const ca = certificate(
-    CA_NAME,
-    caKey,
-    CA_NAME,
-    caKey,
+    { name: CA_NAME, key: caKey },
+    { name: CA_NAME, key: caKey },
     [
       extension('2.5.29.19', seq(tlv(0x01, Buffer.from([0xff]))), true), // basicConstraints CA
       extension('2.5.29.15', tlv(0x03, Buffer.from([0x01, 0x06])), true), // keyCertSign, cRLSign
@@ -129,14 +127,15 @@ export function newCertificateAuthority(now = new Date()): CertificateAuthority 
   return { cert: pem(ca), key: caKey.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
-function certificate(
-  subject: Buffer,
-  subjectKey: KeyPair,
-  issuer: Buffer,
-  issuerKey: KeyPair,
-  extensions: Buffer[],
-  now: Date,
-): Buffer {
+/** A certificate's subject or issuer: its distinguished name and its key. */
+interface Party {
+  name: Buffer;
+  key: KeyPair;
+}
+
+function certificate(subjectParty: Party, issuerParty: Party, extensions: Buffer[], now: Date): Buffer {
+  const { name: subject, key: subjectKey } = subjectParty;
+  const { name: issuer, key: issuerKey } = issuerParty;
   const serial = randomBytes(16);
   serial[0] = (serial[0]! & 0x7f) | 0x40; // positive, and no leading zero byte (minimal DER)
   const tbs = seq(
@@ -171,10 +170,8 @@ export function servingCertificates(
     isIP(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, 'ascii')),
   );
   const cert = certificate(
-    commonName('nodenet-devcluster'),
-    key,
-    CA_NAME,
-    caKey,
+    { name: commonName('nodenet-devcluster'), key },
+    { name: CA_NAME, key: caKey },
     [
       extension('2.5.29.17', seq(...altNames)),
       extension('2.5.29.19', seq(), true), // not a CA

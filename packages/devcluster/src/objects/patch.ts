@@ -10,7 +10,7 @@ import { clone, isObject } from './types.js';
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
 export function patchTypeOf(contentType: string | undefined): PatchType {
-  const ct = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
+  const ct = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   switch (ct) {
     case 'application/json-patch+json':
       return 'json';

@@ -59,81 +59,110 @@ export function parseListOptions(q: URLSearchParams, watchRoute: boolean): ListO
     ...(resourceVersion !== undefined ? { resourceVersion } : {}),
     ...(cont !== undefined ? { continue: cont } : {}),
   };
-  const causes: Array<{ field: string; message: string }> = [];
-  const forbidden = (field: string, detail: string): void => {
-    causes.push({ field, message: `Forbidden: ${detail}` });
-  };
-  if (match !== undefined) {
-    if (match !== 'NotOlderThan' && match !== 'Exact') {
-      causes.push({
-        field: 'resourceVersionMatch',
-        message: `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`,
-      });
-    } else {
-      opts.resourceVersionMatch = match;
-      if (watch && sendInitialEvents === undefined) {
-        forbidden(
-          'resourceVersionMatch',
-          'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
-        );
-      }
-      if (!watch && resourceVersion === undefined) {
-        forbidden(
-          'resourceVersionMatch',
-          'resourceVersionMatch is forbidden unless resourceVersion is provided',
-        );
-      }
-      if (cont !== undefined)
-        forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided');
-      if (match === 'Exact' && resourceVersion === '0') {
-        forbidden(
-          'resourceVersionMatch',
-          'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
-        );
-      }
-    }
-  }
-  if (sendInitialEvents !== undefined) {
-    if (!watch) forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list');
-    else {
-      // An unsupported resourceVersionMatch was reported above already.
-      const unsupported = match !== undefined && opts.resourceVersionMatch === undefined;
-      if (!unsupported && opts.resourceVersionMatch !== 'NotOlderThan') {
-        forbidden(
-          'resourceVersionMatch',
-          'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
-        );
-      }
-      if (!opts.allowWatchBookmarks) {
-        forbidden('allowWatchBookmarks', 'sendInitialEvents requires setting allowWatchBookmarks to true');
-      }
-    }
-  }
+  const sent: SentOptions = { match, sendInitialEvents, resourceVersion, cont };
+  if (match === 'NotOlderThan' || match === 'Exact') opts.resourceVersionMatch = match;
+  const causes = [...matchCauses(opts, sent), ...initialEventsCauses(opts, sent)];
   if (opts.limit < 0)
     causes.push({
       field: 'limit',
       message: `Invalid value: ${opts.limit}: must be greater than or equal to 0`,
     });
-  if (causes.length > 0) {
-    throw new ApiError(
-      422,
-      'Invalid',
-      `ListOptions.meta.k8s.io "" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
-      {
-        kind: 'ListOptions',
-        group: 'meta.k8s.io',
-        name: '',
-        causes: causes.map((c) => ({
-          reason: c.message.startsWith('Forbidden')
-            ? 'FieldValueForbidden'
-            : c.message.startsWith('Unsupported')
-              ? 'FieldValueNotSupported'
-              : 'FieldValueInvalid',
-          message: c.message,
-          field: c.field,
-        })),
-      },
-    );
-  }
+  if (causes.length > 0) throw invalidListOptions(causes);
   return opts;
+}
+
+/** The parameters as the client sent them (undefined: absent). */
+interface SentOptions {
+  match: string | undefined;
+  sendInitialEvents: boolean | undefined;
+  resourceVersion: string | undefined;
+  cont: string | undefined;
+}
+
+interface Cause {
+  field: string;
+  message: string;
+}
+
+const forbidden = (field: string, detail: string): Cause => ({ field, message: `Forbidden: ${detail}` });
+
+/** resourceVersionMatch: a supported value, and only with the options it goes with. */
+function matchCauses(opts: ListOptions, sent: SentOptions): Cause[] {
+  const { match, sendInitialEvents, resourceVersion, cont } = sent;
+  if (match === undefined) return [];
+  if (opts.resourceVersionMatch === undefined)
+    return [
+      {
+        field: 'resourceVersionMatch',
+        message: `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`,
+      },
+    ];
+  const causes: Cause[] = [];
+  if (opts.watch && sendInitialEvents === undefined)
+    causes.push(
+      forbidden(
+        'resourceVersionMatch',
+        'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      ),
+    );
+  if (!opts.watch && resourceVersion === undefined)
+    causes.push(
+      forbidden(
+        'resourceVersionMatch',
+        'resourceVersionMatch is forbidden unless resourceVersion is provided',
+      ),
+    );
+  if (cont !== undefined)
+    causes.push(
+      forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden when continue is provided'),
+    );
+  if (match === 'Exact' && resourceVersion === '0')
+    causes.push(
+      forbidden('resourceVersionMatch', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'),
+    );
+  return causes;
+}
+
+/** sendInitialEvents: on a watch only, with resourceVersionMatch NotOlderThan and bookmarks. */
+function initialEventsCauses(opts: ListOptions, sent: SentOptions): Cause[] {
+  if (sent.sendInitialEvents === undefined) return [];
+  if (!opts.watch) return [forbidden('sendInitialEvents', 'sendInitialEvents is forbidden for list')];
+  const causes: Cause[] = [];
+  // An unsupported resourceVersionMatch was reported already.
+  const unsupported = sent.match !== undefined && opts.resourceVersionMatch === undefined;
+  if (!unsupported && opts.resourceVersionMatch !== 'NotOlderThan')
+    causes.push(
+      forbidden(
+        'resourceVersionMatch',
+        'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+      ),
+    );
+  if (!opts.allowWatchBookmarks)
+    causes.push(
+      forbidden('allowWatchBookmarks', 'sendInitialEvents requires setting allowWatchBookmarks to true'),
+    );
+  return causes;
+}
+
+/** The 422 of apimachinery's ValidateListOptions, one cause per field. */
+function invalidListOptions(causes: Cause[]): ApiError {
+  return new ApiError(
+    422,
+    'Invalid',
+    `ListOptions.meta.k8s.io "" is invalid: ${causes.map((c) => `${c.field}: ${c.message}`).join(', ')}`,
+    {
+      kind: 'ListOptions',
+      group: 'meta.k8s.io',
+      name: '',
+      causes: causes.map((c) => ({
+        reason: c.message.startsWith('Forbidden')
+          ? 'FieldValueForbidden'
+          : c.message.startsWith('Unsupported')
+            ? 'FieldValueNotSupported'
+            : 'FieldValueInvalid',
+        message: c.message,
+        field: c.field,
+      })),
+    },
+  );
 }

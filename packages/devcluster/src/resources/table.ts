@@ -168,20 +168,24 @@ export function tableRow(
   return row;
 }
 
+/** How the client asked for the table: what each row carries of its object, and the Table's apiVersion. */
+export interface TableRequest {
+  include: IncludeObject;
+  apiVersion: string;
+}
+
 export function renderTable(
   spec: TableSpec,
   objects: KObject[],
   meta: { resourceVersion: string; continue?: string; remainingItemCount?: number },
-  include: IncludeObject,
-  apiVersion: string,
-  noHeaders = false,
+  { include, apiVersion }: TableRequest,
 ): Record<string, unknown> {
   const now = Date.now();
   const metadata: Record<string, unknown> = { resourceVersion: meta.resourceVersion };
   if (meta.continue) metadata.continue = meta.continue;
   if (meta.remainingItemCount !== undefined) metadata.remainingItemCount = meta.remainingItemCount;
   const table: Record<string, unknown> = { kind: 'Table', apiVersion, metadata };
-  if (!noHeaders) table.columnDefinitions = spec.columns;
+  table.columnDefinitions = spec.columns;
   table.rows = objects.map((o) => tableRow(spec, o, now, include));
   return table;
 }

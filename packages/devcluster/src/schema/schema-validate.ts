@@ -301,7 +301,8 @@ function ruleError(
       return { type: reason, field, message: `Forbidden: ${message}` };
     case 'FieldValueDuplicate':
       return { type: reason, field, message: `Duplicate value: ${message}` };
-    default:
+    case 'FieldValueInvalid':
+    case undefined:
       return { type: 'FieldValueInvalid', field, message: `Invalid value: ${renderValue(type)}: ${message}` };
   }
 }

@@ -127,13 +127,13 @@ export class Store {
   }
 
   /**
-   * Commits a new state of an object (or its deletion). `obj.metadata.resourceVersion` must already
-   * be `String(rv)` with `rv` from nextResourceVersion().
+   * Commits a new state of an object (or its deletion). `stored.obj.metadata.resourceVersion` must
+   * already be `String(stored.rv)` with `rv` from nextResourceVersion().
    */
-  commit(type: EventType, storageKey: string, key: string, obj: KObject, rv: number): StoreEvent {
+  commit(type: EventType, storageKey: string, key: string, stored: StoredObject): StoreEvent {
+    const { obj, rv } = stored;
     const c = this.collection(storageKey);
     const prev = c.objects.get(key);
-    const stored: StoredObject = { obj, rv };
     if (type === 'DELETED') c.objects.delete(key);
     else c.objects.set(key, stored);
     this.index(storageKey, key, prev?.obj, type === 'DELETED' ? undefined : obj);

@@ -232,6 +232,16 @@ export const nodesThatTook = (f: Fleet, hash: string): string[] =>
     ...new Set(f.recorder.events.filter((e) => e.nc.spec.revision === hash).map((e) => e.nc.metadata.name)),
   ].sort();
 
+/** How the fleet of fleetOnRevision1 treats the revisions after the first, and how it is labelled. */
+export interface FleetOnRevision1Options {
+  /** How each node's agent treats any revision after revision 1 (default: applies it in 50 ms). */
+  later?: (node: string) => AgentBehaviour;
+  /** More options of the simulated agents. */
+  agents?: Partial<SimulatedAgentsOptions>;
+  /** The labels of node i (default: none). */
+  labels?: (i: number) => Record<string, string>;
+}
+
 /**
  * n nodes (node-000…), simulated agents, the configurator with `policy`, and revision 1 (Layer-2
  * `blue`) complete. Agents apply revision 1 in 30 ms; `later` says how they treat any later one.
@@ -240,10 +250,9 @@ export async function fleetOnRevision1(
   f: Fleet,
   n: number,
   policy: Partial<Policy>,
-  later: (node: string) => AgentBehaviour = () => ({ kind: 'ok', delayMs: 50 }),
-  agentOpts: Partial<SimulatedAgentsOptions> = {},
-  labels: (i: number) => Record<string, string> = () => ({}),
+  opts: FleetOnRevision1Options = {},
 ): Promise<NetworkConfigRevision> {
+  const { later = () => ({ kind: 'ok', delayMs: 50 }), agents: agentOpts = {}, labels = () => ({}) } = opts;
   for (let i = 0; i < n; i++) await createNode(f.clients, nodeName(i), labels(i));
   let rev1 = '';
   f.agents = new SimulatedAgents({

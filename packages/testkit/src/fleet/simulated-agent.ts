@@ -29,6 +29,7 @@ import {
   type NodeConfig,
   type NodeConfigStatus,
 } from '@nodenet/api';
+import { reportedStatus, type AgentReport } from '../agent-status.js';
 
 export type AgentBehaviour =
   | { kind: 'ok'; delayMs?: number }
@@ -248,7 +249,7 @@ export class SimulatedAgents {
     node: string,
     revision: string,
     generation: number | undefined,
-    st: Omit<NodeConfigStatus, 'lastUpdate' | 'conditions'>,
+    st: AgentReport,
   ): Promise<void> {
     const prev = this.writing.get(node) ?? Promise.resolve();
     const numbered = { ...st, ...this.numbers(node, st) };
@@ -275,23 +276,10 @@ export class SimulatedAgents {
     node: string,
     revision: string,
     generation: number | undefined,
-    st: Omit<NodeConfigStatus, 'lastUpdate' | 'conditions'>,
+    st: AgentReport,
   ): Promise<void> {
     const now = new Date(Date.now() + (this.opts.clockSkewMs?.(node) ?? 0)).toISOString();
-    const status: NodeConfigStatus = {
-      ...st,
-      lastUpdate: now,
-      conditions: [
-        {
-          type: 'Ready',
-          status: st.configStatus === 'provisioned' ? 'True' : 'False',
-          reason: st.configStatus ?? 'Unknown',
-          message: st.message ?? '',
-          lastTransitionTime: now,
-          ...(generation !== undefined ? { observedGeneration: generation } : {}),
-        },
-      ],
-    };
+    const status = reportedStatus(st, now, generation);
     for (let attempt = 0; attempt < 5 && !this.stopped; attempt++) {
       try {
         await this.api.patchClusterCustomObjectStatus(

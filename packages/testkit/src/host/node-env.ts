@@ -138,21 +138,19 @@ export class NodeEnv {
   }
 
   /** Starts the real agent binary in the node namespace. */
-  startAgent(
-    opts: {
-      env?: Record<string, string>;
-      resync?: string;
-      /** Default 0s: these suites test the apply itself; agent-bgp.test.ts tests the window. */
-      confirmWindow?: string;
-      extraArgs?: string[];
-      templateFile?: string;
-      /** A command the agent runs under, e.g. setpriv with the DaemonSet's securityContext. */
-      wrap?: string[];
-      /** Also append every line the agent prints to this file (the demo keeps each node's log). */
-      logFile?: string;
-    } = {},
-  ): AgentRun {
-    const args = [
+  startAgent(opts: AgentStart = {}): AgentRun {
+    const child = spawn('ip', this.agentArgs(opts), {
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const run = watchAgent(child, opts.logFile);
+    this.agents.push(run);
+    return run;
+  }
+
+  /** `ip netns exec <node> … agent` with the flags of this node, its FRR and the test's options. */
+  private agentArgs(opts: AgentStart): string[] {
+    return [
       'netns',
       'exec',
       this.nodeNs,
@@ -193,60 +191,6 @@ export class NodeEnv {
       opts.confirmWindow ?? '0s',
       ...(opts.extraArgs ?? []),
     ];
-    const child = spawn('ip', args, {
-      env: { ...process.env, ...opts.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const logs: Record<string, unknown>[] = [];
-    const waiters: {
-      match: (l: Record<string, unknown>) => boolean;
-      resolve: (l: Record<string, unknown>) => void;
-    }[] = [];
-    const logFile = opts.logFile ? createWriteStream(opts.logFile, { flags: 'a' }) : undefined;
-    if (logFile) child.once('exit', () => logFile.end());
-    const onLine = (line: string): void => {
-      logFile?.write(line + '\n');
-      let parsed: Record<string, unknown>;
-      try {
-        parsed = JSON.parse(line) as Record<string, unknown>;
-      } catch {
-        parsed = { msg: line, raw: true };
-      }
-      logs.push(parsed);
-      for (const w of [...waiters]) {
-        if (w.match(parsed)) {
-          waiters.splice(waiters.indexOf(w), 1);
-          w.resolve(parsed);
-        }
-      }
-    };
-    createInterface({ input: child.stdout! }).on('line', onLine);
-    createInterface({ input: child.stderr! }).on('line', onLine);
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.once('exit', (code, signal) => resolve({ code, signal })),
-    );
-    const run: AgentRun = {
-      process: child,
-      logs,
-      exited,
-      waitForLog: (match, timeoutMs = 30_000) => {
-        const found = logs.find(match);
-        if (found) return Promise.resolve(found);
-        return new Promise((resolve, reject) => {
-          const timer = setTimeout(
-            () => reject(new Error(`no matching agent log within ${timeoutMs} ms`)),
-            timeoutMs,
-          );
-          waiters.push({ match, resolve: (l) => (clearTimeout(timer), resolve(l)) });
-        });
-      },
-      stop: async () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-        await exited;
-      },
-    };
-    this.agents.push(run);
-    return run;
   }
 
   links(): IpLink[] {
@@ -278,4 +222,71 @@ export class NodeEnv {
       }
     }
   }
+}
+
+/** How a test starts the agent. */
+export interface AgentStart {
+  env?: Record<string, string>;
+  resync?: string;
+  /** Default 0s: these suites test the apply itself; agent-bgp.test.ts tests the window. */
+  confirmWindow?: string;
+  extraArgs?: string[];
+  templateFile?: string;
+  /** A command the agent runs under, e.g. setpriv with the DaemonSet's securityContext. */
+  wrap?: string[];
+  /** Also append every line the agent prints to this file (the demo keeps each node's log). */
+  logFile?: string;
+}
+
+/** The agent's log lines, parsed as they come, and waits for a matching one. */
+function watchAgent(child: ChildProcess, logPath: string | undefined): AgentRun {
+  const logs: Record<string, unknown>[] = [];
+  const waiters: {
+    match: (l: Record<string, unknown>) => boolean;
+    resolve: (l: Record<string, unknown>) => void;
+  }[] = [];
+  const logFile = logPath ? createWriteStream(logPath, { flags: 'a' }) : undefined;
+  if (logFile) child.once('exit', () => logFile.end());
+  const onLine = (line: string): void => {
+    logFile?.write(line + '\n');
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      parsed = { msg: line, raw: true };
+    }
+    logs.push(parsed);
+    for (const w of [...waiters]) {
+      if (w.match(parsed)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(parsed);
+      }
+    }
+  };
+  createInterface({ input: child.stdout! }).on('line', onLine);
+  createInterface({ input: child.stderr! }).on('line', onLine);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const run: AgentRun = {
+    process: child,
+    logs,
+    exited,
+    waitForLog: (match, timeoutMs = 30_000) => {
+      const found = logs.find(match);
+      if (found) return Promise.resolve(found);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`no matching agent log within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        waiters.push({ match, resolve: (l) => (clearTimeout(timer), resolve(l)) });
+      });
+    },
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+  return run;
 }

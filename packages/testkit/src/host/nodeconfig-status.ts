@@ -25,14 +25,21 @@ export async function eventuallyPasses<T>(
   }
 }
 
-/** Polls the status; every status seen is kept, so a test can tell what came before. */
+/** Where and how long waitForStatus looks. */
+export interface StatusWait {
+  /** Every status seen is pushed here, so a test can tell what came before. */
+  seen?: NodeConfigStatus[];
+  timeoutMs?: number;
+  /** The NodeConfig (default `node-1`). */
+  name?: string;
+}
+
+/** Polls the status until `pred` holds; throws with the last status after the timeout. */
 export function waitForStatus(
   clients: Clients,
   what: string,
   pred: (s: NodeConfigStatus) => boolean,
-  seen: NodeConfigStatus[] = [],
-  timeoutMs = 60_000,
-  name = 'node-1',
+  { seen = [], timeoutMs = 60_000, name = 'node-1' }: StatusWait = {},
 ): Promise<NodeConfigStatus> {
   return eventuallyPasses(
     async () => {

@@ -212,6 +212,54 @@ sleep 10
 `;
 }
 
+/** The initramfs: busybox, the first-stage init and the kernel modules the guest boots with. */
+function writeInitrd(job: string, version: string): string {
+  const modulePaths = bootModulePaths(version);
+  const entries: CpioEntry[] = ['bin', 'proc', 'sys', 'dev', 'newroot', 'modules'].map((d) => ({
+    name: d,
+    mode: DIR,
+  }));
+  entries.push({ name: 'bin/busybox', mode: FILE, data: readFileSync(BUSYBOX) });
+  entries.push({ name: 'init', mode: FILE, data: Buffer.from(initScript(modulePaths)) });
+  for (const p of modulePaths)
+    entries.push({ name: `modules/${p.replace(/^.*\//, '')}`, mode: 0o100644, data: readFileSync(p) });
+  const initrd = join(job, 'initramfs.cpio');
+  writeFileSync(initrd, cpio(entries));
+  return initrd;
+}
+
+/** QEMU's command line: software emulation, the host's root read-only and the job folder over 9p. */
+function qemuArgs(vm: { kernel: string; initrd: string; job: string; memoryMiB: number }): string[] {
+  const { kernel, initrd, job } = vm;
+  return [
+    '-accel',
+    'tcg',
+    '-m',
+    String(vm.memoryMiB),
+    '-smp',
+    '1',
+    '-nographic',
+    '-no-reboot',
+    '-nodefaults',
+    '-serial',
+    'stdio',
+    '-kernel',
+    kernel,
+    '-initrd',
+    initrd,
+    '-fsdev',
+    'local,id=root,path=/,security_model=none,readonly=on,multidevs=remap',
+    '-device',
+    'virtio-9p-pci,fsdev=root,mount_tag=hostroot',
+    '-fsdev',
+    `local,id=job,path=${job},security_model=none,multidevs=remap`,
+    '-device',
+    'virtio-9p-pci,fsdev=job,mount_tag=job',
+    '-append',
+    'console=ttyS0 panic=-1 edd=off quiet loglevel=3 rdinit=/init',
+  ];
+}
+
 /** Boots a guest, runs the command, returns its exit code and output. Never throws for a failing command. */
 export async function runInVm(opts: VmOptions): Promise<VmResult> {
   if ((opts.script === undefined) === (opts.command === undefined)) {
@@ -224,17 +272,7 @@ export async function runInVm(opts: VmOptions): Promise<VmResult> {
   const job = mkdtempSync(join(tmpdir(), 'nodenet-vm-'));
   const started = Date.now();
   try {
-    const modulePaths = bootModulePaths(version);
-    const entries: CpioEntry[] = ['bin', 'proc', 'sys', 'dev', 'newroot', 'modules'].map((d) => ({
-      name: d,
-      mode: DIR,
-    }));
-    entries.push({ name: 'bin/busybox', mode: FILE, data: readFileSync(BUSYBOX) });
-    entries.push({ name: 'init', mode: FILE, data: Buffer.from(initScript(modulePaths)) });
-    for (const p of modulePaths)
-      entries.push({ name: `modules/${p.replace(/^.*\//, '')}`, mode: 0o100644, data: readFileSync(p) });
-    const initrd = join(job, 'initramfs.cpio');
-    writeFileSync(initrd, cpio(entries));
+    const initrd = writeInitrd(job, version);
 
     let runLine: string;
     if (opts.script !== undefined) {
@@ -257,33 +295,7 @@ export async function runInVm(opts: VmOptions): Promise<VmResult> {
     );
     writeFileSync(join(job, 'output'), '');
 
-    const args = [
-      '-accel',
-      'tcg',
-      '-m',
-      String(opts.memoryMiB ?? 1024),
-      '-smp',
-      '1',
-      '-nographic',
-      '-no-reboot',
-      '-nodefaults',
-      '-serial',
-      'stdio',
-      '-kernel',
-      kernel,
-      '-initrd',
-      initrd,
-      '-fsdev',
-      'local,id=root,path=/,security_model=none,readonly=on,multidevs=remap',
-      '-device',
-      'virtio-9p-pci,fsdev=root,mount_tag=hostroot',
-      '-fsdev',
-      `local,id=job,path=${job},security_model=none,multidevs=remap`,
-      '-device',
-      'virtio-9p-pci,fsdev=job,mount_tag=job',
-      '-append',
-      'console=ttyS0 panic=-1 edd=off quiet loglevel=3 rdinit=/init',
-    ];
+    const args = qemuArgs({ kernel, initrd, job, memoryMiB: opts.memoryMiB ?? 1024 });
     const { console: serial, timedOut } = await runQemu(args, timeoutMs);
     const exitFile = join(job, 'exit');
     const exitCode = existsSync(exitFile) ? Number(readFileSync(exitFile, 'utf8').trim()) : null;

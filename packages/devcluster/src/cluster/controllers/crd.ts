@@ -40,7 +40,7 @@ export class CrdController {
     const next = clone(cur.obj);
     const rv = this.ctx.store.nextResourceVersion();
     next.metadata.resourceVersion = String(rv);
-    this.ctx.store.commit('DELETED', CRD_KEY, name, next, rv);
+    this.ctx.store.commit('DELETED', CRD_KEY, name, { obj: next, rv });
   }
 
   /** Sets NamesAccepted / Established, acceptedNames and storedVersions, as the CRD controllers do. */

@@ -26,7 +26,7 @@ export class NamespaceController {
     next.spec = { finalizers: [] };
     const rv = this.ctx.store.nextResourceVersion();
     next.metadata.resourceVersion = String(rv);
-    this.ctx.store.commit('DELETED', NS_KEY, name, next, rv);
+    this.ctx.store.commit('DELETED', NS_KEY, name, { obj: next, rv });
   }
 
   private count(name: string): number {

@@ -114,7 +114,13 @@ export class KubeClient {
       const parsed: unknown = text.length > 0 ? safeJson(text) : undefined;
       if (status < 200 || status >= 300) {
         const s = (parsed ?? {}) as { reason?: string; message?: string };
-        throw new KubeApiError(method, path, status, s.reason, s.message ?? text.slice(0, 500));
+        throw new KubeApiError({
+          method,
+          path,
+          statusCode: status,
+          reason: s.reason,
+          serverMessage: s.message ?? text.slice(0, 500),
+        });
       }
       return parsed as T;
     } finally {

@@ -3,7 +3,13 @@
  * are written as the real agent writes them (status answering the generation, failureCause on
  * `invalid`), so the planner reads them exactly as it reads a real agent's.
  */
-import { ASSIGNED_AT_ANNOTATION, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
+import {
+  ASSIGNED_AT_ANNOTATION,
+  type NetworkConfigRevision,
+  type NodeConfig,
+  type NodeConfigStatus,
+} from '@nodenet/api';
+import { reportedStatus } from '../agent-status.js';
 import { assignmentKey } from './planner-adapter.js';
 import { TIMING, type AgentReport, type BadChange, type SimNode } from './types.js';
 
@@ -30,32 +36,23 @@ function report(n: SimNode, env: AgentEnv, gen: number, r: AgentReport): void {
   if (!nc) return;
   const at = new Date(env.t0 + env.t).toISOString();
   const misconfigured = n.agent === 'misconfigured';
-  const status: NodeConfig['status'] = {
-    ...r,
-    lastUpdate: at,
-    conditions: [
-      {
-        type: 'Ready',
-        status: r.configStatus === 'provisioned' ? 'True' : 'False',
-        reason: r.configStatus ?? 'Unknown',
-        message: r.message ?? '',
-        lastTransitionTime: at,
-        observedGeneration: gen,
-      },
-      ...(misconfigured
-        ? [
-            {
-              type: 'AgentReady',
-              status: 'False' as const,
-              reason: 'AgentMisconfigured',
-              message: 'FRR template missing (simulated self-check)',
-              lastTransitionTime: at,
-              observedGeneration: gen,
-            },
-          ]
-        : []),
-    ],
-  };
+  const ready = reportedStatus(r, at, gen);
+  const status: NodeConfigStatus = misconfigured
+    ? {
+        ...ready,
+        conditions: [
+          ...(ready.conditions ?? []),
+          {
+            type: 'AgentReady',
+            status: 'False' as const,
+            reason: 'AgentMisconfigured',
+            message: 'FRR template missing (simulated self-check)',
+            lastTransitionTime: at,
+            observedGeneration: gen,
+          },
+        ],
+      }
+    : ready;
   n.everReported = true;
   // A new object: the planner caches what it reads per object (informer objects are immutable).
   env.writeStatus(n.name, { ...nc, status });
@@ -68,45 +65,53 @@ const running = (n: SimNode): boolean =>
 
 /** One step of the node's kubelet and agent at env.t. */
 export function stepNode(n: SimNode, env: AgentEnv): void {
+  stepFlap(n, env);
+  if (n.cut) stepCut(n, env, n.cut);
+  if (running(n)) stepAgent(n, env);
+}
+
+/** A flapping kubelet turns Ready and NotReady by turns until the flap ends. */
+function stepFlap(n: SimNode, env: AgentEnv): void {
   const { t } = env;
-  if (n.flap && t >= n.flap.next) {
-    if (t >= n.flap.until) {
-      n.flap = undefined;
-      n.kubeletFault = false;
-      if (!n.cut) n.kubeletReady = true;
-    } else {
-      n.kubeletReady = !n.kubeletReady;
-      n.flap.next += n.flap.period;
-    }
-    env.log(`kubelet ${n.name} ${n.kubeletReady ? 'Ready' : 'NotReady'}${n.flap ? ' (flapping)' : ''}`);
+  if (!n.flap || t < n.flap.next) return;
+  if (t >= n.flap.until) {
+    n.flap = undefined;
+    n.kubeletFault = false;
+    if (!n.cut) n.kubeletReady = true;
+  } else {
+    n.kubeletReady = !n.kubeletReady;
+    n.flap.next += n.flap.period;
   }
-  if (n.cut) {
-    if (t >= n.cut.notReadyAt && n.kubeletReady && t < n.cut.restoreAt) {
-      n.kubeletReady = false;
-      env.log(`kubelet ${n.name} NotReady (cut off)`);
-    }
-    if (t < n.cut.restoreAt) return;
-    const cut = n.cut;
-    n.cut = undefined;
-    // A fault lasts until it ends: a node cut off before it was handed a revision, and still cut off
-    // after (its NotReady shows only after the grace period), is not a healthy node.
-    if (!cut.byChange) n.lastFaultAt = t;
-    if (!n.kubeletFault) n.kubeletReady = true;
-    env.log(
-      `${n.name} back on the network${cut.byChange ? ' (the agent restored the previous config)' : ''}`,
-    );
-    if (cut.byChange) {
-      if (cut.prevHost !== undefined) n.host = cut.prevHost;
-      else delete n.host;
-      report(n, env, cut.gen, {
-        configStatus: 'invalid',
-        failureCause: 'ChangeFailed',
-        ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
-        message: 'connectivity lost after the change; previous config restored',
-      });
-    }
+  env.log(`kubelet ${n.name} ${n.kubeletReady ? 'Ready' : 'NotReady'}${n.flap ? ' (flapping)' : ''}`);
+}
+
+/** A cut-off node goes NotReady after the grace period and comes back when the cut ends. */
+function stepCut(n: SimNode, env: AgentEnv, cut: NonNullable<SimNode['cut']>): void {
+  const { t } = env;
+  if (t >= cut.notReadyAt && n.kubeletReady && t < cut.restoreAt) {
+    n.kubeletReady = false;
+    env.log(`kubelet ${n.name} NotReady (cut off)`);
   }
-  if (!running(n)) return;
+  if (t < cut.restoreAt) return;
+  n.cut = undefined;
+  // A fault lasts until it ends: a node cut off before it was handed a revision, and still cut off
+  // after (its NotReady shows only after the grace period), is not a healthy node.
+  if (!cut.byChange) n.lastFaultAt = t;
+  if (!n.kubeletFault) n.kubeletReady = true;
+  env.log(`${n.name} back on the network${cut.byChange ? ' (the agent restored the previous config)' : ''}`);
+  if (!cut.byChange) return;
+  if (cut.prevHost !== undefined) n.host = cut.prevHost;
+  else delete n.host;
+  report(n, env, cut.gen, {
+    configStatus: 'invalid',
+    failureCause: 'ChangeFailed',
+    ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
+    message: 'connectivity lost after the change; previous config restored',
+  });
+}
+
+/** A running agent: answers a new assignment, reports progress, finishes its apply. */
+function stepAgent(n: SimNode, env: AgentEnv): void {
   const nc = env.nodeConfig(n.name);
   if (n.agent === 'misconfigured') {
     if (nc && !nc.status?.conditions?.some((c) => c.type === 'AgentReady'))
@@ -125,39 +130,45 @@ export function stepNode(n: SimNode, env: AgentEnv): void {
   }
   const key = assignmentKey(nc);
   if (n.job && n.job.key !== key) n.job = undefined; // re-assigned meanwhile: start on the new one
-  if (!n.job && n.handledKey !== key) {
-    if (t < assignedAtOf(nc, env.t0) + TIMING.react) return;
-    const gen = nc.metadata.generation ?? 1;
-    n.handledKey = key;
-    const slow = n.agent === 'slow';
-    n.job = {
-      key,
-      gen,
-      hash: nc.spec.revision,
-      doneAt: t + (slow ? TIMING.slowApply : TIMING.apply),
-      heartbeatAt: t + TIMING.heartbeat,
-    };
-    report(n, env, gen, {
-      configStatus: 'provisioning',
-      ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
-    });
-    return;
+  if (!n.job && n.handledKey !== key) return startJob(n, env, nc);
+  if (n.job) stepJob(n, env, n.job);
+}
+
+/** The agent takes its new assignment (after its reaction time) and reports `provisioning`. */
+function startJob(n: SimNode, env: AgentEnv, nc: NodeConfig): void {
+  const { t } = env;
+  if (t < assignedAtOf(nc, env.t0) + TIMING.react) return;
+  const gen = nc.metadata.generation ?? 1;
+  const key = assignmentKey(nc);
+  n.handledKey = key;
+  const slow = n.agent === 'slow';
+  n.job = {
+    key,
+    gen,
+    hash: nc.spec.revision,
+    doneAt: t + (slow ? TIMING.slowApply : TIMING.apply),
+    heartbeatAt: t + TIMING.heartbeat,
+  };
+  report(n, env, gen, {
+    configStatus: 'provisioning',
+    ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
+  });
+}
+
+/** An apply under way: heartbeats until it is done, then the outcome. */
+function stepJob(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): void {
+  const { t } = env;
+  if (t >= job.doneAt) {
+    n.job = undefined;
+    return finish(n, env, job);
   }
-  const job = n.job;
-  if (!job) return;
-  if (t < job.doneAt) {
-    if (t >= job.heartbeatAt) {
-      job.heartbeatAt = t + TIMING.heartbeat;
-      report(n, env, job.gen, {
-        configStatus: 'provisioning',
-        ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
-        message: `applying (${Math.round((t - job.doneAt) / 1000)}s left)`,
-      });
-    }
-    return;
-  }
-  n.job = undefined;
-  finish(n, env, job);
+  if (t < job.heartbeatAt) return;
+  job.heartbeatAt = t + TIMING.heartbeat;
+  report(n, env, job.gen, {
+    configStatus: 'provisioning',
+    ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
+    message: `applying (${Math.round((t - job.doneAt) / 1000)}s left)`,
+  });
 }
 
 function finish(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): void {

@@ -11,8 +11,8 @@
  * Times are written as MicroTime (six fractional digits), which a real API server requires.
  */
 import { V1MicroTime } from '@kubernetes/client-node';
-import { isConflict, isNotFound } from './errors.js';
-import type { Lease, LeaseSpec, ResourceClient } from './resources.js';
+import { isConflict, isNotFound } from '../client/errors.js';
+import type { Lease, LeaseSpec, ResourceClient } from '../client/resources.js';
 
 export interface LeaderElectionConfig {
   namespace: string;

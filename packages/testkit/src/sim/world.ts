@@ -6,73 +6,34 @@
 import type { NetworkConfigRevision } from '@nodenet/api';
 import type { IncrementalPlanner } from '@nodenet/configurator';
 import { nextNodeWakeup, stepNode, type AgentEnv } from './agents.js';
-import { Ledger, NEVER_REPORTED, fmt, type Violation } from './ledger.js';
+import type { History, NodeSpec } from './history.js';
+import { Ledger, NEVER_REPORTED, fmt } from './ledger.js';
 import {
   assignmentKey,
   buildStep,
   contentOf,
-  freshObservations,
   inputHashOf,
   isInvalid,
   numberOf,
   policyOf,
-  runPass,
   STARTUP_TAINT,
   type NodeView,
-  type PassEvent,
-  type PolicyKnobs,
-  type Sabotage,
   type SimInput,
   type Store,
 } from './planner-adapter.js';
+import { freshObservations, runPass, type PassEvent, type Sabotage } from './planner-pass.js';
 import { applyAction } from './operator.js';
 import type { AgentMode, BadChange, Scheduled, SimNode } from './types.js';
 
-export interface NodeSpec {
+/** A node as it joins the world. */
+export interface JoiningNode {
   name: string;
-  labels?: Record<string, string>;
-}
-
-export interface History {
-  name: string;
-  nodes: number | NodeSpec[];
-  policy: PolicyKnobs;
-  /** Input values of revision 1, complete on every node before the history starts. */
-  inputs: Record<string, number>;
-  bad: BadChange[];
-  /** At virtual ms after the start (revision 1 complete). */
-  actions: Scheduled[];
-  /** After the last action: faults stop, pauses are lifted, convergence is checked after this long. */
-  settleMs?: number;
-  /** Check convergence (invariant 4) at the end; default true. */
-  converge?: boolean;
-  /** Something (an autoscaler, a MachineHealthCheck) deletes Nodes NotReady for this long. */
-  deleteNotReadyAfterMs?: number;
-  /**
-   * Revisions a good history may still end invalid: a fault indistinguishable from a cut-off (a node
-   * NotReady right after taking a revision) rightly fails the revision it took; its retry must not.
-   */
-  mayEndInvalid?: number[];
-}
-
-export interface RevisionSummary {
-  number: number;
-  content: Record<string, number>;
-  invalid: boolean;
-  completed: boolean;
-  phase?: string;
-  failed: number;
-  degraded: number;
-}
-
-export interface RunResult {
-  violations: Violation[];
-  timeline: string[];
-  /** Per bad change: the most nodes it reached in one introduction. */
-  reach: Map<string, number>;
-  revisions: RevisionSummary[];
-  bound: number;
-  passes: number;
+  agent: AgentMode;
+  labels: Record<string, string>;
+  /** Carries the start-up taint. */
+  taint: boolean;
+  /** Its agent has reported before (the nodes of revision 1). */
+  reported: boolean;
 }
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -121,7 +82,8 @@ export class World {
       typeof history.nodes === 'number'
         ? Array.from({ length: history.nodes }, (_, i) => ({ name: `n${i}` }))
         : history.nodes;
-    for (const s of specs) this.addNode(s.name, 'good', s.labels ?? {}, false, true);
+    for (const s of specs)
+      this.addNode({ name: s.name, agent: 'good', labels: s.labels ?? {}, taint: false, reported: true });
     for (const [k, v] of Object.entries(history.inputs)) this.writeInput(k, v);
   }
 
@@ -145,13 +107,7 @@ export class World {
     if (this.timeline.length > TIMELINE_LINES) this.timeline.splice(0, this.timeline.length - TIMELINE_LINES);
   }
 
-  addNode(
-    name: string,
-    agent: AgentMode,
-    labels: Record<string, string>,
-    taint: boolean,
-    reported: boolean,
-  ): void {
+  addNode({ name, agent, labels, taint, reported }: JoiningNode): void {
     this.nodes.set(name, {
       name,
       labels,

@@ -4,7 +4,7 @@
  * max-failures 0 unless said otherwise; a soak of 60 s (longer than the 40 s the node lifecycle
  * controller takes to show a cut-off node NotReady) unless the history is about the defaults.
  */
-import type { History } from './world.js';
+import type { History } from './history.js';
 import type { Scheduled, WorldAction } from './types.js';
 
 const at = (s: number, action: WorldAction): Scheduled => ({ at: s * 1000, action });

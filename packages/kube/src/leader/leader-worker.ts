@@ -4,10 +4,10 @@
  * leads, when the last renewal began on the process-wide monotonic clock) and posts the callbacks.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { KubeClient } from './client.js';
-import { loadKubeConfig } from './config.js';
+import { KubeClient } from '../client/client.js';
+import { loadKubeConfig } from '../client/config.js';
 import { LeaderElector, type LeaderElectionConfig } from './leader.js';
-import { makeClients } from './resources.js';
+import { makeClients } from '../client/resources.js';
 import { LEADING, RENEWED_AT, monotonicNs, type LeaderThreadMessage } from './leader-shared.js';
 
 const data = workerData as {

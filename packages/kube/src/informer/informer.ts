@@ -9,10 +9,10 @@
  *   them even before the watch delivers them. Lists, watch events and fed-back writes all enter the
  *   cache by one rule (cache.ts): never backwards, no event without news.
  */
-import type { KubeClient } from './client.js';
+import type { KubeClient } from '../client/client.js';
 import { remove, replace, upsert, type InformerEvent } from './cache.js';
-import type { KubeObject, ListOptions, ObjectList, ResourceType } from './resources.js';
-import { backoffDelay, type BackoffPolicy } from './runtime/backoff.js';
+import type { KubeObject, ListOptions, ObjectList, ResourceType } from '../client/resources.js';
+import { backoffDelay, type BackoffPolicy } from '../runtime/backoff.js';
 
 export interface InformerOptions<T extends KubeObject = KubeObject> {
   /** Re-deliver all cached objects this often (0 = never). Default 0. */

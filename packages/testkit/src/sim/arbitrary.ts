@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import type { AgentMode, BadChange, Scheduled, WorldAction } from './types.js';
-import type { History } from './world.js';
+import type { History } from './history.js';
 
 export type ActionKind = WorldAction['kind'];
 
@@ -159,61 +159,78 @@ export function historyArb(opts: GenOptions = {}): fc.Arbitrary<History> {
         bad: fc.boolean(),
       }),
     })
-    .map(
-      ({
-        nodes,
-        limit,
-        maxFailures,
-        notReadyTimeoutMs,
-        selector,
-        bad: bads,
-        actions: drawn,
-        change,
-      }): History => {
-        const one: Raw = {
-          kind: 'setInput',
-          node: 0,
-          input: change.input,
-          value: change.value,
-          flag: change.bad,
-          mode: 'good',
-          ms: 0,
-        };
-        const actions = opts.oneChange ? [...drawn, { at: change.at, raw: one }] : drawn;
-        const seen = new Set<string>();
-        const badChanges: BadChange[] = [];
-        for (const b of bads) {
-          const k = `${b.input}=${b.value}`;
-          if (seen.has(k)) continue;
-          seen.add(k);
-          badChanges.push({
-            input: b.input,
-            value: b.value,
-            effect: b.effect,
-            ...(b.some ? { nodes: [...new Set(b.some.map((i) => `n${i % nodes}`))] } : {}),
-          });
-        }
-        return {
-          name: 'random history',
-          nodes: Array.from({ length: nodes }, (_, i) => ({ name: `n${i}`, labels: { role: 'net' } })),
-          policy: {
-            limit,
-            maxFailures,
-            preconfigTimeoutMs: 90_000,
-            configTimeoutMs: 90_000,
-            notReadyTimeoutMs,
-            minSuccessTimeMs: 60_000,
-            ...(selector ? { nodeSelector: { role: 'net' } } : {}),
-          },
-          inputs: { a: 1, b: 1, c: 1 },
-          bad: badChanges,
-          actions: actions.map((a): Scheduled => ({
-            at: a.at * 1000,
-            action: actionOf(a.raw, nodes, badChanges),
-          })),
-        };
-      },
-    );
+    .map((drawn) => historyOf(drawn, opts));
+}
+
+/** What the generator draws for one history. */
+interface Drawn {
+  nodes: number;
+  limit: number;
+  maxFailures: number;
+  notReadyTimeoutMs: number;
+  selector: boolean;
+  bad: DrawnBad[];
+  actions: { at: number; raw: Raw }[];
+  change: { at: number; input: string; value: number; bad: boolean };
+}
+
+interface DrawnBad {
+  input: string;
+  value: number;
+  effect: BadChange['effect'];
+  some: number[] | undefined;
+}
+
+function historyOf(d: Drawn, opts: GenOptions): History {
+  const { nodes, change } = d;
+  const one: Raw = {
+    kind: 'setInput',
+    node: 0,
+    input: change.input,
+    value: change.value,
+    flag: change.bad,
+    mode: 'good',
+    ms: 0,
+  };
+  const actions = opts.oneChange ? [...d.actions, { at: change.at, raw: one }] : d.actions;
+  const badChanges = badChangesOf(d.bad, nodes);
+  return {
+    name: 'random history',
+    nodes: Array.from({ length: nodes }, (_, i) => ({ name: `n${i}`, labels: { role: 'net' } })),
+    policy: {
+      limit: d.limit,
+      maxFailures: d.maxFailures,
+      preconfigTimeoutMs: 90_000,
+      configTimeoutMs: 90_000,
+      notReadyTimeoutMs: d.notReadyTimeoutMs,
+      minSuccessTimeMs: 60_000,
+      ...(d.selector ? { nodeSelector: { role: 'net' } } : {}),
+    },
+    inputs: { a: 1, b: 1, c: 1 },
+    bad: badChanges,
+    actions: actions.map((a): Scheduled => ({
+      at: a.at * 1000,
+      action: actionOf(a.raw, nodes, badChanges),
+    })),
+  };
+}
+
+/** The drawn bad changes, one per input value, on the nodes they harm (all when none are named). */
+function badChangesOf(bads: readonly DrawnBad[], nodes: number): BadChange[] {
+  const seen = new Set<string>();
+  const badChanges: BadChange[] = [];
+  for (const b of bads) {
+    const k = `${b.input}=${b.value}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    badChanges.push({
+      input: b.input,
+      value: b.value,
+      effect: b.effect,
+      ...(b.some ? { nodes: [...new Set(b.some.map((i) => `n${i % nodes}`))] } : {}),
+    });
+  }
+  return badChanges;
 }
 
 /** A one-line description of a history (for the failure report). */

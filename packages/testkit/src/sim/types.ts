@@ -1,5 +1,4 @@
 /** The fleet simulator's vocabulary: nodes, agents, faults and operator actions on a virtual clock. */
-import type { NodeConfigStatus } from '@nodenet/api';
 
 /**
  * How a node's agent behaves:
@@ -83,8 +82,8 @@ export interface Scheduled {
   action: WorldAction;
 }
 
-/** The agent statuses written, as the real agent writes them (docs/agent-status.md). */
-export type AgentReport = Omit<NodeConfigStatus, 'lastUpdate' | 'conditions'>;
+/** The agent statuses written, as the real agent writes them. */
+export type { AgentReport } from '../agent-status.js';
 
 /** Simulated durations (ms). */
 export const TIMING = {

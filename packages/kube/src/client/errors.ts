@@ -3,21 +3,36 @@ import { NodenetError } from '@nodenet/api';
 
 /** The API server answered with a non-2xx status (a `metav1.Status` body when it sent one). */
 export class KubeApiError extends NodenetError {
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    /** HTTP status code, e.g. 404, 409, 410, 422. */
-    readonly statusCode: number,
-    /** `reason` of the Status body (NotFound, AlreadyExists, Conflict, Expired, Invalid…) when present. */
-    readonly reason: string | undefined,
-    readonly serverMessage: string,
-  ) {
+  readonly method: string;
+  readonly path: string;
+  /** HTTP status code, e.g. 404, 409, 410, 422. */
+  readonly statusCode: number;
+  /** `reason` of the Status body (NotFound, AlreadyExists, Conflict, Expired, Invalid…) when present. */
+  readonly reason: string | undefined;
+  readonly serverMessage: string;
+
+  constructor(answer: KubeApiAnswer) {
+    const { method, path, statusCode, reason, serverMessage } = answer;
     // The code is the Status reason (NotFound, Conflict…), or the HTTP status when the server gave none.
     super(
       reason ?? `Http${statusCode}`,
       `${method} ${path}: ${statusCode}${reason ? ` ${reason}` : ''}: ${serverMessage}`,
     );
+    this.method = method;
+    this.path = path;
+    this.statusCode = statusCode;
+    this.reason = reason;
+    this.serverMessage = serverMessage;
   }
+}
+
+/** A request and the non-2xx answer the API server gave it. */
+export interface KubeApiAnswer {
+  method: string;
+  path: string;
+  statusCode: number;
+  reason: string | undefined;
+  serverMessage: string;
 }
 
 /** The request never got an answer (connection refused, reset, timeout). */

@@ -8,7 +8,7 @@
  * - A delete removes the entry and reports the last state known: the deleted object, or the cached
  *   one when that is newer.
  */
-import type { KubeObject } from './resources.js';
+import type { KubeObject } from '../client/resources.js';
 
 export type InformerEventType = 'add' | 'update' | 'delete' | 'resync';
 

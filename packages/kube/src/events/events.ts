@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { isNotFound } from './errors.js';
+import { isNotFound } from '../client/errors.js';
 import { EventCorrelator, type EventCorrelatorOptions, type EventKey } from './event-correlator.js';
-import type { Event, KubeObject, ResourceClient } from './resources.js';
+import type { Event, KubeObject, ResourceClient } from '../client/resources.js';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -44,7 +44,8 @@ export class EventRecorder {
   }
 
   /** Builds the Event object (exported for tests and dry runs). */
-  build(obj: KubeObject, type: EventType, reason: string, message: string, now = new Date()): Event {
+  build(obj: KubeObject, type: EventType, reason: string, message: string): Event {
+    const now = new Date();
     const ns = obj.metadata.namespace ?? this.opts.namespace ?? 'default';
     const ts = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
     const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 1)}…` : message;

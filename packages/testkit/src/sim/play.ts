@@ -1,9 +1,11 @@
 /** Playing a history to its end: faults stop, pauses lift, convergence is checked (invariant 4). */
 import type { NodeConfig } from '@nodenet/api';
 import type { IncrementalPlanner } from '@nodenet/configurator';
-import { assignmentKey, contentOf, isInvalid, numberOf, type Sabotage } from './planner-adapter.js';
+import { assignmentKey, contentOf, isInvalid, numberOf } from './planner-adapter.js';
+import type { Sabotage } from './planner-pass.js';
 import { TIMING, type Scheduled } from './types.js';
-import { World, type History, type RevisionSummary, type RunResult } from './world.js';
+import type { History, RevisionSummary, RunResult } from './history.js';
+import { World } from './world.js';
 
 /** Faults stop: every agent works, kubelets are Ready, nothing is paused. */
 export function heal(w: World): void {

@@ -10,7 +10,8 @@
  * (5) nodes with an unanswered forward assignment ≤ limit, across leader changes.
  */
 import type { FailedNode, NetworkConfigRevision } from '@nodenet/api';
-import { contentOf, type PassEvent } from './planner-adapter.js';
+import { contentOf } from './planner-adapter.js';
+import type { PassEvent } from './planner-pass.js';
 import type { BadChange } from './types.js';
 
 export type InvariantId = 1 | 2 | 3 | 4 | 5;
@@ -145,15 +146,7 @@ export class Ledger {
     invalid: ReadonlySet<string>,
   ): void {
     const r = v.revision(e.revision);
-    const prevNumber = this.holds.get(e.node);
-    const prev = prevNumber !== undefined ? v.revisionByNumber(prevNumber) : undefined;
-    const fromInvalid =
-      prev !== undefined &&
-      (invalid.has(prev.metadata.name) || prev.status?.isInvalid === true || prev.spec.aborted === true);
-    // A failed rollback is retried under a new assignment of the same revision (#23): still a rollback.
-    const retriedRollback =
-      prevNumber === e.number && e.move === 'rollback' && this.lastAssign.get(e.node)?.rollback === true;
-    const rollback = (fromInvalid && prevNumber !== e.number) || retriedRollback;
+    const { prevNumber, prev, rollback } = this.moveFrom(e, v, invalid);
     const lateJoin = prevNumber === undefined && r?.status?.completedAt !== undefined;
     const label = `t=${fmt(v.t)} assign ${e.node} -> rev ${e.number} (${e.move}${rollback ? ', from invalid rev ' + prevNumber : ''})`;
     // (2) paused: only rollbacks (by identity) and late joiners of a completed revision move.
@@ -187,6 +180,20 @@ export class Ledger {
       at: v.t,
       ...(unchanged ? { unchanged } : {}),
     });
+  }
+
+  /** Where the node moves from, and whether the move is a rollback by identity (away from an invalid revision). */
+  private moveFrom(e: Extract<PassEvent, { kind: 'assign' }>, v: LedgerView, invalid: ReadonlySet<string>) {
+    const prevNumber = this.holds.get(e.node);
+    const prev = prevNumber !== undefined ? v.revisionByNumber(prevNumber) : undefined;
+    const fromInvalid =
+      prev !== undefined &&
+      (invalid.has(prev.metadata.name) || prev.status?.isInvalid === true || prev.spec.aborted === true);
+    // A failed rollback is retried under a new assignment of the same revision (#23): still a rollback.
+    const retriedRollback =
+      prevNumber === e.number && e.move === 'rollback' && this.lastAssign.get(e.node)?.rollback === true;
+    const rollback = (fromInvalid && prevNumber !== e.number) || retriedRollback;
+    return { prevNumber, prev, rollback };
   }
 
   /** (1) The node's agent finished applying (or refused) `hash`: bad content reached one more node. */
