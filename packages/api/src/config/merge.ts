@@ -3,7 +3,7 @@
  * every list whose order carries no meaning is sorted, so the canonical hash depends only on what the
  * inputs mean: the same objects in any order, with keys in any order, hash the same.
  */
-import { canonicalJson, hashConfig, sha256Hex } from './canonical.js';
+import { canonicalJson, sha256Hex } from './canonical.js';
 import { normalizeAddress, normalizePrefix } from '../grammar/prefix.js';
 import type {
   InputObject,
