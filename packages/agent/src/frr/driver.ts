@@ -39,6 +39,7 @@ import {
 } from './instance.js';
 import type { FrrNodeSettings } from './model.js';
 import { renderFrrConfig } from './render.js';
+import { routeMapRemovals } from './reload-guard.js';
 import { staleBgpInstances, vrfPreparation } from './prepare.js';
 import { readStatus, type FrrStatus, type SessionRef } from './status.js';
 import { parseTemplate, type FrrTemplate } from './template.js';
@@ -202,10 +203,19 @@ export class FrrDriver {
     return r.stdout;
   }
 
-  /** Create the VRFs the running config lacks, from the top level (see prepare.ts). */
+  /**
+   * Create the VRFs the running config lacks (see prepare.ts) and remove the route-map lines that
+   * would crash frr-reload.py (reload-guard.ts), from the top level.
+   */
   private async prepare(text: string): Promise<void> {
-    const running = configFacts(await this.show('show running-config', 'prepare'));
-    await this.configure(vrfPreparation(configFacts(text), running), 'prepare');
+    const runningText = await this.show('show running-config', 'prepare');
+    await this.configure(
+      [
+        ...vrfPreparation(configFacts(text), configFacts(runningText)),
+        ...routeMapRemovals(parseConfig(runningText), parseConfig(text)),
+      ],
+      'prepare',
+    );
   }
 
   /**
