@@ -128,9 +128,7 @@ export default tseslint.config(
   {
     // Limits that shape the agent: a decision with more than 25 paths, a function longer than a
     // screen, or more than four positional parameters (pass one options object instead) is split.
-    // frr/ follows when the work under way in it has landed (issue #29: new rendering fields).
     files: ['packages/agent/src/**/*.ts'],
-    ignores: ['packages/agent/src/frr/**'],
     rules: {
       complexity: ['error', 25],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],

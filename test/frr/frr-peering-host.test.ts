@@ -220,5 +220,41 @@ describePrivileged(
         /NOTIFICATION.*sent to neighbor 10\.70\.0\.5 .*Cease\/Maximum Number of Prefixes Reached/,
       );
     }, 180_000);
+
+    it('adds and moves a neighbour peering beside the listen range without crashing frr-reload.py', async () => {
+      // Under `no bgp default ipv4-unicast`, a peering moved from IPv4 to IPv6 deletes its IPv4
+      // route-map lines and adds only the IPv6 address-family FRR did not show: frr-reload.py 8.4
+      // crashed on that (rm_match, see reload-guard.ts).
+      const template = testTemplate({ hostname: 'nn-node' }).replace(
+        ' no bgp network import-check\n',
+        ' no bgp network import-check\n no bgp default ipv4-unicast\n',
+      );
+      const explicit = new FrrDriver({
+        template,
+        settings: { asn: NODE_ASN, routerId: '10.255.0.1' },
+        confdir: node.confdir,
+        pathspace: node.name,
+        rundir: node.rundir,
+      });
+      const routers = (families: NodeBgpPeeringEntry['addressFamilies']): NodeBgpPeeringEntry => ({
+        ...workloads,
+        name: 'routers',
+        listenRanges: [],
+        neighbors: ['10.70.0.9'],
+        remoteAS: '65200',
+        addressFamilies: families,
+        maxPrefixes: {},
+        bfd: undefined,
+      });
+      for (const families of [['ipv4'], ['ipv6']] as const) {
+        const r = await explicit.applySpec({ ...spec, bgpPeering: [workloads, routers([...families])] });
+        expect(r.path).toBe('reload');
+        expect(await explicit.drift()).toEqual({ toAdd: [], toDelete: [] });
+      }
+      expect(node.vtysh('show running-config')).toContain(
+        'neighbor pp_routers route-map pp6_routers_import in',
+      );
+      expect(node.vtysh('show running-config')).not.toContain('pp4_routers_import in');
+    }, 180_000);
   },
 );

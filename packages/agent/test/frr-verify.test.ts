@@ -10,10 +10,12 @@ import {
   describeDrift,
   isEmptyDrift,
   parseBgpVrfs,
+  parseConfig,
   parseEvpnVniTypes,
   parseReloadTest,
   l3VniByVrf,
   renderFrrConfig,
+  routeMapRemovals,
   runtimeMismatches,
   staleBgpInstances,
   vrfPreparation,
@@ -192,6 +194,41 @@ describe('VRF preparation before frr-reload', () => {
       'exit-vrf',
     ]);
     expect(vrfPreparation(expected, expected)).toEqual([]);
+  });
+});
+
+describe('route-map lines removed before frr-reload (its rm_match crash)', () => {
+  const bgp = (af: string, lines: string[]): string =>
+    `router bgp 65010\n no bgp default ipv4-unicast\n neighbor pp_r peer-group\n !\n address-family ${af} unicast\n${lines.map((l) => `  ${l}\n`).join('')} exit-address-family\nexit\n`;
+  const v4 = bgp('ipv4', [
+    'neighbor pp_r activate',
+    'neighbor pp_r route-map pp4_r_import in',
+    'neighbor pp_r route-map pp4_r_export out',
+  ]);
+  const v6 = bgp('ipv6', [
+    'neighbor pp_r activate',
+    'neighbor pp_r route-map pp6_r_import in',
+    'neighbor pp_r route-map pp6_r_export out',
+  ]);
+
+  it('removes the policy a neighbour loses when the file adds a router bgp context', () => {
+    // IPv4 → IPv6 only: FRR 8.4's frr-reload.py crashes on exactly this difference.
+    expect(routeMapRemovals(parseConfig(v4), parseConfig(v6))).toEqual([
+      'router bgp 65010',
+      'address-family ipv4 unicast',
+      'no neighbor pp_r route-map pp4_r_import in',
+      'no neighbor pp_r route-map pp4_r_export out',
+      'exit',
+      'exit',
+    ]);
+  });
+
+  it('leaves a route-map swapped for another of the same direction, and changes without a new context', () => {
+    const swapped = v4.replace('pp4_r_import in', 'pp4_other in') + bgp('ipv6', ['neighbor pp_r activate']);
+    const removals = routeMapRemovals(parseConfig(v4), parseConfig(swapped));
+    expect(removals).toEqual([]);
+    const without = bgp('ipv4', ['neighbor pp_r activate']);
+    expect(routeMapRemovals(parseConfig(v4), parseConfig(without))).toEqual([]);
   });
 });
 

@@ -155,8 +155,10 @@ export async function resync(
 /** The longest wait, as a multiple of `--resync-period`. */
 export const RESYNC_BACKOFF = 4;
 
+/** A resync that found the host as applied: no netlink operation, FRR not reloaded, no error. */
+export const isQuietResync = (outcome: ReconcileOutcome): boolean =>
+  outcome.kind === 'unchanged' && !outcome.error && outcome.driftOperations === 0 && !outcome.frrChanged;
+
 export function nextResyncMs(currentMs: number, baseMs: number, outcome: ReconcileOutcome): number {
-  const quiet =
-    outcome.kind === 'unchanged' && !outcome.error && outcome.driftOperations === 0 && !outcome.frrChanged;
-  return quiet ? Math.min(currentMs * 2, baseMs * RESYNC_BACKOFF) : baseMs;
+  return isQuietResync(outcome) ? Math.min(currentMs * 2, baseMs * RESYNC_BACKOFF) : baseMs;
 }

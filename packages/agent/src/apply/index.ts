@@ -22,7 +22,7 @@ export {
   type ConfirmTick,
   type TickVerdict,
 } from './confirm.js';
-export { nextResyncMs, RESYNC_BACKOFF } from './drift.js';
+export { isQuietResync, nextResyncMs, RESYNC_BACKOFF } from './drift.js';
 export * from './failure-cause.js';
 export * from './fault.js';
 export * from './host-drivers.js';

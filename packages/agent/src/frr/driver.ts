@@ -39,11 +39,15 @@ import {
 } from './instance.js';
 import type { FrrNodeSettings } from './model.js';
 import { renderFrrConfig } from './render.js';
+import { routeMapRemovals } from './reload-guard.js';
 import { staleBgpInstances, vrfPreparation } from './prepare.js';
 import { readStatus, type FrrStatus, type SessionRef } from './status.js';
 import { parseTemplate, type FrrTemplate } from './template.js';
 import { readRuntimeState } from './runtime.js';
 import { runtimeMismatches, type RuntimeState } from './verify.js';
+import { splitEchoed } from './show.js';
+
+const READ_BACK = 'show running-config';
 
 export interface FrrApplyResult {
   /** The file's content changed (and FRR was reloaded). */
@@ -202,10 +206,19 @@ export class FrrDriver {
     return r.stdout;
   }
 
-  /** Create the VRFs the running config lacks, from the top level (see prepare.ts). */
+  /**
+   * Create the VRFs the running config lacks (see prepare.ts) and remove the route-map lines that
+   * would crash frr-reload.py (reload-guard.ts), from the top level.
+   */
   private async prepare(text: string): Promise<void> {
-    const running = configFacts(await this.show('show running-config', 'prepare'));
-    await this.configure(vrfPreparation(configFacts(text), running), 'prepare');
+    const runningText = await this.show('show running-config', 'prepare');
+    await this.configure(
+      [
+        ...vrfPreparation(configFacts(text), configFacts(runningText)),
+        ...routeMapRemovals(parseConfig(runningText), parseConfig(text)),
+      ],
+      'prepare',
+    );
   }
 
   /**
@@ -250,19 +263,20 @@ export class FrrDriver {
   }
 
   /**
-   * The fast path (fast-path.ts): the commands in one vtysh run, then one read of the running
-   * config, compared in the contexts the commands touched. False when vtysh refused a command or
-   * FRR does not show the result: the caller then reloads with frr-reload.py.
+   * The fast path (fast-path.ts): the commands and the read of the running config in one vtysh run
+   * (its start-up is most of what a run costs), compared in the contexts the commands touched.
+   * vtysh stops at the first command it refuses, so a refusal never reaches the read. False when
+   * vtysh refused a command or FRR does not show the result: the caller then reloads with
+   * frr-reload.py.
    */
   private async fastApply(plan: FastPathPlan, text: string): Promise<boolean> {
     const [vtysh, base] = vtyshArgv(this.instance);
-    if (plan.commands.length > 0) {
-      const args = ['configure terminal', ...plan.commands, 'end'].flatMap((l) => ['-c', l]);
-      if (failed(await run(vtysh, [...base, ...args], this.instance.timeoutMs))) return false;
-    }
-    const running = await run(vtysh, [...base, '-c', 'show running-config'], this.instance.timeoutMs);
-    if (running.code !== 0) return false;
-    return touchedMismatches(parseConfig(running.stdout), parseConfig(text), plan.touched).length === 0;
+    const configure = plan.commands.length > 0 ? ['configure terminal', ...plan.commands, 'end'] : [];
+    const args = [...configure, READ_BACK].flatMap((l) => ['-c', l]);
+    const r = await run(vtysh, [...base, '-E', ...args], this.instance.timeoutMs);
+    const [running] = splitEchoed(r.stdout, [READ_BACK]);
+    if (failed(r) || running === undefined) return false;
+    return touchedMismatches(parseConfig(running), parseConfig(text), plan.touched).length === 0;
   }
 
   /** prepare + reload for the restore paths: a failure is a result, not a throw. */

@@ -14,6 +14,7 @@ export { diffConfigs, parseConfig, type ConfigContext, type ParsedConfig } from 
 export { fastPathPlan, touchedMismatches, type FastPathPlan } from './fast-path.js';
 export { configFacts, type ConfigFacts } from './facts.js';
 export { staleBgpInstances, vrfPreparation } from './prepare.js';
+export { routeMapRemovals } from './reload-guard.js';
 export {
   parseBgpVrfs,
   parseEvpnVniTypes,

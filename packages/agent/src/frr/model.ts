@@ -10,6 +10,7 @@ import {
   isVrfName,
   MAX_IFNAME_LENGTH,
   parsePrefix,
+  type Prefix,
   VNI_MAX,
   type NodeConfigSpec,
   type PrefixItem,
@@ -128,32 +129,37 @@ function vrfRouterId(s: FrrNodeSettings, needed: boolean): string {
   return s.vrfRouterId;
 }
 
-/** A network prefix (host bits clear) in canonical text, with its family; refuses anything else. */
-function networkPrefix(
-  field: string,
-  value: unknown,
-): { text: string; family: Family; length: number; max: number } {
-  if (typeof value !== 'string') refuse(field, value, 'must be a string');
+// Canonical texts of the (cached, so shared) parsed prefixes: one string per prefix, not per use.
+const networkTexts = new WeakMap<Prefix, string>();
+
+/** A network prefix (host bits clear) with its canonical text; refuses anything else. */
+function networkPrefix(field: () => string, value: unknown): { prefix: Prefix; text: string } {
+  if (typeof value !== 'string') refuse(field(), value, 'must be a string');
   const r = parsePrefix(value);
-  if (!r.ok) refuse(field, value, r.reason);
+  if (!r.ok) refuse(field(), value, r.reason);
   const p = r.prefix;
-  if (p.address !== p.network)
-    refuse(field, value, `has host bits set; the network is ${p.network}/${p.length}`);
-  return { text: `${p.network}/${p.length}`, family: p.family, length: p.length, max: p.max };
+  let text = networkTexts.get(p);
+  if (text === undefined) {
+    if (p.address !== p.network)
+      refuse(field(), value, `has host bits set; the network is ${p.network}/${p.length}`);
+    networkTexts.set(p, (text = `${p.network}/${p.length}`));
+  }
+  return { prefix: p, text };
 }
 
-function prefixLine(field: string, item: PrefixItem): { family: Family; line: PrefixLine } {
-  const p = networkPrefix(`${field}.cidr`, item.cidr);
+/** `field` builds the item's field name, only when a refusal needs it (40,000 items at 200 VRFs). */
+function prefixLine(field: () => string, item: PrefixItem): { family: Family; line: PrefixLine } {
+  const { prefix: p, text } = networkPrefix(() => `${field()}.cidr`, item.cidr);
   if (!isInt(item.seq, 1, 4294967295))
-    refuse(`${field}.seq`, item.seq, 'must be an integer from 1 to 4294967295');
+    refuse(`${field()}.seq`, item.seq, 'must be an integer from 1 to 4294967295');
   const action = item.action ?? 'permit';
   if (action !== 'permit' && action !== 'deny')
-    refuse(`${field}.action`, item.action, 'must be permit or deny');
+    refuse(`${field()}.action`, item.action, 'must be permit or deny');
   // FRR's own rule for ranges: length < ge <= le <= family maximum.
   if (item.ge !== undefined) {
     if (!isInt(item.ge, p.length + 1, p.max)) {
       refuse(
-        `${field}.ge`,
+        `${field()}.ge`,
         item.ge,
         `must be an integer greater than the prefix length ${p.length} and at most ${p.max}`,
       );
@@ -162,10 +168,10 @@ function prefixLine(field: string, item: PrefixItem): { family: Family; line: Pr
   if (item.le !== undefined) {
     const min = Math.max(p.length, item.ge ?? 0);
     if (!isInt(item.le, min, p.max))
-      refuse(`${field}.le`, item.le, `must be an integer from ${min} to ${p.max}`);
+      refuse(`${field()}.le`, item.le, `must be an integer from ${min} to ${p.max}`);
   }
   // Plain assignments, no object spreads: this runs once per prefix item (40,000 at 200 VRFs).
-  const line: PrefixLine = { seq: item.seq, action, prefix: p.text };
+  const line: PrefixLine = { seq: item.seq, action, prefix: text };
   if (item.ge !== undefined) line.ge = item.ge;
   if (item.le !== undefined) line.le = item.le;
   return { family: p.family, line };
@@ -176,128 +182,169 @@ const emptyMaps = (): Record<Direction, Record<Family, RouteMapEntry[]>> => ({
   export: { 4: [], 6: [] },
 });
 
+type VrfSpecEntry = NodeConfigSpec['vrf'][number];
+
+/** One VRF while its entries are read: the model and the sets its sorted lists are made from. */
+interface VrfParts {
+  vrf: VrfModel;
+  seqs: Set<number>;
+  aggregates: Record<Family, Set<string>>;
+  routeTargets: Set<string>;
+}
+
+/** The entry's own fields: VRF name (and the device names it makes), VNI, seq, route target, community. */
+function checkEntry(entry: VrfSpecEntry, at: string): void {
+  if (typeof entry.vrf !== 'string' || !isVrfName(entry.vrf)) {
+    refuse(`${at}.vrf`, entry.vrf, 'must be 1-12 characters of [A-Za-z0-9_-]');
+  }
+  const devices = [
+    deviceNames.vrf(entry.vrf),
+    deviceNames.vrfToDefault(entry.vrf),
+    deviceNames.defaultToVrf(entry.vrf),
+  ];
+  for (const dev of devices) {
+    if (dev.length > MAX_IFNAME_LENGTH)
+      refuse(`${at}.vrf`, entry.vrf, `makes device name ${dev} longer than 15`);
+  }
+  if (!isInt(entry.vni, 1, VNI_MAX))
+    refuse(`${at}.vni`, entry.vni, `must be an integer from 1 to ${VNI_MAX}`);
+  if (!isInt(entry.seq, 1, 65534)) refuse(`${at}.seq`, entry.seq, 'must be an integer from 1 to 65534');
+  if (
+    entry.routeTarget !== undefined &&
+    (typeof entry.routeTarget !== 'string' || !isRouteTarget(entry.routeTarget))
+  ) {
+    refuse(`${at}.routeTarget`, entry.routeTarget, 'must be a route target ASN:NN or IPv4:NN');
+  }
+  if (
+    entry.community !== undefined &&
+    (typeof entry.community !== 'string' || !isCommunity(entry.community))
+  ) {
+    refuse(
+      `${at}.community`,
+      entry.community,
+      'must be a community AA:NN, a large community A:B:C or a well-known name',
+    );
+  }
+}
+
+/** The VRF an entry belongs to, created at its first entry; later entries must carry its VNI. */
+function vrfOf(byVrf: Map<string, VrfParts>, entry: VrfSpecEntry, at: string): VrfParts {
+  const known = byVrf.get(entry.vrf);
+  if (known) {
+    if (known.vrf.vni !== entry.vni)
+      refuse(
+        `${at}.vni`,
+        entry.vni,
+        `conflicts with VNI ${known.vrf.vni} of another entry for VRF ${entry.vrf}`,
+      );
+    return known;
+  }
+  const parts: VrfParts = {
+    vrf: {
+      name: entry.vrf,
+      device: deviceNames.vrf(entry.vrf),
+      toVrfPort: deviceNames.vrfToDefault(entry.vrf),
+      toDefaultPort: deviceNames.defaultToVrf(entry.vrf),
+      vni: entry.vni,
+      routeTargets: [],
+      aggregates: { 4: [], 6: [] },
+      maps: emptyMaps(),
+      staticRoutes: [],
+    },
+    seqs: new Set(),
+    aggregates: { 4: new Set(), 6: new Set() },
+    routeTargets: new Set(),
+  };
+  byVrf.set(entry.vrf, parts);
+  return parts;
+}
+
+/** The entry's import and export items as route-map entries of its VRF, per family. */
+function addEntryMaps(vrf: VrfModel, entry: VrfSpecEntry, at: string): void {
+  for (const dir of ['import', 'export'] as const) {
+    const perFamily: Record<Family, PrefixLine[]> = { 4: [], 6: [] };
+    const itemSeqs: Record<Family, Set<number>> = { 4: new Set(), 6: new Set() };
+    (entry[dir] ?? []).forEach((item, j) => {
+      const field = (): string => `${at}.${dir}[${j}]`;
+      const { family, line } = prefixLine(field, item);
+      // The same name carries both families (FRR keeps ip and ipv6 prefix-lists apart), so a
+      // sequence number only has to be unique within a family.
+      if (itemSeqs[family].has(line.seq))
+        refuse(`${field()}.seq`, item.seq, `is used twice in this IPv${family} list`);
+      itemSeqs[family].add(line.seq);
+      perFamily[family].push(line);
+    });
+    if (dir === 'export') addLoopbackLines(at, entry.loopbackAddresses, perFamily);
+    for (const family of [4, 6] as const) {
+      if (perFamily[family].length === 0) continue;
+      vrf.maps[dir][family].push({
+        seq: entry.seq,
+        lines: perFamily[family].sort((a, b) => a.seq - b.seq),
+        ...(dir === 'export' && entry.community !== undefined ? { community: entry.community } : {}),
+      });
+    }
+  }
+}
+
+/** Read one entry into its VRF (checked first). */
+function addEntry(byVrf: Map<string, VrfParts>, entry: VrfSpecEntry, at: string): void {
+  checkEntry(entry, at);
+  const parts = vrfOf(byVrf, entry, at);
+  if (parts.seqs.has(entry.seq))
+    refuse(`${at}.seq`, entry.seq, `is used by another entry for VRF ${entry.vrf}`);
+  parts.seqs.add(entry.seq);
+  if (entry.routeTarget !== undefined) parts.routeTargets.add(entry.routeTarget);
+  parts.vrf.staticRoutes.push(...staticRouteLines(at, entry.staticRoutes));
+  (entry.aggregate ?? []).forEach((a, j) => {
+    const p = networkPrefix(() => `${at}.aggregate[${j}]`, a);
+    parts.aggregates[p.prefix.family].add(p.text);
+  });
+  addEntryMaps(parts.vrf, entry, at);
+}
+
+/** The VRF with its lists in the order they are rendered. */
+function finishVrf(parts: VrfParts): VrfModel {
+  const vrf = parts.vrf;
+  vrf.routeTargets = [...parts.routeTargets].sort();
+  vrf.aggregates = { 4: [...parts.aggregates[4]].sort(), 6: [...parts.aggregates[6]].sort() };
+  vrf.staticRoutes = sortStaticRoutes(vrf.staticRoutes);
+  for (const dir of ['import', 'export'] as const) {
+    for (const family of [4, 6] as const) vrf.maps[dir][family].sort((a, b) => a.seq - b.seq);
+  }
+  return vrf;
+}
+
+/** The routing tables' VRF devices, by table id. */
+function routingTableDevices(tables: NodeConfigSpec['routingTable']): string[] {
+  const ids = new Set<number>();
+  (tables ?? []).forEach((t, i) => {
+    if (!isInt(t.tableId, 1, 4294967295))
+      refuse(`routingTable[${i}].tableId`, t.tableId, 'must be an integer from 1 to 4294967295');
+    ids.add(t.tableId);
+  });
+  return [...ids].sort((a, b) => a - b).map((id) => deviceNames.routingTable(id));
+}
+
 /** Check every value and group the spec into the per-VRF model. Throws FrrRenderError. */
 export function buildModel(
   spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>,
   settings: FrrNodeSettings,
 ): FrrModel {
   checkSettings(settings);
-  const byVrf = new Map<string, VrfModel>();
-  const seenSeq = new Map<string, Set<number>>();
-  const aggregateSets = new Map<string, Record<Family, Set<string>>>();
-  const rtSets = new Map<string, Set<string>>();
-
-  (spec.vrf ?? []).forEach((entry, i) => {
-    const at = `vrf[${i}]`;
-    if (typeof entry.vrf !== 'string' || !isVrfName(entry.vrf)) {
-      refuse(`${at}.vrf`, entry.vrf, 'must be 1-12 characters of [A-Za-z0-9_-]');
-    }
-    const device = deviceNames.vrf(entry.vrf);
-    for (const dev of [device, deviceNames.vrfToDefault(entry.vrf), deviceNames.defaultToVrf(entry.vrf)]) {
-      if (dev.length > MAX_IFNAME_LENGTH)
-        refuse(`${at}.vrf`, entry.vrf, `makes device name ${dev} longer than 15`);
-    }
-    if (!isInt(entry.vni, 1, VNI_MAX))
-      refuse(`${at}.vni`, entry.vni, `must be an integer from 1 to ${VNI_MAX}`);
-    if (!isInt(entry.seq, 1, 65534)) refuse(`${at}.seq`, entry.seq, 'must be an integer from 1 to 65534');
-    if (
-      entry.routeTarget !== undefined &&
-      (typeof entry.routeTarget !== 'string' || !isRouteTarget(entry.routeTarget))
-    ) {
-      refuse(`${at}.routeTarget`, entry.routeTarget, 'must be a route target ASN:NN or IPv4:NN');
-    }
-    if (
-      entry.community !== undefined &&
-      (typeof entry.community !== 'string' || !isCommunity(entry.community))
-    ) {
-      refuse(
-        `${at}.community`,
-        entry.community,
-        'must be a community AA:NN, a large community A:B:C or a well-known name',
-      );
-    }
-
-    let vrf = byVrf.get(entry.vrf);
-    if (!vrf) {
-      vrf = {
-        name: entry.vrf,
-        device,
-        toVrfPort: deviceNames.vrfToDefault(entry.vrf),
-        toDefaultPort: deviceNames.defaultToVrf(entry.vrf),
-        vni: entry.vni,
-        routeTargets: [],
-        aggregates: { 4: [], 6: [] },
-        maps: emptyMaps(),
-        staticRoutes: [],
-      };
-      byVrf.set(entry.vrf, vrf);
-      seenSeq.set(entry.vrf, new Set());
-      aggregateSets.set(entry.vrf, { 4: new Set(), 6: new Set() });
-      rtSets.set(entry.vrf, new Set());
-    } else if (vrf.vni !== entry.vni) {
-      refuse(`${at}.vni`, entry.vni, `conflicts with VNI ${vrf.vni} of another entry for VRF ${entry.vrf}`);
-    }
-    const seqs = seenSeq.get(entry.vrf)!;
-    if (seqs.has(entry.seq)) refuse(`${at}.seq`, entry.seq, `is used by another entry for VRF ${entry.vrf}`);
-    seqs.add(entry.seq);
-    if (entry.routeTarget !== undefined) rtSets.get(entry.vrf)!.add(entry.routeTarget);
-    vrf.staticRoutes.push(...staticRouteLines(at, entry.staticRoutes));
-
-    (entry.aggregate ?? []).forEach((a, j) => {
-      const p = networkPrefix(`${at}.aggregate[${j}]`, a);
-      aggregateSets.get(entry.vrf)![p.family].add(p.text);
-    });
-
-    for (const dir of ['import', 'export'] as const) {
-      const perFamily: Record<Family, PrefixLine[]> = { 4: [], 6: [] };
-      const itemSeqs: Record<Family, Set<number>> = { 4: new Set(), 6: new Set() };
-      (entry[dir] ?? []).forEach((item, j) => {
-        const field = `${at}.${dir}[${j}]`;
-        const { family, line } = prefixLine(field, item);
-        // The same name carries both families (FRR keeps ip and ipv6 prefix-lists apart), so a
-        // sequence number only has to be unique within a family.
-        if (itemSeqs[family].has(line.seq))
-          refuse(`${field}.seq`, item.seq, `is used twice in this IPv${family} list`);
-        itemSeqs[family].add(line.seq);
-        perFamily[family].push(line);
-      });
-      if (dir === 'export') addLoopbackLines(at, entry.loopbackAddresses, perFamily);
-      for (const family of [4, 6] as const) {
-        if (perFamily[family].length === 0) continue;
-        vrf.maps[dir][family].push({
-          seq: entry.seq,
-          lines: perFamily[family].sort((a, b) => a.seq - b.seq),
-          ...(dir === 'export' && entry.community !== undefined ? { community: entry.community } : {}),
-        });
-      }
-    }
-  });
-
-  const vrfs = [...byVrf.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const vrf of vrfs) {
-    vrf.routeTargets = [...rtSets.get(vrf.name)!].sort();
-    const agg = aggregateSets.get(vrf.name)!;
-    vrf.aggregates = { 4: [...agg[4]].sort(), 6: [...agg[6]].sort() };
-    vrf.staticRoutes = sortStaticRoutes(vrf.staticRoutes);
-    for (const dir of ['import', 'export'] as const) {
-      for (const family of [4, 6] as const) vrf.maps[dir][family].sort((a, b) => a.seq - b.seq);
-    }
-  }
-
-  const tables = new Set<number>();
-  (spec.routingTable ?? []).forEach((t, i) => {
-    if (!isInt(t.tableId, 1, 4294967295))
-      refuse(`routingTable[${i}].tableId`, t.tableId, 'must be an integer from 1 to 4294967295');
-    tables.add(t.tableId);
-  });
-  const routingTables = [...tables].sort((a, b) => a - b).map((id) => deviceNames.routingTable(id));
-
+  const byVrf = new Map<string, VrfParts>();
+  (spec.vrf ?? []).forEach((entry, i) => addEntry(byVrf, entry, `vrf[${i}]`));
+  const vrfs = [...byVrf.values()]
+    .map(finishVrf)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const routingTables = routingTableDevices(spec.routingTable);
   return {
     asn: settings.asn,
     routerId: settings.routerId,
     vrfRouterId: vrfRouterId(settings, vrfs.length > 0),
     vrfs,
     routingTables,
-    peerings: buildPeerings(spec.bgpPeering ?? [], new Set(byVrf.keys()), prefixLine),
+    peerings: buildPeerings(spec.bgpPeering ?? [], new Set(byVrf.keys()), (field, item) =>
+      prefixLine(() => field, item),
+    ),
   };
 }

@@ -119,6 +119,114 @@ function remoteAs(field: string, v: unknown): string {
   return refuse(field, v, 'must be an AS number from 1 to 4294967295, internal or external');
 }
 
+type PrefixLineCheck = (field: string, item: PrefixItem) => { family: Family; line: PrefixLine };
+
+function listenRangesOf(at: string, e: NodeBgpPeeringEntry): { family: Family; text: string }[] {
+  return (e.listenRanges ?? []).map((r, j) => {
+    const p = typeof r === 'string' ? parsePrefix(r) : undefined;
+    if (!p?.ok || p.prefix.address !== p.prefix.network)
+      refuse(`${at}.listenRanges[${j}]`, r, 'must be a network prefix');
+    return { family: p.prefix.family, text: `${p.prefix.network}/${p.prefix.length}` };
+  });
+}
+
+function timersOf(at: string, e: NodeBgpPeeringEntry): PeeringModel['timers'] {
+  if (e.holdTime === undefined && e.keepaliveTime === undefined) return undefined;
+  if (!isInt(e.holdTime, 3, 65535) || !isInt(e.keepaliveTime, 1, 21845) || e.keepaliveTime * 3 > e.holdTime)
+    refuse(`${at}.keepaliveTime`, e.keepaliveTime, 'must be set with holdTime and be at most a third of it');
+  return { keepalive: e.keepaliveTime, hold: e.holdTime };
+}
+
+function maxPrefixesOf(at: string, e: NodeBgpPeeringEntry): Record<Family, number | undefined> {
+  const maxPrefixes: Record<Family, number | undefined> = { 4: e.maxPrefixes?.ipv4, 6: e.maxPrefixes?.ipv6 };
+  for (const f of [4, 6] as const) {
+    const m = maxPrefixes[f];
+    if (m !== undefined && !isInt(m, 1, 4294967295))
+      refuse(`${at}.maxPrefixes.ipv${f}`, m, 'must be an integer from 1 to 4294967295');
+  }
+  return maxPrefixes;
+}
+
+function listsOf(at: string, e: NodeBgpPeeringEntry, prefixLine: PrefixLineCheck): PeeringModel['lists'] {
+  const lists: PeeringModel['lists'] = { import: { 4: [], 6: [] }, export: { 4: [], 6: [] } };
+  for (const dir of ['import', 'export'] as const) {
+    const seqs: Record<Family, Set<number>> = { 4: new Set(), 6: new Set() };
+    (e[dir] ?? []).forEach((item, j) => {
+      const { family, line } = prefixLine(`${at}.${dir}[${j}]`, item);
+      if (seqs[family].has(line.seq)) refuse(`${at}.${dir}[${j}].seq`, item.seq, 'is used twice');
+      seqs[family].add(line.seq);
+      lists[dir][family].push(line);
+    });
+    for (const f of [4, 6] as const) lists[dir][f].sort((a, b) => a.seq - b.seq);
+  }
+  return lists;
+}
+
+function communitiesOf(at: string, e: NodeBgpPeeringEntry): PeeringModel['communities'] {
+  const communities = { standard: [] as string[], large: [] as string[] };
+  (e.importCommunities ?? []).forEach((c, j) => {
+    if (typeof c !== 'string' || !isCommunity(c))
+      refuse(`${at}.importCommunities[${j}]`, c, 'must be a community');
+    (c.split(':').length === 3 ? communities.large : communities.standard).push(c);
+  });
+  return communities;
+}
+
+/** The name is a DNS-1123 name no other peering of the spec uses; the VRF one the spec carries. */
+function checkIdentity(
+  at: string,
+  e: NodeBgpPeeringEntry,
+  seen: Set<string>,
+  vrfs: ReadonlySet<string>,
+): void {
+  if (typeof e.name !== 'string' || e.name.length > MAX_BGP_PEERING_NAME_LENGTH || !NAME.test(e.name))
+    refuse(
+      `${at}.name`,
+      e.name,
+      `must be a DNS-1123 name of at most ${MAX_BGP_PEERING_NAME_LENGTH} characters`,
+    );
+  if (seen.has(e.name)) refuse(`${at}.name`, e.name, 'is used by another peering');
+  seen.add(e.name);
+  if (e.vrf !== undefined && (typeof e.vrf !== 'string' || !isVrfName(e.vrf) || !vrfs.has(e.vrf)))
+    refuse(`${at}.vrf`, e.vrf, 'must name a VRF of this config');
+}
+
+/** One peering, checked in field order (its name and VRF checked by the caller). */
+function peeringOf(at: string, e: NodeBgpPeeringEntry, prefixLine: PrefixLineCheck): PeeringModel {
+  const group = peeringGroup(e.name);
+  const ranges = listenRangesOf(at, e);
+  const neighbors = (e.neighbors ?? []).map((a, j) => address(`${at}.neighbors[${j}]`, a)).sort(byAddress);
+  if (ranges.length === 0 && neighbors.length === 0)
+    refuse(`${at}`, e.name, 'has neither a listen range nor a neighbour');
+  if (e.ebgpMultihop !== undefined && !isInt(e.ebgpMultihop, 1, 255))
+    refuse(`${at}.ebgpMultihop`, e.ebgpMultihop, 'must be an integer from 1 to 255');
+  const timers = timersOf(at, e);
+  const families = (['ipv4', 'ipv6'] as const)
+    .filter((f) => (e.addressFamilies ?? []).includes(f))
+    .map((f): Family => (f === 'ipv4' ? 4 : 6));
+  const maxPrefixes = maxPrefixesOf(at, e);
+  const lists = listsOf(at, e, prefixLine);
+  const communities = communitiesOf(at, e);
+  const bfd = bfdProfile(`${at}.bfd`, group, e.bfd);
+  return {
+    name: e.name,
+    group,
+    ...(e.vrf !== undefined ? { vrfDevice: deviceNames.vrf(e.vrf) } : {}),
+    remoteAS: remoteAs(`${at}.remoteAS`, e.remoteAS),
+    ...(e.ebgpMultihop !== undefined ? { ebgpMultihop: e.ebgpMultihop } : {}),
+    ...(timers ? { timers } : {}),
+    ...(bfd ? { bfd } : {}),
+    listenRanges: [...ranges.filter((r) => r.family === 4), ...ranges.filter((r) => r.family === 6)].map(
+      (r) => r.text,
+    ),
+    neighbors: neighbors.map((n) => n.text),
+    families,
+    maxPrefixes,
+    lists,
+    communities,
+  };
+}
+
 /**
  * The peerings of a spec. `prefixLine` is the VRF model's own check of a prefix item; `vrfs` the VRFs
  * the spec carries (a peering in another VRF would name a BGP instance nodenet does not render).
@@ -126,94 +234,13 @@ function remoteAs(field: string, v: unknown): string {
 export function buildPeerings(
   entries: readonly NodeBgpPeeringEntry[],
   vrfs: ReadonlySet<string>,
-  prefixLine: (field: string, item: PrefixItem) => { family: Family; line: PrefixLine },
+  prefixLine: PrefixLineCheck,
 ): PeeringModel[] {
   const seen = new Set<string>();
   const out = entries.map((e, i): PeeringModel => {
     const at = `bgpPeering[${i}]`;
-    if (typeof e.name !== 'string' || e.name.length > MAX_BGP_PEERING_NAME_LENGTH || !NAME.test(e.name))
-      refuse(
-        `${at}.name`,
-        e.name,
-        `must be a DNS-1123 name of at most ${MAX_BGP_PEERING_NAME_LENGTH} characters`,
-      );
-    if (seen.has(e.name)) refuse(`${at}.name`, e.name, 'is used by another peering');
-    seen.add(e.name);
-    if (e.vrf !== undefined && (typeof e.vrf !== 'string' || !isVrfName(e.vrf) || !vrfs.has(e.vrf)))
-      refuse(`${at}.vrf`, e.vrf, 'must name a VRF of this config');
-    const group = peeringGroup(e.name);
-    const ranges = (e.listenRanges ?? []).map((r, j) => {
-      const p = typeof r === 'string' ? parsePrefix(r) : undefined;
-      if (!p?.ok || p.prefix.address !== p.prefix.network)
-        refuse(`${at}.listenRanges[${j}]`, r, 'must be a network prefix');
-      return { family: p.prefix.family, text: `${p.prefix.network}/${p.prefix.length}` };
-    });
-    const neighbors = (e.neighbors ?? []).map((a, j) => address(`${at}.neighbors[${j}]`, a)).sort(byAddress);
-    if (ranges.length === 0 && neighbors.length === 0)
-      refuse(`${at}`, e.name, 'has neither a listen range nor a neighbour');
-    if (e.ebgpMultihop !== undefined && !isInt(e.ebgpMultihop, 1, 255))
-      refuse(`${at}.ebgpMultihop`, e.ebgpMultihop, 'must be an integer from 1 to 255');
-    let timers: PeeringModel['timers'];
-    if (e.holdTime !== undefined || e.keepaliveTime !== undefined) {
-      if (
-        !isInt(e.holdTime, 3, 65535) ||
-        !isInt(e.keepaliveTime, 1, 21845) ||
-        e.keepaliveTime * 3 > e.holdTime
-      )
-        refuse(
-          `${at}.keepaliveTime`,
-          e.keepaliveTime,
-          'must be set with holdTime and be at most a third of it',
-        );
-      timers = { keepalive: e.keepaliveTime, hold: e.holdTime };
-    }
-    const families = (['ipv4', 'ipv6'] as const)
-      .filter((f) => (e.addressFamilies ?? []).includes(f))
-      .map((f): Family => (f === 'ipv4' ? 4 : 6));
-    const maxPrefixes: Record<Family, number | undefined> = {
-      4: e.maxPrefixes?.ipv4,
-      6: e.maxPrefixes?.ipv6,
-    };
-    for (const f of [4, 6] as const) {
-      const m = maxPrefixes[f];
-      if (m !== undefined && !isInt(m, 1, 4294967295))
-        refuse(`${at}.maxPrefixes.ipv${f}`, m, 'must be an integer from 1 to 4294967295');
-    }
-    const lists: PeeringModel['lists'] = { import: { 4: [], 6: [] }, export: { 4: [], 6: [] } };
-    for (const dir of ['import', 'export'] as const) {
-      const seqs: Record<Family, Set<number>> = { 4: new Set(), 6: new Set() };
-      (e[dir] ?? []).forEach((item, j) => {
-        const { family, line } = prefixLine(`${at}.${dir}[${j}]`, item);
-        if (seqs[family].has(line.seq)) refuse(`${at}.${dir}[${j}].seq`, item.seq, 'is used twice');
-        seqs[family].add(line.seq);
-        lists[dir][family].push(line);
-      });
-      for (const f of [4, 6] as const) lists[dir][f].sort((a, b) => a.seq - b.seq);
-    }
-    const communities = { standard: [] as string[], large: [] as string[] };
-    (e.importCommunities ?? []).forEach((c, j) => {
-      if (typeof c !== 'string' || !isCommunity(c))
-        refuse(`${at}.importCommunities[${j}]`, c, 'must be a community');
-      (c.split(':').length === 3 ? communities.large : communities.standard).push(c);
-    });
-    const bfd = bfdProfile(`${at}.bfd`, group, e.bfd);
-    return {
-      name: e.name,
-      group,
-      ...(e.vrf !== undefined ? { vrfDevice: deviceNames.vrf(e.vrf) } : {}),
-      remoteAS: remoteAs(`${at}.remoteAS`, e.remoteAS),
-      ...(e.ebgpMultihop !== undefined ? { ebgpMultihop: e.ebgpMultihop } : {}),
-      ...(timers ? { timers } : {}),
-      ...(bfd ? { bfd } : {}),
-      listenRanges: [...ranges.filter((r) => r.family === 4), ...ranges.filter((r) => r.family === 6)].map(
-        (r) => r.text,
-      ),
-      neighbors: neighbors.map((n) => n.text),
-      families,
-      maxPrefixes,
-      lists,
-      communities,
-    };
+    checkIdentity(at, e, seen, vrfs);
+    return peeringOf(at, e, prefixLine);
   });
   return out.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
 }

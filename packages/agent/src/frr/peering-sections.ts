@@ -34,7 +34,7 @@ function prefixListLine(family: Family, name: string, l: PrefixLine): string {
 export function peeringRouteMaps(out: string[], peerings: readonly PeeringModel[], denyAllSeq: number): void {
   for (const p of peerings) {
     for (const dir of ['import', 'export'] as const) {
-      for (const family of [4, 6] as const) routeMap(out, p, dir, family, denyAllSeq);
+      for (const family of [4, 6] as const) routeMap(out, p, { dir, family }, denyAllSeq);
     }
   }
   const profiles = peerings.flatMap((p) => (p.bfd ? [p.bfd] : []));
@@ -44,7 +44,12 @@ export function peeringRouteMaps(out: string[], peerings: readonly PeeringModel[
   out.push('exit', '!');
 }
 
-function routeMap(out: string[], p: PeeringModel, dir: Direction, family: Family, denyAllSeq: number): void {
+function routeMap(
+  out: string[],
+  p: PeeringModel,
+  { dir, family }: { dir: Direction; family: Family },
+  denyAllSeq: number,
+): void {
   const name = peeringMapName(p.name, dir, family);
   if (p.lists[dir][family].length === 0) {
     out.push(`route-map ${name} deny ${denyAllSeq}`, 'exit', '!');

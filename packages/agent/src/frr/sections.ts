@@ -13,7 +13,7 @@
  * the VRF, what is advertised into EVPN as type-5 routes. The VRF instances carry their own router id
  * (settings.vrfRouterId): FRR refuses an iBGP peer with its own id, so one id would keep it Idle.
  */
-import type { Direction, Family, FrrModel, PrefixLine, RouteMapEntry, VrfModel } from './model.js';
+import type { Direction, Family, FrrModel, PrefixLine, VrfModel } from './model.js';
 import {
   peeringAfLines,
   peeringGroups,
@@ -86,14 +86,9 @@ function prefixListSection(m: FrrModel): string[] {
   return out;
 }
 
-function routeMapBlock(
-  out: string[],
-  v: VrfModel,
-  dir: Direction,
-  family: Family,
-  entries: RouteMapEntry[],
-): void {
+function routeMapBlock(out: string[], v: VrfModel, dir: Direction, family: Family): void {
   const name = routeMapName(v.name, dir, family);
+  const entries = v.maps[dir][family];
   // An explicit deny-all instead of a missing map: what FRR does with a reference to an undefined
   // route-map differs between places (neighbor policy, EVPN advertise), an existing map does not.
   if (entries.length === 0) {
@@ -114,7 +109,7 @@ function routeMapSection(m: FrrModel): string[] {
   const out: string[] = [];
   for (const v of m.vrfs) {
     for (const dir of ['import', 'export'] as const) {
-      for (const family of [4, 6] as const) routeMapBlock(out, v, dir, family, v.maps[dir][family]);
+      for (const family of [4, 6] as const) routeMapBlock(out, v, dir, family);
     }
   }
   peeringRouteMaps(out, m.peerings, DENY_ALL_SEQ);

@@ -41,6 +41,30 @@ function addressBytes(address: string, family: 4 | 6): number[] {
 
 const vrfDevice = (name: string): string => (name === 'default' ? 'default' : deviceNames.vrf(name));
 
+/** The gateway address of a route (undefined: none), in the prefix's family. */
+function gatewayOf(field: string, r: StaticRoute, family: 4 | 6): string | undefined {
+  if (r.nextHop === undefined) return undefined;
+  const g =
+    typeof r.nextHop === 'string' ? parsePrefix(`${r.nextHop}/${family === 4 ? 32 : 128}`) : undefined;
+  if (!g?.ok || g.prefix.family !== family)
+    refuse(`${field}.nextHop`, r.nextHop, `must be an IPv${family} address, the prefix's family`);
+  return g.prefix.address;
+}
+
+/** What follows the prefix in the route's line: the gateway (onlink, next-hop VRF) or the VRF alone. */
+function viaOf(field: string, r: StaticRoute, gateway: string | undefined): string {
+  if (r.nextHopVRF !== undefined && (typeof r.nextHopVRF !== 'string' || !isVrfName(r.nextHopVRF)))
+    refuse(`${field}.nextHopVRF`, r.nextHopVRF, 'must be 1-12 characters of [A-Za-z0-9_-]');
+  if (gateway === undefined && (r.nextHopVRF === undefined || r.nextHopVRF === 'default'))
+    refuse(`${field}.nextHop`, r.nextHop, 'is required unless nextHopVRF names a VRF');
+  if (r.onlink === true && gateway === undefined)
+    refuse(`${field}.onlink`, r.onlink, 'needs a nextHop address');
+  if (gateway === undefined) return `${vrfDevice(r.nextHopVRF!)} nexthop-vrf ${vrfDevice(r.nextHopVRF!)}`;
+  const onlink = r.onlink === true ? ' onlink' : '';
+  const vrf = r.nextHopVRF !== undefined ? ` nexthop-vrf ${vrfDevice(r.nextHopVRF)}` : '';
+  return `${gateway}${onlink}${vrf}`;
+}
+
 /** The lines of one VRF entry's static routes; throws FrrRenderError. */
 export function staticRouteLines(at: string, routes: readonly StaticRoute[] | undefined): StaticRouteLine[] {
   return (routes ?? []).map((r, i) => {
@@ -50,24 +74,8 @@ export function staticRouteLines(at: string, routes: readonly StaticRoute[] | un
     const { family, network, length, address } = p.prefix;
     if (address !== network)
       refuse(`${field}.prefix`, r.prefix, `has host bits set; the network is ${network}/${length}`);
-    let gateway: string | undefined;
-    if (r.nextHop !== undefined) {
-      const g =
-        typeof r.nextHop === 'string' ? parsePrefix(`${r.nextHop}/${family === 4 ? 32 : 128}`) : undefined;
-      if (!g?.ok || g.prefix.family !== family)
-        refuse(`${field}.nextHop`, r.nextHop, `must be an IPv${family} address, the prefix's family`);
-      gateway = g.prefix.address;
-    }
-    if (r.nextHopVRF !== undefined && (typeof r.nextHopVRF !== 'string' || !isVrfName(r.nextHopVRF)))
-      refuse(`${field}.nextHopVRF`, r.nextHopVRF, 'must be 1-12 characters of [A-Za-z0-9_-]');
-    if (gateway === undefined && (r.nextHopVRF === undefined || r.nextHopVRF === 'default'))
-      refuse(`${field}.nextHop`, r.nextHop, 'is required unless nextHopVRF names a VRF');
-    if (r.onlink === true && gateway === undefined)
-      refuse(`${field}.onlink`, r.onlink, 'needs a nextHop address');
-    const via =
-      gateway === undefined
-        ? `${vrfDevice(r.nextHopVRF!)} nexthop-vrf ${vrfDevice(r.nextHopVRF!)}`
-        : `${gateway}${r.onlink === true ? ' onlink' : ''}${r.nextHopVRF !== undefined ? ` nexthop-vrf ${vrfDevice(r.nextHopVRF)}` : ''}`;
+    const gateway = gatewayOf(field, r, family);
+    const via = viaOf(field, r, gateway);
     const gatewayKey = gateway === undefined ? [] : addressBytes(gateway, family);
     return {
       family,

@@ -107,6 +107,10 @@ export function fillTemplate(t: FrrTemplate, sections: Sections, values: Record<
     if (p.kind === 'text') out.push(p.line);
     else if (p.kind === 'values') {
       out.push(p.pieces.map((x, k) => (k % 2 === 1 ? values[x as ValueName] : x)).join(''));
+    } else if (p.indent === '') {
+      // A top-level section (nearly all lines) joins once instead of being copied line by line.
+      const lines = sections[p.name];
+      if (lines.length > 0) out.push(lines.join('\n'));
     } else for (const l of sections[p.name]) out.push(p.indent + l);
   }
   return out.join('\n') + '\n';

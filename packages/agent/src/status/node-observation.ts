@@ -10,7 +10,7 @@ import { boundObserved } from '../bounded.js';
 import { describeCause } from '../errors.js';
 import { decideNodenetReady, nextNodeState, NodeConditionWriter, type NodeState } from './node-condition.js';
 import { observedPatch, ObservedReporter } from '../observed/index.js';
-import type { Logger, ReconcileOutcome, StartOutcome } from '../apply/index.js';
+import { isQuietResync, type Logger, type ReconcileOutcome, type StartOutcome } from '../apply/index.js';
 import type { StatusSink } from './status.js';
 
 export interface NodeObservationOptions {
@@ -90,7 +90,9 @@ export class NodeObservation {
     if (nc) this.observed.seenInApi(nc.status?.observed);
     if (outcome.kind === 'clean' || outcome.kind === 'completed') return;
     this.fold({ kind: 'outcome', outcome });
-    this.observed.poke();
+    // A resync that changed nothing changed nothing FRR shows either: the observer's own pace
+    // reads it (one vtysh run saved per idle resync).
+    if (outcome.kind === 'recovered' || !isQuietResync(outcome)) this.observed.poke();
   }
 
   private fold(event: Parameters<typeof nextNodeState>[1]): void {
