@@ -35,7 +35,10 @@ function cpuSeconds(pid: number): number {
  * agent's 60 s FRR step timeout (docs/operations.md, "FRR at scale"), and the apply is not measured.
  */
 function startFrr(config: string): void {
+  // Forwarding on, as on a node: off (the guest's default), FRR shows `no ip forwarding`, the agent
+  // takes it for drift and reloads FRR at its first resync, which is not idle cost.
   sh(`hostname nn-bench
+sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 ip addr add 10.255.0.1/32 dev lo
 ip link add vtep0 type dummy
 ip link set vtep0 mtu 9100 up
