@@ -8,13 +8,20 @@
  *   that used to fail with `route-map … does not exist`, see packages/agent/src/frr/prepare.ts);
  *   the same forced reload and drift check of the 50.
  * `verify` is the post-reload check of FRR's state inside each apply (its extra cost per apply).
+ * A second boot measures the idle cost of the real agent binary with 50 VRFs (agent-idle-vm-guest.ts;
+ * the host's bench/agent-idle.ts has no VRF devices): CPU seconds of the agent and its children per
+ * minute inside the VM, and that figure divided by the emulation's slowdown (the same CPU work timed
+ * in the guest and on the host, cpu-calibration.ts) as an estimate for the host.
  * Run (root): npx tsx bench/frr-vm.ts
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { runInVm, vmPrerequisites } from '@nodenet/testkit';
 import { settings, spec, template } from './frr-fixture.js';
+import { bundleGuest } from '../test/vm/bundle.js';
+import { calibrationMs } from './cpu-calibration.js';
+import { IDLE_GUEST_ENV, type IdleInput } from './agent-idle-vm-input.js';
 
 const repo = resolve(import.meta.dirname, '..');
 const SIZES = [
@@ -94,3 +101,41 @@ if (r.exitCode !== 0 || results.some((l) => l.startsWith('@@ FAILED'))) {
   console.error(r.output.slice(-4000), r.timedOut ? '(timed out)' : '');
   process.exit(1);
 }
+
+// ------------------------------------------------------------------ the idle agent with 50 VRFs
+
+const IDLE_GOAL_S_PER_MIN = 0.3;
+const idleInput: IdleInput = { template, settings, vrf: spec(50, 1, 4).vrf, seconds: 60 };
+const bundle = await bundleGuest('bench/agent-idle-vm-guest.ts');
+const hostCalibration = calibrationMs();
+const idle = await runInVm({
+  script: `cat > /tmp/idle-input.json <<'NODENET_EOF'\n${JSON.stringify(idleInput)}\nNODENET_EOF\nnode ${bundle} /tmp/idle-input.json\n`,
+  cwd: repo,
+  env: { [IDLE_GUEST_ENV]: '1' },
+  timeoutMs: 2_400_000,
+  memoryMiB: 2048,
+});
+rmSync(bundle, { force: true });
+const line = idle.output.split('\n').find((l) => l.startsWith('@@ agent idle '));
+if (idle.exitCode !== 0 || !line) {
+  const failed = idle.output.split('\n').find((l) => l.startsWith('@@ FAILED'));
+  console.error(failed?.slice(0, 4000) ?? idle.output.slice(-4000), idle.timedOut ? '(timed out)' : '');
+  process.exit(1);
+}
+const m = JSON.parse(line.slice('@@ agent idle '.length)) as {
+  vrfs: number;
+  seconds: number;
+  cpuSecondsPerMinute: number;
+  provisionedMs: number;
+  calibration: number;
+};
+const slowdown = m.calibration / hostCalibration;
+const hostEstimate = m.cpuSecondsPerMinute / slowdown;
+console.log(
+  `agent idle in the VM, ${m.vrfs} VRFs, default intervals (agent + vtysh/python children, over ${m.seconds} s): ` +
+    `${m.cpuSecondsPerMinute.toFixed(2)} s CPU per minute of the emulated CPU; emulation ${slowdown.toFixed(1)}× slower ` +
+    `than this host (calibration ${Math.round(m.calibration)} / ${Math.round(hostCalibration)} ms), so ≈ ` +
+    `${hostEstimate.toFixed(2)} s per minute (${((hostEstimate / 60) * 100).toFixed(2)} % of a core) on this host ` +
+    `— goal ≤ ${IDLE_GOAL_S_PER_MIN} s per minute (provisioned after ${Math.round(m.provisionedMs / 1000)} s; ` +
+    `boot + run ${Math.round(idle.durationMs / 1000)} s)`,
+);

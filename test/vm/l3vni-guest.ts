@@ -3,13 +3,15 @@
  * `vm`, started by the test's shell script): applies a VRF through the agent's host drivers
  * (`hostDrivers`: netlink apply, FRR reload, L3 VNI bring-up) and records, with `ip -json` and
  * `vtysh`, the state after the netlink step, at the moment the agent brings the L3 VNI devices up,
- * and at the end; then a VNI that FRR is never told about, with a short bound, to see the timeout.
+ * and at the end; then a VNI that FRR is never told about, with a short bound, to see the timeout;
+ * then the BGPPeering scenario of peering-guest.ts with the same drivers and FRR.
  * Prints one JSON line prefixed with RESULT=.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createNetlinkDriver, FrrDriver, hostDrivers, type NetlinkDriver } from '@nodenet/agent';
 import type { NodeConfigSpec } from '@nodenet/api';
+import { peeringScenario } from './peering-guest.js';
 
 const template = `frr defaults datacenter
 hostname nn-vm
@@ -123,5 +125,6 @@ try {
   out.timeout = { error: (err as Error).message, name: (err as Error).name };
 }
 out.afterTimeout = { links: state(), bringUps: bringUps.splice(0) };
+out.peering = await peeringScenario(drivers);
 netlink.close();
 console.log(`RESULT=${JSON.stringify(out)}`);
