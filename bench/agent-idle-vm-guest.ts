@@ -12,9 +12,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FrrDriver } from '@nodenet/agent';
-import { API_VERSION, hashConfig, type NodeConfig } from '@nodenet/api';
+import { API_VERSION, hashConfig } from '@nodenet/api';
 import { startDevCluster } from '@nodenet/devcluster';
-import { KubeClient, loadKubeConfig, makeClients, type Node } from '@nodenet/kube';
+import { KubeClient, loadKubeConfig, makeClients } from '@nodenet/kube';
 import { calibrationMs } from './cpu-calibration.js';
 import { IDLE_GUEST_ENV, type IdleInput } from './agent-idle-vm-input.js';
 
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   startFrr(rendered);
   const dc = await startDevCluster({ crdsDir: join(process.cwd(), 'crds') });
   const clients = makeClients(new KubeClient(loadKubeConfig(dc.kubeconfigPath)));
-  await clients.node.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: NODE } } as Node);
+  await clients.node.create({ apiVersion: 'v1', kind: 'Node', metadata: { name: NODE } });
   mkdirSync('/tmp/nodenet', { recursive: true });
   writeFileSync('/tmp/nodenet/frr.conf.tpl', input.template);
   // The API server shares the emulated CPU with everything else: a generous bound, as agent-guest.ts.
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     kind: 'NodeConfig',
     metadata: { name: NODE },
     spec,
-  } as NodeConfig);
+  });
   for (const deadline = t0 + 1_500_000; ; await sleep(1000)) {
     const st = (await clients.nodeConfig.get(NODE)).status;
     if (st?.configStatus === 'provisioned' && st.lastAppliedRevision === spec.revision) break;

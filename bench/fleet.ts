@@ -155,7 +155,7 @@ async function startAgents(kubeconfigPath: string): Promise<AgentsHandle> {
     await agents.start();
     return {
       pid: process.pid,
-      report: async () => ({ writes: agents.writes, writeErrors: agents.writeErrors }),
+      report: () => Promise.resolve({ writes: agents.writes, writeErrors: agents.writeErrors }),
       stop: () => agents.stop(),
     };
   }

@@ -106,7 +106,7 @@ export async function simulatedStage(crdsDir: string, badHash: string): Promise<
     mode: 'simulated',
     kubeconfigPath,
     clients: makeClients(client),
-    addNode: async () => undefined,
+    addNode: () => Promise.resolve(undefined),
     startAgents: () => void agents.start(),
     hostHints: () => ['(simulated agents: no hosts to look at)'],
     hostDevices: () => undefined,

@@ -230,7 +230,7 @@ async function waitUntil<T>(
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(
-    `timed out after ${timeoutMs / 1000}s waiting for ${what}${lastError ? ` (last error: ${String(lastError)})` : ''}; ${await describe().catch(() => '')}`,
+    `timed out after ${timeoutMs / 1000}s waiting for ${what}${lastError ? ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})` : ''}; ${await describe().catch(() => '')}`,
   );
 }
 

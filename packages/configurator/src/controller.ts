@@ -161,12 +161,12 @@ export class Controller {
         // status counts this controller writes on every pass must not trigger a rebuild of all inputs.
         if (
           name === 'revision' &&
-          !(e.type === 'update' && e.old && revisionBuildKey(e.old as never) === revisionBuildKey(e.object))
+          !(e.type === 'update' && e.old && revisionBuildKey(e.old) === revisionBuildKey(e.object))
         )
           this.buildSchedule.changed();
         // Node labels decide the inputs' Selected condition (outcome.ts) and the loopback addresses
         // (loopback-step.ts: a node added, deleted or relabelled); heartbeats do not.
-        if (name === 'node' && !(e.type === 'update' && e.old && sameLabels(e.old as Node, e.object as Node)))
+        if (name === 'node' && !(e.type === 'update' && e.old && sameLabels(e.old, e.object)))
           this.buildSchedule.changed();
         this.schedule();
       });

@@ -98,7 +98,7 @@ export function apiServerChecks(
   signal: AbortSignal,
 ): { answers: () => Promise<boolean>; afterRestore?: () => Promise<ApiAfterRestore> } {
   const { apiServer, monotonicMs = () => performance.now(), sleep = abortableSleep } = deps;
-  if (!apiServer) return { answers: async () => true };
+  if (!apiServer) return { answers: () => Promise.resolve(true) };
   return {
     answers: () =>
       apiServer().then(

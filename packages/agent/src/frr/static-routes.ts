@@ -32,7 +32,9 @@ function addressBytes(address: string, family: 4 | 6): number[] {
   const groups = (s: string): string[] => (s === '' ? [] : s.split(':'));
   const h = groups(head);
   const t = groups(tail);
-  const all = r.prefix.address.includes('::') ? [...h, ...Array(8 - h.length - t.length).fill('0'), ...t] : h;
+  const all = r.prefix.address.includes('::')
+    ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t]
+    : h;
   return all.flatMap((g) => {
     const n = parseInt(g, 16);
     return [n >> 8, n & 0xff];

@@ -26,7 +26,8 @@ export type ValueName = (typeof VALUE_NAMES)[number];
 
 type Part =
   | { kind: 'text'; line: string }
-  | { kind: 'values'; pieces: (string | ValueName)[] }
+  /** Text at even positions, a ValueName at odd ones. */
+  | { kind: 'values'; pieces: string[] }
   | { kind: 'section'; name: SectionName; indent: string };
 
 export interface FrrTemplate {
@@ -57,7 +58,7 @@ export function parseTemplate(text: string): FrrTemplate {
       parts.push({ kind: 'section', name, indent: whole[1]! });
       return;
     }
-    const pieces: (string | ValueName)[] = [];
+    const pieces: string[] = [];
     let last = 0;
     for (const m of line.matchAll(PLACEHOLDER)) {
       const name = m[1]!;

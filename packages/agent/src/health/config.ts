@@ -191,7 +191,7 @@ function parseTcpTargets(raw: unknown, fail: Fail): TcpTarget[] {
     }
     if (t.port === undefined) fail(`${at}.port`, undefined, 'is required');
     const target: TcpTarget = {
-      host: t.host as string,
+      host: t.host,
       port: int(t.port, `${at}.port`, { min: 1, max: 65_535, dflt: 0 }, fail),
       timeoutMs: int(
         t.timeoutMs,
@@ -216,7 +216,7 @@ function parseTcpTargets(raw: unknown, fail: Fail): TcpTarget[] {
     if (t.name !== undefined) {
       if (typeof t.name !== 'string' || !LABEL.test(t.name))
         fail(`${at}.name`, t.name, 'must match [A-Za-z0-9._-]{1,63}');
-      target.name = t.name as string;
+      target.name = t.name;
     }
     return target;
   });
@@ -234,7 +234,7 @@ function parseFrrChecks(raw: unknown, fail: Fail): HealthConfig['frr'] {
     }
     const vrf = s.vrf ?? 'default';
     if (typeof vrf !== 'string' || !IFNAME.test(vrf)) fail(`${at}.vrf`, vrf, 'must be a VRF name');
-    return { peer: s.peer as string, vrf: vrf as string };
+    return { peer: s.peer, vrf: vrf };
   });
   const frrEnabled = bool(frrRaw.enabled, 'frr.enabled', true, fail);
   if (!frrEnabled && bgpSessions.length > 0) {

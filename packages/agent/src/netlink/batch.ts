@@ -58,7 +58,7 @@ export function sendBatch(
     const failures: BatchFailure[] = [];
     const onMessage = (msgs: NetlinkMessage[]): void => {
       for (const msg of msgs) {
-        if (msg.type !== MessageType.ERROR) continue;
+        if (msg.type !== (MessageType.ERROR as number)) continue;
         const index = seqs.get(msg.seq);
         if (index === undefined) continue;
         const { errno } = parseError(msg.data, msg.flags);

@@ -278,7 +278,7 @@ function selfCheckAgent(
     },
     checkFrr: (text) => (frrOrError instanceof Error ? Promise.reject(frrOrError) : frrOrError.check(text)),
     vtepInterface: options.vtepInterface,
-    interfaceExists: async () => setup.vtepPresent,
+    interfaceExists: () => Promise.resolve(setup.vtepPresent),
   });
 }
 

@@ -96,7 +96,7 @@ export function noNodeMatches(
 /** `spec.nodeSelector` when it is an object (a LabelSelector), else undefined. */
 export function selectorOf(spec: unknown): LabelSelector | undefined {
   const sel = (spec as { nodeSelector?: unknown } | null | undefined)?.nodeSelector;
-  return typeof sel === 'object' && sel !== null && !Array.isArray(sel) ? (sel as LabelSelector) : undefined;
+  return typeof sel === 'object' && sel !== null && !Array.isArray(sel) ? sel : undefined;
 }
 
 /**

@@ -93,7 +93,7 @@ function candidate(
       // The merged entry is the spec with defaults applied and its name added; merging it again
       // yields the same entry.
       const { name: _name, ...spec } = entry;
-      return [{ ...o, spec } as T];
+      return [{ ...o, spec }];
     });
   return {
     set: {

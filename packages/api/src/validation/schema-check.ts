@@ -148,7 +148,7 @@ const REASONS: Partial<Record<ValueErrorType, Reason>> = {
 
 function schemaReason(err: ValueError): string {
   const reason = REASONS[err.type];
-  return reason ? reason(err.schema as SchemaFields, err) : err.message;
+  return reason ? reason(err.schema, err) : err.message;
 }
 
 /** The VRF name limit exists because of interface names; say so, with the name that would not fit. */

@@ -107,8 +107,7 @@ export const isInvalid = (r: Revision): boolean => r.status?.isInvalid === true;
  * The revision in force: the fleet's desired revision (labelled so by the configurator, else the
  * newest valid one): what nodes are moved to.
  */
-export const revisionInForce = (s: ClusterState): Revision | undefined =>
-  desiredRevision(s.revisions) as Revision | undefined;
+export const revisionInForce = (s: ClusterState): Revision | undefined => desiredRevision(s.revisions);
 
 export const newestRevision = (s: ClusterState): Revision | undefined => s.revisions[s.revisions.length - 1];
 

@@ -45,7 +45,7 @@ export const outputOption = (): Option =>
 
 export const commonOptions = (cmd: Command): Common => cmd.optsWithGlobals<Common>();
 
-export function newSession(io: Io): { session: Session; close(): void; code(): number } {
+export function newSession(io: Io): { session: Session; close: () => void; code: () => number } {
   const now = io.now ?? Date.now;
   let code: number = EXIT.ok;
   let clients: Clients | undefined;

@@ -170,7 +170,7 @@ export class RevisionBuilder {
           metadata: { resourceVersion: u.object.metadata.resourceVersion },
           status: u.status,
         });
-        this.inputInformer(u.object).mutated(written as never);
+        this.inputInformer(u.object).mutated(written);
       } catch (err) {
         ok = false;
         // A conflict or a deleted input: the informer brings the news. Anything else (too large, a

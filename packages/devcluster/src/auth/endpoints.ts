@@ -9,9 +9,10 @@ import { ApiError, badRequest, invalid, notFound } from '../objects/errors.js';
 import { isObject, type KObject } from '../objects/types.js';
 import { nowTimestamp } from '../cluster/writes.js';
 import type { Access } from './access.js';
-import { reviewAttributes, selfSubjectAccessReview, type AccessReviewSpec } from './access-review.js';
+import { reviewAttributes, selfSubjectAccessReview } from './access-review.js';
 import type { UserInfo } from './admission-policy.js';
 import type { BoundPod } from './authenticate.js';
+import { plainText } from '../objects/text.js';
 
 const MIN_EXPIRATION_SECONDS = 600;
 
@@ -40,8 +41,8 @@ export function tokenRequest(
   let pod: BoundPod | undefined;
   const ref = spec.boundObjectRef;
   if (isObject(ref)) {
-    const kind = String(ref.kind ?? '');
-    const refName = String(ref.name ?? '');
+    const kind = plainText(ref.kind ?? '');
+    const refName = plainText(ref.name ?? '');
     if (kind === 'Pod') {
       const podType = cluster.typeFor('', 'v1', 'pods')!;
       const p = cluster.get(podType, namespace, refName).obj;
@@ -98,14 +99,14 @@ export function review(access: Access, plural: string, user: UserInfo, body: unk
   const spec = body.spec;
   switch (plural) {
     case 'selfsubjectaccessreviews':
-      return selfSubjectAccessReview(spec as AccessReviewSpec, user, (a) => access.decide(a)) as KObject;
+      return selfSubjectAccessReview(spec, user, (a) => access.decide(a)) as KObject;
     case 'subjectaccessreviews': {
       const subject: UserInfo = {
-        username: String(spec.user ?? ''),
+        username: plainText(spec.user ?? ''),
         groups: Array.isArray(spec.groups) ? spec.groups.map(String) : [],
         extra: isObject(spec.extra) ? (spec.extra as Record<string, string[]>) : {},
       };
-      const d = access.decide(reviewAttributes(spec as AccessReviewSpec, subject));
+      const d = access.decide(reviewAttributes(spec, subject));
       return {
         kind: 'SubjectAccessReview',
         apiVersion: 'authorization.k8s.io/v1',
@@ -115,7 +116,7 @@ export function review(access: Access, plural: string, user: UserInfo, body: unk
       };
     }
     case 'selfsubjectrulesreviews': {
-      const rules = access.rulesFor(user, String(spec.namespace ?? ''));
+      const rules = access.rulesFor(user, plainText(spec.namespace ?? ''));
       return {
         kind: 'SelfSubjectRulesReview',
         apiVersion: 'authorization.k8s.io/v1',

@@ -40,7 +40,7 @@ export class AppliedConfigs {
     const record = (uid: string | undefined): void => {
       if (!uid || opts.dryRun) return;
       let byManager = this.byUid.get(uid);
-      if (!byManager) this.byUid.set(uid, (byManager = new Map()));
+      if (!byManager) this.byUid.set(uid, (byManager = new Map<string, unknown>()));
       byManager.set(slot, applied);
     };
     if (!existing) {

@@ -12,6 +12,7 @@
 import type { PatchType } from '../objects/patch.js';
 import { invalid, type ApiError } from '../objects/errors.js';
 import { isObject } from '../objects/types.js';
+import { plainText } from '../objects/text.js';
 
 /** What `admit` needs to refuse or warn about a patch's strict decoding problems. */
 export interface PatchStrictness {
@@ -72,7 +73,7 @@ function goMapString(v: unknown): string {
       .sort()
       .map((k) => `${k}:${goMapString(v[k])}`)
       .join(' ')}]`;
-  return String(v);
+  return plainText(v);
 }
 
 /** Go's `%q` for the printable text these values are (JSON's quoting, which agrees there). */

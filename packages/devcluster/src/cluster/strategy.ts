@@ -137,7 +137,7 @@ function validateCrd(obj: KObject): FieldError[] {
     errs.push({
       type: 'FieldValueInvalid',
       field: 'spec.versions',
-      message: `Invalid value: ${JSON.stringify(versions.map((v) => (isObject(v) ? v.name : v)))}: must have exactly one version marked as storage version`,
+      message: `Invalid value: ${JSON.stringify(versions.map((v: unknown) => (isObject(v) ? v.name : v)))}: must have exactly one version marked as storage version`,
     });
   versions.forEach((v, i) => {
     if (!isObject(v) || typeof v.name !== 'string' || !v.name) errs.push(req(`spec.versions[${i}].name`));

@@ -6,6 +6,7 @@
  * k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto.
  */
 import { ApiError } from '../objects/errors.js';
+import { plainText } from '../objects/text.js';
 
 type FieldType =
   | 'string'
@@ -191,7 +192,7 @@ function decodeMessage(buf: Buffer, schema: MessageSchema): Record<string, unkno
         1: ['k', 'string'],
         2: ['v', type === 'map' ? 'string' : 'bytes'],
       });
-      ((out[name] ??= {}) as Record<string, unknown>)[String(e.k ?? '')] = e.v ?? '';
+      ((out[name] ??= {}) as Record<string, unknown>)[plainText(e.k ?? '')] = e.v ?? '';
     } else if ('message' in type) out[name] = decodeMessage(r.bytes(), type.message);
     else ((out[name] ??= []) as unknown[]).push(decodeMessage(r.bytes(), type.messages));
   }
@@ -217,7 +218,7 @@ export function decodeProtobuf(body: Buffer): Record<string, unknown> {
     const tm = (env.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
     const schema = KINDS[`${tm.apiVersion ?? ''}/${tm.kind ?? ''}`];
     if (!schema) throw unsupported(`protobuf is supported for ${Object.keys(KINDS).join(', ')} only`);
-    const obj = decodeMessage(Buffer.from(String(env.raw ?? ''), 'base64'), schema);
+    const obj = decodeMessage(Buffer.from(plainText(env.raw ?? ''), 'base64'), schema);
     return { apiVersion: tm.apiVersion, kind: tm.kind, ...obj, metadata: obj.metadata ?? {} };
   } catch (e) {
     if (e instanceof ApiError) throw e;

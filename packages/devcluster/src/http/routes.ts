@@ -19,7 +19,7 @@ import { ApiError, badRequest } from '../objects/errors.js';
 import { send } from './http.js';
 import { encodeOpenApiV2, openApiV2 } from './openapi.js';
 import type { ResourceType } from '../resources/resources.js';
-import type { FieldValidation, WriteOptions } from '../cluster/strategy.js';
+import type { WriteOptions } from '../cluster/strategy.js';
 import { isObject } from '../objects/types.js';
 import type { DeleteOptions, PropagationPolicy } from '../cluster/writes.js';
 
@@ -151,7 +151,7 @@ export function writeOptions(q: URLSearchParams, warnings: string[]): WriteOptio
   const fieldManager = q.get('fieldManager');
   if (fieldManager) opts.fieldManager = fieldManager;
   const fv = q.get('fieldValidation');
-  if (fv === 'Strict' || fv === 'Warn' || fv === 'Ignore') opts.fieldValidation = fv as FieldValidation;
+  if (fv === 'Strict' || fv === 'Warn' || fv === 'Ignore') opts.fieldValidation = fv;
   else if (fv) throw badRequest(`fieldValidation ${fv} is invalid, valid values are: Ignore, Warn, Strict`);
   return opts;
 }

@@ -98,7 +98,7 @@ export function applyStrategicMergePatch(target: unknown, patch: unknown): unkno
 }
 
 function mergeList(current: unknown, patch: unknown[], field: string): unknown[] {
-  const cur = Array.isArray(current) ? current : [];
+  const cur: unknown[] = Array.isArray(current) ? current : [];
   if (patch.some((p) => isObject(p) && p.$patch === 'replace')) {
     return clone(patch.filter((p) => !(isObject(p) && p.$patch === 'replace')));
   }

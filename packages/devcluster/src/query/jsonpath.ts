@@ -115,7 +115,7 @@ export function evaluateJsonPath(steps: Step[], root: unknown): unknown[] {
           }
           break;
         case 'wildcard':
-          if (Array.isArray(v)) next.push(...v);
+          if (Array.isArray(v)) next.push(...(v as unknown[]));
           else if (isObject(v)) next.push(...Object.values(v));
           break;
         case 'filter':

@@ -11,6 +11,7 @@ import {
   type FieldRequirement,
 } from './field-selector.js';
 import { isObject, type KObject } from '../objects/types.js';
+import { plainText } from '../objects/text.js';
 
 export type Predicate = (obj: KObject) => boolean;
 
@@ -114,7 +115,7 @@ function fieldValue(obj: KObject, path: string): string | undefined {
     cur = cur[seg];
   }
   if (cur === undefined || cur === null) return undefined;
-  return typeof cur === 'string' ? cur : String(cur);
+  return plainText(cur);
 }
 
 /**

@@ -7,6 +7,7 @@ import { builtin, type ResourceType } from './resources.js';
 import type { Schema } from '../schema/schema.js';
 import { age, ageColumn, column, nameColumn } from './table.js';
 import { isObject, type KObject } from '../objects/types.js';
+import { plainText } from '../objects/text.js';
 
 const EVENT_RENAMES: [core: string, events: string][] = [
   ['involvedObject', 'regarding'],
@@ -41,7 +42,7 @@ const get = (v: unknown, ...path: string[]): unknown => {
   return cur;
 };
 const str = (v: unknown, none = '<none>'): string =>
-  v === undefined || v === null || v === '' ? none : String(v);
+  v === undefined || v === null || v === '' ? none : plainText(v);
 
 // RFC3339 with exactly six fractional digits, as metav1.MicroTime requires (a JS Date's three are refused).
 const MICRO_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
@@ -102,7 +103,9 @@ const leaseSchema: Schema = {
 
 function nodeStatus(obj: KObject): string {
   const conditions = get(obj, 'status', 'conditions');
-  const ready = Array.isArray(conditions) ? conditions.find((c) => get(c, 'type') === 'Ready') : undefined;
+  const ready: unknown = Array.isArray(conditions)
+    ? (conditions as unknown[]).find((c) => get(c, 'type') === 'Ready')
+    : undefined;
   let s = ready === undefined ? 'Unknown' : get(ready, 'status') === 'True' ? 'Ready' : 'NotReady';
   if (get(obj, 'spec', 'unschedulable') === true) s += ',SchedulingDisabled';
   return s;
@@ -118,7 +121,9 @@ function nodeRoles(obj: KObject): string {
 
 function nodeAddress(obj: KObject, type: string): string {
   const addrs = get(obj, 'status', 'addresses');
-  const a = Array.isArray(addrs) ? addrs.find((x) => get(x, 'type') === type) : undefined;
+  const a: unknown = Array.isArray(addrs)
+    ? (addrs as unknown[]).find((x) => get(x, 'type') === type)
+    : undefined;
   return str(get(a, 'address'));
 }
 

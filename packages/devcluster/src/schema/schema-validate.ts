@@ -338,8 +338,6 @@ export function checkSchemaSupported(schema: Schema, path = 'openAPIV3Schema'): 
     problems.push(...checkSchemaSupported(p, `${path}.properties[${k}]`));
   if (schema.items) problems.push(...checkSchemaSupported(schema.items, `${path}.items`));
   if (isObject(schema.additionalProperties))
-    problems.push(
-      ...checkSchemaSupported(schema.additionalProperties as Schema, `${path}.additionalProperties`),
-    );
+    problems.push(...checkSchemaSupported(schema.additionalProperties, `${path}.additionalProperties`));
   return problems;
 }

@@ -123,11 +123,7 @@ export class SimulatedAgents {
         metadata: { resourceVersion?: string };
         items: KubernetesObject[];
       }>;
-    this.informer = makeInformer<KubernetesObject>(
-      this.kc,
-      `/apis/${GROUP}/${VERSION}/${PLURAL}`,
-      list as never,
-    );
+    this.informer = makeInformer<KubernetesObject>(this.kc, `/apis/${GROUP}/${VERSION}/${PLURAL}`, list);
     const onObj = (o: KubernetesObject): void => this.handle(o as unknown as NodeConfig);
     this.informer.on('add', onObj);
     this.informer.on('update', onObj);

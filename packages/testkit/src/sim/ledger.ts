@@ -9,7 +9,7 @@
  * (4) once faults stop, every available node converges (checked by the world at the end);
  * (5) nodes with an unanswered forward assignment ≤ limit, across leader changes.
  */
-import type { FailedNode, NetworkConfigRevision } from '@nodenet/api';
+import type { NetworkConfigRevision } from '@nodenet/api';
 import { contentOf } from './planner-adapter.js';
 import type { PassEvent } from './planner-pass.js';
 import type { BadChange } from './types.js';
@@ -219,7 +219,7 @@ export class Ledger {
 
   private invalidation(e: Extract<PassEvent, { kind: 'invalidate' }>, v: LedgerView): void {
     if (e.aborted) return;
-    for (const f of e.failedNodes as FailedNode[]) {
+    for (const f of e.failedNodes) {
       const h = this.handed.get(`${f.node}|${e.number}`);
       const what = `INVALIDATE rev ${e.number} by ${f.node} ("${f.message}")`;
       if (!h) this.fail(3, v.t, `${what}: ${f.node} was never handed rev ${e.number}`);

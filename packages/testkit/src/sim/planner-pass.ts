@@ -113,7 +113,7 @@ function nodeInfo(n: NodeView): NodeInfo {
     // Not read by today's planner; a planner that holds tainted nodes finds it here.
     taints: n.taints.map((key) => ({ key, effect: 'NoSchedule' })),
   };
-  return info as NodeInfo;
+  return info;
 }
 
 const specFor = (r: NetworkConfigRevision, n: NodeView) =>
@@ -124,7 +124,7 @@ function memoHash(of: (spec: NodeConfig['spec']) => string) {
   const memo = new WeakMap<NetworkConfigRevision['spec'], Map<string, string>>();
   return (r: NetworkConfigRevision, labels: Record<string, string>): string => {
     let m = memo.get(r.spec);
-    if (!m) memo.set(r.spec, (m = new Map()));
+    if (!m) memo.set(r.spec, (m = new Map<string, string>()));
     const key = JSON.stringify(labels);
     let h = m.get(key);
     if (h === undefined)
