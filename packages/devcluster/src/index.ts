@@ -100,14 +100,18 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
       try {
         const existing = cluster.store.get('apiextensions.k8s.io/customresourcedefinitions', name);
         if (existing) {
-          cluster.update(crdType, undefined, name, {
-            ...crd,
-            metadata: {
-              ...existing.obj.metadata,
-              ...crd.metadata,
-              resourceVersion: existing.obj.metadata.resourceVersion,
+          cluster.update(
+            crdType,
+            { namespace: undefined, name },
+            {
+              ...crd,
+              metadata: {
+                ...existing.obj.metadata,
+                ...crd.metadata,
+                resourceVersion: existing.obj.metadata.resourceVersion,
+              },
             },
-          });
+          );
         } else cluster.create(crdType, undefined, crd);
       } catch (e) {
         throw new CrdLoadError(file, e instanceof ApiError ? e.message : String(e));

@@ -164,7 +164,12 @@ export class ApiServer {
         const body = parseBody(raw, req.headers['content-type']);
         if (writeOpts.fieldValidation !== 'Ignore')
           writeOpts.duplicateFields = jsonDuplicateFields(raw, req.headers['content-type']);
-        const stored = this.cluster.update(t, ns, route.name, body, writeOpts, sub);
+        const stored = this.cluster.update(
+          t,
+          { namespace: ns, name: route.name, subresource: sub },
+          body,
+          writeOpts,
+        );
         if (!sub) warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
         return sendObject(req, res, 200, stored, t, q, warnings);
       }
@@ -181,7 +186,12 @@ export class ApiServer {
         const existed =
           type === 'apply' &&
           !!this.cluster.store.get(storageKeyOf(t), ns && t.namespaced ? `${ns}/${route.name}` : route.name);
-        const stored = this.cluster.patch(t, ns, route.name, type, body, writeOpts, sub);
+        const stored = this.cluster.patch(
+          t,
+          { namespace: ns, name: route.name, subresource: sub },
+          { type, body },
+          writeOpts,
+        );
         if (!sub) warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
         return sendObject(req, res, type === 'apply' && !existed ? 201 : 200, stored, t, q, warnings);
       }
