@@ -84,55 +84,13 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
   const mode = options.authorizationMode ?? 'AlwaysAllow';
   // In AlwaysAllow mode whoever reaches the port is the admin: only this host may.
   if (mode !== 'RBAC' && !isLoopback(address)) throw new InsecureAddressError(address);
-  const cluster = new Cluster(options.historyLimit, options.maxObjectBytes);
-  let persistence: Persistence | undefined;
-  if (options.dataDir) {
-    persistence = new Persistence(options.dataDir, cluster.store);
-    persistence.load();
-    cluster.registerStoredCrds();
-  }
-  cluster.bootstrap();
-  if (options.crdsDir) {
-    const crdType = cluster.typeFor('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
-    if (!crdType) throw new Error('CustomResourceDefinition type missing');
-    for (const { file, crd } of readCrds(options.crdsDir)) {
-      const name = crd.metadata?.name ?? '';
-      try {
-        const existing = cluster.store.get('apiextensions.k8s.io/customresourcedefinitions', name);
-        if (existing) {
-          cluster.update(crdType, undefined, name, {
-            ...crd,
-            metadata: {
-              ...existing.obj.metadata,
-              ...crd.metadata,
-              resourceVersion: existing.obj.metadata.resourceVersion,
-            },
-          });
-        } else cluster.create(crdType, undefined, crd);
-      } catch (e) {
-        throw new CrdLoadError(file, e instanceof ApiError ? e.message : String(e));
-      }
-    }
-  }
-  await cluster.settle();
-
+  const { cluster, persistence } = await openCluster(options);
   const access = new Access(
     cluster,
     mode,
     options.dataDir ? savedTokens(path.join(options.dataDir, 'tokens.json')) : undefined,
   );
-  const serverOptions: ServerOptions = {};
-  if (options.bookmarkIntervalMs !== undefined) serverOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
-  // A server that checks tokens must speak TLS: kubectl sends credentials only to https.
-  let ca: string | undefined;
-  if (access.mode === 'RBAC') {
-    const authority = options.dataDir
-      ? savedAuthority(path.join(options.dataDir, 'ca.json'))
-      : newCertificateAuthority();
-    const certs = servingCertificates(certificateHosts(address), authority);
-    serverOptions.tls = certs.serving;
-    ca = certs.ca;
-  }
+  const { serverOptions, ca } = serving(options, access, address);
   const server = new ApiServer(cluster, access, serverOptions);
   const port = await server.listen(options.port ?? 0, address);
   const url = `${serverOptions.tls ? 'https' : 'http'}://${urlHost(address)}:${port}`;
@@ -171,6 +129,71 @@ export async function startDevCluster(options: DevClusterOptions = {}): Promise<
         fs.rmSync(kubeconfigDir, { recursive: true, force: true });
       })()),
   };
+}
+
+/** The cluster's state: loaded from the data directory, the default namespaces, the CRDs of the directory. */
+async function openCluster(
+  options: DevClusterOptions,
+): Promise<{ cluster: Cluster; persistence: Persistence | undefined }> {
+  const cluster = new Cluster(options.historyLimit, options.maxObjectBytes);
+  let persistence: Persistence | undefined;
+  if (options.dataDir) {
+    persistence = new Persistence(options.dataDir, cluster.store);
+    persistence.load();
+    cluster.registerStoredCrds();
+  }
+  cluster.bootstrap();
+  if (options.crdsDir) loadCrds(cluster, options.crdsDir);
+  await cluster.settle();
+  return { cluster, persistence };
+}
+
+/** Registers (or updates) every CRD of the directory; a refused one names its file. */
+function loadCrds(cluster: Cluster, crdsDir: string): void {
+  const crdType = cluster.typeFor('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
+  if (!crdType) throw new Error('CustomResourceDefinition type missing');
+  for (const { file, crd } of readCrds(crdsDir)) {
+    const name = crd.metadata?.name ?? '';
+    try {
+      const existing = cluster.store.get('apiextensions.k8s.io/customresourcedefinitions', name);
+      if (existing) {
+        cluster.update(
+          crdType,
+          { namespace: undefined, name },
+          {
+            ...crd,
+            metadata: {
+              ...existing.obj.metadata,
+              ...crd.metadata,
+              resourceVersion: existing.obj.metadata.resourceVersion,
+            },
+          },
+        );
+      } else cluster.create(crdType, undefined, crd);
+    } catch (e) {
+      throw new CrdLoadError(file, e instanceof ApiError ? e.message : String(e));
+    }
+  }
+}
+
+/** The server's options; under RBAC a serving certificate and its CA (kubectl sends credentials only to https). */
+function serving(
+  options: DevClusterOptions,
+  access: Access,
+  address: string,
+): { serverOptions: ServerOptions; ca: string | undefined } {
+  const serverOptions: ServerOptions = {};
+  if (options.bookmarkIntervalMs !== undefined) serverOptions.bookmarkIntervalMs = options.bookmarkIntervalMs;
+  let ca: string | undefined;
+  if (access.mode === 'RBAC') {
+    const authority = options.dataDir
+      ? savedAuthority(path.join(options.dataDir, 'ca.json'))
+      : newCertificateAuthority();
+    const certs = servingCertificates(certificateHosts(address), authority);
+    serverOptions.tls = certs.serving;
+    ca = certs.ca;
+  }
+  return { serverOptions, ca };
 }
 
 export { Cluster } from './cluster/cluster.js';

@@ -35,17 +35,17 @@ export class Cluster {
 
   constructor(historyLimit?: number, maxObjectBytes?: number) {
     this.store = new Store(historyLimit);
-    this.writes = new Writes(
-      this.store,
-      this.registry,
-      this.applied,
-      {
+    this.writes = new Writes({
+      store: this.store,
+      registry: this.registry,
+      applied: this.applied,
+      hooks: {
         hasInstances: (crd) => this.crds.hasInstances(crd),
         markedForDeletion: (t, stored, finalizers) => this.markedForDeletion(t, stored, finalizers),
         validatingAdmission: (a) => this.validatingAdmission?.(a),
       },
       maxObjectBytes,
-    );
+    });
     this.get = this.writes.get.bind(this.writes);
     this.list = this.writes.list.bind(this.writes);
     this.create = this.writes.create.bind(this.writes);

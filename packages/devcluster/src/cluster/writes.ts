@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppliedConfigs } from './apply.js';
 import type { AdmissionAttributes, UserInfo } from './admission.js';
-import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound } from '../objects/errors.js';
+import { ApiError, alreadyExists, badRequest, invalid, notFound } from '../objects/errors.js';
 import {
   applyJsonPatch,
   applyMergePatch,
@@ -21,6 +21,12 @@ import { deepEqual } from '../schema/schema.js';
 import { checkObjectSize, DEFAULT_MAX_OBJECT_BYTES } from '../objects/object-size.js';
 import { objectKey, type Store, type StoredObject } from '../storage/store.js';
 import { patchStrictness } from './patch-strict.js';
+import {
+  checkDeletePreconditions,
+  checkUpdateRequest,
+  nextForUpdate,
+  type WriteTarget,
+} from './write-rules.js';
 import { admit, decodeBody, defaultCrd, toStorage, type WriteOptions } from './strategy.js';
 import { clone, isObject, type KObject } from '../objects/types.js';
 
@@ -70,37 +76,58 @@ function specPart(obj: KObject): Record<string, unknown> {
   return rest;
 }
 
-export class Writes {
-  constructor(
-    private readonly store: Store,
-    private readonly registry: TypeRegistry,
-    private readonly applied: AppliedConfigs,
-    private readonly hooks: DeletionHooks,
-    /** Largest object stored (etcd's `--max-request-bytes`); 0: no limit. */
-    private readonly maxObjectBytes = DEFAULT_MAX_OBJECT_BYTES,
-  ) {}
+/** What `Writes` works on; the hooks are the controllers' side of a deletion and admission. */
+export interface WritesDeps {
+  store: Store;
+  registry: TypeRegistry;
+  applied: AppliedConfigs;
+  hooks: DeletionHooks;
+  /** Largest object stored (etcd's `--max-request-bytes`); 0: no limit. */
+  maxObjectBytes?: number;
+}
 
-  private admitPolicies(
-    operation: AdmissionAttributes['operation'],
-    t: ResourceType,
-    namespace: string | undefined,
-    name: string,
-    subresource: string | undefined,
-    object: KObject | null,
-    oldObject: KObject | null,
-    user: UserInfo | undefined,
-  ): void {
+/** A patch as the request sends it: its content type and body. */
+export interface PatchRequest {
+  type: PatchType;
+  body: unknown;
+}
+
+/** One write as validating admission policies see it. */
+interface PolicyRequest {
+  operation: AdmissionAttributes['operation'];
+  target: WriteTarget;
+  object: KObject | null;
+  oldObject: KObject | null;
+  user: UserInfo | undefined;
+}
+
+export class Writes {
+  private readonly store: Store;
+  private readonly registry: TypeRegistry;
+  private readonly applied: AppliedConfigs;
+  private readonly hooks: DeletionHooks;
+  private readonly maxObjectBytes: number;
+
+  constructor(deps: WritesDeps) {
+    this.store = deps.store;
+    this.registry = deps.registry;
+    this.applied = deps.applied;
+    this.hooks = deps.hooks;
+    this.maxObjectBytes = deps.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
+  }
+
+  private admitPolicies(t: ResourceType, r: PolicyRequest): void {
     this.hooks.validatingAdmission({
-      operation,
+      operation: r.operation,
       group: t.group,
       version: t.version,
       resource: t.plural,
-      subResource: subresource ?? '',
-      name,
-      namespace: t.namespaced ? (namespace ?? '') : '',
-      userInfo: user ?? SERVER_USER,
-      object,
-      oldObject,
+      subResource: r.target.subresource ?? '',
+      name: r.target.name,
+      namespace: t.namespaced ? (r.target.namespace ?? '') : '',
+      userInfo: r.user ?? SERVER_USER,
+      object: r.object,
+      oldObject: r.oldObject,
     });
   }
 
@@ -174,7 +201,13 @@ export class Writes {
     }
     if (t.plural === 'customresourcedefinitions') defaultCrd(obj);
     admit(t, obj, opts);
-    this.admitPolicies('CREATE', t, namespace, m.name, undefined, obj, null, opts.user);
+    this.admitPolicies(t, {
+      operation: 'CREATE',
+      target: { namespace, name: m.name },
+      object: obj,
+      oldObject: null,
+      user: opts.user,
+    });
     if (opts.dryRun) return { obj, rv: this.store.resourceVersion };
     checkObjectSize(obj, this.maxObjectBytes);
     const rv = this.store.nextResourceVersion();
@@ -182,95 +215,21 @@ export class Writes {
     return this.store.commit('ADDED', storageKeyOf(t), key, { obj, rv }).stored;
   }
 
-  update(
-    t: ResourceType,
-    namespace: string | undefined,
-    name: string,
-    body: unknown,
-    opts: WriteOptions = {},
-    subresource?: 'status',
-  ): StoredObject {
-    if (t.convert)
-      return this.update(
-        this.registry.storageType(t),
-        namespace,
-        name,
-        toStorage(t, body),
-        opts,
-        subresource,
-      );
-    const old = this.get(t, namespace, name);
+  update(t: ResourceType, target: WriteTarget, body: unknown, opts: WriteOptions = {}): StoredObject {
+    if (t.convert) return this.update(this.registry.storageType(t), target, toStorage(t, body), opts);
+    const old = this.get(t, target.namespace, target.name);
     const incoming = decodeBody(t, body);
-    if (incoming.metadata.name !== undefined && incoming.metadata.name !== name)
-      throw badRequest(
-        `the name of the object (${String(incoming.metadata.name)}) does not match the name on the URL (${name})`,
-      );
-    if (t.namespaced && incoming.metadata.namespace && incoming.metadata.namespace !== namespace)
-      throw badRequest(
-        'the namespace of the provided object does not match the namespace sent on the request',
-      );
-    const rv = incoming.metadata.resourceVersion;
-    if (rv !== undefined && rv !== '' && rv !== old.obj.metadata.resourceVersion)
-      throw conflict(
-        t.plural,
-        t.group,
-        name,
-        'the object has been modified; please apply your changes to the latest version and try again',
-      );
-    if ((rv === undefined || rv === '') && t.requireResourceVersion)
-      throw invalid(t.kind, t.group, name, [
-        {
-          type: 'FieldValueInvalid',
-          field: 'metadata.resourceVersion',
-          message: 'Invalid value: 0x0: must be specified for an update',
-        },
-      ]);
-
-    let next: KObject;
-    if (subresource === 'status' && !t.statusWriteKeepsMetadata) {
-      next = clone(old.obj);
-      if (incoming.status === undefined) delete next.status;
-      else next.status = incoming.status;
-    } else {
-      next = incoming;
-      // The part the other endpoint owns stays as it was: status for the resource, spec for a
-      // status write that keeps metadata (Node).
-      const reset = subresource === 'status' ? 'spec' : t.statusSubresource ? 'status' : undefined;
-      if (reset) {
-        if (old.obj[reset] === undefined) delete next[reset];
-        else next[reset] = clone(old.obj[reset]);
-      }
-      const m = next.metadata;
-      const om = old.obj.metadata;
-      m.name = om.name;
-      if (t.namespaced) m.namespace = om.namespace;
-      else delete m.namespace;
-      m.uid = om.uid;
-      m.creationTimestamp = om.creationTimestamp;
-      if (om.deletionTimestamp) {
-        m.deletionTimestamp = om.deletionTimestamp;
-        m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
-        const added = (m.finalizers ?? []).filter((f) => !(om.finalizers ?? []).includes(f));
-        if (added.length)
-          throw invalid(t.kind, t.group, name, [
-            {
-              type: 'FieldValueForbidden',
-              field: 'metadata.finalizers',
-              message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
-            },
-          ]);
-      } else {
-        delete m.deletionTimestamp;
-        delete m.deletionGracePeriodSeconds;
-      }
-      if (t.generation) m.generation = om.generation;
-      else delete m.generation;
-      if (m.finalizers && m.finalizers.length === 0) delete m.finalizers;
-      if (m.ownerReferences && m.ownerReferences.length === 0) delete m.ownerReferences;
-    }
+    checkUpdateRequest(t, target, incoming, old);
+    const next = nextForUpdate(t, target, incoming, old.obj);
     if (t.plural === 'customresourcedefinitions') defaultCrd(next);
     admit(t, next, opts);
-    this.admitPolicies('UPDATE', t, namespace, name, subresource, next, old.obj, opts.user);
+    this.admitPolicies(t, {
+      operation: 'UPDATE',
+      target,
+      object: next,
+      oldObject: old.obj,
+      user: opts.user,
+    });
     if (t.generation && !deepEqual(specPart(next), specPart(old.obj)))
       next.metadata.generation = (old.obj.metadata.generation ?? 0) + 1;
 
@@ -278,29 +237,23 @@ export class Writes {
     if (deepEqual(next, old.obj)) return old; // no-op: no new resourceVersion, no event
     if (opts.dryRun) return { obj: next, rv: old.rv };
     checkObjectSize(next, this.maxObjectBytes);
-
-    const key = objectKey(t.namespaced ? namespace : undefined, name);
-    if (next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length) {
-      const nrv = this.store.nextResourceVersion();
-      next.metadata.resourceVersion = String(nrv);
-      return this.store.commit('DELETED', storageKeyOf(t), key, { obj: next, rv: nrv }).stored;
-    }
-    const nrv = this.store.nextResourceVersion();
-    next.metadata.resourceVersion = String(nrv);
-    return this.store.commit('MODIFIED', storageKeyOf(t), key, { obj: next, rv: nrv }).stored;
+    return this.commitUpdate(t, target, next);
   }
 
-  patch(
-    t: ResourceType,
-    namespace: string | undefined,
-    name: string,
-    type: PatchType,
-    patchBody: unknown,
-    opts: WriteOptions = {},
-    subresource?: 'status',
-  ): StoredObject {
+  /** Stores an updated object; one marked for deletion whose last finalizer went is deleted. */
+  private commitUpdate(t: ResourceType, target: WriteTarget, next: KObject): StoredObject {
+    const key = objectKey(t.namespaced ? target.namespace : undefined, target.name);
+    const nrv = this.store.nextResourceVersion();
+    next.metadata.resourceVersion = String(nrv);
+    const gone = next.metadata.deletionTimestamp && !(next.metadata.finalizers ?? []).length;
+    return this.store.commit(gone ? 'DELETED' : 'MODIFIED', storageKeyOf(t), key, { obj: next, rv: nrv })
+      .stored;
+  }
+
+  patch(t: ResourceType, target: WriteTarget, request: PatchRequest, opts: WriteOptions = {}): StoredObject {
+    const { namespace, name, subresource } = target;
     let recordApplied: ((uid: string | undefined) => void) | undefined;
-    const requested = type;
+    let { type, body: patchBody } = request;
     if (type === 'apply') {
       const existing = this.store.get(storageKeyOf(t), objectKey(t.namespaced ? namespace : undefined, name));
       const plan = this.applied.plan(existing?.obj, { name, body: patchBody, subresource }, opts);
@@ -328,9 +281,12 @@ export class Writes {
     else patched = applyStrategicMergePatch(base, patchBody);
     if (isObject(patched) && isObject(patched.metadata) && patched.metadata.resourceVersion === undefined)
       patched.metadata.resourceVersion = old.obj.metadata.resourceVersion;
-    if (requested !== 'apply')
-      opts = { ...opts, patch: patchStrictness(requested, opts.duplicateFields ?? [], patchBody, patched) };
-    const result = this.update(t, namespace, name, patched, opts, subresource);
+    if (request.type !== 'apply')
+      opts = {
+        ...opts,
+        patch: patchStrictness(request.type, opts.duplicateFields ?? [], patchBody, patched),
+      };
+    const result = this.update(t, target, patched, opts);
     recordApplied?.(result.obj.metadata.uid);
     return result;
   }
@@ -343,33 +299,19 @@ export class Writes {
   ): StoredObject {
     const old = this.get(t, namespace, name);
     const om = old.obj.metadata;
-    const pre = opts.preconditions;
-    if (pre?.uid && pre.uid !== om.uid)
-      throw conflict(
-        t.plural,
-        t.group,
-        name,
-        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${om.uid ?? ''}`,
-      );
-    if (pre?.resourceVersion && pre.resourceVersion !== om.resourceVersion)
-      throw conflict(
-        t.plural,
-        t.group,
-        name,
-        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${om.resourceVersion ?? ''}`,
-      );
-    this.admitPolicies('DELETE', t, namespace, name, undefined, null, old.obj, opts.user);
+    checkDeletePreconditions(t, name, om, opts.preconditions);
+    this.admitPolicies(t, {
+      operation: 'DELETE',
+      target: { namespace, name },
+      object: null,
+      oldObject: old.obj,
+      user: opts.user,
+    });
     if (opts.dryRun) return old;
     const key = objectKey(t.namespaced ? namespace : undefined, name);
-    const policy = opts.propagationPolicy ?? 'Background';
-
     const next = clone(old.obj);
     const finalizers = [...(next.metadata.finalizers ?? [])];
-    if (!om.deletionTimestamp) {
-      if (policy === 'Orphan' && this.store.dependents.get(om.uid ?? '')?.size) finalizers.push(ORPHAN);
-      if (policy === 'Foreground' && this.store.dependents.get(om.uid ?? '')?.size)
-        finalizers.push(FOREGROUND);
-    }
+    if (!om.deletionTimestamp) finalizers.push(...this.propagationFinalizers(om.uid, opts.propagationPolicy));
     const isNamespace = t.plural === 'namespaces' && !t.group;
     const isCrd = t.plural === 'customresourcedefinitions';
     if (finalizers.length === 0 && !isNamespace && !(isCrd && this.hooks.hasInstances(old.obj))) {
@@ -378,11 +320,25 @@ export class Writes {
       return this.store.commit('DELETED', storageKeyOf(t), key, { obj: next, rv }).stored;
     }
     if (om.deletionTimestamp) return old; // already being deleted: nothing more to do
+    return this.markForDeletion(t, key, next, finalizers);
+  }
+
+  /** The finalizer an Orphan or Foreground delete adds while the object has dependents. */
+  private propagationFinalizers(uid: string | undefined, policy: PropagationPolicy = 'Background'): string[] {
+    if (!this.store.dependents.get(uid ?? '')?.size) return [];
+    if (policy === 'Orphan') return [ORPHAN];
+    if (policy === 'Foreground') return [FOREGROUND];
+    return [];
+  }
+
+  /** Marks an object for deletion (the controllers finish it once its finalizers are gone). */
+  private markForDeletion(t: ResourceType, key: string, next: KObject, finalizers: string[]): StoredObject {
     next.metadata.deletionTimestamp = nowTimestamp();
     next.metadata.deletionGracePeriodSeconds = 0;
     if (finalizers.length) next.metadata.finalizers = finalizers;
-    if (t.generation) next.metadata.generation = (om.generation ?? 0) + 1;
-    if (isNamespace) next.status = { ...(isObject(next.status) ? next.status : {}), phase: 'Terminating' };
+    if (t.generation) next.metadata.generation = (next.metadata.generation ?? 0) + 1;
+    if (t.plural === 'namespaces' && !t.group)
+      next.status = { ...(isObject(next.status) ? next.status : {}), phase: 'Terminating' };
     const rv = this.store.nextResourceVersion();
     next.metadata.resourceVersion = String(rv);
     const stored = this.store.commit('MODIFIED', storageKeyOf(t), key, { obj: next, rv }).stored;

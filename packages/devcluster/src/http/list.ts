@@ -88,14 +88,20 @@ function selectForList(
   return { items: filtered, rv: listRv };
 }
 
+/** A list or watch request: its route, its query, and the list options read from that query. */
+export interface ListRequest {
+  route: Route;
+  q: URLSearchParams;
+  lo: ListOptions;
+}
+
 export function serveList(
   cluster: Cluster,
   req: IncomingMessage,
   res: ServerResponse,
-  route: Route,
-  q: URLSearchParams,
-  lo: ListOptions,
+  list: ListRequest,
 ): void {
+  const { route, q, lo } = list;
   const t = route.type;
   const sel = selectForList(cluster, route, q, lo);
   const neg = negotiate(req.headers.accept);
@@ -135,14 +141,13 @@ export function serveList(
   send(res, 200, body);
 }
 
+/** Deletes every object of the route's collection the query selects, answering the deleted ones. */
 export function deleteCollection(
   cluster: Cluster,
-  req: IncomingMessage,
   res: ServerResponse,
-  route: Route,
-  q: URLSearchParams,
-  opts: DeleteOptions,
+  collection: { route: Route; q: URLSearchParams; opts: DeleteOptions },
 ): void {
+  const { route, q, opts } = collection;
   const t = route.type;
   const predicate = predicateFor(t, q);
   const targets = cluster.list(t, route.namespace).filter((s) => !predicate || predicate(s.obj));

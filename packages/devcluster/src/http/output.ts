@@ -33,16 +33,22 @@ export function eventLine(type: EventType, stored: StoredObject, t: ResourceType
   return line;
 }
 
+/** How one object is answered: the status code, its type, the request's query, the warnings to send. */
+export interface ObjectReply {
+  code: number;
+  t: ResourceType;
+  q: URLSearchParams;
+  warnings?: string[];
+}
+
 /** Answers one object in the representation the request negotiated. */
 export function sendObject(
   req: IncomingMessage,
   res: ServerResponse,
-  code: number,
   stored: StoredObject,
-  t: ResourceType,
-  q: URLSearchParams,
-  warnings?: string[],
+  reply: ObjectReply,
 ): void {
+  const { code, t, q, warnings } = reply;
   const neg = negotiate(req.headers.accept);
   if (neg.as === 'Table') {
     const include = (q.get('includeObject') ?? 'Metadata') as IncludeObject;

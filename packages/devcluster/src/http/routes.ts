@@ -34,6 +34,12 @@ export interface Route {
 const notFoundPath = (): ApiError =>
   new ApiError(404, 'NotFound', 'the server could not find the requested resource');
 
+/** The server a request reaches: its cluster, and the address it listens on (for discovery). */
+export interface RouteSite {
+  cluster: Cluster;
+  address: string;
+}
+
 /**
  * Answers the non-resource paths and the discovery documents (returns undefined then), or resolves a
  * resource path to its route.
@@ -42,38 +48,14 @@ export function routeRequest(
   req: IncomingMessage,
   res: ServerResponse,
   path: string,
-  cluster: Cluster,
-  address: string,
+  site: RouteSite,
 ): Route | undefined {
+  const { cluster } = site;
   const answer = (body: unknown): undefined => {
     send(res, 200, body);
     return undefined;
   };
-  switch (path) {
-    case '/version':
-      return answer(versionInfo());
-    case '/healthz':
-    case '/readyz':
-    case '/livez':
-      res.writeHead(200, { 'Content-Type': 'text/plain' });
-      res.end('ok');
-      return;
-    case '/api':
-      return answer(apiVersions(address));
-    case '/apis':
-      return answer(apiGroupList(cluster.allTypes()));
-    case '/openapi/v3':
-      return answer(openApiV3Root(cluster.allTypes()));
-    case '/openapi/v2': {
-      const doc = openApiV2(cluster.allTypes(), SERVER_VERSION.gitVersion);
-      if (!(req.headers.accept ?? '').includes('protobuf')) return answer(doc);
-      // The accept type has an '@' that Go's mime parser refuses in a Content-Type; kube-openapi answers
-      // protobuf as octet-stream too.
-      res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
-      res.end(encodeOpenApiV2(doc));
-      return;
-    }
-  }
+  if (answerFixedPath(req, res, path, site)) return undefined;
   if (path.startsWith('/openapi/v3/')) {
     const m = path.match(/^\/openapi\/v3\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/);
     const doc = m ? openApiV3GroupVersion(cluster.allTypes(), m[2] ?? '', m[1] ?? m[3] ?? '') : undefined;
@@ -109,6 +91,42 @@ export function routeRequest(
   }
 
   return resourceRoute(cluster, group, version, rest);
+}
+
+/** Answers version, health and the OpenAPI roots; false for any other path. */
+function answerFixedPath(req: IncomingMessage, res: ServerResponse, path: string, site: RouteSite): boolean {
+  const { cluster } = site;
+  const answer = (body: unknown): true => {
+    send(res, 200, body);
+    return true;
+  };
+  switch (path) {
+    case '/version':
+      return answer(versionInfo());
+    case '/healthz':
+    case '/readyz':
+    case '/livez':
+      res.writeHead(200, { 'Content-Type': 'text/plain' });
+      res.end('ok');
+      return true;
+    case '/api':
+      return answer(apiVersions(site.address));
+    case '/apis':
+      return answer(apiGroupList(cluster.allTypes()));
+    case '/openapi/v3':
+      return answer(openApiV3Root(cluster.allTypes()));
+    case '/openapi/v2': {
+      const doc = openApiV2(cluster.allTypes(), SERVER_VERSION.gitVersion);
+      if (!(req.headers.accept ?? '').includes('protobuf')) return answer(doc);
+      // The accept type has an '@' that Go's mime parser refuses in a Content-Type; kube-openapi answers
+      // protobuf as octet-stream too.
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+      res.end(encodeOpenApiV2(doc));
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 function resourceRoute(cluster: Cluster, group: string, version: string, rest: string[]): Route {

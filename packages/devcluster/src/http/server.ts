@@ -22,13 +22,27 @@ import { parseListOptions } from '../query/query.js';
 import { storageKeyOf } from '../resources/resources.js';
 import { BAD_REQUEST_TARGET, parseRequestTarget } from '../query/request-target.js';
 import { nodeSelectorWarnings } from '../cluster/selector-warnings.js';
-import { deleteOptions, routeRequest, writeOptions } from './routes.js';
+import { deleteOptions, routeRequest, writeOptions, type Route } from './routes.js';
+import type { WriteOptions } from '../cluster/strategy.js';
+import type { UserInfo } from '../cluster/admission.js';
 import { Watches } from './watch.js';
 
 export interface ServerOptions {
   bookmarkIntervalMs?: number;
   /** Serve HTTPS with this key and certificate (plain HTTP without). */
   tls?: ServingCert;
+}
+
+/** A write to a resource path: the exchange, its route and query, who writes, the warnings to send back. */
+interface ResourceWrite {
+  req: IncomingMessage;
+  res: ServerResponse;
+  route: Route;
+  q: URLSearchParams;
+  user: UserInfo;
+  opts: WriteOptions;
+  warnings: string[];
+  sub: 'status' | undefined;
 }
 
 const isTokenRequest = (i: RequestInfo): boolean =>
@@ -118,84 +132,111 @@ export class ApiServer {
         tokenRequest(this.cluster, this.access, { namespace: info.namespace, name: info.name }, body),
       );
     }
-    const route = routeRequest(req, res, path, this.cluster, this.address);
+    const route = routeRequest(req, res, path, { cluster: this.cluster, address: this.address });
     if (!route) return;
     if (isReviewType(route.type)) {
       if (method !== 'POST' || route.name) throw methodNotAllowed();
       const body = parseBody(await readBody(req), req.headers['content-type']);
       return send(res, 201, review(this.access, route.type.plural, user, body));
     }
+    if (method === 'GET') return this.read(req, res, route, q);
     const warnings: string[] = [];
-    const t = route.type;
-    const ns = route.namespace;
-
-    if (method === 'GET') {
-      if (route.name && !route.watch) {
-        const stored = this.cluster.get(t, ns, route.name);
-        return sendObject(req, res, 200, stored, t, q);
-      }
-      const lo = parseListOptions(q, route.watch);
-      // The legacy `/watch/<plural>/<name>` path watches that one object.
-      const fieldSelector = effectiveFieldSelector(q.get('fieldSelector'), route.name);
-      const lq = new URLSearchParams(q);
-      if (fieldSelector !== null) lq.set('fieldSelector', fieldSelector);
-      if (lo.watch) return this.watches.serve(this.cluster, req, res, route, lq, lo);
-      return serveList(this.cluster, req, res, route, lq, lo);
-    }
-
-    const writeOpts = writeOptions(q, warnings);
-    writeOpts.user = user;
+    const opts = writeOptions(q, warnings);
+    opts.user = user;
     const sub = route.subresource === 'status' ? 'status' : undefined;
-
+    const write: ResourceWrite = { req, res, route, q, user, opts, warnings, sub };
     switch (method) {
-      case 'POST': {
-        if (route.name) throw methodNotAllowed();
-        const raw = await readBody(req);
-        const body = parseBody(raw, req.headers['content-type']);
-        if (writeOpts.fieldValidation !== 'Ignore')
-          writeOpts.duplicateFields = jsonDuplicateFields(raw, req.headers['content-type']);
-        const stored = this.cluster.create(t, ns, body, writeOpts);
-        warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
-        return sendObject(req, res, 201, stored, t, q, warnings);
-      }
-      case 'PUT': {
-        if (!route.name) throw methodNotAllowed();
-        const raw = await readBody(req);
-        const body = parseBody(raw, req.headers['content-type']);
-        if (writeOpts.fieldValidation !== 'Ignore')
-          writeOpts.duplicateFields = jsonDuplicateFields(raw, req.headers['content-type']);
-        const stored = this.cluster.update(t, ns, route.name, body, writeOpts, sub);
-        if (!sub) warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
-        return sendObject(req, res, 200, stored, t, q, warnings);
-      }
-      case 'PATCH': {
-        if (!route.name) throw methodNotAllowed();
-        const type = patchTypeOf(req.headers['content-type']);
-        const raw = await readBody(req);
-        const apply = type === 'apply';
-        const body = parseBody(raw, apply ? 'application/yaml' : JSON_TYPE, { uniqueKeys: false });
-        if (writeOpts.fieldValidation !== 'Ignore' && apply)
-          writeOpts.applyDuplicateKeys = yamlDuplicateKeys(raw.toString('utf8'));
-        else if (writeOpts.fieldValidation !== 'Ignore')
-          writeOpts.duplicateFields = jsonDuplicateFields(raw, JSON_TYPE);
-        const existed =
-          type === 'apply' &&
-          !!this.cluster.store.get(storageKeyOf(t), ns && t.namespaced ? `${ns}/${route.name}` : route.name);
-        const stored = this.cluster.patch(t, ns, route.name, type, body, writeOpts, sub);
-        if (!sub) warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
-        return sendObject(req, res, type === 'apply' && !existed ? 201 : 200, stored, t, q, warnings);
-      }
-      case 'DELETE': {
-        const raw = await readBody(req);
-        const body = raw.toString('utf8').trim() ? parseBody(raw, req.headers['content-type']) : {};
-        const opts = deleteOptions(body, q);
-        opts.user = user;
-        if (!route.name) return deleteCollection(this.cluster, req, res, route, q, opts);
-        const stored = this.cluster.delete(t, ns, route.name, opts);
-        return sendObject(req, res, 200, stored, t, q);
-      }
+      case 'POST':
+        return this.create(write);
+      case 'PUT':
+        return this.replace(write);
+      case 'PATCH':
+        return this.patch(write);
+      case 'DELETE':
+        return this.remove(write);
       default:
         throw methodNotAllowed();
     }
+  }
+
+  /** GET: one object, a list, or a watch. */
+  private read(req: IncomingMessage, res: ServerResponse, route: Route, q: URLSearchParams): void {
+    const t = route.type;
+    if (route.name && !route.watch) {
+      const stored = this.cluster.get(t, route.namespace, route.name);
+      return sendObject(req, res, stored, { code: 200, t, q });
+    }
+    const lo = parseListOptions(q, route.watch);
+    // The legacy `/watch/<plural>/<name>` path watches that one object.
+    const fieldSelector = effectiveFieldSelector(q.get('fieldSelector'), route.name);
+    const lq = new URLSearchParams(q);
+    if (fieldSelector !== null) lq.set('fieldSelector', fieldSelector);
+    const list = { route, q: lq, lo };
+    if (lo.watch) return this.watches.serve(this.cluster, req, res, list);
+    return serveList(this.cluster, req, res, list);
+  }
+
+  /** The write's options with the JSON body's duplicate fields (unless the request ignores them). */
+  private withDuplicates(w: ResourceWrite, raw: Buffer): WriteOptions {
+    if (w.opts.fieldValidation !== 'Ignore')
+      w.opts.duplicateFields = jsonDuplicateFields(raw, w.req.headers['content-type']);
+    return w.opts;
+  }
+
+  private async create(w: ResourceWrite): Promise<void> {
+    const { req, res, route, q, warnings } = w;
+    const t = route.type;
+    if (route.name) throw methodNotAllowed();
+    const raw = await readBody(req);
+    const body = parseBody(raw, req.headers['content-type']);
+    const stored = this.cluster.create(t, route.namespace, body, this.withDuplicates(w, raw));
+    warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
+    return sendObject(req, res, stored, { code: 201, t, q, warnings });
+  }
+
+  private async replace(w: ResourceWrite): Promise<void> {
+    const { req, res, route, q, warnings, sub } = w;
+    const t = route.type;
+    if (!route.name) throw methodNotAllowed();
+    const raw = await readBody(req);
+    const body = parseBody(raw, req.headers['content-type']);
+    const target = { namespace: route.namespace, name: route.name, subresource: sub };
+    const stored = this.cluster.update(t, target, body, this.withDuplicates(w, raw));
+    if (!sub) warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
+    return sendObject(req, res, stored, { code: 200, t, q, warnings });
+  }
+
+  private async patch(w: ResourceWrite): Promise<void> {
+    const { req, res, route, q, warnings, sub } = w;
+    const t = route.type;
+    const ns = route.namespace;
+    if (!route.name) throw methodNotAllowed();
+    const type = patchTypeOf(req.headers['content-type']);
+    const raw = await readBody(req);
+    const apply = type === 'apply';
+    const body = parseBody(raw, apply ? 'application/yaml' : JSON_TYPE, { uniqueKeys: false });
+    const writeOpts = w.opts;
+    if (writeOpts.fieldValidation !== 'Ignore' && apply)
+      writeOpts.applyDuplicateKeys = yamlDuplicateKeys(raw.toString('utf8'));
+    else if (writeOpts.fieldValidation !== 'Ignore')
+      writeOpts.duplicateFields = jsonDuplicateFields(raw, JSON_TYPE);
+    const existed =
+      apply &&
+      !!this.cluster.store.get(storageKeyOf(t), ns && t.namespaced ? `${ns}/${route.name}` : route.name);
+    const target = { namespace: ns, name: route.name, subresource: sub };
+    const stored = this.cluster.patch(t, target, { type, body }, writeOpts);
+    if (!sub) warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
+    return sendObject(req, res, stored, { code: apply && !existed ? 201 : 200, t, q, warnings });
+  }
+
+  private async remove(w: ResourceWrite): Promise<void> {
+    const { req, res, route, q } = w;
+    const raw = await readBody(req);
+    const body = raw.toString('utf8').trim() ? parseBody(raw, req.headers['content-type']) : {};
+    const opts = deleteOptions(body, q);
+    opts.user = w.user;
+    if (!route.name) return deleteCollection(this.cluster, res, { route, q, opts });
+    const stored = this.cluster.delete(route.type, route.namespace, route.name, opts);
+    return sendObject(req, res, stored, { code: 200, t: route.type, q });
   }
 }

@@ -5,14 +5,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Cluster } from '../cluster/cluster.js';
 import { ApiError, badRequest } from '../objects/errors.js';
-import { JSON_TYPE, negotiate } from './http.js';
-import { predicateFor } from './list.js';
+import { JSON_TYPE, negotiate, type Negotiated } from './http.js';
+import { predicateFor, type ListRequest } from './list.js';
 import { eventLine } from './output.js';
-import type { ListOptions } from '../query/query.js';
-import { apiVersionOf, storageKeyOf, viewOf } from '../resources/resources.js';
-import type { Route } from './routes.js';
+import { apiVersionOf, storageKeyOf, viewOf, type ResourceType } from '../resources/resources.js';
 import { selectedName } from '../query/selectors.js';
-import { GoneError, type EventType, type StoredObject, type Watcher } from '../storage/store.js';
+import { GoneError, type EventType, type Store, type StoredObject, type Watcher } from '../storage/store.js';
 import { tableRow, type IncludeObject } from '../resources/table.js';
 
 /** A watcher this far behind is cut off (the client re-lists), like the real server's slow-consumer handling. */
@@ -55,22 +53,11 @@ export class Watches {
     return all.length;
   }
 
-  serve(
-    cluster: Cluster,
-    req: IncomingMessage,
-    res: ServerResponse,
-    route: Route,
-    q: URLSearchParams,
-    lo: ListOptions,
-  ): void {
+  serve(cluster: Cluster, req: IncomingMessage, res: ServerResponse, list: ListRequest): void {
+    const { route, q, lo } = list;
     const t = route.type;
-    const store = cluster.store;
     const predicate = predicateFor(t, q);
     const neg = negotiate(req.headers.accept);
-    const av = apiVersionOf(t);
-    const include = (q.get('includeObject') ?? 'Metadata') as IncludeObject;
-    const rvParam = q.get('resourceVersion');
-    const sendInitial = lo.sendInitialEvents === true;
     const bookmarks = lo.allowWatchBookmarks;
 
     res.writeHead(200, {
@@ -83,7 +70,8 @@ export class Watches {
 
     let closed = false;
     let timer: NodeJS.Timeout | undefined;
-    let unregister: (() => void) | undefined;
+    // Set once subscribed; a close before then (a backlog cut during the initial events) finds none.
+    let unregister: (() => void) | undefined = undefined;
     const entry: OpenWatch = { res };
     const close = (): void => {
       if (closed) return;
@@ -114,33 +102,8 @@ export class Watches {
       }
     };
 
-    const render =
-      neg.as === 'Table'
-        ? (type: EventType, stored: StoredObject): string =>
-            `{"type":"${type}","object":${JSON.stringify({
-              kind: 'Table',
-              apiVersion: neg.apiVersion,
-              metadata: { resourceVersion: stored.obj.metadata.resourceVersion },
-              columnDefinitions: t.table.columns,
-              rows: [tableRow(t.table, viewOf(t, stored.obj), Date.now(), include)],
-            })}}\n`
-        : neg.as === 'PartialObjectMetadata' || neg.as === 'PartialObjectMetadataList'
-          ? (type: EventType, stored: StoredObject): string =>
-              `{"type":"${type}","object":${JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: stored.obj.metadata })}}\n`
-          : (type: EventType, stored: StoredObject): string => eventLine(type, stored, t, av);
-
-    const bookmarkLine = (initialEnd = false): string =>
-      `{"type":"BOOKMARK","object":${JSON.stringify({
-        kind: neg.as === 'Table' ? 'Table' : t.kind,
-        apiVersion: neg.as === 'Table' ? neg.apiVersion : av,
-        metadata: initialEnd
-          ? {
-              resourceVersion: String(store.resourceVersion),
-              annotations: { 'k8s.io/initial-events-end': 'true' },
-            }
-          : { resourceVersion: String(store.resourceVersion) },
-      })}}\n`;
-
+    const render = eventRenderer(t, neg, q);
+    const bookmarkLine = bookmarkRenderer(t, neg, cluster.store);
     const name = selectedName(q.get('fieldSelector') ?? undefined);
     const watcher: Watcher = {
       ...(t.namespaced && route.namespace !== undefined ? { namespace: route.namespace } : {}),
@@ -148,34 +111,8 @@ export class Watches {
       ...(predicate ? { predicate } : {}),
       deliver: (type, stored) => write(render(type, stored)),
     };
-
-    if (!rvParam || rvParam === '0' || sendInitial) {
-      // start from the current state: synthetic ADDED events, then live events (all synchronous, so none is missed)
-      for (const s of cluster.list(t, route.namespace))
-        if (!predicate || predicate(s.obj)) write(render('ADDED', s));
-      if (sendInitial && bookmarks) write(bookmarkLine(true));
-      unregister = store.watch(storageKeyOf(t), watcher);
-    } else {
-      const since = Number(rvParam);
-      if (!Number.isInteger(since) || since < 0) {
-        write(
-          `{"type":"ERROR","object":${JSON.stringify(badRequest(`invalid resource version: ${rvParam}`).toStatus())}}\n`,
-        );
-        return close();
-      }
-      try {
-        unregister = store.watch(storageKeyOf(t), watcher, since);
-      } catch (e) {
-        if (!(e instanceof GoneError)) throw e;
-        const status = new ApiError(
-          410,
-          'Expired',
-          `too old resource version: ${since} (${e.oldest + 1})`,
-        ).toStatus();
-        write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
-        return close();
-      }
-    }
+    unregister = subscribe(cluster, list, watcher, { write, bookmarkLine });
+    if (!unregister) return close();
     if (bookmarks) entry.bookmark = () => write(bookmarkLine());
     this.watches.add(entry);
     const timeout = lo.timeoutSeconds;
@@ -183,5 +120,86 @@ export class Watches {
     req.on('close', close);
     res.on('close', close);
     res.on('error', close);
+  }
+}
+
+/** One watch event as a line in the representation the request negotiated. */
+function eventRenderer(
+  t: ResourceType,
+  neg: Negotiated,
+  q: URLSearchParams,
+): (type: EventType, stored: StoredObject) => string {
+  const av = apiVersionOf(t);
+  const include = (q.get('includeObject') ?? 'Metadata') as IncludeObject;
+  return neg.as === 'Table'
+    ? (type: EventType, stored: StoredObject): string =>
+        `{"type":"${type}","object":${JSON.stringify({
+          kind: 'Table',
+          apiVersion: neg.apiVersion,
+          metadata: { resourceVersion: stored.obj.metadata.resourceVersion },
+          columnDefinitions: t.table.columns,
+          rows: [tableRow(t.table, viewOf(t, stored.obj), Date.now(), include)],
+        })}}\n`
+    : neg.as === 'PartialObjectMetadata' || neg.as === 'PartialObjectMetadataList'
+      ? (type: EventType, stored: StoredObject): string =>
+          `{"type":"${type}","object":${JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: stored.obj.metadata })}}\n`
+      : (type: EventType, stored: StoredObject): string => eventLine(type, stored, t, av);
+}
+
+/** A BOOKMARK line at the store's current resourceVersion (marking the end of the initial events, if asked). */
+function bookmarkRenderer(t: ResourceType, neg: Negotiated, store: Store): (initialEnd?: boolean) => string {
+  const av = apiVersionOf(t);
+  return (initialEnd = false): string =>
+    `{"type":"BOOKMARK","object":${JSON.stringify({
+      kind: neg.as === 'Table' ? 'Table' : t.kind,
+      apiVersion: neg.as === 'Table' ? neg.apiVersion : av,
+      metadata: initialEnd
+        ? {
+            resourceVersion: String(store.resourceVersion),
+            annotations: { 'k8s.io/initial-events-end': 'true' },
+          }
+        : { resourceVersion: String(store.resourceVersion) },
+    })}}\n`;
+}
+
+/**
+ * Registers the watcher from where the request starts it: the current state (synthetic ADDED events,
+ * then live events; all synchronous, so none is missed) or a resourceVersion. Undefined, after an
+ * ERROR event, when that resourceVersion is invalid or compacted (410).
+ */
+function subscribe(
+  cluster: Cluster,
+  list: ListRequest,
+  watcher: Watcher,
+  out: { write: (line: string) => void; bookmarkLine: (initialEnd?: boolean) => string },
+): (() => void) | undefined {
+  const { route, q, lo } = list;
+  const t = route.type;
+  const rvParam = q.get('resourceVersion');
+  const sendInitial = lo.sendInitialEvents === true;
+  if (!rvParam || rvParam === '0' || sendInitial) {
+    for (const s of cluster.list(t, route.namespace))
+      if (!watcher.predicate || watcher.predicate(s.obj)) watcher.deliver('ADDED', s);
+    if (sendInitial && lo.allowWatchBookmarks) out.write(out.bookmarkLine(true));
+    return cluster.store.watch(storageKeyOf(t), watcher);
+  }
+  const since = Number(rvParam);
+  if (!Number.isInteger(since) || since < 0) {
+    out.write(
+      `{"type":"ERROR","object":${JSON.stringify(badRequest(`invalid resource version: ${rvParam}`).toStatus())}}\n`,
+    );
+    return undefined;
+  }
+  try {
+    return cluster.store.watch(storageKeyOf(t), watcher, since);
+  } catch (e) {
+    if (!(e instanceof GoneError)) throw e;
+    const status = new ApiError(
+      410,
+      'Expired',
+      `too old resource version: ${since} (${e.oldest + 1})`,
+    ).toStatus();
+    out.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+    return undefined;
   }
 }

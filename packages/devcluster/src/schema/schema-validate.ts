@@ -112,6 +112,16 @@ export function validate(value: unknown, schema: Schema | undefined, path = ''):
   if (typeof value === 'string') errs.push(...stringErrors(value, schema, name));
   if (Array.isArray(value)) errs.push(...arrayErrors(value, schema, path, name));
   if (isObject(value)) errs.push(...objectErrors(value, schema, path, name));
+  errs.push(...combinatorErrors(value, schema, path, name));
+  // CEL rules run on a node whose structure is valid (their expressions assume the declared types).
+  if (schema['x-kubernetes-validations'] && errs.length === 0)
+    errs.push(...validateRules(value, schema['x-kubernetes-validations'], path));
+  return errs;
+}
+
+/** The schema combinators: every `allOf`, at least one `anyOf`, exactly one `oneOf`, not the `not`. */
+function combinatorErrors(value: unknown, schema: Schema, path: string, name: string): FieldError[] {
+  const errs: FieldError[] = [];
   for (const sub of schema.allOf ?? []) errs.push(...validate(value, sub, path));
   if (schema.anyOf && !schema.anyOf.some((s) => validate(value, s, path).length === 0))
     errs.push(invalidErr(name, value, `${name} in body must validate at least one schema (anyOf)`));
@@ -119,9 +129,6 @@ export function validate(value: unknown, schema: Schema | undefined, path = ''):
     errs.push(invalidErr(name, value, `${name} in body must validate one and only one schema (oneOf)`));
   if (schema.not && validate(value, schema.not, path).length === 0)
     errs.push(invalidErr(name, value, `${name} in body must not validate the schema (not)`));
-  // CEL rules run on a node whose structure is valid (their expressions assume the declared types).
-  if (schema['x-kubernetes-validations'] && errs.length === 0)
-    errs.push(...validateRules(value, schema['x-kubernetes-validations'], path));
   return errs;
 }
 

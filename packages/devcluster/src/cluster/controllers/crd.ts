@@ -75,6 +75,6 @@ export class CrdController {
       storedVersions: [...stored],
     };
     const t = this.ctx.registry.mustType('apiextensions.k8s.io', 'v1', 'customresourcedefinitions');
-    this.ctx.writes.update(t, undefined, name, next, {}, 'status');
+    this.ctx.writes.update(t, { namespace: undefined, name, subresource: 'status' }, next);
   }
 }

@@ -34,7 +34,7 @@ export class GarbageCollector {
     }
     const next = clone(s.obj);
     next.metadata.ownerReferences = live;
-    this.ctx.writes.update(t, ns, name, next);
+    this.ctx.writes.update(t, { namespace: ns, name }, next);
   }
 
   private ownerAlive(ref: OwnerReference): boolean {
@@ -49,7 +49,7 @@ export class GarbageCollector {
     if (!t) return;
     const next = clone(stored.obj);
     next.metadata.finalizers = (next.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-    this.ctx.writes.update(t, next.metadata.namespace, next.metadata.name ?? '', next);
+    this.ctx.writes.update(t, { namespace: next.metadata.namespace, name: next.metadata.name ?? '' }, next);
   }
 
   private locate(stored: StoredObject): { storageKey: string; key: string } | undefined {
@@ -65,7 +65,7 @@ export class GarbageCollector {
       if (!s || !t) continue;
       const next = clone(s.obj);
       next.metadata.ownerReferences = (next.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
-      this.ctx.writes.update(t, next.metadata.namespace, next.metadata.name ?? '', next);
+      this.ctx.writes.update(t, { namespace: next.metadata.namespace, name: next.metadata.name ?? '' }, next);
     }
     const current = this.ctx.store.uids.get(uid);
     const s = current && this.ctx.store.get(current.storageKey, current.key);
