@@ -13,7 +13,10 @@ export function plainText(v: unknown): string {
       return String(v);
     case 'undefined':
       return 'undefined';
-    default:
-      return v === null ? 'null' : (JSON.stringify(v) ?? '');
+    case 'object':
+      return v === null ? 'null' : JSON.stringify(v);
+    case 'function':
+    case 'symbol':
+      return '';
   }
 }
