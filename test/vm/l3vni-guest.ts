@@ -89,8 +89,12 @@ for (let i = 0; i < 120 && !(await frr.status()).answering; i++) await sleep(500
 
 /** The netlink driver, recording what FRR and the kernel show when the agent brings devices up. */
 const bringUps: unknown[] = [];
+// Delegation, not a spread: the driver is a class instance, its methods live on the prototype.
 const traced: NetlinkDriver = {
-  ...netlink,
+  plan: (s) => netlink.plan(s),
+  apply: (s) => netlink.apply(s),
+  read: () => netlink.read(),
+  close: () => netlink.close(),
   bringUp: async (devices) => {
     bringUps.push({
       devices,
