@@ -17,9 +17,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { runInVm, vmPrerequisites } from '@nodenet/testkit';
+import { bundleGuest, runInVm, vmPrerequisites } from '@nodenet/testkit';
 import { settings, spec, template } from './frr-fixture.js';
-import { bundleGuest } from '../test/vm/bundle.js';
 import { calibrationMs } from './cpu-calibration.js';
 import { IDLE_GUEST_ENV, type IdleInput } from './agent-idle-vm-input.js';
 

@@ -16,9 +16,8 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { NodeConfigStatus } from '@nodenet/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FRR_PREREQUISITES, runInVm, vmPrerequisites, type VmResult } from '@nodenet/testkit';
+import { bundleGuest, FRR_PREREQUISITES, runInVm, vmPrerequisites, type VmResult } from '@nodenet/testkit';
 import { describePrivileged } from '../support/privileged.js';
-import { bundleGuest } from './bundle.js';
 
 interface IpLink {
   ifname: string;

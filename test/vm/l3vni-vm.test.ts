@@ -16,10 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBgpSessions } from '@nodenet/agent';
 import { peeringCounts, type NodeConfigSpec } from '@nodenet/api';
 import { describePrivileged } from '../support/privileged.js';
-import { bundleGuest } from './bundle.js';
 import { PEERING_SPEC_ENV, WORKLOAD, type PeeringGuestResult } from './peering-guest.js';
 import { LOOPBACK_SUBNET, MAX_PREFIXES, peeringNodeSpec } from './peering-spec.js';
-import { runInVm, vmPrerequisites } from '@nodenet/testkit';
+import { bundleGuest, runInVm, vmPrerequisites } from '@nodenet/testkit';
 
 type Links = Record<string, { up: boolean; alias?: string }>;
 type VrfVni = { vrfs?: { vrf: string; vni: number; vxlanIntf: string; state: string }[] };

@@ -6,8 +6,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
-import { bundleGuest } from './bundle.js';
-import { runInVm, vmPrerequisites, type VmResult } from '@nodenet/testkit';
+import { bundleGuest, runInVm, vmPrerequisites, type VmResult } from '@nodenet/testkit';
 
 interface IpLink {
   ifname: string;

@@ -13,6 +13,7 @@ export * from './fleet/harness.js';
 export * from './fleet/simulated-agent.js';
 export * from './host/agent-host.js';
 export * from './host/bgp-node.js';
+export * from './host/bundle.js';
 export * from './host/frr-netns.js';
 export * from './host/frr-template.js';
 export * from './host/namespaces.js';

@@ -10,7 +10,8 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+// packages/testkit/{src,dist}/host/ → the repository root.
+const repoRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const packages = ['api', 'kube', 'devcluster', 'configurator', 'agent', 'cli'];
 
 /** Bundles `entry` (path relative to the repository root) and returns the bundle's absolute path. */
