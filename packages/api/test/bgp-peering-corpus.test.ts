@@ -47,7 +47,6 @@ export function inputsWithPeerings(): Inputs {
   return inputs;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- the corpus writes values the types forbid */
 const workloads = (i: Inputs): any => i.bgpPeering![0]!.spec;
 const router = (i: Inputs): any => i.bgpPeering![1]!.spec;
 const red = (i: Inputs): any => i.vrf.find((v) => v.metadata.name === 'red')!.spec;

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- walks parsed YAML */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- walks the generated CRD */
 /**
  * The revision numbers an agent names in its status (docs/agent-status.md): the schema keeps them
  * (an API server prunes fields the CRD does not name), the rows read them, and an older agent's

@@ -17,7 +17,6 @@ interface BadCase {
   message: string;
 }
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- the corpus writes values the types forbid */
 const blue = (i: Inputs): any => i.vrf[0]!.spec;
 const blue6 = (i: Inputs): any => i.vrf[1]!.spec;
 const web = (i: Inputs): any => i.layer2[0]!.spec;
@@ -811,7 +810,6 @@ const BAD: BadCase[] = [
     message: `${V} red: spec.loopbacks[0].name: must match ^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$ (got "Lo_1")`,
   },
 ];
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 describe('validation corpus', () => {
   it('has at least 40 bad inputs', () => {
