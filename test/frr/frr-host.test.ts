@@ -264,8 +264,10 @@ describePrivileged('FRR driver on real FRR in network namespaces', FRR_PREREQUIS
     const r = await driver.applySpec(spec2);
     expect(r.changed).toBe(true);
     expect(readFileSync(join(node.confdir, 'frr.conf'), 'utf8')).toBe(driver.render(spec2));
-    await eventually(() => routes(peer, 'ipv4')!['10.77.0.0/16']);
-    expect(communities(peer, 'ipv4', '10.77.0.0/16').split(' ')).toContain(`${ASN}:77`);
+    // frr-reload applies the new lines one by one, so the peer may first hold the route without
+    // the community (its export entry's `set` line not yet in); wait for the converged route.
+    const hasCommunity = () => communities(peer, 'ipv4', '10.77.0.0/16').split(' ').includes(`${ASN}:77`);
+    expect(await eventually(hasCommunity)).toBe(true);
     expect(node.pid('bgpd')).toBe(pid);
     process.kill(pid, 0); // still the same, running process
   }, 90_000);

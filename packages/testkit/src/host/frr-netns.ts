@@ -125,9 +125,9 @@ function waitGone(pidFiles: string[]): void {
 
 /** Poll `fn` until it returns a truthy value or `timeoutMs` passes (then return the last value). */
 export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 60_000, stepMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let last: T = await fn();
-  while (!last && Date.now() < deadline) {
+  while (!last && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, stepMs));
     last = await fn();
   }
