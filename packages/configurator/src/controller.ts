@@ -332,7 +332,8 @@ export class Controller {
       problems,
       now,
     });
-    if (!status) return 0;
+    const key = `RolloutPolicy ${rp.metadata.name}`;
+    if (!status || !this.pace.status.dueOne(key, rp.status, status, performance.now())) return 0;
     try {
       this.informers.rolloutPolicy.mutated(
         await this.opts.clients.rolloutPolicy.updateStatus({ ...rp, status }),

@@ -117,6 +117,35 @@ describe('StatusPace', () => {
   });
 });
 
+describe('StatusPace: the RolloutPolicy summary', () => {
+  it('follows the same rule under its own key: its counts at most once an interval, its phase at once', () => {
+    const cond = {
+      type: 'Paused',
+      status: 'False' as const,
+      reason: 'NotPaused',
+      message: 'not paused',
+      lastTransitionTime: '2025-01-01T00:00:00Z',
+    };
+    const at = (ready: number, phase: 'RollingOut' | 'Complete') => ({
+      phase,
+      total: 5,
+      ready,
+      ongoing: 5 - ready,
+      failed: 0,
+      conditions: [cond],
+    });
+    const pace = new StatusPace(1000);
+    expect(pace.due([], () => undefined, M0)).toEqual([]);
+    expect(pace.dueOne('RolloutPolicy default', at(0, 'RollingOut'), at(1, 'RollingOut'), M0)).toBe(true);
+    expect(pace.due([], () => undefined, M0 + 300)).toEqual([]);
+    expect(pace.dueOne('RolloutPolicy default', at(1, 'RollingOut'), at(2, 'RollingOut'), M0 + 300)).toBe(
+      false,
+    );
+    expect(pace.nextDueInMs(M0 + 300)).toBe(700);
+    expect(pace.dueOne('RolloutPolicy default', at(1, 'RollingOut'), at(5, 'Complete'), M0 + 400)).toBe(true);
+  });
+});
+
 describe('AssignedEvents', () => {
   it('the first assignments after a quiet window are told at once, the next ones gathered into one Event per window', () => {
     const ev = new AssignedEvents(5000);

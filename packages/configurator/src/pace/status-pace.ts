@@ -10,7 +10,7 @@
  * says then, so the counts an operator reads are never more than `intervalMs` behind and the last
  * ones always land.
  */
-import { canonicalJson, type NetworkConfigRevisionStatus } from '@nodenet/api';
+import { canonicalJson, type Condition, type NetworkConfigRevisionStatus } from '@nodenet/api';
 import type { StatusUpdate } from '../rollout/index.js';
 
 /** How long the node counts of a revision's status may lag behind. */
@@ -19,8 +19,17 @@ export const STATUS_COUNT_INTERVAL_MS = 1000;
 export type StatusWriteDecision =
   { action: 'skip' } | { action: 'write'; change: 'record' | 'counts' } | { action: 'wait'; dueInMs: number };
 
-/** What a revision's status says apart from its node counts: conditions without their messages. */
-function recordKey(s: NetworkConfigRevisionStatus): string {
+/**
+ * A status with node counts: a revision's, or the RolloutPolicy's summary of the desired one
+ * (policy/fleet-policy.ts), which changes with it.
+ */
+export type CountedStatus = Pick<
+  NetworkConfigRevisionStatus,
+  'total' | 'queued' | 'ongoing' | 'ready' | 'unchanged'
+> & { conditions?: Condition[] };
+
+/** What a status says apart from its node counts: conditions without their messages. */
+function recordKey(s: CountedStatus): string {
   const { total: _t, queued: _q, ongoing: _o, ready: _r, unchanged: _u, conditions, ...rest } = s;
   const conds = (conditions ?? []).map((c) => ({
     type: c.type,
@@ -38,8 +47,8 @@ function recordKey(s: NetworkConfigRevisionStatus): string {
  * Pure: the caller keeps the times.
  */
 export function decideStatusWrite(args: {
-  written: NetworkConfigRevisionStatus | undefined;
-  next: NetworkConfigRevisionStatus;
+  written: CountedStatus | undefined;
+  next: CountedStatus;
   lastWriteAt: number | undefined;
   mono: number;
   intervalMs?: number;
@@ -72,21 +81,25 @@ export class StatusPace {
   ): StatusUpdate[] {
     for (const [name, at] of this.lastWrite) if (mono - at >= this.intervalMs) this.lastWrite.delete(name);
     this.firstDue = undefined;
-    const out: StatusUpdate[] = [];
-    for (const u of updates) {
-      const d = decideStatusWrite({
-        written: written(u.revision),
-        next: u.status,
-        lastWriteAt: this.lastWrite.get(u.revision),
-        mono,
-        intervalMs: this.intervalMs,
-      });
-      if (d.action === 'write') {
-        this.lastWrite.set(u.revision, mono);
-        out.push(u);
-      } else if (d.action === 'wait') this.firstDue = Math.min(this.firstDue ?? Infinity, mono + d.dueInMs);
-    }
-    return out;
+    return updates.filter((u) => this.dueOne(u.revision, written(u.revision), u.status, mono));
+  }
+
+  /**
+   * Whether to write one more status of this pass (the RolloutPolicy's), under `key`; call after
+   * `due` (which starts the pass's reckoning of what waits).
+   */
+  dueOne(key: string, written: CountedStatus | undefined, next: CountedStatus, mono: number): boolean {
+    const d = decideStatusWrite({
+      written,
+      next,
+      lastWriteAt: this.lastWrite.get(key),
+      mono,
+      intervalMs: this.intervalMs,
+    });
+    if (d.action === 'wait') this.firstDue = Math.min(this.firstDue ?? Infinity, mono + d.dueInMs);
+    if (d.action !== 'write') return false;
+    this.lastWrite.set(key, mono);
+    return true;
   }
 
   /** How long until the first deferred count write is due (undefined: none waits). */
