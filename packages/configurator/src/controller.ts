@@ -44,6 +44,7 @@ import {
 } from './build/index.js';
 import { NodeSpecCache } from './nodes/node-specs.js';
 import { RowLabelGate } from './nodes/row-label-gate.js';
+import { WritePace } from './pace/write-pace.js';
 import { managedNodeLabels, nodeInfoOf, sameLabels } from './nodes/node-info.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
@@ -103,6 +104,7 @@ export class Controller {
   /** plan() with each node's verdict kept between passes (rollout/incremental.ts). */
   private readonly planner = new IncrementalPlanner();
   private readonly rowLabels = new RowLabelGate();
+  private readonly pace = new WritePace();
   private readonly ignoredReports: IgnoredReportLog;
 
   constructor(private readonly opts: ControllerOptions) {
@@ -281,8 +283,9 @@ export class Controller {
       this.errorBackoffMs = Math.min(this.errorBackoffMs * 2, 10_000);
     } else {
       this.errorBackoffMs = 250;
-      const rows = this.rowLabels.nextDueInMs(performance.now());
-      const again = Math.min(p.requeueAfterMs ?? Infinity, rows === undefined ? Infinity : rows + 1);
+      // Writes held back (a row, counts, a gathered Event) are due then: one ms later they are.
+      const held = [this.rowLabels, this.pace].map((g) => (g.nextDueInMs(performance.now()) ?? Infinity) + 1);
+      const again = Math.min(p.requeueAfterMs ?? Infinity, ...held);
       if (again !== Infinity) this.schedule(again);
     }
   }
@@ -329,7 +332,8 @@ export class Controller {
       problems,
       now,
     });
-    if (!status) return 0;
+    const key = `RolloutPolicy ${rp.metadata.name}`;
+    if (!status || !this.pace.status.dueOne(key, rp.status, status, performance.now())) return 0;
     try {
       this.informers.rolloutPolicy.mutated(
         await this.opts.clients.rolloutPolicy.updateStatus({ ...rp, status }),
@@ -376,6 +380,7 @@ export class Controller {
       concurrency: this.opts.writeConcurrency ?? 64,
       background: (bp) => this.inBackground(bp),
       rowLabels: { gate: this.rowLabels, mono },
+      pace: { status: this.pace.status, assigned: this.pace.assigned, mono },
     };
     return executePlan(p, ctx);
   }

@@ -23,6 +23,8 @@ import type { Metrics } from './run/metrics.js';
 import { nodeConfigFor } from './nodes/node-config.js';
 import type { RowLabelGate } from './nodes/row-label-gate.js';
 import { assignConcurrency } from './nodes/write-budget.js';
+import { ASSIGNED_NAMES_LISTED, assignedMessage, type AssignedEvents } from './pace/assigned-events.js';
+import type { StatusPace } from './pace/status-pace.js';
 import {
   ATTEMPT_ANNOTATION,
   EMPTY_REVISION_NAME,
@@ -82,6 +84,13 @@ export interface ExecContext {
    * caller looks again when `nextDueInMs` says. Without it, every row-label write is made at once.
    */
   rowLabels?: { gate: RowLabelGate; mono: number };
+  /**
+   * Paces what only counts progress, measured at `mono`: a revision status whose only change is its
+   * node counts (pace/status-pace.ts), and `NodesAssigned` Events gathered over passes
+   * (pace/assigned-events.ts); the caller looks again when their `nextDueInMs` says. Without it,
+   * every status is written and every pass records its Event at once.
+   */
+  pace?: { status: StatusPace; assigned: AssignedEvents; mono: number };
 }
 
 export async function invalidate(
@@ -308,6 +317,13 @@ export async function executePlan(p: Plan, ctx: ExecContext): Promise<number> {
   }
   if (failures > 0) return failures;
 
+  const updates = [...statuses].map(([revision, status]) => ({ revision, status }));
+  const pace = ctx.pace;
+  const due = pace ? pace.status.due(updates, (n) => ctx.cache.revision(n)?.status, pace.mono) : updates;
+  // A revision completing now has its gathered assignments told first, before RolloutComplete.
+  const completing = due.filter(
+    (u) => u.status.completedAt && !ctx.cache.revision(u.revision)?.status?.completedAt,
+  );
   const done: AssignAction[] = [];
   const labels = ctx.rowLabels
     ? ctx.rowLabels.gate.due(of('labelNodeConfig'), ctx.rowLabels.mono)
@@ -323,30 +339,11 @@ export async function executePlan(p: Plan, ctx: ExecContext): Promise<number> {
         })
       : guard(`label NodeConfig ${a.name}`, () => labelNodeConfig(a, ctx)),
   );
-  for (const group of groupBy(done, (a) => `${a.revision}|${a.rollback}`)) {
-    const first = group[0] as AssignAction;
-    const r = ctx.cache.revision(first.revision);
-    if (!r) continue;
-    const names = group.map((a) => a.node).sort();
-    const list =
-      names.length > 20 ? `${names.slice(0, 20).join(', ')} and ${names.length - 20} more` : names.join(', ');
-    // Not awaited: the log line and the NodeConfigs carry the same facts, and waiting would delay
-    // the next wave by one more API round trip.
-    ctx.background(
-      ctx.writer.events.record(
-        r,
-        'Normal',
-        first.rollback ? 'RolledBack' : 'NodesAssigned',
-        `${first.rollback ? 'rolled back' : 'assigned'} ${names.length} node(s) to revision ${r.spec.number}: ${list}`,
-      ),
-    );
-  }
+  recordAssignments(done, ctx, new Set(completing.map((u) => u.revision)));
   await parallel(of('deleteNodeConfig'), ctx.concurrency, (a) =>
     guard(`delete NodeConfig ${a.name}`, () => collectNodeConfig(a, ctx)),
   );
-  await parallel([...statuses], ctx.concurrency, ([revision, status]) =>
-    guard(`status ${revision}`, () => writeStatus({ revision, status }, ctx)),
-  );
+  await parallel(due, ctx.concurrency, (u) => guard(`status ${u.revision}`, () => writeStatus(u, ctx)));
   await parallel(of('markHighestNumber'), ctx.concurrency, (a) =>
     guard(`mark ${a.revision}`, () => markHighestNumber(a, ctx)),
   );
@@ -356,6 +353,42 @@ export async function executePlan(p: Plan, ctx: ExecContext): Promise<number> {
   for (const a of of('deleteRevision'))
     await guard(`delete revision ${a.revision}`, () => deleteRevision(a, ctx));
   return failures;
+}
+
+/**
+ * The Events of this pass's moves, recorded in the background: the log line and the NodeConfigs
+ * carry the same facts, and waiting would delay the next wave by one more API round trip. With a
+ * pace, `NodesAssigned` is gathered over passes (pace/assigned-events.ts); a rollback is told at once.
+ */
+function recordAssignments(
+  done: readonly AssignAction[],
+  ctx: ExecContext,
+  completing: ReadonlySet<string>,
+): void {
+  const record = (r: NetworkConfigRevision, reason: string, message: string): void =>
+    ctx.background(ctx.writer.events.record(r, 'Normal', reason, message));
+  for (const group of groupBy([...done], (a) => `${a.revision}|${a.rollback}`)) {
+    const first = group[0] as AssignAction;
+    const r = ctx.cache.revision(first.revision);
+    if (!r) continue;
+    const names = group.map((a) => a.node).sort();
+    if (ctx.pace && !first.rollback) {
+      ctx.pace.assigned.add(first.revision, names);
+      continue;
+    }
+    const digest = {
+      revision: first.revision,
+      count: names.length,
+      names: names.slice(0, ASSIGNED_NAMES_LISTED),
+      passes: 1,
+    };
+    const verb = first.rollback ? 'rolled back' : 'assigned';
+    record(r, first.rollback ? 'RolledBack' : 'NodesAssigned', assignedMessage(digest, r.spec.number, verb));
+  }
+  for (const d of ctx.pace?.assigned.due(ctx.pace.mono, completing) ?? []) {
+    const r = ctx.cache.revision(d.revision);
+    if (r) record(r, 'NodesAssigned', assignedMessage(d, r.spec.number));
+  }
 }
 
 function groupBy<T>(items: T[], key: (t: T) => string): T[][] {

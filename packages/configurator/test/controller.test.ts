@@ -30,6 +30,7 @@ import {
   plan,
   type Plan,
   RowLabelGate,
+  WritePace,
   rowLabelActions,
   rowLabels,
 } from '@nodenet/configurator';
@@ -483,5 +484,63 @@ describe('one write per node per move', () => {
     expect(ncWrites(c).map((w) => w.body)).toEqual([
       { metadata: { labels: { [REPORT_LABEL]: 'provisioning' } } },
     ]);
+  });
+});
+
+describe('progress writes are paced', () => {
+  const statusWrites = (c: RecordingClient) => c.writes.filter((w) => w.verb === 'status');
+  const reasons = (c: RecordingClient) => c.events.map((e) => e.reason);
+
+  it('a revision status whose only change is its counts is written at most once a second, and the last counts land; NodesAssigned gathered over passes', async () => {
+    const revs = [rev(1, A)];
+    const names = ['n00', 'n01', 'n02', 'n03', 'n04'];
+    const c = setUp(revs, [], names);
+    const pace = new WritePace({ statusIntervalMs: 1000, assignedWindowMs: 5000 });
+    let observations = new Map() as ReturnType<typeof observe>;
+    /** A pass at `mono` after the agents of `provisioned` reported the revision. */
+    const pass = async (mono: number, provisioned: string[] = []): Promise<void> => {
+      for (const n of provisioned) {
+        const x = c.nodeConfigs.get(n) as NodeConfig;
+        c.nodeConfigs.set(n, { ...x, metadata: { ...x.metadata, generation: 1 }, status: done(A) });
+      }
+      const i = input({
+        revisions: [...c.revisions.values()],
+        nodeConfigs: [...c.nodeConfigs.values()],
+        nodes: names.map((name) => ({ name, labels: {}, ready: true })),
+        policy: { updateLimit: { kind: 'count', count: 2 } },
+        mono,
+      });
+      observations = observe(observations, i.nodes, i.nodeConfigs, mono);
+      const p = plan({ ...i, observations });
+      expect(
+        await executePlan(p, c.ctx({ pace: { status: pace.status, assigned: pace.assigned, mono } })),
+      ).toBe(0);
+    };
+    const status = () => c.revisions.get('rev-1-aaaaaaaaaa')?.status;
+
+    await pass(M0); // n00, n01 assigned; the first status (a new record) written at once
+    expect(statusWrites(c)).toHaveLength(1);
+    expect(reasons(c)).toEqual(['NodesAssigned']);
+    await pass(M0 + 200, ['n00', 'n01']); // n02, n03 assigned; only the counts changed: held
+    expect(statusWrites(c)).toHaveLength(1);
+    expect(pace.nextDueInMs(M0 + 200)).toBe(800);
+    expect(reasons(c)).toEqual(['NodesAssigned']);
+    await pass(M0 + 1000); // the pass asked for: the counts of now land
+    expect(statusWrites(c)).toHaveLength(2);
+    expect(status()).toMatchObject({ ready: 2, ongoing: 2, queued: 1 });
+    await pass(M0 + 1300, ['n02', 'n03']); // n04 assigned: held again
+    expect(statusWrites(c)).toHaveLength(2);
+    // The assignments gathered since the first Event are told in one Event, at the latest when the
+    // window ends.
+    expect(pace.assigned.nextDueInMs(M0 + 1300)).toBe(3700);
+    await pass(M0 + 1500, ['n04']); // complete: written at once, the gathered assignments told first
+    expect(statusWrites(c)).toHaveLength(3);
+    expect(status()).toMatchObject({ ready: 5, phase: 'Complete' });
+    expect(reasons(c)).toEqual(['NodesAssigned', 'NodesAssigned', 'RolloutComplete']);
+    expect(c.events[1]?.message).toBe('assigned 3 node(s) to revision 1 over 2 passes: n02, n03, n04');
+    expect(pace.nextDueInMs(M0 + 1500)).toBeUndefined();
+    await pass(M0 + 5000);
+    expect(c.events).toHaveLength(3);
+    expect(statusWrites(c)).toHaveLength(3);
   });
 });
