@@ -231,9 +231,10 @@ function withRuntimeOptions(program: Command): Command {
     .option('--health-addr <[host]:port>', 'address of /healthz and /readyz', DEFAULTS.healthAddr)
     .option('--log-level <level>', `log level: ${LOG_LEVELS.join(', ')}`, DEFAULTS.logLevel)
     .addOption(
-      new Option('--coalesce-window <duration>', 'events are gathered this long into one pass').default(
-        DEFAULTS.coalesceWindow,
-      ),
+      new Option(
+        '--coalesce-window <duration>',
+        'events are gathered into one pass: it starts once they have been quiet for 5 ms, at most this long after the first',
+      ).default(DEFAULTS.coalesceWindow),
     )
     .addOption(
       new Option('--events-namespace <ns>', 'namespace for Events about cluster-scoped objects').default(
