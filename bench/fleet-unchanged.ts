@@ -8,7 +8,10 @@
  * machine; the planner's CPU per pass is printed beside it. A pass runs after each pass's writes
  * (coalesced), at each agent report, and when the planner asks to look again.
  * Then the incremental planner: a rollout over 5,000 nodes (every node through a slot, limit 10 %)
- * planned by plan() and by an IncrementalPlanner, wall time per pass.
+ * planned by observe() and plan() and by an IncrementalPlanner, wall time per pass; and the passes the
+ * issue's goal is about, CPU per pass: after 3 node reports (heartbeats of a fleet at rest, or
+ * finished moves during a rollout, whose revision status then changes), and the pass after a new
+ * revision (every verdict made afresh).
  * Run: npx tsx bench/fleet-unchanged.ts [--nodes 1000] [--rack 40] [--limit 100] [--window-s 240]
  *      [--planner-nodes 5000] [--skip-unchanged]
  */
