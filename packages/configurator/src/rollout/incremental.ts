@@ -235,7 +235,7 @@ export class IncrementalPlanner {
   private fleet = new FleetView();
   private counted = new KeptRevisionCounts();
 
-  /** What this planner observed and when, on the monotonic clock of its passes (observe.ts). */
+  /** What this planner observed and when, on the monotonic clock of its passes (observe.ts); updated in place by each pass. */
   get observations(): Observations {
     return this.fleet.observations;
   }
