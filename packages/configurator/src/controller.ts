@@ -24,14 +24,7 @@ import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
 import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './policy/fleet-policy.js';
 import type { Metrics } from './run/metrics.js';
-import {
-  IncrementalPlanner,
-  nodeSpecHash,
-  observe,
-  specContentHash,
-  type Observations,
-  type Plan,
-} from './rollout/index.js';
+import { IncrementalPlanner, nodeSpecHash, specContentHash, type Plan } from './rollout/index.js';
 import type { Policy } from './policy/policy.js';
 import {
   BuildSchedule,
@@ -93,15 +86,16 @@ export class Controller {
   private readonly isLeader: () => boolean;
   private readonly coalescer: Coalescer;
   private stopped = true;
-  /** What this instance observed and when, on its monotonic clock; emptied when it becomes leader. */
-  private observations: Observations = new Map();
   private readonly buildSchedule: BuildSchedule;
   private readonly builder: RevisionBuilder;
   private errorBackoffMs = 250;
   private lastPlan: Plan | undefined;
   private synced = false;
   private readonly specs = new NodeSpecCache();
-  /** plan() with each node's verdict kept between passes (rollout/incremental.ts). */
+  /**
+   * observe() and plan() with what they work out per node kept between passes (rollout/incremental.ts):
+   * what this instance observed and when, on its monotonic clock; forgotten when it becomes leader.
+   */
   private readonly planner = new IncrementalPlanner();
   private readonly rowLabels = new RowLabelGate();
   private readonly pace = new WritePace();
@@ -219,7 +213,7 @@ export class Controller {
     if (leading) {
       // Timers start afresh from this instance's own observations: it may wait longer than the
       // previous leader, never fail a node earlier.
-      this.observations = new Map();
+      this.planner.reset();
       this.buildSchedule.reset();
       this.schedule(0);
     }
@@ -251,7 +245,6 @@ export class Controller {
     if (!this.isLeader()) return;
     const nodes = this.informers.node.list().map(nodeInfoOf);
     const nodeConfigs = this.informers.nodeConfig.list();
-    this.observations = observe(this.observations, nodes, nodeConfigs, mono);
     this.ignoredReports.note(nodeConfigs);
     const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());
     const fleet = effectivePolicy(this.opts.policy, rp);
@@ -261,7 +254,6 @@ export class Controller {
       nodeConfigs,
       now,
       mono,
-      observations: this.observations,
       policy: fleet.policy,
       specHash: (r, n) =>
         nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name)),

@@ -1,21 +1,25 @@
 /**
- * The incremental planner (issue 26): `plan()` with each node's verdict kept between passes and
- * re-evaluated only when one of its inputs changed. A verdict (with the spec and content hashes it
- * took) is a function of the node's Node (compared by what classify reads of it), NodeConfig and
- * observation (informer objects are replaced, never mutated, and observe() keeps an unchanged
- * observation's object), of what classify reads from
- * the revisions (names, numbers, hashes, completion, invalid and abort marks, retries, pauses), of
- * the desired revision, the policy, and the clock only through its deadline. So a kept verdict is
- * reused while all of those are the same objects or values and its deadline has not passed; a
- * verdict carrying a failure, and a node NotReady, unavailable or failed, is always made afresh
- * (`reusable`). The pure
- * `plan()` stays the reference: the simulator compares both on every pass of random histories
- * (test/sim/incremental.test.ts).
+ * The incremental planner (issue 26): observe() and `plan()` with what they work out per node kept
+ * between passes, and worked out again only for the nodes whose inputs changed. The Nodes and
+ * NodeConfigs joined by name, the observations (fleet-view.ts) and the nodes counted per revision
+ * (counts.ts) are updated from the nodes whose Node or NodeConfig object changed (informer objects
+ * are replaced, never mutated). A verdict (with the spec and content hashes it took) is a function
+ * of the node's Node (compared by what classify reads of it), NodeConfig and observation (kept as
+ * the same object while unchanged), of what classify reads from the revisions (names, numbers,
+ * hashes, completion, invalid and abort marks, retries, pauses), of the desired revision, the
+ * policy, and the clock only through its deadline. So a kept verdict is reused while all of those
+ * are the same objects or values and its deadline has not passed; a verdict carrying a failure,
+ * and a node NotReady, unavailable or failed, is always made afresh (`reusable`). A pass whose
+ * evaluation is the last one's looks only at the changed nodes and the kept verdicts that expire.
+ * The pure `observe()` and `plan()` stay the reference: the simulator compares both on every pass
+ * of random histories (test/sim/incremental.test.ts).
  */
 import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
 import type { Policy } from '../policy/policy.js';
 import type { Subject, Verdict } from './classify.js';
-import type { NodeObservation } from './observe.js';
+import { KeptRevisionCounts } from './counts.js';
+import { FleetView } from './fleet-view.js';
+import type { NodeObservation, Observations } from './observe.js';
 import { plan } from './plan.js';
 import type { NodeInfo, Plan, PlanInput } from './types.js';
 
@@ -27,14 +31,6 @@ interface Kept {
   verdict: Verdict;
   /** Reused before this (monotonic ms): its deadline; -Infinity when never reusable. */
   until: number;
-  /** The revisionEpoch whose revision objects the verdict points at. */
-  epoch: number;
-}
-
-/** The verdicts of one evaluation (one desired revision within one pass). */
-export interface MemoPass {
-  get(subject: Subject): Verdict | undefined;
-  set(subject: Subject, v: Verdict): void;
 }
 
 /** What one evaluation is made against, besides each node's own objects. */
@@ -44,6 +40,13 @@ export interface Evaluation {
   invalid: ReadonlySet<string>;
   policy: Policy;
   mono: number;
+}
+
+/** The nodes of one evaluation: their names in plan()'s order, each one's inputs, and its verdict made afresh. */
+export interface EvaluationNodes {
+  names: readonly string[];
+  subject: (name: string) => Subject;
+  make: (subject: Subject) => Verdict;
 }
 
 /**
@@ -98,68 +101,124 @@ const MAX_KEYS = 8;
 /** Per node, the last verdict and the inputs it was made from. */
 export class VerdictMemo {
   private readonly kept = new Map<string, Kept>();
-  /** The revision objects of the last pass, and their number (revisionEpoch). */
+  /** The revision objects of the last evaluation. */
   private revisionObjects: readonly NetworkConfigRevision[] = [];
-  private epoch = 0;
   /** The evaluation keys of recent passes, each kept as one string object. */
   private readonly keys = new Map<string, string>();
+  /** The last evaluation: its key, the names it was over (the same array while they are), its verdicts. */
+  private last:
+    { key: string; names: readonly string[]; verdicts: Verdict[]; at: Map<string, number> } | undefined;
+  /** Nodes whose Node, NodeConfig or observation changed since the last evaluation. */
+  private readonly changed = new Set<string>();
+  /** Nodes whose kept verdict expires: it has a deadline, or is made afresh every pass. */
+  private readonly expiring = new Set<string>();
   /** Verdicts reused and made afresh, since the start (for the bench and tests). */
   readonly counts = { reused: 0, made: 0 };
 
-  /** Starts one evaluation; nodes not asked for in a whole pass are forgotten by `sweep`. */
-  pass({ revisions, desired, invalid, policy, mono }: Evaluation): MemoPass {
-    const fresh = `${policyKey(policy)}#${revisionsKey(revisions, desired, invalid)}`;
-    // The same text as a kept verdict's key is that very string: each node compares one pointer.
-    const key = this.keys.get(fresh) ?? fresh;
-    this.keys.set(key, key);
-    if (this.keys.size > MAX_KEYS) this.keys.delete(this.keys.keys().next().value as string);
-    const epoch = this.revisionEpoch(revisions);
-    const byName = new Map(revisions.map((r) => [r.metadata.name, r]));
-    // A kept verdict points at the revision objects of its pass: point it at today's (equal in
-    // everything it read, by the key).
-    const current = (r: NetworkConfigRevision | undefined): NetworkConfigRevision | undefined =>
-      r === undefined ? undefined : (byName.get(r.metadata.name) ?? r);
-    return {
-      get: ({ name, node, nc, observation: obs }) => {
-        const k = this.kept.get(name);
-        if (!k || k.key !== key || k.nc !== nc || k.obs !== obs || obs === undefined) return undefined;
-        if (mono >= k.until || k.node !== nodeKey(node)) return undefined;
-        this.counts.reused++;
-        const v = k.verdict;
-        if (k.epoch === epoch && node === v.node) return v;
-        const assigned = current(v.assigned);
-        const target = current(v.target);
-        k.epoch = epoch;
-        k.verdict = { ...v, node, ...(assigned ? { assigned } : {}), ...(target ? { target } : {}) };
-        return k.verdict;
-      },
-      set: ({ name, node, nc, observation: obs }, verdict) => {
-        this.counts.made++;
-        const until = reusable(verdict) ? (verdict.deadline ?? Infinity) : -Infinity;
-        this.kept.set(name, { node: nodeKey(node), nc, obs, key, verdict, until, epoch });
-      },
-    };
-  }
-
-  /** Numbers the revision objects: the same number while every one is the object it was. */
-  private revisionEpoch(revisions: readonly NetworkConfigRevision[]): number {
-    const last = this.revisionObjects;
-    if (last.length !== revisions.length || revisions.some((r, i) => r !== last[i])) {
-      this.revisionObjects = [...revisions];
-      this.epoch++;
+  /** Notes the nodes whose inputs changed in this pass; `gone` ones (neither a Node nor a NodeConfig) are forgotten. */
+  note(changed: Iterable<string>, gone: (name: string) => boolean): void {
+    for (const name of changed) {
+      this.changed.add(name);
+      if (!gone(name)) continue;
+      this.kept.delete(name);
+      this.expiring.delete(name);
     }
-    return this.epoch;
   }
 
   /**
-   * Forgets the nodes that are neither a Node nor a NodeConfig any more, once more are kept than
-   * `bound` (the Nodes and NodeConfigs of this pass): memory stays bounded, and a pass where
-   * nothing went away pays nothing.
+   * Each node's verdict in one evaluation (one desired revision within one pass): the last
+   * evaluation's where it was the same one over the same names, made again for the nodes changed
+   * since and the verdicts that expired; else each node's kept verdict where its inputs are the same.
    */
-  sweep(bound: number, names: () => ReadonlySet<string>): void {
-    if (this.kept.size <= bound) return;
-    const live = names();
-    for (const name of this.kept.keys()) if (!live.has(name)) this.kept.delete(name);
+  verdicts(e: Evaluation, nodes: EvaluationNodes): Verdict[] {
+    const key = this.keyOf(e);
+    this.repoint(e.revisions);
+    const last = this.last;
+    if (last && last.key === key && last.names === nodes.names) {
+      const verdicts = last.verdicts.slice();
+      const again = new Set(this.changed);
+      for (const name of this.expiring)
+        if (e.mono >= (this.kept.get(name)?.until ?? -Infinity)) again.add(name);
+      let looked = 0;
+      for (const name of again) {
+        const i = last.at.get(name);
+        if (i === undefined) continue;
+        verdicts[i] = this.one(nodes.subject(name), key, nodes.make, e.mono);
+        looked++;
+      }
+      this.counts.reused += verdicts.length - looked;
+      this.changed.clear();
+      this.last = { ...last, verdicts };
+      return verdicts;
+    }
+    const verdicts = nodes.names.map((name) => this.one(nodes.subject(name), key, nodes.make, e.mono));
+    this.changed.clear();
+    this.last = { key, names: nodes.names, verdicts, at: new Map(nodes.names.map((n, i) => [n, i])) };
+    return verdicts;
+  }
+
+  /** The kept verdict when its inputs are the same and it has not expired, else a new one (kept). */
+  private one(subject: Subject, key: string, make: (s: Subject) => Verdict, mono: number): Verdict {
+    const { name, node, nc, observation: obs } = subject;
+    const k = this.kept.get(name);
+    if (k && k.key === key && k.nc === nc && k.obs === obs && obs !== undefined && mono < k.until) {
+      if (k.node === nodeKey(node)) {
+        this.counts.reused++;
+        // A new Node object that reads the same: the verdict shows the current one.
+        if (k.verdict.node !== node) k.verdict = { ...k.verdict, node };
+        return k.verdict;
+      }
+    }
+    this.counts.made++;
+    const verdict = make(subject);
+    const until = reusable(verdict) ? (verdict.deadline ?? Infinity) : -Infinity;
+    this.kept.set(name, { node: nodeKey(node), nc, obs, key, verdict, until });
+    if (until === Infinity) this.expiring.delete(name);
+    else this.expiring.add(name);
+    return verdict;
+  }
+
+  /** The evaluation's key: the same text as a kept verdict's key is that very string (one pointer compared per node). */
+  private keyOf({ revisions, desired, invalid, policy }: Evaluation): string {
+    const fresh = `${policyKey(policy)}#${revisionsKey(revisions, desired, invalid)}`;
+    const key = this.keys.get(fresh) ?? fresh;
+    this.keys.set(key, key);
+    if (this.keys.size > MAX_KEYS) this.keys.delete(this.keys.keys().next().value as string);
+    return key;
+  }
+
+  /**
+   * A kept verdict points at the revision objects of the pass that made it: when the revisions are
+   * new objects (a status written), each kept verdict is pointed at today's (equal in everything it
+   * read, by the key), so no old copy of a revision is held.
+   */
+  private repoint(revisions: readonly NetworkConfigRevision[]): void {
+    const before = this.revisionObjects;
+    if (before.length === revisions.length && revisions.every((r, i) => r === before[i])) return;
+    this.revisionObjects = [...revisions];
+    const byName = new Map(revisions.map((r) => [r.metadata.name, r]));
+    const current = (r: NetworkConfigRevision | undefined): NetworkConfigRevision | undefined =>
+      r === undefined ? undefined : (byName.get(r.metadata.name) ?? r);
+    const swapped = new Map<Verdict, Verdict>();
+    for (const k of this.kept.values()) {
+      const v = k.verdict;
+      const assigned = current(v.assigned);
+      const target = current(v.target);
+      if (assigned === v.assigned && target === v.target) continue;
+      k.verdict = { ...v, ...(assigned ? { assigned } : {}), ...(target ? { target } : {}) };
+      swapped.set(v, k.verdict);
+    }
+    if (this.last && swapped.size > 0)
+      this.last.verdicts = this.last.verdicts.map((v) => swapped.get(v) ?? v);
+  }
+
+  /** Forgets everything (a new leader starts afresh). */
+  reset(): void {
+    this.kept.clear();
+    this.expiring.clear();
+    this.changed.clear();
+    this.last = undefined;
+    this.revisionObjects = [];
   }
 
   get size(): number {
@@ -167,16 +226,36 @@ export class VerdictMemo {
   }
 }
 
-/** The planner the controller runs: `plan()` with the verdicts kept between passes. */
+/** The input of a pass of the incremental planner: plan()'s without the observations, which it keeps. */
+export type FleetInput = Omit<PlanInput, 'observations'>;
+
+/** The planner the controller runs: observe() and `plan()` with what they work out per node kept between passes. */
 export class IncrementalPlanner {
   readonly memo = new VerdictMemo();
+  private fleet = new FleetView();
+  private counted = new KeptRevisionCounts();
 
-  plan(input: PlanInput): Plan {
-    const p = plan(input, this.memo);
-    this.memo.sweep(
-      input.nodes.length + input.nodeConfigs.length,
-      () => new Set([...input.nodes.map((n) => n.name), ...input.nodeConfigs.map((nc) => nc.metadata.name)]),
+  /** What this planner observed and when, on the monotonic clock of its passes (observe.ts); updated in place by each pass. */
+  get observations(): Observations {
+    return this.fleet.observations;
+  }
+
+  /** Observes the Nodes and NodeConfigs at `input.mono`, then plans. */
+  plan(input: FleetInput): Plan {
+    const fleet = this.fleet;
+    const changed = fleet.update(input.nodes, input.nodeConfigs, input.mono);
+    this.counted.update(changed, fleet);
+    this.memo.note(changed, (name) => !fleet.nodeByName.has(name) && !fleet.ncByName.has(name));
+    return plan(
+      { ...input, observations: fleet.observations },
+      { fleet, memo: this.memo, counts: this.counted.counts },
     );
-    return p;
+  }
+
+  /** Forgets every observation and kept verdict: a new leader's timers start afresh (observe.ts). */
+  reset(): void {
+    this.fleet = new FleetView();
+    this.counted = new KeptRevisionCounts();
+    this.memo.reset();
   }
 }

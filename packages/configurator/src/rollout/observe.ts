@@ -52,31 +52,33 @@ export function observe(
 ): Map<string, NodeObservation> {
   const out = new Map<string, NodeObservation>();
   const { nodeByName, ncByName, names } = joinByName(nodes, nodeConfigs);
-  for (const name of names) {
-    const node = nodeByName.get(name);
-    const nc = ncByName.get(name);
-    const readiness = !node || node.deleting ? 'gone' : node.ready ? 'ready' : 'notReady';
-    const keys = nc ? keysOf(nc) : undefined;
-    const old = prev.get(name);
-    if (
-      old &&
-      old.assignKey === keys?.assign &&
-      old.statusKey === keys?.status &&
-      old.readiness === readiness
-    ) {
-      out.set(name, old); // nothing changed: keep the stamps (and the object)
-      continue;
-    }
-    out.set(name, {
-      ...(keys ? { assignKey: keys.assign } : {}),
-      assignSince: old && old.assignKey === keys?.assign ? old.assignSince : mono,
-      ...(keys?.status !== undefined ? { statusKey: keys.status } : {}),
-      statusSince: old && old.statusKey === keys?.status ? old.statusSince : mono,
-      readiness,
-      readinessSince: sameStretch(old?.readiness, readiness) ? (old as NodeObservation).readinessSince : mono,
-    });
-  }
+  for (const name of names)
+    out.set(name, observeNode(prev.get(name), nodeByName.get(name), ncByName.get(name), mono));
   return out;
+}
+
+/**
+ * One node's observation at `mono`, from its last one (undefined: first seen) and its Node and
+ * NodeConfig now: the last one itself (the same object) when nothing it records changed.
+ */
+export function observeNode(
+  old: NodeObservation | undefined,
+  node: NodeInfo | undefined,
+  nc: NodeConfig | undefined,
+  mono: number,
+): NodeObservation {
+  const readiness = !node || node.deleting ? 'gone' : node.ready ? 'ready' : 'notReady';
+  const keys = nc ? keysOf(nc) : undefined;
+  if (old && old.assignKey === keys?.assign && old.statusKey === keys?.status && old.readiness === readiness)
+    return old; // nothing changed: keep the stamps (and the object)
+  return {
+    ...(keys ? { assignKey: keys.assign } : {}),
+    assignSince: old && old.assignKey === keys?.assign ? old.assignSince : mono,
+    ...(keys?.status !== undefined ? { statusKey: keys.status } : {}),
+    statusSince: old && old.statusKey === keys?.status ? old.statusSince : mono,
+    readiness,
+    readinessSince: sameStretch(old?.readiness, readiness) ? (old as NodeObservation).readinessSince : mono,
+  };
 }
 
 /** The Nodes and NodeConfigs by name, and every name once: the Nodes' first, in input order. */

@@ -4,9 +4,10 @@
  * status every time (invariant 2); deadlines come from this configurator's own observations
  * (invariant 9). The parts: classify (per node), slots, revision status, history.
  */
-import { REVISION_NUMBER_LABEL, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
+import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
 import { updateLimitFor, type Policy } from '../policy/policy.js';
-import { classify, type Verdict } from './classify.js';
+import { classify, type Subject, type Verdict } from './classify.js';
+import { revisionCounts, type RevisionCount } from './counts.js';
 import type { FailureRecord } from './failures.js';
 import { historyCleanup } from './history.js';
 import {
@@ -21,7 +22,7 @@ import { InvalidSet, settle } from './invalidation.js';
 import { highWaterMarks } from './numbers.js';
 import { joinByName } from './observe.js';
 import { compareNodes } from './order.js';
-import { countKey, desiredLabels } from './readable.js';
+import { desiredLabels } from './readable.js';
 import { revisionStatuses } from './revision-status.js';
 import { rowLabelActions } from './rows.js';
 import { fillSlots, type SlotResult } from './slots.js';
@@ -48,20 +49,40 @@ interface Pass {
   actions: Action[];
 }
 
-/** `memo` keeps verdicts between passes (incremental.ts); without it, every node is classified afresh. */
-export function plan(input: PlanInput, memo?: VerdictMemo): Plan {
+/**
+ * What the incremental planner keeps between passes (incremental.ts): the Nodes and NodeConfigs
+ * joined by name, the verdicts, and the nodes counted per revision, each equal to what plan()
+ * works out afresh from the same input.
+ */
+export interface KeptState {
+  fleet: {
+    nodeByName: ReadonlyMap<string, NodeInfo>;
+    ncByName: ReadonlyMap<string, NodeConfig>;
+    names: readonly string[];
+  };
+  memo: VerdictMemo;
+  counts: ReadonlyMap<string, RevisionCount>;
+}
+
+/** `kept` is what an IncrementalPlanner keeps between passes; without it, everything is worked out afresh. */
+export function plan(input: PlanInput, kept?: KeptState): Plan {
   const revisions = [...input.revisions].sort(byNumberDesc);
   const actions: Action[] = [];
+  const fleet = kept?.fleet ?? joinByName(input.nodes, input.nodeConfigs);
   const p: Pass = {
     input,
-    ...joinByName(input.nodes, input.nodeConfigs),
+    nodeByName: fleet.nodeByName,
+    ncByName: fleet.ncByName,
+    names: fleet.names,
     revisions,
     index: indexRevisions(revisions),
     invalid: new InvalidSet(revisions, actions),
     actions,
   };
   p.invalid.markAborted();
-  const { desired, verdicts, records } = settle(p.invalid, input.policy, (d) => verdictsFor(p, d, memo));
+  const { desired, verdicts, records } = settle(p.invalid, input.policy, (d) =>
+    verdictsFor(p, d, kept?.memo),
+  );
   const targets = inStartOrder(verdicts, input.policy);
   // A percentage is of the nodes that can move (unavailable ones wait, like DaemonSet's unscheduled pods).
   const limit = updateLimitFor(
@@ -78,7 +99,7 @@ export function plan(input: PlanInput, memo?: VerdictMemo): Plan {
     invalid: p.invalid.names,
     invalidations: p.invalid.decided,
     records,
-    hashCounts: revisionCounts(p),
+    hashCounts: kept?.counts ?? revisionCounts(p.ncByName, p.nodeByName),
     now: input.now,
     policy: input.policy,
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
@@ -108,17 +129,14 @@ function verdictsFor(p: Pass, desired: NetworkConfigRevision, memo: VerdictMemo 
   const { input, revisions, index } = p;
   const invalid = p.invalid.names;
   const { policy, mono, now } = input;
-  const kept = memo?.pass({ revisions, desired, invalid, policy, mono });
-  return p.names.map((name) => {
-    const subject = {
-      name,
-      node: p.nodeByName.get(name),
-      nc: p.ncByName.get(name),
-      observation: input.observations.get(name),
-    };
-    const known = kept?.get(subject);
-    if (known) return known;
-    const { node, nc } = subject;
+  const subject = (name: string): Subject => ({
+    name,
+    node: p.nodeByName.get(name),
+    nc: p.ncByName.get(name),
+    observation: input.observations.get(name),
+  });
+  const make = (s: Subject): Verdict => {
+    const { node, nc } = s;
     const t = targetFor({
       nc,
       assigned: nc && assignedRevision(nc, index),
@@ -126,7 +144,7 @@ function verdictsFor(p: Pass, desired: NetworkConfigRevision, memo: VerdictMemo 
       newestFirst: revisions,
       invalid,
     });
-    const v = classify(subject, {
+    const v = classify(s, {
       desired: t,
       index,
       invalid,
@@ -136,10 +154,11 @@ function verdictsFor(p: Pass, desired: NetworkConfigRevision, memo: VerdictMemo 
       ...(node && input.specHash ? { expectedSpecHash: input.specHash(t, node) } : {}),
     });
     const out = t === desired ? v : { ...v, target: t, onDesired: false };
-    const verdict = movesUnchanged(out, t, invalid, input) ? { ...out, unchanged: true } : out;
-    kept?.set(subject, verdict);
-    return verdict;
-  });
+    return movesUnchanged(out, t, invalid, input) ? { ...out, unchanged: true } : out;
+  };
+  if (memo)
+    return memo.verdicts({ revisions, desired, invalid, policy, mono }, { names: p.names, subject, make });
+  return p.names.map((name) => make(subject(name)));
 }
 
 /** The target nodes (a verdict with a state) in start order (order.ts). */
@@ -188,20 +207,6 @@ function goneNodeConfigs(
     out.push({ type: 'deleteNodeConfig', name, reason: `node ${name} no longer exists` });
   }
   return out;
-}
-
-/** Per revision (countKey), the nodes with a Node and a NodeConfig on it: all, ready, in progress. */
-function revisionCounts(p: Pass): Map<string, { total: number; ready: number; ongoing: number }> {
-  const counts = new Map<string, { total: number; ready: number; ongoing: number }>();
-  for (const [name, nc] of p.ncByName) {
-    if (!p.nodeByName.has(name)) continue;
-    const { key, progress } = countedAs(nc);
-    const e = counts.get(key) ?? { total: 0, ready: 0, ongoing: 0 };
-    e.total++;
-    if (progress !== undefined) e[progress]++;
-    counts.set(key, e);
-  }
-  return counts;
 }
 
 /**
@@ -265,31 +270,6 @@ function earliestDeadline(targets: readonly Verdict[]): number | undefined {
   for (const v of targets)
     if (v.deadline !== undefined && (next === undefined || v.deadline < next)) next = v.deadline;
   return next;
-}
-
-const counted = new WeakMap<NodeConfig, { key: string; progress: 'ready' | 'ongoing' | undefined }>();
-/**
- * Where a NodeConfig counts in its revision's status (once per informer object): under the revision
- * it was handed (hash and number: a revision with the same config but another number, a retry or an
- * older copy, shows its own nodes only), as ready, still in progress, or neither (refused).
- */
-function countedAs(nc: NodeConfig): { key: string; progress: 'ready' | 'ongoing' | undefined } {
-  let c = counted.get(nc);
-  if (c === undefined) {
-    const h = nc.spec.revision;
-    const st = nc.status;
-    c = {
-      key: countKey(h, Number(nc.metadata.labels?.[REVISION_NUMBER_LABEL]) || undefined),
-      progress:
-        st?.configStatus === 'provisioned' && st.lastAppliedRevision === h
-          ? 'ready'
-          : st?.configStatus !== 'invalid'
-            ? 'ongoing'
-            : undefined,
-    };
-    counted.set(nc, c);
-  }
-  return c;
 }
 
 /** A delay for setTimeout: at least 1 ms past the deadline, at most MAX_REQUEUE_MS. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { observe } from '@nodenet/configurator';
-import { A, B, done, nc, node, provisioning } from './fixtures.js';
+import { IncrementalPlanner, observe } from '@nodenet/configurator';
+import { A, B, completed, done, input, nc, node, provisioning, rev } from './fixtures.js';
 
 describe('observations (the configurator clock)', () => {
   it('stamps each fact when first seen and keeps the stamp while it is unchanged', () => {
@@ -41,5 +41,35 @@ describe('observations (the configurator clock)', () => {
       metadata: { ...a.metadata, annotations: { 'network.nodenet.io/assigned-at': 'later' } },
     };
     expect(observe(o1, [node('n0')], [b], 200).get('n0')?.assignSince).toBe(200);
+  });
+
+  it('the incremental planner observes as observe() does, looks again only at replaced objects, and forgets on reset', () => {
+    const planner = new IncrementalPlanner();
+    const pass = (nodes: ReturnType<typeof node>[], ncs: ReturnType<typeof nc>[], mono: number) => {
+      const { observations: _none, ...fleet } = input({
+        revisions: [completed(rev(1, A))],
+        nodes,
+        nodeConfigs: ncs,
+        mono,
+      });
+      planner.plan(fleet);
+      return planner.observations;
+    };
+    const n0 = node('n0');
+    const first = nc('n0', A, { status: done(A) });
+    const o1 = new Map(pass([n0, node('n1')], [first], 100));
+    expect(o1).toEqual(observe(new Map(), [n0, node('n1')], [first], 100));
+    // Same objects, later: nothing looked at again, every stamp and object kept.
+    const kept = pass([n0, node('n1')], [first], 200);
+    expect(kept.get('n0')).toBe(o1.get('n0'));
+    // A heartbeat replaces the NodeConfig; n1 is NotReady now, then gone with its Node.
+    const beat = nc('n0', A, { status: done(A, 123) });
+    const o3 = pass([n0, node('n1', { ready: false })], [beat], 300);
+    expect(o3.get('n0')).toMatchObject({ assignSince: 100, statusSince: 300 });
+    expect(o3.get('n1')).toMatchObject({ readiness: 'notReady', readinessSince: 300 });
+    expect(pass([n0], [beat], 400).has('n1')).toBe(false);
+    // A new leader: its timers start afresh.
+    planner.reset();
+    expect(pass([n0], [beat], 500).get('n0')).toMatchObject({ assignSince: 500, statusSince: 500 });
   });
 });

@@ -61,6 +61,8 @@ const FAULT_EFFECTS: Effects = {
 export function applyFleetEvent(w: World, a: FleetEvent): void {
   if (a.kind === 'leaderChange') {
     w.observations = freshObservations();
+    // The new leader's planner starts with nothing kept either.
+    w.incremental?.reset();
     w.leaderFrom = w.t + (a.gapMs ?? TIMING.leaderGap);
     w.log(
       `LEADER CHANGE: observations forgotten; the new leader acts at t=${(w.leaderFrom / 1000).toFixed(1)}s`,

@@ -88,9 +88,22 @@ export interface PassInput {
   incremental?: IncrementalPlanner;
 }
 
-/** The incremental planner's plan, checked against the reference plan() of the same input. */
-function checkedIncremental(planner: IncrementalPlanner, args: Parameters<typeof plan>[0]) {
-  const p = planner.plan(args);
+/**
+ * The incremental planner's plan, checked against the reference plan() of the same input, and its
+ * observations against the reference observe()'s (`observations`).
+ */
+function checkedIncremental(
+  planner: IncrementalPlanner,
+  args: Parameters<typeof plan>[0],
+): ReturnType<typeof plan> {
+  const { observations, ...fleet } = args;
+  const p = planner.plan(fleet);
+  const kept = canonicalJson(Object.fromEntries(planner.observations));
+  const observed = canonicalJson(Object.fromEntries(observations));
+  if (kept !== observed)
+    throw new IncrementalMismatch(
+      `incremental observations differ from observe() at mono ${args.mono}:\n incremental ${kept}\n observe()   ${observed}`,
+    );
   const ref = plan(args);
   const got = canonicalJson(p);
   const want = canonicalJson(ref);
@@ -103,7 +116,15 @@ function checkedIncremental(planner: IncrementalPlanner, args: Parameters<typeof
 
 export class IncrementalMismatch extends Error {}
 
-function nodeInfo(n: NodeView): NodeInfo {
+/**
+ * The Node as the planner reads it. Like an informer's, the object stays the same while the Node
+ * does, except that every third second of the clock brings a new object with the same content (a
+ * kubelet heartbeat): the incremental planner sees both.
+ */
+function nodeInfo(n: NodeView, mono: number): NodeInfo {
+  const key = JSON.stringify([n.labels, n.ready, n.deleting, n.taints]);
+  const last = lastInfos.get(n.name);
+  if (last && last.key === key && Math.floor(mono / 1000) % 3 !== 0) return last.info;
   const info = {
     name: n.name,
     uid: `uid-${n.name}`,
@@ -113,8 +134,11 @@ function nodeInfo(n: NodeView): NodeInfo {
     // Not read by today's planner; a planner that holds tainted nodes finds it here.
     taints: n.taints.map((key) => ({ key, effect: 'NoSchedule' })),
   };
+  lastInfos.set(n.name, { key, info });
   return info;
 }
+/** The last NodeInfo per node name (the same object for the same content, whichever history). */
+const lastInfos = new Map<string, { key: string; info: NodeInfo }>();
 
 const specFor = (r: NetworkConfigRevision, n: NodeView) =>
   nodeConfigSpec({ config: r.spec.config, hash: r.spec.hash }, n.labels);
@@ -139,7 +163,7 @@ const contentHashOf = memoHash(specContentHash);
 /** One controller pass on the store: observe, plan, then carry out the plan as execute.ts does. */
 export function runPass(input: PassInput): PassResult {
   const { store, policy, mono, now } = input;
-  const infos = input.nodes.map(nodeInfo);
+  const infos = input.nodes.map((n) => nodeInfo(n, mono));
   const ncs = [...store.nodeConfigs.values()];
   const observations = observe(input.observations, infos, ncs, mono);
   const broken = sabotaged(input.sabotage, policy, [...store.revisions.values()]);
