@@ -7,7 +7,9 @@
  * configuration (~65 ms zebra, ~140 ms bgpd at 50 VRFs; a route-map edit of two lines was three).
  * A command that is not part of the northbound (`exit`, the BGP lines) commits what came before it,
  * so the order stays as written. Each daemon has committed when it answers the end marker, so the
- * reads that follow see the result.
+ * reads that follow see the result. The markers open bgpd's configuration window, as a reload does:
+ * a peer it creates until a second after the end marker (or until the route-map delay of 5 s runs
+ * out) starts only then, so a workload connecting to a listen range just then is refused once.
  */
 import { failed, run } from './exec.js';
 import type { FastPathPlan } from './fast-path.js';
@@ -32,8 +34,10 @@ export async function runFastPath(
   // A difference the parse does not see (a comment): nothing to send, nothing to read.
   if (plan.commands.length === 0 && plan.touched.size === 0) return true;
   const readBack = readBackFor(expected, plan.touched, parseConfig);
-  const configure =
-    plan.commands.length > 0 ? ['configure terminal', BATCH_START, ...plan.commands, BATCH_END, 'end'] : [];
+  // One command is one commit either way: the markers only for more, so a one-line change opens no
+  // configuration window in bgpd (see the module comment).
+  const commands = plan.commands.length > 1 ? [BATCH_START, ...plan.commands, BATCH_END] : plan.commands;
+  const configure = commands.length > 0 ? ['configure terminal', ...commands, 'end'] : [];
   const [vtysh, base] = vtyshArgv(instance);
   const args = [...configure, ...readBack.commands].flatMap((l) => ['-c', l]);
   const r = await run(vtysh, [...base, '-E', ...args], instance.timeoutMs);
