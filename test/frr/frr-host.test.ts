@@ -378,6 +378,18 @@ describePrivileged('FRR driver on real FRR in network namespaces', FRR_PREREQUIS
     expect((await driver.applySpec(spec2)).path).toBe('fast');
   }, 120_000);
 
+  it('reloads when the read-back of a fast path finds the touched list other than the file says', async () => {
+    // A line added by hand to the list the next change touches: the command takes, the list is not the file's.
+    node.vtysh('configure terminal', 'ip prefix-list pl_hv_export_20 seq 7 permit 10.78.0.0/16');
+    const denied = entry(20, { export: [p('10.77.0.0/16', 1, 'deny')], community: `${ASN}:77` });
+    const r = await driver.applySpec({ ...spec2, vrf: [base, denied] });
+    expect(r.path).toBe('reload');
+    expect(await driver.runningConfig()).toContain('ip prefix-list pl_hv_export_20 seq 1 deny 10.77.0.0/16');
+    expect(await driver.runningConfig()).not.toContain('10.78.0.0/16');
+    expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
+    expect((await driver.applySpec(spec2)).path).toBe('fast');
+  }, 120_000);
+
   it('repairs a change made by hand through vtysh at the next sync, and says what differed', async () => {
     node.vtysh('configure terminal', 'no ip prefix-list pl_hv_export_20');
     node.vtysh('configure terminal', 'route-map rm4_hv_import permit 10', 'set local-preference 50');

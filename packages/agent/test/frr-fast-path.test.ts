@@ -10,6 +10,8 @@ import {
   diffConfigs,
   fastPathPlan,
   parseConfig,
+  perDaemonJson,
+  readBackFor,
   renderFrrConfig,
   splitEchoed,
   touchedMismatches,
@@ -147,6 +149,123 @@ describe('fast path: the difference of two rendered files as vtysh commands', ()
     expect(touchedMismatches(expected, expected, plan.touched)).toEqual([]);
   });
 });
+
+describe('fast path read-back: each touched object, from every daemon that holds it', () => {
+  const file = [
+    'ip prefix-list pl_a seq 1 deny 10.0.0.0/24 le 32',
+    'ip prefix-list pl_a seq 2 permit 10.1.0.0/16',
+    'route-map rm_a permit 10',
+    ' match ip address prefix-list pl_a',
+    ' set community 65000:1 additive',
+    'exit',
+    'route-map rm_a deny 65535',
+    'exit',
+  ].join('\n');
+  const expected = parseConfig(file);
+  // The plan replaced seq 1 (permit → deny) and edited entry 10.
+  const touched = new Set([
+    'ip prefix-list pl_a seq 1 deny 10.0.0.0/24 le 32',
+    'ip prefix-list pl_a seq 1 permit 10.0.0.0/24 le 32',
+    'route-map rm_a permit 10',
+  ]);
+  type Entry = { sequenceNumber: number; type: string; prefix: string; maximumPrefixLength?: number };
+  const e = (seq: number, type: string, prefix: string, le?: number): Entry => ({
+    sequenceNumber: seq,
+    type,
+    prefix,
+    ...(le !== undefined ? { maximumPrefixLength: le } : {}),
+  });
+  const list = (daemon: string, entries: Entry[]): string =>
+    JSON.stringify({ [daemon]: { pl_a: { addressFamily: 'IPv4', entries } } }, null, 2);
+  const good = [e(1, 'deny', '10.0.0.0/24', 32), e(2, 'permit', '10.1.0.0/16')];
+  const rule = (seq: number, type: string, match: string[], set: string[]): object => ({
+    sequenceNumber: seq,
+    type,
+    invoked: 0,
+    matchClauses: match,
+    setClauses: set,
+    action: 'Exit routemap',
+  });
+  const map = (daemon: string, rules: object[]): string =>
+    JSON.stringify({ [daemon]: rules.length ? { rm_a: { invoked: 0, rules } } : {} }, null, 2);
+  const match = ['ip address prefix-list pl_a'];
+  const zebraRules = [rule(10, 'permit', match, []), rule(65535, 'deny', [], [])];
+  const bgpRules = [rule(10, 'permit', match, ['community 65000:1 additive']), rule(65535, 'deny', [], [])];
+  const lists = (zebra: Entry[], bgp: Entry[]): string => `${list('ZEBRA', zebra)}\n${list('BGP', bgp)}`;
+  const maps = (zebra: object[], bgp: object[]): string => `${map('ZEBRA', zebra)}\n${map('BGP', bgp)}`;
+  const rb = readBackFor(expected, touched, parseConfig);
+
+  it('asks for the touched list and map by name, not for the running config', () => {
+    expect(rb.commands).toEqual(['show ip prefix-list pl_a json', 'show route-map rm_a json']);
+  });
+
+  it("finds nothing when every daemon holds the file's objects (the set clause in bgpd only)", () => {
+    expect(rb.mismatches([lists(good, good), maps(zebraRules, bgpRules)])).toEqual([]);
+  });
+
+  it('finds the old line in one daemon, a line added by hand, and a list bgpd does not show', () => {
+    const old = [e(1, 'permit', '10.0.0.0/24', 32), e(2, 'permit', '10.1.0.0/16')];
+    expect(rb.mismatches([lists(good, old), maps(zebraRules, bgpRules)])).toEqual([
+      expect.stringMatching(
+        /^BGP runs ip prefix-list pl_a without \[.*seq 1 deny.*\], with \[.*seq 1 permit/,
+      ),
+    ]);
+    const added = [...good, e(7, 'permit', '10.78.0.0/16')];
+    expect(rb.mismatches([lists(added, good), maps(zebraRules, bgpRules)])).toHaveLength(1);
+    expect(rb.mismatches([list('ZEBRA', good), maps(zebraRules, bgpRules)])).toEqual([
+      'ip prefix-list pl_a: bgpd does not show it',
+    ]);
+  });
+
+  it('finds a clause no daemon holds, a clause the file lacks, an entry the file lacks', () => {
+    const noSet = [rule(10, 'permit', match, []), rule(65535, 'deny', [], [])];
+    expect(rb.mismatches([lists(good, good), maps(zebraRules, noSet)])).toEqual([
+      'route-map rm_a permit 10 lacks [set community 65000:1 additive]',
+    ]);
+    const extra = [rule(10, 'permit', match, ['local-preference 50']), rule(65535, 'deny', [], [])];
+    expect(rb.mismatches([lists(good, good), maps(extra, bgpRules)])).toHaveLength(1);
+    const more = [...bgpRules, rule(20, 'permit', [], [])];
+    expect(rb.mismatches([lists(good, good), maps(zebraRules, more)])).toEqual([
+      'BGP runs route-map rm_a permit 20, the file has no such entry',
+    ]);
+    expect(rb.mismatches([lists(good, good), maps(zebraRules, [])])[0]).toBe(
+      'route-map rm_a: bgpd does not show it',
+    );
+  });
+
+  it("reads the running config when a touched list goes away; bgpd's config for VRF instance lines", () => {
+    const gone = readBackFor(
+      expected,
+      new Set(['ip prefix-list pl_b seq 1 permit 10.2.0.0/16']),
+      parseConfig,
+    );
+    expect(gone.commands).toEqual(['show running-config']);
+    expect(gone.mismatches([file])).toEqual([]);
+    expect(gone.mismatches([`${file}\nip prefix-list pl_b seq 1 permit 10.2.0.0/16`])).toHaveLength(1);
+    const af = 'router bgp 1 vrf red\naddress-family ipv4 unicast';
+    const vrfLine = readBackFor(parseConfig(`${file}\n${AF_TEXT}`), new Set([af]), parseConfig);
+    expect(vrfLine.commands).toEqual(['show running-config bgpd']);
+    expect(vrfLine.mismatches([AF_TEXT])).toEqual([]);
+    expect(vrfLine.mismatches([AF_TEXT.replace('10.9.0.0/16', '10.8.0.0/16')])).toHaveLength(2);
+  });
+
+  it('splits one JSON object per daemon, braces inside strings included', () => {
+    const m = perDaemonJson('{\n  "ZEBRA":{"a":"}{"}\n}\n{\n  "BGP":{}\n}\n');
+    expect([...m]).toEqual([
+      ['ZEBRA', { a: '}{' }],
+      ['BGP', {}],
+    ]);
+    expect(() => perDaemonJson('{"BGP":{')).toThrow();
+  });
+});
+
+const AF_TEXT = [
+  'router bgp 1 vrf red',
+  ' address-family ipv4 unicast',
+  '  aggregate-address 10.9.0.0/16',
+  ' exit-address-family',
+  'exit',
+].join('\n');
 
 describe('one vtysh run, several show commands', () => {
   const commands = ['show running-config', 'show vrf vni json', 'show evpn vni json'];

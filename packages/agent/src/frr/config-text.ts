@@ -97,7 +97,8 @@ export function parseConfig(text: string): ParsedConfig {
     const trimmed = raw.trim();
     const line = trimmed.includes('  ') || trimmed.includes('\t') ? trimmed.replace(/\s+/g, ' ') : trimmed;
     if (line === '' || line.startsWith('!') || line.startsWith('#') || PREAMBLE.has(line)) continue;
-    const indent = raw.length - raw.trimStart().length;
+    // Everything before the first occurrence of the line's first character is indentation.
+    const indent = raw.indexOf(trimmed[0]!);
     if (line.startsWith('exit')) {
       stack.pop();
       continue;

@@ -26,8 +26,9 @@ import { SerialQueue } from '@nodenet/kube';
 import { FrrApplyError } from './errors.js';
 import { cleanMessage, failed, run, type RunResult } from './exec.js';
 import { configDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
-import { parseConfig } from './config-text.js';
-import { fastPathPlan, touchedMismatches, type FastPathPlan } from './fast-path.js';
+import { parseConfig, type ParsedConfig } from './config-text.js';
+import { fastPathPlanOf } from './fast-path.js';
+import { runFastPath } from './fast-apply.js';
 import { configFacts } from './facts.js';
 import { readIfExists, withScratchFile, writeAtomic } from './files.js';
 import {
@@ -45,9 +46,6 @@ import { readStatus, type FrrStatus, type SessionRef } from './status.js';
 import { parseTemplate, type FrrTemplate } from './template.js';
 import { readRuntimeState } from './runtime.js';
 import { runtimeMismatches, type RuntimeState } from './verify.js';
-import { splitEchoed } from './show.js';
-
-const READ_BACK = 'show running-config';
 
 export interface FrrApplyResult {
   /** The file's content changed (and FRR was reloaded). */
@@ -92,6 +90,8 @@ export class FrrDriver {
    */
   private benign: { text: string; signature: string } | undefined;
   private lastRender: { key: string; text: string } | undefined;
+  /** The parse of the last text a fast path started from or went to (one slot, keyed by the text). */
+  private parsed: { text: string; config: ParsedConfig } | undefined;
 
   constructor(opts: FrrDriverOptions) {
     this.instance = resolveInstance(opts);
@@ -262,21 +262,10 @@ export class FrrDriver {
     }
   }
 
-  /**
-   * The fast path (fast-path.ts): the commands and the read of the running config in one vtysh run
-   * (its start-up is most of what a run costs), compared in the contexts the commands touched.
-   * vtysh stops at the first command it refuses, so a refusal never reaches the read. False when
-   * vtysh refused a command or FRR does not show the result: the caller then reloads with
-   * frr-reload.py.
-   */
-  private async fastApply(plan: FastPathPlan, text: string): Promise<boolean> {
-    const [vtysh, base] = vtyshArgv(this.instance);
-    const configure = plan.commands.length > 0 ? ['configure terminal', ...plan.commands, 'end'] : [];
-    const args = [...configure, READ_BACK].flatMap((l) => ['-c', l]);
-    const r = await run(vtysh, [...base, '-E', ...args], this.instance.timeoutMs);
-    const [running] = splitEchoed(r.stdout, [READ_BACK]);
-    if (failed(r) || running === undefined) return false;
-    return touchedMismatches(parseConfig(running), parseConfig(text), plan.touched).length === 0;
+  /** `parseConfig(text)`, from the slot when it holds `text` (an apply parses only the new text). */
+  private parse(text: string): ParsedConfig {
+    if (this.parsed?.text !== text) this.parsed = { text, config: parseConfig(text) };
+    return this.parsed.config;
   }
 
   /** prepare + reload for the restore paths: a failure is a result, not a throw. */
@@ -306,12 +295,14 @@ export class FrrDriver {
     if (current === text && !force) return { changed: false, durationMs: 0 };
     const started = performance.now();
     const plan =
-      !force && current !== null && current === this.runningText ? fastPathPlan(current, text) : undefined;
+      !force && current !== null && current === this.runningText
+        ? fastPathPlanOf(this.parse(current), this.parse(text))
+        : undefined;
     this.runningText = undefined;
     if (plan && current !== null) {
       await this.writeFiles(current, text);
       const verifyStarted = performance.now();
-      if (await this.fastApply(plan, text)) {
+      if (await runFastPath(this.instance, plan, this.parse(text))) {
         this.runningText = text;
         const end = performance.now();
         return { changed: true, durationMs: end - started, verifyMs: end - verifyStarted, path: 'fast' };

@@ -62,8 +62,11 @@ const inContext = (keys: readonly string[], body: string[]): string[] => [
 
 /** The commands that turn FRR running `fromText` into `toText`, or undefined when they cannot be expressed. */
 export function fastPathPlan(fromText: string, toText: string): FastPathPlan | undefined {
-  const from = parseConfig(fromText);
-  const to = parseConfig(toText);
+  return fastPathPlanOf(parseConfig(fromText), parseConfig(toText));
+}
+
+/** `fastPathPlan` of parsed texts (the driver keeps the parse of the text FRR runs). */
+export function fastPathPlanOf(from: ParsedConfig, to: ParsedConfig): FastPathPlan | undefined {
   const diff = diffConfigs(from, to);
   const all = [...diff.toAdd, ...diff.toDelete];
   if (all.some((c) => kindOf(c, from, to) === undefined)) return undefined;

@@ -12,6 +12,7 @@ export { parseVrfVni, queryL3Vnis, type FrrL3Vni } from './vni.js';
 export { configDrift, describeDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
 export { diffConfigs, parseConfig, type ConfigContext, type ParsedConfig } from './config-text.js';
 export { fastPathPlan, touchedMismatches, type FastPathPlan } from './fast-path.js';
+export { perDaemonJson, readBackFor, type ReadBack } from './read-back.js';
 export { configFacts, type ConfigFacts } from './facts.js';
 export { staleBgpInstances, vrfPreparation } from './prepare.js';
 export { routeMapRemovals } from './reload-guard.js';
