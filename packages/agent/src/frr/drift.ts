@@ -2,7 +2,8 @@
  * Drift is judged on FRR, not on the file: `frr-reload.py --test` compares the managed file with
  * FRR's running config and prints what a reload would delete and add. A change made by hand through
  * vtysh shows up here although the file never changed. Pure: parsing of that output, and the same
- * comparison done in-process (`configDrift`), which is what a resync runs.
+ * comparison done in-process (`configDrift`), which is what a resync runs, remembered between
+ * resyncs (`DriftCheck`).
  */
 import {
   contextKey,
@@ -83,9 +84,9 @@ export function describeDrift(d: ConfigDrift, max = 5): string {
  * nothing fills) are not drift. The driver confirms what this finds with `--test` before it
  * reloads: FRR may show a template line its own way.
  */
-export function configDrift(runningText: string, fileText: string): ConfigDrift {
+export function configDrift(runningText: string, fileText: string | ParsedConfig): ConfigDrift {
   const running = parseConfig(runningText);
-  const file = parseConfig(fileText);
+  const file = typeof fileText === 'string' ? parseConfig(fileText) : fileText;
   const d = diffConfigs(running, file);
   const linesOf = (p: ParsedConfig, c: ConfigChange): string[] => p.get(contextKey(c.keys))?.lines ?? [];
   const items = (changes: ConfigChange[], from: ParsedConfig, deleted: boolean): string[] =>
@@ -100,4 +101,39 @@ export function configDrift(runningText: string, fileText: string): ConfigDrift 
       })
       .filter(repairable);
   return { toAdd: items(d.toAdd, file, false), toDelete: items(d.toDelete, running, true) };
+}
+
+/**
+ * The in-process drift check of a resync, remembered between resyncs. An idle FRR answers
+ * `show running-config` with the same text, byte for byte, every time: a text already judged as
+ * matching the same file is not parsed and compared again (at 50 VRFs, 13k lines, the two parses
+ * are most of a resync's CPU in the agent). The file's parse is kept while its text stays. A
+ * difference `frr-reload.py --test` did not count (a template line FRR shows its own way) is
+ * remembered for the file text it was found with, so it is not confirmed again. The verdict is a
+ * function of the two texts (and of that remembered confirmation): nothing to invalidate.
+ */
+export class DriftCheck {
+  private file: { text: string; parsed: ParsedConfig } | undefined;
+  private matched: { file: string; running: string } | undefined;
+  private benign: { file: string; signature: string } | undefined;
+
+  /**
+   * `match` when FRR runs what `file` says (or differs from it only as confirmed before); otherwise
+   * what the in-process comparison found, for `frr-reload.py --test` to confirm.
+   */
+  judge(running: string, file: string): 'match' | ConfigDrift {
+    if (this.matched?.file === file && this.matched.running === running) return 'match';
+    if (this.file?.text !== file) this.file = { text: file, parsed: parseConfig(file) };
+    const local = configDrift(running, this.file.parsed);
+    const known = this.benign?.file === file && this.benign.signature === JSON.stringify(local);
+    if (!isEmptyDrift(local) && !known) return local;
+    this.matched = { file, running };
+    return 'match';
+  }
+
+  /** `frr-reload.py --test` found nothing where `judge` found `local`: not drift, for this file. */
+  confirmBenign(running: string, file: string, local: ConfigDrift): void {
+    this.benign = { file, signature: JSON.stringify(local) };
+    this.matched = { file, running };
+  }
 }

@@ -25,7 +25,7 @@ import type { NodeConfigSpec } from '@nodenet/api';
 import { SerialQueue } from '@nodenet/kube';
 import { FrrApplyError } from './errors.js';
 import { cleanMessage, failed, run, type RunResult } from './exec.js';
-import { configDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+import { DriftCheck, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
 import { parseConfig } from './config-text.js';
 import { fastPathPlan, touchedMismatches, type FastPathPlan } from './fast-path.js';
 import { configFacts } from './facts.js';
@@ -86,11 +86,8 @@ export class FrrDriver {
    * after a failure, goes through frr-reload.py.
    */
   private runningText: string | undefined;
-  /**
-   * Differences the in-process comparison finds and frr-reload.py does not count (template lines
-   * FRR shows its own way), for the file text they were found with: not drift, not re-checked.
-   */
-  private benign: { text: string; signature: string } | undefined;
+  /** The in-process drift check of `sync`, remembered between resyncs (drift.ts). */
+  private readonly driftCheck = new DriftCheck();
   private lastRender: { key: string; text: string } | undefined;
 
   constructor(opts: FrrDriverOptions) {
@@ -163,12 +160,11 @@ export class FrrDriver {
         const r = await this.applyNow(text, true);
         return { ...r, changed: true, drift: { toAdd: [], toDelete: [] } };
       }
-      const local = configDrift(await this.show('show running-config', 'verify'), text);
-      const signature = JSON.stringify(local);
-      const known = this.benign?.text === text && this.benign.signature === signature;
-      const drift = isEmptyDrift(local) || known ? local : await this.drift();
-      if (isEmptyDrift(drift) || known) {
-        if (!isEmptyDrift(local)) this.benign = { text, signature };
+      const running = await this.show(READ_BACK, 'verify');
+      const local = this.driftCheck.judge(running, text);
+      const drift = local === 'match' ? undefined : await this.drift();
+      if (drift === undefined || isEmptyDrift(drift)) {
+        if (local !== 'match') this.driftCheck.confirmBenign(running, text, local);
         this.runningText = text;
         return { changed: false, durationMs: 0, drift: { toAdd: [], toDelete: [] } };
       }

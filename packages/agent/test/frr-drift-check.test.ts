@@ -1,0 +1,56 @@
+/**
+ * The resync's drift check remembered between resyncs (frr/drift.ts, `DriftCheck`): a running
+ * config already judged is not compared again, and the memory never hides a drift that appears later.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DriftCheck, renderFrrConfig } from '@nodenet/agent';
+import { goldenCases, settings } from './frr-fixtures.js';
+
+const template = readFileSync(new URL('./golden/frr/base.conf.tpl', import.meta.url), 'utf8');
+const file = renderFrrConfig(goldenCases['several-vrfs']!, settings, template);
+const removed = /^ip prefix-list .*$/m.exec(file)![0];
+/** FRR's running config after `no ip prefix-list …` by hand. */
+const handChanged = file.replace(`${removed}\n`, '');
+/** As FRR shows the file, with a line it shows its own way (what `--test` does not count). */
+const shownOwnWay = file.replace(/^ip prefix-list (.*)$/m, 'ip prefix-list  $1 ');
+const ownWay = `${file}route-map extra permit 10\n`;
+
+describe('drift check remembered between resyncs', () => {
+  it('finds a hand-made change after the same file matched, and matches again once repaired', () => {
+    const check = new DriftCheck();
+    expect(check.judge(file, file)).toBe('match');
+    expect(check.judge(file, file)).toBe('match');
+    expect(check.judge(handChanged, file)).toEqual({ toAdd: [removed], toDelete: [] });
+    // Not repaired: found again at the next resync.
+    expect(check.judge(handChanged, file)).toEqual({ toAdd: [removed], toDelete: [] });
+    expect(check.judge(file, file)).toBe('match');
+  });
+
+  it('judges whitespace as the comparison does: a re-spaced running text still matches', () => {
+    const check = new DriftCheck();
+    expect(shownOwnWay).not.toBe(file);
+    expect(check.judge(shownOwnWay, file)).toBe('match');
+  });
+
+  it('remembers a difference --test did not count for its file only, and not a further one', () => {
+    const check = new DriftCheck();
+    const local = check.judge(ownWay, file);
+    expect(local).toEqual({ toAdd: [], toDelete: ['no route-map extra permit 10'] });
+    check.confirmBenign(ownWay, file, local as Exclude<typeof local, 'match'>);
+    expect(check.judge(ownWay, file)).toBe('match');
+    // Another running text with the same difference: still not drift.
+    expect(check.judge(`${ownWay}!\n`, file)).toBe('match');
+    // The same difference plus a hand-made change: drift, both listed.
+    expect(check.judge(ownWay.replace(`${removed}\n`, ''), file)).toEqual({
+      toAdd: [removed],
+      toDelete: ['no route-map extra permit 10'],
+    });
+    // Another file: the confirmation was for the old one.
+    const other = `${file}ip prefix-list zz seq 5 permit 10.9.0.0/16\n`;
+    expect(check.judge(`${ownWay}ip prefix-list zz seq 5 permit 10.9.0.0/16\n`, other)).toEqual({
+      toAdd: [],
+      toDelete: ['no route-map extra permit 10'],
+    });
+  });
+});
