@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DriftCheck, renderFrrConfig } from '@nodenet/agent';
+import { DriftCheck, renderFrrConfig, type ConfigDrift } from '@nodenet/agent';
 import { goldenCases, settings } from './frr-fixtures.js';
 
 const template = readFileSync(new URL('./golden/frr/base.conf.tpl', import.meta.url), 'utf8');
@@ -52,5 +52,66 @@ describe('drift check remembered between resyncs', () => {
       toAdd: [],
       toDelete: ['no route-map extra permit 10'],
     });
+  });
+});
+
+/** Reads of a fake FRR: what the daemons and vtysh show, and what was asked. */
+function fakeFrr(running: string, daemons: string | undefined) {
+  const frr = {
+    running,
+    daemons,
+    /** Texts the daemons show on the following reads, one per read, before `daemons` again. */
+    daemonsNext: [] as string[],
+    asked: [] as string[],
+    confirmed: { toAdd: [], toDelete: [] } as ConfigDrift,
+    reads: {
+      running: () => (frr.asked.push('running'), Promise.resolve(frr.running)),
+      daemons: () => (frr.asked.push('daemons'), Promise.resolve(frr.daemonsNext.shift() ?? frr.daemons)),
+      confirm: () => (frr.asked.push('confirm'), Promise.resolve(frr.confirmed)),
+    },
+  };
+  return frr;
+}
+
+describe("drift check: the daemons' own texts first", () => {
+  it('skips vtysh while the daemons show what they showed when FRR matched, and reads it on a change', async () => {
+    const check = new DriftCheck();
+    const frr = fakeFrr(file, 'zebra A\nbgpd A');
+    expect(await check.check(file, frr.reads)).toEqual({ toAdd: [], toDelete: [] });
+    expect(frr.asked).toEqual(['daemons', 'running', 'daemons']);
+    frr.asked = [];
+    expect(await check.check(file, frr.reads)).toEqual({ toAdd: [], toDelete: [] });
+    expect(frr.asked).toEqual(['daemons']);
+    // A hand-made change: the daemons' texts change, vtysh shows it, --test confirms it.
+    Object.assign(frr, { running: handChanged, daemons: 'zebra A\nbgpd B', asked: [] });
+    frr.confirmed = { toAdd: [removed], toDelete: [] };
+    expect(await check.check(file, frr.reads)).toEqual({ toAdd: [removed], toDelete: [] });
+    expect(frr.asked).toEqual(['daemons', 'running', 'confirm']);
+    // Not repaired: found again, the daemons' texts are not taken as matching.
+    frr.asked = [];
+    expect(await check.check(file, frr.reads)).toEqual({ toAdd: [removed], toDelete: [] });
+    expect(frr.asked).toEqual(['daemons', 'running', 'confirm']);
+    // Another file: what the daemons showed matched the old one only.
+    Object.assign(frr, { running: file, daemons: 'zebra A\nbgpd A', asked: [] });
+    await check.check(`${file}!\n`, frr.reads);
+    expect(frr.asked).toEqual(['daemons', 'running', 'daemons']);
+  });
+
+  it('does not remember what the daemons showed when it changed across the vtysh read', async () => {
+    const check = new DriftCheck();
+    const frr = fakeFrr(file, 'zebra A');
+    frr.daemonsNext = ['zebra A', 'zebra B'];
+    expect(await check.check(file, frr.reads)).toEqual({ toAdd: [], toDelete: [] });
+    frr.asked = [];
+    await check.check(file, frr.reads);
+    expect(frr.asked).toEqual(['daemons', 'running', 'daemons']);
+  });
+
+  it('reads vtysh every time when the sockets cannot be used', async () => {
+    const check = new DriftCheck();
+    const frr = fakeFrr(file, undefined);
+    await check.check(file, frr.reads);
+    await check.check(file, frr.reads);
+    expect(frr.asked).toEqual(['daemons', 'running', 'daemons', 'running']);
   });
 });

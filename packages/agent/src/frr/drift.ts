@@ -103,19 +103,57 @@ export function configDrift(runningText: string, fileText: string | ParsedConfig
   return { toAdd: items(d.toAdd, file, false), toDelete: items(d.toDelete, running, true) };
 }
 
+/** The reads a resync's drift check makes (the driver's I/O). */
+export interface DriftReads {
+  /** FRR's running config as vtysh shows it (`show running-config`, every daemon merged). */
+  running(): Promise<string>;
+  /**
+   * Every daemon's own running config, straight from its vty socket (frr/vty-socket.ts), as one
+   * text; undefined when the sockets cannot be used.
+   */
+  daemons(): Promise<string | undefined>;
+  /** `frr-reload.py --test`: what a reload would change. */
+  confirm(): Promise<ConfigDrift>;
+}
+
+const noDrift = (): ConfigDrift => ({ toAdd: [], toDelete: [] });
+
 /**
- * The in-process drift check of a resync, remembered between resyncs. An idle FRR answers
- * `show running-config` with the same text, byte for byte, every time: a text already judged as
- * matching the same file is not parsed and compared again (at 50 VRFs, 13k lines, the two parses
- * are most of a resync's CPU in the agent). The file's parse is kept while its text stays. A
- * difference `frr-reload.py --test` did not count (a template line FRR shows its own way) is
- * remembered for the file text it was found with, so it is not confirmed again. The verdict is a
- * function of the two texts (and of that remembered confirmation): nothing to invalidate.
+ * The in-process drift check of a resync, remembered between resyncs. An idle FRR answers with the
+ * same text, byte for byte, every time:
+ * - the daemons' own running configs, read over their sockets (no vtysh process, no merge, no
+ *   parse), equal to what they showed when FRR last matched the same file: no drift;
+ * - otherwise vtysh's merged `show running-config`; a text already judged as matching the same
+ *   file is not parsed and compared again (at 50 VRFs, 13k lines, the parses are most of a
+ *   resync's CPU in the agent), and the file's parse is kept while its text stays. What the daemons
+ *   show is remembered after a match only when it was the same before and after the vtysh read.
+ * A difference `frr-reload.py --test` did not count (a template line FRR shows its own way) is
+ * remembered for the file text it was found with, so it is not confirmed again. Every verdict is a
+ * function of the texts read (and of that confirmation): nothing to invalidate.
  */
 export class DriftCheck {
   private file: { text: string; parsed: ParsedConfig } | undefined;
   private matched: { file: string; running: string } | undefined;
+  private matchedDaemons: { file: string; daemons: string } | undefined;
   private benign: { file: string; signature: string } | undefined;
+
+  /** What FRR runs differently from `file`, confirmed by `--test`; empty when it matches. */
+  async check(file: string, reads: DriftReads): Promise<ConfigDrift> {
+    const before = await reads.daemons();
+    const known = this.matchedDaemons;
+    if (before !== undefined && known?.file === file && known.daemons === before) return noDrift();
+    const running = await reads.running();
+    const local = this.judge(running, file);
+    if (local !== 'match') {
+      const drift = await reads.confirm();
+      if (!isEmptyDrift(drift)) return drift;
+      this.confirmBenign(running, file, local);
+    }
+    if (before !== undefined && (await reads.daemons()) === before) {
+      this.matchedDaemons = { file, daemons: before };
+    }
+    return noDrift();
+  }
 
   /**
    * `match` when FRR runs what `file` says (or differs from it only as confirmed before); otherwise

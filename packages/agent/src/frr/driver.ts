@@ -26,6 +26,7 @@ import { SerialQueue } from '@nodenet/kube';
 import { FrrApplyError } from './errors.js';
 import { cleanMessage, failed, run, type RunResult } from './exec.js';
 import { DriftCheck, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+import { daemonConfigs } from './vty-socket.js';
 import { parseConfig } from './config-text.js';
 import { fastPathPlan, touchedMismatches, type FastPathPlan } from './fast-path.js';
 import { configFacts } from './facts.js';
@@ -150,8 +151,9 @@ export class FrrDriver {
 
   /**
    * Drift repair: make FRR run `text`. A changed file is applied (through frr-reload.py). An
-   * unchanged one is compared with FRR's running config in-process (one vtysh, drift.ts); only a
-   * difference found there is checked with `frr-reload.py --test`, and reloaded when that agrees.
+   * unchanged one is compared with FRR's running config in-process (drift.ts: the daemons' own
+   * texts over their sockets first, vtysh's when they changed); only a difference found there is
+   * checked with `frr-reload.py --test`, and reloaded when that agrees.
    */
   sync(text: string): Promise<FrrSyncResult> {
     return this.serialize(async () => {
@@ -160,13 +162,14 @@ export class FrrDriver {
         const r = await this.applyNow(text, true);
         return { ...r, changed: true, drift: { toAdd: [], toDelete: [] } };
       }
-      const running = await this.show(READ_BACK, 'verify');
-      const local = this.driftCheck.judge(running, text);
-      const drift = local === 'match' ? undefined : await this.drift();
-      if (drift === undefined || isEmptyDrift(drift)) {
-        if (local !== 'match') this.driftCheck.confirmBenign(running, text, local);
+      const drift = await this.driftCheck.check(text, {
+        running: () => this.show(READ_BACK, 'verify'),
+        daemons: () => daemonConfigs(this.instance),
+        confirm: () => this.drift(),
+      });
+      if (isEmptyDrift(drift)) {
         this.runningText = text;
-        return { changed: false, durationMs: 0, drift: { toAdd: [], toDelete: [] } };
+        return { changed: false, durationMs: 0, drift };
       }
       const r = await this.applyNow(text, true);
       return { ...r, changed: true, drift };

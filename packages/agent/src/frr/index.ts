@@ -29,3 +29,4 @@ export {
   runtimeMismatches,
   type RuntimeState,
 } from './verify.js';
+export { askDaemon, splitVtyAnswers, vtySocketDir } from './vty-socket.js';
