@@ -29,4 +29,4 @@ export {
   runtimeMismatches,
   type RuntimeState,
 } from './verify.js';
-export { askDaemon, splitVtyAnswers, vtySocketDir } from './vty-socket.js';
+export { askDaemon, daemonConfigs, splitVtyAnswers, vtySocketDir } from './vty-socket.js';

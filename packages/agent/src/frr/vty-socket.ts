@@ -83,7 +83,8 @@ export function askDaemon(
 /**
  * Every daemon's own running config (each `<daemon>.vty` in the socket directory, asked at once),
  * as one text: `== <daemon>` and its answer, by name. The drift check's fingerprint: any change to
- * any daemon's configuration changes it. Undefined when a socket cannot be used.
+ * any daemon's configuration changes it. Undefined when a socket cannot be used or a daemon does
+ * not show its configuration.
  */
 export async function daemonConfigs(instance: ResolvedInstance): Promise<string | undefined> {
   try {
@@ -95,12 +96,11 @@ export async function daemonConfigs(instance: ResolvedInstance): Promise<string 
     const answers = await Promise.all(
       names.map((d) => askDaemon(instance, d, ['show running-config'], instance.timeoutMs)),
     );
-    return names
-      .map((d, i) => {
-        const a = answers[i]![0]!;
-        return `== ${d}\n${a.ok ? a.text : `! ${a.error}`}`;
-      })
-      .join('\n');
+    // A refusal (a daemon without the command, enable refused) is the same text whatever the
+    // daemon runs: no fingerprint then.
+    const texts = answers.map(([a]) => (a?.ok ? a.text : undefined));
+    if (texts.some((t) => t === undefined)) return undefined;
+    return names.map((d, i) => `== ${d}\n${texts[i]}`).join('\n');
   } catch {
     return undefined;
   }
