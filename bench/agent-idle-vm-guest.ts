@@ -4,8 +4,10 @@
  * (zebra + bgpd, pathspace `vm`) and the agent as child processes, as in test/vm/agent-guest.ts. The
  * agent gets a NodeConfig with the input's VRFs and default intervals (resync 60 s, observe 10 s,
  * heartbeat 10 s; only the confirm window is 0 s, so it reports provisioned at once); once it is
- * provisioned and has settled, its CPU time and its reaped children's (vtysh, frr-reload.py) are
- * read from /proc over the input's seconds. Also times the CPU calibration work (cpu-calibration.ts).
+ * provisioned and has settled, three CPU figures are read from /proc over the input's seconds: the
+ * agent's own, its reaped children's (vtysh, frr-reload.py) and FRR's daemons' (zebra, bgpd: what
+ * answering the agent's reads costs them; an idle FRR uses next to nothing on its own). The goal
+ * counts the first two. Also times the CPU calibration work (cpu-calibration.ts).
  * Prints one line `@@ agent idle {json}`. Usage (guest only): node <bundle> <input.json>
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -22,11 +24,26 @@ const NODE = 'vm-idle';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sh = (script: string): string => execFileSync('sh', ['-ec', script], { encoding: 'utf8' });
 
-/** CPU seconds of `pid` and its reaped children (utime, stime, cutime, cstime of /proc/pid/stat). */
-function cpuSeconds(pid: number): number {
+const FRR_DAEMONS = ['zebra', 'bgpd'] as const;
+
+/**
+ * CPU seconds of `pid` from /proc/pid/stat: its own (utime + stime) and its reaped children's
+ * (cutime + cstime). Fields 14-17 of proc(5); `fields` starts at field 3. USER_HZ is 100.
+ */
+function cpuSeconds(pid: number): { own: number; children: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100; // USER_HZ 100
+  const sum = (i: number[]): number => i.reduce((s, k) => s + Number(fields[k]), 0) / 100;
+  return { own: sum([11, 12]), children: sum([13, 14]) };
+}
+
+/** Own CPU seconds of the agent, of its children, and of the FRR daemons together. */
+function cpuSample(agentPid: number): { agent: number; children: number; frr: number } {
+  const agent = cpuSeconds(agentPid);
+  const frr = FRR_DAEMONS.map((d) => Number(readFileSync(`/run/frr/vm/${d}.pid`, 'utf8').trim()))
+    .map((pid) => cpuSeconds(pid).own)
+    .reduce((a, b) => a + b, 0);
+  return { agent: agent.own, children: agent.children, frr };
 }
 
 /**
@@ -54,7 +71,7 @@ ip addr add 10.50.0.1/32 dev vtep0`);
   for (const d of ['/tmp/frr', '/tmp/frr/vm'])
     writeFileSync(join(d, 'vtysh.conf'), 'service integrated-vtysh-config\n');
   writeFileSync('/tmp/frr/frr.conf', config);
-  for (const d of ['zebra', 'bgpd'])
+  for (const d of FRR_DAEMONS)
     sh(
       `/usr/lib/frr/${d} -d -N vm -P 0 -f /tmp/frr/frr.conf -i /run/frr/vm/${d}.pid --log file:/tmp/frr/${d}.log`,
     );
@@ -119,16 +136,20 @@ async function main(): Promise<void> {
   const provisionedMs = Math.round(performance.now() - t0);
   // Settle: the first resync and observed writes after the apply are not idle cost.
   await sleep(15_000);
-  const before = cpuSeconds(agent.pid!);
+  const before = cpuSample(agent.pid!);
   const t1 = performance.now();
   await sleep(input.seconds * 1000);
-  const cpu = cpuSeconds(agent.pid!) - before;
+  const after = cpuSample(agent.pid!);
   const minutes = (performance.now() - t1) / 60_000;
+  const perMinute = (k: keyof typeof after): number => (after[k] - before[k]) / minutes;
   const vrfs = new Set(input.vrf.map((e) => e.vrf)).size;
   const result = {
     vrfs,
     seconds: input.seconds,
-    cpuSecondsPerMinute: cpu / minutes,
+    cpuSecondsPerMinute: perMinute('agent') + perMinute('children'),
+    agentPerMinute: perMinute('agent'),
+    childrenPerMinute: perMinute('children'),
+    frrPerMinute: perMinute('frr'),
     provisionedMs,
     calibration,
   };

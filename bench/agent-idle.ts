@@ -3,11 +3,12 @@
  * (resync 60 s, observe 10 s) runs in a network namespace with real netlink and FRR (the host-test
  * harness of test/agent) and a NodeConfig of 20 Layer-2 networks; once it reported provisioned and
  * settled, its CPU time and its children's (vtysh, frr-reload.py: reaped children count in the
- * parent's cutime/cstime) are read from /proc over one minute.
+ * parent's cutime/cstime) are read from /proc over one minute, each printed.
  *
  * Usage (root): npx tsx bench/agent-idle.ts [--seconds 60] [--networks 20]
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { API_VERSION, hashConfig, type NodeConfig, type NodeConfigSpec } from '@nodenet/api';
 import { AgentCluster } from '@nodenet/testkit';
 
@@ -38,13 +39,15 @@ function spec(): NodeConfigSpec {
   return { revision: hashConfig(config), ...config };
 }
 
-/** CPU seconds of `pid` and its reaped children (utime, stime, cutime, cstime of /proc/pid/stat). */
-function cpuSeconds(pid: number): number {
+/**
+ * CPU seconds of `pid` from /proc/pid/stat: its own (utime + stime) and its reaped children's
+ * (cutime + cstime). Fields 14-17 of proc(5); `fields` starts at field 3. USER_HZ is 100.
+ */
+function cpuSeconds(pid: number): { own: number; children: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14-17 of proc(5), counted from 1; `fields` starts at field 3 (state).
-  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-  return ticks / 100; // USER_HZ is 100 on Linux
+  const sum = (i: number[]): number => i.reduce((s, k) => s + Number(fields[k]), 0) / 100;
+  return { own: sum([11, 12]), children: sum([13, 14]) };
 }
 
 async function main(): Promise<void> {
@@ -74,14 +77,16 @@ async function main(): Promise<void> {
     const before = cpuSeconds(pid);
     const t0 = performance.now();
     await new Promise((res) => setTimeout(res, SECONDS * 1000));
-    const used = cpuSeconds(pid) - before;
+    const after = cpuSeconds(pid);
     const minutes = (performance.now() - t0) / 60_000;
     await agent.stop();
-    const perMinute = used / minutes;
+    const own = (after.own - before.own) / minutes;
+    const children = (after.children - before.children) / minutes;
+    const perMinute = own + children;
     row =
       `agent idle, ${NETWORKS} L2 networks, default intervals: ${perMinute.toFixed(2)} s CPU per minute ` +
-      `(${((perMinute / 60) * 100).toFixed(2)} % of a core; agent + vtysh/python children) ` +
-      `— goal ≤ ${GOAL_S_PER_MIN} s per minute`;
+      `(${((perMinute / 60) * 100).toFixed(2)} % of a core; the agent ${own.toFixed(2)} s + its vtysh/python ` +
+      `children ${children.toFixed(2)} s; load ${loadavg()[0]!.toFixed(1)}) — goal ≤ ${GOAL_S_PER_MIN} s per minute`;
   } finally {
     await cluster.tearDown();
   }

@@ -2,7 +2,8 @@
  * Drift is judged on FRR, not on the file: `frr-reload.py --test` compares the managed file with
  * FRR's running config and prints what a reload would delete and add. A change made by hand through
  * vtysh shows up here although the file never changed. Pure: parsing of that output, and the same
- * comparison done in-process (`configDrift`), which is what a resync runs.
+ * comparison done in-process (`configDrift`), which is what a resync runs, remembered between
+ * resyncs (`DriftCheck`).
  */
 import {
   contextKey,
@@ -83,9 +84,9 @@ export function describeDrift(d: ConfigDrift, max = 5): string {
  * nothing fills) are not drift. The driver confirms what this finds with `--test` before it
  * reloads: FRR may show a template line its own way.
  */
-export function configDrift(runningText: string, fileText: string): ConfigDrift {
+export function configDrift(runningText: string, fileText: string | ParsedConfig): ConfigDrift {
   const running = parseConfig(runningText);
-  const file = parseConfig(fileText);
+  const file = typeof fileText === 'string' ? parseConfig(fileText) : fileText;
   const d = diffConfigs(running, file);
   const linesOf = (p: ParsedConfig, c: ConfigChange): string[] => p.get(contextKey(c.keys))?.lines ?? [];
   const items = (changes: ConfigChange[], from: ParsedConfig, deleted: boolean): string[] =>
@@ -100,4 +101,77 @@ export function configDrift(runningText: string, fileText: string): ConfigDrift 
       })
       .filter(repairable);
   return { toAdd: items(d.toAdd, file, false), toDelete: items(d.toDelete, running, true) };
+}
+
+/** The reads a resync's drift check makes (the driver's I/O). */
+export interface DriftReads {
+  /** FRR's running config as vtysh shows it (`show running-config`, every daemon merged). */
+  running(): Promise<string>;
+  /**
+   * Every daemon's own running config, straight from its vty socket (frr/vty-socket.ts), as one
+   * text; undefined when the sockets cannot be used.
+   */
+  daemons(): Promise<string | undefined>;
+  /** `frr-reload.py --test`: what a reload would change. */
+  confirm(): Promise<ConfigDrift>;
+}
+
+const noDrift = (): ConfigDrift => ({ toAdd: [], toDelete: [] });
+
+/**
+ * The in-process drift check of a resync, remembered between resyncs. An idle FRR answers with the
+ * same text, byte for byte, every time:
+ * - the daemons' own running configs, read over their sockets (no vtysh process, no merge, no
+ *   parse), equal to what they showed when FRR last matched the same file: no drift;
+ * - otherwise vtysh's merged `show running-config`; a text already judged as matching the same
+ *   file is not parsed and compared again (at 50 VRFs, 13k lines, the parses are most of a
+ *   resync's CPU in the agent), and the file's parse is kept while its text stays. What the daemons
+ *   show is remembered after a match only when it was the same before and after the vtysh read.
+ * A difference `frr-reload.py --test` did not count (a template line FRR shows its own way) is
+ * remembered for the file text it was found with, so it is not confirmed again. Every verdict is a
+ * function of the texts read (and of that confirmation): nothing to invalidate.
+ */
+export class DriftCheck {
+  private file: { text: string; parsed: ParsedConfig } | undefined;
+  private matched: { file: string; running: string } | undefined;
+  private matchedDaemons: { file: string; daemons: string } | undefined;
+  private benign: { file: string; signature: string } | undefined;
+
+  /** What FRR runs differently from `file`, confirmed by `--test`; empty when it matches. */
+  async check(file: string, reads: DriftReads): Promise<ConfigDrift> {
+    const before = await reads.daemons();
+    const known = this.matchedDaemons;
+    if (before !== undefined && known?.file === file && known.daemons === before) return noDrift();
+    const running = await reads.running();
+    const local = this.judge(running, file);
+    if (local !== 'match') {
+      const drift = await reads.confirm();
+      if (!isEmptyDrift(drift)) return drift;
+      this.confirmBenign(running, file, local);
+    }
+    if (before !== undefined && (await reads.daemons()) === before) {
+      this.matchedDaemons = { file, daemons: before };
+    }
+    return noDrift();
+  }
+
+  /**
+   * `match` when FRR runs what `file` says (or differs from it only as confirmed before); otherwise
+   * what the in-process comparison found, for `frr-reload.py --test` to confirm.
+   */
+  judge(running: string, file: string): 'match' | ConfigDrift {
+    if (this.matched?.file === file && this.matched.running === running) return 'match';
+    if (this.file?.text !== file) this.file = { text: file, parsed: parseConfig(file) };
+    const local = configDrift(running, this.file.parsed);
+    const known = this.benign?.file === file && this.benign.signature === JSON.stringify(local);
+    if (!isEmptyDrift(local) && !known) return local;
+    this.matched = { file, running };
+    return 'match';
+  }
+
+  /** `frr-reload.py --test` found nothing where `judge` found `local`: not drift, for this file. */
+  confirmBenign(running: string, file: string, local: ConfigDrift): void {
+    this.benign = { file, signature: JSON.stringify(local) };
+    this.matched = { file, running };
+  }
 }

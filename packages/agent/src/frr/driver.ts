@@ -25,7 +25,8 @@ import type { NodeConfigSpec } from '@nodenet/api';
 import { SerialQueue } from '@nodenet/kube';
 import { FrrApplyError } from './errors.js';
 import { cleanMessage, failed, run, type RunResult } from './exec.js';
-import { configDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+import { DriftCheck, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+import { daemonConfigs } from './vty-socket.js';
 import { parseConfig, type ParsedConfig } from './config-text.js';
 import { fastPathPlanOf } from './fast-path.js';
 import { runFastPath } from './fast-apply.js';
@@ -84,11 +85,8 @@ export class FrrDriver {
    * after a failure, goes through frr-reload.py.
    */
   private runningText: string | undefined;
-  /**
-   * Differences the in-process comparison finds and frr-reload.py does not count (template lines
-   * FRR shows its own way), for the file text they were found with: not drift, not re-checked.
-   */
-  private benign: { text: string; signature: string } | undefined;
+  /** The in-process drift check of `sync`, remembered between resyncs (drift.ts). */
+  private readonly driftCheck = new DriftCheck();
   private lastRender: { key: string; text: string } | undefined;
   /** The parse of the last text a fast path started from or went to (one slot, keyed by the text). */
   private parsed: { text: string; config: ParsedConfig } | undefined;
@@ -153,8 +151,9 @@ export class FrrDriver {
 
   /**
    * Drift repair: make FRR run `text`. A changed file is applied (through frr-reload.py). An
-   * unchanged one is compared with FRR's running config in-process (one vtysh, drift.ts); only a
-   * difference found there is checked with `frr-reload.py --test`, and reloaded when that agrees.
+   * unchanged one is compared with FRR's running config in-process (drift.ts: the daemons' own
+   * texts over their sockets first, vtysh's when they changed); only a difference found there is
+   * checked with `frr-reload.py --test`, and reloaded when that agrees.
    */
   sync(text: string): Promise<FrrSyncResult> {
     return this.serialize(async () => {
@@ -163,14 +162,14 @@ export class FrrDriver {
         const r = await this.applyNow(text, true);
         return { ...r, changed: true, drift: { toAdd: [], toDelete: [] } };
       }
-      const local = configDrift(await this.show('show running-config', 'verify'), text);
-      const signature = JSON.stringify(local);
-      const known = this.benign?.text === text && this.benign.signature === signature;
-      const drift = isEmptyDrift(local) || known ? local : await this.drift();
-      if (isEmptyDrift(drift) || known) {
-        if (!isEmptyDrift(local)) this.benign = { text, signature };
+      const drift = await this.driftCheck.check(text, {
+        running: () => this.runningConfig(),
+        daemons: () => daemonConfigs(this.instance),
+        confirm: () => this.drift(),
+      });
+      if (isEmptyDrift(drift)) {
         this.runningText = text;
-        return { changed: false, durationMs: 0, drift: { toAdd: [], toDelete: [] } };
+        return { changed: false, durationMs: 0, drift };
       }
       const r = await this.applyNow(text, true);
       return { ...r, changed: true, drift };

@@ -9,7 +9,14 @@ export { DENY_ALL_SEQ, prefixListName, routeMapName, SECTION_NAMES, type Section
 export { sessionStates, type FrrStatus, type SessionRef, type SessionState } from './status.js';
 export { parseTemplate, VALUE_NAMES, type FrrTemplate } from './template.js';
 export { parseVrfVni, queryL3Vnis, type FrrL3Vni } from './vni.js';
-export { configDrift, describeDrift, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
+export {
+  configDrift,
+  describeDrift,
+  DriftCheck,
+  isEmptyDrift,
+  parseReloadTest,
+  type ConfigDrift,
+} from './drift.js';
 export { diffConfigs, parseConfig, type ConfigContext, type ParsedConfig } from './config-text.js';
 export { fastPathPlan, touchedMismatches, type FastPathPlan } from './fast-path.js';
 export { perDaemonJson, readBackFor, type ReadBack } from './read-back.js';
@@ -23,3 +30,4 @@ export {
   runtimeMismatches,
   type RuntimeState,
 } from './verify.js';
+export { askDaemon, daemonConfigs, splitVtyAnswers, vtySocketDir } from './vty-socket.js';

@@ -2,8 +2,9 @@
  * Status read-back for health checks: does FRR answer, and are the named BGP sessions established.
  * Parsing is a pure function of `show bgp vrf all summary json`, so it is unit-tested on its own.
  */
-import { cleanMessage, run } from './exec.js';
+import { cleanMessage, run, type RunResult } from './exec.js';
 import { vtyshArgv, type ResolvedInstance } from './instance.js';
+import { askDaemon } from './vty-socket.js';
 
 export interface SessionRef {
   /** Neighbour as FRR names it: an address or, for unnumbered sessions, the interface. */
@@ -51,13 +52,26 @@ export function describeDown(sessions: readonly SessionState[]): string | undefi
   return `BGP session(s) not established: ${down.map((s) => `${s.peer} (vrf ${s.vrf}): ${s.state}`).join(', ')}`;
 }
 
-/** Ask FRR for the BGP summary and judge the named sessions. Never throws. */
+const SUMMARY = 'show bgp vrf all summary json';
+
+/** The summary straight from bgpd's vty socket (vty-socket.ts), else through vtysh. */
+async function readSummary(instance: ResolvedInstance): Promise<RunResult> {
+  const direct = await askDaemon(instance, 'bgpd', [SUMMARY], instance.timeoutMs).catch(() => undefined);
+  const answer = direct?.[0];
+  if (answer?.ok) return { code: 0, stdout: answer.text, stderr: '' };
+  const [vtysh, base] = vtyshArgv(instance);
+  return run(vtysh, [...base, '-c', SUMMARY], instance.timeoutMs);
+}
+
+/**
+ * Ask FRR for the BGP summary and judge the named sessions. Never throws. The health checks ask
+ * this every few seconds through a confirm window: over bgpd's socket, no vtysh process each time.
+ */
 export async function readStatus(
   instance: ResolvedInstance,
   wanted: readonly SessionRef[],
 ): Promise<FrrStatus> {
-  const [vtysh, base] = vtyshArgv(instance);
-  const r = await run(vtysh, [...base, '-c', 'show bgp vrf all summary json'], instance.timeoutMs);
+  const r = await readSummary(instance);
   if (r.code !== 0) return { answering: false, sessions: [], healthy: false, message: cleanMessage(r) };
   let sessions;
   try {
