@@ -154,8 +154,13 @@ function isEmptySelector(sel: {
   return Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0;
 }
 
-/** Merge and hash in one step: what the configurator needs to decide whether a revision is new. */
-export function buildConfig(inputs: Inputs): { config: NetworkConfig; hash: string } {
+/**
+ * Merge and hash in one step: what the configurator needs to decide whether a revision is new.
+ * `bytes` is the UTF-8 length of the JSON hashed, which is the length of JSON.stringify(config)
+ * too (the two differ only in the order of keys), so the size budget needs no second writing.
+ */
+export function buildConfig(inputs: Inputs): { config: NetworkConfig; hash: string; bytes: number } {
   const config = mergeInputs(inputs);
-  return { config, hash: sha256Hex(configJson(config)) };
+  const json = configJson(config);
+  return { config, hash: sha256Hex(json), bytes: Buffer.byteLength(json) };
 }

@@ -25,9 +25,24 @@ function addressesOf(config: NetworkConfig): Map<string, string> {
   return index;
 }
 
+/**
+ * Each entry without its node selector, made once per entry: entries are never changed after they
+ * are made, and the merge keeps the entry of every unchanged input across builds (merge.ts), so the
+ * nodes of every label group, and the next revision's, share one copy instead of one each.
+ */
+const withoutSelector = new WeakMap<object, object>();
+
+function unselected<E extends { nodeSelector?: unknown }>(entry: E): Omit<E, 'nodeSelector'> {
+  const known = withoutSelector.get(entry);
+  if (known) return known as Omit<E, 'nodeSelector'>;
+  const { nodeSelector: _selector, ...rest } = entry;
+  withoutSelector.set(entry, rest);
+  return rest;
+}
+
 /** An entry as the node gets it: no selector; the node's address of each loopback that has one. */
 function nodeVrfEntry(config: NetworkConfig, entry: VrfEntry, node: string | undefined): NodeVrfEntry {
-  const { nodeSelector: _selector, ...rest } = entry;
+  const rest = unselected(entry);
   if (entry.loopbacks === undefined) return rest;
   const index = addressesOf(config);
   const mine: NodeLoopbackAddress[] = [];
@@ -69,8 +84,7 @@ export function nodeConfigSpec(
   for (const entry of revision.config.layer2) {
     if (!matchesSelector(entry.nodeSelector, nodeLabels)) continue;
     if (entry.vrf !== undefined && vrfsAnywhere.has(entry.vrf) && !vrfsHere.has(entry.vrf)) continue;
-    const { nodeSelector: _selector, ...rest } = entry;
-    layer2.push(rest);
+    layer2.push(unselected(entry));
   }
   // A peering reaches the node only where its VRF does: the VRFs this node receives, not every
   // VRF of the revision (a VRF's node selector takes its peerings with it).

@@ -13,7 +13,13 @@ import {
   type NetworkConfigRevision,
   type Problem,
 } from '@nodenet/api';
-import { appliedCondition, carried, selectedCondition, type AppliedCondition } from './outcome.js';
+import {
+  appliedCondition,
+  carried,
+  selectedCondition,
+  type AppliedCondition,
+  type BuildOutcome,
+} from './outcome.js';
 
 export interface InputStatusUpdate {
   object: InputObject;
@@ -48,29 +54,39 @@ const keyOf = (o: InputObject): string => `${o.kind}/${o.metadata.name}`;
 
 export function inputStatuses(objects: readonly InputObject[], ctx: StatusContext): InputStatusUpdate[] {
   const out: InputStatusUpdate[] = [];
+  // What the build decided, for the inputs it accepted and for those it refused: two objects for
+  // thousands of inputs.
+  const notCreated = ctx.notCreated !== undefined ? { notCreated: ctx.notCreated } : {};
+  const outcomes = {
+    accepted: { accepted: true, blocked: ctx.blocked, ...notCreated },
+    refused: { accepted: false, blocked: ctx.blocked, ...notCreated },
+  };
   for (const obj of objects) {
-    const update = statusUpdate(obj, ctx);
+    const update = statusUpdate(obj, ctx, outcomes);
     if (update) out.push(update);
   }
   return out;
 }
 
+const NO_PROBLEMS: readonly Problem[] = [];
+
 /** The input's next status, or undefined when it stays as it is. */
-function statusUpdate(obj: InputObject, ctx: StatusContext): InputStatusUpdate | undefined {
-  const mine = ctx.refused.get(keyOf(obj)) ?? [];
+function statusUpdate(
+  obj: InputObject,
+  ctx: StatusContext,
+  outcomes: Record<'accepted' | 'refused', BuildOutcome>,
+): InputStatusUpdate | undefined {
+  const key = keyOf(obj);
+  const mine = ctx.refused.get(key) ?? NO_PROBLEMS;
   const generation = obj.metadata.generation;
   const accepted = acceptedCondition(mine, ctx.blocked);
   const old = obj.status ?? {};
-  const suspect = ctx.suspects.get(keyOf(obj));
+  const suspect = ctx.suspects.get(key);
   const withRef: InputStatus = { ...old, ...reference(obj, mine.length === 0, suspect, ctx) };
   const outcome = appliedCondition(
     obj,
     withRef,
-    {
-      accepted: mine.length === 0,
-      blocked: ctx.blocked,
-      ...(ctx.notCreated !== undefined ? { notCreated: ctx.notCreated } : {}),
-    },
+    mine.length === 0 ? outcomes.accepted : outcomes.refused,
     ctx.revisions,
   );
   const applied = suspect
@@ -80,32 +96,29 @@ function statusUpdate(obj: InputObject, ctx: StatusContext): InputStatusUpdate |
       }
     : outcome;
   const selected = ctx.nodeLabels && selectedCondition(obj, ctx.nodeLabels);
-  const next: InputStatus = {
-    ...withRef,
-    conditions: setConditions(
-      // Selected only while the input has a node selector (and the nodes are known).
-      ctx.nodeLabels && !selected ? old.conditions?.filter((c) => c.type !== 'Selected') : old.conditions,
-      [
-        { ...accepted, ...(generation !== undefined ? { observedGeneration: generation } : {}) },
-        applied,
-        ...(selected ? [selected] : []),
-      ],
-      ctx.nowText,
-    ),
-    ...(generation !== undefined ? { observedGeneration: generation } : {}),
-  };
+  const acceptedNow = generation !== undefined ? { ...accepted, observedGeneration: generation } : accepted;
+  const conditions = setConditions(
+    // Selected only while the input has a node selector (and the nodes are known).
+    ctx.nodeLabels && !selected ? old.conditions?.filter((c) => c.type !== 'Selected') : old.conditions,
+    selected ? [acceptedNow, applied, selected] : [acceptedNow, applied],
+    ctx.nowText,
+  );
+  const next: InputStatus = { ...withRef, conditions };
+  if (generation !== undefined) next.observedGeneration = generation;
   if (canonicalEqual(next, old)) return undefined;
   return { object: obj, status: next, ...newlyFalse(old, accepted, selected) };
 }
 
+const VALID: AppliedCondition = { type: 'Accepted', status: 'True', reason: 'Valid', message: 'valid' };
+const VALID_BUT_BLOCKED: AppliedCondition = {
+  type: 'Accepted',
+  status: 'True',
+  reason: 'ValidButBlocked',
+  message: 'valid, but no new revision while an input in force no longer validates',
+};
+
 function acceptedCondition(mine: readonly Problem[], blocked: boolean): AppliedCondition {
-  if (mine.length === 0)
-    return {
-      type: 'Accepted',
-      status: 'True',
-      reason: blocked ? 'ValidButBlocked' : 'Valid',
-      message: blocked ? 'valid, but no new revision while an input in force no longer validates' : 'valid',
-    };
+  if (mine.length === 0) return blocked ? VALID_BUT_BLOCKED : VALID;
   const shown = mine
     .slice(0, MAX_PROBLEMS_SHOWN)
     .map((p) => p.message)
