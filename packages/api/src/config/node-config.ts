@@ -1,6 +1,7 @@
-import { matchesSelector } from './selector.js';
+import { selectedEntries } from './selector-groups.js';
 import { nodePeerings } from './bgp-peering-merge.js';
 import type {
+  Layer2Entry,
   NetworkConfig,
   NodeConfigSpec,
   NodeLayer2Entry,
@@ -65,36 +66,36 @@ export function nodeConfigSpec(
   nodeLabels: Record<string, string>,
   nodeName?: string,
 ): NodeConfigSpec {
+  const { config } = revision;
+  const selected = selectedEntries(config, nodeLabels);
   const vrf: NodeVrfEntry[] = [];
   const vrfsHere = new Set<string>();
-  const vrfsAnywhere = new Set<string>();
-  for (const entry of revision.config.vrf) {
-    vrfsAnywhere.add(entry.vrf);
-    if (entry.nodeSelector === undefined && entry.loopbacks === undefined) {
-      // Most entries have neither: the same object, no copy.
-      vrf.push(entry);
-      vrfsHere.add(entry.vrf);
-      continue;
-    }
-    if (!matchesSelector(entry.nodeSelector, nodeLabels)) continue;
-    vrf.push(nodeVrfEntry(revision.config, entry, nodeName));
+  for (const i of selected.vrf) {
+    const entry = config.vrf[i] as VrfEntry;
+    // Most entries have neither a selector nor loopbacks: the same object, no copy.
+    vrf.push(
+      entry.nodeSelector === undefined && entry.loopbacks === undefined
+        ? entry
+        : nodeVrfEntry(config, entry, nodeName),
+    );
     vrfsHere.add(entry.vrf);
   }
   const layer2: NodeLayer2Entry[] = [];
-  for (const entry of revision.config.layer2) {
-    if (!matchesSelector(entry.nodeSelector, nodeLabels)) continue;
-    if (entry.vrf !== undefined && vrfsAnywhere.has(entry.vrf) && !vrfsHere.has(entry.vrf)) continue;
+  for (const i of selected.layer2) {
+    const entry = config.layer2[i] as Layer2Entry;
+    const { vrf: inVrf } = entry;
+    if (inVrf !== undefined && selected.vrfsAnywhere.has(inVrf) && !vrfsHere.has(inVrf)) continue;
     layer2.push(unselected(entry));
   }
   // A peering reaches the node only where its VRF does: the VRFs this node receives, not every
   // VRF of the revision (a VRF's node selector takes its peerings with it).
-  const bgpPeering = nodePeerings(revision.config, nodeLabels, vrfsHere);
+  const bgpPeering = nodePeerings(config, nodeLabels, vrfsHere);
   // Keys in sorted order: canonicalJson hashes it without copying.
   return {
     ...(bgpPeering.length > 0 ? { bgpPeering } : {}),
     layer2,
     revision: revision.hash,
-    routingTable: revision.config.routingTable,
+    routingTable: config.routingTable,
     vrf,
   };
 }
