@@ -76,13 +76,15 @@ function statusUpdate(
   ctx: StatusContext,
   outcomes: Record<'accepted' | 'refused', BuildOutcome>,
 ): InputStatusUpdate | undefined {
-  const key = keyOf(obj);
+  // Most builds refuse nothing and hold back nothing: no key to build then.
+  const key = ctx.refused.size > 0 || ctx.suspects.size > 0 ? keyOf(obj) : '';
   const mine = ctx.refused.get(key) ?? NO_PROBLEMS;
   const generation = obj.metadata.generation;
   const accepted = acceptedCondition(mine, ctx.blocked);
   const old = obj.status ?? {};
   const suspect = ctx.suspects.get(key);
-  const withRef: InputStatus = { ...old, ...reference(obj, mine.length === 0, suspect, ctx) };
+  const ref = reference(obj, mine.length === 0, suspect, ctx);
+  const withRef: InputStatus = ref ? { ...old, ...ref } : old;
   const outcome = appliedCondition(
     obj,
     withRef,
@@ -106,6 +108,7 @@ function statusUpdate(
   const next: InputStatus = { ...withRef, conditions };
   if (generation !== undefined) next.observedGeneration = generation;
   if (canonicalEqual(next, old)) return undefined;
+  if (accepted.status !== 'False' && selected?.status !== 'False') return { object: obj, status: next };
   return { object: obj, status: next, ...newlyFalse(old, accepted, selected) };
 }
 
@@ -127,23 +130,22 @@ function acceptedCondition(mine: readonly Problem[], blocked: boolean): AppliedC
   return { type: 'Accepted', status: 'False', reason: 'Invalid', message: bounded(shown + more) };
 }
 
-/** Which revision the status names: the one a suspect broke, the new carrier, or the one it named. */
+/**
+ * Which revision the status names: the one a suspect broke or the new carrier; undefined when it
+ * keeps the one it named.
+ */
 function reference(
   obj: InputObject,
   accepted: boolean,
   suspect: HeldSuspect | undefined,
   ctx: StatusContext,
-): Pick<InputStatus, 'revision' | 'revisionGeneration'> {
+): Pick<InputStatus, 'revision' | 'revisionGeneration'> | undefined {
   const generation = obj.metadata.generation ?? 0;
   // Held back: it reads off the revision it broke (Applied=False, RolledBack).
   if (suspect) return { revision: suspect.revision.metadata.name, revisionGeneration: generation };
   if (ctx.carrier !== undefined && accepted && !carried(obj, ctx.revisions))
     return { revision: ctx.carrier, revisionGeneration: generation };
-  const old = obj.status ?? {};
-  return {
-    ...(old.revision !== undefined ? { revision: old.revision } : {}),
-    ...(old.revisionGeneration !== undefined ? { revisionGeneration: old.revisionGeneration } : {}),
-  };
+  return undefined;
 }
 
 /** The messages worth a Warning Event: Accepted newly False (or reworded), Selected newly False. */
