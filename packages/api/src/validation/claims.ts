@@ -58,7 +58,7 @@ export const objectKey = (o: { kind: string; metadata: { name: string } }): stri
 export function blameOrder<T extends InputObject>(objects: readonly T[], context: ValidationContext): T[] {
   const inForce = context.inForce ?? new Set<string>();
   const rank = (o: T): [number, string, number, string] => [
-    inForce.has(objectKey(o)) ? 0 : 1,
+    inForce.size > 0 && inForce.has(objectKey(o)) ? 0 : 1,
     // RFC 3339 in UTC from the API server sorts as text; objects without one (tests, dry runs) last.
     o.metadata.creationTimestamp ?? '~',
     KIND_ORDER[o.kind] ?? 9,
