@@ -98,19 +98,41 @@ function statusUpdate(
       }
     : outcome;
   const selected = ctx.nodeLabels && selectedCondition(obj, ctx.nodeLabels);
-  const acceptedNow = generation !== undefined ? { ...accepted, observedGeneration: generation } : accepted;
+  const acceptedNow: AppliedCondition =
+    generation !== undefined
+      ? {
+          type: accepted.type,
+          status: accepted.status,
+          reason: accepted.reason,
+          message: accepted.message,
+          observedGeneration: generation,
+        }
+      : accepted;
   const conditions = setConditions(
     // Selected only while the input has a node selector (and the nodes are known).
     ctx.nodeLabels && !selected ? old.conditions?.filter((c) => c.type !== 'Selected') : old.conditions,
     selected ? [acceptedNow, applied, selected] : [acceptedNow, applied],
     ctx.nowText,
   );
-  const next: InputStatus = { ...withRef, conditions };
+  const next = obj.status === undefined ? firstStatus(ref, conditions) : { ...withRef, conditions };
   if (generation !== undefined) next.observedGeneration = generation;
   if (canonicalEqual(next, old)) return undefined;
   if (accepted.status !== 'False' && selected?.status !== 'False') return { object: obj, status: next };
   return { object: obj, status: next, ...newlyFalse(old, accepted, selected) };
 }
+
+/**
+ * The status of an input that has none yet (each input of a first build, thousands): written as a
+ * literal (as the Accepted condition above): a spread copy that then gained a member made up two
+ * thirds of the status step (2,500 inputs: ~6.5 -> ~1.8 ms CPU).
+ */
+const firstStatus = (
+  ref: Pick<InputStatus, 'revision' | 'revisionGeneration'> | undefined,
+  conditions: InputStatus['conditions'],
+): InputStatus =>
+  ref?.revision !== undefined && ref.revisionGeneration !== undefined
+    ? { revision: ref.revision, revisionGeneration: ref.revisionGeneration, conditions }
+    : { ...ref, conditions };
 
 const VALID: AppliedCondition = { type: 'Accepted', status: 'True', reason: 'Valid', message: 'valid' };
 const VALID_BUT_BLOCKED: AppliedCondition = {
