@@ -54,6 +54,49 @@ function nodeVrfEntry(config: NetworkConfig, entry: VrfEntry, node: string | und
   return mine.length > 0 ? { ...rest, loopbackAddresses: mine } : rest;
 }
 
+interface VrfPart {
+  vrf: NodeVrfEntry[];
+  /** The VRFs of those entries. */
+  vrfsHere: ReadonlySet<string>;
+}
+
+/**
+ * The VRF entries of a config's nodes by the groups of VRF entries that matched them: without
+ * loopback addresses a node's VRF entries depend on nothing else, and nodes in 50 racks that all get
+ * the 500 VRFs share one list instead of building 50.
+ */
+const vrfParts = new WeakMap<NetworkConfig, Map<string, VrfPart>>();
+
+function vrfPart(
+  config: NetworkConfig,
+  selected: { vrf: readonly number[]; vrfGroups: string },
+  nodeName: string | undefined,
+): VrfPart {
+  const shared = (config.loopbackAddresses ?? []).length === 0;
+  let byGroups = shared ? vrfParts.get(config) : undefined;
+  const known = byGroups?.get(selected.vrfGroups);
+  if (known) return known;
+  const vrf: NodeVrfEntry[] = [];
+  const vrfsHere = new Set<string>();
+  for (const i of selected.vrf) {
+    const entry = config.vrf[i] as VrfEntry;
+    // Most entries have neither a selector nor loopbacks: the same object, no copy.
+    vrf.push(
+      entry.nodeSelector === undefined && entry.loopbacks === undefined
+        ? entry
+        : nodeVrfEntry(config, entry, nodeName),
+    );
+    vrfsHere.add(entry.vrf);
+  }
+  const part = { vrf, vrfsHere };
+  if (shared) {
+    byGroups ??= new Map();
+    vrfParts.set(config, byGroups);
+    byGroups.set(selected.vrfGroups, part);
+  }
+  return part;
+}
+
 /**
  * The NodeConfig spec one node receives from a revision: the VRF entries and Layer-2 networks whose
  * node selector matches the node's labels (without the selector itself), and every routing table.
@@ -68,18 +111,7 @@ export function nodeConfigSpec(
 ): NodeConfigSpec {
   const { config } = revision;
   const selected = selectedEntries(config, nodeLabels);
-  const vrf: NodeVrfEntry[] = [];
-  const vrfsHere = new Set<string>();
-  for (const i of selected.vrf) {
-    const entry = config.vrf[i] as VrfEntry;
-    // Most entries have neither a selector nor loopbacks: the same object, no copy.
-    vrf.push(
-      entry.nodeSelector === undefined && entry.loopbacks === undefined
-        ? entry
-        : nodeVrfEntry(config, entry, nodeName),
-    );
-    vrfsHere.add(entry.vrf);
-  }
+  const { vrf, vrfsHere } = vrfPart(config, selected, nodeName);
   const layer2: NodeLayer2Entry[] = [];
   for (const i of selected.layer2) {
     const entry = config.layer2[i] as Layer2Entry;

@@ -59,19 +59,22 @@ const ascending = (a: number, b: number): number => a - b;
 
 /**
  * The positions, in config order, of the Layer-2 and VRF entries whose selector matches the labels,
- * and the VRF of every VRF entry.
+ * the VRF of every VRF entry, and which groups of VRF entries matched (`vrfGroups`: nodes that agree
+ * on it receive the same VRF entries).
  */
 export function selectedEntries(
   config: NetworkConfig,
   labels: Record<string, string>,
-): { layer2: number[]; vrf: number[]; vrfsAnywhere: ReadonlySet<string> } {
+): { layer2: number[]; vrf: number[]; vrfsAnywhere: ReadonlySet<string>; vrfGroups: string } {
   const { groups, vrfsAnywhere } = groupsOf(config);
   const layer2: number[] = [];
   const vrf: number[] = [];
-  for (const group of groups) {
-    if (!matchesSelector(group.selector, labels)) continue;
+  let vrfGroups = '';
+  groups.forEach((group, g) => {
+    if (!matchesSelector(group.selector, labels)) return;
     for (const i of group.layer2) layer2.push(i);
     for (const i of group.vrf) vrf.push(i);
-  }
-  return { layer2: layer2.sort(ascending), vrf: vrf.sort(ascending), vrfsAnywhere };
+    if (group.vrf.length > 0) vrfGroups += `${g},`;
+  });
+  return { layer2: layer2.sort(ascending), vrf: vrf.sort(ascending), vrfsAnywhere, vrfGroups };
 }
