@@ -296,8 +296,9 @@ const deviceNameClaims = (ordered: readonly InputObject[]): Problem[] => {
   const holders = new Map<string, { kind: ResourceKind; holder: string; label: string }>();
   for (const o of ordered) {
     const [names, field, value, holder] = devicesOf(o);
+    // One holder record per object, shared by its devices.
+    const mine = { kind: o.kind, holder, label: holderName(o) };
     for (const dev of names) {
-      const mine = { kind: o.kind, holder, label: holderName(o) };
       const first = claim(holders, dev, mine);
       if (first && first.kind !== o.kind) {
         out.push(
