@@ -38,4 +38,19 @@ describe('buildConfig of API objects seen before', () => {
     expect(after.hash).toBe(hashConfig(after.config));
     expect(after.config.layer2.find((e) => e.name === first.metadata.name)?.mtu).toBe(1400);
   });
+
+  it('gives the byte length of JSON.stringify(config), keys in any order', () => {
+    const objects = asApiObjects(goodInputs(), '1');
+    const [first, ...rest] = objects.layer2;
+    if (!first) throw new Error('fixture has a Layer-2 network');
+    // A selector written with its keys out of order: the hashed JSON sorts them, the stored one not.
+    const selected = {
+      ...first,
+      spec: { ...first.spec, nodeSelector: { matchLabels: { zone: 'ü', rack: 'r1' } } },
+    };
+    for (const inputs of [objects, { ...objects, layer2: [selected, ...rest] }]) {
+      const built = buildConfig(inputs);
+      expect(built.bytes).toBe(Buffer.byteLength(JSON.stringify(built.config)));
+    }
+  });
 });

@@ -93,7 +93,10 @@ function layer2Entry(o: Layer2NetworkConfiguration): Layer2Entry {
  * the entry of every unchanged input, and its canonical JSON (configJson). Entries, like the
  * configs that hold them, are never changed after they are made.
  */
-const mergedEntries = new WeakMap<object, { key: string; entry: object }>();
+const mergedEntries = new WeakMap<
+  object,
+  { kind: string; name: string; uid: string; resourceVersion: string; entry: object }
+>();
 /** The canonical JSON of each cached entry, written once. */
 const entryJson = new WeakMap<object, string>();
 
@@ -102,11 +105,12 @@ function cachedEntry<O extends InputObject, E extends object>(o: O, merge: (o: O
   const spec: unknown = o.spec;
   if (uid === undefined || resourceVersion === undefined || typeof spec !== 'object' || spec === null)
     return merge(o);
-  const key = `${o.kind}/${name}/${uid}/${resourceVersion}`;
+  // Compared field by field: no key string per object per build.
   const hit = mergedEntries.get(spec);
-  if (hit?.key === key) return hit.entry as E;
+  if (hit?.uid === uid && hit.resourceVersion === resourceVersion && hit.name === name && hit.kind === o.kind)
+    return hit.entry as E;
   const entry = merge(o);
-  mergedEntries.set(spec, { key, entry });
+  mergedEntries.set(spec, { kind: o.kind, name, uid, resourceVersion, entry });
   entryJson.set(entry, canonicalJson(entry));
   return entry;
 }
@@ -154,8 +158,13 @@ function isEmptySelector(sel: {
   return Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0;
 }
 
-/** Merge and hash in one step: what the configurator needs to decide whether a revision is new. */
-export function buildConfig(inputs: Inputs): { config: NetworkConfig; hash: string } {
+/**
+ * Merge and hash in one step: what the configurator needs to decide whether a revision is new.
+ * `bytes` is the UTF-8 length of the JSON hashed, which is the length of JSON.stringify(config)
+ * too (the two differ only in the order of keys), so the size budget needs no second writing.
+ */
+export function buildConfig(inputs: Inputs): { config: NetworkConfig; hash: string; bytes: number } {
   const config = mergeInputs(inputs);
-  return { config, hash: sha256Hex(configJson(config)) };
+  const json = configJson(config);
+  return { config, hash: sha256Hex(json), bytes: Buffer.byteLength(json) };
 }

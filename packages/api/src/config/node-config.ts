@@ -1,6 +1,7 @@
-import { matchesSelector } from './selector.js';
+import { selectedEntries } from './selector-groups.js';
 import { nodePeerings } from './bgp-peering-merge.js';
 import type {
+  Layer2Entry,
   NetworkConfig,
   NodeConfigSpec,
   NodeLayer2Entry,
@@ -25,9 +26,24 @@ function addressesOf(config: NetworkConfig): Map<string, string> {
   return index;
 }
 
+/**
+ * Each entry without its node selector, made once per entry: entries are never changed after they
+ * are made, and the merge keeps the entry of every unchanged input across builds (merge.ts), so the
+ * nodes of every label group, and the next revision's, share one copy instead of one each.
+ */
+const withoutSelector = new WeakMap<object, object>();
+
+function unselected<E extends { nodeSelector?: unknown }>(entry: E): Omit<E, 'nodeSelector'> {
+  const known = withoutSelector.get(entry);
+  if (known) return known as Omit<E, 'nodeSelector'>;
+  const { nodeSelector: _selector, ...rest } = entry;
+  withoutSelector.set(entry, rest);
+  return rest;
+}
+
 /** An entry as the node gets it: no selector; the node's address of each loopback that has one. */
 function nodeVrfEntry(config: NetworkConfig, entry: VrfEntry, node: string | undefined): NodeVrfEntry {
-  const { nodeSelector: _selector, ...rest } = entry;
+  const rest = unselected(entry);
   if (entry.loopbacks === undefined) return rest;
   const index = addressesOf(config);
   const mine: NodeLoopbackAddress[] = [];
@@ -36,6 +52,49 @@ function nodeVrfEntry(config: NetworkConfig, entry: VrfEntry, node: string | und
     if (address !== undefined) mine.push({ address, name: l.name });
   }
   return mine.length > 0 ? { ...rest, loopbackAddresses: mine } : rest;
+}
+
+interface VrfPart {
+  vrf: NodeVrfEntry[];
+  /** The VRFs of those entries. */
+  vrfsHere: ReadonlySet<string>;
+}
+
+/**
+ * The VRF entries of a config's nodes by the groups of VRF entries that matched them: without
+ * loopback addresses a node's VRF entries depend on nothing else, and nodes in 50 racks that all get
+ * the 500 VRFs share one list instead of building 50.
+ */
+const vrfParts = new WeakMap<NetworkConfig, Map<string, VrfPart>>();
+
+function vrfPart(
+  config: NetworkConfig,
+  selected: { vrf: readonly number[]; vrfGroups: string },
+  nodeName: string | undefined,
+): VrfPart {
+  const shared = (config.loopbackAddresses ?? []).length === 0;
+  let byGroups = shared ? vrfParts.get(config) : undefined;
+  const known = byGroups?.get(selected.vrfGroups);
+  if (known) return known;
+  const vrf: NodeVrfEntry[] = [];
+  const vrfsHere = new Set<string>();
+  for (const i of selected.vrf) {
+    const entry = config.vrf[i] as VrfEntry;
+    // Most entries have neither a selector nor loopbacks: the same object, no copy.
+    vrf.push(
+      entry.nodeSelector === undefined && entry.loopbacks === undefined
+        ? entry
+        : nodeVrfEntry(config, entry, nodeName),
+    );
+    vrfsHere.add(entry.vrf);
+  }
+  const part = { vrf, vrfsHere };
+  if (shared) {
+    byGroups ??= new Map();
+    vrfParts.set(config, byGroups);
+    byGroups.set(selected.vrfGroups, part);
+  }
+  return part;
 }
 
 /**
@@ -50,37 +109,25 @@ export function nodeConfigSpec(
   nodeLabels: Record<string, string>,
   nodeName?: string,
 ): NodeConfigSpec {
-  const vrf: NodeVrfEntry[] = [];
-  const vrfsHere = new Set<string>();
-  const vrfsAnywhere = new Set<string>();
-  for (const entry of revision.config.vrf) {
-    vrfsAnywhere.add(entry.vrf);
-    if (entry.nodeSelector === undefined && entry.loopbacks === undefined) {
-      // Most entries have neither: the same object, no copy.
-      vrf.push(entry);
-      vrfsHere.add(entry.vrf);
-      continue;
-    }
-    if (!matchesSelector(entry.nodeSelector, nodeLabels)) continue;
-    vrf.push(nodeVrfEntry(revision.config, entry, nodeName));
-    vrfsHere.add(entry.vrf);
-  }
+  const { config } = revision;
+  const selected = selectedEntries(config, nodeLabels);
+  const { vrf, vrfsHere } = vrfPart(config, selected, nodeName);
   const layer2: NodeLayer2Entry[] = [];
-  for (const entry of revision.config.layer2) {
-    if (!matchesSelector(entry.nodeSelector, nodeLabels)) continue;
-    if (entry.vrf !== undefined && vrfsAnywhere.has(entry.vrf) && !vrfsHere.has(entry.vrf)) continue;
-    const { nodeSelector: _selector, ...rest } = entry;
-    layer2.push(rest);
+  for (const i of selected.layer2) {
+    const entry = config.layer2[i] as Layer2Entry;
+    const { vrf: inVrf } = entry;
+    if (inVrf !== undefined && selected.vrfsAnywhere.has(inVrf) && !vrfsHere.has(inVrf)) continue;
+    layer2.push(unselected(entry));
   }
   // A peering reaches the node only where its VRF does: the VRFs this node receives, not every
   // VRF of the revision (a VRF's node selector takes its peerings with it).
-  const bgpPeering = nodePeerings(revision.config, nodeLabels, vrfsHere);
+  const bgpPeering = nodePeerings(config, nodeLabels, vrfsHere);
   // Keys in sorted order: canonicalJson hashes it without copying.
   return {
     ...(bgpPeering.length > 0 ? { bgpPeering } : {}),
     layer2,
     revision: revision.hash,
-    routingTable: revision.config.routingTable,
+    routingTable: config.routingTable,
     vrf,
   };
 }

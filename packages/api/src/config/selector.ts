@@ -18,11 +18,16 @@ export function matchesSelector(
   labels: Record<string, string>,
 ): boolean {
   if (!selector) return true;
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    // Own labels only: a key such as `constructor` must not match Object.prototype's member.
-    if (labelOf(labels, key) !== value) return false;
-  }
-  return (selector.matchExpressions ?? []).every((req) => matchesRequirement(req, labels));
+  const { matchLabels, matchExpressions } = selector;
+  // Plain loops: every node of a build asks about every selector, so no array per question.
+  if (matchLabels !== undefined)
+    for (const key of Object.keys(matchLabels)) {
+      // Own labels only: a key such as `constructor` must not match Object.prototype's member.
+      if (labelOf(labels, key) !== matchLabels[key]) return false;
+    }
+  if (matchExpressions !== undefined)
+    for (const req of matchExpressions) if (!matchesRequirement(req, labels)) return false;
+  return true;
 }
 
 function matchesRequirement(req: LabelSelectorRequirement, labels: Record<string, string>): boolean {

@@ -58,7 +58,7 @@ export const objectKey = (o: { kind: string; metadata: { name: string } }): stri
 export function blameOrder<T extends InputObject>(objects: readonly T[], context: ValidationContext): T[] {
   const inForce = context.inForce ?? new Set<string>();
   const rank = (o: T): [number, string, number, string] => [
-    inForce.has(objectKey(o)) ? 0 : 1,
+    inForce.size > 0 && inForce.has(objectKey(o)) ? 0 : 1,
     // RFC 3339 in UTC from the API server sorts as text; objects without one (tests, dry runs) last.
     o.metadata.creationTimestamp ?? '~',
     KIND_ORDER[o.kind] ?? 9,
@@ -296,8 +296,9 @@ const deviceNameClaims = (ordered: readonly InputObject[]): Problem[] => {
   const holders = new Map<string, { kind: ResourceKind; holder: string; label: string }>();
   for (const o of ordered) {
     const [names, field, value, holder] = devicesOf(o);
+    // One holder record per object, shared by its devices.
+    const mine = { kind: o.kind, holder, label: holderName(o) };
     for (const dev of names) {
-      const mine = { kind: o.kind, holder, label: holderName(o) };
       const first = claim(holders, dev, mine);
       if (first && first.kind !== o.kind) {
         out.push(

@@ -112,16 +112,26 @@ interface Checked<T> {
  * in-force entry, held-back.ts) is checked afresh. Objects without both fields (tests, dry runs)
  * are always checked.
  */
-const verdicts = new WeakMap<object, Verdict & { key: string }>();
+const verdicts = new WeakMap<object, Verdict & { of: Identity }>();
+
+/** What names one version of one API object (compared field by field: no key string per object). */
+interface Identity {
+  kind: string;
+  name: string;
+  uid: string;
+  resourceVersion: string;
+}
+
+const sameVersion = (a: Identity, kind: string, m: InputObject['metadata']): boolean =>
+  a.uid === m.uid && a.resourceVersion === m.resourceVersion && a.name === m.name && a.kind === kind;
 
 function checked<T extends InputObject>(objects: readonly T[], check: ObjectCheck<T>): Checked<T>[] {
   return objects.map((object) => {
     const { uid, resourceVersion, name } = object.metadata;
     const spec: unknown = object.spec;
     const cacheable = uid !== undefined && resourceVersion !== undefined && typeof spec === 'object' && spec;
-    const key = `${check.kind}/${name}/${uid}/${resourceVersion}`;
     const cached = cacheable ? verdicts.get(spec) : undefined;
-    if (cached?.key === key) return { object, verdict: cached };
+    if (cached && sameVersion(cached.of, check.kind, object.metadata)) return { object, verdict: cached };
     const schema: Problem[] = [];
     const wellFormed = checkSchema(object, check.kind, check.schema, schema);
     const verdict = {
@@ -129,7 +139,7 @@ function checked<T extends InputObject>(objects: readonly T[], check: ObjectChec
       wellFormed,
       rules: wellFormed ? check.rules.flatMap((rule) => rule(object)) : [],
     };
-    if (cacheable) verdicts.set(spec, { ...verdict, key });
+    if (cacheable) verdicts.set(spec, { ...verdict, of: { kind: check.kind, name, uid, resourceVersion } });
     return { object, verdict };
   });
 }

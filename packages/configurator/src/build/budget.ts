@@ -41,9 +41,12 @@ export interface BudgetExcess {
 /** Byte length of the config's JSON (as the API server stores a custom resource). */
 export const configBytes = (config: NetworkConfig): number => Buffer.byteLength(JSON.stringify(config));
 
-/** The first limit the configuration crosses, if any. */
-export function budgetExcess(config: NetworkConfig, budget: SizeBudget): BudgetExcess | undefined {
-  const bytes = configBytes(config);
+/** The first limit the configuration crosses, if any (`bytes`: its configBytes, when known). */
+export function budgetExcess(
+  config: NetworkConfig,
+  budget: SizeBudget,
+  bytes = configBytes(config),
+): BudgetExcess | undefined {
   if (bytes > budget.maxConfigBytes)
     return {
       what: 'revision size',

@@ -93,7 +93,7 @@ export function fitBudget(
   for (let round = 0; round <= all.length; round++) {
     if (!effective.inputs) return { effective };
     const built = buildConfig(effective.inputs);
-    const excess = budgetExcess(built.config, opts.budget);
+    const excess = budgetExcess(built.config, opts.budget, built.bytes);
     if (!excess) return { effective, built };
     // The changes not in a revision yet, oldest first, with what each adds to the figure.
     const candidates = all

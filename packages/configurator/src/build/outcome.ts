@@ -49,7 +49,32 @@ export function appliedCondition(
       reason: 'Pending',
       message: `revision ${status.revision} not found`,
     };
-  return revisionCondition(g, r);
+  return revisionConditionOf(g, r);
+}
+
+/**
+ * revisionCondition by revision and generation: every input a revision carries reads the same
+ * condition off it, and a build asks for each of thousands of inputs. Kept per revision object
+ * and its status object (informer objects are replaced, never changed in place), so a revision
+ * whose status was written again is read afresh.
+ */
+const conditionsByRevision = new WeakMap<
+  NetworkConfigRevision,
+  { status: unknown; byGeneration: Map<number, AppliedCondition> }
+>();
+
+function revisionConditionOf(g: number, r: NetworkConfigRevision): AppliedCondition {
+  let known = conditionsByRevision.get(r);
+  if (!known || known.status !== r.status) {
+    known = { status: r.status, byGeneration: new Map() };
+    conditionsByRevision.set(r, known);
+  }
+  let condition = known.byGeneration.get(g);
+  if (!condition) {
+    condition = revisionCondition(g, r);
+    known.byGeneration.set(g, condition);
+  }
+  return condition;
 }
 
 /** What the build decided for the input's generation. */

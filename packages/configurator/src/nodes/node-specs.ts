@@ -5,9 +5,15 @@
  */
 import { nodeConfigSpec, type NetworkConfig, type NodeConfigSpec } from '@nodenet/api';
 
+/** The label keys a revision's selectors mention, and the spec of each list of their values. */
+interface RevisionSpecs {
+  keys: readonly string[];
+  byValues: Map<string, NodeConfigSpec>;
+}
+
 export class NodeSpecCache {
-  private readonly keysByHash = new Map<string, string[]>();
-  private readonly specs = new Map<string, NodeConfigSpec>();
+  /** By revision hash: one revision at a time matters, the last few are kept (bounded). */
+  private readonly revisions = new Map<string, RevisionSpecs>();
   /**
    * The last answer per labels object: a Node's labels are one object for as long as the Node is
    * unchanged (informer objects are replaced, never mutated), and the planner asks for every node
@@ -38,29 +44,37 @@ export class NodeSpecCache {
     revision: { config: NetworkConfig; hash: string },
     labels: Record<string, string>,
   ): NodeConfigSpec {
-    let keys = this.keysByHash.get(revision.hash);
-    if (!keys) {
-      const set = new Set<string>();
-      for (const { nodeSelector } of [...revision.config.layer2, ...revision.config.vrf]) {
-        for (const k of Object.keys(nodeSelector?.matchLabels ?? {})) set.add(k);
-        for (const e of nodeSelector?.matchExpressions ?? []) set.add(e.key);
-      }
-      keys = [...set].sort();
-      this.keysByHash.set(revision.hash, keys);
-      // One revision at a time matters; drop specs of others so memory stays bounded.
-      if (this.keysByHash.size > 4) {
-        const oldest = this.keysByHash.keys().next().value as string;
-        this.keysByHash.delete(oldest);
-        for (const k of [...this.specs.keys()]) if (k.startsWith(`${oldest}|`)) this.specs.delete(k);
-      }
-    }
-    // JSON keeps "absent" (undefined → null) apart from the empty string.
-    const key = `${revision.hash}|${JSON.stringify(keys.map((k) => (Object.hasOwn(labels, k) ? labels[k] : null)))}`;
-    let spec = this.specs.get(key);
+    const specs = this.revisions.get(revision.hash) ?? this.add(revision);
+    const key = valuesKey(specs.keys, labels);
+    let spec = specs.byValues.get(key);
     if (!spec) {
       spec = nodeConfigSpec(revision, labels);
-      this.specs.set(key, spec);
+      specs.byValues.set(key, spec);
     }
     return spec;
   }
+
+  private add(revision: { config: NetworkConfig; hash: string }): RevisionSpecs {
+    const set = new Set<string>();
+    for (const { nodeSelector } of [...revision.config.layer2, ...revision.config.vrf]) {
+      for (const k of Object.keys(nodeSelector?.matchLabels ?? {})) set.add(k);
+      for (const e of nodeSelector?.matchExpressions ?? []) set.add(e.key);
+    }
+    const specs = { keys: [...set].sort(), byValues: new Map<string, NodeConfigSpec>() };
+    this.revisions.set(revision.hash, specs);
+    // Drop the oldest revision's specs so memory stays bounded.
+    if (this.revisions.size > 4) this.revisions.delete(this.revisions.keys().next().value as string);
+    return specs;
+  }
+}
+
+/**
+ * The values of `keys` in `labels` as one string that tells every two value lists apart: each
+ * value JSON-quoted (so it cannot contain the separator unquoted), an absent label as `-`, apart
+ * from the empty string `""`. Written by hand: JSON.stringify of a mapped array cost a copy per node.
+ */
+function valuesKey(keys: readonly string[], labels: Record<string, string>): string {
+  let out = '';
+  for (const k of keys) out += Object.hasOwn(labels, k) ? `${JSON.stringify(labels[k])},` : '-,';
+  return out;
 }
