@@ -6,7 +6,7 @@ import { KubeClient, loadKubeConfig, makeClients } from '@nodenet/kube';
 import { Controller, DEFAULT_POLICY, Metrics } from '@nodenet/configurator';
 import { SimulatedAgents } from '@nodenet/testkit';
 import { args, LATENCY, COALESCE, CRDS } from './args.js';
-import { readyStatus, nodeNames, createReadyNodes } from './processes.js';
+import { readyStatus, nodeNames, createReadyNodes, stopAll } from './processes.js';
 import { untilTrue, revisionNumbered } from './watch.js';
 
 /** Issue 10: a revision that cuts its first node off; how far does it get, and how fast is it stopped? */
@@ -77,10 +77,6 @@ export async function blastScenario(): Promise<Record<string, string>> {
     'cut-off node NotReady → revision invalid': `${(invalidAt - cutAt).toFixed(0)} ms (timeout ${notReadyMs} ms)`,
     'failure recorded': revision(2)?.status?.failedNodes?.[0]?.message ?? '(none)',
   };
-  await controller.stop();
-  await agents.stop();
-  client.close();
-  setup.client.close();
-  await dc.stop();
+  await stopAll({ controller, agents, clients: [client, setup.client], dc });
   return rows;
 }

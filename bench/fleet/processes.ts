@@ -150,3 +150,16 @@ export async function createReadyNodes(
     await setup.node.patchStatus(name, readyStatus(true));
   });
 }
+
+/** Stops a scenario's parts, the configurator first (it writes until it stops), devcluster last. */
+export async function stopAll(parts: {
+  controller: { stop(): Promise<void> };
+  agents: { stop(): Promise<void> };
+  clients: { close(): void }[];
+  dc: { stop(): Promise<void> };
+}): Promise<void> {
+  await parts.controller.stop();
+  await parts.agents.stop();
+  for (const c of parts.clients) c.close();
+  await parts.dc.stop();
+}

@@ -4,7 +4,15 @@ import { type NetworkConfigRevision } from '@nodenet/api';
 import { KubeClient, loadKubeConfig, makeClients } from '@nodenet/kube';
 import { Controller, DEFAULT_POLICY, Metrics } from '@nodenet/configurator';
 import { SINGLE, N, LIMIT, LATENCY, COALESCE } from './args.js';
-import { pct, procCpuMs, startCluster, startAgents, nodeNames, createReadyNodes } from './processes.js';
+import {
+  pct,
+  procCpuMs,
+  startCluster,
+  startAgents,
+  nodeNames,
+  createReadyNodes,
+  stopAll,
+} from './processes.js';
 import {
   untilTrue,
   revisionNumbered,
@@ -166,10 +174,6 @@ export async function fleetScenario(): Promise<Record<string, string>> {
     nodeTimes: nodeTimes(timeline),
     cpu: { before: cpu0, after: cpu1 },
   });
-  await controller.stop();
-  await agents.stop();
-  client.close();
-  setup.client.close();
-  await dc.stop();
+  await stopAll({ controller, agents, clients: [client, setup.client], dc });
   return rows;
 }
