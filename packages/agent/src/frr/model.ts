@@ -16,6 +16,7 @@ import {
 } from '@nodenet/api';
 import { FrrRenderError } from './errors.js';
 import { addLoopbackLines } from './loopback-lines.js';
+import { SeqLines } from './seq-lines.js';
 import { sortStaticRoutes, staticRouteLines, type StaticRouteLine } from './static-routes.js';
 import { buildPeerings, type PeeringModel } from './peering-model.js';
 
@@ -164,12 +165,8 @@ function networkPrefix(value: unknown, fieldOf: FieldOf, j: number): Network {
   return network;
 }
 
-/**
- * Item `j` of a prefix list (its field named by `fieldOf(j)`, only for a refusal: this runs for
- * every item, 40,000 at 200 VRFs, so it creates nothing but the line).
- */
-function prefixLine(item: PrefixItem, fieldOf: FieldOf, j: number): { family: Family; line: PrefixLine } {
-  const n = networkPrefix(item.cidr, (k) => `${fieldOf(k)}.cidr`, j);
+/** Item `j` of a prefix list, its network checked already; its field is named only for a refusal. */
+function prefixLine(item: PrefixItem, n: Network, fieldOf: FieldOf, j: number): PrefixLine {
   if (!isInt(item.seq, 1, 4294967295))
     refuse(`${fieldOf(j)}.seq`, item.seq, 'must be an integer from 1 to 4294967295');
   const action = item.action ?? 'permit';
@@ -190,11 +187,27 @@ function prefixLine(item: PrefixItem, fieldOf: FieldOf, j: number): { family: Fa
     if (!isInt(item.le, min, n.max))
       refuse(`${fieldOf(j)}.le`, item.le, `must be an integer from ${min} to ${n.max}`);
   }
-  // Plain assignments, no object spreads.
-  const line: PrefixLine = { seq: item.seq, action, prefix: n.text };
-  if (item.ge !== undefined) line.ge = item.ge;
-  if (item.le !== undefined) line.le = item.le;
-  return { family: n.family, line };
+  // Every field in the literal (ge, le possibly undefined): one object of one shape, where fields
+  // added afterwards would each grow it (an extra array per line).
+  return { seq: item.seq, action, prefix: n.text, ge: item.ge, le: item.le };
+}
+
+/**
+ * A prefix list's items checked and split by family, item `j` named `fieldOf(j)` in a refusal. Runs
+ * for every item (40,000 at 200 VRFs), so an item creates its line and nothing else.
+ */
+function readPrefixList(items: readonly PrefixItem[], fieldOf: FieldOf): Record<Family, SeqLines> {
+  const lists: Record<Family, SeqLines> = { 4: new SeqLines(), 6: new SeqLines() };
+  const cidrOf: FieldOf = (j) => `${fieldOf(j)}.cidr`;
+  for (let j = 0; j < items.length; j++) {
+    const item = items[j]!;
+    const n = networkPrefix(item.cidr, cidrOf, j);
+    // The same name carries both families (FRR keeps ip and ipv6 prefix-lists apart), so a
+    // sequence number only has to be unique within a family.
+    if (!lists[n.family].add(prefixLine(item, n, fieldOf, j)))
+      refuse(`${fieldOf(j)}.seq`, item.seq, `is used twice in this IPv${n.family} list`);
+  }
+  return lists;
 }
 
 const emptyMaps = (): Record<Direction, Record<Family, RouteMapEntry[]>> => ({
@@ -282,27 +295,13 @@ function vrfOf(byVrf: Map<string, VrfParts>, entry: VrfSpecEntry, at: string): V
 /** The entry's import and export items as route-map entries of its VRF, per family. */
 function addEntryMaps(vrf: VrfModel, entry: VrfSpecEntry, at: string): void {
   for (const dir of ['import', 'export'] as const) {
-    const perFamily: Record<Family, PrefixLine[]> = { 4: [], 6: [] };
-    const itemSeqs: Record<Family, Set<number>> = { 4: new Set(), 6: new Set() };
-    const items = entry[dir] ?? [];
-    const fieldOf: FieldOf = (j) => `${at}.${dir}[${j}]`;
-    for (let j = 0; j < items.length; j++) {
-      const { family, line } = prefixLine(items[j]!, fieldOf, j);
-      // The same name carries both families (FRR keeps ip and ipv6 prefix-lists apart), so a
-      // sequence number only has to be unique within a family.
-      if (itemSeqs[family].has(line.seq))
-        refuse(`${fieldOf(j)}.seq`, line.seq, `is used twice in this IPv${family} list`);
-      itemSeqs[family].add(line.seq);
-      perFamily[family].push(line);
-    }
+    const perFamily = readPrefixList(entry[dir] ?? [], (j) => `${at}.${dir}[${j}]`);
     if (dir === 'export') addLoopbackLines(at, entry.loopbackAddresses, perFamily);
     for (const family of [4, 6] as const) {
       if (perFamily[family].length === 0) continue;
-      vrf.maps[dir][family].push({
-        seq: entry.seq,
-        lines: perFamily[family].sort((a, b) => a.seq - b.seq),
-        ...(dir === 'export' && entry.community !== undefined ? { community: entry.community } : {}),
-      });
+      const e: RouteMapEntry = { seq: entry.seq, lines: perFamily[family].sorted() };
+      if (dir === 'export' && entry.community !== undefined) e.community = entry.community;
+      vrf.maps[dir][family].push(e);
     }
   }
 }
@@ -365,8 +364,6 @@ export function buildModel(
     vrfRouterId: vrfRouterId(settings, vrfs.length > 0),
     vrfs,
     routingTables,
-    peerings: buildPeerings(spec.bgpPeering ?? [], new Set(byVrf.keys()), (field, item) =>
-      prefixLine(item, () => field, 0),
-    ),
+    peerings: buildPeerings(spec.bgpPeering ?? [], new Set(byVrf.keys()), readPrefixList),
   };
 }
