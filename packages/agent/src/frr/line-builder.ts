@@ -14,7 +14,9 @@ export class LineBuilder {
   /** Put before every line added (a section's placeholder indentation, or none). */
   indent = '';
   private readonly chunks: string[] = [];
-  private pending: string[] = [];
+  /** The lines since the last chunk: one array, made once at its full size and reused. */
+  private readonly pending = new Array<string>(CHUNK_LINES);
+  private pendingCount = 0;
   private count = 0;
 
   /** Lines added so far. */
@@ -24,16 +26,17 @@ export class LineBuilder {
 
   /** Adds one line (the builder's indentation first). */
   line(text: string): void {
-    this.pending.push(this.indent === '' ? text : this.indent + text);
+    this.pending[this.pendingCount++] = this.indent === '' ? text : this.indent + text;
     this.count++;
-    if (this.pending.length === CHUNK_LINES) this.flush();
+    if (this.pendingCount === CHUNK_LINES) this.flush();
   }
 
   /** The lines, each ended by a newline (no line: one empty line, as `[].join('\n') + '\n'`). */
   text(): string {
     if (this.count === 0) return '\n';
-    // The empty last line gives the final newline without another copy of the whole text.
-    this.pending.push('');
+    // The empty last line gives the final newline without another copy of the whole text (a full
+    // buffer was flushed by the line that filled it).
+    this.pending[this.pendingCount++] = '';
     this.flush();
     const all = this.chunks.join('\n');
     this.chunks.length = 0;
@@ -42,7 +45,8 @@ export class LineBuilder {
   }
 
   private flush(): void {
-    this.chunks.push(this.pending.join('\n'));
-    this.pending = [];
+    const full = this.pendingCount === CHUNK_LINES;
+    this.chunks.push((full ? this.pending : this.pending.slice(0, this.pendingCount)).join('\n'));
+    this.pendingCount = 0;
   }
 }
