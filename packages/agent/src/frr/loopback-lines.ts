@@ -6,7 +6,8 @@
  */
 import { parsePrefix, type NodeLoopbackAddress } from '@nodenet/api';
 import { FrrRenderError } from './errors.js';
-import type { Family, PrefixLine } from './model.js';
+import type { Family } from './model.js';
+import type { SeqLines } from './seq-lines.js';
 
 const MAX_SEQ = 4294967295;
 
@@ -14,7 +15,7 @@ const MAX_SEQ = 4294967295;
 export function addLoopbackLines(
   at: string,
   addresses: readonly NodeLoopbackAddress[] | undefined,
-  perFamily: Record<Family, PrefixLine[]>,
+  perFamily: Record<Family, SeqLines>,
 ): void {
   (addresses ?? []).forEach((l, j) => {
     const field = `${at}.loopbackAddresses[${j}].address`;
@@ -25,9 +26,9 @@ export function addLoopbackLines(
     if (!r?.ok) throw new FrrRenderError(field, l.address, r?.reason ?? 'must be a string');
     const { family, address, max } = r.prefix;
     const lines = perFamily[family];
-    const seq = lines.reduce((m, x) => Math.max(m, x.seq), 0) + 1;
+    const seq = lines.max + 1;
     if (seq > MAX_SEQ)
       throw new FrrRenderError(field, l.address, `no prefix-list sequence number left after ${MAX_SEQ}`);
-    lines.push({ seq, action: 'permit', prefix: `${address}/${max}` });
+    lines.add({ seq, action: 'permit', prefix: `${address}/${max}` });
   });
 }

@@ -16,6 +16,7 @@ import {
 } from '@nodenet/api';
 import { FrrRenderError } from './errors.js';
 import type { Direction, Family, PrefixLine } from './model.js';
+import type { SeqLines } from './seq-lines.js';
 
 export interface BfdProfileModel {
   name: string;
@@ -119,7 +120,11 @@ function remoteAs(field: string, v: unknown): string {
   return refuse(field, v, 'must be an AS number from 1 to 4294967295, internal or external');
 }
 
-type PrefixLineCheck = (field: string, item: PrefixItem) => { family: Family; line: PrefixLine };
+/** The VRF model's own reading of a prefix list (model.ts), item `j` named `fieldOf(j)` in a refusal. */
+type PrefixListRead = (
+  items: readonly PrefixItem[],
+  fieldOf: (j: number) => string,
+) => Record<Family, SeqLines>;
 
 function listenRangesOf(at: string, e: NodeBgpPeeringEntry): { family: Family; text: string }[] {
   return (e.listenRanges ?? []).map((r, j) => {
@@ -147,17 +152,11 @@ function maxPrefixesOf(at: string, e: NodeBgpPeeringEntry): Record<Family, numbe
   return maxPrefixes;
 }
 
-function listsOf(at: string, e: NodeBgpPeeringEntry, prefixLine: PrefixLineCheck): PeeringModel['lists'] {
+function listsOf(at: string, e: NodeBgpPeeringEntry, readPrefixList: PrefixListRead): PeeringModel['lists'] {
   const lists: PeeringModel['lists'] = { import: { 4: [], 6: [] }, export: { 4: [], 6: [] } };
   for (const dir of ['import', 'export'] as const) {
-    const seqs: Record<Family, Set<number>> = { 4: new Set(), 6: new Set() };
-    (e[dir] ?? []).forEach((item, j) => {
-      const { family, line } = prefixLine(`${at}.${dir}[${j}]`, item);
-      if (seqs[family].has(line.seq)) refuse(`${at}.${dir}[${j}].seq`, item.seq, 'is used twice');
-      seqs[family].add(line.seq);
-      lists[dir][family].push(line);
-    });
-    for (const f of [4, 6] as const) lists[dir][f].sort((a, b) => a.seq - b.seq);
+    const byFamily = readPrefixList(e[dir] ?? [], (j) => `${at}.${dir}[${j}]`);
+    for (const f of [4, 6] as const) lists[dir][f] = byFamily[f].sorted();
   }
   return lists;
 }
@@ -192,7 +191,7 @@ function checkIdentity(
 }
 
 /** One peering, checked in field order (its name and VRF checked by the caller). */
-function peeringOf(at: string, e: NodeBgpPeeringEntry, prefixLine: PrefixLineCheck): PeeringModel {
+function peeringOf(at: string, e: NodeBgpPeeringEntry, readPrefixList: PrefixListRead): PeeringModel {
   const group = peeringGroup(e.name);
   const ranges = listenRangesOf(at, e);
   const neighbors = (e.neighbors ?? []).map((a, j) => address(`${at}.neighbors[${j}]`, a)).sort(byAddress);
@@ -205,7 +204,7 @@ function peeringOf(at: string, e: NodeBgpPeeringEntry, prefixLine: PrefixLineChe
     .filter((f) => (e.addressFamilies ?? []).includes(f))
     .map((f): Family => (f === 'ipv4' ? 4 : 6));
   const maxPrefixes = maxPrefixesOf(at, e);
-  const lists = listsOf(at, e, prefixLine);
+  const lists = listsOf(at, e, readPrefixList);
   const communities = communitiesOf(at, e);
   const bfd = bfdProfile(`${at}.bfd`, group, e.bfd);
   return {
@@ -228,19 +227,19 @@ function peeringOf(at: string, e: NodeBgpPeeringEntry, prefixLine: PrefixLineChe
 }
 
 /**
- * The peerings of a spec. `prefixLine` is the VRF model's own check of a prefix item; `vrfs` the VRFs
+ * The peerings of a spec. `readPrefixList` is the VRF model's own reading of a prefix list; `vrfs` the VRFs
  * the spec carries (a peering in another VRF would name a BGP instance nodenet does not render).
  */
 export function buildPeerings(
   entries: readonly NodeBgpPeeringEntry[],
   vrfs: ReadonlySet<string>,
-  prefixLine: PrefixLineCheck,
+  readPrefixList: PrefixListRead,
 ): PeeringModel[] {
   const seen = new Set<string>();
   const out = entries.map((e, i): PeeringModel => {
     const at = `bgpPeering[${i}]`;
     checkIdentity(at, e, seen, vrfs);
-    return peeringOf(at, e, prefixLine);
+    return peeringOf(at, e, readPrefixList);
   });
   return out.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
 }

@@ -10,28 +10,30 @@
  * alone, FRR shows the implicit `bfd` line too, frr-reload.py then removes it on every reload, and
  * the session flaps (frr-k8s learned this). The profile itself is a `bfd` block.
  */
-import type { Direction, Family, PrefixLine } from './model.js';
+import type { LineBuilder } from './line-builder.js';
+import type { Direction, Family } from './model.js';
 import { compareAddresses, peeringListName, peeringMapName, type PeeringModel } from './peering-model.js';
-
-const ipKeyword = (family: Family): string => (family === 4 ? 'ip' : 'ipv6');
+import { ipKeyword, writePrefixList } from './prefix-list-lines.js';
 
 /** Prefix-list lines of one family (the caller closes the family's group with `!`). */
-export function peeringPrefixLists(out: string[], peerings: readonly PeeringModel[], family: Family): void {
+export function peeringPrefixLists(
+  out: LineBuilder,
+  peerings: readonly PeeringModel[],
+  family: Family,
+): void {
   for (const p of peerings) {
     for (const dir of ['import', 'export'] as const) {
-      const name = peeringListName(p.name, dir);
-      for (const l of p.lists[dir][family]) out.push(prefixListLine(family, name, l));
+      writePrefixList(out, family, peeringListName(p.name, dir), p.lists[dir][family]);
     }
   }
 }
 
-function prefixListLine(family: Family, name: string, l: PrefixLine): string {
-  const range = (l.ge !== undefined ? ` ge ${l.ge}` : '') + (l.le !== undefined ? ` le ${l.le}` : '');
-  return `${ipKeyword(family)} prefix-list ${name} seq ${l.seq} ${l.action} ${l.prefix}${range}`;
-}
-
 /** Route-maps of every peering (an empty list: the deny-all entry), then the BFD profiles. */
-export function peeringRouteMaps(out: string[], peerings: readonly PeeringModel[], denyAllSeq: number): void {
+export function peeringRouteMaps(
+  out: LineBuilder,
+  peerings: readonly PeeringModel[],
+  denyAllSeq: number,
+): void {
   for (const p of peerings) {
     for (const dir of ['import', 'export'] as const) {
       for (const family of [4, 6] as const) routeMap(out, p, { dir, family }, denyAllSeq);
@@ -39,31 +41,38 @@ export function peeringRouteMaps(out: string[], peerings: readonly PeeringModel[
   }
   const profiles = peerings.flatMap((p) => (p.bfd ? [p.bfd] : []));
   if (profiles.length === 0) return;
-  out.push('bfd');
-  for (const b of profiles) out.push(` profile ${b.name}`, ...b.lines.map((l) => `  ${l}`), ' exit', ' !');
-  out.push('exit', '!');
+  out.line('bfd');
+  for (const b of profiles) {
+    out.line(` profile ${b.name}`);
+    for (const l of b.lines) out.line(`  ${l}`);
+    out.line(' exit');
+    out.line(' !');
+  }
+  out.line('exit');
+  out.line('!');
 }
 
 function routeMap(
-  out: string[],
+  out: LineBuilder,
   p: PeeringModel,
   { dir, family }: { dir: Direction; family: Family },
   denyAllSeq: number,
 ): void {
   const name = peeringMapName(p.name, dir, family);
   if (p.lists[dir][family].length === 0) {
-    out.push(`route-map ${name} deny ${denyAllSeq}`, 'exit', '!');
+    out.line(`route-map ${name} deny ${denyAllSeq}`);
+    out.line('exit');
+    out.line('!');
     return;
   }
-  out.push(
-    `route-map ${name} permit 10`,
-    ` match ${ipKeyword(family)} address prefix-list ${peeringListName(p.name, dir)}`,
-  );
+  out.line(`route-map ${name} permit 10`);
+  out.line(` match ${ipKeyword(family)} address prefix-list ${peeringListName(p.name, dir)}`);
   if (dir === 'import' && p.communities.standard.length > 0)
-    out.push(` set community ${p.communities.standard.join(' ')} additive`);
+    out.line(` set community ${p.communities.standard.join(' ')} additive`);
   if (dir === 'import' && p.communities.large.length > 0)
-    out.push(` set large-community ${p.communities.large.join(' ')} additive`);
-  out.push('exit', '!');
+    out.line(` set large-community ${p.communities.large.join(' ')} additive`);
+  out.line('exit');
+  out.line('!');
 }
 
 const inInstance = (peerings: readonly PeeringModel[], vrfDevice: string | undefined): PeeringModel[] =>

@@ -19,6 +19,7 @@
  * start-up rather than at the first apply.
  */
 import { FrrTemplateError } from './errors.js';
+import { LineBuilder } from './line-builder.js';
 import { SECTION_NAMES, type SectionName, type Sections } from './sections.js';
 
 export const VALUE_NAMES = ['asn', 'router_id'] as const;
@@ -102,17 +103,18 @@ export function parseTemplate(text: string): FrrTemplate {
 const partText = (p: Part): string =>
   p.kind === 'text' ? p.line : p.kind === 'values' ? p.pieces.join('') : '';
 
+/** The whole file: the template's lines with the values filled in and the sections written in place. */
 export function fillTemplate(t: FrrTemplate, sections: Sections, values: Record<ValueName, string>): string {
-  const out: string[] = [];
+  const out = new LineBuilder();
   for (const p of t.parts) {
-    if (p.kind === 'text') out.push(p.line);
+    if (p.kind === 'text') out.line(p.line);
     else if (p.kind === 'values') {
-      out.push(p.pieces.map((x, k) => (k % 2 === 1 ? values[x as ValueName] : x)).join(''));
-    } else if (p.indent === '') {
-      // A top-level section (nearly all lines) joins once instead of being copied line by line.
-      const lines = sections[p.name];
-      if (lines.length > 0) out.push(lines.join('\n'));
-    } else for (const l of sections[p.name]) out.push(p.indent + l);
+      out.line(p.pieces.map((x, k) => (k % 2 === 1 ? values[x as ValueName] : x)).join(''));
+    } else {
+      out.indent = p.indent;
+      sections[p.name](out);
+      out.indent = '';
+    }
   }
-  return out.join('\n') + '\n';
+  return out.text();
 }
