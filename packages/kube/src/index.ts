@@ -16,3 +16,4 @@ export * from './runtime/backoff.js';
 export * from './runtime/parallel.js';
 export * from './runtime/log-level.js';
 export * from './runtime/shutdown.js';
+export * from './runtime/sleep.js';

@@ -11,10 +11,10 @@
  * down. The restore tells them apart: when the API server answers soon after the restore, the change
  * was what cut the node off; when it still does not answer, the outage was not the change's doing.
  */
+import { abortableSleep } from '@nodenet/kube';
 import type { FailureCause } from '@nodenet/api';
 import type { RejectedAttempt } from './checkpoint.js';
 import type { ConfirmSettings } from './confirm.js';
-import { abortableSleep } from '../sleep.js';
 
 /** How a failure is judged: by itself, or (a lost API server) by what the restore fixes. */
 export type FailureKind = 'change' | 'interrupted' | 'cut-off';

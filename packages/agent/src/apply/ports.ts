@@ -3,11 +3,11 @@
  * their defaults filled in, plus the stop signal. Built once per pipeline; a step reads what it
  * needs from it and never calls back into the pipeline.
  */
+import { abortableSleep } from '@nodenet/kube';
 import pino from 'pino';
 import { describeCause } from '../errors.js';
 import type { CheckResult } from '../health/checker.js';
 import { AgentMetrics } from '../metrics.js';
-import { abortableSleep } from '../sleep.js';
 import type { StatusSink } from '../status/status.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { DEFAULT_CONFIRM, type ConfirmSettings } from './confirm.js';

@@ -6,8 +6,8 @@
  * `maxIntervalMs`): an idle node's FRR is asked a few times a minute, not six. The patch names `status.observed` only, so it never overwrites what
  * the status reporter (status/status.ts) writes, and vice versa.
  */
+import { abortableSleep } from '@nodenet/kube';
 import type { ObservedState } from '@nodenet/api';
-import { abortableSleep } from '../sleep.js';
 import { decideObservedWrite, sameObserved, stabilizeSince, type ObservedWriteDecision } from './decide.js';
 
 export interface ObservedReporterOptions {

@@ -16,9 +16,8 @@ import {
   type NodeConfig,
   type NodeConfigStatus,
 } from '@nodenet/api';
-import { backoffDelay, type BackoffPolicy } from '@nodenet/kube';
+import { backoffDelay, type BackoffPolicy, abortableSleep } from '@nodenet/kube';
 import { boundText } from '../bounded.js';
-import { abortableSleep } from '../sleep.js';
 import { RevisionNumbers } from './revision-numbers.js';
 
 /** What the pipeline tells the world about one attempt. */

@@ -13,6 +13,7 @@
 import { V1MicroTime } from '@kubernetes/client-node';
 import { isConflict, isNotFound } from '../client/errors.js';
 import type { Lease, LeaseSpec, ResourceClient } from '../client/resources.js';
+import { abortableSleep } from '../runtime/sleep.js';
 
 export interface LeaderElectionConfig {
   namespace: string;
@@ -86,18 +87,6 @@ export function decideLease(args: {
   return { action: 'update', spec: { ...fresh, leaseTransitions: (current.leaseTransitions ?? 0) + 1 } };
 }
 
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
-
 export class LeaderElector {
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
@@ -165,14 +154,14 @@ export class LeaderElector {
     while (!signal.aborted) {
       // Acquire: retry every retryPeriod until the lease is ours.
       while (!signal.aborted && !(await this.tryAcquireOrRenew())) {
-        await sleep(jitter(this.retryPeriodMs), signal);
+        await abortableSleep(jitter(this.retryPeriodMs), signal);
       }
       if (signal.aborted) return;
       this.leading = true;
       this.callbacks.onStartedLeading?.();
       // Renew until a renewal could not be made within the renew deadline.
       while (!signal.aborted) {
-        await sleep(this.retryPeriodMs, signal);
+        await abortableSleep(this.retryPeriodMs, signal);
         if (signal.aborted) return;
         let renewed = false;
         while (!signal.aborted && this.monotonic() - this.lastRenewMs < this.renewDeadlineMs) {
@@ -181,7 +170,7 @@ export class LeaderElector {
             break;
           }
           if (this.observedHolder() !== this.identity) break; // someone else holds it now
-          await sleep(Math.min(this.retryPeriodMs, this.renewDeadlineMs / 4), signal);
+          await abortableSleep(Math.min(this.retryPeriodMs, this.renewDeadlineMs / 4), signal);
         }
         if (signal.aborted) return;
         if (!renewed) {
