@@ -33,3 +33,4 @@ export {
 export { askDaemon, daemonConfigs, splitVtyAnswers, VtySession, vtySocketDir } from './vty-socket.js';
 export { applyOverSockets, type SocketApply } from './vty-apply.js';
 export { daemonSteps, showDaemons, type DaemonStep } from './vty-daemons.js';
+export { editTopLevel, type TopLevelEdit } from './config-edit.js';
