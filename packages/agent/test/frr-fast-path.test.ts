@@ -100,7 +100,7 @@ describe('config text: the parse of an edit from the parse before it', () => {
     return out;
   };
 
-  it('equals a whole parse and diff, contexts in order, whenever it answers', () => {
+  it('equals a whole parse and diff, contexts in order, whenever it answers, and so does the edit back', () => {
     const from = parseConfig(base);
     let answered = 0;
     for (const text of edits(400)) {
@@ -110,6 +110,10 @@ describe('config text: the parse of an edit from the parse before it', () => {
       const whole = parseConfig(text);
       expect([...edit.parsed.entries()]).toEqual([...whole.entries()]);
       expect(edit.diff).toEqual(diffConfigs(from, whole));
+      // And back, from the parse it made (as the driver's next change starts from it).
+      const back = editTopLevel(text, edit.parsed, base);
+      expect([...back!.parsed.entries()]).toEqual([...from.entries()]);
+      expect(back!.diff).toEqual(diffConfigs(whole, from));
     }
     expect(answered).toBeGreaterThan(50);
   });

@@ -63,9 +63,14 @@ export class VtySession {
     this.socket.on('data', (d: Buffer) => this.receive(d));
   }
 
+  /** A session with `daemon`, nothing sent yet (a new connection is in VIEW mode). */
+  static connect(instance: ResolvedInstance, daemon: string, timeoutMs: number): VtySession {
+    return new VtySession(join(vtySocketDir(instance), `${daemon}.vty`), timeoutMs);
+  }
+
   /** A session with `daemon`, `enable` sent and answered. */
   static async open(instance: ResolvedInstance, daemon: string, timeoutMs: number): Promise<VtySession> {
-    const session = new VtySession(join(vtySocketDir(instance), `${daemon}.vty`), timeoutMs);
+    const session = VtySession.connect(instance, daemon, timeoutMs);
     const [enable] = await session.send(['enable']);
     if (!enable?.ok) {
       session.close();
@@ -125,9 +130,10 @@ export async function askDaemon(
   commands: readonly string[],
   timeoutMs: number,
 ): Promise<ShowAnswer[]> {
-  const session = await VtySession.open(instance, daemon, timeoutMs);
+  // `enable` goes with the commands: one round trip.
+  const session = VtySession.connect(instance, daemon, timeoutMs);
   try {
-    return await session.send(commands);
+    return (await session.send(['enable', ...commands])).slice(1);
   } finally {
     session.close();
   }
