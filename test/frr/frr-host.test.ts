@@ -423,8 +423,13 @@ describePrivileged('FRR driver on real FRR in network namespaces', FRR_PREREQUIS
       });
     }
     expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
+    // A line of the VRF's BGP instance: read back from bgpd's own running config, over its socket too.
+    const aggregated = { ...spec2, vrf: [{ ...base, aggregate: ['10.20.0.0/16'] }, spec2.vrf[1]!] };
+    expect(await logged.applySpec(aggregated)).toMatchObject({ path: 'fast' });
+    expect(await driver.runningConfig()).toContain('  aggregate-address 10.20.0.0/16\n');
     expect(await logged.applySpec(spec2)).toMatchObject({ path: 'fast' });
     expect(readFileSync(log, 'utf8')).toBe('');
+    expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
     rmSync(bin, { recursive: true, force: true });
   }, 120_000);
 

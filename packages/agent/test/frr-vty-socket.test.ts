@@ -179,19 +179,27 @@ describe("the fast path's commands written straight to the daemons' sockets", ()
     const r = await applyOverSockets(
       resolveInstance({ vtySocket: dir }),
       { commands: ['route-map m permit 10', 'set community 1:2 additive', 'exit'], batch: true },
-      ['show route-map m json', 'show running-config bgpd'],
+      ['show route-map m json', 'show running-config bgpd', 'show running-config'],
     );
-    expect(r).toEqual({ applied: true, answers: ['{"ZEBRA":{}}{"BGPD":{}}', undefined], unasked: [1] });
-    const around = (body: string[]): string[] => [
+    expect(r).toEqual({
+      applied: true,
+      answers: ['{"ZEBRA":{}}{"BGPD":{}}', '{"BGPD":{}}', undefined],
+      unasked: [2],
+    });
+    const around = (body: string[], shows: string[]): string[] => [
       ...session,
       'XFRR_start_configuration',
       ...body,
       'XFRR_end_configuration',
       'end',
       'show route-map m json',
+      ...shows,
     ];
-    expect(zebra).toEqual(around(['route-map m permit 10', 'exit']));
-    expect(bgpd).toEqual(around(['route-map m permit 10', 'set community 1:2 additive', 'exit']));
+    expect(zebra).toEqual(around(['route-map m permit 10', 'exit'], []));
+    // vtysh's `show running-config bgpd` is bgpd's own `show running-config`.
+    expect(bgpd).toEqual(
+      around(['route-map m permit 10', 'set community 1:2 additive', 'exit'], ['show running-config']),
+    );
   });
 
   it('stops at the first refusal: no later command reaches any daemon, nothing is read back', async () => {

@@ -18,7 +18,14 @@ import { readdir } from 'node:fs/promises';
 import { rejectedLines } from './exec.js';
 import type { ResolvedInstance } from './instance.js';
 import type { ShowAnswer } from './show.js';
-import { daemonSteps, inVtyshOrder, showDaemons, VTYSH_ORDER, type DaemonStep } from './vty-daemons.js';
+import {
+  daemonCommand,
+  daemonSteps,
+  inVtyshOrder,
+  showDaemons,
+  VTYSH_ORDER,
+  type DaemonStep,
+} from './vty-daemons.js';
 import { VtySession, vtySocketDir } from './vty-socket.js';
 
 export interface SocketApply {
@@ -26,7 +33,7 @@ export interface SocketApply {
   applied: boolean;
   /** The answer to each show, when `applied`; undefined where a daemon refused it or it was not asked. */
   answers: (string | undefined)[];
-  /** Shows not asked over the sockets (a config dump: vtysh merges those), by index. */
+  /** Shows not asked over the sockets (the whole config: vtysh merges the daemons'), by index. */
   unasked: number[];
 }
 
@@ -75,7 +82,7 @@ async function askShows(
   const got = new Map<string, Map<number, ShowAnswer>>();
   await Promise.all(
     [...perDaemon].map(async ([d, idx]) => {
-      const answers = await sessions.get(d)!.send(idx.map((i) => commands[i]!));
+      const answers = await sessions.get(d)!.send(idx.map((i) => daemonCommand(commands[i]!)));
       got.set(d, new Map(idx.map((i, k) => [i, answers[k]!])));
     }),
   );

@@ -8,7 +8,8 @@
  *    (lib/routemap_cli.c) and `show route-map` (lib/routemap.c): VTYSH_RMAP;
  *  - `set [large-]community …` (bgpd/bgp_routemap.c), `router bgp …` and what is inside it: bgpd;
  *  - `exit` leaves a node in the daemons that entered it (vtysh's `exit` of that node has their set);
- *  - `show ip[v6] prefix-list …` (lib/plist.c): its own set per family.
+ *  - `show ip[v6] prefix-list …` (lib/plist.c): its own set per family; `show running-config
+ *    bgpd`: bgpd's own `show running-config`.
  * vtysh asks them in its client order (`vtysh_client[]`), skipping those not running. Any other
  * command is not known here: undefined, and the caller uses vtysh. Pure.
  */
@@ -150,8 +151,19 @@ export function daemonSteps(
   return stack.length === 0 ? steps : undefined;
 }
 
-/** The daemons vtysh asks a read-back show (read-back.ts), among `running`; undefined when unknown. */
+/** `show running-config bgpd` is vtysh's name for bgpd's own `show running-config`. */
+const OWN_CONFIG = 'show running-config bgpd';
+
+/** What a read-back show (read-back.ts) is asked of each daemon. */
+export const daemonCommand = (command: string): string =>
+  command === OWN_CONFIG ? 'show running-config' : command;
+
+/**
+ * The daemons vtysh asks a read-back show, among `running`; undefined when unknown (the whole
+ * `show running-config` among them: vtysh merges the daemons' texts its own way).
+ */
 export function showDaemons(command: string, running: ReadonlySet<string>): string[] | undefined {
+  if (command === OWN_CONFIG) return running.has('bgpd') ? ['bgpd'] : undefined;
   const set = /^show ip prefix-list \S+ json$/.test(command)
     ? SHOW_PLIST4
     : /^show ipv6 prefix-list \S+ json$/.test(command)
