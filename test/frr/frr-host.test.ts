@@ -7,7 +7,8 @@
  * restore cycle. Per-VRF BGP and EVPN run in the VM suite (frr-vm.test.ts).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { PrefixItem, VrfEntry } from '@nodenet/api';
@@ -391,6 +392,63 @@ describePrivileged('FRR driver on real FRR in network namespaces', FRR_PREREQUIS
       expect(after[side].connectionsDropped).toBe(before[side].connectionsDropped);
       expect(after[side].bgpTimerUpMsec).toBeGreaterThan(before[side].bgpTimerUpMsec);
     }
+    expect((await driver.applySpec(spec2)).path).toBe('fast');
+  }, 120_000);
+
+  it("writes a fast-path change straight to the daemons' sockets: no vtysh run, both daemons changed", async () => {
+    // A driver whose vtysh logs each run: the change and its read-back must not start one.
+    const bin = mkdtempSync(join(tmpdir(), 'nn-vtysh-'));
+    const log = join(bin, 'runs');
+    writeFileSync(join(bin, 'vtysh'), `#!/bin/sh\necho "$*" >> ${log}\nexec /usr/bin/vtysh "$@"\n`, {
+      mode: 0o755,
+    });
+    const logged = new FrrDriver({
+      template: nodeTemplate,
+      settings: { asn: ASN, routerId: '10.255.0.1', vrfRouterId: '10.255.1.1' },
+      confdir: node.confdir,
+      pathspace: node.name,
+      rundir: node.rundir,
+      bindir: bin,
+    });
+    expect(await logged.syncSpec(spec2)).toMatchObject({ changed: false });
+    writeFileSync(log, '');
+    const denied = entry(20, { export: [p('10.77.0.0/16', 1, 'deny')], community: `${ASN}:77` });
+    expect(await logged.applySpec({ ...spec2, vrf: [base, denied] })).toMatchObject({ path: 'fast' });
+    expect(readFileSync(log, 'utf8')).toBe('');
+    for (const daemon of ['zebra', 'bgpd']) {
+      const [list] = await askDaemon(driver.instance, daemon, ['show running-config'], 10_000);
+      expect(list).toMatchObject({
+        ok: true,
+        text: expect.stringContaining('pl_hv_export_20 seq 1 deny 10.77.0.0/16'),
+      });
+    }
+    expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
+    // A line of the VRF's BGP instance: read back from bgpd's own running config, over its socket too.
+    const aggregated = { ...spec2, vrf: [{ ...base, aggregate: ['10.20.0.0/16'] }, spec2.vrf[1]!] };
+    expect(await logged.applySpec(aggregated)).toMatchObject({ path: 'fast' });
+    expect(await driver.runningConfig()).toContain('  aggregate-address 10.20.0.0/16\n');
+    expect(await logged.applySpec(spec2)).toMatchObject({ path: 'fast' });
+    expect(readFileSync(log, 'utf8')).toBe('');
+    expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
+    rmSync(bin, { recursive: true, force: true });
+  }, 120_000);
+
+  it('falls back to frr-reload.py when a daemon refuses a fast-path command, and restores when that fails', async () => {
+    // A range FRR's northbound refuses (the mask is longer than `le`); vtysh -C does not look at it.
+    const good = driver.render(spec2);
+    const refused = good.replace(
+      'ip prefix-list pl_hv_export_20 seq 1 permit 10.77.0.0/16',
+      'ip prefix-list pl_hv_export_20 seq 1 permit 10.77.0.0/16 le 8',
+    );
+    expect(refused).not.toBe(good);
+    const err = await driver.apply(refused).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(FrrApplyError);
+    expect(err).toMatchObject({ restored: true });
+    expect((err as FrrApplyError).frrMessage).toContain('Invalid prefix range');
+    expect(readFileSync(join(node.confdir, 'frr.conf'), 'utf8')).toBe(good);
+    expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
+    const denied = entry(20, { export: [p('10.77.0.0/16', 1, 'deny')], community: `${ASN}:77` });
+    expect((await driver.applySpec({ ...spec2, vrf: [base, denied] })).path).toBe('reload');
     expect((await driver.applySpec(spec2)).path).toBe('fast');
   }, 120_000);
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   configDrift,
   diffConfigs,
+  editTopLevel,
   fastPathPlan,
   parseConfig,
   perDaemonJson,
@@ -57,6 +58,74 @@ describe('config text: contexts as frr-reload.py sees them', () => {
     const a = parseConfig('router bgp 1\n neighbor a remote-as 1\n neighbor b remote-as 2\nexit\n');
     const b = parseConfig('router bgp 1\n neighbor b remote-as 2\n neighbor a remote-as 1\nexit\n');
     expect(diffConfigs(a, b)).toEqual({ toAdd: [], toDelete: [] });
+  });
+});
+
+describe('config text: the parse of an edit from the parse before it', () => {
+  /** A small deterministic generator (mulberry32): the same cases on every run. */
+  const random = (seed: number) => (): number => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const base = render(several);
+  /** Random edits of the rendered file: lines replaced, added, removed, repeated or indented. */
+  const edits = (n: number): string[] => {
+    const next = random(7);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const out: string[] = [];
+    for (let k = 0; k < n; k++) {
+      const lines = base.split('\n');
+      for (let e = 1 + Math.floor(next() * 3); e > 0; e--) {
+        // Most edits where a change of prefix items makes them: at a prefix-list line.
+        const lists = lines.flatMap((l, i) => (l.startsWith('ip') ? [i] : []));
+        const at = next() < 0.7 ? pick(lists) : Math.floor(next() * lines.length);
+        const line = lines[at]!;
+        const kind = pick(['flip', 'add', 'drop', 'repeat', 'indent', 'space', 'new-list'] as const);
+        if (kind === 'flip')
+          lines[at] = line.includes('permit')
+            ? line.replace('permit', 'deny')
+            : line.replace('deny', 'permit');
+        if (kind === 'add') lines.splice(at, 0, `ip prefix-list pl_x${k} seq ${e} permit 10.${e}.0.0/16`);
+        if (kind === 'drop') lines.splice(at, 1);
+        if (kind === 'repeat') lines.splice(at, 0, line);
+        if (kind === 'indent') lines[at] = ` ${line}`;
+        if (kind === 'space') lines[at] = line.replace(' ', '  ');
+        if (kind === 'new-list')
+          lines.splice(at, 0, pick(lines.filter((l) => l.startsWith('ip prefix-list'))));
+      }
+      out.push(lines.join('\n'));
+    }
+    return out;
+  };
+
+  it('equals a whole parse and diff, contexts in order, whenever it answers, and so does the edit back', () => {
+    const from = parseConfig(base);
+    let answered = 0;
+    for (const text of edits(400)) {
+      const edit = editTopLevel(base, from, text);
+      if (!edit) continue;
+      answered++;
+      const whole = parseConfig(text);
+      expect([...edit.parsed.entries()]).toEqual([...whole.entries()]);
+      expect(edit.diff).toEqual(diffConfigs(from, whole));
+      // And back, from the parse it made (as the driver's next change starts from it).
+      const back = editTopLevel(text, edit.parsed, base);
+      expect([...back!.parsed.entries()]).toEqual([...from.entries()]);
+      expect(back!.diff).toEqual(diffConfigs(whole, from));
+    }
+    expect(answered).toBeGreaterThan(50);
+  });
+
+  it('answers for a changed prefix item, leaves a line inside a block or a repeated line to the whole parse', () => {
+    const flipped = base.replace(/^(ip prefix-list \S+ seq \d+) permit/m, '$1 deny');
+    expect(editTopLevel(base, parseConfig(base), flipped)?.diff.toAdd).toHaveLength(1);
+    const community = base.replace(/^( set community \S+)/m, '$1 65000:9');
+    expect(community).not.toBe(base);
+    expect(editTopLevel(base, parseConfig(base), community)).toBeUndefined();
+    const line = /^ip prefix-list .*$/m.exec(base)![0];
+    expect(editTopLevel(base, parseConfig(base), base.replace(line, `${line}\n${line}`))).toBeUndefined();
   });
 });
 

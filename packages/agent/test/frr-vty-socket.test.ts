@@ -1,13 +1,20 @@
 /**
- * FRR's vty socket protocol (frr/vty-socket.ts): output, then `\0\0\0<status>`; and the drift
- * check's fingerprint over fake daemons listening on Unix sockets as FRR's do.
+ * FRR's vty socket protocol (frr/vty-socket.ts): output, then `\0\0\0<status>`; the drift check's
+ * fingerprint and the fast path's direct write (frr/vty-apply.ts) over fake daemons listening on
+ * Unix sockets as FRR's do; which daemons vtysh sends each command to (frr/vty-daemons.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { daemonConfigs, resolveInstance, splitVtyAnswers } from '@nodenet/agent';
+import {
+  applyOverSockets,
+  daemonConfigs,
+  daemonSteps,
+  resolveInstance,
+  splitVtyAnswers,
+} from '@nodenet/agent';
 
 const answer = (text: string, status = 0): Buffer =>
   Buffer.concat([Buffer.from(text), Buffer.from([0, 0, 0, status])]);
@@ -55,13 +62,16 @@ function fakeDaemon(dir: string, name: string, answer: (cmd: string) => [string,
   return server;
 }
 
+let dir = '';
+const servers: Server[] = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+const ready = (): Promise<unknown> =>
+  Promise.all(servers.map((s) => new Promise((r) => (s.listening ? r(0) : s.once('listening', r)))));
+
 describe("the daemons' own running configs", () => {
-  let dir = '';
-  const servers: Server[] = [];
-  afterEach(() => {
-    for (const s of servers.splice(0)) s.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
   const start = (name: string, config: () => string, refuse = false): void => {
     servers.push(
       fakeDaemon(dir, name, (cmd) => {
@@ -71,8 +81,6 @@ describe("the daemons' own running configs", () => {
       }),
     );
   };
-  const ready = (): Promise<unknown> =>
-    Promise.all(servers.map((s) => new Promise((r) => (s.listening ? r(0) : s.once('listening', r)))));
 
   it("is every daemon's text by name, and changes when one daemon's does", async () => {
     dir = mkdtempSync(join(tmpdir(), 'nn-vty-'));
@@ -99,5 +107,134 @@ describe("the daemons' own running configs", () => {
   it('is undefined without sockets', async () => {
     dir = mkdtempSync(join(tmpdir(), 'nn-vty-'));
     expect(await daemonConfigs(resolveInstance({ vtySocket: join(dir, 'none') }))).toBeUndefined();
+  });
+});
+
+describe('which daemons vtysh sends a fast-path command to (FRR 8.4)', () => {
+  const running = new Set(['zebra', 'bgpd', 'staticd']);
+  const to = (commands: string[]): [string, string[]][] | undefined =>
+    daemonSteps(commands, running)?.map((s) => [s.command, [...s.daemons].sort()]);
+
+  it('prefix-lists and route-map clauses to zebra and bgpd, a community and BGP lines to bgpd only', () => {
+    expect(
+      to([
+        'ip prefix-list pl_a seq 5 permit 10.0.0.0/8 le 24',
+        'route-map rm4_a permit 10',
+        'match ip address prefix-list pl_a',
+        'no set community 65000:1 additive',
+        'set large-community 65000:1:2 additive',
+        'exit',
+        'no route-map rm4_a deny 65535',
+        'router bgp 65000 vrf vr.a',
+        'address-family l2vpn evpn',
+        'route-target import 65000:7',
+        'exit',
+        'exit',
+      ]),
+    ).toEqual([
+      ['ip prefix-list pl_a seq 5 permit 10.0.0.0/8 le 24', ['bgpd', 'zebra']],
+      ['route-map rm4_a permit 10', ['bgpd', 'zebra']],
+      ['match ip address prefix-list pl_a', ['bgpd', 'zebra']],
+      ['no set community 65000:1 additive', ['bgpd']],
+      ['set large-community 65000:1:2 additive', ['bgpd']],
+      ['exit', ['bgpd', 'zebra']],
+      ['no route-map rm4_a deny 65535', ['bgpd', 'zebra']],
+      ['router bgp 65000 vrf vr.a', ['bgpd']],
+      ['address-family l2vpn evpn', ['bgpd']],
+      ['route-target import 65000:7', ['bgpd']],
+      ['exit', ['bgpd']],
+      ['exit', ['bgpd']],
+    ]);
+  });
+
+  it('leaves to vtysh a command it does not know, an open context, or one no running daemon takes', () => {
+    expect(to(['route-map m permit 10', 'set src 10.0.0.1', 'exit'])).toBeUndefined();
+    expect(to(['route-map m permit 10'])).toBeUndefined();
+    expect(to(['ip route 10.0.0.0/8 Null0'])).toBeUndefined();
+    expect(daemonSteps(['router bgp 1 vrf a', 'exit'], new Set(['zebra']))).toBeUndefined();
+  });
+});
+
+describe("the fast path's commands written straight to the daemons' sockets", () => {
+  /** A daemon that logs what it receives and refuses the commands `refuse` names. */
+  const start = (name: string, log: string[], refuse: (cmd: string) => boolean = () => false): void => {
+    servers.push(
+      fakeDaemon(dir, name, (cmd) => {
+        log.push(cmd);
+        if (refuse(cmd)) return ['% Configuration failed.\n', 13];
+        if (cmd.startsWith('show ')) return [`{"${name.toUpperCase()}":{}}`, 0];
+        return ['', 0];
+      }),
+    );
+  };
+  const session = ['enable', 'configure terminal'];
+
+  it("sends each command to its daemons only, then reads back from each, answers in vtysh's order", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'nn-vty-'));
+    const zebra: string[] = [];
+    const bgpd: string[] = [];
+    start('zebra', zebra);
+    start('bgpd', bgpd);
+    await ready();
+    const r = await applyOverSockets(
+      resolveInstance({ vtySocket: dir }),
+      { commands: ['route-map m permit 10', 'set community 1:2 additive', 'exit'], batch: true },
+      ['show route-map m json', 'show running-config bgpd', 'show running-config'],
+    );
+    expect(r).toEqual({
+      applied: true,
+      answers: ['{"ZEBRA":{}}{"BGPD":{}}', '{"BGPD":{}}', undefined],
+      unasked: [2],
+    });
+    const around = (body: string[], shows: string[]): string[] => [
+      ...session,
+      'XFRR_start_configuration',
+      ...body,
+      'XFRR_end_configuration',
+      'end',
+      'show route-map m json',
+      ...shows,
+    ];
+    expect(zebra).toEqual(around(['route-map m permit 10', 'exit'], []));
+    // vtysh's `show running-config bgpd` is bgpd's own `show running-config`.
+    expect(bgpd).toEqual(
+      around(['route-map m permit 10', 'set community 1:2 additive', 'exit'], ['show running-config']),
+    );
+  });
+
+  it('stops at the first refusal: no later command reaches any daemon, nothing is read back', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'nn-vty-'));
+    const zebra: string[] = [];
+    const bgpd: string[] = [];
+    start('zebra', zebra);
+    start('bgpd', bgpd, (c) => c.includes('seq 5'));
+    await ready();
+    const r = await applyOverSockets(
+      resolveInstance({ vtySocket: dir }),
+      {
+        commands: ['ip prefix-list a seq 5 permit 10.0.0.0/8', 'ip prefix-list a seq 6 permit 10.1.0.0/16'],
+        batch: false,
+      },
+      ['show ip prefix-list a json'],
+    );
+    expect(r).toMatchObject({ applied: false });
+    for (const log of [zebra, bgpd])
+      expect(log).toEqual([...session, 'ip prefix-list a seq 5 permit 10.0.0.0/8']);
+  });
+
+  it('sends nothing when a command is not one it knows, or a socket belongs to a daemon it does not know', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'nn-vty-'));
+    const zebra: string[] = [];
+    start('zebra', zebra);
+    await ready();
+    const instance = resolveInstance({ vtySocket: dir });
+    expect(
+      await applyOverSockets(instance, { commands: ['ip route 10.0.0.0/8 Null0'], batch: false }, []),
+    ).toBeUndefined();
+    start('ospfd-2', []);
+    await ready();
+    const plist = { commands: ['ip prefix-list a seq 5 permit 10.0.0.0/8'], batch: false };
+    expect(await applyOverSockets(instance, plist, [])).toBeUndefined();
+    expect(zebra).toEqual([]);
   });
 });

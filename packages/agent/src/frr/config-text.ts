@@ -74,6 +74,14 @@ function keywordFor(keywords: Keywords, line: string): string | undefined {
   return candidates?.find((k) => line.startsWith(k));
 }
 
+/** A normalised line the parse skips: blank, a comment, `!`, FRR's preamble. */
+export const isSkippedLine = (line: string): boolean =>
+  line === '' || line.startsWith('!') || line.startsWith('#') || PREAMBLE.has(line);
+
+/** A normalised line at the top level opens a context (`route-map …`, `router bgp …`). */
+export const opensTopLevelContext = (line: string): boolean =>
+  keywordFor(CONTEXT_KEYWORDS, line) !== undefined;
+
 interface Open {
   ctx: ConfigContext;
   indent: number;
@@ -96,7 +104,7 @@ export function parseConfig(text: string): ParsedConfig {
   for (const raw of text.split('\n')) {
     const trimmed = raw.trim();
     const line = trimmed.includes('  ') || trimmed.includes('\t') ? trimmed.replace(/\s+/g, ' ') : trimmed;
-    if (line === '' || line.startsWith('!') || line.startsWith('#') || PREAMBLE.has(line)) continue;
+    if (isSkippedLine(line)) continue;
     // Everything before the first occurrence of the line's first character is indentation.
     const indent = raw.indexOf(trimmed[0]!);
     if (line.startsWith('exit')) {

@@ -28,6 +28,7 @@ import { cleanMessage, failed, run, type RunResult } from './exec.js';
 import { DriftCheck, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
 import { daemonConfigs } from './vty-socket.js';
 import { parseConfig, type ParsedConfig } from './config-text.js';
+import { editTopLevel } from './config-edit.js';
 import { fastPathPlanOf } from './fast-path.js';
 import { runFastPath } from './fast-apply.js';
 import { configFacts } from './facts.js';
@@ -261,6 +262,18 @@ export class FrrDriver {
     }
   }
 
+  /**
+   * The fast path's commands from `current` to `text`: the new text's parse from the current one's
+   * when only top-level lines changed (config-edit.ts), else parsed whole; the slot keeps it.
+   */
+  private planChange(current: string, text: string): ReturnType<typeof fastPathPlanOf> {
+    const from = this.parse(current);
+    const edit = editTopLevel(current, from, text);
+    if (!edit) return fastPathPlanOf(from, this.parse(text));
+    this.parsed = { text, config: edit.parsed };
+    return fastPathPlanOf(from, edit.parsed, edit.diff);
+  }
+
   /** `parseConfig(text)`, from the slot when it holds `text` (an apply parses only the new text). */
   private parse(text: string): ParsedConfig {
     if (this.parsed?.text !== text) this.parsed = { text, config: parseConfig(text) };
@@ -294,9 +307,7 @@ export class FrrDriver {
     if (current === text && !force) return { changed: false, durationMs: 0 };
     const started = performance.now();
     const plan =
-      !force && current !== null && current === this.runningText
-        ? fastPathPlanOf(this.parse(current), this.parse(text))
-        : undefined;
+      !force && current !== null && current === this.runningText ? this.planChange(current, text) : undefined;
     this.runningText = undefined;
     if (plan && current !== null) {
       await this.writeFiles(current, text);

@@ -1,7 +1,9 @@
 /**
- * One vtysh run for a fast-path change (fast-path.ts): the commands, then the read-back of what they
- * touched (read-back.ts). The commands go between `XFRR_start_configuration` and
- * `XFRR_end_configuration`, the markers vtysh itself sends around a file it reads (`vtysh -f`, which
+ * A fast-path change (fast-path.ts): the commands, then the read-back of what they touched
+ * (read-back.ts). They go straight to the daemons' vty sockets (vty-apply.ts: no vtysh process, and
+ * zebra and bgpd take each command at the same time); when that cannot be used (a command or a
+ * daemon it does not know, a socket it cannot reach) in one vtysh run, as here. More than one
+ * command goes between `XFRR_start_configuration` and `XFRR_end_configuration`, the markers vtysh itself sends around a file it reads (`vtysh -f`, which
  * frr-reload.py uses): FRR 8.4's daemons then commit the commands as one northbound transaction per
  * context instead of one per command, and a transaction costs each daemon a pass over its whole
  * configuration (~65 ms zebra, ~140 ms bgpd at 50 VRFs; a route-map edit of two lines was three).
@@ -15,8 +17,9 @@ import { failed, run } from './exec.js';
 import type { FastPathPlan } from './fast-path.js';
 import { parseConfig, type ParsedConfig } from './config-text.js';
 import { vtyshArgv, type ResolvedInstance } from './instance.js';
-import { readBackFor } from './read-back.js';
-import { splitEchoed } from './show.js';
+import { readBackFor, type ReadBack } from './read-back.js';
+import { showMany, splitEchoed } from './show.js';
+import { applyOverSockets, type SocketApply } from './vty-apply.js';
 
 const BATCH_START = 'XFRR_start_configuration';
 const BATCH_END = 'XFRR_end_configuration';
@@ -36,13 +39,38 @@ export async function runFastPath(
   const readBack = readBackFor(expected, plan.touched, parseConfig);
   // One command is one commit either way: the markers only for more, so a one-line change opens no
   // configuration window in bgpd (see the module comment).
-  const commands = plan.commands.length > 1 ? [BATCH_START, ...plan.commands, BATCH_END] : plan.commands;
+  const batch = plan.commands.length > 1;
+  const direct = await applyOverSockets(instance, { commands: plan.commands, batch }, readBack.commands);
+  if (direct)
+    return direct.applied && inForce(readBack, await withUnasked(instance, direct, readBack.commands));
+  const commands = batch ? [BATCH_START, ...plan.commands, BATCH_END] : plan.commands;
   const configure = commands.length > 0 ? ['configure terminal', ...commands, 'end'] : [];
   const [vtysh, base] = vtyshArgv(instance);
   const args = [...configure, ...readBack.commands].flatMap((l) => ['-c', l]);
   const r = await run(vtysh, [...base, '-E', ...args], instance.timeoutMs);
-  const answers = splitEchoed(r.stdout, readBack.commands);
-  if (failed(r) || answers.some((a) => a === undefined)) return false;
+  if (failed(r)) return false;
+  return inForce(readBack, splitEchoed(r.stdout, readBack.commands));
+}
+
+/** The socket answers, with the shows they left to vtysh (a config dump) asked in one vtysh run. */
+async function withUnasked(
+  instance: ResolvedInstance,
+  direct: SocketApply,
+  commands: readonly string[],
+): Promise<(string | undefined)[]> {
+  if (direct.unasked.length === 0) return direct.answers;
+  const { answers } = await showMany(
+    instance,
+    direct.unasked.map((i) => commands[i]!),
+  );
+  const out = [...direct.answers];
+  direct.unasked.forEach((i, k) => (out[i] = answers[k]?.ok ? answers[k].text : undefined));
+  return out;
+}
+
+/** True when every read-back command was answered and the answers show the file's objects. */
+function inForce(readBack: ReadBack, answers: readonly (string | undefined)[]): boolean {
+  if (answers.length < readBack.commands.length || answers.some((a) => a === undefined)) return false;
   try {
     return readBack.mismatches(answers as string[]).length === 0;
   } catch {

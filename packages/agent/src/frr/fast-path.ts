@@ -14,7 +14,13 @@
  * caller falls back to frr-reload.py. Order: prefix-lists and route-map entries are added before
  * the entries and lists they replace are removed, so a map in use never points at nothing. Pure.
  */
-import { diffConfigs, parseConfig, type ConfigChange, type ParsedConfig } from './config-text.js';
+import {
+  diffConfigs,
+  parseConfig,
+  type ConfigChange,
+  type ConfigDiff,
+  type ParsedConfig,
+} from './config-text.js';
 
 const PREFIX_LIST = /^(ip|ipv6) prefix-list (\S+) seq (\d+) /;
 const ROUTE_MAP = /^route-map \S+ (permit|deny) \d+$/;
@@ -65,9 +71,15 @@ export function fastPathPlan(fromText: string, toText: string): FastPathPlan | u
   return fastPathPlanOf(parseConfig(fromText), parseConfig(toText));
 }
 
-/** `fastPathPlan` of parsed texts (the driver keeps the parse of the text FRR runs). */
-export function fastPathPlanOf(from: ParsedConfig, to: ParsedConfig): FastPathPlan | undefined {
-  const diff = diffConfigs(from, to);
+/**
+ * `fastPathPlan` of parsed texts (the driver keeps the parse of the text FRR runs); `diff` when the
+ * caller has it already (config-edit.ts).
+ */
+export function fastPathPlanOf(
+  from: ParsedConfig,
+  to: ParsedConfig,
+  diff: ConfigDiff = diffConfigs(from, to),
+): FastPathPlan | undefined {
   const all = [...diff.toAdd, ...diff.toDelete];
   if (all.some((c) => kindOf(c, from, to) === undefined)) return undefined;
   if (all.length === 0) return { commands: [], touched: new Set() };

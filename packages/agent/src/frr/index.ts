@@ -30,4 +30,7 @@ export {
   runtimeMismatches,
   type RuntimeState,
 } from './verify.js';
-export { askDaemon, daemonConfigs, splitVtyAnswers, vtySocketDir } from './vty-socket.js';
+export { askDaemon, daemonConfigs, splitVtyAnswers, VtySession, vtySocketDir } from './vty-socket.js';
+export { applyOverSockets, type SocketApply } from './vty-apply.js';
+export { daemonSteps, showDaemons, type DaemonStep } from './vty-daemons.js';
+export { editTopLevel, type TopLevelEdit } from './config-edit.js';

@@ -8,7 +8,7 @@
  * `enable` comes first (vtysh sends it too). Callers fall back to vtysh when this fails.
  */
 import { readdir } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { ResolvedInstance } from './instance.js';
 import type { ShowAnswer } from './show.js';
@@ -39,45 +39,104 @@ export function splitVtyAnswers(data: Buffer): ShowAnswer[] {
 }
 
 /**
- * Ask `daemon` (`zebra`, `bgpd`, …) the `commands`, in enable mode, on one connection. Rejects when
- * the socket cannot be reached, the daemon closes it early, the answers exceed the bound or
- * `timeoutMs` passes; a command FRR refuses is an answer with `ok: false`.
+ * One connection to one daemon's vty socket, in enable mode: batches of commands, each batch sent
+ * at once and answered in order. Rejects (and closes) when the socket cannot be reached, the daemon
+ * closes it, the answers exceed the bound or `timeoutMs` passes without a byte; a command FRR
+ * refuses is an answer with `ok: false`.
  */
-export function askDaemon(
+export class VtySession {
+  private readonly socket: Socket;
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+  private waiting:
+    { count: number; resolve: (a: ShowAnswer[]) => void; reject: (e: Error) => void } | undefined;
+  private failure: Error | undefined;
+
+  private constructor(
+    readonly path: string,
+    timeoutMs: number,
+  ) {
+    this.socket = connect(path);
+    this.socket.setTimeout(timeoutMs, () => this.fail(`no answer within ${timeoutMs} ms`));
+    this.socket.on('error', (e) => this.fail(e.message));
+    this.socket.on('close', () => this.fail('closed before all answers came'));
+    this.socket.on('data', (d: Buffer) => this.receive(d));
+  }
+
+  /** A session with `daemon`, nothing sent yet (a new connection is in VIEW mode). */
+  static connect(instance: ResolvedInstance, daemon: string, timeoutMs: number): VtySession {
+    return new VtySession(join(vtySocketDir(instance), `${daemon}.vty`), timeoutMs);
+  }
+
+  /** A session with `daemon`, `enable` sent and answered. */
+  static async open(instance: ResolvedInstance, daemon: string, timeoutMs: number): Promise<VtySession> {
+    const session = VtySession.connect(instance, daemon, timeoutMs);
+    const [enable] = await session.send(['enable']);
+    if (!enable?.ok) {
+      session.close();
+      throw new Error(`${session.path}: enable refused: ${enable?.ok === false ? enable.error : ''}`);
+    }
+    return session;
+  }
+
+  /** Send `commands` at once; their answers, in order. One batch at a time. */
+  send(commands: readonly string[]): Promise<ShowAnswer[]> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.waiting = { count: commands.length, resolve, reject };
+      this.socket.write(commands.map((c) => `${c}\0`).join(''));
+    });
+  }
+
+  /** Close the connection (FRR then leaves configure mode, committing what it held back). */
+  close(): void {
+    this.socket.removeAllListeners('close');
+    this.failure ??= new Error(`${this.path}: closed`);
+    this.socket.destroy();
+  }
+
+  private fail(why: string): void {
+    this.failure ??= new Error(`${this.path}: ${why}`);
+    this.socket.destroy();
+    this.waiting?.reject(this.failure);
+    this.waiting = undefined;
+  }
+
+  private receive(d: Buffer): void {
+    this.chunks.push(d);
+    this.bytes += d.length;
+    if (this.bytes > MAX_BYTES) return this.fail(`answers exceed ${MAX_BYTES} bytes`);
+    // Only data ending in a status can complete the answers: no re-scan of a partial one.
+    const tail = d.length >= 4 ? d : Buffer.concat(this.chunks);
+    const n = tail.length;
+    if (!this.waiting || n < 4 || tail[n - 4] !== 0 || tail[n - 3] !== 0 || tail[n - 2] !== 0) return;
+    const answers = splitVtyAnswers(Buffer.concat(this.chunks));
+    if (answers.length < this.waiting.count) return;
+    const { resolve } = this.waiting;
+    this.waiting = undefined;
+    this.chunks = [];
+    this.bytes = 0;
+    resolve(answers);
+  }
+}
+
+/**
+ * Ask `daemon` (`zebra`, `bgpd`, …) the `commands`, in enable mode, on one connection. Rejects as
+ * `VtySession` does; a command FRR refuses is an answer with `ok: false`.
+ */
+export async function askDaemon(
   instance: ResolvedInstance,
   daemon: string,
   commands: readonly string[],
   timeoutMs: number,
 ): Promise<ShowAnswer[]> {
-  const path = join(vtySocketDir(instance), `${daemon}.vty`);
-  const all = ['enable', ...commands];
-  return new Promise((resolve, reject) => {
-    const socket = connect(path);
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    const fail = (why: string): void => {
-      socket.destroy();
-      reject(new Error(`${path}: ${why}`));
-    };
-    socket.setTimeout(timeoutMs, () => fail(`no answer within ${timeoutMs} ms`));
-    socket.on('error', (e) => fail(e.message));
-    socket.on('close', () => fail('closed before all answers came'));
-    socket.on('data', (d: Buffer) => {
-      chunks.push(d);
-      bytes += d.length;
-      if (bytes > MAX_BYTES) return fail(`answers exceed ${MAX_BYTES} bytes`);
-      // Only data ending in a status can complete the answers: no re-scan of a partial one.
-      const tail = d.length >= 4 ? d : Buffer.concat(chunks);
-      const n = tail.length;
-      if (n < 4 || tail[n - 4] !== 0 || tail[n - 3] !== 0 || tail[n - 2] !== 0) return;
-      const answers = splitVtyAnswers(Buffer.concat(chunks));
-      if (answers.length < all.length) return;
-      socket.removeAllListeners('close');
-      socket.destroy();
-      resolve(answers.slice(1));
-    });
-    socket.write(all.map((c) => `${c}\0`).join(''));
-  });
+  // `enable` goes with the commands: one round trip.
+  const session = VtySession.connect(instance, daemon, timeoutMs);
+  try {
+    return (await session.send(['enable', ...commands])).slice(1);
+  } finally {
+    session.close();
+  }
 }
 
 /**
