@@ -7,7 +7,13 @@ import type { Family, PrefixLine } from './model.js';
 
 export const ipKeyword = (family: Family): string => (family === 4 ? 'ip' : 'ipv6');
 
-/** One list's lines; the text before the sequence number is made once per list, not per line. */
+/** ` permit ` / ` deny `, the action with the spaces around it, as one constant piece. */
+const ACTION_PIECE = { permit: ' permit ', deny: ' deny ' } as const;
+
+/**
+ * One list's lines; the text before the sequence number is made once per list, and a line is
+ * pieces that exist anyway (the builder makes no string per line).
+ */
 export function writePrefixList(
   out: LineBuilder,
   family: Family,
@@ -17,10 +23,10 @@ export function writePrefixList(
   if (lines.length === 0) return;
   const head = `${ipKeyword(family)} prefix-list ${name} seq `;
   for (const l of lines) {
-    const line = `${head}${l.seq} ${l.action} ${l.prefix}`;
-    if (l.ge === undefined && l.le === undefined) out.line(line);
-    else if (l.le === undefined) out.line(`${line} ge ${l.ge}`);
-    else if (l.ge === undefined) out.line(`${line} le ${l.le}`);
-    else out.line(`${line} ge ${l.ge} le ${l.le}`);
+    out.add(head).add(String(l.seq)).add(ACTION_PIECE[l.action]);
+    if (l.ge === undefined && l.le === undefined) out.line(l.prefix);
+    else if (l.le === undefined) out.add(l.prefix).add(' ge ').line(String(l.ge));
+    else if (l.ge === undefined) out.add(l.prefix).add(' le ').line(String(l.le));
+    else out.add(l.prefix).add(' ge ').add(String(l.ge)).add(' le ').line(String(l.le));
   }
 }
