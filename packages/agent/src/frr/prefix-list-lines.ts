@@ -3,7 +3,8 @@
  * BGPPeerings' (peering-sections.ts). Pure.
  */
 import type { LineBuilder } from './line-builder.js';
-import type { Family, PrefixLine } from './model.js';
+import type { Family } from './model.js';
+import type { PrefixLines } from './seq-lines.js';
 
 export const ipKeyword = (family: Family): string => (family === 4 ? 'ip' : 'ipv6');
 
@@ -14,19 +15,19 @@ const ACTION_PIECE = { permit: ' permit ', deny: ' deny ' } as const;
  * One list's lines; the text before the sequence number is made once per list, and a line is
  * pieces that exist anyway (the builder makes no string per line).
  */
-export function writePrefixList(
-  out: LineBuilder,
-  family: Family,
-  name: string,
-  lines: readonly PrefixLine[],
-): void {
+export function writePrefixList(out: LineBuilder, family: Family, name: string, lines: PrefixLines): void {
   if (lines.length === 0) return;
   const head = `${ipKeyword(family)} prefix-list ${name} seq `;
-  for (const l of lines) {
-    out.add(head).add(String(l.seq)).add(ACTION_PIECE[l.action]);
-    if (l.ge === undefined && l.le === undefined) out.line(l.prefix);
-    else if (l.le === undefined) out.add(l.prefix).add(' ge ').line(String(l.ge));
-    else if (l.ge === undefined) out.add(l.prefix).add(' le ').line(String(l.le));
-    else out.add(l.prefix).add(' ge ').add(String(l.ge)).add(' le ').line(String(l.le));
+  const { items, prefixes } = lines;
+  for (let i = 0; i < items.length; i++) {
+    const l = items[i]!;
+    out
+      .add(head)
+      .add(String(l.seq))
+      .add(ACTION_PIECE[l.action ?? 'permit']);
+    if (l.ge === undefined && l.le === undefined) out.line(prefixes[i]!);
+    else if (l.le === undefined) out.add(prefixes[i]!).add(' ge ').line(String(l.ge));
+    else if (l.ge === undefined) out.add(prefixes[i]!).add(' le ').line(String(l.le));
+    else out.add(prefixes[i]!).add(' ge ').add(String(l.ge)).add(' le ').line(String(l.le));
   }
 }
