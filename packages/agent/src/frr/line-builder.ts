@@ -1,28 +1,25 @@
 /**
- * The lines of a text, built without making a string per line: a line is a few pieces (`add`, then
- * `line` ends it), the pieces and the newlines gather in one reused buffer, and the buffer is joined
- * into one flat chunk whenever it holds CHUNK_PIECES pieces, chunks into blocks, blocks once at the end.
- * Why: a line made by a template literal is a tree of string pieces (a 32-byte object per `+`),
- * some 100-200 bytes of young-generation allocation per line; each collection that allocation
- * triggers copies whatever else is live (the model), more of it the larger the config. The pieces
- * are mostly strings that live anyway (the model's names, constants, cached numbers): the buffer
- * only points at them. Pure.
+ * The lines of a text, built without keeping one string per line alive: lines gather in a short
+ * buffer that is joined into one flat chunk every CHUNK_LINES lines, chunks into one block every
+ * BLOCK_CHUNKS chunks, and the blocks are joined once at the end. Why: a line made by a template
+ * literal is a tree of string pieces; the 60,000 lines of a 200-VRF frr.conf kept alive until the
+ * final join made every young-generation collection during the render copy all of them, so the
+ * collector's work grew with the size times the number of collections (the render was
+ * superlinear). A chunk is one object the collector copies cheaply; a block is not copied at all.
+ * (Tried: lines given as pieces into one buffer, no string per line: a quarter less allocation,
+ * but joining the pieces cost more CPU than the collections it saved.) Pure.
  */
 
-/**
- * Pieces per chunk (some 400 lines, a chunk of ~20 KB): the buffer stays a regular object of the
- * young generation (tried: with one of over 128 KB, allocated outside it, the render took ~40 %
- * more CPU).
- */
-const CHUNK_PIECES = 2048;
+/** Lines per chunk: a chunk (~50 KB) stays a regular young-generation object. */
+const CHUNK_LINES = 1024;
 
 /**
- * Chunks per block (~160 KB): a string of over 128 KB is allocated outside the young generation's
- * semi-spaces, and no collection copies it; young chunks are held only until their block is full.
- * (A 3 MB text held as young chunks until the end was copied by every collection of the render:
- * at 200 VRFs the bytes a collection copied per line were nearly twice those at 50.)
+ * Chunks per block (~200 KB): a string of over 128 KB is allocated outside the young generation's
+ * semi-spaces, where no collection copies it, so at most BLOCK_CHUNKS chunks of the text are young
+ * at a time. (All of a 3 MB text held as young chunks until the end: at 200 VRFs a collection
+ * copied nearly twice the bytes per line it copied at 50.)
  */
-const BLOCK_CHUNKS = 8;
+const BLOCK_CHUNKS = 4;
 
 export class LineBuilder {
   /** Put before every line added (a section's placeholder indentation, or none). */
@@ -31,11 +28,9 @@ export class LineBuilder {
   private readonly blocks: string[] = [];
   /** The chunks since the last block. */
   private readonly chunks: string[] = [];
-  /** The pieces since the last chunk; only the first `pieceCount` are current. */
-  private readonly pending = new Array<string>(CHUNK_PIECES).fill('');
-  private pieceCount = 0;
-  /** No piece of the current line added yet: its indentation comes first. */
-  private atLineStart = true;
+  /** The lines since the last chunk: one array, made once at its full size and reused. */
+  private readonly pending = new Array<string>(CHUNK_LINES);
+  private pendingCount = 0;
   private count = 0;
 
   /** Lines added so far. */
@@ -43,47 +38,36 @@ export class LineBuilder {
     return this.count;
   }
 
-  /** Adds a piece to the current line (the builder's indentation before its first piece). */
-  add(piece: string): this {
-    if (this.atLineStart) {
-      this.atLineStart = false;
-      if (this.indent !== '') this.pending[this.pieceCount++] = this.indent;
-    }
-    this.pending[this.pieceCount++] = piece;
-    return this;
-  }
-
-  /** Ends the current line with `text` (a whole line when no piece came before it). */
+  /** Adds one line (the builder's indentation first). */
   line(text: string): void {
-    this.add(text);
-    this.pending[this.pieceCount++] = '\n';
-    this.atLineStart = true;
+    this.pending[this.pendingCount++] = this.indent === '' ? text : this.indent + text;
     this.count++;
-    if (this.pieceCount >= CHUNK_PIECES) this.flush();
+    if (this.pendingCount === CHUNK_LINES) this.flush();
   }
 
   /** The lines, each ended by a newline (no line: one empty line, as `[].join('\n') + '\n'`). */
   text(): string {
     if (this.count === 0) return '\n';
+    // The empty last line gives the final newline without another copy of the whole text (a full
+    // buffer was flushed by the line that filled it).
+    this.pending[this.pendingCount++] = '';
     this.flush();
     if (this.chunks.length > 0) this.joinChunks();
-    const all = this.blocks.join('');
+    const all = this.blocks.join('\n');
     this.blocks.length = 0;
     this.count = 0;
     return all;
   }
 
   private flush(): void {
-    // Pieces left from the previous chunk past the current ones are blanked, not cut off: the
-    // buffer keeps its size (a line of many pieces may have grown it past CHUNK_PIECES).
-    this.pending.fill('', this.pieceCount);
-    this.chunks.push(this.pending.join(''));
-    this.pieceCount = 0;
+    const full = this.pendingCount === CHUNK_LINES;
+    this.chunks.push((full ? this.pending : this.pending.slice(0, this.pendingCount)).join('\n'));
+    this.pendingCount = 0;
     if (this.chunks.length === BLOCK_CHUNKS) this.joinChunks();
   }
 
   private joinChunks(): void {
-    this.blocks.push(this.chunks.join(''));
+    this.blocks.push(this.chunks.join('\n'));
     this.chunks.length = 0;
   }
 }

@@ -49,19 +49,16 @@ export const routeMapName = (vrf: string, dir: Direction, family: Family): strin
   `rm${family}_${vrf}_${dir}`;
 
 /** `set community` for AA:NN and well-known names, `set large-community` for A:B:C; additive keeps the fabric's own. */
-function communityPiece(c: string): string {
-  return c.split(':').length === 3 ? ' set large-community ' : ' set community ';
+function communityLine(c: string): string {
+  return c.split(':').length === 3 ? ` set large-community ${c} additive` : ` set community ${c} additive`;
 }
-
-/** ` address-family ipv4|ipv6 unicast` of a VRF instance. */
-const AF_LINE = { 4: ' address-family ipv4 unicast', 6: ' address-family ipv6 unicast' } as const;
 
 function vrfSection(out: LineBuilder, m: FrrModel): void {
   for (const v of m.vrfs) {
     // zebra's `vni` first, then staticd's routes: the order vtysh merges the daemons' blocks in.
-    out.add('vrf ').line(v.device);
-    out.add(' vni ').line(String(v.vni));
-    for (const r of v.staticRoutes) out.add(' ').line(r.line);
+    out.line(`vrf ${v.device}`);
+    out.line(` vni ${v.vni}`);
+    for (const r of v.staticRoutes) out.line(` ${r.line}`);
     out.line('exit-vrf');
     out.line('!');
   }
@@ -94,12 +91,10 @@ function routeMapBlock(out: LineBuilder, v: VrfModel, dir: Direction, family: Fa
     out.line('!');
     return;
   }
-  const match = ` match ${ipKeyword(family)} address prefix-list `;
   for (const e of entries) {
-    const seq = String(e.seq);
-    out.add('route-map ').add(name).add(' permit ').line(seq);
-    out.add(match).line(prefixListName(v.name, dir, e.seq));
-    if (e.community !== undefined) out.add(communityPiece(e.community)).add(e.community).line(' additive');
+    out.line(`route-map ${name} permit ${e.seq}`);
+    out.line(` match ${ipKeyword(family)} address prefix-list ${prefixListName(v.name, dir, e.seq)}`);
+    if (e.community !== undefined) out.line(communityLine(e.community));
     out.line('exit');
     out.line('!');
   }
@@ -118,7 +113,7 @@ function routeMapSection(out: LineBuilder, m: FrrModel): void {
 function bgpDefaultSection(out: LineBuilder, m: FrrModel): void {
   for (const l of peeringGroups(m.peerings, undefined)) out.line(l);
   for (const l of peeringMembers(m.peerings, undefined)) out.line(l);
-  for (const v of m.vrfs) out.add('neighbor ').add(v.toVrfPort).line(' interface remote-as internal');
+  for (const v of m.vrfs) out.line(`neighbor ${v.toVrfPort} interface remote-as internal`);
   for (const l of peeringListenRanges(m.peerings, undefined)) out.line(l);
 }
 
@@ -133,19 +128,9 @@ function bgpDefaultAfSection(
     // FRR leaves `activate` out of its running config where it is the default (IPv4 unless the
     // template says `no bgp default ipv4-unicast`); rendering it anyway would make frr-reload.py see
     // a difference on every reload and re-send it out of context.
-    if (family === 6 || !ipv4ActivatedByDefault) out.add('neighbor ').add(v.toVrfPort).line(' activate');
-    out
-      .add('neighbor ')
-      .add(v.toVrfPort)
-      .add(' route-map ')
-      .add(routeMapName(v.name, 'import', family))
-      .line(' in');
-    out
-      .add('neighbor ')
-      .add(v.toVrfPort)
-      .add(' route-map ')
-      .add(routeMapName(v.name, 'export', family))
-      .line(' out');
+    if (family === 6 || !ipv4ActivatedByDefault) out.line(`neighbor ${v.toVrfPort} activate`);
+    out.line(`neighbor ${v.toVrfPort} route-map ${routeMapName(v.name, 'import', family)} in`);
+    out.line(`neighbor ${v.toVrfPort} route-map ${routeMapName(v.name, 'export', family)} out`);
   }
   for (const t of m.routingTables) out.line(`import vrf ${t}`);
 }
@@ -156,37 +141,35 @@ function bgpVrfAddressFamilies(out: LineBuilder, m: FrrModel, v: VrfModel): void
     // In the order FRR shows them (aggregates, redistribution, neighbors), so that the file reads
     // like `show running-config`.
     out.line(' !');
-    out.line(AF_LINE[family]);
-    for (const a of v.aggregates[family]) out.add('  aggregate-address ').line(a);
+    out.line(` address-family ipv${family} unicast`);
+    for (const a of v.aggregates[family]) out.line(`  aggregate-address ${a}`);
     out.line('  redistribute connected');
-    for (const l of peeringAfLines(m.peerings, v.device, family, true)) out.add('  ').line(l);
+    for (const l of peeringAfLines(m.peerings, v.device, family, true)) out.line(`  ${l}`);
     // IPv4 is activated by default in this instance (see bgpDefaultAfSection).
-    if (family === 6) out.add('  neighbor ').add(v.toDefaultPort).line(' activate');
+    if (family === 6) out.line(`  neighbor ${v.toDefaultPort} activate`);
     out.line(' exit-address-family');
   }
   out.line(' !');
   out.line(' address-family l2vpn evpn');
   for (const family of [4, 6] as const) {
-    out.add(`  advertise ipv${family} unicast route-map `).line(routeMapName(v.name, 'export', family));
+    out.line(`  advertise ipv${family} unicast route-map ${routeMapName(v.name, 'export', family)}`);
   }
   // One route target per line: frr-reload.py can not diff several targets on one line. Imports
   // first, as FRR shows them.
-  for (const rt of v.routeTargets) out.add('  route-target import ').line(rt);
-  for (const rt of v.routeTargets) out.add('  route-target export ').line(rt);
+  for (const rt of v.routeTargets) out.line(`  route-target import ${rt}`);
+  for (const rt of v.routeTargets) out.line(`  route-target export ${rt}`);
   out.line(' exit-address-family');
 }
 
 function bgpVrfSection(out: LineBuilder, m: FrrModel): void {
-  const routerBgp = `router bgp ${m.asn} vrf `;
-  const routerId = ` bgp router-id ${m.vrfRouterId}`;
   for (const v of m.vrfs) {
-    out.add(routerBgp).line(v.device);
-    out.line(routerId);
+    out.line(`router bgp ${m.asn} vrf ${v.device}`);
+    out.line(` bgp router-id ${m.vrfRouterId}`);
     // FRR's order: peer-groups, neighbours by address, interface neighbours, listen ranges.
-    for (const l of peeringGroups(m.peerings, v.device)) out.add(' ').line(l);
-    for (const l of peeringMembers(m.peerings, v.device)) out.add(' ').line(l);
-    out.add(' neighbor ').add(v.toDefaultPort).line(' interface remote-as internal');
-    for (const l of peeringListenRanges(m.peerings, v.device)) out.add(' ').line(l);
+    for (const l of peeringGroups(m.peerings, v.device)) out.line(` ${l}`);
+    for (const l of peeringMembers(m.peerings, v.device)) out.line(` ${l}`);
+    out.line(` neighbor ${v.toDefaultPort} interface remote-as internal`);
+    for (const l of peeringListenRanges(m.peerings, v.device)) out.line(` ${l}`);
     bgpVrfAddressFamilies(out, m, v);
     out.line('exit');
     out.line('!');
