@@ -1,13 +1,13 @@
 /**
  * The line builder of frr.conf (frr/line-builder.ts): whatever the number of lines, around its chunk
- * size of 1,024 too, its text is the lines joined by newlines with a final newline, each line with
- * the indentation set when it was added.
+ * size of 1,024 and its block size of 4,096 too, its text is the lines joined by newlines with a
+ * final newline, each line with the indentation set when it was added.
  */
 import { describe, expect, it } from 'vitest';
 import { LineBuilder } from '../src/frr/line-builder.js';
 
 describe('LineBuilder', () => {
-  for (const n of [0, 1, 2, 1023, 1024, 1025, 2047, 2048, 3000]) {
+  for (const n of [0, 1, 2, 1023, 1024, 1025, 2047, 2048, 3000, 4095, 4096, 4097, 8193, 20000]) {
     it(`gives ${n} lines as they were added, each ended by a newline`, () => {
       const lines = Array.from({ length: n }, (_, i) => `line ${i}`);
       const out = new LineBuilder();

@@ -29,6 +29,6 @@ export function addLoopbackLines(
     const seq = lines.max + 1;
     if (seq > MAX_SEQ)
       throw new FrrRenderError(field, l.address, `no prefix-list sequence number left after ${MAX_SEQ}`);
-    lines.add({ seq, action: 'permit', prefix: `${address}/${max}` });
+    lines.add({ seq, action: 'permit' }, `${address}/${max}`);
   });
 }

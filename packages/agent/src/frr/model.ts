@@ -16,7 +16,7 @@ import {
 } from '@nodenet/api';
 import { FrrRenderError } from './errors.js';
 import { addLoopbackLines } from './loopback-lines.js';
-import { SeqLines } from './seq-lines.js';
+import { SeqLines, type PrefixLines } from './seq-lines.js';
 import { sortStaticRoutes, staticRouteLines, type StaticRouteLine } from './static-routes.js';
 import { buildPeerings, type PeeringModel } from './peering-model.js';
 
@@ -42,21 +42,12 @@ export interface FrrNodeSettings {
   vrfRouterId?: string;
 }
 
-export interface PrefixLine {
-  seq: number;
-  action: 'permit' | 'deny';
-  /** Canonical text of the prefix (lower-case, compressed IPv6). */
-  prefix: string;
-  ge?: number;
-  le?: number;
-}
-
 /** One VrfEntry's part of a route-map: its items of one family and direction. */
 export interface RouteMapEntry {
   /** Route-map sequence (the entry's `seq`). */
   seq: number;
-  /** Prefix-list lines, ordered by their sequence. */
-  lines: PrefixLine[];
+  /** Prefix-list lines, ordered by their sequence (the spec's items: seq-lines.ts says why). */
+  lines: PrefixLines;
   /** Set on exported routes only. */
   community?: string;
 }
@@ -165,8 +156,8 @@ function networkPrefix(value: unknown, fieldOf: FieldOf, j: number): Network {
   return network;
 }
 
-/** Item `j` of a prefix list, its network checked already; its field is named only for a refusal. */
-function prefixLine(item: PrefixItem, n: Network, fieldOf: FieldOf, j: number): PrefixLine {
+/** Checks item `j` of a prefix list, its network checked already; its field is named only for a refusal. */
+function checkPrefixItem(item: PrefixItem, n: Network, fieldOf: FieldOf, j: number): void {
   if (!isInt(item.seq, 1, 4294967295))
     refuse(`${fieldOf(j)}.seq`, item.seq, 'must be an integer from 1 to 4294967295');
   const action = item.action ?? 'permit';
@@ -187,14 +178,11 @@ function prefixLine(item: PrefixItem, n: Network, fieldOf: FieldOf, j: number): 
     if (!isInt(item.le, min, n.max))
       refuse(`${fieldOf(j)}.le`, item.le, `must be an integer from ${min} to ${n.max}`);
   }
-  // Every field in the literal (ge, le possibly undefined): one object of one shape, where fields
-  // added afterwards would each grow it (an extra array per line).
-  return { seq: item.seq, action, prefix: n.text, ge: item.ge, le: item.le };
 }
 
 /**
  * A prefix list's items checked and split by family, item `j` named `fieldOf(j)` in a refusal. Runs
- * for every item (40,000 at 200 VRFs), so an item creates its line and nothing else.
+ * for every item (40,000 at 200 VRFs), so an item creates nothing: its line is the item itself.
  */
 function readPrefixList(items: readonly PrefixItem[], fieldOf: FieldOf): Record<Family, SeqLines> {
   const lists: Record<Family, SeqLines> = { 4: new SeqLines(), 6: new SeqLines() };
@@ -204,7 +192,8 @@ function readPrefixList(items: readonly PrefixItem[], fieldOf: FieldOf): Record<
     const n = networkPrefix(item.cidr, cidrOf, j);
     // The same name carries both families (FRR keeps ip and ipv6 prefix-lists apart), so a
     // sequence number only has to be unique within a family.
-    if (!lists[n.family].add(prefixLine(item, n, fieldOf, j)))
+    checkPrefixItem(item, n, fieldOf, j);
+    if (!lists[n.family].add(item, n.text))
       refuse(`${fieldOf(j)}.seq`, item.seq, `is used twice in this IPv${n.family} list`);
   }
   return lists;
@@ -346,7 +335,10 @@ function routingTableDevices(tables: NodeConfigSpec['routingTable']): string[] {
   return [...ids].sort((a, b) => a - b).map((id) => deviceNames.routingTable(id));
 }
 
-/** Check every value and group the spec into the per-VRF model. Throws FrrRenderError. */
+/**
+ * Check every value and group the spec into the per-VRF model. Throws FrrRenderError. The model
+ * refers to the spec's prefix items (seq-lines.ts): render it before the spec changes.
+ */
 export function buildModel(
   spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>,
   settings: FrrNodeSettings,

@@ -15,8 +15,8 @@ import {
   type PrefixItem,
 } from '@nodenet/api';
 import { FrrRenderError } from './errors.js';
-import type { Direction, Family, PrefixLine } from './model.js';
-import type { SeqLines } from './seq-lines.js';
+import type { Direction, Family } from './model.js';
+import type { PrefixLines, SeqLines } from './seq-lines.js';
 
 export interface BfdProfileModel {
   name: string;
@@ -41,7 +41,7 @@ export interface PeeringModel {
   families: Family[];
   maxPrefixes: Record<Family, number | undefined>;
   /** Prefix-list lines per direction and family, by sequence. */
-  lists: Record<Direction, Record<Family, PrefixLine[]>>;
+  lists: Record<Direction, Record<Family, PrefixLines>>;
   /** `set community` / `set large-community` values on import. */
   communities: { standard: string[]; large: string[] };
 }
@@ -153,12 +153,12 @@ function maxPrefixesOf(at: string, e: NodeBgpPeeringEntry): Record<Family, numbe
 }
 
 function listsOf(at: string, e: NodeBgpPeeringEntry, readPrefixList: PrefixListRead): PeeringModel['lists'] {
-  const lists: PeeringModel['lists'] = { import: { 4: [], 6: [] }, export: { 4: [], 6: [] } };
-  for (const dir of ['import', 'export'] as const) {
+  const read = (dir: Direction): Record<Family, PrefixLines> => {
     const byFamily = readPrefixList(e[dir] ?? [], (j) => `${at}.${dir}[${j}]`);
-    for (const f of [4, 6] as const) lists[dir][f] = byFamily[f].sorted();
-  }
-  return lists;
+    return { 4: byFamily[4].sorted(), 6: byFamily[6].sorted() };
+  };
+  const imports = read('import');
+  return { import: imports, export: read('export') };
 }
 
 function communitiesOf(at: string, e: NodeBgpPeeringEntry): PeeringModel['communities'] {
