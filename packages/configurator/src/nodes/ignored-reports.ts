@@ -9,12 +9,19 @@ import { whyReportIgnored } from '../rollout/index.js';
 export class IgnoredReportLog {
   /** Per NodeConfig, the resourceVersion whose ignored report was logged. */
   private readonly logged = new Map<string, string>();
+  /**
+   * NodeConfig objects already looked at: informer objects are replaced, never mutated, and
+   * whyReportIgnored reads the object alone, so each is looked at once, not on every pass.
+   */
+  private readonly examined = new WeakSet<NodeConfig>();
 
   constructor(private readonly log: Logger) {}
 
   /** Logs every agent report not taken as an answer to the current spec, and why (once per version). */
   note(nodeConfigs: readonly NodeConfig[]): void {
     for (const nc of nodeConfigs) {
+      if (this.examined.has(nc)) continue;
+      this.examined.add(nc);
       const why = whyReportIgnored(nc);
       const rv = nc.metadata.resourceVersion ?? '';
       if (!why || this.logged.get(nc.metadata.name) === rv) continue;
