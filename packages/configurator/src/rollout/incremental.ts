@@ -21,6 +21,7 @@ import { KeptRevisionCounts } from './counts.js';
 import { FleetView } from './fleet-view.js';
 import type { NodeObservation, Observations } from './observe.js';
 import { plan } from './plan.js';
+import { OpenRows } from './rows.js';
 import type { NodeInfo, Plan, PlanInput } from './types.js';
 
 interface Kept {
@@ -234,6 +235,7 @@ export class IncrementalPlanner {
   readonly memo = new VerdictMemo();
   private fleet = new FleetView();
   private counted = new KeptRevisionCounts();
+  private rows = new OpenRows();
 
   /** What this planner observed and when, on the monotonic clock of its passes (observe.ts); updated in place by each pass. */
   get observations(): Observations {
@@ -245,17 +247,33 @@ export class IncrementalPlanner {
     const fleet = this.fleet;
     const changed = fleet.update(input.nodes, input.nodeConfigs, input.mono);
     this.counted.update(changed, fleet);
+    this.rows.note(changed);
     this.memo.note(changed, (name) => !fleet.nodeByName.has(name) && !fleet.ncByName.has(name));
+    const lists = {
+      referenced: this.counted.referenced,
+      openRows: () => this.rows.nodeConfigs(fleet.ncByName, (name) => fleet.positionOf(name)),
+    };
     return plan(
       { ...input, observations: fleet.observations },
-      { fleet, memo: this.memo, counts: this.counted.counts },
+      { fleet, memo: this.memo, counts: this.counted.counts, ...(fleet.eachNameOnce ? { lists } : {}) },
     );
+  }
+
+  /**
+   * Where what this planner keeps besides verdicts and observations differs from what the last
+   * pass's lists give afresh (the simulator checks it after every pass): the referenced revision
+   * hashes, and the NodeConfigs whose row labels are looked at.
+   */
+  keptDifferences(nodeConfigs: readonly NodeConfig[]): string[] {
+    if (!this.fleet.eachNameOnce) return [];
+    return [...this.counted.referencedDiff(nodeConfigs), ...this.rows.missing(nodeConfigs)];
   }
 
   /** Forgets every observation and kept verdict: a new leader's timers start afresh (observe.ts). */
   reset(): void {
     this.fleet = new FleetView();
     this.counted = new KeptRevisionCounts();
+    this.rows = new OpenRows();
     this.memo.reset();
   }
 }

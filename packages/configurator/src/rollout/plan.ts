@@ -47,6 +47,7 @@ interface Pass {
   index: RevisionIndex;
   invalid: InvalidSet;
   actions: Action[];
+  kept: KeptState | undefined;
 }
 
 /**
@@ -62,6 +63,11 @@ export interface KeptState {
   };
   memo: VerdictMemo;
   counts: ReadonlyMap<string, RevisionCount>;
+  /**
+   * When the lists hold each name once: the revision hashes the NodeConfigs reference (history.ts),
+   * and the NodeConfigs whose row labels may need a write (rows.ts OpenRows), in list order.
+   */
+  lists?: { referenced: { has(hash: string): boolean }; openRows: () => readonly NodeConfig[] };
 }
 
 /** `kept` is what an IncrementalPlanner keeps between passes; without it, everything is worked out afresh. */
@@ -78,6 +84,7 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     index: indexRevisions(revisions),
     invalid: new InvalidSet(revisions, actions),
     actions,
+    kept,
   };
   p.invalid.markAborted();
   const { desired, verdicts, records } = settle(p.invalid, input.policy, (d) =>
@@ -228,6 +235,7 @@ function bookkeeping(
     nodeConfigs: input.nodeConfigs,
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
     limit: input.policy.revisionHistoryLimit,
+    ...(p.kept?.lists ? { referenced: p.kept.lists.referenced } : {}),
   });
   const deleted = new Set(deletions.map((d) => d.revision));
   const kept = revisions.filter((r) => !deleted.has(r.metadata.name));
@@ -237,7 +245,7 @@ function bookkeeping(
     ...p.actions.flatMap((a) => (a.type === 'deleteNodeConfig' ? [a.name] : [])),
   ]);
   return [
-    ...rowLabelActions(input.nodeConfigs, revisions, assignedNow),
+    ...rowLabelActions(p.kept?.lists?.openRows() ?? input.nodeConfigs, revisions, assignedNow),
     ...highWaterMarks(kept),
     ...desiredLabels(kept, real?.metadata.name),
     ...deletions,
