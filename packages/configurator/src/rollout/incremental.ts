@@ -165,8 +165,8 @@ export class VerdictMemo {
     if (k && k.key === key && k.nc === nc && k.obs === obs && obs !== undefined && mono < k.until) {
       if (k.node === nodeKey(node)) {
         this.counts.reused++;
-        // A new Node object that reads the same: the verdict shows the current one.
-        if (k.verdict.node !== node) k.verdict = { ...k.verdict, node };
+        // A new Node object that reads the same: the verdict shows the current one (in place, as in repoint).
+        k.verdict.node = node;
         return k.verdict;
       }
     }
@@ -191,26 +191,19 @@ export class VerdictMemo {
   /**
    * A kept verdict points at the revision objects of the pass that made it: when the revisions are
    * new objects (a status written), each kept verdict is pointed at today's (equal in everything it
-   * read, by the key), so no old copy of a revision is held.
+   * read, by the key), so no old copy of a revision is held. In place: a kept verdict is held by
+   * this memo alone (plan() hands on names and states, never a verdict), and a copy per node per
+   * pass was most of the planner's garbage.
    */
   private repoint(revisions: readonly NetworkConfigRevision[]): void {
     const before = this.revisionObjects;
     if (before.length === revisions.length && revisions.every((r, i) => r === before[i])) return;
     this.revisionObjects = [...revisions];
     const byName = new Map(revisions.map((r) => [r.metadata.name, r]));
-    const current = (r: NetworkConfigRevision | undefined): NetworkConfigRevision | undefined =>
-      r === undefined ? undefined : (byName.get(r.metadata.name) ?? r);
-    const swapped = new Map<Verdict, Verdict>();
-    for (const k of this.kept.values()) {
-      const v = k.verdict;
-      const assigned = current(v.assigned);
-      const target = current(v.target);
-      if (assigned === v.assigned && target === v.target) continue;
-      k.verdict = { ...v, ...(assigned ? { assigned } : {}), ...(target ? { target } : {}) };
-      swapped.set(v, k.verdict);
+    for (const { verdict: v } of this.kept.values()) {
+      if (v.assigned) v.assigned = byName.get(v.assigned.metadata.name) ?? v.assigned;
+      if (v.target) v.target = byName.get(v.target.metadata.name) ?? v.target;
     }
-    if (this.last && swapped.size > 0)
-      this.last.verdicts = this.last.verdicts.map((v) => swapped.get(v) ?? v);
   }
 
   /** Forgets everything (a new leader starts afresh). */
