@@ -21,6 +21,7 @@ import { KeptRevisionCounts } from './counts.js';
 import { FleetView } from './fleet-view.js';
 import type { NodeObservation, Observations } from './observe.js';
 import { plan } from './plan.js';
+import { KeptStartOrder } from './order.js';
 import { OpenRows } from './rows.js';
 import type { NodeInfo, Plan, PlanInput } from './types.js';
 
@@ -229,6 +230,7 @@ export class IncrementalPlanner {
   private fleet = new FleetView();
   private counted = new KeptRevisionCounts();
   private rows = new OpenRows();
+  private order = new KeptStartOrder();
 
   /** What this planner observed and when, on the monotonic clock of its passes (observe.ts); updated in place by each pass. */
   get observations(): Observations {
@@ -241,6 +243,7 @@ export class IncrementalPlanner {
     const changed = fleet.update(input.nodes, input.nodeConfigs, input.mono);
     this.counted.update(changed, fleet);
     this.rows.note(changed);
+    this.order.note(changed, fleet.nodeByName);
     this.memo.note(changed, (name) => !fleet.nodeByName.has(name) && !fleet.ncByName.has(name));
     const lists = {
       referenced: this.counted.referenced,
@@ -248,7 +251,13 @@ export class IncrementalPlanner {
     };
     return plan(
       { ...input, observations: fleet.observations },
-      { fleet, memo: this.memo, counts: this.counted.counts, ...(fleet.eachNameOnce ? { lists } : {}) },
+      {
+        fleet,
+        memo: this.memo,
+        counts: this.counted.counts,
+        startOrder: (waveLabel) => this.order.indexes(fleet.names, fleet.nodeByName, waveLabel),
+        ...(fleet.eachNameOnce ? { lists } : {}),
+      },
     );
   }
 
@@ -258,8 +267,9 @@ export class IncrementalPlanner {
    * hashes, and the NodeConfigs whose row labels are looked at.
    */
   keptDifferences(nodeConfigs: readonly NodeConfig[]): string[] {
-    if (!this.fleet.eachNameOnce) return [];
-    return [...this.counted.referencedDiff(nodeConfigs), ...this.rows.missing(nodeConfigs)];
+    const order = this.order.differences(this.fleet.names, this.fleet.nodeByName);
+    if (!this.fleet.eachNameOnce) return order;
+    return [...order, ...this.counted.referencedDiff(nodeConfigs), ...this.rows.missing(nodeConfigs)];
   }
 
   /** Forgets every observation and kept verdict: a new leader's timers start afresh (observe.ts). */
@@ -267,6 +277,7 @@ export class IncrementalPlanner {
     this.fleet = new FleetView();
     this.counted = new KeptRevisionCounts();
     this.rows = new OpenRows();
+    this.order = new KeptStartOrder();
     this.memo.reset();
   }
 }

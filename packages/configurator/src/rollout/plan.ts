@@ -63,6 +63,8 @@ export interface KeptState {
   };
   memo: VerdictMemo;
   counts: ReadonlyMap<string, RevisionCount>;
+  /** The indexes of `fleet.names` in start order (order.ts KeptStartOrder). */
+  startOrder: (waveLabel: string | undefined) => readonly number[];
   /**
    * When the lists hold each name once: the revision hashes the NodeConfigs reference (history.ts),
    * and the NodeConfigs whose row labels may need a write (rows.ts OpenRows), in list order.
@@ -90,7 +92,7 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
   const { desired, verdicts, records } = settle(p.invalid, input.policy, (d) =>
     verdictsFor(p, d, kept?.memo),
   );
-  const targets = inStartOrder(verdicts, input.policy);
+  const targets = inStartOrder(verdicts, input.policy, kept?.startOrder(input.policy.waveLabel));
   // A percentage is of the nodes that can move (unavailable ones wait, like DaemonSet's unscheduled pods).
   const limit = updateLimitFor(
     input.policy.updateLimit,
@@ -168,8 +170,20 @@ function verdictsFor(p: Pass, desired: NetworkConfigRevision, memo: VerdictMemo 
   return p.names.map((name) => make(subject(name)));
 }
 
-/** The target nodes (a verdict with a state) in start order (order.ts). */
-function inStartOrder(verdicts: readonly Verdict[], policy: Policy): Verdict[] {
+/**
+ * The target nodes (a verdict with a state) in start order (order.ts). With `kept`, the indexes of
+ * the verdicts (one per name, in the names' order) in start order: a strict total order, so the
+ * targets picked out of it are the targets sorted.
+ */
+function inStartOrder(verdicts: readonly Verdict[], policy: Policy, kept?: readonly number[]): Verdict[] {
+  if (kept?.length === verdicts.length) {
+    const out: Verdict[] = [];
+    for (const i of kept) {
+      const v = verdicts[i] as Verdict;
+      if (v.state !== undefined) out.push(v);
+    }
+    return out;
+  }
   const order = compareNodes(policy.waveLabel);
   return verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
 }
