@@ -7,6 +7,7 @@
 import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
 import { updateLimitFor, type Policy } from '../policy/policy.js';
 import { classify, type Subject, type Verdict } from './classify.js';
+import { uniform } from './verdict.js';
 import { revisionCounts, type RevisionCount } from './counts.js';
 import type { FailureRecord } from './failures.js';
 import { historyCleanup } from './history.js';
@@ -162,8 +163,9 @@ function verdictsFor(p: Pass, desired: NetworkConfigRevision, memo: VerdictMemo 
       now,
       ...(node && input.specHash ? { expectedSpecHash: input.specHash(t, node) } : {}),
     });
-    const out = t === desired ? v : { ...v, target: t, onDesired: false };
-    return movesUnchanged(out, t, invalid, input) ? { ...out, unchanged: true } : out;
+    const out = uniform(t === desired ? v : { ...v, target: t, onDesired: false });
+    if (movesUnchanged(out, t, invalid, input)) out.unchanged = true;
+    return out;
   };
   if (memo)
     return memo.verdicts({ revisions, desired, invalid, policy, mono }, { names: p.names, subject, make });
