@@ -8,12 +8,14 @@ describe('KubeClient transport', () => {
   let server: http.Server;
   let connections = 0;
   const authHeaders: (string | undefined)[] = [];
+  const urls: (string | undefined)[] = [];
   let kc: KubeConfig;
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       authHeaders.push(req.headers.authorization);
-      const found = req.url?.startsWith('/api/v1/nodes/n');
+      urls.push(req.url);
+      const found = /^(\/prefix)?\/api\/v1\/nodes\/n/.test(req.url ?? '');
       res.writeHead(found ? 200 : 404, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify(
@@ -54,6 +56,30 @@ describe('KubeClient transport', () => {
     const err = await client.request('GET', '/api/v1/nodes-x/x').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KubeApiError);
     expect(err).toMatchObject({ statusCode: 404, reason: 'NotFound' });
+    client.close();
+  });
+
+  it('sends the path after the path of the server URL, with the query encoded and unsafe characters escaped', async () => {
+    const { port } = server.address() as AddressInfo;
+    const prefixed = new KubeConfig();
+    prefixed.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}/prefix/`, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 't' }],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+    const client = new KubeClient(prefixed);
+    urls.length = 0;
+    await client.request('GET', '/api/v1/nodes/n', {
+      query: { labelSelector: 'a in (x,y)', limit: 5, skip: undefined },
+    });
+    await client.request('GET', '/api/v1/nodes/n b');
+    await client.request('GET', '/api/v1/nodes/n?watch=1', { query: { limit: 2 } });
+    expect(urls).toEqual([
+      '/prefix/api/v1/nodes/n?labelSelector=a+in+%28x%2Cy%29&limit=5',
+      '/prefix/api/v1/nodes/n%20b',
+      '/prefix/api/v1/nodes/n?watch=1&limit=2',
+    ]);
     client.close();
   });
 });

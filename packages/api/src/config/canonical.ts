@@ -31,23 +31,22 @@ function sorted(value: unknown): unknown {
   const proto: unknown = Object.getPrototypeOf(obj);
   const own = Object.keys(obj);
   const keys = sortedKeys(own);
-  let same = proto === Object.prototype || proto === null;
-  const parts: [string, unknown][] = [];
+  // No prototype: a key such as `__proto__` (a label key in a selector) stays an own key instead of
+  // replacing the prototype and vanishing from the hash. Made at the first member that differs
+  // (the members before it are the object's own, in place); never for an object that already is.
+  const plain = proto === Object.prototype || proto === null;
+  let out = plain ? undefined : (Object.create(null) as Record<string, unknown>);
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i] as string;
     const v = obj[k];
-    if (k !== own[i] || v === undefined) same = false;
-    if (v === undefined) continue;
-    const s = sorted(v);
-    if (s !== v) same = false;
-    parts.push([k, s]);
+    const s = v === undefined ? undefined : sorted(v);
+    if (out === undefined && (k !== own[i] || v === undefined || s !== v)) {
+      out = Object.create(null) as Record<string, unknown>;
+      for (let j = 0; j < i; j++) out[keys[j] as string] = obj[keys[j] as string];
+    }
+    if (out !== undefined && s !== undefined) out[k] = s;
   }
-  if (same) return obj;
-  // No prototype: a key such as `__proto__` (a label key in a selector) stays an own key instead of
-  // replacing the prototype and vanishing from the hash.
-  const out = Object.create(null) as Record<string, unknown>;
-  for (const [k, v] of parts) out[k] = v;
-  return out;
+  return out ?? obj;
 }
 
 /**
@@ -55,7 +54,11 @@ function sorted(value: unknown): unknown {
  * indices) first, ascending, then the others in insertion order, which was sorted. Kept exactly,
  * so that hashes already stored on revisions and NodeConfigs do not change.
  */
-function sortedKeys(own: readonly string[]): string[] {
+function sortedKeys(own: readonly string[]): readonly string[] {
+  // Most objects already are (an API server writes keys sorted): no copy, no sort.
+  let ordered = true;
+  for (let i = 1; i < own.length && ordered; i++) ordered = (own[i - 1] as string) < (own[i] as string);
+  if (ordered && !own.some(isArrayIndex)) return own;
   const keys = [...own].sort();
   // Integer-like keys are rare; the first-character test in isArrayIndex keeps this check cheap.
   if (!keys.some(isArrayIndex)) return keys;

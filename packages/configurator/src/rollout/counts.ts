@@ -62,16 +62,23 @@ export function revisionCounts(
   return counts;
 }
 
-/** revisionCounts kept between passes: each node's part is taken out and put in again when it changed. */
+/**
+ * revisionCounts kept between passes: each node's part is taken out and put in again when it
+ * changed. With them, the revision hashes the NodeConfigs' specs reference (history.ts keeps those
+ * revisions), each with the number of NodeConfigs that reference it.
+ */
 export class KeptRevisionCounts {
   readonly counts = new Map<string, RevisionCount>();
+  readonly referenced = new Map<string, number>();
   private readonly parts = new Map<string, CountedAs>();
+  private readonly references = new Map<string, string>();
 
   update(
     changed: Iterable<string>,
     fleet: { ncByName: ReadonlyMap<string, NodeConfig>; nodeByName: ReadonlyMap<string, NodeInfo> },
   ): void {
     for (const name of changed) {
+      this.reference(name, fleet.ncByName.get(name));
       const before = this.parts.get(name);
       if (before) add(this.counts, before, -1);
       const nc = fleet.ncByName.get(name);
@@ -81,5 +88,32 @@ export class KeptRevisionCounts {
         this.parts.set(name, now);
       } else this.parts.delete(name);
     }
+  }
+
+  /** The node's NodeConfig now references its spec's revision (none: the NodeConfig is gone). */
+  private reference(name: string, nc: NodeConfig | undefined): void {
+    const before = this.references.get(name);
+    const now = nc?.spec.revision;
+    if (before === now) return;
+    if (before !== undefined) {
+      const n = (this.referenced.get(before) ?? 0) - 1;
+      if (n > 0) this.referenced.set(before, n);
+      else this.referenced.delete(before);
+    }
+    if (now === undefined) this.references.delete(name);
+    else {
+      this.references.set(name, now);
+      this.referenced.set(now, (this.referenced.get(now) ?? 0) + 1);
+    }
+  }
+
+  /** Differences of the kept referenced hashes from those counted afresh over `nodeConfigs` (tests). */
+  referencedDiff(nodeConfigs: readonly NodeConfig[]): string[] {
+    const fresh = new Map<string, number>();
+    for (const nc of nodeConfigs) fresh.set(nc.spec.revision, (fresh.get(nc.spec.revision) ?? 0) + 1);
+    const hashes = new Set([...fresh.keys(), ...this.referenced.keys()]);
+    return [...hashes]
+      .filter((h) => fresh.get(h) !== this.referenced.get(h))
+      .map((h) => `referenced ${h}: kept ${this.referenced.get(h)}, counted ${fresh.get(h)}`);
   }
 }

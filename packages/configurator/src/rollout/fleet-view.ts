@@ -20,6 +20,18 @@ export class FleetView {
   private nodeConfigs: readonly NodeConfig[] = [];
   /** The last lists held each name once: an object replaced in its place leaves the join as it was. */
   private unique = false;
+  /** Per NodeConfig name, its index in the list (set when joined afresh: replacing in place keeps it). */
+  private ncPosition = new Map<string, number>();
+
+  /** Whether the lists of the last update held each name once (then the maps hold every object of them). */
+  get eachNameOnce(): boolean {
+    return this.unique;
+  }
+
+  /** The index of the NodeConfig named `name` in the last list (-1: none). */
+  positionOf(name: string): number {
+    return this.ncPosition.get(name) ?? -1;
+  }
 
   /** Takes the lists of this pass at `mono`; returns the names whose Node or NodeConfig changed, came or went. */
   update(nodes: readonly NodeInfo[], nodeConfigs: readonly NodeConfig[], mono: number): Set<string> {
@@ -67,6 +79,7 @@ export class FleetView {
     this.ncByName = j.ncByName;
     this.names = j.names;
     this.unique = j.nodeByName.size === nodes.length && j.ncByName.size === nodeConfigs.length;
+    this.ncPosition = new Map(nodeConfigs.map((nc, i) => [nc.metadata.name, i]));
   }
 }
 

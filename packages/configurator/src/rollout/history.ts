@@ -19,10 +19,12 @@ export interface HistoryInput {
   nodeConfigs: readonly NodeConfig[];
   inputHash?: string;
   limit: number;
+  /** The hashes some NodeConfig's spec references (the incremental planner keeps them); else taken from nodeConfigs. */
+  referenced?: { has(hash: string): boolean };
 }
 
 export function historyCleanup(h: HistoryInput): Extract<Action, { type: 'deleteRevision' }>[] {
-  const referenced = new Set(h.nodeConfigs.map((nc) => nc.spec.revision));
+  const referenced = h.referenced ?? new Set(h.nodeConfigs.map((nc) => nc.spec.revision));
   const desired = h.desired;
   const rollbackTarget = desired
     ? h.revisions.find((r) => r.spec.number < desired.spec.number && !h.invalid.has(r.metadata.name))

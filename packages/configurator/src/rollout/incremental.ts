@@ -21,6 +21,8 @@ import { KeptRevisionCounts } from './counts.js';
 import { FleetView } from './fleet-view.js';
 import type { NodeObservation, Observations } from './observe.js';
 import { plan } from './plan.js';
+import { KeptStartOrder } from './order.js';
+import { OpenRows } from './rows.js';
 import type { NodeInfo, Plan, PlanInput } from './types.js';
 
 interface Kept {
@@ -164,8 +166,8 @@ export class VerdictMemo {
     if (k && k.key === key && k.nc === nc && k.obs === obs && obs !== undefined && mono < k.until) {
       if (k.node === nodeKey(node)) {
         this.counts.reused++;
-        // A new Node object that reads the same: the verdict shows the current one.
-        if (k.verdict.node !== node) k.verdict = { ...k.verdict, node };
+        // A new Node object that reads the same: the verdict shows the current one (in place, as in repoint).
+        k.verdict.node = node;
         return k.verdict;
       }
     }
@@ -190,26 +192,19 @@ export class VerdictMemo {
   /**
    * A kept verdict points at the revision objects of the pass that made it: when the revisions are
    * new objects (a status written), each kept verdict is pointed at today's (equal in everything it
-   * read, by the key), so no old copy of a revision is held.
+   * read, by the key), so no old copy of a revision is held. In place: a kept verdict is held by
+   * this memo alone (plan() hands on names and states, never a verdict), and a copy per node per
+   * pass was most of the planner's garbage.
    */
   private repoint(revisions: readonly NetworkConfigRevision[]): void {
     const before = this.revisionObjects;
     if (before.length === revisions.length && revisions.every((r, i) => r === before[i])) return;
     this.revisionObjects = [...revisions];
     const byName = new Map(revisions.map((r) => [r.metadata.name, r]));
-    const current = (r: NetworkConfigRevision | undefined): NetworkConfigRevision | undefined =>
-      r === undefined ? undefined : (byName.get(r.metadata.name) ?? r);
-    const swapped = new Map<Verdict, Verdict>();
-    for (const k of this.kept.values()) {
-      const v = k.verdict;
-      const assigned = current(v.assigned);
-      const target = current(v.target);
-      if (assigned === v.assigned && target === v.target) continue;
-      k.verdict = { ...v, ...(assigned ? { assigned } : {}), ...(target ? { target } : {}) };
-      swapped.set(v, k.verdict);
+    for (const { verdict: v } of this.kept.values()) {
+      if (v.assigned) v.assigned = byName.get(v.assigned.metadata.name) ?? v.assigned;
+      if (v.target) v.target = byName.get(v.target.metadata.name) ?? v.target;
     }
-    if (this.last && swapped.size > 0)
-      this.last.verdicts = this.last.verdicts.map((v) => swapped.get(v) ?? v);
   }
 
   /** Forgets everything (a new leader starts afresh). */
@@ -234,6 +229,8 @@ export class IncrementalPlanner {
   readonly memo = new VerdictMemo();
   private fleet = new FleetView();
   private counted = new KeptRevisionCounts();
+  private rows = new OpenRows();
+  private order = new KeptStartOrder();
 
   /** What this planner observed and when, on the monotonic clock of its passes (observe.ts); updated in place by each pass. */
   get observations(): Observations {
@@ -245,17 +242,42 @@ export class IncrementalPlanner {
     const fleet = this.fleet;
     const changed = fleet.update(input.nodes, input.nodeConfigs, input.mono);
     this.counted.update(changed, fleet);
+    this.rows.note(changed);
+    this.order.note(changed, fleet.nodeByName);
     this.memo.note(changed, (name) => !fleet.nodeByName.has(name) && !fleet.ncByName.has(name));
+    const lists = {
+      referenced: this.counted.referenced,
+      openRows: () => this.rows.nodeConfigs(fleet.ncByName, (name) => fleet.positionOf(name)),
+    };
     return plan(
       { ...input, observations: fleet.observations },
-      { fleet, memo: this.memo, counts: this.counted.counts },
+      {
+        fleet,
+        memo: this.memo,
+        counts: this.counted.counts,
+        startOrder: (waveLabel) => this.order.indexes(fleet.names, fleet.nodeByName, waveLabel),
+        ...(fleet.eachNameOnce ? { lists } : {}),
+      },
     );
+  }
+
+  /**
+   * Where what this planner keeps besides verdicts and observations differs from what the last
+   * pass's lists give afresh (the simulator checks it after every pass): the referenced revision
+   * hashes, and the NodeConfigs whose row labels are looked at.
+   */
+  keptDifferences(nodeConfigs: readonly NodeConfig[]): string[] {
+    const order = this.order.differences(this.fleet.names, this.fleet.nodeByName);
+    if (!this.fleet.eachNameOnce) return order;
+    return [...order, ...this.counted.referencedDiff(nodeConfigs), ...this.rows.missing(nodeConfigs)];
   }
 
   /** Forgets every observation and kept verdict: a new leader's timers start afresh (observe.ts). */
   reset(): void {
     this.fleet = new FleetView();
     this.counted = new KeptRevisionCounts();
+    this.rows = new OpenRows();
+    this.order = new KeptStartOrder();
     this.memo.reset();
   }
 }

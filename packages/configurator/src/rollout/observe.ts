@@ -6,7 +6,7 @@
  * observations, so its timers start afresh: it may wait longer than its predecessor, never fail
  * earlier.
  */
-import { ASSIGNED_AT_ANNOTATION, SPEC_HASH_ANNOTATION, canonicalJson, type NodeConfig } from '@nodenet/api';
+import { ASSIGNED_AT_ANNOTATION, SPEC_HASH_ANNOTATION, canonicalEqual, type NodeConfig } from '@nodenet/api';
 import type { NodeInfo } from './types.js';
 
 /** Per node: the facts the deadlines depend on and when each was first seen (monotonic ms). */
@@ -14,8 +14,11 @@ export interface NodeObservation {
   /** The assignment the NodeConfig carries (revision, assigned-at, generation, spec hash). */
   assignKey?: string;
   assignSince: number;
-  /** The agent's status as a whole: any change (a heartbeat too) is progress. */
-  statusKey?: string;
+  /**
+   * The agent's status as a whole, compared by content (canonicalEqual: no text made per report):
+   * any change (a heartbeat too) is progress.
+   */
+  status?: NonNullable<NodeConfig['status']>;
   statusSince: number;
   /** Ready, NotReady, or gone (no Node object, or being deleted). */
   readiness: 'ready' | 'notReady' | 'gone';
@@ -25,19 +28,20 @@ export interface NodeObservation {
 
 export type Observations = ReadonlyMap<string, NodeObservation>;
 
-const keyCache = new WeakMap<NodeConfig, { assign: string; status: string | undefined }>();
-function keysOf(nc: NodeConfig): { assign: string; status: string | undefined } {
-  let k = keyCache.get(nc);
-  if (!k) {
+const assignKeys = new WeakMap<NodeConfig, string>();
+function assignKeyOf(nc: NodeConfig): string {
+  let k = assignKeys.get(nc);
+  if (k === undefined) {
     const a = nc.metadata.annotations ?? {};
-    k = {
-      assign: `${nc.spec.revision}|${a[ASSIGNED_AT_ANNOTATION] ?? ''}|${nc.metadata.generation ?? ''}|${a[SPEC_HASH_ANNOTATION] ?? ''}`,
-      status: nc.status ? canonicalJson(nc.status) : undefined,
-    };
-    keyCache.set(nc, k);
+    k = `${nc.spec.revision}|${a[ASSIGNED_AT_ANNOTATION] ?? ''}|${nc.metadata.generation ?? ''}|${a[SPEC_HASH_ANNOTATION] ?? ''}`;
+    assignKeys.set(nc, k);
   }
   return k;
 }
+
+/** Whether two statuses say the same (both absent, or the same content). */
+const sameStatus = (a: NodeObservation['status'], b: NodeObservation['status']): boolean =>
+  a === b || (a !== undefined && b !== undefined && canonicalEqual(a, b));
 
 /**
  * The observations after looking at the current objects at `mono`: a fact that changed (or is seen
@@ -68,14 +72,16 @@ export function observeNode(
   mono: number,
 ): NodeObservation {
   const readiness = !node || node.deleting ? 'gone' : node.ready ? 'ready' : 'notReady';
-  const keys = nc ? keysOf(nc) : undefined;
-  if (old && old.assignKey === keys?.assign && old.statusKey === keys?.status && old.readiness === readiness)
-    return old; // nothing changed: keep the stamps (and the object)
+  const assignKey = nc ? assignKeyOf(nc) : undefined;
+  const status = nc?.status;
+  const assignSame = old !== undefined && old.assignKey === assignKey;
+  const statusSame = old !== undefined && sameStatus(old.status, status);
+  if (old && assignSame && statusSame && old.readiness === readiness) return old; // nothing changed: keep the stamps (and the object)
   return {
-    ...(keys ? { assignKey: keys.assign } : {}),
-    assignSince: old && old.assignKey === keys?.assign ? old.assignSince : mono,
-    ...(keys?.status !== undefined ? { statusKey: keys.status } : {}),
-    statusSince: old && old.statusKey === keys?.status ? old.statusSince : mono,
+    ...(assignKey !== undefined ? { assignKey } : {}),
+    assignSince: assignSame ? old.assignSince : mono,
+    ...(status !== undefined ? { status } : {}),
+    statusSince: statusSame ? old.statusSince : mono,
     readiness,
     readinessSince: sameStretch(old?.readiness, readiness) ? (old as NodeObservation).readinessSince : mono,
   };

@@ -7,6 +7,7 @@
 import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
 import { updateLimitFor, type Policy } from '../policy/policy.js';
 import { classify, type Subject, type Verdict } from './classify.js';
+import { uniform } from './verdict.js';
 import { revisionCounts, type RevisionCount } from './counts.js';
 import type { FailureRecord } from './failures.js';
 import { historyCleanup } from './history.js';
@@ -47,6 +48,7 @@ interface Pass {
   index: RevisionIndex;
   invalid: InvalidSet;
   actions: Action[];
+  kept: KeptState | undefined;
 }
 
 /**
@@ -62,6 +64,13 @@ export interface KeptState {
   };
   memo: VerdictMemo;
   counts: ReadonlyMap<string, RevisionCount>;
+  /** The indexes of `fleet.names` in start order (order.ts KeptStartOrder). */
+  startOrder: (waveLabel: string | undefined) => readonly number[];
+  /**
+   * When the lists hold each name once: the revision hashes the NodeConfigs reference (history.ts),
+   * and the NodeConfigs whose row labels may need a write (rows.ts OpenRows), in list order.
+   */
+  lists?: { referenced: { has(hash: string): boolean }; openRows: () => readonly NodeConfig[] };
 }
 
 /** `kept` is what an IncrementalPlanner keeps between passes; without it, everything is worked out afresh. */
@@ -78,12 +87,13 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     index: indexRevisions(revisions),
     invalid: new InvalidSet(revisions, actions),
     actions,
+    kept,
   };
   p.invalid.markAborted();
   const { desired, verdicts, records } = settle(p.invalid, input.policy, (d) =>
     verdictsFor(p, d, kept?.memo),
   );
-  const targets = inStartOrder(verdicts, input.policy);
+  const targets = inStartOrder(verdicts, input.policy, kept?.startOrder(input.policy.waveLabel));
   // A percentage is of the nodes that can move (unavailable ones wait, like DaemonSet's unscheduled pods).
   const limit = updateLimitFor(
     input.policy.updateLimit,
@@ -153,16 +163,29 @@ function verdictsFor(p: Pass, desired: NetworkConfigRevision, memo: VerdictMemo 
       now,
       ...(node && input.specHash ? { expectedSpecHash: input.specHash(t, node) } : {}),
     });
-    const out = t === desired ? v : { ...v, target: t, onDesired: false };
-    return movesUnchanged(out, t, invalid, input) ? { ...out, unchanged: true } : out;
+    const out = uniform(t === desired ? v : { ...v, target: t, onDesired: false });
+    if (movesUnchanged(out, t, invalid, input)) out.unchanged = true;
+    return out;
   };
   if (memo)
     return memo.verdicts({ revisions, desired, invalid, policy, mono }, { names: p.names, subject, make });
   return p.names.map((name) => make(subject(name)));
 }
 
-/** The target nodes (a verdict with a state) in start order (order.ts). */
-function inStartOrder(verdicts: readonly Verdict[], policy: Policy): Verdict[] {
+/**
+ * The target nodes (a verdict with a state) in start order (order.ts). With `kept`, the indexes of
+ * the verdicts (one per name, in the names' order) in start order: a strict total order, so the
+ * targets picked out of it are the targets sorted.
+ */
+function inStartOrder(verdicts: readonly Verdict[], policy: Policy, kept?: readonly number[]): Verdict[] {
+  if (kept?.length === verdicts.length) {
+    const out: Verdict[] = [];
+    for (const i of kept) {
+      const v = verdicts[i] as Verdict;
+      if (v.state !== undefined) out.push(v);
+    }
+    return out;
+  }
   const order = compareNodes(policy.waveLabel);
   return verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
 }
@@ -228,6 +251,7 @@ function bookkeeping(
     nodeConfigs: input.nodeConfigs,
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
     limit: input.policy.revisionHistoryLimit,
+    ...(p.kept?.lists ? { referenced: p.kept.lists.referenced } : {}),
   });
   const deleted = new Set(deletions.map((d) => d.revision));
   const kept = revisions.filter((r) => !deleted.has(r.metadata.name));
@@ -237,7 +261,7 @@ function bookkeeping(
     ...p.actions.flatMap((a) => (a.type === 'deleteNodeConfig' ? [a.name] : [])),
   ]);
   return [
-    ...rowLabelActions(input.nodeConfigs, revisions, assignedNow),
+    ...rowLabelActions(p.kept?.lists?.openRows() ?? input.nodeConfigs, revisions, assignedNow),
     ...highWaterMarks(kept),
     ...desiredLabels(kept, real?.metadata.name),
     ...deletions,

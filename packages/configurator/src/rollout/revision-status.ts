@@ -87,7 +87,8 @@ function rolloutCounts(
     else if (!v.onDesired && state === 'soaking') ongoing++;
     if (state === 'outdated') queued++;
     // Moved without a slot: the revision left their host config unchanged (unchanged.ts).
-    if (v.onDesired && v.nc && factsOf(v.nc).move === 'unchanged') unchanged++;
+    if (v.onDesired && (v.movedUnchanged ?? (v.nc !== undefined && factsOf(v.nc).move === 'unchanged')))
+      unchanged++;
     if (!(
       (v.onDesired === true && state === 'upToDate') ||
       (state === 'failed' && v.failedRevision === name)

@@ -89,6 +89,39 @@ const ownNumberApplies = (nc: NodeConfig): boolean =>
   (nc.status.lastAppliedRevision === nc.spec.revision &&
     nc.metadata.labels?.[REVISION_NUMBER_LABEL] !== undefined);
 
+/**
+ * The NodeConfigs rowLabelActions has to look at, kept by the incremental planner: every name
+ * whose NodeConfig is not settled. A name is opened when its objects change, and closed once its
+ * NodeConfig is settled or gone; a settled NodeConfig has no label write, so the writes for the
+ * open ones are the writes for all.
+ */
+export class OpenRows {
+  private readonly open = new Set<string>();
+
+  /** The nodes whose Node or NodeConfig changed (came, went, or was replaced). */
+  note(changed: Iterable<string>): void {
+    for (const name of changed) this.open.add(name);
+  }
+
+  /** The open NodeConfigs in the order of the list, by `position` (their index in it). */
+  nodeConfigs(ncByName: ReadonlyMap<string, NodeConfig>, position: (name: string) => number): NodeConfig[] {
+    const out: { at: number; nc: NodeConfig }[] = [];
+    for (const name of this.open) {
+      const nc = ncByName.get(name);
+      if (nc === undefined || settledRows.has(nc)) this.open.delete(name);
+      else out.push({ at: position(name), nc });
+    }
+    return out.sort((a, b) => a.at - b.at).map((o) => o.nc);
+  }
+
+  /** The NodeConfigs not settled whose name is not open (tests: none may be). */
+  missing(nodeConfigs: readonly NodeConfig[]): string[] {
+    return nodeConfigs
+      .filter((nc) => !settledRows.has(nc) && !this.open.has(nc.metadata.name))
+      .map((nc) => `row of ${nc.metadata.name} not open`);
+  }
+}
+
 /** Label writes for the NodeConfigs whose row labels differ (those assigned in this pass excepted). */
 export function rowLabelActions(
   nodeConfigs: readonly NodeConfig[],

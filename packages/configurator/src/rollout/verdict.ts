@@ -3,7 +3,7 @@
  * read of one node, and the reading of the node that the verdict is decided from.
  */
 import type { FailedNode, MoveKind, NetworkConfigRevision, NodeConfig } from '@nodenet/api';
-import type { factsOf } from './facts.js';
+import { factsOf } from './facts.js';
 import type { Policy } from '../policy/policy.js';
 import { isCompleted, type RevisionIndex } from './identity.js';
 import type { NodeObservation } from './observe.js';
@@ -47,6 +47,8 @@ export interface Verdict {
   hostOnDesired?: boolean;
   /** Moving it to its target leaves its host config unchanged (unchanged.ts): it moves without a slot. */
   unchanged?: boolean;
+  /** Its NodeConfig was moved without a slot (its move annotation says `unchanged`); undefined: not looked up. */
+  movedUnchanged?: boolean;
 }
 
 export interface ClassifyContext {
@@ -98,3 +100,34 @@ export const inFlightUnselected = (b: Base, p: Progress, f: Facts, l: NodeReadin
   (p.kind === 'working' ||
     p.kind === 'waiting' ||
     (p.kind === 'provisioned' && l.soakEnd !== undefined && l.ctx.mono < l.soakEnd));
+
+/**
+ * The verdict with every field present, in one order: the planner's walks over every target per
+ * pass (slots, revision status) read verdicts of one hidden class then, not of the dozen shapes
+ * classify's object literals make (property reads that stay monomorphic, several times faster).
+ * The same fields with the same values (an absent field reads undefined either way), and what the
+ * revision status reads of the NodeConfig's facts (`movedUnchanged`: no lookup per target per pass).
+ */
+export const uniform = (v: Verdict): Verdict => ({
+  name: v.name,
+  node: v.node,
+  nc: v.nc,
+  state: v.state,
+  assigned: v.assigned,
+  target: v.target,
+  onDesired: v.onDesired,
+  holds: v.holds,
+  busyElsewhere: v.busyElsewhere,
+  reassign: v.reassign,
+  notBefore: v.notBefore,
+  keepMove: v.keepMove,
+  attempt: v.attempt,
+  failure: v.failure,
+  failedRevision: v.failedRevision,
+  counts: v.counts,
+  unavailable: v.unavailable,
+  deadline: v.deadline,
+  hostOnDesired: v.hostOnDesired,
+  unchanged: v.unchanged,
+  movedUnchanged: v.nc !== undefined && factsOf(v.nc).move === 'unchanged',
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareNodes } from '@nodenet/configurator';
-import { node } from './fixtures.js';
+import { IncrementalPlanner, compareNodes, plan } from '@nodenet/configurator';
+import { A, B, assigned, completed, done, input, nc, node, rev } from './fixtures.js';
 
 describe('start order', () => {
   it('numbers (numerically), then text values, then unlabelled, then by name', () => {
@@ -47,5 +47,25 @@ describe('start order', () => {
     }
     for (const a of ns)
       for (const b of ns) expect(Math.sign(cmp(a, b))).toBe(a === b ? 0 : -Math.sign(cmp(b, a)));
+  });
+
+  it('the incremental planner sorts again when a node changes wave (kept start order, issue 26)', () => {
+    const planner = new IncrementalPlanner();
+    const ncs = ['n0', 'n1', 'n2'].map((n) => nc(n, A, { status: done(A) }));
+    const pass = (waves: string[], mono: number) => {
+      const { observations: _none, ...fleet } = input({
+        revisions: [completed(rev(1, A)), rev(2, B)],
+        nodes: waves.map((w, i) => node(`n${i}`, { labels: { wave: w } })),
+        nodeConfigs: ncs,
+        policy: { waveLabel: 'wave', updateLimit: { kind: 'count', count: 1 } },
+        mono,
+      });
+      const got = planner.plan(fleet);
+      expect(got).toEqual(plan({ ...fleet, observations: planner.observations }));
+      return assigned(got.actions);
+    };
+    expect(pass(['2', '1', '3'], 100)).toEqual(['n1']);
+    // n2 moves to the first wave (a new Node object), nothing else changes: it goes first now.
+    expect(pass(['2', '1', '0'], 200)).toEqual(['n2']);
   });
 });

@@ -30,6 +30,8 @@ export interface RequestOptions {
 
 export class KubeClient {
   readonly server: string;
+  /** The server's URL parsed once: a request names its host and path in options, not a URL parsed per request. */
+  private readonly target: Target;
   private readonly agent: http.Agent;
   private readonly proxied: boolean;
   private readonly watcher: Watch;
@@ -50,6 +52,7 @@ export class KubeClient {
     if (!cluster) throw new Error('kubeconfig has no current cluster');
     this.server = cluster.server.replace(/\/+$/, '');
     this.proxied = Boolean(cluster.proxyUrl);
+    this.target = targetOf(this.server);
     const isHttps = this.server.startsWith('https:');
     this.agent = isHttps
       ? new https.Agent({ keepAlive: true, maxSockets: 128 })
@@ -69,9 +72,6 @@ export class KubeClient {
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const verb = opts.verb ?? defaultVerb(method);
     this.requestCounts[verb]++;
-    const url = new URL(this.server + path);
-    for (const [k, v] of Object.entries(opts.query ?? {}))
-      if (v !== undefined) url.searchParams.set(k, String(v));
     const body = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
     const options: https.RequestOptions = {
       method,
@@ -83,6 +83,7 @@ export class KubeClient {
           : {}),
       },
       timeout: opts.timeoutMs ?? 30_000,
+      ...this.target.location(path, opts.query),
     };
     await this.kubeConfig.applyToHTTPSOptions(options);
     // applyToHTTPSOptions sets a brand-new Agent on every call, i.e. a new TCP connection (and TLS
@@ -91,11 +92,11 @@ export class KubeClient {
     // request through this client's keep-alive agent. A proxy agent is kept: it is the transport.
     if (!this.proxied) options.agent = this.agent;
     const started = performance.now();
-    const mod = url.protocol === 'https:' ? https : http;
+    const mod = this.target.protocol === 'https:' ? https : http;
     let statusCode: number | undefined;
     try {
       const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = mod.request(url, options, (res) => {
+        const req = mod.request(options, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () =>
@@ -150,6 +151,53 @@ export class KubeClient {
   close(): void {
     this.agent.destroy();
   }
+}
+
+type Query = RequestOptions['query'];
+
+/** Where requests go: the server's protocol, host and port, and each request's path (with its query). */
+interface Target {
+  protocol: string;
+  location(
+    path: string,
+    query: Query,
+  ): Pick<https.RequestOptions, 'protocol' | 'hostname' | 'port' | 'path' | 'auth'>;
+}
+
+/** A path that needs no escaping: it goes as it is (the object paths resources.ts builds are encoded). */
+const PLAIN_PATH = /^\/[\x21-\x7e]*$/;
+
+/**
+ * The request location of `server` + path, as `new URL(server + path)` with the query set would
+ * give it; the server is parsed once, and only a path with characters to escape is parsed per request.
+ */
+function targetOf(server: string): Target {
+  const base = new URL(server);
+  const common = {
+    protocol: base.protocol,
+    // As url.urlToHttpOptions does: an IPv6 literal without its brackets.
+    hostname: base.hostname.startsWith('[') ? base.hostname.slice(1, -1) : base.hostname,
+    ...(base.port !== '' ? { port: Number(base.port) } : {}),
+    ...(base.username !== '' || base.password !== ''
+      ? { auth: `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}` }
+      : {}),
+  };
+  const prefix = base.pathname.replace(/\/+$/, '');
+  return {
+    protocol: base.protocol,
+    location(path, query) {
+      const entries = Object.entries(query ?? {}).flatMap(([k, v]) =>
+        v === undefined ? [] : [[k, String(v)] as [string, string]],
+      );
+      if (!PLAIN_PATH.test(path) || /[?#]|\/\./.test(path)) {
+        const url = new URL(server + path);
+        for (const [k, v] of entries) url.searchParams.set(k, v);
+        return { ...common, path: url.pathname + url.search };
+      }
+      const search = entries.length > 0 ? `?${new URLSearchParams(entries).toString()}` : '';
+      return { ...common, path: prefix + path + search };
+    },
+  };
 }
 
 function defaultVerb(method: string): Verb {

@@ -104,6 +104,11 @@ function checkedIncremental(
     throw new IncrementalMismatch(
       `incremental observations differ from observe() at mono ${args.mono}:\n incremental ${kept}\n observe()   ${observed}`,
     );
+  const keptState = planner.keptDifferences(args.nodeConfigs);
+  if (keptState.length > 0)
+    throw new IncrementalMismatch(
+      `incremental kept state differs at mono ${args.mono}: ${keptState.join('; ')}`,
+    );
   const ref = plan(args);
   const got = canonicalJson(p);
   const want = canonicalJson(ref);
