@@ -16,7 +16,14 @@ describe('KubeClient transport', () => {
       authHeaders.push(req.headers.authorization);
       urls.push(req.url);
       const found = /^(\/prefix)?\/api\/v1\/nodes\/n/.test(req.url ?? '');
-      res.writeHead(found ? 200 : 404, { 'content-type': 'application/json' });
+      // The rotation case: only the rotated token is taken.
+      if (req.url === '/api/v1/nodes/rotated' && req.headers.authorization !== 'Bearer rotated-token') {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ kind: 'Status', reason: 'Unauthorized', message: 'Unauthorized' }));
+      }
+      res.writeHead(found || req.url === '/api/v1/nodes/rotated' ? 200 : 404, {
+        'content-type': 'application/json',
+      });
       res.end(
         JSON.stringify(
           found
@@ -48,6 +55,27 @@ describe('KubeClient transport', () => {
       });
     expect(connections).toBe(1);
     expect(authHeaders).toEqual(Array(10).fill('Bearer secret-token'));
+    client.close();
+  });
+
+  it('asks the kubeconfig for credentials again after a 401 (a rotated token is used at once)', async () => {
+    const { port } = server.address() as AddressInfo;
+    const rotating = new KubeConfig();
+    rotating.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: 'u', token: 'old-token' }],
+      contexts: [{ name: 'ctx', cluster: 'c', user: 'u' }],
+      currentContext: 'ctx',
+    });
+    const client = new KubeClient(rotating);
+    authHeaders.length = 0;
+    await client.request('GET', '/api/v1/nodes/n');
+    // The token is rotated (as a projected service-account token is) and the server takes only the new one.
+    (rotating.getCurrentUser() as { token?: string }).token = 'rotated-token';
+    const refused = await client.request('GET', '/api/v1/nodes/rotated').catch((e: unknown) => e);
+    expect(refused).toMatchObject({ statusCode: 401 });
+    await client.request('GET', '/api/v1/nodes/rotated');
+    expect(authHeaders).toEqual(['Bearer old-token', 'Bearer old-token', 'Bearer rotated-token']);
     client.close();
   });
 
