@@ -108,26 +108,31 @@ export const inFlightUnselected = (b: Base, p: Progress, f: Facts, l: NodeReadin
  * The same fields with the same values (an absent field reads undefined either way), and what the
  * revision status reads of the NodeConfig's facts (`movedUnchanged`: no lookup per target per pass).
  */
-export const uniform = (v: Verdict): Verdict => ({
-  name: v.name,
-  node: v.node,
-  nc: v.nc,
-  state: v.state,
-  assigned: v.assigned,
-  target: v.target,
-  onDesired: v.onDesired,
-  holds: v.holds,
-  busyElsewhere: v.busyElsewhere,
-  reassign: v.reassign,
-  notBefore: v.notBefore,
-  keepMove: v.keepMove,
-  attempt: v.attempt,
-  failure: v.failure,
-  failedRevision: v.failedRevision,
-  counts: v.counts,
-  unavailable: v.unavailable,
-  deadline: v.deadline,
-  hostOnDesired: v.hostOnDesired,
-  unchanged: v.unchanged,
-  movedUnchanged: v.nc !== undefined && factsOf(v.nc).move === 'unchanged',
-});
+export const uniform = (v: Verdict): Verdict => {
+  // Every key required: a field added to Verdict and not listed here fails to compile rather than
+  // being dropped from every verdict the planner hands on.
+  const all: { [K in keyof Required<Verdict>]: Verdict[K] } = {
+    name: v.name,
+    node: v.node,
+    nc: v.nc,
+    state: v.state,
+    assigned: v.assigned,
+    target: v.target,
+    onDesired: v.onDesired,
+    holds: v.holds,
+    busyElsewhere: v.busyElsewhere,
+    reassign: v.reassign,
+    notBefore: v.notBefore,
+    keepMove: v.keepMove,
+    attempt: v.attempt,
+    failure: v.failure,
+    failedRevision: v.failedRevision,
+    counts: v.counts,
+    unavailable: v.unavailable,
+    deadline: v.deadline,
+    hostOnDesired: v.hostOnDesired,
+    unchanged: v.unchanged,
+    movedUnchanged: v.nc !== undefined && factsOf(v.nc).move === 'unchanged',
+  };
+  return all;
+};
