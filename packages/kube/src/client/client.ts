@@ -1,13 +1,16 @@
 /**
  * A small REST client for the Kubernetes API on top of @kubernetes/client-node's KubeConfig (which
- * does the authentication and TLS setup) and its Watch (the streaming part). Requests are plain JSON
- * in and out: the generated typed clients turn timestamps into Date objects for lists but not for
- * watch events, and every nodenet type is plain JSON, so one representation is used throughout.
+ * does the authentication and TLS setup); watches are read by watch-stream.ts over the same
+ * connection options. Requests are plain JSON in and out: the generated typed clients turn
+ * timestamps into Date objects for lists but not for watch events, and every nodenet type is plain
+ * JSON, so one representation is used throughout.
  */
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig, Watch } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiError, KubeTransportError } from './errors.js';
+import { apiErrorOf, jsonOrMessage } from './answer.js';
+import { openWatch } from './watch-stream.js';
 
 export type Verb = 'get' | 'list' | 'create' | 'update' | 'patch' | 'delete' | 'watch';
 
@@ -37,7 +40,6 @@ export class KubeClient {
   private readonly target: Target;
   private readonly agent: http.Agent;
   private readonly proxied: boolean;
-  private readonly watcher: Watch;
   private readonly listeners: ((info: RequestInfo) => void)[] = [];
   private readonly transport: typeof http | typeof https;
   /** What every request carries (auth, TLS material, headers), worked out at most once a second. */
@@ -64,7 +66,6 @@ export class KubeClient {
     this.agent = isHttps
       ? new https.Agent({ keepAlive: true, maxSockets: 128 })
       : new http.Agent({ keepAlive: true, maxSockets: 128 });
-    this.watcher = new Watch(kubeConfig);
   }
 
   /** Called after every request with its outcome (metrics, request counting). */
@@ -164,7 +165,9 @@ export class KubeClient {
 
   /**
    * Opens a watch stream; `onEvent` gets each event, `onDone` is called once when the stream ends
-   * (null when the server closed it normally). Returns a function that aborts the stream.
+   * (null when the server closed it normally; a KubeApiError with the status when it answered other
+   * than 200, e.g. 410 Gone). Returns a function that aborts the stream. It has the requests'
+   * credentials and agent; the request timeout bounds the wait for the answer, not the stream.
    */
   async watch(
     path: string,
@@ -174,8 +177,22 @@ export class KubeClient {
   ): Promise<() => void> {
     this.requestCounts.watch++;
     for (const l of this.listeners) l({ verb: 'watch', method: 'GET', path, durationMs: 0 });
-    const controller = await this.watcher.watch(path, query, (type, obj) => onEvent(type, obj), onDone);
-    return () => controller.abort();
+    const shared = this.freshShared() ?? (await this.sharedOptions());
+    const options: https.RequestOptions = {
+      ...shared.options,
+      method: 'GET',
+      path: this.target.path(path, { watch: true, ...query }),
+      headers: shared.headers,
+      timeout: 30_000,
+    };
+    return openWatch(this.transport, options, {
+      onEvent,
+      onDone: (err) => {
+        // As for a request: rejected credentials are asked for again before the watch is re-opened.
+        if (err instanceof KubeApiError && err.statusCode === 401) this.shared = undefined;
+        onDone(err);
+      },
+    });
   }
 
   /** Closes idle keep-alive connections. */
@@ -194,16 +211,8 @@ interface Answer {
 
 /** The parsed body of a 2xx answer; a KubeApiError (with the Status's reason and message) otherwise. */
 function answerOf<T>(method: string, path: string, { status, text }: Answer): T {
-  const parsed: unknown = text.length > 0 ? safeJson(text) : undefined;
-  if (status >= 200 && status < 300) return parsed as T;
-  const s = (parsed ?? {}) as { reason?: string; message?: string };
-  throw new KubeApiError({
-    method,
-    path,
-    statusCode: status,
-    reason: s.reason,
-    serverMessage: s.message ?? text.slice(0, 500),
-  });
+  if (status < 200 || status >= 300) throw apiErrorOf({ method, path, status, text });
+  return (text.length > 0 ? jsonOrMessage(text) : undefined) as T;
 }
 
 /** Header lines as http.request takes them: an object, or a flat name, value, name, value… list. */
@@ -336,13 +345,5 @@ function defaultVerb(method: string): Verb {
       return 'delete';
     default:
       return 'get';
-  }
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { message: text.slice(0, 500) };
   }
 }
