@@ -6,6 +6,9 @@
  *    devcluster (the real CLI) and the simulated agents (bench/fleet-agents.ts, one shared NodeConfig
  *    watch) each run in a process of their own, so that the figure measures the configurator rather
  *    than three programs sharing one event loop; --single-process puts all three in this process.
+ *    Then the client floor (bench/fleet/floor.ts): the same NodeConfig traffic (one patch fed back and
+ *    two status writes per node) made by a process that does nothing else, whose CPU per node says how
+ *    much of the configurator's is its Kubernetes client.
  * 2. Revision build for 5,000 nodes, 2,000 Layer-2 networks with node selectors and 500 VRFs:
  *    validation + merge + hash, the 5,000 NodeConfig specs, and one planner pass; time and memory.
  * 3. Blast radius (issue 10): a bad revision knocks the first node that takes it off the network

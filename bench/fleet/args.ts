@@ -29,3 +29,4 @@ export const TIMEOUT_S = 120;
 export const CRDS = new URL('../../crds/', import.meta.url).pathname;
 export const DEVCLUSTER_MAIN = new URL('../../packages/devcluster/dist/main.js', import.meta.url).pathname;
 export const AGENTS_MAIN = new URL('../fleet-agents.ts', import.meta.url).pathname;
+export const FLOOR_MAIN = new URL('../fleet-client-floor.ts', import.meta.url).pathname;

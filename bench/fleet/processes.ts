@@ -87,17 +87,7 @@ export async function startAgents(kubeconfigPath: string): Promise<AgentsHandle>
       stop: () => agents.stop(),
     };
   }
-  const child = fork(AGENTS_MAIN, [], { execArgv: [...PROF, '--import', 'tsx'], stdio: 'inherit' });
-  process.on('exit', () => child.kill('SIGKILL'));
-  const next = <T>(type: string): Promise<T> =>
-    new Promise((resolve) => {
-      const on = (m: { type: string }): void => {
-        if (m.type !== type) return;
-        child.off('message', on);
-        resolve(m as T);
-      };
-      child.on('message', on);
-    });
+  const { child, next } = forkChild(AGENTS_MAIN);
   const ready = next('ready');
   child.send({ type: 'start', kubeconfigPath, latencyMs: LATENCY });
   await ready;
@@ -114,6 +104,22 @@ export async function startAgents(kubeconfigPath: string): Promise<AgentsHandle>
       await exited;
     },
   };
+}
+
+/** A child process running a bench module (with tsx), and the next IPC message of a type from it. */
+export function forkChild(main: string) {
+  const child = fork(main, [], { execArgv: [...PROF, '--import', 'tsx'], stdio: 'inherit' });
+  process.on('exit', () => child.kill('SIGKILL'));
+  const next = <T>(type: string): Promise<T> =>
+    new Promise((resolve) => {
+      const on = (m: { type: string }): void => {
+        if (m.type !== type) return;
+        child.off('message', on);
+        resolve(m as T);
+      };
+      child.on('message', on);
+    });
+  return { child, next };
 }
 
 /** A Node status patch with its Ready condition (the kubelet's part). */

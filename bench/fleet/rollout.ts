@@ -4,6 +4,7 @@ import { type NetworkConfigRevision } from '@nodenet/api';
 import { KubeClient, loadKubeConfig, makeClients } from '@nodenet/kube';
 import { Controller, DEFAULT_POLICY, Metrics } from '@nodenet/configurator';
 import { SINGLE, N, LIMIT, LATENCY, COALESCE } from './args.js';
+import { clientFloor, clientFloorRow, type ClientFloor } from './floor.js';
 import {
   pct,
   procCpuMs,
@@ -35,6 +36,7 @@ export interface FleetFigures {
   agentWrites: { count: number; errors: number };
   nodeTimes: { roundTrip: number[]; reaction: number[] };
   cpu: { before: Cpu; after: Cpu };
+  floor: ClientFloor;
 }
 
 export function fleetRows(f: FleetFigures): Record<string, string> {
@@ -67,6 +69,7 @@ export function fleetRows(f: FleetFigures): Record<string, string> {
     'configurator CPU per node (goal ≤ 0.2 ms at 5,000)': SINGLE
       ? '(not separable in one process)'
       : `${((f.cpu.after.bench - f.cpu.before.bench) / N).toFixed(2)} ms`,
+    'client floor per node (its requests and watch events alone)': clientFloorRow(f.floor),
   };
 }
 
@@ -165,6 +168,9 @@ export async function fleetScenario(): Promise<Record<string, string>> {
   const { writes, writeErrors } = await agents.report();
   const agentWrites = writes.length - writesBefore;
   void red;
+  // The floor moves every node to a spec of its own: the configurator must not answer it.
+  await controller.stop();
+  const floor = await clientFloor(dc.kubeconfigPath);
 
   const rows = fleetRows({
     times: { tRevision, tComplete, tRows },
@@ -173,6 +179,7 @@ export async function fleetScenario(): Promise<Record<string, string>> {
     agentWrites: { count: agentWrites, errors: writeErrors },
     nodeTimes: nodeTimes(timeline),
     cpu: { before: cpu0, after: cpu1 },
+    floor,
   });
   await stopAll({ controller, agents, clients: [client, setup.client], dc });
   return rows;

@@ -14,7 +14,7 @@ export * from './run/run-configurator.js';
 export { type ExecContext, controlEvents, executePlan } from './execute.js';
 export { RowLabelGate, ROW_LABEL_SETTLE_MS } from './nodes/row-label-gate.js';
 export { nodeConfigFor } from './nodes/node-config.js';
-export { nodeConfigSummary } from './nodes/node-config-summary.js';
+export { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
 export { IN_FLIGHT_SPEC_BYTES, assignConcurrency } from './nodes/write-budget.js';
 export { STATUS_COUNT_INTERVAL_MS, StatusPace, decideStatusWrite } from './pace/status-pace.js';
 export { ASSIGNED_EVENT_WINDOW_MS, AssignedEvents, assignedMessage } from './pace/assigned-events.js';
