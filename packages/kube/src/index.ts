@@ -1,6 +1,7 @@
 export * from './client/errors.js';
 export * from './client/config.js';
 export * from './client/client.js';
+export { MAX_WATCH_LINE_BYTES, WatchLineTooLongError } from './client/watch-stream.js';
 export * from './client/resources.js';
 export * from './informer/cache.js';
 export * from './informer/informer.js';

@@ -7,7 +7,15 @@ import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDevCluster } from '@nodenet/devcluster';
-import { Informer, KubeApiError, KubeClient, loadKubeConfig, makeClients } from '@nodenet/kube';
+import {
+  Informer,
+  KubeApiError,
+  KubeClient,
+  MAX_WATCH_LINE_BYTES,
+  WatchLineTooLongError,
+  loadKubeConfig,
+  makeClients,
+} from '@nodenet/kube';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -108,6 +116,29 @@ describe('KubeClient.watch', () => {
       serverMessage: 'too old resource version: 5 (9)',
     });
     expect(w.events).toEqual([]);
+    client.close();
+  });
+
+  it('a line longer than MAX_WATCH_LINE_BYTES ends the watch with WatchLineTooLongError; the events before it arrive', async () => {
+    let closed!: () => void;
+    const serverSawClose = new Promise<void>((r) => (closed = r));
+    handle = (req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a' } } })}\n`);
+      // One "line" past the bound, in 1 MiB pieces, never ended by a newline.
+      const piece = Buffer.alloc(1024 * 1024, 0x78);
+      for (let i = 0; i <= MAX_WATCH_LINE_BYTES / piece.length; i++) res.write(piece);
+      req.on('close', () => closed());
+    };
+    const client = new KubeClient(kc);
+    const w = watched(client);
+    const err = await w.finished;
+    expect(err).toBeInstanceOf(WatchLineTooLongError);
+    expect((err as WatchLineTooLongError).bytes).toBeGreaterThan(MAX_WATCH_LINE_BYTES);
+    expect((err as Error).message).toContain('/api/v1/nodes');
+    expect(w.events).toEqual([['ADDED', { metadata: { name: 'a' } }]]);
+    await serverSawClose; // the connection is dropped, not read to its end
+    expect(w.dones).toHaveLength(1);
     client.close();
   });
 

@@ -16,13 +16,44 @@ const KEEP_ALIVE_MS = 30_000;
 /** What is kept of the body of an answer other than 200 (a Status), for the error's message. */
 const MAX_ERROR_BODY = 64 * 1024;
 
-/** Cuts a byte stream into lines at `\n`; a line's bytes may span any number of chunks. */
+/**
+ * Longest event line held: an API server refuses objects over ~1.5 MiB (etcd's request limit) and
+ * its requests over 3 MiB, so a longer line is a broken stream, not an event to wait for.
+ */
+export const MAX_WATCH_LINE_BYTES = 16 * 1024 * 1024;
+
+/** A watch event line longer than MAX_WATCH_LINE_BYTES: the stream is ended with this error. */
+export class WatchLineTooLongError extends Error {
+  constructor(
+    readonly path: string,
+    readonly bytes: number,
+  ) {
+    super(
+      `watch ${path}: an event line exceeds ${MAX_WATCH_LINE_BYTES} bytes (${bytes} so far without a newline); the stream is closed and re-opened`,
+    );
+    this.name = 'WatchLineTooLongError';
+  }
+}
+
+/**
+ * Cuts a byte stream into lines at `\n`; a line's bytes may span any number of chunks, up to
+ * `maxBytes` (then `onTooLong` is called once with the bytes held and nothing more is read).
+ */
 export class LineSplitter {
   private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private stopped = false;
 
-  constructor(private readonly onLine: (line: string) => void) {}
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly limit: { maxBytes: number; onTooLong: (bytes: number) => void } = {
+      maxBytes: MAX_WATCH_LINE_BYTES,
+      onTooLong: () => undefined,
+    },
+  ) {}
 
   push(chunk: Buffer): void {
+    if (this.stopped) return;
     let start = 0;
     for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
       if (this.pending.length === 0) {
@@ -31,16 +62,27 @@ export class LineSplitter {
         this.pending.push(chunk.subarray(start, nl));
         const line = Buffer.concat(this.pending);
         this.pending = [];
+        this.pendingBytes = 0;
         this.onLine(line.toString('utf8'));
       }
       start = nl + 1;
     }
-    if (start < chunk.length) this.pending.push(start === 0 ? chunk : chunk.subarray(start));
+    if (start < chunk.length) {
+      this.pending.push(start === 0 ? chunk : chunk.subarray(start));
+      this.pendingBytes += chunk.length - start;
+      if (this.pendingBytes > this.limit.maxBytes) {
+        this.stopped = true;
+        const bytes = this.pendingBytes;
+        this.pending = [];
+        this.pendingBytes = 0;
+        this.limit.onTooLong(bytes);
+      }
+    }
   }
 
   /** The last line, when the stream ended without a newline after it. */
   end(): void {
-    if (this.pending.length === 0) return;
+    if (this.stopped || this.pending.length === 0) return;
     const line = Buffer.concat(this.pending);
     this.pending = [];
     this.onLine(line.toString('utf8'));
@@ -68,14 +110,23 @@ export function openWatch(
     done = true;
     onDone(err);
   };
-  const lines = new LineSplitter((line) => {
-    try {
-      const e = JSON.parse(line) as { type: string; object: unknown };
-      onEvent(e.type, e.object);
-    } catch {
-      // Skipped, as client-node skips it.
-    }
-  });
+  const lines = new LineSplitter(
+    (line) => {
+      try {
+        const e = JSON.parse(line) as { type: string; object: unknown };
+        onEvent(e.type, e.object);
+      } catch {
+        // Skipped, as client-node skips it.
+      }
+    },
+    {
+      maxBytes: MAX_WATCH_LINE_BYTES,
+      onTooLong: (bytes) => {
+        finish(new WatchLineTooLongError(options.path ?? '', bytes));
+        req.destroy();
+      },
+    },
+  );
   const req = transport.request(options, (res) => {
     // Events may be minutes apart: the request's timeout covered the wait for the answer only.
     req.setTimeout(0);
