@@ -26,7 +26,7 @@ import { compareNodes } from './order.js';
 import { desiredLabels } from './readable.js';
 import { revisionStatuses } from './revision-status.js';
 import { rowLabelActions } from './rows.js';
-import { fillSlots, type SlotResult } from './slots.js';
+import { fillSlots, stateAfter, type SlotResult } from './slots.js';
 import type { Action, AssignAction, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
 import { movesUnchanged } from './unchanged.js';
 
@@ -100,12 +100,12 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     targets.filter((v) => v.state !== 'unavailable').length,
   );
   const slots = desired ? slotsFor(p, { targets, desired, limit }) : NO_SLOTS;
-  actions.push(...slots.assignments, ...goneNodeConfigs(p, slots.states, records));
+  actions.push(...slots.assignments, ...goneNodeConfigs(p, { targets, moved: slots.moved }, records));
   const statusUpdates = revisionStatuses({
     revisions,
     desired,
     verdicts: targets,
-    states: slots.states,
+    moved: slots.moved,
     invalid: p.invalid.names,
     invalidations: p.invalid.decided,
     records,
@@ -125,7 +125,7 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     actions,
     statusUpdates,
     ...(next !== undefined ? { requeueAfterMs: clampRequeue(next - input.mono) } : {}),
-    nodeStates: nodeStateCounts(slots.states, p.names.length - targets.length),
+    nodeStates: nodeStateCounts(targets, slots.moved, p.names.length - targets.length),
     limit,
     inProgress: slots.inProgress,
   };
@@ -190,7 +190,7 @@ function inStartOrder(verdicts: readonly Verdict[], policy: Policy, kept?: reado
   return verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
 }
 
-const NO_SLOTS: SlotResult = { assignments: [], states: new Map<string, NodeState>(), inProgress: 0 };
+const NO_SLOTS: SlotResult = { assignments: [], moved: new Set(), inProgress: 0 };
 
 /** Which target nodes move now (slots.ts). */
 function slotsFor(
@@ -217,16 +217,17 @@ function slotsFor(
  */
 function goneNodeConfigs(
   p: Pass,
-  states: ReadonlyMap<string, NodeState>,
+  { targets, moved }: { targets: readonly Verdict[]; moved: ReadonlySet<string> },
   records: ReadonlyMap<string, FailureRecord>,
 ): Action[] {
   const out: Action[] = [];
   // Every name is a Node's: no NodeConfig without one (the common pass) has nothing to collect.
   if (p.names.length === p.nodeByName.size) return out;
   const unrecorded = new Set([...records.values()].flatMap((r) => r.fresh.map((f) => f.node)));
+  const inFlight = new Set(targets.filter((v) => stateAfter(v, moved) === 'notReady').map((v) => v.name));
   for (const [name, nc] of p.ncByName) {
     if (p.nodeByName.has(name) || nc.metadata.deletionTimestamp) continue;
-    if (states.get(name) === 'notReady' || unrecorded.has(name)) continue;
+    if (inFlight.has(name) || unrecorded.has(name)) continue;
     out.push({ type: 'deleteNodeConfig', name, reason: `node ${name} no longer exists` });
   }
   return out;
@@ -270,7 +271,8 @@ function bookkeeping(
 
 /** Nodes by state after the assignments, and the nodes that are no target. */
 function nodeStateCounts(
-  states: ReadonlyMap<string, NodeState>,
+  targets: readonly Verdict[],
+  moved: ReadonlySet<string>,
   notTarget: number,
 ): Record<NodeState | 'notTarget', number> {
   const counts: Record<NodeState | 'notTarget', number> = {
@@ -284,7 +286,7 @@ function nodeStateCounts(
     outdated: 0,
     notTarget,
   };
-  for (const s of states.values()) counts[s]++;
+  for (const v of targets) counts[stateAfter(v, moved)]++;
   return counts;
 }
 

@@ -21,7 +21,8 @@ import { factsOf } from './facts.js';
 import { MAX_LISTED_NODES, boundedNode, nodeSummary, type FailureRecord } from './failures.js';
 import { CARRIES_REASON } from './suspects.js';
 import { countKey, withReadableState } from './readable.js';
-import type { NodeState, StatusUpdate } from './types.js';
+import { stateAfter } from './slots.js';
+import type { StatusUpdate } from './types.js';
 
 export interface Invalidation {
   failedNodes: FailedNode[];
@@ -34,9 +35,9 @@ export interface Invalidation {
 export interface StatusInput {
   revisions: readonly NetworkConfigRevision[];
   desired: NetworkConfigRevision | undefined;
-  /** Target verdicts and their states after the assignments. */
+  /** Target verdicts, and the ones assigned in this pass (pending now: slots.ts stateAfter). */
   verdicts: readonly Verdict[];
-  states: ReadonlyMap<string, NodeState>;
+  moved: ReadonlySet<string>;
   invalid: ReadonlySet<string>;
   invalidations: ReadonlyMap<string, Invalidation>;
   /** Per revision (name): its failure record after this pass (failures.ts). */
@@ -78,7 +79,7 @@ function rolloutCounts(
   let complete = true;
   const degradedNow: FailedNode[] = [];
   for (const v of s.verdicts) {
-    const state = s.states.get(v.name);
+    const state = stateAfter(v, s.moved);
     if (v.failure && !v.counts && v.failedRevision === name) degradedNow.push(boundedNode(v.failure));
     else if (state === 'unavailable' && v.unavailable)
       degradedNow.push(boundedNode({ node: v.name, message: v.unavailable, at: nowText }));

@@ -33,8 +33,11 @@ export interface SlotInput {
 
 export interface SlotResult {
   assignments: AssignAction[];
-  /** State of each target node after the assignments. */
-  states: Map<string, NodeState>;
+  /**
+   * The target nodes assigned in this pass: pending now; every other target node is in its
+   * verdict's state (stateAfter). A few names, not a state per node: a pass touches few nodes.
+   */
+  moved: ReadonlySet<string>;
   inProgress: number;
   /** Forward moves are held because this node went NotReady after taking a revision forward. */
   heldBy?: string;
@@ -48,7 +51,7 @@ const isDone = (v: Verdict): boolean =>
 export function fillSlots(input: SlotInput): SlotResult {
   const { verdicts, limit } = input;
   const count = slotsHeld(verdicts, input.mono);
-  const m = new Moves(input, count.states);
+  const m = new Moves(input);
   // The host config stays as it is (unchanged.ts): no slot, and neither the NotReady hold nor a wave
   // barrier applies (nothing reaches the host); a pause still holds a forward one.
   for (const v of verdicts) {
@@ -71,7 +74,7 @@ export function fillSlots(input: SlotInput): SlotResult {
   const inProgress = fillFreeSlots(m, count);
   return {
     assignments: m.assignments,
-    states: count.states,
+    moved: m.moved,
     inProgress,
     ...(m.heldBy !== undefined ? { heldBy: m.heldBy } : {}),
     ...(m.wave ? { wave: m.wave } : {}),
@@ -79,8 +82,6 @@ export function fillSlots(input: SlotInput): SlotResult {
 }
 
 interface Held {
-  /** State of each target node (assignments set theirs to pending). */
-  states: Map<string, NodeState>;
   /** Nodes holding a slot. */
   inProgress: number;
   /** Of those, soaking: they hold it against forward moves only. */
@@ -89,11 +90,14 @@ interface Held {
   settled: number;
 }
 
-/** The slots held before this pass's moves, and every target node's state. */
+/** A target node's state after this pass's assignments. */
+export const stateAfter = (v: Verdict, moved: ReadonlySet<string>): NodeState =>
+  moved.size > 0 && moved.has(v.name) ? 'pending' : (v.state as NodeState);
+
+/** The slots held before this pass's moves. */
 function slotsHeld(verdicts: readonly Verdict[], mono: number): Held {
-  const h: Held = { states: new Map(), inProgress: 0, soaking: 0, settled: 0 };
+  const h: Held = { inProgress: 0, soaking: 0, settled: 0 };
   for (const v of verdicts) {
-    h.states.set(v.name, v.state as NodeState);
     // Interrupted, waiting out its backoff: keeps its slot for the re-assignment.
     if (v.state === 'outdated' && v.keepMove === 'forward' && v.notBefore !== undefined && !due(v, mono))
       h.inProgress++;
@@ -110,15 +114,14 @@ const due = (v: Verdict, mono: number): boolean => v.notBefore === undefined || 
 /** The moves of one pass: what each node is moved to and how, whether it may move, and the assignments. */
 class Moves {
   readonly assignments: AssignAction[] = [];
+  /** The nodes assigned (pending now). */
+  readonly moved = new Set<string>();
   /** Forward moves are held because this node went NotReady after taking a revision forward. */
   readonly heldBy: string | undefined;
   readonly wave: { value: string; waitingFor: string[] } | undefined;
   private readonly paused: boolean;
 
-  constructor(
-    readonly input: SlotInput,
-    private readonly states: Map<string, NodeState>,
-  ) {
+  constructor(readonly input: SlotInput) {
     this.paused = input.desired.spec.paused === true || input.fleetPaused === true;
     this.wave = waveBarrier(input.verdicts, input.wave);
     this.heldBy = input.verdicts.find((v) => v.holds)?.name;
@@ -186,7 +189,7 @@ class Moves {
       ...(v.attempt !== undefined ? { attempt: v.attempt } : {}),
       reason,
     });
-    this.states.set(v.name, 'pending');
+    this.moved.add(v.name);
   }
 }
 
