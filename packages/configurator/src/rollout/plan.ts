@@ -94,11 +94,9 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     verdictsFor(p, d, kept?.memo),
   );
   const targets = inStartOrder(verdicts, input.policy, kept?.startOrder(input.policy.waveLabel));
+  const { movable, next } = movableAndDeadline(targets);
   // A percentage is of the nodes that can move (unavailable ones wait, like DaemonSet's unscheduled pods).
-  const limit = updateLimitFor(
-    input.policy.updateLimit,
-    targets.filter((v) => v.state !== 'unavailable').length,
-  );
+  const limit = updateLimitFor(input.policy.updateLimit, movable);
   const slots = desired ? slotsFor(p, { targets, desired, limit }) : NO_SLOTS;
   actions.push(...slots.assignments, ...goneNodeConfigs(p, { targets, moved: slots.moved }, records));
   const statusUpdates = revisionStatuses({
@@ -117,7 +115,6 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     ...(slots.wave ? { wave: slots.wave } : {}),
   });
   actions.push(...bookkeeping(p, desired, slots.assignments));
-  const next = earliestDeadline(targets);
   return {
     ...(desired
       ? { desired: { name: desired.metadata.name, hash: desired.spec.hash, number: desired.spec.number } }
@@ -217,7 +214,7 @@ function slotsFor(
  */
 function goneNodeConfigs(
   p: Pass,
-  { targets, moved }: { targets: readonly Verdict[]; moved: ReadonlySet<string> },
+  { targets, moved }: { targets: readonly Verdict[]; moved: ReadonlySet<Verdict> },
   records: ReadonlyMap<string, FailureRecord>,
 ): Action[] {
   const out: Action[] = [];
@@ -272,7 +269,7 @@ function bookkeeping(
 /** Nodes by state after the assignments, and the nodes that are no target. */
 function nodeStateCounts(
   targets: readonly Verdict[],
-  moved: ReadonlySet<string>,
+  moved: ReadonlySet<Verdict>,
   notTarget: number,
 ): Record<NodeState | 'notTarget', number> {
   const counts: Record<NodeState | 'notTarget', number> = {
@@ -286,16 +283,27 @@ function nodeStateCounts(
     outdated: 0,
     notTarget,
   };
-  for (const v of targets) counts[stateAfter(v, moved)]++;
+  for (const v of targets) counts[v.state as NodeState]++;
+  // The few nodes assigned in this pass are pending now (slots.ts stateAfter): no lookup per target.
+  for (const v of moved) {
+    counts[v.state as NodeState]--;
+    counts.pending++;
+  }
   return counts;
 }
 
-/** When the first target's verdict changes by itself (undefined: none will). */
-function earliestDeadline(targets: readonly Verdict[]): number | undefined {
+/**
+ * In one walk: the targets that can move (not unavailable), and when the first target's verdict
+ * changes by itself (undefined: none will).
+ */
+function movableAndDeadline(targets: readonly Verdict[]): { movable: number; next: number | undefined } {
+  let movable = 0;
   let next: number | undefined;
-  for (const v of targets)
+  for (const v of targets) {
+    if (v.state !== 'unavailable') movable++;
     if (v.deadline !== undefined && (next === undefined || v.deadline < next)) next = v.deadline;
-  return next;
+  }
+  return { movable, next };
 }
 
 /** A delay for setTimeout: at least 1 ms past the deadline, at most MAX_REQUEUE_MS. */
