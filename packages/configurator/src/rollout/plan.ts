@@ -94,7 +94,7 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     verdictsFor(p, d, kept?.memo),
   );
   const targets = inStartOrder(verdicts, input.policy, kept?.startOrder(input.policy.waveLabel));
-  const { movable, next } = movableAndDeadline(targets);
+  const { movable, next, states } = tallyTargets(targets);
   // A percentage is of the nodes that can move (unavailable ones wait, like DaemonSet's unscheduled pods).
   const limit = updateLimitFor(input.policy.updateLimit, movable);
   const slots = desired ? slotsFor(p, { targets, desired, limit }) : NO_SLOTS;
@@ -122,7 +122,7 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     actions,
     statusUpdates,
     ...(next !== undefined ? { requeueAfterMs: clampRequeue(next - input.mono) } : {}),
-    nodeStates: nodeStateCounts(targets, slots.moved, p.names.length - targets.length),
+    nodeStates: nodeStateCounts(states, slots.moved, p.names.length - targets.length),
     limit,
     inProgress: slots.inProgress,
   };
@@ -266,25 +266,11 @@ function bookkeeping(
   ];
 }
 
-/** Nodes by state after the assignments, and the nodes that are no target. */
-function nodeStateCounts(
-  targets: readonly Verdict[],
-  moved: ReadonlySet<Verdict>,
-  notTarget: number,
-): Record<NodeState | 'notTarget', number> {
-  const counts: Record<NodeState | 'notTarget', number> = {
-    upToDate: 0,
-    soaking: 0,
-    pending: 0,
-    provisioning: 0,
-    notReady: 0,
-    failed: 0,
-    unavailable: 0,
-    outdated: 0,
-    notTarget,
-  };
-  for (const v of targets) counts[v.state as NodeState]++;
-  // The few nodes assigned in this pass are pending now (slots.ts stateAfter): no lookup per target.
+type StateCounts = Record<NodeState | 'notTarget', number>;
+
+/** Nodes by state after the assignments (the few assigned in this pass are pending now), and the nodes that are no target. */
+function nodeStateCounts(before: StateCounts, moved: ReadonlySet<Verdict>, notTarget: number): StateCounts {
+  const counts = { ...before, notTarget };
   for (const v of moved) {
     counts[v.state as NodeState]--;
     counts.pending++;
@@ -293,17 +279,33 @@ function nodeStateCounts(
 }
 
 /**
- * In one walk: the targets that can move (not unavailable), and when the first target's verdict
- * changes by itself (undefined: none will).
+ * In one walk over the targets: those that can move (not unavailable), when the first one's
+ * verdict changes by itself (undefined: none will), and the targets by their verdicts' state.
  */
-function movableAndDeadline(targets: readonly Verdict[]): { movable: number; next: number | undefined } {
+function tallyTargets(targets: readonly Verdict[]): {
+  movable: number;
+  next: number | undefined;
+  states: StateCounts;
+} {
+  const states: StateCounts = {
+    upToDate: 0,
+    soaking: 0,
+    pending: 0,
+    provisioning: 0,
+    notReady: 0,
+    failed: 0,
+    unavailable: 0,
+    outdated: 0,
+    notTarget: 0,
+  };
   let movable = 0;
   let next: number | undefined;
   for (const v of targets) {
+    states[v.state as NodeState]++;
     if (v.state !== 'unavailable') movable++;
     if (v.deadline !== undefined && (next === undefined || v.deadline < next)) next = v.deadline;
   }
-  return { movable, next };
+  return { movable, next, states };
 }
 
 /** A delay for setTimeout: at least 1 ms past the deadline, at most MAX_REQUEUE_MS. */
