@@ -93,8 +93,8 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
   const { desired, verdicts, records } = settle(p.invalid, input.policy, (d) =>
     verdictsFor(p, d, kept?.memo),
   );
-  const targets = inStartOrder(verdicts, input.policy, kept?.startOrder(input.policy.waveLabel));
-  const { movable, next, states } = tallyTargets(targets);
+  const { targets, tally } = inStartOrder(verdicts, input.policy, kept?.startOrder(input.policy.waveLabel));
+  const { movable, next, states } = tally;
   // A percentage is of the nodes that can move (unavailable ones wait, like DaemonSet's unscheduled pods).
   const limit = updateLimitFor(input.policy.updateLimit, movable);
   const slots = desired ? slotsFor(p, { targets, desired, limit }) : NO_SLOTS;
@@ -170,21 +170,30 @@ function verdictsFor(p: Pass, desired: NetworkConfigRevision, memo: VerdictMemo 
 }
 
 /**
- * The target nodes (a verdict with a state) in start order (order.ts). With `kept`, the indexes of
- * the verdicts (one per name, in the names' order) in start order: a strict total order, so the
- * targets picked out of it are the targets sorted.
+ * The target nodes (a verdict with a state) in start order (order.ts), and their tally. With
+ * `kept`, the indexes of the verdicts (one per name, in the names' order) in start order: a strict
+ * total order, so the targets picked out of it are the targets sorted (and tallied in that walk).
  */
-function inStartOrder(verdicts: readonly Verdict[], policy: Policy, kept?: readonly number[]): Verdict[] {
+function inStartOrder(
+  verdicts: readonly Verdict[],
+  policy: Policy,
+  kept?: readonly number[],
+): { targets: Verdict[]; tally: TargetTally } {
+  const tally = newTally();
   if (kept?.length === verdicts.length) {
-    const out: Verdict[] = [];
+    const targets: Verdict[] = [];
     for (const i of kept) {
       const v = verdicts[i] as Verdict;
-      if (v.state !== undefined) out.push(v);
+      if (v.state === undefined) continue;
+      targets.push(v);
+      addTarget(tally, v);
     }
-    return out;
+    return { targets, tally };
   }
   const order = compareNodes(policy.waveLabel);
-  return verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
+  const targets = verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
+  for (const v of targets) addTarget(tally, v);
+  return { targets, tally };
 }
 
 const NO_SLOTS: SlotResult = { assignments: [], moved: new Set(), inProgress: 0 };
@@ -279,15 +288,19 @@ function nodeStateCounts(before: StateCounts, moved: ReadonlySet<Verdict>, notTa
 }
 
 /**
- * In one walk over the targets: those that can move (not unavailable), when the first one's
- * verdict changes by itself (undefined: none will), and the targets by their verdicts' state.
+ * Of the targets: those that can move (not unavailable), when the first one's verdict changes by
+ * itself (undefined: none will), and the targets by their verdicts' state.
  */
-function tallyTargets(targets: readonly Verdict[]): {
+interface TargetTally {
   movable: number;
   next: number | undefined;
   states: StateCounts;
-} {
-  const states: StateCounts = {
+}
+
+const newTally = (): TargetTally => ({
+  movable: 0,
+  next: undefined,
+  states: {
     upToDate: 0,
     soaking: 0,
     pending: 0,
@@ -297,15 +310,13 @@ function tallyTargets(targets: readonly Verdict[]): {
     unavailable: 0,
     outdated: 0,
     notTarget: 0,
-  };
-  let movable = 0;
-  let next: number | undefined;
-  for (const v of targets) {
-    states[v.state as NodeState]++;
-    if (v.state !== 'unavailable') movable++;
-    if (v.deadline !== undefined && (next === undefined || v.deadline < next)) next = v.deadline;
-  }
-  return { movable, next, states };
+  },
+});
+
+function addTarget(t: TargetTally, v: Verdict): void {
+  t.states[v.state as NodeState]++;
+  if (v.state !== 'unavailable') t.movable++;
+  if (v.deadline !== undefined && (t.next === undefined || v.deadline < t.next)) t.next = v.deadline;
 }
 
 /** A delay for setTimeout: at least 1 ms past the deadline, at most MAX_REQUEUE_MS. */
