@@ -148,8 +148,12 @@ export class VerdictMemo {
     { key: string; names: readonly string[]; verdicts: Verdict[]; at: Map<string, number> } | undefined;
   /** Nodes whose Node, NodeConfig or observation changed since the last evaluation. */
   private readonly changed = new Set<string>();
-  /** Nodes whose kept verdict expires: it has a deadline, or is made afresh every pass. */
-  private readonly expiring = new Set<string>();
+  /** Nodes whose kept verdict is made afresh every pass (reusable: no). */
+  private readonly always = new Set<string>();
+  /** Nodes whose kept verdict expires at its deadline. */
+  private readonly timed = new Set<string>();
+  /** No verdict of `timed` expires before this (at most the earliest deadline among them). */
+  private nextUntil = Infinity;
   /** Verdicts reused and made afresh, since the start (for the bench and tests). */
   readonly counts = { reused: 0, made: 0 };
 
@@ -159,7 +163,8 @@ export class VerdictMemo {
       this.changed.add(name);
       if (!gone(name)) continue;
       this.kept.delete(name);
-      this.expiring.delete(name);
+      this.always.delete(name);
+      this.timed.delete(name);
     }
   }
 
@@ -177,8 +182,8 @@ export class VerdictMemo {
     if (last && last.key === key && last.names === nodes.names) {
       const verdicts = last.verdicts.slice();
       const again = new Set(this.changed);
-      for (const name of this.expiring)
-        if (e.mono >= (this.kept.get(name)?.until ?? -Infinity)) again.add(name);
+      for (const name of this.always) again.add(name);
+      if (e.mono >= this.nextUntil) this.expired(e.mono, again);
       let looked = 0;
       for (const name of again) {
         const i = last.at.get(name);
@@ -228,9 +233,30 @@ export class VerdictMemo {
     const verdict = make(subject);
     const until = reusable(verdict) ? (verdict.deadline ?? Infinity) : -Infinity;
     this.kept.set(name, { node: nodeKey(node), nc, obs, key, base, verdict, until });
-    if (until === Infinity) this.expiring.delete(name);
-    else this.expiring.add(name);
+    this.expiresAt(name, until);
     return verdict;
+  }
+
+  /** Files the node under the verdicts made afresh every pass, those with a deadline, or neither. */
+  private expiresAt(name: string, until: number): void {
+    if (until === -Infinity) this.always.add(name);
+    else this.always.delete(name);
+    if (until === -Infinity || until === Infinity) this.timed.delete(name);
+    else {
+      this.timed.add(name);
+      this.nextUntil = Math.min(this.nextUntil, until);
+    }
+  }
+
+  /** Adds the nodes of `timed` whose deadline has passed at `mono` to `again`; the earliest deadline of the others is the next to look at. */
+  private expired(mono: number, again: Set<string>): void {
+    let next = Infinity;
+    for (const name of this.timed) {
+      const until = this.kept.get(name)?.until ?? -Infinity;
+      if (mono >= until) again.add(name);
+      else next = Math.min(next, until);
+    }
+    this.nextUntil = next;
   }
 
   /**
@@ -269,10 +295,28 @@ export class VerdictMemo {
     }
   }
 
+  /** Where the nodes filed by expiry differ from the kept verdicts' deadlines (the simulator checks it). */
+  differences(): string[] {
+    const out: string[] = [];
+    for (const [name, { until }] of this.kept) {
+      const always = until === -Infinity;
+      const timed = !always && until !== Infinity;
+      if (this.always.has(name) !== always || this.timed.has(name) !== timed)
+        out.push(`verdict of ${name} (until ${until}) filed wrongly`);
+      if (timed && until < this.nextUntil)
+        out.push(`verdict of ${name} expires at ${until}, before ${this.nextUntil}`);
+    }
+    for (const name of [...this.always, ...this.timed])
+      if (!this.kept.has(name)) out.push(`${name} filed by expiry without a kept verdict`);
+    return out;
+  }
+
   /** Forgets everything (a new leader starts afresh). */
   reset(): void {
     this.kept.clear();
-    this.expiring.clear();
+    this.always.clear();
+    this.timed.clear();
+    this.nextUntil = Infinity;
     this.changed.clear();
     this.last = undefined;
     this.revisionObjects = [];
@@ -325,11 +369,15 @@ export class IncrementalPlanner {
 
   /**
    * Where what this planner keeps besides verdicts and observations differs from what the last
-   * pass's lists give afresh (the simulator checks it after every pass): the referenced revision
-   * hashes, and the NodeConfigs whose row labels are looked at.
+   * pass's lists give afresh (the simulator checks it after every pass): the start order, the
+   * verdicts filed by expiry, the referenced revision hashes, and the NodeConfigs whose row labels
+   * are looked at.
    */
   keptDifferences(nodeConfigs: readonly NodeConfig[]): string[] {
-    const order = this.order.differences(this.fleet.names, this.fleet.nodeByName);
+    const order = [
+      ...this.order.differences(this.fleet.names, this.fleet.nodeByName),
+      ...this.memo.differences(),
+    ];
     if (!this.fleet.eachNameOnce) return order;
     return [...order, ...this.counted.referencedDiff(nodeConfigs), ...this.rows.missing(nodeConfigs)];
   }
