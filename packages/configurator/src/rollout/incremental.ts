@@ -8,18 +8,16 @@
  * the same object while unchanged), of what classify reads from the revisions (names, numbers,
  * hashes, completion, invalid and abort marks, retries, pauses), of the desired revision, the
  * policy, and the clock only through its deadline. So a kept verdict is reused while all of those
- * are the same objects or values and its deadline has not passed (or the revisions differ only in
- * completion times and the verdict reads none: completionBlind); a verdict carrying a failure,
+ * are the same objects or values and its deadline has not passed; a verdict carrying a failure,
  * and a node NotReady, unavailable or failed, is always made afresh (`reusable`). A pass whose
  * evaluation is the last one's looks only at the changed nodes and the kept verdicts that expire.
  * The pure `observe()` and `plan()` stay the reference: the simulator compares both on every pass
  * of random histories (test/sim/incremental.test.ts).
  */
-import { matchesSelector, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
+import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
 import type { Policy } from '../policy/policy.js';
 import type { Subject, Verdict } from './classify.js';
 import { KeptRevisionCounts } from './counts.js';
-import { factsOf } from './facts.js';
 import { FleetView } from './fleet-view.js';
 import type { NodeObservation, Observations } from './observe.js';
 import { plan } from './plan.js';
@@ -32,8 +30,6 @@ interface Kept {
   nc: NodeConfig | undefined;
   obs: NodeObservation | undefined;
   key: string;
-  /** The key without the revisions' completion times (completionBlind). */
-  base: string;
   verdict: Verdict;
   /** Reused before this (monotonic ms): its deadline; -Infinity when never reusable. */
   until: number;
@@ -88,53 +84,21 @@ const policyKey = (p: Policy): string => {
 const reusable = (v: Verdict): boolean =>
   v.failure === undefined && v.state !== 'unavailable' && v.state !== 'failed' && v.state !== 'notReady';
 
-/**
- * What classify, targetFor and the unchanged rule read from the revisions, as one string; with
- * `completion` false, without the revisions' completion times.
- */
-function revisionsKey(
-  { revisions, desired, invalid }: Pick<Evaluation, 'revisions' | 'desired' | 'invalid'>,
-  completion: boolean,
-): string {
+/** What classify, targetFor and the unchanged rule read from the revisions, as one string. */
+function revisionsKey({
+  revisions,
+  desired,
+  invalid,
+}: Pick<Evaluation, 'revisions' | 'desired' | 'invalid'>): string {
   const parts = revisions.map(
     (r) =>
-      `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${completion ? (r.status?.completedAt ?? '') : ''}|${invalid.has(r.metadata.name) ? 1 : 0}|${r.status?.isInvalid === true ? 1 : 0}|${r.spec.aborted === true ? 1 : 0}|${r.spec.paused === true ? 1 : 0}|${r.spec.retryOf ?? ''}`,
+      `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.completedAt ?? ''}|${invalid.has(r.metadata.name) ? 1 : 0}|${r.status?.isInvalid === true ? 1 : 0}|${r.spec.aborted === true ? 1 : 0}|${r.spec.paused === true ? 1 : 0}|${r.spec.retryOf ?? ''}`,
   );
   return `${desired.metadata.name}#${parts.join(',')}`;
 }
 
-/**
- * Whether a verdict reads no revision's completion, so that it stays what it is when a revision
- * completes (the evaluation key then differs in completion times only): a node on the desired
- * revision (targetFor gave the desired one: its assignment is valid), Ready, selected, its agent
- * answering and not misconfigured, without a failure. Completion is read of the assigned revision
- * only where such a node takes none of these paths (classify: a misconfigured agent, an in-flight
- * node NotReady, a failure's `counts`, an unselected node in flight) and of the others only by
- * targetFor for an agent that never reported or an invalid assignment. The revisions' objects a
- * kept verdict points at are today's (repoint).
- */
-function completionBlind(v: Verdict, s: Subject, e: Evaluation): boolean {
-  const { node, nc } = s;
-  return (
-    v.onDesired === true &&
-    v.failure === undefined &&
-    node !== undefined &&
-    node.ready &&
-    node.deleting !== true &&
-    nc?.status?.configStatus !== undefined &&
-    factsOf(nc).misconfigured === undefined &&
-    (v.assigned === undefined || !e.invalid.has(v.assigned.metadata.name)) &&
-    matchesSelector(e.policy.nodeSelector, node.labels)
-  );
-}
-
-/** Evaluation keys remembered, with and without completion times (a pass evaluates one or a few desired revisions). */
-const MAX_KEYS = 16;
-
-interface Keys {
-  key: string;
-  base: string;
-}
+/** Evaluation keys remembered (a pass evaluates one or a few desired revisions). */
+const MAX_KEYS = 8;
 
 /** Per node, the last verdict and the inputs it was made from. */
 export class VerdictMemo {
@@ -174,9 +138,9 @@ export class VerdictMemo {
    * since and the verdicts that expired; else each node's kept verdict where its inputs are the same.
    */
   verdicts(e: Evaluation, nodes: EvaluationNodes): Verdict[] {
-    const keys = this.keysOf(e);
-    const key = keys.key;
-    const one = (name: string): Verdict => this.one(nodes.subject(name), { keys, e, make: nodes.make });
+    const key = this.keyOf(e);
+    const one = (name: string): Verdict =>
+      this.one(nodes.subject(name), { key, mono: e.mono, make: nodes.make });
     this.repoint(e.revisions);
     const last = this.last;
     if (last && last.key === key && last.names === nodes.names) {
@@ -202,37 +166,31 @@ export class VerdictMemo {
     return verdicts;
   }
 
-  /**
-   * The kept verdict when its inputs are the same and it has not expired (the evaluation's key the
-   * same, or different in completion times only for a verdict that reads none), else a new one (kept).
-   */
+  /** The kept verdict when its inputs are the same and it has not expired, else a new one (kept). */
   private one(
     subject: Subject,
-    { keys, e, make }: { keys: Keys; e: Evaluation; make: (s: Subject) => Verdict },
+    { key, mono, make }: { key: string; mono: number; make: (s: Subject) => Verdict },
   ): Verdict {
     const { name, node, nc, observation: obs } = subject;
-    const { key, base } = keys;
     const k = this.kept.get(name);
     if (
       k &&
+      k.key === key &&
       k.nc === nc &&
       k.obs === obs &&
       obs !== undefined &&
-      e.mono < k.until &&
+      mono < k.until &&
       k.node === nodeKey(node)
     ) {
-      if (k.key === key || (k.base === base && completionBlind(k.verdict, subject, e))) {
-        this.counts.reused++;
-        k.key = key;
-        // A new Node object that reads the same: the verdict shows the current one (in place, as in repoint).
-        k.verdict.node = node;
-        return k.verdict;
-      }
+      this.counts.reused++;
+      // A new Node object that reads the same: the verdict shows the current one (in place, as in repoint).
+      k.verdict.node = node;
+      return k.verdict;
     }
     this.counts.made++;
     const verdict = make(subject);
     const until = reusable(verdict) ? (verdict.deadline ?? Infinity) : -Infinity;
-    this.kept.set(name, { node: nodeKey(node), nc, obs, key, base, verdict, until });
+    this.kept.set(name, { node: nodeKey(node), nc, obs, key, verdict, until });
     this.expiresAt(name, until);
     return verdict;
   }
@@ -259,18 +217,9 @@ export class VerdictMemo {
     this.nextUntil = next;
   }
 
-  /**
-   * The evaluation's keys, with and without completion times: the same text as a kept verdict's
-   * key is that very string (one pointer compared per node).
-   */
-  private keysOf(e: Evaluation): Keys {
-    return {
-      key: this.intern(`${policyKey(e.policy)}#${revisionsKey(e, true)}`),
-      base: this.intern(`${policyKey(e.policy)}#${revisionsKey(e, false)}`),
-    };
-  }
-
-  private intern(fresh: string): string {
+  /** The evaluation's key: the same text as a kept verdict's key is that very string (one pointer compared per node). */
+  private keyOf(e: Evaluation): string {
+    const fresh = `${policyKey(e.policy)}#${revisionsKey(e)}`;
     const key = this.keys.get(fresh) ?? fresh;
     this.keys.set(key, key);
     if (this.keys.size > MAX_KEYS) this.keys.delete(this.keys.keys().next().value as string);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IncrementalPlanner, observe, plan } from '@nodenet/configurator';
+import { IncrementalPlanner, observe } from '@nodenet/configurator';
 import { A, B, completed, done, input, nc, node, provisioning, rev } from './fixtures.js';
 
 describe('observations (the configurator clock)', () => {
@@ -71,27 +71,5 @@ describe('observations (the configurator clock)', () => {
     // A new leader: its timers start afresh.
     planner.reset();
     expect(pass([n0], [beat], 500).get('n0')).toMatchObject({ assignSince: 500, statusSince: 500 });
-  });
-
-  it('the incremental planner keeps the verdicts of nodes on a revision when it completes, and plans as plan()', () => {
-    const planner = new IncrementalPlanner();
-    const ncs = [nc('n0', B, { number: 2, status: done(B) }), nc('n1', B, { number: 2, status: done(B) })];
-    const pass = (r2: ReturnType<typeof rev>, mono: number) => {
-      const { observations: _none, ...fleet } = input({
-        revisions: [completed(rev(1, A)), r2],
-        nodes: [node('n0'), node('n1')],
-        nodeConfigs: ncs,
-        mono,
-      });
-      const p = planner.plan(fleet);
-      expect(p).toEqual(plan({ ...fleet, observations: planner.observations }));
-      return p;
-    };
-    pass(rev(2, B), 100);
-    const made = planner.memo.counts.made;
-    // Revision 2 completes (a new object with completedAt): every node is up to date on it already.
-    const after = pass(completed(rev(2, B)), 200);
-    expect(after.nodeStates.upToDate).toBe(2);
-    expect(planner.memo.counts.made).toBe(made);
   });
 });
