@@ -45,7 +45,23 @@ export function nodeSpecHash(spec: NodeConfig['spec']): string {
   return h;
 }
 
+/**
+ * The last NodeConfig looked up and its facts: one verdict asks for the same NodeConfig's facts
+ * several times in a row (classify, assignedRevision, targetFor, uniform), and a lookup in a
+ * WeakMap of every NodeConfig object costs more than this compare.
+ */
+let lastNc: NodeConfig | undefined;
+let lastFacts: NodeConfigFacts | undefined;
+
 export function factsOf(nc: NodeConfig): NodeConfigFacts {
+  if (nc === lastNc) return lastFacts as NodeConfigFacts;
+  const f = factsOnce(nc);
+  lastNc = nc;
+  lastFacts = f;
+  return f;
+}
+
+function factsOnce(nc: NodeConfig): NodeConfigFacts {
   let f = cache.get(nc);
   if (!f) {
     const a = nc.metadata.annotations ?? {};

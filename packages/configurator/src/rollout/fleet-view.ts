@@ -36,12 +36,20 @@ export class FleetView {
   /** Takes the lists of this pass at `mono`; returns the names whose Node or NodeConfig changed, came or went. */
   update(nodes: readonly NodeInfo[], nodeConfigs: readonly NodeConfig[], mono: number): Set<string> {
     const changed = new Set<string>();
-    const inPlace =
-      this.unique &&
-      replacedInPlace(this.nodes, nodes, (n) => n.name, changed) &&
-      replacedInPlace(this.nodeConfigs, nodeConfigs, (nc) => nc.metadata.name, changed);
-    if (inPlace) this.replaceInPlace(nodes, nodeConfigs);
-    else this.rejoin(nodes, nodeConfigs, changed);
+    const newNodes = this.unique ? replacedInPlace(this.nodes, nodes, (n) => n.name) : undefined;
+    const newNodeConfigs =
+      newNodes && replacedInPlace(this.nodeConfigs, nodeConfigs, (nc) => nc.metadata.name);
+    if (newNodes && newNodeConfigs) {
+      // The same names in the same places: the replaced objects go into the maps where they were.
+      for (const n of newNodes) {
+        this.nodeByName.set(n.name, n);
+        changed.add(n.name);
+      }
+      for (const nc of newNodeConfigs) {
+        this.ncByName.set(nc.metadata.name, nc);
+        changed.add(nc.metadata.name);
+      }
+    } else this.rejoin(nodes, nodeConfigs, changed);
     this.nodes = nodes;
     this.nodeConfigs = nodeConfigs;
     for (const name of changed) {
@@ -51,18 +59,6 @@ export class FleetView {
       else this.observations.set(name, observeNode(this.observations.get(name), node, nc, mono));
     }
     return changed;
-  }
-
-  /** The same names in the same places: the replaced objects go into the maps where they were. */
-  private replaceInPlace(nodes: readonly NodeInfo[], nodeConfigs: readonly NodeConfig[]): void {
-    for (let i = 0; i < nodes.length; i++) {
-      const n = nodes[i] as NodeInfo;
-      if (this.nodes[i] !== n) this.nodeByName.set(n.name, n);
-    }
-    for (let i = 0; i < nodeConfigs.length; i++) {
-      const nc = nodeConfigs[i] as NodeConfig;
-      if (this.nodeConfigs[i] !== nc) this.ncByName.set(nc.metadata.name, nc);
-    }
   }
 
   /** Names came, went or moved: joined afresh, and every name whose objects differ is changed. */
@@ -84,23 +80,23 @@ export class FleetView {
 }
 
 /**
- * Whether `now` holds the names of `before` in the same places; the names whose object was
- * replaced are added to `changed` (some of them when not: the caller then joins afresh, and finds them changed too).
+ * The objects of `now` that replaced one of the same name in the same place of `before` (one walk
+ * of pointer compares); undefined when `now` does not hold the names of `before` in the same places
+ * (the caller then joins afresh).
  */
 function replacedInPlace<T>(
   before: readonly T[],
   now: readonly T[],
   nameOf: (x: T) => string,
-  changed: Set<string>,
-): boolean {
-  if (before.length !== now.length) return false;
+): T[] | undefined {
+  if (before.length !== now.length) return undefined;
+  const replaced: T[] = [];
   for (let i = 0; i < now.length; i++) {
     const a = before[i] as T;
     const b = now[i] as T;
     if (a === b) continue;
-    const name = nameOf(b);
-    if (nameOf(a) !== name) return false;
-    changed.add(name);
+    if (nameOf(a) !== nameOf(b)) return undefined;
+    replaced.push(b);
   }
-  return true;
+  return replaced;
 }

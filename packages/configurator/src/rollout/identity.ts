@@ -37,8 +37,18 @@ export function indexRevisions(revisions: readonly NetworkConfigRevision[]): Rev
   return { byNumber, newestByHash };
 }
 
+/** The last answer of assignedRevision: a verdict asks twice in a row (targetFor's caller, then classify). */
+let last: { nc: NodeConfig; index: RevisionIndex; r: NetworkConfigRevision | undefined } | undefined;
+
 /** The revision a NodeConfig was handed: by its number label; without one, the newest with its hash. */
 export function assignedRevision(nc: NodeConfig, index: RevisionIndex): NetworkConfigRevision | undefined {
+  if (last !== undefined && last.nc === nc && last.index === index) return last.r;
+  const r = assignedOnce(nc, index);
+  last = { nc, index, r };
+  return r;
+}
+
+function assignedOnce(nc: NodeConfig, index: RevisionIndex): NetworkConfigRevision | undefined {
   const n = factsOf(nc).number;
   if (n !== undefined) {
     const r = index.byNumber.get(n);

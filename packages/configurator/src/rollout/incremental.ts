@@ -85,11 +85,11 @@ const reusable = (v: Verdict): boolean =>
   v.failure === undefined && v.state !== 'unavailable' && v.state !== 'failed' && v.state !== 'notReady';
 
 /** What classify, targetFor and the unchanged rule read from the revisions, as one string. */
-function revisionsKey(
-  revisions: readonly NetworkConfigRevision[],
-  desired: NetworkConfigRevision,
-  invalid: ReadonlySet<string>,
-): string {
+function revisionsKey({
+  revisions,
+  desired,
+  invalid,
+}: Pick<Evaluation, 'revisions' | 'desired' | 'invalid'>): string {
   const parts = revisions.map(
     (r) =>
       `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.completedAt ?? ''}|${invalid.has(r.metadata.name) ? 1 : 0}|${r.status?.isInvalid === true ? 1 : 0}|${r.spec.aborted === true ? 1 : 0}|${r.spec.paused === true ? 1 : 0}|${r.spec.retryOf ?? ''}`,
@@ -112,8 +112,12 @@ export class VerdictMemo {
     { key: string; names: readonly string[]; verdicts: Verdict[]; at: Map<string, number> } | undefined;
   /** Nodes whose Node, NodeConfig or observation changed since the last evaluation. */
   private readonly changed = new Set<string>();
-  /** Nodes whose kept verdict expires: it has a deadline, or is made afresh every pass. */
-  private readonly expiring = new Set<string>();
+  /** Nodes whose kept verdict is made afresh every pass (reusable: no). */
+  private readonly always = new Set<string>();
+  /** Nodes whose kept verdict expires at its deadline. */
+  private readonly timed = new Set<string>();
+  /** No verdict of `timed` expires before this (at most the earliest deadline among them). */
+  private nextUntil = Infinity;
   /** Verdicts reused and made afresh, since the start (for the bench and tests). */
   readonly counts = { reused: 0, made: 0 };
 
@@ -123,7 +127,8 @@ export class VerdictMemo {
       this.changed.add(name);
       if (!gone(name)) continue;
       this.kept.delete(name);
-      this.expiring.delete(name);
+      this.always.delete(name);
+      this.timed.delete(name);
     }
   }
 
@@ -134,18 +139,20 @@ export class VerdictMemo {
    */
   verdicts(e: Evaluation, nodes: EvaluationNodes): Verdict[] {
     const key = this.keyOf(e);
+    const one = (name: string): Verdict =>
+      this.one(nodes.subject(name), { key, mono: e.mono, make: nodes.make });
     this.repoint(e.revisions);
     const last = this.last;
     if (last && last.key === key && last.names === nodes.names) {
       const verdicts = last.verdicts.slice();
       const again = new Set(this.changed);
-      for (const name of this.expiring)
-        if (e.mono >= (this.kept.get(name)?.until ?? -Infinity)) again.add(name);
+      for (const name of this.always) again.add(name);
+      if (e.mono >= this.nextUntil) this.expired(e.mono, again);
       let looked = 0;
       for (const name of again) {
         const i = last.at.get(name);
         if (i === undefined) continue;
-        verdicts[i] = this.one(nodes.subject(name), key, nodes.make, e.mono);
+        verdicts[i] = one(name);
         looked++;
       }
       this.counts.reused += verdicts.length - looked;
@@ -153,36 +160,66 @@ export class VerdictMemo {
       this.last = { ...last, verdicts };
       return verdicts;
     }
-    const verdicts = nodes.names.map((name) => this.one(nodes.subject(name), key, nodes.make, e.mono));
+    const verdicts = nodes.names.map(one);
     this.changed.clear();
     this.last = { key, names: nodes.names, verdicts, at: new Map(nodes.names.map((n, i) => [n, i])) };
     return verdicts;
   }
 
   /** The kept verdict when its inputs are the same and it has not expired, else a new one (kept). */
-  private one(subject: Subject, key: string, make: (s: Subject) => Verdict, mono: number): Verdict {
+  private one(
+    subject: Subject,
+    { key, mono, make }: { key: string; mono: number; make: (s: Subject) => Verdict },
+  ): Verdict {
     const { name, node, nc, observation: obs } = subject;
     const k = this.kept.get(name);
-    if (k && k.key === key && k.nc === nc && k.obs === obs && obs !== undefined && mono < k.until) {
-      if (k.node === nodeKey(node)) {
-        this.counts.reused++;
-        // A new Node object that reads the same: the verdict shows the current one (in place, as in repoint).
-        k.verdict.node = node;
-        return k.verdict;
-      }
+    if (
+      k &&
+      k.key === key &&
+      k.nc === nc &&
+      k.obs === obs &&
+      obs !== undefined &&
+      mono < k.until &&
+      k.node === nodeKey(node)
+    ) {
+      this.counts.reused++;
+      // A new Node object that reads the same: the verdict shows the current one (in place, as in repoint).
+      k.verdict.node = node;
+      return k.verdict;
     }
     this.counts.made++;
     const verdict = make(subject);
     const until = reusable(verdict) ? (verdict.deadline ?? Infinity) : -Infinity;
     this.kept.set(name, { node: nodeKey(node), nc, obs, key, verdict, until });
-    if (until === Infinity) this.expiring.delete(name);
-    else this.expiring.add(name);
+    this.expiresAt(name, until);
     return verdict;
   }
 
+  /** Files the node under the verdicts made afresh every pass, those with a deadline, or neither. */
+  private expiresAt(name: string, until: number): void {
+    if (until === -Infinity) this.always.add(name);
+    else this.always.delete(name);
+    if (until === -Infinity || until === Infinity) this.timed.delete(name);
+    else {
+      this.timed.add(name);
+      this.nextUntil = Math.min(this.nextUntil, until);
+    }
+  }
+
+  /** Adds the nodes of `timed` whose deadline has passed at `mono` to `again`; the earliest deadline of the others is the next to look at. */
+  private expired(mono: number, again: Set<string>): void {
+    let next = Infinity;
+    for (const name of this.timed) {
+      const until = this.kept.get(name)?.until ?? -Infinity;
+      if (mono >= until) again.add(name);
+      else next = Math.min(next, until);
+    }
+    this.nextUntil = next;
+  }
+
   /** The evaluation's key: the same text as a kept verdict's key is that very string (one pointer compared per node). */
-  private keyOf({ revisions, desired, invalid, policy }: Evaluation): string {
-    const fresh = `${policyKey(policy)}#${revisionsKey(revisions, desired, invalid)}`;
+  private keyOf(e: Evaluation): string {
+    const fresh = `${policyKey(e.policy)}#${revisionsKey(e)}`;
     const key = this.keys.get(fresh) ?? fresh;
     this.keys.set(key, key);
     if (this.keys.size > MAX_KEYS) this.keys.delete(this.keys.keys().next().value as string);
@@ -207,10 +244,28 @@ export class VerdictMemo {
     }
   }
 
+  /** Where the nodes filed by expiry differ from the kept verdicts' deadlines (the simulator checks it). */
+  differences(): string[] {
+    const out: string[] = [];
+    for (const [name, { until }] of this.kept) {
+      const always = until === -Infinity;
+      const timed = !always && until !== Infinity;
+      if (this.always.has(name) !== always || this.timed.has(name) !== timed)
+        out.push(`verdict of ${name} (until ${until}) filed wrongly`);
+      if (timed && until < this.nextUntil)
+        out.push(`verdict of ${name} expires at ${until}, before ${this.nextUntil}`);
+    }
+    for (const name of [...this.always, ...this.timed])
+      if (!this.kept.has(name)) out.push(`${name} filed by expiry without a kept verdict`);
+    return out;
+  }
+
   /** Forgets everything (a new leader starts afresh). */
   reset(): void {
     this.kept.clear();
-    this.expiring.clear();
+    this.always.clear();
+    this.timed.clear();
+    this.nextUntil = Infinity;
     this.changed.clear();
     this.last = undefined;
     this.revisionObjects = [];
@@ -263,11 +318,15 @@ export class IncrementalPlanner {
 
   /**
    * Where what this planner keeps besides verdicts and observations differs from what the last
-   * pass's lists give afresh (the simulator checks it after every pass): the referenced revision
-   * hashes, and the NodeConfigs whose row labels are looked at.
+   * pass's lists give afresh (the simulator checks it after every pass): the start order, the
+   * verdicts filed by expiry, the referenced revision hashes, and the NodeConfigs whose row labels
+   * are looked at.
    */
   keptDifferences(nodeConfigs: readonly NodeConfig[]): string[] {
-    const order = this.order.differences(this.fleet.names, this.fleet.nodeByName);
+    const order = [
+      ...this.order.differences(this.fleet.names, this.fleet.nodeByName),
+      ...this.memo.differences(),
+    ];
     if (!this.fleet.eachNameOnce) return order;
     return [...order, ...this.counted.referencedDiff(nodeConfigs), ...this.rows.missing(nodeConfigs)];
   }

@@ -77,10 +77,12 @@ export function observeNode(
   const assignSame = old !== undefined && old.assignKey === assignKey;
   const statusSame = old !== undefined && sameStatus(old.status, status);
   if (old && assignSame && statusSame && old.readiness === readiness) return old; // nothing changed: keep the stamps (and the object)
+  // Every field present, in one order (an absent one is undefined): one hidden class, and no
+  // object spread, which costs microseconds per call on objects of varying shapes.
   return {
-    ...(assignKey !== undefined ? { assignKey } : {}),
+    assignKey,
     assignSince: assignSame ? old.assignSince : mono,
-    ...(status !== undefined ? { status } : {}),
+    status,
     statusSince: statusSame ? old.statusSince : mono,
     readiness,
     readinessSince: sameStretch(old?.readiness, readiness) ? (old as NodeObservation).readinessSince : mono,

@@ -26,7 +26,7 @@ import { compareNodes } from './order.js';
 import { desiredLabels } from './readable.js';
 import { revisionStatuses } from './revision-status.js';
 import { rowLabelActions } from './rows.js';
-import { fillSlots, type SlotResult } from './slots.js';
+import { fillSlots, stateAfter, type SlotResult } from './slots.js';
 import type { Action, AssignAction, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
 import { movesUnchanged } from './unchanged.js';
 
@@ -93,19 +93,17 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
   const { desired, verdicts, records } = settle(p.invalid, input.policy, (d) =>
     verdictsFor(p, d, kept?.memo),
   );
-  const targets = inStartOrder(verdicts, input.policy, kept?.startOrder(input.policy.waveLabel));
+  const { targets, tally } = inStartOrder(verdicts, input.policy, kept?.startOrder(input.policy.waveLabel));
+  const { movable, next, states } = tally;
   // A percentage is of the nodes that can move (unavailable ones wait, like DaemonSet's unscheduled pods).
-  const limit = updateLimitFor(
-    input.policy.updateLimit,
-    targets.filter((v) => v.state !== 'unavailable').length,
-  );
+  const limit = updateLimitFor(input.policy.updateLimit, movable);
   const slots = desired ? slotsFor(p, { targets, desired, limit }) : NO_SLOTS;
-  actions.push(...slots.assignments, ...goneNodeConfigs(p, slots.states, records));
+  actions.push(...slots.assignments, ...goneNodeConfigs(p, { targets, moved: slots.moved }, records));
   const statusUpdates = revisionStatuses({
     revisions,
     desired,
     verdicts: targets,
-    states: slots.states,
+    moved: slots.moved,
     invalid: p.invalid.names,
     invalidations: p.invalid.decided,
     records,
@@ -117,7 +115,6 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     ...(slots.wave ? { wave: slots.wave } : {}),
   });
   actions.push(...bookkeeping(p, desired, slots.assignments));
-  const next = earliestDeadline(targets);
   return {
     ...(desired
       ? { desired: { name: desired.metadata.name, hash: desired.spec.hash, number: desired.spec.number } }
@@ -125,7 +122,7 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     actions,
     statusUpdates,
     ...(next !== undefined ? { requeueAfterMs: clampRequeue(next - input.mono) } : {}),
-    nodeStates: nodeStateCounts(slots.states, p.names.length - targets.length),
+    nodeStates: nodeStateCounts(states, slots.moved, p.names.length - targets.length),
     limit,
     inProgress: slots.inProgress,
   };
@@ -173,24 +170,33 @@ function verdictsFor(p: Pass, desired: NetworkConfigRevision, memo: VerdictMemo 
 }
 
 /**
- * The target nodes (a verdict with a state) in start order (order.ts). With `kept`, the indexes of
- * the verdicts (one per name, in the names' order) in start order: a strict total order, so the
- * targets picked out of it are the targets sorted.
+ * The target nodes (a verdict with a state) in start order (order.ts), and their tally. With
+ * `kept`, the indexes of the verdicts (one per name, in the names' order) in start order: a strict
+ * total order, so the targets picked out of it are the targets sorted (and tallied in that walk).
  */
-function inStartOrder(verdicts: readonly Verdict[], policy: Policy, kept?: readonly number[]): Verdict[] {
+function inStartOrder(
+  verdicts: readonly Verdict[],
+  policy: Policy,
+  kept?: readonly number[],
+): { targets: Verdict[]; tally: TargetTally } {
+  const tally = newTally();
   if (kept?.length === verdicts.length) {
-    const out: Verdict[] = [];
+    const targets: Verdict[] = [];
     for (const i of kept) {
       const v = verdicts[i] as Verdict;
-      if (v.state !== undefined) out.push(v);
+      if (v.state === undefined) continue;
+      targets.push(v);
+      addTarget(tally, v);
     }
-    return out;
+    return { targets, tally };
   }
   const order = compareNodes(policy.waveLabel);
-  return verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
+  const targets = verdicts.filter((v) => v.state !== undefined).sort((a, b) => order(infoOf(a), infoOf(b)));
+  for (const v of targets) addTarget(tally, v);
+  return { targets, tally };
 }
 
-const NO_SLOTS: SlotResult = { assignments: [], states: new Map<string, NodeState>(), inProgress: 0 };
+const NO_SLOTS: SlotResult = { assignments: [], moved: new Set(), inProgress: 0 };
 
 /** Which target nodes move now (slots.ts). */
 function slotsFor(
@@ -217,16 +223,17 @@ function slotsFor(
  */
 function goneNodeConfigs(
   p: Pass,
-  states: ReadonlyMap<string, NodeState>,
+  { targets, moved }: { targets: readonly Verdict[]; moved: ReadonlySet<Verdict> },
   records: ReadonlyMap<string, FailureRecord>,
 ): Action[] {
   const out: Action[] = [];
   // Every name is a Node's: no NodeConfig without one (the common pass) has nothing to collect.
   if (p.names.length === p.nodeByName.size) return out;
   const unrecorded = new Set([...records.values()].flatMap((r) => r.fresh.map((f) => f.node)));
+  const inFlight = new Set(targets.filter((v) => stateAfter(v, moved) === 'notReady').map((v) => v.name));
   for (const [name, nc] of p.ncByName) {
     if (p.nodeByName.has(name) || nc.metadata.deletionTimestamp) continue;
-    if (states.get(name) === 'notReady' || unrecorded.has(name)) continue;
+    if (inFlight.has(name) || unrecorded.has(name)) continue;
     out.push({ type: 'deleteNodeConfig', name, reason: `node ${name} no longer exists` });
   }
   return out;
@@ -268,12 +275,32 @@ function bookkeeping(
   ];
 }
 
-/** Nodes by state after the assignments, and the nodes that are no target. */
-function nodeStateCounts(
-  states: ReadonlyMap<string, NodeState>,
-  notTarget: number,
-): Record<NodeState | 'notTarget', number> {
-  const counts: Record<NodeState | 'notTarget', number> = {
+type StateCounts = Record<NodeState | 'notTarget', number>;
+
+/** Nodes by state after the assignments (the few assigned in this pass are pending now), and the nodes that are no target. */
+function nodeStateCounts(before: StateCounts, moved: ReadonlySet<Verdict>, notTarget: number): StateCounts {
+  const counts = { ...before, notTarget };
+  for (const v of moved) {
+    counts[v.state as NodeState]--;
+    counts.pending++;
+  }
+  return counts;
+}
+
+/**
+ * Of the targets: those that can move (not unavailable), when the first one's verdict changes by
+ * itself (undefined: none will), and the targets by their verdicts' state.
+ */
+interface TargetTally {
+  movable: number;
+  next: number | undefined;
+  states: StateCounts;
+}
+
+const newTally = (): TargetTally => ({
+  movable: 0,
+  next: undefined,
+  states: {
     upToDate: 0,
     soaking: 0,
     pending: 0,
@@ -282,18 +309,14 @@ function nodeStateCounts(
     failed: 0,
     unavailable: 0,
     outdated: 0,
-    notTarget,
-  };
-  for (const s of states.values()) counts[s]++;
-  return counts;
-}
+    notTarget: 0,
+  },
+});
 
-/** When the first target's verdict changes by itself (undefined: none will). */
-function earliestDeadline(targets: readonly Verdict[]): number | undefined {
-  let next: number | undefined;
-  for (const v of targets)
-    if (v.deadline !== undefined && (next === undefined || v.deadline < next)) next = v.deadline;
-  return next;
+function addTarget(t: TargetTally, v: Verdict): void {
+  t.states[v.state as NodeState]++;
+  if (v.state !== 'unavailable') t.movable++;
+  if (v.deadline !== undefined && (t.next === undefined || v.deadline < t.next)) t.next = v.deadline;
 }
 
 /** A delay for setTimeout: at least 1 ms past the deadline, at most MAX_REQUEUE_MS. */

@@ -21,6 +21,7 @@ import { factsOf } from './facts.js';
 import { MAX_LISTED_NODES, boundedNode, nodeSummary, type FailureRecord } from './failures.js';
 import { CARRIES_REASON } from './suspects.js';
 import { countKey, withReadableState } from './readable.js';
+import { stateAfter } from './slots.js';
 import type { NodeState, StatusUpdate } from './types.js';
 
 export interface Invalidation {
@@ -34,9 +35,9 @@ export interface Invalidation {
 export interface StatusInput {
   revisions: readonly NetworkConfigRevision[];
   desired: NetworkConfigRevision | undefined;
-  /** Target verdicts and their states after the assignments. */
+  /** Target verdicts, and the ones assigned in this pass (pending now: slots.ts stateAfter). */
   verdicts: readonly Verdict[];
-  states: ReadonlyMap<string, NodeState>;
+  moved: ReadonlySet<Verdict>;
   invalid: ReadonlySet<string>;
   invalidations: ReadonlyMap<string, Invalidation>;
   /** Per revision (name): its failure record after this pass (failures.ts). */
@@ -56,7 +57,32 @@ export interface StatusInput {
 const summaryOf = (v: { ready: number; total: number; ongoing: number; queued: number; failed: number }) =>
   `${v.ready}/${v.total} nodes ready, ${v.ongoing} in progress, ${v.queued} queued, ${v.failed} failed`;
 
-/** The desired revision's rollout, counted over its target nodes in one walk. */
+/** The counts of the desired revision's rollout that depend on a target's state. */
+interface Tally {
+  /** The desired revision's name. */
+  readonly name: string;
+  ready: number;
+  ongoing: number;
+  queued: number;
+  /** Targets neither up to date on the revision nor failed on it. */
+  incomplete: number;
+}
+
+/** Adds (by 1) or takes out (by -1) what target `v` in `state` counts in the rollout. */
+function tally(t: Tally, v: Verdict, state: NodeState | undefined, by: 1 | -1): void {
+  const name = t.name;
+  if (v.onDesired && (state === 'upToDate' || state === 'soaking')) t.ready += by;
+  if (state === 'pending' || state === 'provisioning' || state === 'notReady') t.ongoing += by;
+  else if (!v.onDesired && state === 'soaking') t.ongoing += by;
+  if (state === 'outdated') t.queued += by;
+  if (!((v.onDesired === true && state === 'upToDate') || (state === 'failed' && v.failedRevision === name)))
+    t.incomplete += by;
+}
+
+/**
+ * The desired revision's rollout, counted over its target nodes in one walk, by the verdicts'
+ * states; then the few nodes assigned in this pass count as pending instead (no lookup per target).
+ */
 function rolloutCounts(
   s: StatusInput,
   name: string,
@@ -71,31 +97,24 @@ function rolloutCounts(
   /** Reported, never counted: failures of catch-up moves and rollbacks, and unavailable nodes. */
   degradedNow: FailedNode[];
 } {
-  let ready = 0;
-  let ongoing = 0;
-  let queued = 0;
+  const t: Tally = { name, ready: 0, ongoing: 0, queued: 0, incomplete: 0 };
   let unchanged = 0;
-  let complete = true;
   const degradedNow: FailedNode[] = [];
   for (const v of s.verdicts) {
-    const state = s.states.get(v.name);
     if (v.failure && !v.counts && v.failedRevision === name) degradedNow.push(boundedNode(v.failure));
-    else if (state === 'unavailable' && v.unavailable)
+    else if (v.state === 'unavailable' && v.unavailable && stateAfter(v, s.moved) === 'unavailable')
       degradedNow.push(boundedNode({ node: v.name, message: v.unavailable, at: nowText }));
-    if (v.onDesired && (state === 'upToDate' || state === 'soaking')) ready++;
-    if (state === 'pending' || state === 'provisioning' || state === 'notReady') ongoing++;
-    else if (!v.onDesired && state === 'soaking') ongoing++;
-    if (state === 'outdated') queued++;
+    tally(t, v, v.state, 1);
     // Moved without a slot: the revision left their host config unchanged (unchanged.ts).
     if (v.onDesired && (v.movedUnchanged ?? (v.nc !== undefined && factsOf(v.nc).move === 'unchanged')))
       unchanged++;
-    if (!(
-      (v.onDesired === true && state === 'upToDate') ||
-      (state === 'failed' && v.failedRevision === name)
-    ))
-      complete = false;
   }
-  return { ready, ongoing, queued, unchanged, complete, degradedNow };
+  for (const v of s.moved) {
+    tally(t, v, v.state, -1);
+    tally(t, v, 'pending', 1);
+  }
+  const { ready, ongoing, queued } = t;
+  return { ready, ongoing, queued, unchanged, complete: t.incomplete === 0, degradedNow };
 }
 
 /** Progressing of the desired revision: complete, paused, held by a NotReady node, at a wave barrier, or rolling out. */

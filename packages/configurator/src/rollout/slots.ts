@@ -33,8 +33,11 @@ export interface SlotInput {
 
 export interface SlotResult {
   assignments: AssignAction[];
-  /** State of each target node after the assignments. */
-  states: Map<string, NodeState>;
+  /**
+   * The verdicts of the target nodes assigned in this pass: pending now; every other target node
+   * is in its verdict's state (stateAfter). A few, not a state per node: a pass moves few nodes.
+   */
+  moved: ReadonlySet<Verdict>;
   inProgress: number;
   /** Forward moves are held because this node went NotReady after taking a revision forward. */
   heldBy?: string;
@@ -46,18 +49,18 @@ const isDone = (v: Verdict): boolean =>
   (v.onDesired === true && v.state === 'upToDate') || v.state === 'failed' || v.state === 'unavailable';
 
 export function fillSlots(input: SlotInput): SlotResult {
-  const { verdicts, limit } = input;
-  const count = slotsHeld(verdicts, input.mono);
-  const m = new Moves(input, count.states);
+  const { limit } = input;
+  const count = survey(input.verdicts, input.mono);
+  const m = new Moves(input, count.holder);
   // The host config stays as it is (unchanged.ts): no slot, and neither the NotReady hold nor a wave
   // barrier applies (nothing reaches the host); a pause still holds a forward one.
-  for (const v of verdicts) {
-    if (!v.unchanged || !(m.isRollback(v) || m.unpaused(v))) continue;
+  for (const v of count.unchanged) {
+    if (!(m.isRollback(v) || m.unpaused(v))) continue;
     m.assign(v, `host config unchanged by revision ${m.targetOf(v).spec.number}; no slot`, 'unchanged');
   }
   // Busy with a superseded revision: a forward move of the desired one, under its own limit.
-  for (const v of verdicts) {
-    if (!v.busyElsewhere || !m.may(v)) continue;
+  for (const v of count.busy) {
+    if (!m.may(v)) continue;
     // Only while the others in flight leave room: a node that resumed a finished assignment by itself
     // (its agent restarted) had no slot.
     if (!m.isRollback(v) && count.settled >= limit) continue;
@@ -68,10 +71,10 @@ export function fillSlots(input: SlotInput): SlotResult {
       `node was busy with ${shortHash(v.nc?.spec.revision ?? '')}, which is no longer desired; keeps its slot`,
     );
   }
-  const inProgress = fillFreeSlots(m, count);
+  const inProgress = fillFreeSlots(m, count, count.waiting);
   return {
     assignments: m.assignments,
-    states: count.states,
+    moved: m.moved,
     inProgress,
     ...(m.heldBy !== undefined ? { heldBy: m.heldBy } : {}),
     ...(m.wave ? { wave: m.wave } : {}),
@@ -79,8 +82,6 @@ export function fillSlots(input: SlotInput): SlotResult {
 }
 
 interface Held {
-  /** State of each target node (assignments set theirs to pending). */
-  states: Map<string, NodeState>;
   /** Nodes holding a slot. */
   inProgress: number;
   /** Of those, soaking: they hold it against forward moves only. */
@@ -89,11 +90,37 @@ interface Held {
   settled: number;
 }
 
-/** The slots held before this pass's moves, and every target node's state. */
-function slotsHeld(verdicts: readonly Verdict[], mono: number): Held {
-  const h: Held = { states: new Map(), inProgress: 0, soaking: 0, settled: 0 };
+/** A target node's state after this pass's assignments. */
+export const stateAfter = (v: Verdict, moved: ReadonlySet<Verdict>): NodeState =>
+  moved.size > 0 && moved.has(v) ? 'pending' : (v.state as NodeState);
+
+/** What the steps of a pass look at, found in one walk over the targets (in start order). */
+interface Survey extends Held {
+  /** The first node that holds every forward move (Verdict.holds). */
+  holder: string | undefined;
+  unchanged: Verdict[];
+  busy: Verdict[];
+  /** Waiting for a move: outdated, or failed and re-assigned (not busy elsewhere, not unchanged). */
+  waiting: Verdict[];
+}
+
+/** The slots held before this pass's moves, and the nodes each step looks at. */
+function survey(verdicts: readonly Verdict[], mono: number): Survey {
+  const h: Survey = {
+    inProgress: 0,
+    soaking: 0,
+    settled: 0,
+    holder: undefined,
+    unchanged: [],
+    busy: [],
+    waiting: [],
+  };
   for (const v of verdicts) {
-    h.states.set(v.name, v.state as NodeState);
+    if (v.holds && h.holder === undefined) h.holder = v.name;
+    if (v.unchanged) h.unchanged.push(v);
+    if (v.busyElsewhere) h.busy.push(v);
+    else if (!v.unchanged && (v.state === 'outdated' || (v.state === 'failed' && v.reassign)))
+      h.waiting.push(v);
     // Interrupted, waiting out its backoff: keeps its slot for the re-assignment.
     if (v.state === 'outdated' && v.keepMove === 'forward' && v.notBefore !== undefined && !due(v, mono))
       h.inProgress++;
@@ -110,6 +137,8 @@ const due = (v: Verdict, mono: number): boolean => v.notBefore === undefined || 
 /** The moves of one pass: what each node is moved to and how, whether it may move, and the assignments. */
 class Moves {
   readonly assignments: AssignAction[] = [];
+  /** The nodes assigned (pending now). */
+  readonly moved = new Set<Verdict>();
   /** Forward moves are held because this node went NotReady after taking a revision forward. */
   readonly heldBy: string | undefined;
   readonly wave: { value: string; waitingFor: string[] } | undefined;
@@ -117,11 +146,11 @@ class Moves {
 
   constructor(
     readonly input: SlotInput,
-    private readonly states: Map<string, NodeState>,
+    heldBy: string | undefined,
   ) {
     this.paused = input.desired.spec.paused === true || input.fleetPaused === true;
     this.wave = waveBarrier(input.verdicts, input.wave);
-    this.heldBy = input.verdicts.find((v) => v.holds)?.name;
+    this.heldBy = heldBy;
   }
 
   targetOf(v: Verdict): NetworkConfigRevision {
@@ -186,7 +215,7 @@ class Moves {
       ...(v.attempt !== undefined ? { attempt: v.attempt } : {}),
       reason,
     });
-    this.states.set(v.name, 'pending');
+    this.moved.add(v);
   }
 }
 
@@ -195,9 +224,9 @@ class Moves {
  * invalid revision before the others), then re-assignments, then the rest in start order. Returns
  * the slots in use after.
  */
-function fillFreeSlots(m: Moves, held: Held): number {
+function fillFreeSlots(m: Moves, held: Held, waiting: readonly Verdict[]): number {
   const { limit } = m.input;
-  const queues = waitingQueues(m);
+  const queues = waitingQueues(m, waiting);
   let inProgress = held.inProgress;
   // Soaking nodes hold their slots against forward moves only.
   let freeForRollback = Math.max(0, limit - (inProgress - held.soaking));
@@ -223,14 +252,16 @@ function fillFreeSlots(m: Moves, held: Held): number {
  * the slot it kept is its own), the rest in start order. A rollback to what the host already runs
  * needs no slot: assigned here.
  */
-function waitingQueues(m: Moves): Array<{ rollback: boolean; nodes: Verdict[] }> {
+function waitingQueues(
+  m: Moves,
+  waiting: readonly Verdict[],
+): Array<{ rollback: boolean; nodes: Verdict[] }> {
   const offInvalid: Verdict[] = [];
   const rollbacks: Verdict[] = [];
   const reassigned: Verdict[] = [];
   const rest: Verdict[] = [];
-  for (const v of m.input.verdicts) {
-    if (!(v.state === 'outdated' || (v.state === 'failed' && v.reassign))) continue;
-    if (v.busyElsewhere || v.unchanged || !due(v, m.input.mono)) continue;
+  for (const v of waiting) {
+    if (!due(v, m.input.mono)) continue;
     const rollback = m.isRollback(v);
     if (!rollback && !m.mayMoveForward(v)) continue;
     if (rollback && v.hostOnDesired)
