@@ -38,7 +38,7 @@ import {
 import { NodeSpecCache } from './nodes/node-specs.js';
 import { RowLabelGate } from './nodes/row-label-gate.js';
 import { WritePace } from './pace/write-pace.js';
-import { managedNodeLabels, nodeInfoOf, sameLabels } from './nodes/node-info.js';
+import { managedNodeLabels, NodeInfoList, sameLabels } from './nodes/node-info.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
 
@@ -100,6 +100,7 @@ export class Controller {
   private readonly rowLabels = new RowLabelGate();
   private readonly pace = new WritePace();
   private readonly ignoredReports: IgnoredReportLog;
+  private readonly nodeInfos = new NodeInfoList();
 
   constructor(private readonly opts: ControllerOptions) {
     const c = opts.clients;
@@ -243,7 +244,7 @@ export class Controller {
     if (buildWaitMs !== undefined) this.schedule(buildWaitMs);
     const inputHash = this.builder.inputHash;
     if (!this.isLeader()) return;
-    const nodes = this.informers.node.list().map(nodeInfoOf);
+    const nodes = this.nodeInfos.of(this.informers.node.list());
     const nodeConfigs = this.informers.nodeConfig.list();
     this.ignoredReports.note(nodeConfigs);
     const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());

@@ -15,6 +15,27 @@ export function nodeInfoOf(n: Node): NodeInfo {
   return info;
 }
 
+/**
+ * nodeInfoOf over the informer's list of every pass: where the Node object is the one in the same
+ * place of the last list (informer lists keep their order while objects are replaced), its NodeInfo
+ * is the last one's; a pointer compare per node rather than a WeakMap lookup per node per pass.
+ */
+export class NodeInfoList {
+  private nodes: readonly Node[] = [];
+  private infos: readonly NodeInfo[] = [];
+
+  of(nodes: readonly Node[]): NodeInfo[] {
+    const out: NodeInfo[] = [];
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i] as Node;
+      out.push(n === this.nodes[i] ? (this.infos[i] as NodeInfo) : nodeInfoOf(n));
+    }
+    this.nodes = nodes;
+    this.infos = out;
+    return out;
+  }
+}
+
 /** The kubelet's lastTransitionTime is another machine's clock: readiness changes are timed by observe(). */
 function nodeInfo(n: Node): NodeInfo {
   return {
