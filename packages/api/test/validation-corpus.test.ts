@@ -804,6 +804,17 @@ const BAD: BadCase[] = [
     message: `${V} blue-v6: spec.loopbacks[0].subnet: overlaps loopback subnet 10.90.0.0/24 of VRFRouteConfiguration blue in VRF blue (got "10.90.0.0/26")`,
   },
   {
+    // Issue 44: the property test's counterexample (seed -1422204825, path "16:315:0"): the
+    // loopback's permit line would need sequence number 4294967296, which no agent can render.
+    name: 'loopback with no sequence number left after the export lines',
+    mutate: (i) => {
+      red(i).loopbacks = [{ name: 'lo', subnet: '10.255.4.148/32' }];
+      red(i).export = [{ cidr: '172.16.0.0/27', seq: 4294967295, action: 'deny', ge: 32, le: 32 }];
+    },
+    field: 'spec.export[0].seq',
+    message: `${V} red: spec.export[0].seq: leaves no prefix-list sequence number for the 1 IPv4 loopback line(s) numbered after the export lines (spec.loopbacks): must be at most 4294967294 (got 4294967295)`,
+  },
+  {
     name: 'loopback name not a DNS label',
     mutate: (i) => (red(i).loopbacks = [{ name: 'Lo_1', subnet: '10.90.0.0/24' }]),
     field: 'spec.loopbacks[0].name',
@@ -921,6 +932,20 @@ describe('good inputs that must pass', () => {
           { prefix: '0.0.0.0/0', nextHopVRF: 'default', nextHop: '192.0.2.1', onlink: true },
           { prefix: '2001:db8:50::/48', nextHop: '2001:db8:10::9' },
         ]),
+    ],
+    [
+      'export sequence numbers up to the last one the loopback lines leave (one per loopback and family)',
+      (i) => {
+        i.vrf[2]!.spec.loopbacks = [
+          { name: 'lo', subnet: '10.90.0.0/24' },
+          { name: 'lo2', subnet: '10.91.0.0/24' },
+          { name: 'lo6', subnet: '2001:db8:90::/64' },
+        ];
+        i.vrf[2]!.spec.export = [
+          { cidr: '172.16.0.0/27', seq: 4294967293, action: 'deny' },
+          { cidr: '2001:db8:99::/48', seq: 4294967294, action: 'deny' },
+        ];
+      },
     ],
     [
       'loopbacks of both families',
