@@ -1000,6 +1000,43 @@ describe('blame rule: the object that takes a claim already held is the one refu
     ]);
   });
 
+  // Issue 44: a Layer-2 network with VNI 14005 and a VRF named 14005 (both want vx.14005), created
+  // within one second: the creation order the caller saw decides, not kind or name.
+  describe('within one second of creation, the order the objects were seen created decides', () => {
+    const SECOND = '2026-06-01T00:00:00Z';
+    const contested = (vrfName: string, netName: string): Inputs => {
+      const inputs = goodInputs();
+      inputs.vrf.push({ ...vrf(vrfName, { vrf: '14005', vni: 300, seq: 10 }) });
+      inputs.layer2.push({ ...layer2(netName, { id: 77, vni: 14005 }) });
+      for (const o of [inputs.vrf.at(-1)!, inputs.layer2.at(-1)!])
+        o.metadata = { ...o.metadata, creationTimestamp: SECOND };
+      return inputs;
+    };
+    const seenOrder =
+      (...names: string[]) =>
+      (o: { metadata: { name: string } }): bigint | undefined => {
+        const i = names.indexOf(o.metadata.name);
+        return i < 0 ? undefined : BigInt(100 + i);
+      };
+    const cases: [vrfName: string, netName: string, what: string, seen: string[], loser: 'vrf' | 'net'][] = [
+      ['aaa-vrf', 'zzz-net', 'network first, VRF name sorts first', ['zzz-net', 'aaa-vrf'], 'vrf'],
+      ['zzz-vrf', 'aaa-net', 'network first, network name sorts first', ['aaa-net', 'zzz-vrf'], 'vrf'],
+      ['aaa-vrf', 'zzz-net', 'VRF first, VRF name sorts first', ['aaa-vrf', 'zzz-net'], 'net'],
+      ['zzz-vrf', 'aaa-net', 'VRF first, network name sorts first', ['zzz-vrf', 'aaa-net'], 'net'],
+    ];
+    it.each(cases)(
+      'VRF %s, network %s (%s): the second one seen is refused',
+      (vrfName, netName, _what, order, loser) => {
+        const problems = validateInputs(contested(vrfName, netName), { createdOrder: seenOrder(...order) });
+        expect(problems.map((p) => p.message)).toEqual([
+          loser === 'vrf'
+            ? `${V} ${vrfName}: spec.vrf: interface name "vx.14005" is already used by ${L} ${netName} (got "14005")`
+            : `${L} ${netName}: spec.vni: interface name "vx.14005" is already used by ${V} ${vrfName} (got 14005)`,
+        ]);
+      },
+    );
+  });
+
   it('applies across kinds: a VRF named after an L2 VNI in force is refused, not the network', () => {
     const inputs = goodInputs();
     inputs.vrf[2]!.spec.vrf = '10010';
