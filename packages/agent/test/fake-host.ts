@@ -34,6 +34,13 @@ export class FakeHost implements HostDrivers {
       this.drifted = false;
       return { operations };
     },
+    removeAdded: async (spec: NodeConfigSpec) => {
+      this.calls.push(`netlink.removeAdded ${spec.revision.slice(0, 4)}`);
+      const removed =
+        this.netlinkState === null || this.netlinkState === this.contentOf(spec) ? [] : ['added'];
+      if (removed.length > 0) this.netlinkState = `kept-${this.contentOf(spec)}`;
+      return { removed };
+    },
     removeAll: async () => {
       this.calls.push('netlink.removeAll');
       if (this.failRemoveAll) throw new Error('EBUSY');

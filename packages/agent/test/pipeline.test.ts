@@ -840,6 +840,23 @@ describe('pipeline: report kinds (status.failureCause)', () => {
     expect(await readdir(dir)).toContain('pending.json');
   });
 
+  it('the netlink restore fails: what the change added is still removed (it needs the restored spec alone), and the message says so (issue 35 case 6)', async () => {
+    const p = windowed();
+    await p.reconcile({ spec: A });
+    host.failFrr.add(B.revision);
+    host.failNetlink.add(A.revision);
+    await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(host.calls.slice(-3)).toEqual([
+      `netlink.apply ${A.revision.slice(0, 4)}`,
+      `netlink.removeAdded ${A.revision.slice(0, 4)}`,
+      `frr.apply ${A.revision.slice(0, 4)}`,
+    ]);
+    expect(last()).toMatchObject({ failureCause: 'RestoreFailed' });
+    expect(last()?.message).toMatch(
+      /restore FAILED \(netlink: the devices of revision [0-9a-f]{10} not put back \(RTNETLINK answers: File exists \(vx\.1002\)\); removed what the change added \(added\)\)/,
+    );
+  });
+
   it('a rollback interrupted by SIGTERM (previous = the invalid revision): restored to it, Interrupted, and retried — the node ends on the rolled-back revision', async () => {
     // The node is on B, which turned out invalid elsewhere; the configurator rolls it back to A.
     await windowed().reconcile({ spec: B });

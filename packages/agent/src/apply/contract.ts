@@ -26,6 +26,12 @@ export interface HostNetlink {
   apply(spec: NodeConfigSpec): Promise<{ operations: number }>;
   /** Removes every device the agent manages (restore target when there is no checkpoint). */
   removeAll(): Promise<{ operations: number }>;
+  /**
+   * Removes the managed devices `spec` does not have, and nothing else: what a change made after
+   * `spec` added. Needs the spec alone (no VTEP interface, no agent settings), so a restore whose
+   * `apply` was refused still takes the change's new devices back. Returns their names.
+   */
+  removeAdded(spec: NodeConfigSpec): Promise<{ removed: string[] }>;
 }
 
 /** FRR side: frr.conf rendered from the spec, checked and reloaded. */

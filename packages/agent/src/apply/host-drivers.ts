@@ -27,6 +27,7 @@ export function hostDrivers(
         // Held `up` steps count: they are carried out after the FRR reload.
         return { operations: r.operations + r.gates.length };
       },
+      removeAdded: async (spec: NodeConfigSpec) => ({ removed: await netlink.removeAdded(spec) }),
       // Applying the empty spec deletes every owned device and nothing else.
       removeAll: async () => {
         order.hold([]);

@@ -82,7 +82,11 @@ export async function restoreHost(
     if (target) await drivers.netlink.apply(target);
     else await drivers.netlink.removeAll();
   } catch (err) {
-    errors.push(`netlink: ${describeCause(err)}`);
+    errors.push(
+      target
+        ? `netlink: the devices of revision ${short(target.revision)} not put back (${describeCause(err)})${await removeAdded(ports, target)}`
+        : `netlink: ${describeCause(err)}`,
+    );
   }
   try {
     if (target) await drivers.frr.apply(target, { repair: true });
@@ -95,6 +99,26 @@ export async function restoreHost(
   metrics.setAppliedRevision(applied?.revision);
   log.warn({ to: applied?.revision ?? 'nothing', ok, errors }, ok ? 'restore performed' : 'restore failed');
   return ok ? { ok } : { ok, error: errors.join('; ') };
+}
+
+/**
+ * After a netlink restore that failed (refused before any change, e.g. a missing VTEP interface, or
+ * broken off): still removes the devices the failed change added, which needs the target spec
+ * alone. Returns what to add to the error: what was removed, or why not even that worked.
+ */
+async function removeAdded(
+  ports: Pick<ApplyPorts, 'drivers' | 'log'>,
+  target: AppliedCheckpoint['spec'],
+): Promise<string> {
+  try {
+    const { removed } = await ports.drivers.netlink.removeAdded(target);
+    ports.log.warn({ removed }, 'restore: removed the devices the change added');
+    return removed.length > 0
+      ? `; removed what the change added (${removed.join(', ')})`
+      : '; the change added no device';
+  } catch (err) {
+    return `; could not remove what the change added either: ${describeCause(err)}`;
+  }
 }
 
 /**
