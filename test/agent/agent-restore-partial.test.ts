@@ -6,9 +6,11 @@
  * (the VXLAN underlay is missing), so the restore fails, reported `RestoreFailed`; but what the
  * unconfirmed change added (its bridge and VXLAN) needs no VTEP to be taken back: it is removed,
  * the revision's own devices stay untouched, and the message names what was removed and what could
- * not be put back.
+ * not be put back. A template vtysh refuses is the other broken configuration: the restore then
+ * puts back the FRR file from before the change without rendering anything (here the change never
+ * wrote it), and counts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { shortHash, type NodeConfigStatus } from '@nodenet/api';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -18,12 +20,14 @@ import {
   AgentCluster,
   l2Entry,
   layer2Spec,
+  NODE_TEMPLATE,
   type AgentRun,
   type NodeEnv,
 } from '@nodenet/testkit';
 
 const GOOD = layer2Spec([l2Entry(100, ['10.100.0.1/24'])]);
 const CHANGE = layer2Spec([l2Entry(100, ['10.100.0.1/24']), l2Entry(300, ['10.103.0.1/24'])]);
+const CHANGE_2 = layer2Spec([l2Entry(100, ['10.100.0.1/24']), l2Entry(310, ['10.104.0.1/24'])]);
 
 let cluster: AgentCluster;
 let h: NodeEnv;
@@ -86,6 +90,50 @@ describePrivileged(
           `(netlink: the devices of revision ${shortHash(GOOD.revision)} not put back (settings.vtepInterface="novtep0": no such device on the host); ` +
           `removed what the change added (vx.20300, l2.300)); the host may be partly configured, retrying`,
       );
+    }, 180_000);
+
+    it('killed in the confirm window of a change that did not touch FRR, restarted with a template vtysh refuses: the restore needs no rendering and counts', async () => {
+      // Back to a working agent: it restores GOOD at start-up, then takes GOOD again.
+      await agent.stop();
+      agent = h.startAgent({ confirmWindow: '0s' });
+      await cluster.assign('node-1', GOOD);
+      await waitForStatus(
+        'GOOD provisioned again',
+        (s) => s.configStatus === 'provisioned' && s.lastAppliedRevision === GOOD.revision,
+      );
+      const frrBefore = readFileSync(join(h.frr.confdir, 'frr.conf'), 'utf8');
+      await agent.stop();
+
+      agent = h.startAgent({ confirmWindow: '120s' });
+      await cluster.assign('node-1', CHANGE_2);
+      await agent.waitForLog(
+        (l) => l.msg === 'confirm window started' && l.revision === CHANGE_2.revision,
+        60_000,
+      );
+      agent.process.kill('SIGKILL');
+      await agent.exited;
+      expect(h.link('l2.310')).toBeDefined();
+
+      // Parses as a template, but vtysh refuses a line: GOOD's FRR config can not be checked.
+      const broken = join(cluster.work, 'broken.conf.tpl');
+      writeFileSync(
+        broken,
+        NODE_TEMPLATE.replace('service integrated-vtysh-config', 'no-such-frr-command 42'),
+      );
+      agent = h.startAgent({ confirmWindow: '0s', templateFile: broken });
+      const status = await waitForStatus(
+        'the restart in the window reported',
+        (s) => s.configStatus === 'invalid' && (s.message ?? '').startsWith('agent restarted during'),
+      );
+      // The change never wrote frr.conf (a Layer-2 network is netlink only): FRR runs GOOD's file.
+      expect(status).toMatchObject({ failureCause: 'Interrupted', lastAppliedRevision: GOOD.revision });
+      expect(status.message).toMatch(
+        new RegExp(
+          `^agent restarted during the confirm window of revision ${shortHash(CHANGE_2.revision)}; restored revision ${shortHash(GOOD.revision)}; `,
+        ),
+      );
+      expect(h.link('l2.310')).toBeUndefined();
+      expect(readFileSync(join(h.frr.confdir, 'frr.conf'), 'utf8')).toBe(frrBefore);
     }, 180_000);
   },
 );
