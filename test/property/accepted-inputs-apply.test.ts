@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  API_VERSION,
   buildConfig,
   configWithLoopbacks,
   nodeConfigSpec,
@@ -111,6 +112,46 @@ describe('accepted inputs can be applied by every agent (property)', () => {
     const counts = countFeatures(fc.sample(inputSets, { numRuns: 1000, seed: 28 }));
     console.info('accepted sets reaching each feature', counts);
     expect(Object.entries(counts).filter(([, n]) => n < 10)).toEqual([]);
+  });
+});
+
+describe('loopback lines after the export lines (issue 44)', () => {
+  /** One VRF object with the counterexample's shape: `export` ending at `seq`, one IPv4 loopback. */
+  const loopbackAfterExport = (seq: number): Inputs => ({
+    vrf: [
+      {
+        apiVersion: API_VERSION,
+        kind: 'VRFRouteConfiguration',
+        metadata: { name: 'vrf-0', creationTimestamp: '2026-01-01T00:00:00Z' },
+        spec: {
+          vrf: 'blue',
+          vni: 100,
+          seq: 10,
+          export: [{ cidr: '172.16.0.0/27', seq, action: 'deny', ge: 32, le: 32 }],
+          loopbacks: [{ name: 'lo', subnet: '10.255.4.148/32' }],
+        },
+      },
+    ],
+    layer2: [],
+    routingTable: [],
+  });
+
+  it('refuses the counterexample of seed -1422204825, path "16:315:0" at the input, naming the export seq', () => {
+    // Accepted before: the loopback's permit line would have needed sequence number 4294967296
+    // and every agent's renderer threw.
+    expect(validateInputs(loopbackAfterExport(4294967295)).map((p) => [p.field, p.value])).toEqual([
+      ['spec.export[0].seq', 4294967295],
+    ]);
+  });
+
+  it('renders the loopback line within range on every node when the export leaves exactly one number', () => {
+    const inputs = loopbackAfterExport(4294967294);
+    expect(validateInputs(inputs)).toEqual([]);
+    const applied = applyOnEveryNode(inputs);
+    // A /32 subnet has one address: one node gets it, and its line takes the last number.
+    expect(applied.filter((a) => / seq 4294967295 permit 10\.255\.4\.148\/32$/m.test(a.conf))).toHaveLength(
+      1,
+    );
   });
 });
 

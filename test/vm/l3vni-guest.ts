@@ -93,6 +93,7 @@ const bringUps: unknown[] = [];
 const traced: NetlinkDriver = {
   plan: (s) => netlink.plan(s),
   apply: (s) => netlink.apply(s),
+  removeAdded: (s) => netlink.removeAdded(s),
   read: () => netlink.read(),
   close: () => netlink.close(),
   bringUp: async (devices) => {

@@ -10,6 +10,8 @@ import type { CheckResult, HostDrivers } from '@nodenet/agent';
 export class FakeHost implements HostDrivers {
   netlinkState: string | null = null; // revision of the spec whose devices are on the host
   frrState: string | null = null;
+  /** The FRR file the last changing apply replaced (FrrDriver's frr.conf.nodenet-previous). */
+  frrPrevious: string | null = null;
   /** Set by a test to simulate a device deleted by hand: the next netlink apply repairs it. */
   drifted = false;
   failNetlink = new Set<string>();
@@ -34,6 +36,13 @@ export class FakeHost implements HostDrivers {
       this.drifted = false;
       return { operations };
     },
+    removeAdded: async (spec: NodeConfigSpec) => {
+      this.calls.push(`netlink.removeAdded ${spec.revision.slice(0, 4)}`);
+      const removed =
+        this.netlinkState === null || this.netlinkState === this.contentOf(spec) ? [] : ['added'];
+      if (removed.length > 0) this.netlinkState = `kept-${this.contentOf(spec)}`;
+      return { removed };
+    },
     removeAll: async () => {
       this.calls.push('netlink.removeAll');
       if (this.failRemoveAll) throw new Error('EBUSY');
@@ -48,6 +57,7 @@ export class FakeHost implements HostDrivers {
       this.calls.push(`frr.apply ${spec.revision.slice(0, 4)}`);
       if (this.failFrr.has(spec.revision)) throw new Error('vtysh -C: line 12: % Unknown command');
       const changed = this.frrState !== this.contentOf(spec);
+      if (changed) this.frrPrevious = this.frrState;
       this.frrState = this.contentOf(spec);
       return { changed };
     },
@@ -56,6 +66,16 @@ export class FakeHost implements HostDrivers {
       const changed = this.frrState !== this.contentOf(spec);
       this.frrState = this.contentOf(spec);
       return { changed };
+    },
+    fileHash: async () => (this.frrState === null ? undefined : `file-${this.frrState}`),
+    restoreFile: async (before: string): Promise<'untouched' | 'restored'> => {
+      this.calls.push(`frr.restoreFile ${before.slice(5, 9)}`);
+      if (`file-${this.frrState}` === before) return 'untouched';
+      if (this.frrPrevious !== null && `file-${this.frrPrevious}` === before) {
+        this.frrState = this.frrPrevious;
+        return 'restored';
+      }
+      throw new Error('neither file is the one FRR ran before the change');
     },
     removeAll: async () => {
       this.calls.push('frr.removeAll');

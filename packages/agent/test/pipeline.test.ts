@@ -456,6 +456,35 @@ describe('pipeline: start-up', () => {
     expect((await store.load()).applied?.revision).toBe(A.revision);
   });
 
+  it('the restored spec cannot be rendered for FRR (a template vtysh refuses): the FRR file from before the change is put back, and the restore counts (issue 35 case 6)', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    health.breaking.add(B.revision);
+    host.failFrr.add(A.revision); // from now on: A's config no longer renders
+    const outcome = await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(outcome).toMatchObject({ kind: 'invalid', step: 'health', restored: true });
+    expect([host.netlinkState, host.frrState]).toEqual([A.revision, A.revision]);
+    expect(host.calls.slice(-2)).toEqual([
+      `frr.apply ${A.revision.slice(0, 4)}`,
+      `frr.restoreFile ${A.revision.slice(0, 4)}`,
+    ]);
+    expect(sink.lastReported()).toMatchObject({ lastAppliedRevision: A.revision });
+    expect(sink.lastReported()).not.toHaveProperty('failureCause', 'RestoreFailed');
+  });
+
+  it('the restored spec cannot be rendered for FRR and the FRR file is not the one from before the change: RestoreFailed names it', async () => {
+    const p = pipeline();
+    await p.reconcile({ spec: A });
+    health.breaking.add(B.revision);
+    host.failFrr.add(A.revision);
+    host.beforeNetlinkApply = async () => void (host.frrPrevious = 'edited by hand');
+    await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(sink.lastReported()).toMatchObject({ failureCause: 'RestoreFailed' });
+    expect(sink.lastReported()?.message).toMatch(
+      /restore FAILED \(FRR: vtysh -C: line 12: % Unknown command; the file FRR ran before the change not put back either: neither file is the one FRR ran before the change\)/,
+    );
+  });
+
   it('a corrupt pending.json: restores (revision unknown) without reporting a revision it cannot name', async () => {
     await pipeline().reconcile({ spec: A });
     await writeFile(join(dir, 'pending.json'), 'garbage');
@@ -838,6 +867,23 @@ describe('pipeline: report kinds (status.failureCause)', () => {
       reason: 'RestoreFailed',
     });
     expect(await readdir(dir)).toContain('pending.json');
+  });
+
+  it('the netlink restore fails: what the change added is still removed (it needs the restored spec alone), and the message says so (issue 35 case 6)', async () => {
+    const p = windowed();
+    await p.reconcile({ spec: A });
+    host.failFrr.add(B.revision);
+    host.failNetlink.add(A.revision);
+    await p.reconcile({ spec: B, assignedAt: 't1' });
+    expect(host.calls.slice(-3)).toEqual([
+      `netlink.apply ${A.revision.slice(0, 4)}`,
+      `netlink.removeAdded ${A.revision.slice(0, 4)}`,
+      `frr.apply ${A.revision.slice(0, 4)}`,
+    ]);
+    expect(last()).toMatchObject({ failureCause: 'RestoreFailed' });
+    expect(last()?.message).toMatch(
+      /restore FAILED \(netlink: the devices of revision [0-9a-f]{10} not put back \(RTNETLINK answers: File exists \(vx\.1002\)\); removed what the change added \(added\)\)/,
+    );
   });
 
   it('a rollback interrupted by SIGTERM (previous = the invalid revision): restored to it, Interrupted, and retried — the node ends on the rolled-back revision', async () => {

@@ -804,6 +804,17 @@ const BAD: BadCase[] = [
     message: `${V} blue-v6: spec.loopbacks[0].subnet: overlaps loopback subnet 10.90.0.0/24 of VRFRouteConfiguration blue in VRF blue (got "10.90.0.0/26")`,
   },
   {
+    // Issue 44: the property test's counterexample (seed -1422204825, path "16:315:0"): the
+    // loopback's permit line would need sequence number 4294967296, which no agent can render.
+    name: 'loopback with no sequence number left after the export lines',
+    mutate: (i) => {
+      red(i).loopbacks = [{ name: 'lo', subnet: '10.255.4.148/32' }];
+      red(i).export = [{ cidr: '172.16.0.0/27', seq: 4294967295, action: 'deny', ge: 32, le: 32 }];
+    },
+    field: 'spec.export[0].seq',
+    message: `${V} red: spec.export[0].seq: leaves no prefix-list sequence number for the 1 IPv4 loopback line(s) numbered after the export lines (spec.loopbacks): must be at most 4294967294 (got 4294967295)`,
+  },
+  {
     name: 'loopback name not a DNS label',
     mutate: (i) => (red(i).loopbacks = [{ name: 'Lo_1', subnet: '10.90.0.0/24' }]),
     field: 'spec.loopbacks[0].name',
@@ -923,6 +934,20 @@ describe('good inputs that must pass', () => {
         ]),
     ],
     [
+      'export sequence numbers up to the last one the loopback lines leave (one per loopback and family)',
+      (i) => {
+        i.vrf[2]!.spec.loopbacks = [
+          { name: 'lo', subnet: '10.90.0.0/24' },
+          { name: 'lo2', subnet: '10.91.0.0/24' },
+          { name: 'lo6', subnet: '2001:db8:90::/64' },
+        ];
+        i.vrf[2]!.spec.export = [
+          { cidr: '172.16.0.0/27', seq: 4294967293, action: 'deny' },
+          { cidr: '2001:db8:99::/48', seq: 4294967294, action: 'deny' },
+        ];
+      },
+    ],
+    [
       'loopbacks of both families',
       (i) =>
         (i.vrf[2]!.spec.loopbacks = [
@@ -973,6 +998,43 @@ describe('blame rule: the object that takes a claim already held is the one refu
     expect(problems.map((p) => p.message)).toEqual([
       `${L} aaa-new: spec.id: is already used by ${L} web (got 10)`,
     ]);
+  });
+
+  // Issue 44: a Layer-2 network with VNI 14005 and a VRF named 14005 (both want vx.14005), created
+  // within one second: the creation order the caller saw decides, not kind or name.
+  describe('within one second of creation, the order the objects were seen created decides', () => {
+    const SECOND = '2026-06-01T00:00:00Z';
+    const contested = (vrfName: string, netName: string): Inputs => {
+      const inputs = goodInputs();
+      inputs.vrf.push({ ...vrf(vrfName, { vrf: '14005', vni: 300, seq: 10 }) });
+      inputs.layer2.push({ ...layer2(netName, { id: 77, vni: 14005 }) });
+      for (const o of [inputs.vrf.at(-1)!, inputs.layer2.at(-1)!])
+        o.metadata = { ...o.metadata, creationTimestamp: SECOND };
+      return inputs;
+    };
+    const seenOrder =
+      (...names: string[]) =>
+      (o: { metadata: { name: string } }): bigint | undefined => {
+        const i = names.indexOf(o.metadata.name);
+        return i < 0 ? undefined : BigInt(100 + i);
+      };
+    const cases: [vrfName: string, netName: string, what: string, seen: string[], loser: 'vrf' | 'net'][] = [
+      ['aaa-vrf', 'zzz-net', 'network first, VRF name sorts first', ['zzz-net', 'aaa-vrf'], 'vrf'],
+      ['zzz-vrf', 'aaa-net', 'network first, network name sorts first', ['aaa-net', 'zzz-vrf'], 'vrf'],
+      ['aaa-vrf', 'zzz-net', 'VRF first, VRF name sorts first', ['aaa-vrf', 'zzz-net'], 'net'],
+      ['zzz-vrf', 'aaa-net', 'VRF first, network name sorts first', ['zzz-vrf', 'aaa-net'], 'net'],
+    ];
+    it.each(cases)(
+      'VRF %s, network %s (%s): the second one seen is refused',
+      (vrfName, netName, _what, order, loser) => {
+        const problems = validateInputs(contested(vrfName, netName), { createdOrder: seenOrder(...order) });
+        expect(problems.map((p) => p.message)).toEqual([
+          loser === 'vrf'
+            ? `${V} ${vrfName}: spec.vrf: interface name "vx.14005" is already used by ${L} ${netName} (got "14005")`
+            : `${L} ${netName}: spec.vni: interface name "vx.14005" is already used by ${V} ${vrfName} (got 14005)`,
+        ]);
+      },
+    );
   });
 
   it('applies across kinds: a VRF named after an L2 VNI in force is refused, not the network', () => {

@@ -28,6 +28,7 @@ import { IncrementalPlanner, nodeSpecHash, specContentHash, type Plan } from './
 import type { Policy } from './policy/policy.js';
 import {
   BuildSchedule,
+  CreationOrder,
   DEFAULT_BUILD_TIMING,
   loopbackNodes,
   RevisionBuilder,
@@ -87,6 +88,8 @@ export class Controller {
   private readonly coalescer: Coalescer;
   private stopped = true;
   private readonly buildSchedule: BuildSchedule;
+  /** Kept by a standby too, so a new leader knows the creation order its watch saw (creation-order.ts). */
+  private readonly creationOrder = new CreationOrder();
   private readonly builder: RevisionBuilder;
   private errorBackoffMs = 250;
   private lastPlan: Plan | undefined;
@@ -152,8 +155,10 @@ export class Controller {
     ][]) {
       inf.on((e) => {
         if (e.type === 'resync') return this.schedule();
-        if (name === 'vrf' || name === 'layer2' || name === 'routingTable' || name === 'bgpPeering')
+        if (name === 'vrf' || name === 'layer2' || name === 'routingTable' || name === 'bgpPeering') {
+          this.creationOrder.note(e);
           this.buildSchedule.inputEvent(e, performance.now());
+        }
         // A revision matters to the build step only through its number, hash and invalid mark; the
         // status counts this controller writes on every pass must not trigger a rebuild of all inputs.
         if (
@@ -303,6 +308,7 @@ export class Controller {
         ...(this.opts.budget ? { budget: this.opts.budget } : {}),
         nodes: loopbackNodes(nodes, policy.nodeSelector),
         recency: (o) => this.buildSchedule.recency(o),
+        createdOrder: (o) => this.creationOrder.of(o),
         nodeLabels: managedNodeLabels(nodes, policy),
       });
       done = out.done;

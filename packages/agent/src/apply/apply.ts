@@ -37,7 +37,9 @@ export async function applySpec(
     'applying new config',
   );
   const baseline = await ports.runHealth();
-  const pending = pendingRecord(ports, state, desired, hash);
+  // Read before anything changes: which FRR file a restore that cannot render may put back.
+  const frrFile = await ports.drivers.frr.fileHash().catch(() => undefined);
+  const pending = { ...pendingRecord(ports, state, desired, hash), ...(frrFile ? { frrFile } : {}) };
   try {
     await ports.checkpoints.savePending(pending);
   } catch (err) {
@@ -61,7 +63,7 @@ export async function applySpec(
   } catch (err) {
     const failure =
       err instanceof StepError ? err : new StepError('checkpoint', describeCause(err), { cause: err });
-    const next = await fail(ports, state, { desired, hash, failure, baseline });
+    const next = await fail(ports, state, { desired, hash, failure, baseline, frrFile: pending.frrFile });
     stopHeartbeat();
     endTimer();
     return next;
@@ -158,7 +160,13 @@ async function succeed(
 async function fail(
   ports: ApplyPorts,
   state: PipelineState,
-  attempt: { desired: DesiredConfig; hash: string; failure: StepError; baseline: CheckResult[] },
+  attempt: {
+    desired: DesiredConfig;
+    hash: string;
+    failure: StepError;
+    baseline: CheckResult[];
+    frrFile?: string;
+  },
 ): Promise<Stepped<ReconcileOutcome>> {
   const { desired, failure } = attempt;
   const revision = desired.spec.revision;
@@ -171,7 +179,12 @@ async function fail(
   const end = await restoreAndReport(
     ports,
     state,
-    failureArgs(desired, attempt.hash, failure, attempt.baseline),
+    failureArgs(
+      desired,
+      { specHash: attempt.hash, ...(attempt.frrFile ? { frrFile: attempt.frrFile } : {}) },
+      failure,
+      attempt.baseline,
+    ),
   );
   return {
     state: end.state,

@@ -70,6 +70,8 @@ export interface PendingApply {
    * restart found after that was not the change failing its checks (reported `Interrupted`).
    */
   confirming?: boolean;
+  /** sha256 of frr.conf when the apply began: which FRR file a restore may put back (HostFrr.restoreFile). */
+  frrFile?: string;
 }
 
 /** An attempt that failed and was rolled back. */
@@ -339,6 +341,7 @@ function validatePending(body: Record<string, unknown>): PendingApply | string {
   if (typeof body.previousRevision === 'string') out.previousRevision = body.previousRevision;
   if (typeof body.generation === 'number') out.generation = body.generation;
   if (body.confirming === true) out.confirming = true;
+  if (typeof body.frrFile === 'string') out.frrFile = body.frrFile;
   return out;
 }
 

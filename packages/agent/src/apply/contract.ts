@@ -26,6 +26,12 @@ export interface HostNetlink {
   apply(spec: NodeConfigSpec): Promise<{ operations: number }>;
   /** Removes every device the agent manages (restore target when there is no checkpoint). */
   removeAll(): Promise<{ operations: number }>;
+  /**
+   * Removes the managed devices `spec` does not have, and nothing else: what a change made after
+   * `spec` added. Needs the spec alone (no VTEP interface, no agent settings), so a restore whose
+   * `apply` was refused still takes the change's new devices back. Returns their names.
+   */
+  removeAdded(spec: NodeConfigSpec): Promise<{ removed: string[] }>;
 }
 
 /** FRR side: frr.conf rendered from the spec, checked and reloaded. */
@@ -48,6 +54,15 @@ export interface HostFrr {
    * reloads even when the file already matches (the running FRR may not, after a failed apply).
    */
   removeAll(): Promise<{ changed: boolean }>;
+  /** sha256 of the managed frr.conf now; undefined when there is none (kept in pending.json). */
+  fileHash(): Promise<string | undefined>;
+  /**
+   * Makes FRR run the file whose sha256 is `before` (frr.conf when an attempt began) without
+   * rendering anything: the part of a restore that still works when the agent cannot render the
+   * restored spec (a template vtysh refuses). 'untouched': frr.conf is still that file;
+   * 'restored': the file the last apply replaced was, and is back and reloaded. Throws otherwise.
+   */
+  restoreFile(before: string): Promise<'untouched' | 'restored'>;
 }
 
 export interface HostDrivers {
@@ -168,6 +183,8 @@ export interface Attempt {
   specHash?: string;
   assignedAt?: string;
   generation?: number;
+  /** sha256 of frr.conf when the attempt began (HostFrr.restoreFile); absent: unknown or no file. */
+  frrFile?: string;
 }
 
 /** First 10 hex digits, as in revision names. */

@@ -4,7 +4,13 @@
  * devices a netlink apply holds down come up after FRR's reload (l3vni-order.ts).
  */
 import type { NodeConfigSpec } from '@nodenet/api';
-import { describeDrift, isEmptyDrift, type FrrDriver } from '../frr/index.js';
+import {
+  configFileHash,
+  describeDrift,
+  isEmptyDrift,
+  restoreFileBefore,
+  type FrrDriver,
+} from '../frr/index.js';
 import { queryL3Vnis } from '../frr/vni.js';
 import { DEFAULT_L3VNI_ORDER, l3VniOrder, type L3VniOrderSettings } from './l3vni-order.js';
 import { EMPTY_SPEC, type NetlinkDriver } from '../netlink/index.js';
@@ -27,6 +33,7 @@ export function hostDrivers(
         // Held `up` steps count: they are carried out after the FRR reload.
         return { operations: r.operations + r.gates.length };
       },
+      removeAdded: async (spec: NodeConfigSpec) => ({ removed: await netlink.removeAdded(spec) }),
       // Applying the empty spec deletes every owned device and nothing else.
       removeAll: async () => {
         order.hold([]);
@@ -48,6 +55,12 @@ export function hostDrivers(
       removeAll: async () => ({
         changed: (await frr.applySpec({ vrf: [], routingTable: [] }, { force: true })).changed,
       }),
+      fileHash: () => configFileHash(frr),
+      restoreFile: async (before) => {
+        const done = await restoreFileBefore(frr, before);
+        if (done === 'restored') await order.afterReload();
+        return done;
+      },
     },
   };
 }

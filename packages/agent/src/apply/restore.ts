@@ -68,11 +68,17 @@ export interface RestoreEnd {
 
 export type RestoreResult = { ok: true } | { ok: false; error: string };
 
-/** Puts `applied` back on the host, or removes everything managed without a checkpoint. */
+/**
+ * Puts `applied` back on the host, or removes everything managed without a checkpoint. What cannot
+ * be rendered or planned (broken agent settings or template) is restored as far as it can be
+ * without: the devices the attempt added are removed, and FRR gets the file it ran before the
+ * attempt (`frrFile`, its sha256) back; the error names only what is still not put back.
+ */
 export async function restoreHost(
   ports: Pick<ApplyPorts, 'drivers' | 'metrics' | 'log'>,
   applied: AppliedCheckpoint | undefined,
   cause: 'apply-failed' | 'restarted',
+  frrFile?: string,
 ): Promise<RestoreResult> {
   const { drivers, metrics, log } = ports;
   const target = applied?.spec;
@@ -82,19 +88,68 @@ export async function restoreHost(
     if (target) await drivers.netlink.apply(target);
     else await drivers.netlink.removeAll();
   } catch (err) {
-    errors.push(`netlink: ${describeCause(err)}`);
+    errors.push(
+      target
+        ? `netlink: the devices of revision ${short(target.revision)} not put back (${describeCause(err)})${await removeAdded(ports, target)}`
+        : `netlink: ${describeCause(err)}`,
+    );
   }
   try {
     if (target) await drivers.frr.apply(target, { repair: true });
     else await drivers.frr.removeAll();
   } catch (err) {
-    errors.push(`FRR: ${describeCause(err)}`);
+    const frr = target && frrFile ? await frrFileBefore(ports, frrFile, describeCause(err)) : err;
+    if (frr !== undefined) errors.push(`FRR: ${describeCause(frr)}`);
   }
   const ok = errors.length === 0;
   metrics.restores.inc({ cause, result: ok ? 'ok' : 'failed' });
   metrics.setAppliedRevision(applied?.revision);
   log.warn({ to: applied?.revision ?? 'nothing', ok, errors }, ok ? 'restore performed' : 'restore failed');
   return ok ? { ok } : { ok, error: errors.join('; ') };
+}
+
+/**
+ * After an FRR restore that failed (the restored spec cannot be rendered or checked, e.g. a template
+ * vtysh refuses): FRR gets the file it ran before the attempt back, which needs no rendering.
+ * Returns undefined when that worked, else the error to report (both reasons).
+ */
+async function frrFileBefore(
+  ports: Pick<ApplyPorts, 'drivers' | 'log'>,
+  before: string,
+  why: string,
+): Promise<Error | undefined> {
+  try {
+    const done = await ports.drivers.frr.restoreFile(before);
+    ports.log.warn(
+      { frrFile: done, why },
+      done === 'restored'
+        ? 'restore: FRR config of the restored revision not rendered; put back the file FRR ran before the change'
+        : 'restore: FRR config of the restored revision not rendered; the change had not written the FRR file',
+    );
+    return undefined;
+  } catch (err) {
+    return new Error(`${why}; the file FRR ran before the change not put back either: ${describeCause(err)}`);
+  }
+}
+
+/**
+ * After a netlink restore that failed (refused before any change, e.g. a missing VTEP interface, or
+ * broken off): still removes the devices the failed change added, which needs the target spec
+ * alone. Returns what to add to the error: what was removed, or why not even that worked.
+ */
+async function removeAdded(
+  ports: Pick<ApplyPorts, 'drivers' | 'log'>,
+  target: AppliedCheckpoint['spec'],
+): Promise<string> {
+  try {
+    const { removed } = await ports.drivers.netlink.removeAdded(target);
+    ports.log.warn({ removed }, 'restore: removed the devices the change added');
+    return removed.length > 0
+      ? `; removed what the change added (${removed.join(', ')})`
+      : '; the change added no device';
+  } catch (err) {
+    return `; could not remove what the change added either: ${describeCause(err)}`;
+  }
 }
 
 /**
@@ -108,7 +163,7 @@ export async function restoreAndReport(
 ): Promise<Stepped<RestoreEnd>> {
   const { attempt } = args;
   const { applied } = state;
-  const restore = await restoreHost(ports, applied, args.cause);
+  const restore = await restoreHost(ports, applied, args.cause, attempt.frrFile);
   const after = judge(await ports.runHealth(), args.baseline);
   const api = restore.ok && args.kind === 'cut-off' ? await ports.apiAfterRestore?.() : undefined;
   const failureCause = decideFailureCause(args.kind, restore.ok, api);
@@ -294,7 +349,7 @@ export function recoveryArgs(
 /** The restore after a step of an apply failed (the confirm step's message says it all). */
 export function failureArgs(
   desired: DesiredConfig,
-  specHash: string,
+  { specHash, frrFile }: { specHash: string; frrFile?: string },
   failure: StepError,
   baseline: CheckResult[],
 ): RestoreArgs {
@@ -304,6 +359,7 @@ export function failureArgs(
       specHash,
       assignedAt: desired.assignedAt,
       generation: desired.generation,
+      ...(frrFile ? { frrFile } : {}),
     },
     cause: 'apply-failed',
     reason: failure.reason,

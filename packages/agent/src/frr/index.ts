@@ -1,5 +1,6 @@
 export { FrrDriver, type FrrApplyResult, type FrrDriverOptions, type FrrSyncResult } from './driver.js';
 export { rejectedLines } from './exec.js';
+export { configFileHash, restoreFileBefore } from './file-restore.js';
 export { splitEchoed } from './show.js';
 export { FrrApplyError, FrrRenderError, FrrTemplateError, type FrrApplyStep } from './errors.js';
 export { resolveInstance, type FrrInstanceOptions, type ResolvedInstance } from './instance.js';

@@ -4,14 +4,16 @@
  * route-map (EVPN type-5 advertisement, with the entry's community) carries them. The VRF instance's
  * `redistribute connected` already brings the host route from the VRF device into BGP. Pure.
  */
-import { parsePrefix, type NodeLoopbackAddress } from '@nodenet/api';
+import { MAX_PREFIX_SEQ, parsePrefix, type NodeLoopbackAddress } from '@nodenet/api';
 import { FrrRenderError } from './errors.js';
 import type { Family } from './model.js';
 import type { SeqLines } from './seq-lines.js';
 
-const MAX_SEQ = 4294967295;
-
-/** Appends the loopback lines to `perFamily` (the entry's export lines); throws FrrRenderError. */
+/**
+ * Appends the loopback lines to `perFamily` (the entry's export lines); throws FrrRenderError.
+ * Validation keeps room for them (api `vrfLoopbackSeqRoom`), so this throws only on a spec no
+ * configurator accepted.
+ */
 export function addLoopbackLines(
   at: string,
   addresses: readonly NodeLoopbackAddress[] | undefined,
@@ -27,8 +29,12 @@ export function addLoopbackLines(
     const { family, address, max } = r.prefix;
     const lines = perFamily[family];
     const seq = lines.max + 1;
-    if (seq > MAX_SEQ)
-      throw new FrrRenderError(field, l.address, `no prefix-list sequence number left after ${MAX_SEQ}`);
+    if (seq > MAX_PREFIX_SEQ)
+      throw new FrrRenderError(
+        field,
+        l.address,
+        `no prefix-list sequence number left after ${MAX_PREFIX_SEQ}`,
+      );
     lines.add({ seq, action: 'permit' }, `${address}/${max}`);
   });
 }

@@ -13,6 +13,7 @@ import netlink from 'netlink';
 import type { RtNetlinkSocket } from 'netlink';
 import { applyOperations } from './apply.js';
 import { allocateVrfTables, checkUnderlayMtu, desiredModel } from './desired.js';
+import { specDeviceNames } from './device-names.js';
 import { diff } from './diff.js';
 import { DesiredStateError } from './errors.js';
 import { HostReader } from './host-reader.js';
@@ -73,6 +74,13 @@ export interface NetlinkDriver {
    * any change, NetlinkOperationError on a refused change.
    */
   apply(spec: NetlinkSpec): Promise<NetlinkApplyResult>;
+  /**
+   * Deletes the owned devices `spec` does not name (what a later change added), and nothing else.
+   * Needs the spec alone, not the agent's settings (desired.ts `specDeviceNames`): the part of a
+   * restore that still works when the full `apply` is refused (a missing VTEP interface). Returns
+   * the devices deleted. Throws NetlinkOperationError on a refused delete.
+   */
+  removeAdded(spec: NetlinkSpec): Promise<string[]>;
   /** Sets owned devices up (the L3 VNI devices an apply held down). */
   bringUp(devices: readonly string[]): Promise<void>;
   /** The owned devices as they are now. */
@@ -130,6 +138,24 @@ class NetlinkHostDriver implements NetlinkDriver {
       gates: p.gates,
       durationMs: performance.now() - started,
     };
+  }
+
+  async removeAdded(spec: NetlinkSpec): Promise<string[]> {
+    const keep = specDeviceNames(spec);
+    this.reader.forget();
+    const host = await this.reader.read();
+    const added: HostModel = new Map([...host.devices].filter(([name]) => !keep.has(name)));
+    // A diff to nothing: deletes only, ports before their masters.
+    const operations = diff(added, new Map());
+    if (operations.length === 0) return [];
+    this.reader.forget();
+    const removed: string[] = [];
+    await applyOperations(operations, {
+      socket: this.sockets.requests,
+      indexByName: new Map(host.indexByName),
+      onDone: (op) => removed.push(op.op === 'delete' ? op.device : ''),
+    });
+    return removed.filter((name) => name !== '');
   }
 
   async bringUp(devices: readonly string[]): Promise<void> {

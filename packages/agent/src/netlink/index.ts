@@ -9,6 +9,7 @@ export {
   type DesiredInput,
   type TableAllocationInput,
 } from './desired.js';
+export { specDeviceNames } from './device-names.js';
 export { diff, KERNEL_PORT_DEFAULTS, recreateReason } from './diff.js';
 export { holdL3Vnis, l3Vnis, type L3VniGate } from './l3vni.js';
 export {

@@ -29,7 +29,7 @@ import {
   Pipeline,
   type FaultPoint,
 } from '../apply/index.js';
-import { FrrDriver, resolveInstance, type FrrInstanceOptions } from '../frr/index.js';
+import { FrrDriver, resolveInstance, type FrrInstanceOptions, type ResolvedInstance } from '../frr/index.js';
 import {
   DEFAULT_HEALTH_CONFIG,
   HealthChecker,
@@ -195,7 +195,10 @@ async function hostParts(options: AgentOptions, setup: Setup) {
     const headers = Object.fromEntries(Object.entries(tls.headers ?? {}).map(([k, v]) => [k, String(v)]));
     return httpApiServerProbe({ server: client.server, tls, headers, serverIsLocal })(timeoutMs);
   };
-  const frr = frrOrError instanceof Error ? unusableFrr(frrOrError) : frrOrError;
+  const frr =
+    frrOrError instanceof Error
+      ? unusableFrr(frrOrError, resolveInstance(frrInstanceOptions(options)))
+      : frrOrError;
   const health = new HealthChecker(setup.healthConfig, {
     apiServer: apiServerProbe,
     frr: (sessions) => frr.status({ sessions }),
@@ -333,10 +336,14 @@ function frrDriverOrError(
   }
 }
 
-/** Without a usable FRR driver, every FRR step fails with why (a restore then says RestoreFailed). */
-function unusableFrr(error: Error): FrrDriver {
+/**
+ * Without a usable FRR driver, every FRR step fails with why; its files can still be read, so a
+ * restore can tell that an interrupted change never wrote frr.conf (apply/restore.ts).
+ */
+function unusableFrr(error: Error, instance: ResolvedInstance): FrrDriver {
   const fail = (): Promise<never> => Promise.reject(error);
-  return { apply: fail, sync: fail, removeAll: fail, status: fail } as unknown as FrrDriver;
+  const steps = { apply: fail, applySpec: fail, sync: fail, syncSpec: fail, removeAll: fail, restore: fail };
+  return { instance, ...steps, status: fail } as unknown as FrrDriver;
 }
 
 /** Whether the API server's address is one of this host's at start-up (a control-plane node). */

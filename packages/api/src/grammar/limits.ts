@@ -18,6 +18,8 @@
 export const MAX_NAME_LENGTH = 253;
 /** Prefix-list entries in one of `import` / `export`. */
 export const MAX_PREFIX_LIST_ITEMS = 1000;
+/** Largest prefix-list sequence number FRR takes (and the schema allows). */
+export const MAX_PREFIX_SEQ = 4294967295;
 /** Aggregates of one VRFRouteConfiguration. */
 export const MAX_AGGREGATES = 256;
 /** Peer addresses of one BGPPeering in neighbor mode. */

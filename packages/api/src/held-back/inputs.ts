@@ -13,7 +13,7 @@
 import { heldSuspects, type HeldSuspect } from './suspects.js';
 import type { InputObject, Inputs, NetworkConfigRevision } from '../resources/objects.js';
 import type { NetworkConfig } from '../resources/schema.js';
-import { inForceKeys, validateInputs, type Problem } from '../validation/validate.js';
+import { inForceKeys, validateInputs, type Problem, type ValidationContext } from '../validation/validate.js';
 
 export interface EffectiveInputs {
   /** The set to build from: accepted objects plus held-back in-force entries; undefined when blocked. */
@@ -33,6 +33,8 @@ export interface HeldBackOptions {
   suspects?: ReadonlyMap<string, HeldSuspect>;
   /** Objects refused before validation (over the size budget, fit-budget.ts). */
   refusedFirst?: readonly Problem[];
+  /** Ties of creation time, broken by the order the caller saw objects created (ValidationContext). */
+  createdOrder?: ValidationContext['createdOrder'];
 }
 
 export function effectiveInputs(
@@ -41,7 +43,10 @@ export function effectiveInputs(
   options: HeldBackOptions = {},
 ): EffectiveInputs {
   const suspects = options.suspects ?? new Map<string, HeldSuspect>();
-  const context = inForce ? { inForce: inForceKeys(inForce) } : {};
+  const context: ValidationContext = {
+    ...(inForce ? { inForce: inForceKeys(inForce) } : {}),
+    ...(options.createdOrder ? { createdOrder: options.createdOrder } : {}),
+  };
   const refused = new Map<string, Problem[]>();
   const problems: Problem[] = [];
   const note = (ps: readonly Problem[]): void => {
@@ -123,7 +128,7 @@ export interface InputsToBuild {
 export function inputsToBuild(
   inputs: Inputs,
   revisions: readonly NetworkConfigRevision[],
-  options: Pick<HeldBackOptions, 'refusedFirst'> = {},
+  options: Pick<HeldBackOptions, 'refusedFirst' | 'createdOrder'> = {},
 ): InputsToBuild {
   const inForce = [...revisions]
     .sort((a, b) => b.spec.number - a.spec.number)

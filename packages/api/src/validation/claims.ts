@@ -2,9 +2,10 @@
  * Rules across objects: who may use a VLAN, a VNI, a VRF's settings, a table id, an interface name
  * or a gateway subnet. Every such rule is a claim, granted in blame order: objects that are part of
  * the revision in force first (they are running on the fleet), then by creation time (both
- * timestamps come from the API server, so they compare), then by kind and name. The loser is the
- * object refused, and its message names the holder: the object a person just applied is the one
- * that is told, never the established one.
+ * timestamps come from the API server, so they compare), within one second of it by the order in
+ * which the caller saw them created (`createdOrder`; a timestamp has one-second resolution), then by
+ * kind and name. The loser is the object refused, and its message names the holder: the object a
+ * person just applied is the one that is told, never the established one.
  */
 import { VRF_TABLE_RANGE, type ResourceKind } from '../names/kubernetes.js';
 import type {
@@ -30,6 +31,13 @@ export interface ValidationContext {
    * VRF_TABLE_RANGE. More distinct VRFs than it holds can not be applied anywhere.
    */
   vrfTableRange?: { min: number; max: number };
+  /**
+   * Breaks ties of `creationTimestamp` (one-second resolution): smaller was created first. The
+   * configurator gives the resourceVersion at which its watch first saw each object (creation-order.ts
+   * there; the API server's order). Undefined for an object: ranked after those it knows, by kind and
+   * name.
+   */
+  createdOrder?: (o: InputObject) => bigint | undefined;
 }
 
 export interface ClaimInputs {
@@ -51,16 +59,20 @@ const KIND_ORDER: Record<string, number> = {
   BGPPeering: 3,
 };
 
+/** After every order a caller knows (a resourceVersion is an int64 in etcd). */
+const UNKNOWN_ORDER = 1n << 64n;
+
 export const objectKey = (o: { kind: string; metadata: { name: string } }): string =>
   `${o.kind}/${o.metadata.name}`;
 
 /** Sorts objects so that earlier ones win every claim (see the module comment). */
 export function blameOrder<T extends InputObject>(objects: readonly T[], context: ValidationContext): T[] {
   const inForce = context.inForce ?? new Set<string>();
-  const rank = (o: T): [number, string, number, string] => [
+  const rank = (o: T): [number, string, bigint, number, string] => [
     inForce.size > 0 && inForce.has(objectKey(o)) ? 0 : 1,
     // RFC 3339 in UTC from the API server sorts as text; objects without one (tests, dry runs) last.
     o.metadata.creationTimestamp ?? '~',
+    context.createdOrder?.(o) ?? UNKNOWN_ORDER,
     KIND_ORDER[o.kind] ?? 9,
     o.metadata.name,
   ];

@@ -11,6 +11,7 @@ import {
   parsePrefix,
   prefixesOverlap,
 } from '../grammar/prefix.js';
+import { MAX_PREFIX_SEQ } from '../grammar/limits.js';
 import { checkSelector } from './selector-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 
@@ -105,4 +106,43 @@ export const vrfLoopbacks: Rule = ({ metadata, spec }) => {
   return out;
 };
 
-export const VRF_EXTRA_RULES: Rule[] = [vrfSelector, vrfStaticRoutes, vrfLoopbacks];
+/**
+ * Room for the loopback lines: each node's address of each loopback becomes a `permit` line of the
+ * export prefix-list of its family, numbered after the object's own export lines of that family
+ * (they must come after them, so that the object's deny lines also apply to the loopback addresses;
+ * agent `frr/loopback-lines.ts`). A node gets at most one address per loopback, so the largest
+ * export sequence number of a family plus the loopbacks of that family must stay within
+ * MAX_PREFIX_SEQ; the largest export item is named. Refused here so that every accepted object can
+ * be rendered by every agent (invariant 10).
+ */
+export const vrfLoopbackSeqRoom: Rule = ({ metadata, spec }) => {
+  const loopbacks = { 4: 0, 6: 0 };
+  for (const l of spec.loopbacks ?? []) {
+    const family = checkNetworkPrefix(l.subnet) === undefined ? familyOf(l.subnet) : undefined;
+    if (family !== undefined) loopbacks[family]++;
+  }
+  const out: Problem[] = [];
+  for (const family of [4, 6] as const) {
+    const room = MAX_PREFIX_SEQ - loopbacks[family];
+    if (loopbacks[family] === 0) continue;
+    let last = -1;
+    (spec.export ?? []).forEach((item, i) => {
+      if (familyOf(item.cidr) !== family || !Number.isInteger(item.seq)) return;
+      if (last < 0 || item.seq > spec.export![last]!.seq) last = i;
+    });
+    const item = last < 0 ? undefined : spec.export![last]!;
+    if (item !== undefined && item.seq > room)
+      out.push(
+        problem(
+          { kind: VRF, name: metadata.name },
+          `spec.export[${last}].seq`,
+          item.seq,
+          `leaves no prefix-list sequence number for the ${loopbacks[family]} IPv${family} loopback line(s) ` +
+            `numbered after the export lines (spec.loopbacks): must be at most ${room}`,
+        ),
+      );
+  }
+  return out;
+};
+
+export const VRF_EXTRA_RULES: Rule[] = [vrfSelector, vrfStaticRoutes, vrfLoopbacks, vrfLoopbackSeqRoom];

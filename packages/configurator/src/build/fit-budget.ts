@@ -36,6 +36,8 @@ export interface FitOptions {
   carried: (o: InputObject) => boolean;
   /** Suspects held back (@nodenet/api held-back.ts), kept held back in every round. */
   suspects?: ReadonlyMap<string, HeldSuspect>;
+  /** Creation order within a second, for the blame rule (creation-order.ts). */
+  createdOrder?: (o: InputObject) => bigint | undefined;
 }
 
 const entryOf = (o: InputObject): unknown => {
@@ -118,7 +120,11 @@ export function fitBudget(
         reason: 'over the size budget',
         message: `${c.o.kind} ${c.o.metadata.name}: refused: with it ${describeExcess({ ...excess, figure: withIt })}; the generation in force stays`,
       });
-    effective = effectiveInputs(inputs, inForce, { refusedFirst: refusedForSize, suspects: opts.suspects });
+    effective = effectiveInputs(inputs, inForce, {
+      refusedFirst: refusedForSize,
+      suspects: opts.suspects,
+      ...(opts.createdOrder ? { createdOrder: opts.createdOrder } : {}),
+    });
   }
   return { effective };
 }

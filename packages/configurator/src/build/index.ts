@@ -6,6 +6,7 @@
 export * from './revisions.js';
 export * from './budget.js';
 export * from './build-schedule.js';
+export { CreationOrder } from './creation-order.js';
 export { appliedCondition, carried } from './outcome.js';
 export { writePeeringStatuses, type PeeringStatusContext } from './peering-status.js';
 export { RevisionBuilder } from './build-step.js';

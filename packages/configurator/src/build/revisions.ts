@@ -56,6 +56,8 @@ export interface BuildOptions {
   budget?: SizeBudget;
   /** Larger is newer: the order in which the configurator saw each input's generation. */
   recency?: (o: InputObject) => number;
+  /** Smaller was created first: breaks ties of creationTimestamp in the blame rule (creation-order.ts). */
+  createdOrder?: (o: InputObject) => bigint | undefined;
   /**
    * Labels of the nodes the configurator manages: each input with a node selector gets `Selected`
    * (outcome.ts). Absent: `Selected` is left as it is.
@@ -74,8 +76,10 @@ export function buildRevision(
   // Claims go first to the objects of the revision in force (the validation's blame rule), a
   // refused input contributes its generation in force, and the suspects of an invalidated revision
   // are held back too (@nodenet/api held-back.ts, the rule the plugin's preview shows).
-  const { inForce, suspects, effective: first } = inputsToBuild(inputs, revisions);
+  const createdOrder = opts.createdOrder ? { createdOrder: opts.createdOrder } : {};
+  const { inForce, suspects, effective: first } = inputsToBuild(inputs, revisions, createdOrder);
   const fitted = fitBudget(inputs, inForce?.spec.config, first, {
+    ...createdOrder,
     budget: opts.budget ?? DEFAULT_BUDGET,
     recency: opts.recency ?? (() => 0),
     carried: (o) => carried(o, revisions),

@@ -46,6 +46,12 @@ export function progress(nc: NodeConfig, obs: NodeObservation, policy: Policy, m
   const base = Math.max(obs.assignSince, obs.readiness === 'ready' ? obs.readinessSince : 0);
   if (fresh && st.configStatus === 'provisioned' && st.lastAppliedRevision === nc.spec.revision)
     return { kind: 'provisioned', since: obs.statusSince };
+  // Except one: a re-assignment of the unchanged spec (a revert or retry to identical content moves
+  // only `assigned-at`) keeps an answer that confirmed this very generation: the host runs exactly
+  // this spec, so an agent that answers generation changes only is not failed for silence
+  // (docs/agent-status.md). An `invalid` answer is never kept: a re-assignment after a failure asks
+  // for a new attempt. The soak runs from the re-assignment.
+  if (!fresh && confirmedThisGeneration(nc)) return { kind: 'provisioned', since: obs.assignSince };
   if (fresh && st.configStatus === 'invalid')
     return {
       kind: 'invalid',
@@ -70,6 +76,21 @@ export function progress(nc: NodeConfig, obs: NodeObservation, policy: Policy, m
       message: `preconfig timeout: agent did not report on the assignment${f.assignedAtText ? ` of ${f.assignedAtText}` : ''} within ${formatDuration(policy.preconfigTimeoutMs)}`,
     };
   return { kind: 'waiting', deadline };
+}
+
+/**
+ * The agent reported this spec applied and confirmed, naming the current generation: its answer
+ * came after the spec's last change.
+ */
+function confirmedThisGeneration(nc: NodeConfig): boolean {
+  const st = nc.status;
+  const generation = nc.metadata.generation;
+  return (
+    st?.configStatus === 'provisioned' &&
+    st.lastAppliedRevision === nc.spec.revision &&
+    generation !== undefined &&
+    (st.conditions ?? []).some((c) => c.observedGeneration === generation)
+  );
 }
 
 /** The report's failure cause; absent or unknown reads as ChangeFailed (counts: the careful reading). */

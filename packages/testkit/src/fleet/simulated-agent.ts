@@ -66,6 +66,11 @@ export interface SimulatedAgentsOptions {
   afterWrite?: (write: StatusWriteRecord) => void | Promise<void>;
   /** Nodes whose agent predates `status.revisionNumber` (writes no revision numbers). */
   legacyAgents?: (node: string) => boolean;
+  /**
+   * Nodes whose agent answers generation changes only, not a new `assigned-at` of the same spec
+   * (breaks the rule of docs/agent-status.md, as agents written to its older text did).
+   */
+  generationOnlyAgents?: (node: string) => boolean;
 }
 
 const PLURAL = 'nodeconfigs';
@@ -167,7 +172,7 @@ export class SimulatedAgents {
     this.state.set(node, s);
     const gen = nc.metadata.generation;
     const assignedAt = nc.metadata.annotations?.['network.nodenet.io/assigned-at'];
-    const key = `${gen}|${assignedAt}`;
+    const key = this.opts.generationOnlyAgents?.(node) ? `${gen}` : `${gen}|${assignedAt}`;
     if ((s as { key?: string }).key === key) return;
     (s as { key?: string }).key = key;
     if (s.timer) clearTimeout(s.timer);
