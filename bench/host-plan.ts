@@ -8,7 +8,7 @@
  */
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { fleetHostPlan, type HostSpec } from '@nodenet/agent';
+import { fleetHostPlan } from '@nodenet/agent';
 import { buildConfig, configWithLoopbacks, nodeConfigSpec, type Inputs } from '@nodenet/api';
 import { bigLayer2, bigVrf } from '@nodenet/testkit';
 import { readFileSync } from 'node:fs';
@@ -54,8 +54,8 @@ function run(loopbacks: boolean, count: number): void {
   const t0 = performance.now();
   const pairs = nodes.slice(0, count).map((n) => ({
     node: n.name,
-    previous: nodeConfigSpec(from, n.labels, n.name) as HostSpec,
-    next: nodeConfigSpec(to, n.labels, n.name) as HostSpec,
+    previous: nodeConfigSpec(from, n.labels, n.name),
+    next: nodeConfigSpec(to, n.labels, n.name),
   }));
   const t1 = performance.now();
   const plan = fleetHostPlan({ nodes: pairs, template, settings });
