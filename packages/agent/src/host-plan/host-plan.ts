@@ -12,7 +12,13 @@
  */
 import type { NodeConfigSpec } from '@nodenet/api';
 import ipaddr from 'ipaddr.js';
-import { diffConfigs, describeChange, parseConfig, type ParsedConfig } from '../frr/config-text.js';
+import {
+  contextKey,
+  diffConfigs,
+  describeChange,
+  parseConfig,
+  type ParsedConfig,
+} from '../frr/config-text.js';
 import { fastPathPlanOf } from '../frr/fast-path.js';
 import type { FrrNodeSettings } from '../frr/model.js';
 import { renderFrrConfig } from '../frr/render.js';
@@ -76,6 +82,8 @@ export interface FrrStep {
   context: string[];
   /** The line inside the context; undefined: the whole context. */
   line?: string;
+  /** For a whole context: the lines in it (its sub-contexts are steps of their own). */
+  lines?: string[];
   class: DisruptionClass;
 }
 
@@ -138,7 +146,9 @@ function frrSteps(previous: HostSpec, next: HostSpec, input: HostPlanInput): Hos
   const step = (c: (typeof d.toAdd)[number], removed: boolean): FrrStep => ({
     change: removed ? 'remove' : 'add',
     context: [...c.keys],
-    ...(c.line !== undefined ? { line: c.line } : {}),
+    ...(c.line !== undefined
+      ? { line: c.line }
+      : { lines: [...((removed ? from : to).get(contextKey(c.keys))?.lines ?? [])] }),
     class: frrChangeClass(c, removed, ctx),
   });
   return {
