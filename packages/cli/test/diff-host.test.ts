@@ -104,4 +104,15 @@ describe('diff --host', () => {
     expect(r.out).toContain('No node changes.');
     expect(r.code).toBe(0);
   });
+
+  it('status shows the revision disruption the configurator recorded', async () => {
+    const [r1] = (await tc.clients.revision.list()).items;
+    await tc.clients.revision.patchStatus(r1!.metadata.name, {
+      status: { disruption: { worst: 'l2-interruption', nodes: { unchanged: 2, 'l2-interruption': 2 } } },
+    });
+    const r = await cli(tc, ['status']);
+    expect(r.out).toContain(
+      'Hosts:     l2-interruption at worst, against nothing: 4 nodes: 2 unchanged, 2 l2-interruption (kubectl nodenet diff --host for the plan)\n',
+    );
+  });
 });

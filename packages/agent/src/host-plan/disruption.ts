@@ -7,14 +7,9 @@
 import type { ConfigChange } from '../frr/config-text.js';
 import type { Operation } from '../netlink/model.js';
 
-export const DISRUPTION_CLASSES = [
-  'none',
-  'refilter',
-  'session-reset',
-  'l2-interruption',
-  'vrf-rebuild',
-] as const;
-export type DisruptionClass = (typeof DISRUPTION_CLASSES)[number];
+import { DISRUPTION_CLASSES, type DisruptionClass } from '@nodenet/api';
+
+export { DISRUPTION_CLASSES, type DisruptionClass };
 
 const RANK: Record<DisruptionClass, number> = {
   none: 0,

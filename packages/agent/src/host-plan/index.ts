@@ -35,6 +35,7 @@ export {
   type NodeSpecPair,
   type PlanGroup,
 } from './fleet-plan.js';
+export { PREVIEW_SETTINGS, SECTIONS_TEMPLATE_TEXT, sectionsTemplate } from './preview.js';
 export { parseTemplate, type FrrTemplate } from '../frr/template.js';
 export type { FrrNodeSettings } from '../frr/model.js';
 export type { HostSettings, Operation } from '../netlink/model.js';

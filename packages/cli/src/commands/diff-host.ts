@@ -6,7 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { parseTemplate, type HostPlanSettings, type ProtectedAddress } from '@nodenet/agent/host-plan';
+import {
+  parseTemplate,
+  PREVIEW_SETTINGS,
+  sectionsTemplate,
+  type FrrTemplate,
+  type ProtectedAddress,
+} from '@nodenet/agent/host-plan';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import type { ClusterState } from '../cluster/state.js';
 import type { DiffSide } from '../views/diff.js';
@@ -18,28 +24,6 @@ export interface HostDiffOptions {
   frrTemplate?: string;
   protect?: string[];
 }
-
-/** nodenet's sections in the shape of deploy/agent/frr.conf.tpl, nothing of the operator's. */
-export const SECTIONS_TEMPLATE = `{{ vrfs }}
-{{ prefix_lists }}
-{{ route_maps }}
-router bgp {{ asn }}
- {{ bgp_default }}
- address-family ipv4 unicast
-  {{ bgp_default_ipv4 }}
- exit-address-family
- address-family ipv6 unicast
-  {{ bgp_default_ipv6 }}
- exit-address-family
-exit
-{{ bgp_vrfs }}
-`;
-
-/** The deploy manifest's AS number; router ids from the documentation range (only shown in a new VRF's block). */
-export const PREVIEW_SETTINGS: HostPlanSettings = {
-  host: { vtepAddress: '192.0.2.1' },
-  frr: { asn: 65000, routerId: '192.0.2.1', vrfRouterId: '192.0.2.2' },
-};
 
 export function runHostDiff(
   s: Session,
@@ -78,13 +62,10 @@ export function runHostDiff(
 export const hostDiffExitCode = (r: HostDiffResult): ExitCode =>
   needsAttention(r) ? EXIT.attention : r.groups.length > 0 ? EXIT.pending : EXIT.ok;
 
-function templateOf(file: string | undefined): {
-  template: ReturnType<typeof parseTemplate>;
-  templateLabel: string;
-} {
+function templateOf(file: string | undefined): { template: FrrTemplate; templateLabel: string } {
   if (file === undefined)
     return {
-      template: parseTemplate(SECTIONS_TEMPLATE),
+      template: sectionsTemplate(),
       templateLabel: "nodenet's sections only; --frr-template FILE for the nodes' own",
     };
   let text: string;
