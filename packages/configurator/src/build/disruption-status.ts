@@ -18,6 +18,7 @@ import {
 } from '@nodenet/api';
 import { fleetHostPlan, PREVIEW_SETTINGS, sectionsTemplate } from '@nodenet/agent/host-plan';
 import type { Informer, ResourceClient } from '@nodenet/kube';
+import { LoopbackStandIns } from './loopback-classes.js';
 import type { Logger } from 'pino';
 
 export interface DisruptionInput {
@@ -34,13 +35,13 @@ export interface DisruptionInput {
 /** The summary (pure). */
 export function revisionDisruption(input: DisruptionInput): RevisionDisruption {
   const from = revisionBefore(input.revision, input.revisions, (x) => x.status?.isInvalid === true);
+  const standIns = new LoopbackStandIns();
   const plan = fleetHostPlan({
     template: sectionsTemplate(),
     settings: PREVIEW_SETTINGS,
     nodes: input.nodes.map((n) => ({
       node: n.name,
-      previous: from && input.specOf(from, n),
-      next: input.specOf(input.revision, n),
+      ...standIns.pair(from && input.specOf(from, n), input.specOf(input.revision, n)),
     })),
   });
   const nodes: RevisionDisruption['nodes'] = {};
