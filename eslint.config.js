@@ -10,8 +10,11 @@ const publicEntryOnly = {
         "Import the package through its public entry ('@nodenet/<pkg>'); if a test needs an internal, export it from that package's src/index.ts.",
     },
     {
-      regex: '^@nodenet/[\\w-]+/',
-      message: "Import '@nodenet/<pkg>' itself, not a path inside it.",
+      // One declared second entry: the agent's host plan, pure code without the agent's I/O (its
+      // netlink native addon), for the plugin (packages/agent/src/host-plan/index.ts).
+      regex: '^@nodenet/(?!agent/host-plan$)[\\w-]+/',
+      message:
+        "Import '@nodenet/<pkg>' itself, not a path inside it (the one second entry: '@nodenet/agent/host-plan').",
     },
   ],
 };

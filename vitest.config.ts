@@ -13,6 +13,10 @@ export default defineConfig({
       '@nodenet/kube': pkg('kube'),
       '@nodenet/devcluster': pkg('devcluster'),
       '@nodenet/configurator': pkg('configurator'),
+      // Before '@nodenet/agent', which would match it as a path inside the package.
+      '@nodenet/agent/host-plan': fileURLToPath(
+        new URL('./packages/agent/src/host-plan/index.ts', import.meta.url),
+      ),
       '@nodenet/agent': pkg('agent'),
       '@nodenet/cli': pkg('cli'),
       '@nodenet/testkit': pkg('testkit'),

@@ -31,6 +31,7 @@ const available = [
   'configurator-budget',
   'netlink',
   'frr-render',
+  'host-plan',
   'frr-budget',
   'frr-vm',
   'agent-apply',

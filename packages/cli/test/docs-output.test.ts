@@ -13,6 +13,7 @@ const QUOTED = [
   'why-not-ready.txt',
   'why-rolled-back.txt',
   'diff-held-back.txt',
+  'diff-host-bad-change.txt',
   'nodes-retry-history.txt',
   'history-retry.txt',
 ];

@@ -33,6 +33,7 @@ import {
   loopbackNodes,
   RevisionBuilder,
   writePeeringStatuses,
+  writeRevisionDisruption,
   type BuildTiming,
   type SizeBudget,
 } from './build/index.js';
@@ -273,6 +274,13 @@ export class Controller {
     if (this.isLeader()) {
       const peerings = { client: this.opts.clients.bgpPeering, informer: this.informers.bgpPeering };
       failed += await writePeeringStatuses({ ...peerings, log: this.log }, nodeConfigs);
+      failed += await writeRevisionDisruption(
+        { client: this.opts.clients.revision, informer: this.informers.revision, log: this.log },
+        {
+          nodes,
+          specOf: (r, n) => this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name),
+        },
+      );
     }
     this.opts.metrics.observePlan(p, this.informers.revision.list());
     this.opts.metrics.passDuration.observe((performance.now() - started) / 1000);

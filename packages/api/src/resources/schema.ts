@@ -247,6 +247,39 @@ export type FailedNode = Static<typeof FailedNode>;
 export const REVISION_PHASES = ['RollingOut', 'Paused', 'Complete', 'Superseded', 'Invalid'] as const;
 export type RevisionPhase = (typeof REVISION_PHASES)[number];
 
+/**
+ * How disruptive a change is to a node's host, mildest first (docs/operations.md, "How disruptive a
+ * change is"; the agent's host plan classifies each step).
+ */
+export const DISRUPTION_CLASSES = [
+  'none',
+  'refilter',
+  'session-reset',
+  'l2-interruption',
+  'vrf-rebuild',
+] as const;
+export type DisruptionClass = (typeof DISRUPTION_CLASSES)[number];
+
+const NodeCount = Type.Optional(Type.Integer({ minimum: 0 }));
+
+/** What a revision does to the hosts, against the revision the nodes were on when it was built. */
+export const RevisionDisruption = Type.Object({
+  worst: StringEnum(DISRUPTION_CLASSES),
+  /** The revision compared against (absent: none had completed: every node from nothing). */
+  from: Type.Optional(Name()),
+  /** Nodes per class; `unchanged`: hosts the revision leaves alone, `refused`: specs an agent would refuse. */
+  nodes: Type.Object({
+    unchanged: NodeCount,
+    none: NodeCount,
+    refilter: NodeCount,
+    'session-reset': NodeCount,
+    'l2-interruption': NodeCount,
+    'vrf-rebuild': NodeCount,
+    refused: NodeCount,
+  }),
+});
+export type RevisionDisruption = Static<typeof RevisionDisruption>;
+
 export const NetworkConfigRevisionStatus = Type.Object({
   phase: Type.Optional(StringEnum(REVISION_PHASES)),
   total: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -263,6 +296,8 @@ export const NetworkConfigRevisionStatus = Type.Object({
   unchanged: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Name of the revision created as a new attempt of this (invalid) one. */
   retriedBy: Type.Optional(Name()),
+  /** Set once, when the configurator first sees the revision (kubectl nodenet diff --host in brief). */
+  disruption: Type.Optional(RevisionDisruption),
   startedAt: Type.Optional(Timestamp()),
   completedAt: Type.Optional(Timestamp()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: L.MAX_CONDITIONS })),

@@ -12,6 +12,7 @@ import {
 } from '../cluster/state.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { diffNodes, renderDiff, type DiffResult, type DiffSide } from '../views/diff.js';
+import { hostDiffExitCode, runHostDiff, type HostDiffOptions } from './diff-host.js';
 import { previewOf, renderHeldBack, renderProblems, type Preview } from '../views/preview.js';
 import { commonOptions, outputOption, REVISION_ARG, type Session } from './session.js';
 
@@ -40,12 +41,25 @@ export function addDiffCommand(program: Command, s: Session): void {
       '-f, --filename <file...>',
       'input objects (YAML, as for kubectl apply -f) taken as applied on top of the current inputs: a preview before applying',
     )
+    .option(
+      '--host',
+      'what each node will do (netlink steps, FRR lines) and how disruptive it is (docs/operations.md)',
+    )
+    .option('--node <name>', 'with --host: only this node')
+    .option(
+      '--frr-template <file>',
+      "with --host: the nodes' FRR template (default: nodenet's sections only)",
+    )
+    .option(
+      '--protect <address...>',
+      'with --host: addresses the nodes must keep reaching (ADDRESS or ADDRESS=WHAT)',
+    )
     .addOption(outputOption())
     .action(
       async (
         fromArg: string | undefined,
         toArg: string | undefined,
-        o: { filename?: string[] },
+        o: { filename?: string[]; host?: boolean } & HostDiffOptions,
         cmd: Command,
       ) => {
         const c = commonOptions(cmd);
@@ -59,6 +73,17 @@ export function addDiffCommand(program: Command, s: Session): void {
           return;
         }
         const { notes, heldBack } = to;
+        if (o.host) {
+          const plan = runHostDiff(s, c, {
+            state,
+            server: kube.client.server,
+            from: from && side(from),
+            to: to.side,
+            options: o,
+          });
+          s.exit(heldBack.length > 0 ? EXIT.attention : hostDiffExitCode(plan));
+          return;
+        }
         const nodes = state.nodes.map((n) => ({ name: n.metadata.name, labels: n.metadata.labels ?? {} }));
         const result = diffNodes(from && side(from), to.side, nodes);
         s.print(

@@ -4,7 +4,8 @@
  * the NodeConfigs themselves.
  */
 import { findCondition, labelOf, RETRY_ANNOTATION } from '@nodenet/api';
-import type { FailedNode } from '@nodenet/api';
+import type { FailedNode, RevisionDisruption } from '@nodenet/api';
+import { countsText } from '@nodenet/agent/host-plan';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { age, plural, progressBar, table } from './format.js';
 import { nodeRows, type NodeRow } from './nodes.js';
@@ -37,6 +38,8 @@ export interface StatusView {
   /** While halted: nodes not yet back on the revision in force. */
   rollback?: { to: string; remaining: string[] };
   retryRequested?: string;
+  /** What the revision does to the hosts (status.disruption, written by the configurator). */
+  disruption?: RevisionDisruption;
   startedAt?: string;
   completedAt?: string;
   next: string;
@@ -75,6 +78,7 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
     ...(inForce && inForce.metadata.name !== rev.metadata.name ? { inForce: inForce.metadata.name } : {}),
     counts,
     ...(unchanged > 0 ? { unchanged } : {}),
+    ...(st.disruption ? { disruption: st.disruption } : {}),
     ...(wave ? { wave } : {}),
     inProgress,
     failedNodes,
@@ -239,6 +243,7 @@ export function renderStatus(v: StatusView, nowMs: number): string {
     out.push(
       `Wave:      ${v.wave.label}=${v.wave.values.length ? v.wave.values.join(', ') : '(none in progress)'}`,
     );
+  if (v.disruption) out.push(`Hosts:     ${disruptionText(v.disruption)}`);
   if (v.startedAt) out.push(`Started:   ${v.startedAt} (${age(v.startedAt, nowMs)} ago)`);
   if (v.completedAt) out.push(`Completed: ${v.completedAt} (${age(v.completedAt, nowMs)} ago)`);
   for (const r of v.reasons) out.push(`Why:       ${r}`);
@@ -266,4 +271,19 @@ export function renderStatus(v: StatusView, nowMs: number): string {
   }
   out.push('', `Next: ${v.next}`);
   return out.join('\n') + '\n';
+}
+
+/** `l2-interruption at worst against rev-…: 4 nodes: 2 unchanged, 2 l2-interruption` (diff --host's summary). */
+function disruptionText(d: RevisionDisruption): string {
+  const counts = {
+    unchanged: 0,
+    none: 0,
+    refilter: 0,
+    'session-reset': 0,
+    'l2-interruption': 0,
+    'vrf-rebuild': 0,
+    refused: 0,
+  };
+  const summary = countsText({ ...counts, ...d.nodes }, d.worst).replace(/ \(worst: [^)]*\)$/, '');
+  return `${d.worst} at worst, against ${d.from ?? 'nothing'}: ${summary} (kubectl nodenet diff --host for the plan)`;
 }

@@ -9,5 +9,6 @@ export * from './build-schedule.js';
 export { CreationOrder } from './creation-order.js';
 export { appliedCondition, carried } from './outcome.js';
 export { writePeeringStatuses, type PeeringStatusContext } from './peering-status.js';
+export { revisionDisruption, writeRevisionDisruption } from './disruption-status.js';
 export { RevisionBuilder } from './build-step.js';
 export { loopbackNodes } from './loopback-step.js';

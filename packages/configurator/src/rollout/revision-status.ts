@@ -220,6 +220,8 @@ function desiredStatus(
     ...(degradedNodes.length ? { degradedNodes } : {}),
     ...(unchanged ? { unchanged } : {}),
     ...(old.retriedBy ? { retriedBy: old.retriedBy } : {}),
+    // Written once by build/disruption-status.ts, kept by every status write after.
+    ...(old.disruption ? { disruption: old.disruption } : {}),
     startedAt: old.startedAt ?? nowText,
     ...(completedAt ? { completedAt } : {}),
     conditions: setConditions(old.conditions, conds, nowText),

@@ -1,0 +1,215 @@
+/**
+ * The host plan of one node (pure): what the agent will do to a host converged on the `previous`
+ * NodeConfig spec when it is handed `next`, computed by the agent's own code: the netlink model,
+ * `desiredModel` → `diff` → `holdL3Vnis` as the netlink driver runs them, and `renderFrrConfig`
+ * → `diffConfigs` / `fastPathPlanOf` as the FRR driver applies the change. Each step carries its
+ * disruption class (disruption.ts). The template is a parameter: the caller says which one the
+ * node runs with.
+ *
+ * A host converged on `previous` is one whose devices are `previous`'s desired model and whose VRF
+ * tables are the ones `previous` allocated: what `diff` then finds is what the agent runs, unless
+ * someone changed the host by hand (drift, which the agent repairs too, but no preview can see).
+ */
+import type { NodeConfigSpec } from '@nodenet/api';
+import ipaddr from 'ipaddr.js';
+import {
+  contextKey,
+  diffConfigs,
+  describeChange,
+  parseConfig,
+  type ParsedConfig,
+} from '../frr/config-text.js';
+import { fastPathPlanOf } from '../frr/fast-path.js';
+import type { FrrNodeSettings } from '../frr/model.js';
+import { renderFrrConfig } from '../frr/render.js';
+import { parseTemplate, type FrrTemplate } from '../frr/template.js';
+import { FrrRenderError } from '../frr/errors.js';
+import { DesiredStateError } from '../netlink/errors.js';
+import type { DeviceKind, HostSettings, Operation } from '../netlink/model.js';
+import { netlinkSteps } from './netlink-steps.js';
+import {
+  frrChangeClass,
+  neighborOf,
+  routeMapOf,
+  worstClass,
+  type DisruptionClass,
+  type FrrChangeContext,
+} from './disruption.js';
+
+/** The parts of a NodeConfig spec the host plan reads (the revision hash is not one). */
+export type HostSpec = Pick<NodeConfigSpec, 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering'>;
+
+/** The node's own values the agent takes from its settings, not from the NodeConfig. */
+export interface HostPlanSettings {
+  host: HostSettings;
+  frr: FrrNodeSettings;
+}
+
+/** An address the node must keep reaching (the API server, its own underlay address), with what it is. */
+export interface ProtectedAddress {
+  address: string;
+  what: string;
+}
+
+export interface HostPlanInput {
+  /** The spec the host is converged on; undefined: a host nodenet has configured nothing on. */
+  previous: HostSpec | undefined;
+  next: HostSpec;
+  /** The FRR template the node renders with (its text or parsed). */
+  template: FrrTemplate | string;
+  settings: HostPlanSettings;
+  protectedAddresses?: readonly ProtectedAddress[];
+}
+
+export type NetlinkAction = 'create' | 'change' | 'recreate' | 'delete';
+
+export interface NetlinkStep {
+  action: NetlinkAction;
+  device: string;
+  kind?: DeviceKind;
+  /** What changes (`mtu`, `address`, `VNI`, …); for a create, the device's settings. */
+  attribute?: string;
+  from?: string;
+  to?: string;
+  class: DisruptionClass;
+  /** The agent's own operation, as its apply runs it. */
+  operation: Operation;
+}
+
+export interface FrrStep {
+  change: 'add' | 'remove';
+  /** The context lines, from the top level down (`router bgp 65000 vrf vr.red`, `address-family …`). */
+  context: string[];
+  /** The line inside the context; undefined: the whole context. */
+  line?: string;
+  /** For a whole context: the lines in it (its sub-contexts are steps of their own). */
+  lines?: string[];
+  class: DisruptionClass;
+}
+
+/** How the agent applies the FRR difference: nothing, vtysh commands (fast path), or frr-reload.py. */
+export type FrrApplyPath = 'unchanged' | 'fast-path' | 'frr-reload.py';
+
+export interface HostPlan {
+  netlink: NetlinkStep[];
+  /** L3 VNI devices the apply creates down and brings up once FRR shows their VNI as L3 (l3vni.ts). */
+  upAfterFrr: string[];
+  frr: { path: FrrApplyPath; steps: FrrStep[] };
+  /** Addresses the plan adds that take an address the node must keep reaching. */
+  warnings: string[];
+  /** The worst class of its steps. */
+  disruption: DisruptionClass;
+  /** Set when the agent would refuse `next` (it then keeps the previous config): why. */
+  error?: string;
+}
+
+const EMPTY: HostSpec = { vrf: [], layer2: [], routingTable: [] };
+
+/**
+ * The plan of one node. A spec the agent would refuse (a device name clash, a value outside FRR's
+ * grammar) gives a plan with `error` and no steps: the agent reports it invalid and changes nothing.
+ * A bad template throws FrrTemplateError: it is the caller's input, not the node's.
+ */
+export function hostPlan(input: HostPlanInput): HostPlan {
+  if (typeof input.template === 'string') input = { ...input, template: parseTemplate(input.template) };
+  try {
+    return planOf(input);
+  } catch (err) {
+    if (!(err instanceof DesiredStateError || err instanceof FrrRenderError)) throw err;
+    const empty = {
+      netlink: [],
+      upAfterFrr: [],
+      frr: { path: 'unchanged' as const, steps: [] },
+      warnings: [],
+    };
+    return { ...empty, disruption: 'none', error: err.message };
+  }
+}
+
+function planOf(input: HostPlanInput): HostPlan {
+  const previous = input.previous ?? EMPTY;
+  const { netlink, upAfterFrr } = netlinkSteps(previous, input.next, input.settings.host);
+  const frr = frrSteps(previous, input.next, input);
+  const warnings = protectedWarnings(netlink, input.protectedAddresses ?? []);
+  const disruption = worstClass([...netlink.map((s) => s.class), ...frr.steps.map((s) => s.class)]);
+  return { netlink, upAfterFrr, frr, warnings, disruption };
+}
+
+// ---------------------------------------------------------------- FRR
+
+function frrSteps(previous: HostSpec, next: HostSpec, input: HostPlanInput): HostPlan['frr'] {
+  const from = parseConfig(renderFrrConfig(previous, input.settings.frr, input.template));
+  const to = parseConfig(renderFrrConfig(next, input.settings.frr, input.template));
+  const d = diffConfigs(from, to);
+  if (d.toAdd.length + d.toDelete.length === 0) return { path: 'unchanged', steps: [] };
+  const ctx = changeContext(from);
+  const step = (c: (typeof d.toAdd)[number], removed: boolean): FrrStep => ({
+    change: removed ? 'remove' : 'add',
+    context: [...c.keys],
+    ...(c.line !== undefined
+      ? { line: c.line }
+      : { lines: [...((removed ? from : to).get(contextKey(c.keys))?.lines ?? [])] }),
+    class: frrChangeClass(c, removed, ctx),
+  });
+  return {
+    path: fastPathPlanOf(from, to, d) ? 'fast-path' : 'frr-reload.py',
+    steps: [...d.toDelete.map((c) => step(c, true)), ...d.toAdd.map((c) => step(c, false))],
+  };
+}
+
+/** The neighbors of each `router bgp` instance and the route-maps of the running config. */
+function changeContext(running: ParsedConfig): FrrChangeContext {
+  const neighborsBefore = new Map<string, Set<string>>();
+  const routeMapsBefore = new Set<string>();
+  for (const ctx of running.values()) {
+    const top = ctx.keys[0]!;
+    const map = routeMapOf(top);
+    if (map !== undefined) routeMapsBefore.add(map);
+    if (!top.startsWith('router bgp ')) continue;
+    let set = neighborsBefore.get(top);
+    if (!set) neighborsBefore.set(top, (set = new Set()));
+    for (const line of ctx.lines) {
+      const n = neighborOf(line);
+      if (n !== undefined) set.add(n);
+    }
+  }
+  return { neighborsBefore, routeMapsBefore };
+}
+
+/** An FRR step as a diff line: `- router bgp 65000 / neighbor pp_router remote-as 65010`. */
+export function frrStepText(s: FrrStep): string {
+  const change = { keys: s.context, ...(s.line !== undefined ? { line: s.line } : {}) };
+  return `${s.change === 'add' ? '+' : '-'} ${describeChange(change, false)}`;
+}
+
+// ---------------------------------------------------------------- protected addresses
+
+/** An address added on a device that is, or covers, an address the node must keep reaching. */
+function protectedWarnings(steps: readonly NetlinkStep[], guarded: readonly ProtectedAddress[]): string[] {
+  if (guarded.length === 0) return [];
+  const out: string[] = [];
+  for (const s of steps) {
+    if (s.operation.op !== 'addAddress') continue;
+    const { device, address } = s.operation;
+    const [net, len] = ipaddr.parseCIDR(address);
+    for (const g of guarded) {
+      let addr: ipaddr.IPv4 | ipaddr.IPv6;
+      try {
+        addr = ipaddr.parse(g.address);
+      } catch {
+        continue;
+      }
+      if (addr.kind() !== net.kind()) continue;
+      if (net.toString() === addr.toString()) {
+        out.push(
+          `${device} takes ${address}, the address of ${g.what}: this node answers for it itself and no longer reaches it`,
+        );
+      } else if (addr.match(net, len)) {
+        out.push(
+          `${device} gets ${address}, whose subnet holds ${g.address} (${g.what}): this node sends that traffic to ${device}`,
+        );
+      }
+    }
+  }
+  return out;
+}
