@@ -64,12 +64,16 @@ describe('issue 35, end to end', () => {
       afterWrite: onWrite,
     });
     await f.agents.start();
-    // Limit 4 over 3 nodes: revision 1 takes three slots (soaking for 10 minutes, so it never
-    // completes here) and leaves one for the MTU change.
-    configurator = spawnConfigurator(f.dc.kubeconfigPath, [
-      ...['--update-limit', '4', '--max-failures', '0', '--min-success-time', '10m'],
-      ...['--not-ready-timeout', '30s', '--coalesce-window', '20ms'],
-    ]);
+    // Revision 1 goes to the three nodes at once and soaks for 10 minutes.
+    configurator = spawnConfigurator(
+      f.dc.kubeconfigPath,
+      [
+        ...['--update-limit', '3', '--max-failures', '0', '--min-success-time', '10m'],
+        ...['--not-ready-timeout', '30s', '--coalesce-window', '20ms'],
+        ...(process.env.DBG ? ['--log-level', 'info'] : []),
+      ],
+      process.env.DBG ? { stdio: ['ignore', 'inherit', 'inherit'] } : undefined,
+    );
     await f.clients.layer2.create(layer2('blue', 100));
     await waitFor(
       'revision 1 provisioned on every node (soaking)',
@@ -79,6 +83,14 @@ describe('issue 35, end to end', () => {
     );
     const since = f.recorder.events.length;
     cutting = true;
+    // The soak is set to 15 s (limit 1) as the MTU changes: the soaks end while revision 2 is
+    // desired, so revision 1 never completes; then the first node takes revision 2 and is cut off.
+    await f.clients.rolloutPolicy.create({
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'RolloutPolicy',
+      metadata: { name: 'default' },
+      spec: { updateLimit: '1', minSuccessTime: '15s' },
+    });
     await f.clients.layer2.mergePatch('blue', { spec: { mtu: 1600 } });
     await waitFor(
       'revision 2 invalid',

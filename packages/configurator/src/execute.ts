@@ -8,6 +8,7 @@
 import {
   DESIRED_LABEL,
   HIGHEST_NUMBER_ANNOTATION,
+  RAN_BEFORE_ANNOTATION,
   type Condition,
   type FailedNode,
   type NetworkConfigRevision,
@@ -120,6 +121,7 @@ export async function assign(a: AssignAction, ctx: ExecContext): Promise<boolean
     spec: ctx.specFor(r, node),
     move: a.move,
     ...(a.attempt !== undefined ? { attempt: a.attempt } : {}),
+    ...(a.ranBefore !== undefined ? { ranBefore: a.ranBefore } : {}),
     now: ctx.now,
     identity: ctx.identity,
   });
@@ -136,6 +138,10 @@ export async function assign(a: AssignAction, ctx: ExecContext): Promise<boolean
             ...want.metadata.annotations,
             ...(a.attempt === undefined && existing.metadata.annotations?.[ATTEMPT_ANNOTATION] !== undefined
               ? { [ATTEMPT_ANNOTATION]: null }
+              : {}),
+            ...(a.ranBefore === undefined &&
+            existing.metadata.annotations?.[RAN_BEFORE_ANNOTATION] !== undefined
+              ? { [RAN_BEFORE_ANNOTATION]: null }
               : {}),
           },
         },

@@ -208,6 +208,7 @@ function desiredStatus(
   ];
   // completedAt is set once: a later join or rollback never moves it.
   const completedAt = old.completedAt ?? (complete ? nowText : undefined);
+  const ranAt = old.ranAt ?? (ready > 0 || completedAt ? nowText : undefined);
   return {
     total,
     queued,
@@ -224,6 +225,7 @@ function desiredStatus(
     ...(old.disruption ? { disruption: old.disruption } : {}),
     startedAt: old.startedAt ?? nowText,
     ...(completedAt ? { completedAt } : {}),
+    ...(ranAt ? { ranAt } : {}),
     conditions: setConditions(old.conditions, conds, nowText),
   };
 }
@@ -287,6 +289,8 @@ function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string):
     queued: 0,
     ongoing: counts.ongoing,
     ready: counts.ready,
+    // Set once (issue 35): some node ran it, even if it is superseded now.
+    ...(old.ranAt || counts.ready > 0 ? { ranAt: old.ranAt ?? nowText } : {}),
     failed: record?.failed ?? old.failed ?? 0,
     isInvalid: inv,
     ...(failedNodes.length ? { failedNodes } : {}),

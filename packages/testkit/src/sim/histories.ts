@@ -286,19 +286,22 @@ export const ROLLBACK_HISTORIES: History[] = [
     ],
   },
   {
-    // Case 5(a): n1's agent dies while it holds rev 2 (its preconfig timeout fails rev 2: the planner
-    // cannot tell a dead agent from a change that killed it); the operator retries. The retry must
-    // not be handed forward to n1, whose agent never answered its last assignment, nor fail by it.
+    // Case 5(a): n0's agent is dead when it takes rev 2 (it never answers); n1 goes NotReady right
+    // after taking rev 2 (a fault the planner cannot tell from a cut-off: rev 2 fails, rightly). The
+    // operator retries before n0's preconfig timeout. When it passes, the retry must not be handed
+    // forward to n0, whose agent never answered its last assignment, nor fail by it.
     name: 'case 5(a): a retry is never handed to a node whose agent never answered its last assignment',
     nodes: 4,
-    policy: { limit: 1, maxFailures: 0, preconfigTimeoutMs: 60_000, ...SOAK },
+    policy: { limit: 2, maxFailures: 0, preconfigTimeoutMs: 60_000, notReadyTimeoutMs: 30_000, ...SOAK },
     inputs: { a: 1 },
     bad: [],
     mayEndInvalid: [2],
     actions: [
       at(0, { kind: 'agent', node: 'n0', mode: 'dead' }),
       at(1, { kind: 'setInput', input: 'a', value: 2 }),
-      at(200, { kind: 'retry' }),
+      at(2, { kind: 'kubelet', node: 'n1', ready: false }),
+      at(40, { kind: 'retry' }),
+      at(45, { kind: 'kubelet', node: 'n1', ready: true }),
     ],
   },
   {
@@ -314,6 +317,26 @@ export const ROLLBACK_HISTORIES: History[] = [
       at(0, { kind: 'agent', node: 'n0', mode: 'restoreFails' }),
       at(1, { kind: 'setInput', input: 'a', value: 2 }),
       at(30, { kind: 'deleteNode', node: 'n0' }),
+    ],
+  },
+  {
+    // Why a rollback goes to what the node ran itself, never to a revision that only ran elsewhere:
+    // rev 2 (a=2, cuts off rack 2: n2, n3) ran well on n0 only when rev 3 (a=3, b=9) superseded it;
+    // n1-n3 take rev 3 from rev 1, and b=9 fails n4. Rev 2 is the fallback (it ran, no failure), but
+    // a rollback of n2 and n3 to it would hand a=2 to both, uncounted: they go back to rev 1 and move
+    // to rev 2 forward, counted, one at a time.
+    name: 'a rollback never hands a node content that ran only elsewhere (fallback not completed)',
+    nodes: 6,
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 60_000, ...SOAK },
+    inputs: { a: 1, b: 1 },
+    bad: [
+      { input: 'a', value: 2, effect: 'cutOff', nodes: ['n2', 'n3'] },
+      { input: 'b', value: 9, effect: 'invalid', nodes: ['n4'] },
+    ],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(10, { kind: 'setInput', input: 'a', value: 3 }),
+      at(10, { kind: 'setInput', input: 'b', value: 9 }),
     ],
   },
   {
