@@ -71,3 +71,17 @@ export function nodeConfigFor(revision: NetworkConfigRevision, node: Node, a: As
     spec: a.spec,
   };
 }
+
+/**
+ * The annotations of the last assignment that this one does not set, as null for a merge patch: a
+ * new assignment starts its attempts afresh, and a ran-before nobody knows now is not kept.
+ */
+export function staleAnnotations(existing: NodeConfig, want: NodeConfig): Record<string, null> {
+  const had = existing.metadata.annotations ?? {};
+  const now = want.metadata.annotations ?? {};
+  return Object.fromEntries(
+    [ATTEMPT_ANNOTATION, RAN_BEFORE_ANNOTATION]
+      .filter((k) => had[k] !== undefined && now[k] === undefined)
+      .map((k) => [k, null]),
+  );
+}
