@@ -60,9 +60,9 @@ export function holdsBack(r: NetworkConfigRevision, all: readonly NetworkConfigR
 }
 
 /**
- * What a suspect of `r` falls back to: the newest valid revision older than `r` that completed (the
- * known-good fallback, the configurator's rollout/identity.ts fallbackOf); undefined: none ever
- * completed (the empty config).
+ * The newest valid revision older than `r` that completed; undefined: none. The floor of a
+ * change's failure budget (the configurator's invalidation.ts): failures on revisions after it
+ * that carry the change count together. Where a failed change rolls back to is fallbackBefore.
  */
 export function revisionBefore(
   r: NetworkConfigRevision,
