@@ -293,8 +293,11 @@ export class Ledger {
     const lost = Object.keys(host).filter((k) => !(k in to) && v.inputExists(k));
     if (lost.length === 0) return;
     const all = v.revisionsNewestFirst();
+    // An abort of a revision that completed changes nothing (the planner does not undo it).
     const isInvalidNow = (x: NetworkConfigRevision): boolean =>
-      invalid.has(x.metadata.name) || x.status?.isInvalid === true || x.spec.aborted === true;
+      invalid.has(x.metadata.name) ||
+      x.status?.isInvalid === true ||
+      (x.spec.aborted === true && x.status?.completedAt === undefined);
     const held = this.holds.get(e.node);
     const leaving = all.find((x) => x.spec.number === held && isInvalidNow(x));
     let base: NetworkConfigRevision | undefined;
