@@ -206,9 +206,7 @@ function desiredStatus(
         }
       : { type: 'Degraded', status: 'False', reason: 'NoDegradedNodes', message: 'no degraded nodes' },
   ];
-  // completedAt is set once: a later join or rollback never moves it.
-  const completedAt = old.completedAt ?? (complete ? nowText : undefined);
-  const ranAt = old.ranAt ?? (ready > 0 || completedAt ? nowText : undefined);
+  const { completedAt, ranAt } = setOnce(old, complete, ready > 0, nowText);
   return {
     total,
     queued,
@@ -228,6 +226,21 @@ function desiredStatus(
     ...(ranAt ? { ranAt } : {}),
     conditions: setConditions(old.conditions, conds, nowText),
   };
+}
+
+/**
+ * The times set once: completedAt (a later join or rollback never moves it) and ranAt (a node ran
+ * it: with no failure, a fallback, issue 35).
+ */
+function setOnce(
+  old: NetworkConfigRevisionStatus,
+  complete: boolean,
+  ran: boolean,
+  nowText: string,
+): Pick<NetworkConfigRevisionStatus, 'completedAt' | 'ranAt'> {
+  const completedAt = old.completedAt ?? (complete ? nowText : undefined);
+  const ranAt = old.ranAt ?? (ran || completedAt ? nowText : undefined);
+  return { ...(completedAt ? { completedAt } : {}), ...(ranAt ? { ranAt } : {}) };
 }
 
 function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string): NetworkConfigRevisionStatus {
