@@ -398,8 +398,8 @@ function revisionBuildKey(r: NetworkConfigRevision): string {
   // The high-water mark annotation is left out: it matters only when a revision is created, which
   // one of these facts changing (or an input) causes anyway.
   const retry = r.metadata.annotations?.[RETRY_ANNOTATION] ?? '';
-  // Completion and the phase too: the inputs' Applied condition is read off them (outcome.ts).
-  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}|${r.status?.phase ?? ''}|${r.status?.completedAt ?? ''}`;
+  // Completion, the phase and whether it ran well too: Applied (outcome.ts), suspects' entries (issue 35).
+  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}|${r.status?.phase ?? ''}|${r.status?.completedAt ?? ''}|${r.status?.ranAt ?? ''}|${r.status?.failed ?? 0}`;
 }
 
 const errText = (err: unknown): string =>

@@ -197,3 +197,158 @@ export const BASELINE: History[] = [
     actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
   },
 ];
+
+// ------------------------------------------------------------------ issue 35, part A (rollback)
+
+/**
+ * Issue 35, case 0 and 5 and the 50-input case: a rollback takes back only the failed change, and a
+ * node that never answered never counts. Each fails on the planner before issue 35 (see README.md).
+ */
+export const ROLLBACK_HISTORIES: History[] = [
+  {
+    // Case 0 as the issue found it: the first network (a=1, rev 2; rev 1 is the empty config) runs
+    // on n0 and n1 and has not completed when its MTU change (a=2) fails. The fallback must keep a=1
+    // on the nodes that ran it, never "the empty configuration".
+    name: 'case 0: a change fails before the first network completed; no node loses the network',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 0, ...SOAK },
+    inputs: {},
+    bad: [{ input: 'a', value: 2, effect: 'cutOff' }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 1 }),
+      at(100, { kind: 'setInput', input: 'a', value: 2 }),
+    ],
+  },
+  {
+    // A change (b=1, a new input) still rolling out when an unrelated change (a=5) fails: the nodes
+    // that ran b keep it.
+    name: 'a change comes before the previous revision completed, and fails: the nodes keep the previous change',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 0, ...SOAK },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 5, effect: 'invalid' }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'b', value: 1 }),
+      at(100, { kind: 'setInput', input: 'a', value: 5 }),
+    ],
+  },
+  {
+    // A bad first revision: the empty configuration is the right fallback (the inputs never ran
+    // anywhere without the failed change); a second network that ran fine stays where it ran.
+    name: 'a bad first revision rolls back to the empty configuration, within the bound',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 0, ...SOAK },
+    inputs: {},
+    bad: [{ input: 'a', value: 7, effect: 'cutOff' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 7 })],
+  },
+  {
+    // Case 0's second history / 5(b): a node joins a complete revision, its agent never starts, the
+    // operator deletes the Node. It never answered: its deletion is no failure of revision 1.
+    name: 'case 5(b): a node that joined and never answered is deleted by the operator',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 30_000, preconfigTimeoutMs: 600_000 },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'join', node: 'late', agent: 'notStarted' }),
+      at(60, { kind: 'deleteNode', node: 'late' }),
+      at(200, { kind: 'setInput', input: 'a', value: 2 }),
+    ],
+  },
+  {
+    // 5(b) while a change rolls out: the node that never answered is handed nothing forward, and its
+    // deletion fails neither revision.
+    name: 'case 5(b): a node that never answered is deleted while a change rolls out',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 30_000, ...SOAK },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'join', node: 'late', agent: 'notStarted' }),
+      at(30, { kind: 'setInput', input: 'a', value: 2 }),
+      at(40, { kind: 'deleteNode', node: 'late' }),
+    ],
+  },
+  {
+    // A Node re-created under the same name (new machine, agent not started yet) after its old self
+    // ran revision 1: the new one never answered, and its deletion counts against nothing.
+    name: 'a Node re-created under the same name never answers and is deleted again',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 30_000, preconfigTimeoutMs: 60_000, ...SOAK },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'deleteNode', node: 'n2' }),
+      at(5, { kind: 'join', node: 'n2', agent: 'notStarted' }),
+      at(20, { kind: 'setInput', input: 'a', value: 2 }),
+      at(200, { kind: 'deleteNode', node: 'n2' }),
+    ],
+  },
+  {
+    // Case 5(a): n0's agent is dead when it takes rev 2 (it never answers); n1 goes NotReady right
+    // after taking rev 2 (a fault the planner cannot tell from a cut-off: rev 2 fails, rightly). The
+    // operator retries before n0's preconfig timeout. When it passes, the retry must not be handed
+    // forward to n0, whose agent never answered its last assignment, nor fail by it.
+    name: 'case 5(a): a retry is never handed to a node whose agent never answered its last assignment',
+    nodes: 4,
+    policy: { limit: 2, maxFailures: 0, preconfigTimeoutMs: 60_000, notReadyTimeoutMs: 30_000, ...SOAK },
+    inputs: { a: 1 },
+    bad: [],
+    mayEndInvalid: [2],
+    actions: [
+      at(0, { kind: 'agent', node: 'n0', mode: 'dead' }),
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(2, { kind: 'kubelet', node: 'n1', ready: false }),
+      at(40, { kind: 'retry' }),
+      at(45, { kind: 'kubelet', node: 'n1', ready: true }),
+    ],
+  },
+  {
+    // A broken node (its agent refuses everything as RestoreFailed) is deleted by the operator while a
+    // good change rolls out: its failure was the node's, and it is gone; the change still completes.
+    name: 'a broken node deleted while a change rolls out',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 1, notReadyTimeoutMs: 30_000, ...SOAK },
+    inputs: { a: 1, b: 1 },
+    bad: [],
+    mayEndInvalid: [2],
+    actions: [
+      at(0, { kind: 'agent', node: 'n0', mode: 'restoreFails' }),
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(30, { kind: 'deleteNode', node: 'n0' }),
+    ],
+  },
+  {
+    // Why a rollback goes to what the node ran itself, never to a revision that only ran elsewhere:
+    // rev 2 (a=2, cuts off rack 2: n2, n3) ran well on n0 only when rev 3 (a=3, b=9) superseded it;
+    // n1-n3 take rev 3 from rev 1, and b=9 fails n4. Rev 2 is the fallback (it ran, no failure), but
+    // a rollback of n2 and n3 to it would hand a=2 to both, uncounted: they go back to rev 1 and move
+    // to rev 2 forward, counted, one at a time.
+    name: 'a rollback never hands a node content that ran only elsewhere (fallback not completed)',
+    nodes: 6,
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 60_000, ...SOAK },
+    inputs: { a: 1, b: 1 },
+    bad: [
+      { input: 'a', value: 2, effect: 'cutOff', nodes: ['n2', 'n3'] },
+      { input: 'b', value: 9, effect: 'invalid', nodes: ['n4'] },
+    ],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(10, { kind: 'setInput', input: 'a', value: 3 }),
+      at(10, { kind: 'setInput', input: 'b', value: 9 }),
+    ],
+  },
+  {
+    // One commit of 55 inputs whose last (beyond the 50th) is bad: every changed input is a suspect,
+    // so the bad one is not rebuilt with a fresh budget.
+    name: 'one commit of 55 inputs, the bad one beyond the 50th',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 0, ...SOAK },
+    inputs: Object.fromEntries(Array.from({ length: 55 }, (_, i) => [`i${String(i).padStart(2, '0')}`, 1])),
+    bad: [{ input: 'i54', value: 2, effect: 'invalid' }],
+    actions: Array.from({ length: 55 }, (_, i) =>
+      at(1, { kind: 'setInput', input: `i${String(i).padStart(2, '0')}`, value: 2 }),
+    ),
+  },
+];

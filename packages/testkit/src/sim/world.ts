@@ -179,6 +179,7 @@ export class World {
         this.store.nodeConfigs.set(n, nc);
         const done = nc.status?.configStatus === 'provisioned' || nc.status?.configStatus === 'invalid';
         if (done) this.finished.add(`${n}|${assignmentKey(nc)}`);
+        if (nc.status?.configStatus === 'provisioned') this.ledger.ranOn(n, numberOf(nc));
         this.lastReport.set(n, {
           number: numberOf(nc),
           at: this.t,
@@ -297,6 +298,16 @@ export class World {
       },
       limit: this.history.policy.limit,
       maxFailures: this.history.policy.maxFailures,
+      // Invariant 6 (issue 35): what the node's host runs, the inputs that exist, the revisions.
+      hostContent: (n: string) => {
+        const h = this.nodes.get(n)?.host;
+        const r =
+          h !== undefined ? [...this.store.revisions.values()].find((x) => x.spec.hash === h) : undefined;
+        return r ? contentOf(r) : undefined;
+      },
+      inputExists: (k: string) => this.inputs.has(k),
+      revisionsNewestFirst: () =>
+        [...this.store.revisions.values()].sort((a, b) => b.spec.number - a.spec.number),
     };
   }
 
