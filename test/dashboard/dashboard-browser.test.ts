@@ -30,6 +30,11 @@ const SHOTS = fileURLToPath(new URL('../../.tmp/dashboard/', import.meta.url));
 const HOSTILE = '<img src=x onerror="document.body.dataset.pwned=1"> link failed & <b>down</b>';
 const FAILING = nodeName(2);
 
+// What the functions run in the page see (this test is compiled without the DOM library).
+declare const document: any;
+declare const window: any;
+declare const MutationObserver: any;
+
 const f = useFleet();
 
 /** The CLI in process, as the binary runs it. */
@@ -46,10 +51,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
 const cellStates = (page: Page): Promise<Record<string, string>> =>
   page.evaluate(() =>
     Object.fromEntries(
-      [...document.querySelectorAll<HTMLElement>('#grid .cell')].map((b) => [
-        b.dataset.node,
-        b.dataset.state,
-      ]),
+      [...document.querySelectorAll('#grid .cell')].map((b) => [b.dataset.node, b.dataset.state]),
     ),
   );
 
@@ -143,9 +145,9 @@ describePrivileged('kubectl nodenet dashboard in Chromium', { commands: [CHROMIU
         const w = window as unknown as { marker: string; seen: Record<string, string[]> };
         w.marker = 'no reload';
         w.seen = {};
-        new MutationObserver((records) => {
+        new MutationObserver((records: any[]) => {
           for (const r of records) {
-            const b = r.target as HTMLElement;
+            const b = r.target as any;
             (w.seen[b.dataset.node!] ??= []).push(b.dataset.state!);
           }
         }).observe(document.getElementById('grid')!, {
