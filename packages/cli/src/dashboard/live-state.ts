@@ -3,7 +3,7 @@
  * NodeConfigs, Nodes, the four inputs, the RolloutPolicy), so a change costs a watch event, not a
  * re-list of the fleet. `onChange` is called on every event; the caller batches.
  */
-import { ROLLOUT_POLICY_NAME, type RolloutPolicy } from '@nodenet/api';
+import { ROLLOUT_POLICY_NAME, type NodeConfig, type RolloutPolicy } from '@nodenet/api';
 import { Informer, type Clients, type KubeObject, type ListWatchSource } from '@nodenet/kube';
 import { assembleState, type ClusterState } from '../cluster/state.js';
 
@@ -29,7 +29,15 @@ export class LiveState {
 
   constructor(clients: Clients, onChange: () => void, onError: (err: unknown) => void) {
     this.revisions = slimInformer(clients.revision);
-    this.nodeConfigs = slimInformer(clients.nodeConfig);
+    this.nodeConfigs = new Informer(clients.nodeConfig, {
+      pageSize: 500,
+      // The views read a NodeConfig's metadata, status and which revision it carries, never the
+      // rendered config itself (the bulk of it, times every node).
+      transform: (nc) => {
+        const slim = slimObject(nc);
+        return { ...slim, spec: { revision: nc.spec.revision } as NodeConfig['spec'] };
+      },
+    });
     this.nodes = new Informer(clients.node, {
       pageSize: 500,
       // The views read a Node's labels, taints and conditions only.
