@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 /** A package is used through its public entry (`@nodenet/<pkg>`), never through its sources. */
 const publicEntryOnly = {
@@ -139,5 +140,10 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The dashboard's page (packages/cli/page): plain browser JavaScript, no build step.
+    files: ['packages/cli/page/**/*.js'],
+    languageOptions: { globals: globals.browser, sourceType: 'module' },
   },
 );

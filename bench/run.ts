@@ -36,6 +36,7 @@ const available = [
   'frr-vm',
   'agent-apply',
   'agent-idle',
+  'dashboard',
 ];
 const NEEDS_ROOT = new Set(['netlink', 'frr-budget', 'frr-vm', 'agent-apply', 'agent-idle']);
 

@@ -150,6 +150,7 @@ function lookAround(kubeconfigPath: string, story: StoryResult, configuratorLog:
     `  kubectl nodenet status --wave-label ${WAVE_LABEL}`,
     '  kubectl nodenet nodes',
     '  kubectl nodenet history',
+    `  kubectl nodenet dashboard --wave-label ${WAVE_LABEL}   # the fleet live in the browser (prints its URL)`,
     ...(story.good && story.bad
       ? [`  kubectl nodenet diff ${story.good} ${story.bad}   # what the bad revision did to each node`]
       : []),

@@ -3,3 +3,5 @@
 // them from ../src directly.
 export { EXIT, type ExitCode } from './exit-codes.js';
 export { run, type Io } from './program.js';
+export { startDashboard, type RunningDashboard, type DashboardOptions } from './dashboard/server.js';
+export { dashboardFacts, nodeDetail, type DashboardFacts, type NodeCell } from './dashboard/facts.js';

@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline/promises';
 import { NODENET_VERSION } from '@nodenet/api';
 import { Command, CommanderError } from 'commander';
 import { addControlCommands } from './commands/control-verbs.js';
+import { addDashboardCommand } from './commands/dashboard.js';
 import { addDiffCommand } from './commands/diff.js';
 import { addNodeCommands } from './commands/nodes.js';
 import { newSession, type Io } from './commands/session.js';
@@ -34,6 +35,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
   addNodeCommands(program, session);
   addDiffCommand(program, session);
   addControlCommands(program, session);
+  addDashboardCommand(program, session);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return code();

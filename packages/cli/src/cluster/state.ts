@@ -50,12 +50,26 @@ export async function readState(clients: Clients): Promise<ClusterState> {
     readInputs(clients),
     api(() => readFleetPaused(clients)),
   ]);
-  return {
-    revisions: (revisions.items as Revision[]).sort((a, b) => a.spec.number - b.spec.number),
-    nodeConfigs: nodeConfigs.items.sort(byName),
-    nodes: nodes.items.sort(byName),
+  return assembleState({
+    revisions: revisions.items,
+    nodeConfigs: nodeConfigs.items,
+    nodes: nodes.items,
     inputs,
     fleetPaused,
+  });
+}
+
+/**
+ * A `ClusterState` from objects read in any order (a list, an informer's cache): sorted as every
+ * view expects. The one place that order is decided, so the CLI and the dashboard agree.
+ */
+export function assembleState(s: ClusterState): ClusterState {
+  return {
+    revisions: [...s.revisions].sort((a, b) => a.spec.number - b.spec.number),
+    nodeConfigs: [...s.nodeConfigs].sort(byName),
+    nodes: [...s.nodes].sort(byName),
+    inputs: s.inputs,
+    fleetPaused: s.fleetPaused,
   };
 }
 

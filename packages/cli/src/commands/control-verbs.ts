@@ -11,15 +11,15 @@ import * as controls from './controls.js';
 import { setFleetPaused } from './fleet-pause.js';
 import { commonOptions, outputOption, REVISION_ARG, type Io, type Session } from './session.js';
 
-type Verb = 'pause' | 'resume' | 'abort' | 'retry';
+export type Verb = 'pause' | 'resume' | 'abort' | 'retry';
 
-interface VerbSpec {
+export interface VerbSpec {
   description: string;
   /** Asks before writing (abort and retry), unless --yes. */
   confirm: boolean;
 }
 
-const VERBS: Record<Verb, VerbSpec> = {
+export const VERBS: Record<Verb, VerbSpec> = {
   pause: {
     description:
       'Pause: no new node starts; nodes in progress finish. Never holds back a rollback. Without a revision, the ' +
@@ -81,14 +81,14 @@ function addControl(program: Command, s: Session, verb: Verb): void {
   });
 }
 
-interface ControlTarget {
+export interface ControlTarget {
   kube: Clients;
   state: ClusterState;
   rev: Revision;
   now: Date;
 }
 
-function runControl(verb: Verb, t: ControlTarget): Promise<controls.ControlResult> {
+export function runControl(verb: Verb, t: ControlTarget): Promise<controls.ControlResult> {
   switch (verb) {
     case 'pause':
       return controls.pause(t.kube, t.state, t.rev);
