@@ -37,7 +37,10 @@ function statusOf(
 const withStatus = (status: NetworkConfigRevisionStatus): NetworkConfigRevision => ({ ...rev(1, A), status });
 
 describe('decideStatusWrite', () => {
-  const first = statusOf(rev(1, A), { ready: 0 });
+  // A revision that already ran on a node (status.ranAt, issue 35): its first report would set that
+  // once, a record change; these cases are about the counts alone.
+  const ran: NetworkConfigRevision = { ...rev(1, A), status: { ranAt: new Date(T0).toISOString() } };
+  const first = statusOf(ran, { ready: 0 });
   const written = withStatus(first);
   // One more node ready a pass later: the counts and the messages that quote them change, nothing else.
   const counts = statusOf(written, { ready: 1, now: T0 + 300 });
@@ -85,7 +88,10 @@ describe('decideStatusWrite', () => {
 });
 
 describe('StatusPace', () => {
-  const first = statusOf(rev(1, A), { ready: 0 });
+  // A revision that already ran on a node (status.ranAt, issue 35): its first report would set that
+  // once, a record change; these cases are about the counts alone.
+  const ran: NetworkConfigRevision = { ...rev(1, A), status: { ranAt: new Date(T0).toISOString() } };
+  const first = statusOf(ran, { ready: 0 });
   const update = (ready: number, now: number): StatusUpdate => ({
     revision: 'rev-1',
     status: statusOf(withStatus(first), { ready, now }),
