@@ -4,6 +4,8 @@
  * its caches warm so that it can take over at once.
  */
 import {
+  nodeAddressesOf,
+  type UnderlayContext,
   type BGPPeering,
   type Inputs,
   type NetworkConfigRevision,
@@ -40,7 +42,7 @@ import {
 import { NodeSpecCache } from './nodes/node-specs.js';
 import { RowLabelGate } from './nodes/row-label-gate.js';
 import { WritePace } from './pace/write-pace.js';
-import { managedNodeLabels, NodeInfoList, sameLabels } from './nodes/node-info.js';
+import { managedNodeLabels, NodeInfoList, sameBuildFacts } from './nodes/node-info.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
 
@@ -68,6 +70,8 @@ export interface ControllerOptions {
   buildTiming?: Partial<BuildTiming>;
   /** Limits a revision must stay within (budget.ts); default DEFAULT_BUDGET. */
   budget?: SizeBudget;
+  /** The site's underlay settings (--underlay-cidr, --allow-default-*); the node addresses come from Nodes. */
+  underlay?: Omit<UnderlayContext, 'nodeAddresses'>;
 }
 
 type Informers = {
@@ -168,8 +172,9 @@ export class Controller {
         )
           this.buildSchedule.changed();
         // Node labels decide the inputs' Selected condition (outcome.ts) and the loopback addresses
-        // (loopback-step.ts: a node added, deleted or relabelled); heartbeats do not.
-        if (name === 'node' && !(e.type === 'update' && e.old && sameLabels(e.old, e.object)))
+        // (loopback-step.ts: a node added, deleted or relabelled), its addresses the peering guards;
+        // heartbeats do not.
+        if (name === 'node' && !(e.type === 'update' && e.old && sameBuildFacts(e.old, e.object)))
           this.buildSchedule.changed();
         this.schedule();
       });
@@ -317,6 +322,8 @@ export class Controller {
         recency: (o) => this.buildSchedule.recency(o),
         createdOrder: (o) => this.creationOrder.of(o),
         nodeLabels: managedNodeLabels(nodes, policy),
+        // Every Node's address, managed or not: no peering may name or cover one (issue #37).
+        underlay: { ...this.opts.underlay, nodeAddresses: nodeAddressesOf(nodes) },
       });
       done = out.done;
     } catch (err) {

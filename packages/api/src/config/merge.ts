@@ -20,6 +20,7 @@ import type {
   VrfEntry,
 } from '../resources/schema.js';
 import type { Loopback, StaticRoute } from '../resources/vrf-extras.js';
+import type { PeeringPolicy } from '../resources/peering-policy.js';
 
 const byName = <T extends { name: string }>(a: T, b: T): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -82,10 +83,19 @@ function layer2Entry(o: Layer2NetworkConfiguration): Layer2Entry {
     ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector)
       ? { nodeSelector: s.nodeSelector }
       : {}),
+    ...(s.peering !== undefined && (s.peering.defaultVrf === true || s.peering.defaultRoute === true)
+      ? { peering: peeringPolicy(s.peering) }
+      : {}),
     vni: s.vni,
     ...(s.vrf !== undefined ? { vrf: s.vrf } : {}),
   };
 }
+
+/** Only what is allowed, keys sorted: a `false` says the same as an absent flag. */
+const peeringPolicy = (p: PeeringPolicy): PeeringPolicy => ({
+  ...(p.defaultRoute === true ? { defaultRoute: true } : {}),
+  ...(p.defaultVrf === true ? { defaultVrf: true } : {}),
+});
 
 /**
  * Entries merged from objects of the API server, by their spec: an object with the same uid and

@@ -24,6 +24,16 @@ export const MAX_PREFIX_SEQ = 4294967295;
 export const MAX_AGGREGATES = 256;
 /** Peer addresses of one BGPPeering in neighbor mode. */
 export const MAX_BGP_NEIGHBORS = 64;
+/**
+ * Routes one BGP session of a BGPPeering may send per address family (`maxPrefixes`): the default
+ * when the peering names none, and the most it may name. A workload announces its service and pod
+ * prefixes, not an Internet table; past the limit the node ends the session (Cease / Maximum
+ * Number of Prefixes Reached) instead of taking the routes.
+ */
+export const DEFAULT_BGP_MAX_PREFIXES = 1000;
+export const MAX_BGP_MAX_PREFIXES = 100_000;
+/** Subjects in one network's or VRF's `peering.admit` list. */
+export const MAX_PEERING_ADMITS = 64;
 /** Communities one BGPPeering adds on import. */
 export const MAX_BGP_COMMUNITIES = 16;
 /**

@@ -26,6 +26,7 @@ import { ObservedState } from './observed.js';
 import { LoopbackAddress, Loopbacks, NodeLoopbackAddress, StaticRoutes } from './vrf-extras.js';
 import { PrefixItem } from './prefix-item.js';
 import { BgpPeeringEntry, NodeBgpPeeringEntry } from './bgp-peering.js';
+import { PeeringPolicy } from './peering-policy.js';
 
 export { PrefixItem } from './prefix-item.js';
 
@@ -104,6 +105,7 @@ export const Layer2NetworkConfigurationSpec = Type.Object(
       Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12, description: 'VRF to enslave to.' }),
     ),
     nodeSelector: Type.Optional(LabelSelector),
+    peering: Type.Optional(PeeringPolicy),
   },
   {
     'x-kubernetes-validations': [
@@ -187,6 +189,9 @@ export const Layer2Entry = Type.Object({
   neighSuppression: Type.Boolean(),
   vrf: Type.Optional(Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12 })),
   nodeSelector: Type.Optional(LabelSelector),
+  // Present only when set, so configs without it keep their hash; kept in the revision so that a
+  // held-back network keeps what it allowed its peerings.
+  peering: Type.Optional(PeeringPolicy),
 });
 export type Layer2Entry = Static<typeof Layer2Entry>;
 
