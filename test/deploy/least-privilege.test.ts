@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeApiError, KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
-import { SimulatedAgents, fleetQueries, layer2Input } from '@nodenet/testkit';
+import { SimulatedAgents, fleetQueries, layer2Input, waitFor } from '@nodenet/testkit';
 import {
   AGENT_SA,
   CONFIGURATOR_SA,
@@ -372,4 +372,116 @@ describe('deploy/ with authorization and admission on', () => {
       'error: You must be logged in to the server (Unauthorized)',
     );
   });
+
+  it('a peering-only identity is refused on a network that does not admit it; its owner field can not be forged (issue #37)', async () => {
+    // team-a's ServiceAccount with the shipped peering-author role and nothing else; team-b's too.
+    const author = async (ns: string): Promise<{ kubeconfig: string }> => {
+      for (const args of [
+        ['create', 'namespace', ns],
+        ['create', 'serviceaccount', 'lb', '-n', ns],
+      ])
+        expect((await c.kubectl(args)).stderr).toBe('');
+      const binding = {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `${ns}-lb` },
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: 'nodenet-peering-author',
+        },
+        subjects: [{ kind: 'ServiceAccount', name: 'lb', namespace: ns }],
+      };
+      expect((await c.kubectl(['create', '-f', '-'], { input: JSON.stringify(binding) })).stderr).toBe('');
+      const token = await c.kubectl(['create', 'token', 'lb', '-n', ns]);
+      return { kubeconfig: c.dc.kubeconfigFor({ token: token.stdout.trim() }) };
+    };
+    const teamA = await author('team-a');
+    const teamB = await author('team-b');
+    const userA = 'system:serviceaccount:team-a:lb';
+    // The networks' owner (the admin): VRF tenant, a network that admits team-a and one that does not.
+    await c.admin.vrf.create({
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'VRFRouteConfiguration',
+      metadata: { name: 'tenant' },
+      spec: { vrf: 'tenant', vni: 5000, seq: 10 },
+    });
+    const net = (name: string, id: number, admit?: string[]) =>
+      c.admin.layer2.create({
+        ...layer2Input(name, id, [`10.${id}.0.1/24`]),
+        spec: {
+          ...layer2Input(name, id, [`10.${id}.0.1/24`]).spec,
+          vrf: 'tenant',
+          ...(admit ? { peering: { admit } } : {}),
+        },
+      });
+    await net('closed', 201);
+    await net('open', 202, ['system:serviceaccounts:team-a']);
+    const peeringYaml = (name: string, layer2: string, owner: string): string =>
+      JSON.stringify({
+        apiVersion: 'network.nodenet.io/v1alpha1',
+        kind: 'BGPPeering',
+        metadata: { name },
+        spec: { listenRange: { layer2 }, remoteAS: 'external', owner },
+      });
+    const create = (who: { kubeconfig: string }, yaml: string) =>
+      c.kubectl(['create', '-f', '-'], { ...who, input: yaml });
+    const policyDenied = (name: string, verb: string, message: string): string =>
+      `Error from server (Forbidden): ${verb}bgppeerings.network.nodenet.io "${name}" is forbidden: ValidatingAdmissionPolicy 'nodenet-peering-owner' with binding 'nodenet-peering-owner' denied request: ${message}`;
+
+    // It may not write another owner's name, nor open a network for itself.
+    expect(
+      (await create(teamA, peeringYaml('forged', 'closed', 'system:serviceaccount:team-b:lb'))).stderr.trim(),
+    ).toBe(
+      policyDenied(
+        'forged',
+        'error when creating "STDIN": ',
+        `spec.owner must be your own user name (${userA}): a BGPPeering names who manages it, and the network or VRF it uses must admit that owner`,
+      ),
+    );
+    expect(
+      (await c.kubectl(['auth', 'can-i', 'patch', 'layer2networkconfigurations'], teamA)).stdout.trim(),
+    ).toBe('no');
+    // In its own name: stored, but refused by the configurator on the network that does not admit it.
+    expect((await create(teamA, peeringYaml('lb-closed', 'closed', userA))).ok).toBe(true);
+    expect((await create(teamA, peeringYaml('lb-open', 'open', userA))).ok).toBe(true);
+    const accepted = (name: string) =>
+      waitFor(`${name} Accepted`, async () =>
+        (await c.admin.bgpPeering.get(name)).status?.conditions?.find((x) => x.type === 'Accepted'),
+      );
+    expect(await accepted('lb-closed')).toMatchObject({
+      status: 'False',
+      message: expect.stringContaining(
+        `BGPPeering lb-closed: spec.owner: is not admitted by Layer2NetworkConfiguration closed (its spec.peering.admit) (got "${userA}")`,
+      ),
+    });
+    expect(await accepted('lb-open')).toMatchObject({ status: 'True' });
+    // Another team may neither change nor delete it.
+    const patched = await c.kubectl(
+      [
+        'patch',
+        'bgppeering',
+        'lb-open',
+        '--type=merge',
+        '-p',
+        '{"spec":{"owner":"system:serviceaccount:team-b:lb"}}',
+      ],
+      teamB,
+    );
+    expect(patched.stderr.trim()).toBe(
+      policyDenied(
+        'lb-open',
+        '',
+        'only the owner of a BGPPeering (spec.owner) or a network admin may change or delete it',
+      ),
+    );
+    expect((await c.kubectl(['delete', 'bgppeering', 'lb-open'], teamB)).stderr.trim()).toBe(
+      policyDenied(
+        'lb-open',
+        '',
+        'only the owner of a BGPPeering (spec.owner) or a network admin may change or delete it',
+      ),
+    );
+    expect((await c.kubectl(['delete', 'bgppeering', 'lb-open', 'lb-closed'], teamA)).ok).toBe(true);
+  }, 60_000);
 });

@@ -42,12 +42,16 @@ function inputs(): Inputs {
       vni: 10030,
       anycastMac: '02:00:5E:00:01:30',
       anycastGateways: ['192.168.50.1/24', '2001:db8:50::1/64'],
-      peering: { defaultVrf: true },
+      peering: { defaultVrf: true, admit: ['system:serviceaccounts:team-a'] },
     }),
   );
+  // Peerings with owners (a tenant's): the networks and VRFs they use admit them.
+  i.vrf.find((v) => v.metadata.name === 'red')!.spec.peering = { admit: ['jane@example.com'] };
+  i.bgpPeering!.find((p) => p.metadata.name === 'router')!.spec.owner = 'jane@example.com';
   i.bgpPeering!.push(
     peering('edge-lb', {
       listenRange: { layer2: 'edge' },
+      owner: 'system:serviceaccount:team-a:lb',
       remoteAS: 'external',
       import: [{ cidr: '10.96.0.0/12', seq: 10, le: 32, action: 'permit' }],
     }),
@@ -96,18 +100,21 @@ const BAD: Case[] = [
     message: `${P} router: spec.neighbor.addresses[2]: is a loopback address: the node's own (got "127.0.0.53")`,
   },
   {
-    name: 'neighbour in the default VRF without the site allowing it',
-    mutate: (i) => delete router(i).neighbor.vrf,
+    name: "an admin's neighbour in the default VRF without the site allowing it",
+    mutate: (i) => {
+      delete router(i).owner;
+      delete router(i).neighbor.vrf;
+    },
     message: `${P} router: spec.neighbor.vrf: must name a VRF: peering in the default VRF (the underlay) needs the site's --allow-default-vrf-peering`,
   },
   {
     name: 'listen range on a default-VRF network whose owner did not allow it',
-    mutate: (i) => delete edge(i).peering,
+    mutate: (i) => delete edge(i).peering.defaultVrf,
     message: `${P} edge-lb: spec.listenRange.layer2: is in the default VRF (the underlay): peering there needs the network's spec.peering.defaultVrf or the site's --allow-default-vrf-peering (got "edge")`,
   },
   {
     name: 'listen range on a default-VRF network that says defaultVrf: false',
-    mutate: (i) => (edge(i).peering = { defaultVrf: false, defaultRoute: true }),
+    mutate: (i) => Object.assign(edge(i).peering, { defaultVrf: false, defaultRoute: true }),
     message: `${P} edge-lb: spec.listenRange.layer2: is in the default VRF (the underlay): peering there needs the network's spec.peering.defaultVrf or the site's --allow-default-vrf-peering (got "edge")`,
   },
   {
@@ -177,10 +184,52 @@ const BAD: Case[] = [
     name: 'neighbour in the default VRF, site allows it, importing the default route',
     underlay: { ...UNDERLAY, defaultVrfPeering: true },
     mutate: (i) => {
+      delete router(i).owner;
       delete router(i).neighbor.vrf;
       router(i).import = [{ cidr: '0.0.0.0/0', seq: 5, le: 32, action: 'permit' }];
     },
     message: `${P} router: spec.import[0].cidr: ${DEFAULT_ROUTE} (got "0.0.0.0/0")`,
+  },
+  {
+    name: "a tenant's listen range on a network that does not admit its namespace",
+    mutate: (i) => (edgeLb(i).owner = 'system:serviceaccount:team-b:lb'),
+    message: `${P} edge-lb: spec.owner: is not admitted by Layer2NetworkConfiguration edge (its spec.peering.admit) (got "system:serviceaccount:team-b:lb")`,
+  },
+  {
+    name: "a tenant's listen range on a network that admits no one",
+    mutate: (i) => delete edge(i).peering.admit,
+    message: `${P} edge-lb: spec.owner: is not admitted by Layer2NetworkConfiguration edge (its spec.peering.admit) (got "system:serviceaccount:team-a:lb")`,
+  },
+  {
+    name: "a tenant's listen range in a VRF network whose owner said nothing",
+    mutate: (i) => (i.bgpPeering![0]!.spec.owner = 'system:serviceaccount:team-a:lb'),
+    message: `${P} workloads: spec.owner: is not admitted by Layer2NetworkConfiguration web (its spec.peering.admit) (got "system:serviceaccount:team-a:lb")`,
+  },
+  {
+    name: "a tenant's neighbours in a VRF that admits someone else",
+    mutate: (i) => (router(i).owner = 'joe@example.com'),
+    message: `${P} router: spec.owner: is not admitted by VRF red (the spec.peering.admit of one of its VRFRouteConfigurations: red) (got "joe@example.com")`,
+  },
+  {
+    name: "a tenant's neighbours in a VRF that admits no one",
+    mutate: (i) => delete i.vrf.find((v) => v.metadata.name === 'red')!.spec.peering,
+    message: `${P} router: spec.owner: is not admitted by VRF red (the spec.peering.admit of one of its VRFRouteConfigurations: red) (got "jane@example.com")`,
+  },
+  {
+    name: "a tenant's neighbours in the default VRF, even where the site allows peering there",
+    underlay: { ...UNDERLAY, defaultVrfPeering: true },
+    mutate: (i) => delete router(i).neighbor.vrf,
+    message: `${P} router: spec.neighbor.vrf: must name a VRF: neighbours in the default VRF (the underlay) are a network admin's (a peering without spec.owner)`,
+  },
+  {
+    name: 'owner empty',
+    mutate: (i) => (edgeLb(i).owner = ''),
+    message: `${P} edge-lb: spec.owner: must be at least 1 characters long (got "")`,
+  },
+  {
+    name: 'admit entry empty',
+    mutate: (i) => edge(i).peering.admit.push(''),
+    message: `Layer2NetworkConfiguration edge: spec.peering.admit[1]: must be at least 1 characters long (got "")`,
   },
   {
     name: 'maxPrefixes above the ceiling',
@@ -216,7 +265,7 @@ describe('underlay guards corpus (issue #37)', () => {
   });
   it('accepts a default-VRF network without its own permission when the site allows it', () => {
     const i = inputs();
-    delete edge(i).peering;
+    delete edge(i).peering.defaultVrf;
     expect(validateInputs(i, { underlay: { ...UNDERLAY, defaultVrfPeering: true } })).toEqual([]);
   });
   it('leaves deny items and VRF peerings alone: the underlay is the default VRF', () => {
@@ -229,6 +278,24 @@ describe('underlay guards corpus (issue #37)', () => {
     const i = inputs();
     mutate(i);
     expect(validateInputs(i, { underlay: underlay ?? UNDERLAY }).map((p) => p.message)).toEqual([message]);
+  });
+  it("admits a tenant's peering through any one of its VRF's objects", () => {
+    const i = inputs();
+    i.vrf.find((v) => v.metadata.name === 'blue-v6')!.spec.peering = {
+      admit: ['system:serviceaccounts:team-a'],
+    };
+    i.layer2.find((l) => l.metadata.name === 'web')!.spec.peering = {
+      admit: ['system:serviceaccount:team-a:lb'],
+    };
+    i.bgpPeering!.push(
+      peering('team-a-router', {
+        neighbor: { addresses: ['192.0.2.77'], vrf: 'blue' },
+        owner: 'system:serviceaccount:team-a:router',
+        remoteAS: 'external',
+      }),
+    );
+    i.bgpPeering![0]!.spec.owner = 'system:serviceaccount:team-a:lb';
+    expect(validateInputs(i, { underlay: UNDERLAY })).toEqual([]);
   });
   it('has at least 30 refused inputs', () => expect(BAD.length).toBeGreaterThanOrEqual(30));
 });

@@ -69,6 +69,7 @@ export function mergePeerings(
             }
           : {}),
         ...(s.nodeSelector !== undefined && !isEmpty(s.nodeSelector) ? { nodeSelector: s.nodeSelector } : {}),
+        ...(s.owner !== undefined ? { owner: s.owner } : {}),
         ...(s.reannounce === true ? { reannounce: true } : {}),
         ...(s.remoteAS !== undefined ? { remoteAS: s.remoteAS } : {}),
         ...(s.remoteASN !== undefined ? { remoteASN: s.remoteASN } : {}),

@@ -118,6 +118,14 @@ export const BGPPeeringSpec = Type.Object(
     ),
     bfd: Type.Optional(BgpBfd),
     nodeSelector: Type.Optional(LabelSelector),
+    owner: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: L.MAX_NAME_LENGTH,
+        description:
+          "Who manages this peering: the writer's user name (request.userInfo.username), checked by the admission policy nodenet-peering-owner; the network or VRF must admit it (spec.peering.admit). Absent: a network admin's peering.",
+      }),
+    ),
     reannounce: Type.Optional(
       Type.Boolean({
         description:

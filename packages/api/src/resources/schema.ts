@@ -26,7 +26,7 @@ import { ObservedState } from './observed.js';
 import { LoopbackAddress, Loopbacks, NodeLoopbackAddress, StaticRoutes } from './vrf-extras.js';
 import { PrefixItem } from './prefix-item.js';
 import { BgpPeeringEntry, NodeBgpPeeringEntry } from './bgp-peering.js';
-import { PeeringPolicy } from './peering-policy.js';
+import { PeeringPolicy, VrfPeeringPolicy } from './peering-policy.js';
 
 export { PrefixItem } from './prefix-item.js';
 
@@ -80,6 +80,7 @@ export const VRFRouteConfigurationSpec = Type.Object({
   nodeSelector: Type.Optional(LabelSelector),
   staticRoutes: Type.Optional(StaticRoutes),
   loopbacks: Type.Optional(Loopbacks),
+  peering: Type.Optional(VrfPeeringPolicy),
 });
 export type VRFRouteConfigurationSpec = Static<typeof VRFRouteConfigurationSpec>;
 
@@ -172,6 +173,8 @@ export const VrfEntry = Type.Object({
   nodeSelector: Type.Optional(LabelSelector),
   staticRoutes: Type.Optional(StaticRoutes),
   loopbacks: Type.Optional(Loopbacks),
+  // Who may attach peerings; kept so that a held-back VRF object keeps admitting them.
+  peering: Type.Optional(VrfPeeringPolicy),
 });
 export type VrfEntry = Static<typeof VrfEntry>;
 

@@ -23,6 +23,7 @@ import {
 import { BGPPeeringSpec } from '../resources/bgp-peering.js';
 import { PEERING_RULES, peeringClaims } from './bgp-peering-rules.js';
 import { underlayGuards } from './underlay-guards.js';
+import { peeringOwners } from './peering-owners.js';
 import { blameOrder, checkClaims, objectKey, type ValidationContext } from './claims.js';
 import { LAYER2_RULES, TABLE_RULES, VRF_RULES, type ObjectRule } from './object-rules.js';
 import type { Problem } from './problem.js';
@@ -62,6 +63,7 @@ export function validateInputs(inputs: Inputs, context: ValidationContext = {}):
   for (const { verdict } of peerings) problems.push(...verdict.rules);
   const okPeerings = wellFormed(peerings);
   problems.push(...peeringClaims({ peerings: okPeerings, layer2: inputs.layer2, definedVrfs, vrfs: okVrfs }));
+  problems.push(...peeringOwners(okPeerings, okL2s, okVrfs));
   problems.push(...underlayGuards(okPeerings, okL2s, context.underlay ?? {}));
   return problems;
 }
