@@ -40,7 +40,13 @@ describe('deploy/', () => {
       byKind('ClusterRole')
         .map((d) => d.metadata.name)
         .sort(),
-    ).toEqual(['nodenet-agent', 'nodenet-configurator', 'nodenet-network-admin', 'nodenet-peering-author']);
+    ).toEqual([
+      'nodenet-agent',
+      'nodenet-configurator',
+      'nodenet-network-admin',
+      'nodenet-peering-author',
+      'nodenet-rollout-operator',
+    ]);
     // Everything namespaced is in nodenet-system, but the agent's Events Role and binding: Events
     // about cluster-scoped objects (its NodeConfig, its Node) must be in `default`.
     const inDefault = ['Role nodenet-agent-events', 'RoleBinding nodenet-agent-events'];

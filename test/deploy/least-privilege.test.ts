@@ -6,6 +6,8 @@
  * `kubectl auth can-i` answers for the shipped roles as a real cluster would. The real agent does
  * the same in test/agent/agent-least-privilege.test.ts (privileged).
  */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeApiError, KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { SimulatedAgents, fleetQueries, layer2Input, waitFor } from '@nodenet/testkit';
@@ -14,6 +16,7 @@ import {
   CONFIGURATOR_SA,
   NS,
   RbacCluster,
+  repoRoot,
   refusals,
   saUser,
   spawnConfigurator,
@@ -484,4 +487,82 @@ describe('deploy/ with authorization and admission on', () => {
     );
     expect((await c.kubectl(['delete', 'bgppeering', 'lb-open', 'lb-closed'], teamA)).ok).toBe(true);
   }, 60_000);
+
+  it('the right to pause is not the right to loosen the rollout: knobs need a rollout admin (issue #37)', async () => {
+    const bindUser = async (user: string): Promise<void> => {
+      const binding = {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `ops-${user.split('@')[0]}` },
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: 'nodenet-rollout-operator',
+        },
+        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
+      };
+      expect((await c.kubectl(['create', '-f', '-'], { input: JSON.stringify(binding) })).stderr).toBe('');
+    };
+    await bindUser('ops@example.com');
+    const ops = { kubeconfig: c.dc.kubeconfigFor({ username: 'ops@example.com' }) };
+    // The plugin's fleet pause and resume work with exactly this right (create, then merge patch).
+    const plugin = (args: string[]) =>
+      run(join(repoRoot, 'node_modules/.bin/kubectl-nodenet'), [...args, '--kubeconfig', ops.kubeconfig]);
+    expect((await plugin(['pause'])).code).toBe(0);
+    expect((await c.admin.rolloutPolicy.get('default')).spec).toEqual({ paused: true });
+    const refused =
+      'Error from server (Forbidden): rolloutpolicies.network.nodenet.io "default" is forbidden: ' +
+      "ValidatingAdmissionPolicy 'nodenet-rollout-knobs' with binding 'nodenet-rollout-knobs' denied request: " +
+      'only spec.paused may be changed with the right to pause; the rollout knobs (updateLimit, maxFailures, timeouts, waves) need the group nodenet:rollout-admins';
+    for (const knob of ['{"updateLimit":"100%"}', '{"maxFailures":1000000}', '{"minSuccessTime":"0s"}'])
+      expect(
+        (
+          await c.kubectl(
+            ['patch', 'rolloutpolicy', 'default', '--type=merge', '-p', `{"spec":${knob}}`],
+            ops,
+          )
+        ).stderr.trim(),
+        knob,
+      ).toBe(refused);
+    expect((await plugin(['resume'])).code).toBe(0);
+    expect((await c.admin.rolloutPolicy.get('default')).spec).toEqual({ paused: false });
+    // A rollout admin may set a knob; the operator may still pause beside it, not remove it.
+    const admin = {
+      kubeconfig: c.dc.kubeconfigFor({ username: 'lead@example.com', groups: ['nodenet:rollout-admins'] }),
+    };
+    expect(
+      (
+        await c.kubectl(
+          ['patch', 'rolloutpolicy', 'default', '--type=merge', '-p', '{"spec":{"updateLimit":"2"}}'],
+          admin,
+        )
+      ).stderr,
+    ).toBe('');
+    expect((await plugin(['pause'])).code).toBe(0);
+    expect(
+      (
+        await c.kubectl(
+          [
+            'patch',
+            'rolloutpolicy',
+            'default',
+            '--type=json',
+            '-p',
+            '[{"op":"remove","path":"/spec/updateLimit"}]',
+          ],
+          ops,
+        )
+      ).stderr.trim(),
+    ).toBe(refused);
+    expect((await plugin(['resume'])).code).toBe(0);
+  }, 60_000);
 });
+
+/** A child process, asynchronously (the API server runs in this process): exit code and output. */
+function run(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { encoding: 'utf8' }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
