@@ -384,18 +384,11 @@ describe('deploy/ with authorization and admission on', () => {
         ['create', 'serviceaccount', 'lb', '-n', ns],
       ])
         expect((await c.kubectl(args)).stderr).toBe('');
-      const binding = {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: `${ns}-lb` },
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'ClusterRole',
-          name: 'nodenet-peering-author',
-        },
-        subjects: [{ kind: 'ServiceAccount', name: 'lb', namespace: ns }],
-      };
-      expect((await c.kubectl(['create', '-f', '-'], { input: JSON.stringify(binding) })).stderr).toBe('');
+      await bindClusterRole(`${ns}-lb`, 'nodenet-peering-author', {
+        kind: 'ServiceAccount',
+        name: 'lb',
+        namespace: ns,
+      });
       const token = await c.kubectl(['create', 'token', 'lb', '-n', ns]);
       return { kubeconfig: c.dc.kubeconfigFor({ token: token.stdout.trim() }) };
     };
@@ -489,21 +482,11 @@ describe('deploy/ with authorization and admission on', () => {
   }, 60_000);
 
   it('the right to pause is not the right to loosen the rollout: knobs need a rollout admin (issue #37)', async () => {
-    const bindUser = async (user: string): Promise<void> => {
-      const binding = {
-        apiVersion: 'rbac.authorization.k8s.io/v1',
-        kind: 'ClusterRoleBinding',
-        metadata: { name: `ops-${user.split('@')[0]}` },
-        roleRef: {
-          apiGroup: 'rbac.authorization.k8s.io',
-          kind: 'ClusterRole',
-          name: 'nodenet-rollout-operator',
-        },
-        subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
-      };
-      expect((await c.kubectl(['create', '-f', '-'], { input: JSON.stringify(binding) })).stderr).toBe('');
-    };
-    await bindUser('ops@example.com');
+    await bindClusterRole('ops', 'nodenet-rollout-operator', {
+      kind: 'User',
+      apiGroup: 'rbac.authorization.k8s.io',
+      name: 'ops@example.com',
+    });
     const ops = { kubeconfig: c.dc.kubeconfigFor({ username: 'ops@example.com' }) };
     // The plugin's fleet pause and resume work with exactly this right (create, then merge patch).
     const plugin = (args: string[]) =>
@@ -557,6 +540,18 @@ describe('deploy/ with authorization and admission on', () => {
     expect((await plugin(['resume'])).code).toBe(0);
   }, 60_000);
 });
+
+/** Binds a shipped ClusterRole to one subject, as the admin. */
+async function bindClusterRole(name: string, role: string, subject: Record<string, string>): Promise<void> {
+  const binding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [subject],
+  };
+  expect((await c.kubectl(['create', '-f', '-'], { input: JSON.stringify(binding) })).stderr).toBe('');
+}
 
 /** A child process, asynchronously (the API server runs in this process): exit code and output. */
 function run(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
