@@ -291,4 +291,16 @@ describe('BGPPeering status counts', () => {
     expect(counts.get('workloads')).toEqual({ nodes: 1, established: 1 });
     expect(counts.get('router')).toEqual({ nodes: 2, established: 2 });
   });
+
+  it("counts a peer once per node, however often one node's status lists it (issue #37)", () => {
+    const worker = nodeConfigSpec({ config, hash }, { role: 'worker', bgp: 'yes' });
+    const fake = Array.from({ length: 1500 }, () => session('vr.blue', '10.10.0.7'));
+    const spelled = [session('vr.red', '2001:db8::1'), session('vr.red', '2001:DB8:0::1')];
+    const outside = Array.from({ length: 50 }, (_, i) => session('vr.blue', `10.99.0.${i}`));
+    const counts = peeringCounts([
+      { spec: worker, status: { observed: { bgpSessions: [...fake, ...spelled, ...outside] } } },
+    ]);
+    expect(counts.get('workloads')).toEqual({ nodes: 1, established: 1 });
+    expect(counts.get('router')).toEqual({ nodes: 1, established: 1 });
+  });
 });
