@@ -54,4 +54,17 @@ describe('boundObserved', () => {
     expect(out.error).toBe('744 more BGP sessions not listed; 44 more VNIs not listed');
     expect(boundObserved({ bgpSummary: '1/1' })).toEqual({ bgpSummary: '1/1' });
   });
+
+  it('leaves out an entry whose names the CRD would refuse, so the rest is still written (issue #37)', () => {
+    const ok = { vrf: 'default', peer: '10.0.0.1', state: 'Idle (Admin)' };
+    const out = boundObserved({
+      bgpSessions: [
+        ok,
+        { vrf: 'default', peer: '<script>', state: 'Established' },
+        { ...ok, peer: 'x'.repeat(65) },
+      ],
+    });
+    expect(out.bgpSessions).toEqual([ok]);
+    expect(out.error).toBe('2 entries with names the status can not hold not listed');
+  });
 });

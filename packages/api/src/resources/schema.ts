@@ -9,6 +9,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   CIDR_PATTERN,
+  CONDITION_REASON_PATTERN,
+  CONDITION_TYPE_PATTERN,
   COMMUNITY_PATTERN,
   MAC_PATTERN,
   ROUTE_TARGET_PATTERN,
@@ -389,8 +391,21 @@ export const NodeConfigStatus = Type.Object({
   appliedRevisionNumber: Type.Optional(Type.Integer({ minimum: 1 })),
   /** Only with `configStatus: invalid`: why (see FAILURE_CAUSES). */
   failureCause: Type.Optional(StringEnum(FAILURE_CAUSES)),
-  message: Type.Optional(Type.String({ maxLength: L.MAX_MESSAGE_LENGTH })),
-  conditions: Type.Optional(Type.Array(Condition, { maxItems: L.MAX_CONDITIONS })),
+  // Bounded to what the agent writes (limits.ts): the status' largest size is part of the size budget.
+  message: Type.Optional(Type.String({ maxLength: L.MAX_AGENT_MESSAGE_LENGTH })),
+  conditions: Type.Optional(
+    Type.Array(
+      Type.Composite([
+        Type.Omit(Condition, ['type', 'reason', 'message']),
+        Type.Object({
+          type: Type.String({ maxLength: 64, pattern: CONDITION_TYPE_PATTERN }),
+          reason: Type.String({ maxLength: 128, pattern: CONDITION_REASON_PATTERN }),
+          message: Type.String({ maxLength: L.MAX_AGENT_MESSAGE_LENGTH }),
+        }),
+      ]),
+      { maxItems: L.MAX_NODE_CONFIG_CONDITIONS },
+    ),
+  ),
   /** The node's run-time state as FRR shows it; written only when it changes (agent, observed/). */
   observed: Type.Optional(ObservedState),
 });
