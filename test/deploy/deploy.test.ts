@@ -61,6 +61,25 @@ describe('deploy/', () => {
     ).toEqual(inDefault);
   });
 
+  it('binds metrics and health to the pod address, never every host interface (hostNetwork, issue #37)', () => {
+    const listens = [...byKind('DaemonSet'), ...byKind('Deployment')].flatMap((d) =>
+      d.spec!.template!.spec.containers.flatMap((c) =>
+        c.args.filter((a) => /^--(metrics|health)-addr=/.test(a)).map((a) => `${d.metadata.name} ${a}`),
+      ),
+    );
+    expect(listens.sort()).toEqual([
+      'nodenet-agent --health-addr=$(POD_IP):9463',
+      'nodenet-agent --metrics-addr=$(POD_IP):9462',
+      'nodenet-configurator --health-addr=$(POD_IP):9465',
+      'nodenet-configurator --metrics-addr=$(POD_IP):9464',
+    ]);
+    for (const d of [...byKind('DaemonSet'), ...byKind('Deployment')])
+      expect(d.spec!.template!.spec.containers[0]!.env, d.metadata.name).toContainEqual({
+        name: 'POD_IP',
+        valueFrom: { fieldRef: { fieldPath: 'status.podIP' } },
+      });
+  });
+
   it('passes the agent arguments it accepts', () => {
     const container = byKind('DaemonSet')[0]!.spec!.template!.spec.containers[0]!;
     const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? '10.0.0.7']));
