@@ -5,7 +5,7 @@
  * `MAX_MESSAGE_BYTES` with a marker that says how much was left out; lists to `MAX_OBSERVED_ITEMS`.
  * The caller logs the whole text (the log is where a person reads the rest).
  */
-import { isObservedWord, MAX_OBSERVED_ITEMS, type ObservedState } from '@nodenet/api';
+import { escapeControls, isObservedWord, MAX_OBSERVED_ITEMS, type ObservedState } from '@nodenet/api';
 
 /** Longest message the agent writes (status, conditions, Events, rejected.json), in UTF-8 bytes. */
 export const MAX_MESSAGE_BYTES = 2048;
@@ -16,7 +16,10 @@ export { MAX_OBSERVED_ITEMS };
  * `text` when it fits in `maxBytes` (UTF-8); otherwise its start, cut on a character boundary, and a
  * marker `… [N more bytes]` so that the whole result fits in `maxBytes`.
  */
-export function boundText(text: string, maxBytes = MAX_MESSAGE_BYTES): string {
+export function boundText(raw: string, maxBytes = MAX_MESSAGE_BYTES): string {
+  // Controls (a terminal escape in an FRR error, a bidi override) are written escaped: whoever
+  // prints the status later sees them, they do not act (issue #37).
+  const text = escapeControls(raw, true);
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes <= maxBytes) return text;
   const buf = Buffer.from(text, 'utf8');

@@ -36,6 +36,12 @@ describe('boundText', () => {
   });
 });
 
+describe('boundText escapes controls (issue #37)', () => {
+  it('writes a terminal escape or a bidi override from FRR visibly, keeping newlines', () => {
+    expect(boundText('vtysh: \x1b[2J\u202eoops\nline 2')).toBe('vtysh: \\x1b[2J\\u{202e}oops\nline 2');
+  });
+});
+
 describe('boundObserved', () => {
   it('lists at most the bound of sessions and VNIs and says how many were left out', () => {
     const observed: ObservedState = {

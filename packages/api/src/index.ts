@@ -5,6 +5,7 @@
 // names/: names nodenet gives in Kubernetes and on the host
 export * from './names/kubernetes.js';
 export * from './names/devices.js';
+export * from './names/terminal-text.js';
 
 // grammar/: what a field accepts
 export * from './grammar/patterns.js';
