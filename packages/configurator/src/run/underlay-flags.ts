@@ -5,10 +5,10 @@
  * change them. The nodes' own addresses come from their Node status, not from here.
  */
 import type { Command } from 'commander';
-import { checkNetworkPrefix, normalizePrefix, OptionError, type UnderlayContext } from '@nodenet/api';
+import { checkNetworkPrefix, normalizePrefix, OptionError } from '@nodenet/api';
+import type { SiteUnderlay } from '../build/index.js';
 
-/** The site-wide part of the peering guards (UnderlayContext without the node addresses). */
-export type SiteUnderlay = Omit<UnderlayContext, 'nodeAddresses'>;
+export type { SiteUnderlay };
 
 export interface RawUnderlayOptions {
   underlayCidr?: string;
