@@ -6,12 +6,18 @@
 import { Kind, Type, type Static, type TUnsafe } from '@sinclair/typebox';
 import {
   MAX_AGENT_MESSAGE_LENGTH,
+  MAX_NODE_CONFIG_CONDITIONS,
   MAX_OBSERVED_ITEMS,
   MAX_OBSERVED_WORD_LENGTH,
   MAX_TIMESTAMP_LENGTH,
   MAX_WORD_LENGTH,
 } from '../grammar/limits.js';
-import { OBSERVED_WORD_PATTERN } from '../grammar/patterns.js';
+import {
+  CONDITION_REASON_PATTERN,
+  CONDITION_TYPE_PATTERN,
+  OBSERVED_WORD_PATTERN,
+} from '../grammar/patterns.js';
+import { Condition } from './common.js';
 
 /** A word the agent writes (limits.ts): bounded, and stored by JSON byte for byte. */
 const Word = (description?: string) =>
@@ -82,3 +88,16 @@ export const ObservedState = Type.Object({
   ),
 });
 export type ObservedState = Static<typeof ObservedState>;
+
+/** A NodeConfig's conditions as the agent writes them (bounded: part of the size budget, issue #37). */
+export const AgentConditions = Type.Array(
+  Type.Composite([
+    Type.Omit(Condition, ['type', 'reason', 'message']),
+    Type.Object({
+      type: Type.String({ maxLength: 64, pattern: CONDITION_TYPE_PATTERN }),
+      reason: Type.String({ maxLength: 128, pattern: CONDITION_REASON_PATTERN }),
+      message: Type.String({ maxLength: MAX_AGENT_MESSAGE_LENGTH }),
+    }),
+  ]),
+  { maxItems: MAX_NODE_CONFIG_CONDITIONS },
+);

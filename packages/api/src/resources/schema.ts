@@ -9,8 +9,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
   CIDR_PATTERN,
-  CONDITION_REASON_PATTERN,
-  CONDITION_TYPE_PATTERN,
   COMMUNITY_PATTERN,
   MAC_PATTERN,
   ROUTE_TARGET_PATTERN,
@@ -24,7 +22,7 @@ export const MTU_MIN = 1000;
 export const MTU_MAX = 9000;
 export const VNI_MAX = 16_777_215;
 import { VRF_TABLE_RANGE } from '../names/kubernetes.js';
-import { ObservedState } from './observed.js';
+import { AgentConditions, ObservedState } from './observed.js';
 import { LoopbackAddress, Loopbacks, NodeLoopbackAddress, StaticRoutes } from './vrf-extras.js';
 import { PrefixItem } from './prefix-item.js';
 import { BgpPeeringEntry, NodeBgpPeeringEntry } from './bgp-peering.js';
@@ -393,19 +391,7 @@ export const NodeConfigStatus = Type.Object({
   failureCause: Type.Optional(StringEnum(FAILURE_CAUSES)),
   // Bounded to what the agent writes (limits.ts): the status' largest size is part of the size budget.
   message: Type.Optional(Type.String({ maxLength: L.MAX_AGENT_MESSAGE_LENGTH })),
-  conditions: Type.Optional(
-    Type.Array(
-      Type.Composite([
-        Type.Omit(Condition, ['type', 'reason', 'message']),
-        Type.Object({
-          type: Type.String({ maxLength: 64, pattern: CONDITION_TYPE_PATTERN }),
-          reason: Type.String({ maxLength: 128, pattern: CONDITION_REASON_PATTERN }),
-          message: Type.String({ maxLength: L.MAX_AGENT_MESSAGE_LENGTH }),
-        }),
-      ]),
-      { maxItems: L.MAX_NODE_CONFIG_CONDITIONS },
-    ),
-  ),
+  conditions: Type.Optional(AgentConditions),
   /** The node's run-time state as FRR shows it; written only when it changes (agent, observed/). */
   observed: Type.Optional(ObservedState),
 });
