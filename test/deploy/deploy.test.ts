@@ -40,7 +40,13 @@ describe('deploy/', () => {
       byKind('ClusterRole')
         .map((d) => d.metadata.name)
         .sort(),
-    ).toEqual(['nodenet-agent', 'nodenet-configurator']);
+    ).toEqual([
+      'nodenet-agent',
+      'nodenet-configurator',
+      'nodenet-network-admin',
+      'nodenet-peering-author',
+      'nodenet-rollout-operator',
+    ]);
     // Everything namespaced is in nodenet-system, but the agent's Events Role and binding: Events
     // about cluster-scoped objects (its NodeConfig, its Node) must be in `default`.
     const inDefault = ['Role nodenet-agent-events', 'RoleBinding nodenet-agent-events'];
@@ -53,6 +59,25 @@ describe('deploy/', () => {
     expect(
       docs.filter((d) => d.metadata.namespace === 'default').map((d) => `${d.kind} ${d.metadata.name}`),
     ).toEqual(inDefault);
+  });
+
+  it('binds metrics and health to the pod address, never every host interface (hostNetwork, issue #37)', () => {
+    const listens = [...byKind('DaemonSet'), ...byKind('Deployment')].flatMap((d) =>
+      d.spec!.template!.spec.containers.flatMap((c) =>
+        c.args.filter((a) => /^--(metrics|health)-addr=/.test(a)).map((a) => `${d.metadata.name} ${a}`),
+      ),
+    );
+    expect(listens.sort()).toEqual([
+      'nodenet-agent --health-addr=$(POD_IP):9463',
+      'nodenet-agent --metrics-addr=$(POD_IP):9462',
+      'nodenet-configurator --health-addr=$(POD_IP):9465',
+      'nodenet-configurator --metrics-addr=$(POD_IP):9464',
+    ]);
+    for (const d of [...byKind('DaemonSet'), ...byKind('Deployment')])
+      expect(d.spec!.template!.spec.containers[0]!.env, d.metadata.name).toContainEqual({
+        name: 'POD_IP',
+        valueFrom: { fieldRef: { fieldPath: 'status.podIP' } },
+      });
   });
 
   it('passes the agent arguments it accepts', () => {

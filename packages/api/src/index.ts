@@ -5,6 +5,7 @@
 // names/: names nodenet gives in Kubernetes and on the host
 export * from './names/kubernetes.js';
 export * from './names/devices.js';
+export * from './names/terminal-text.js';
 
 // grammar/: what a field accepts
 export * from './grammar/patterns.js';
@@ -25,6 +26,7 @@ export {
 export * from './resources/schema.js';
 export * from './resources/vrf-extras.js';
 export * from './resources/bgp-peering.js';
+export * from './resources/peering-policy.js';
 export * from './resources/rollout-policy.js';
 export * from './resources/observed.js';
 export * from './resources/objects.js';
@@ -33,7 +35,9 @@ export * from './resources/crd.js';
 // validation/: the configurator's own checks of the inputs
 export {
   ValidationError,
+  nodeAddressesOf,
   validateInputs,
+  type UnderlayContext,
   type Problem,
   type ValidationContext,
 } from './validation/validate.js';

@@ -21,7 +21,8 @@ import {
 } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
-import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './policy/fleet-policy.js';
+import { effectivePolicy, findRolloutPolicy } from './policy/fleet-policy.js';
+import { writeRolloutPolicyStatus, type PolicyStatusContext } from './policy/policy-status-write.js';
 import type { Metrics } from './run/metrics.js';
 import { IncrementalPlanner, nodeSpecHash, specContentHash, type Plan } from './rollout/index.js';
 import type { Policy } from './policy/policy.js';
@@ -29,18 +30,19 @@ import {
   BuildSchedule,
   CreationOrder,
   DEFAULT_BUILD_TIMING,
-  loopbackNodes,
+  nodeFacts,
   RevisionBuilder,
   revisionBuildKey,
   writePeeringStatuses,
   writeRevisionDisruption,
   type BuildTiming,
+  type SiteUnderlay,
   type SizeBudget,
 } from './build/index.js';
 import { NodeSpecCache } from './nodes/node-specs.js';
 import { RowLabelGate } from './nodes/row-label-gate.js';
 import { WritePace } from './pace/write-pace.js';
-import { managedNodeLabels, NodeInfoList, sameLabels } from './nodes/node-info.js';
+import { NodeInfoList, sameBuildFacts } from './nodes/node-info.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
 
@@ -68,6 +70,8 @@ export interface ControllerOptions {
   buildTiming?: Partial<BuildTiming>;
   /** Limits a revision must stay within (budget.ts); default DEFAULT_BUDGET. */
   budget?: SizeBudget;
+  /** The site's underlay settings (--underlay-cidr, --allow-default-*; node addresses: from Nodes). */
+  underlay?: SiteUnderlay;
 }
 
 type Informers = {
@@ -168,8 +172,8 @@ export class Controller {
         )
           this.buildSchedule.changed();
         // Node labels decide the inputs' Selected condition (outcome.ts) and the loopback addresses
-        // (loopback-step.ts: a node added, deleted or relabelled); heartbeats do not.
-        if (name === 'node' && !(e.type === 'update' && e.old && sameLabels(e.old, e.object)))
+        // (loopback-step.ts), its addresses the peering guards (node-facts.ts); heartbeats do not.
+        if (name === 'node' && !(e.type === 'update' && e.old && sameBuildFacts(e.old, e.object)))
           this.buildSchedule.changed();
         this.schedule();
       });
@@ -270,7 +274,12 @@ export class Controller {
     });
     this.lastPlan = p;
     let failed = await this.execute(p, now, mono);
-    if (rp && this.isLeader()) failed += await this.writeRolloutPolicyStatus(rp, p, fleet.problems, now);
+    if (rp && this.isLeader())
+      failed += await writeRolloutPolicyStatus(this.policyStatus, rp, {
+        plan: p,
+        problems: fleet.problems,
+        now,
+      });
     if (this.isLeader()) {
       const peerings = { client: this.opts.clients.bgpPeering, informer: this.informers.bgpPeering };
       failed += await writePeeringStatuses({ ...peerings, log: this.log }, nodeConfigs);
@@ -313,10 +322,9 @@ export class Controller {
       );
       const out = await this.builder.run(now, {
         ...(this.opts.budget ? { budget: this.opts.budget } : {}),
-        nodes: loopbackNodes(nodes, policy.nodeSelector),
+        ...nodeFacts(nodes, policy, this.opts.underlay),
         recency: (o) => this.buildSchedule.recency(o),
         createdOrder: (o) => this.creationOrder.of(o),
-        nodeLabels: managedNodeLabels(nodes, policy),
       });
       done = out.done;
     } catch (err) {
@@ -325,30 +333,8 @@ export class Controller {
     return this.buildSchedule.finished(token, done, performance.now());
   }
 
-  /** Where the rollout stands, on the RolloutPolicy `default` (fleet-policy.ts); 1 on a failed write. */
-  private async writeRolloutPolicyStatus(
-    rp: RolloutPolicy,
-    p: Plan,
-    problems: string[],
-    now: number,
-  ): Promise<number> {
-    const status = rolloutPolicyStatus(rp, {
-      plan: p,
-      revisions: this.informers.revision.list(),
-      problems,
-      now,
-    });
-    const key = `RolloutPolicy ${rp.metadata.name}`;
-    if (!status || !this.pace.status.dueOne(key, rp.status, status, performance.now())) return 0;
-    try {
-      this.informers.rolloutPolicy.mutated(
-        await this.opts.clients.rolloutPolicy.updateStatus({ ...rp, status }),
-      );
-      return 0;
-    } catch (err) {
-      this.log.warn({ err: errText(err) }, 'could not write RolloutPolicy status; will look again');
-      return 1;
-    }
+  private get policyStatus(): PolicyStatusContext {
+    return { clients: this.opts.clients, informers: this.informers, pace: this.pace, log: this.log };
   }
 
   /** Carries out a plan through the executors (execute.ts); returns the number of failed writes. */

@@ -20,6 +20,7 @@ import type {
   VrfEntry,
 } from '../resources/schema.js';
 import type { Loopback, StaticRoute } from '../resources/vrf-extras.js';
+import type { PeeringPolicy } from '../resources/peering-policy.js';
 
 const byName = <T extends { name: string }>(a: T, b: T): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -60,6 +61,7 @@ function vrfEntry(o: VRFRouteConfiguration): VrfEntry {
     ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector)
       ? { nodeSelector: s.nodeSelector }
       : {}),
+    ...(s.peering !== undefined && !isEmptyPolicy(s.peering) ? { peering: peeringPolicy(s.peering) } : {}),
     ...(s.routeTarget !== undefined ? { routeTarget: s.routeTarget } : {}),
     seq: s.seq,
     ...((s.staticRoutes ?? []).length > 0 ? { staticRoutes: mergedStaticRoutes(s.staticRoutes ?? []) } : {}),
@@ -82,10 +84,19 @@ function layer2Entry(o: Layer2NetworkConfiguration): Layer2Entry {
     ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector)
       ? { nodeSelector: s.nodeSelector }
       : {}),
+    ...(s.peering !== undefined && !isEmptyPolicy(s.peering) ? { peering: peeringPolicy(s.peering) } : {}),
     vni: s.vni,
     ...(s.vrf !== undefined ? { vrf: s.vrf } : {}),
   };
 }
+
+/** Only what is allowed, keys sorted: a `false` or an empty list says the same as an absent field. */
+const peeringPolicy = (p: PeeringPolicy): PeeringPolicy => ({
+  ...((p.admit ?? []).length > 0 ? { admit: [...new Set(p.admit)].sort() } : {}),
+  ...(p.defaultRoute === true ? { defaultRoute: true } : {}),
+  ...(p.defaultVrf === true ? { defaultVrf: true } : {}),
+});
+const isEmptyPolicy = (p: PeeringPolicy): boolean => Object.keys(peeringPolicy(p)).length === 0;
 
 /**
  * Entries merged from objects of the API server, by their spec: an object with the same uid and

@@ -14,7 +14,13 @@ import { entryOf, heldSuspects, type HeldSuspect, type SuspectRef } from './susp
 import { mergeInputs } from '../config/merge.js';
 import type { InputObject, Inputs, NetworkConfigRevision } from '../resources/objects.js';
 import type { NetworkConfig } from '../resources/schema.js';
-import { inForceKeys, validateInputs, type Problem, type ValidationContext } from '../validation/validate.js';
+import {
+  inForceKeys,
+  validateInputs,
+  type Problem,
+  type UnderlayContext,
+  type ValidationContext,
+} from '../validation/validate.js';
 
 export interface EffectiveInputs {
   /** The set to build from: accepted objects plus held-back in-force entries; undefined when blocked. */
@@ -36,6 +42,8 @@ export interface HeldBackOptions {
   refusedFirst?: readonly Problem[];
   /** Ties of creation time, broken by the order the caller saw objects created (ValidationContext). */
   createdOrder?: ValidationContext['createdOrder'];
+  /** The nodes' addresses and the site's underlay settings (validation/underlay-guards.ts). */
+  underlay?: UnderlayContext;
 }
 
 export function effectiveInputs(
@@ -47,6 +55,7 @@ export function effectiveInputs(
   const context: ValidationContext = {
     ...(inForce ? { inForce: inForceKeys(inForce) } : {}),
     ...(options.createdOrder ? { createdOrder: options.createdOrder } : {}),
+    ...(options.underlay ? { underlay: options.underlay } : {}),
   };
   const refused = new Map<string, Problem[]>();
   const problems: Problem[] = [];
@@ -129,7 +138,7 @@ export interface InputsToBuild {
 export function inputsToBuild(
   inputs: Inputs,
   revisions: readonly NetworkConfigRevision[],
-  options: Pick<HeldBackOptions, 'refusedFirst' | 'createdOrder'> = {},
+  options: Pick<HeldBackOptions, 'refusedFirst' | 'createdOrder' | 'underlay'> = {},
 ): InputsToBuild {
   const inForce = [...revisions]
     .sort((a, b) => b.spec.number - a.spec.number)

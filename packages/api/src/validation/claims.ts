@@ -19,6 +19,7 @@ import { PrefixIndex } from './prefix-index.js';
 import { layer2DeviceNames, vrfDeviceNames } from './object-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 import { VRF_REACH_RULES } from './vrf-reach.js';
+import type { UnderlayContext } from './underlay-guards.js';
 
 export interface ValidationContext {
   /**
@@ -38,6 +39,11 @@ export interface ValidationContext {
    * name.
    */
   createdOrder?: (o: InputObject) => bigint | undefined;
+  /**
+   * The nodes' addresses and the site's underlay settings (underlay-guards.ts). Absent: no node
+   * addresses known, no underlay prefix, the default VRF closed to peerings.
+   */
+  underlay?: UnderlayContext;
 }
 
 export interface ClaimInputs {

@@ -22,6 +22,8 @@ import {
 } from '../resources/schema.js';
 import { BGPPeeringSpec } from '../resources/bgp-peering.js';
 import { PEERING_RULES, peeringClaims } from './bgp-peering-rules.js';
+import { underlayGuards } from './underlay-guards.js';
+import { peeringOwners } from './peering-owners.js';
 import { blameOrder, checkClaims, objectKey, type ValidationContext } from './claims.js';
 import { LAYER2_RULES, TABLE_RULES, VRF_RULES, type ObjectRule } from './object-rules.js';
 import type { Problem } from './problem.js';
@@ -29,6 +31,7 @@ import { checkSchema } from './schema-check.js';
 
 export { ValidationError, type Problem } from './problem.js';
 export { blameOrder, vrfTableCapacity, type ValidationContext } from './claims.js';
+export { nodeAddressesOf, type UnderlayContext } from './underlay-guards.js';
 
 /**
  * Validates every input object and the set as a whole; returns all problems, in a stable order
@@ -58,9 +61,10 @@ export function validateInputs(inputs: Inputs, context: ValidationContext = {}):
   const peerings = checked(blameOrder(inputs.bgpPeering ?? [], context), PEERING_CHECK);
   for (const { verdict } of peerings) problems.push(...verdict.schema);
   for (const { verdict } of peerings) problems.push(...verdict.rules);
-  problems.push(
-    ...peeringClaims({ peerings: wellFormed(peerings), layer2: inputs.layer2, definedVrfs, vrfs: okVrfs }),
-  );
+  const okPeerings = wellFormed(peerings);
+  problems.push(...peeringClaims({ peerings: okPeerings, layer2: inputs.layer2, definedVrfs, vrfs: okVrfs }));
+  problems.push(...peeringOwners(okPeerings, okL2s, okVrfs));
+  problems.push(...underlayGuards(okPeerings, okL2s, context.underlay ?? {}));
   return problems;
 }
 

@@ -6,6 +6,7 @@ import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/
 import { Command, Option } from 'commander';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { machine, parseOutputFormat, type OutputFormat } from '../views/format.js';
+import { escapeControls } from '@nodenet/api';
 
 export interface Io {
   stdout: { write(s: string): unknown; isTTY?: boolean };
@@ -63,7 +64,8 @@ export function newSession(io: Io): { session: Session; close: () => void; code:
     format,
     print: (o, data, human) => {
       const f = format(o);
-      io.stdout.write(f === 'table' ? human() : machine(data, f));
+      // Every text for a terminal: controls from the server's strings escaped (tables escape newlines too).
+      io.stdout.write(f === 'table' ? escapeControls(human(), true) : machine(data, f));
     },
     exit: (c) => {
       code = c;

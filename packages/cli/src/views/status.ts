@@ -3,7 +3,7 @@
  * revision's status, which the configurator derives from every NodeConfig; node details come from
  * the NodeConfigs themselves.
  */
-import { findCondition, labelOf, RETRY_ANNOTATION } from '@nodenet/api';
+import { escapeControls, findCondition, labelOf, RETRY_ANNOTATION } from '@nodenet/api';
 import type { FailedNode, RevisionDisruption } from '@nodenet/api';
 import { countsText } from '@nodenet/agent/host-plan';
 import { EXIT, type ExitCode } from '../exit-codes.js';
@@ -110,7 +110,7 @@ function reasonsOf(rev: Revision, phase: Phase, fleetPaused: boolean): string[] 
   const reasons: string[] = [];
   for (const type of ['Invalid', 'Aborted', 'Paused', 'RetryRequested', 'Degraded']) {
     const c = findCondition(rev.status?.conditions, type);
-    if (c?.status === 'True') reasons.push(`${type} (${c.reason}): ${c.message}`);
+    if (c?.status === 'True') reasons.push(`${type} (${c.reason}): ${escapeControls(c.message)}`);
   }
   if (phase === 'Paused' && !reasons.some((r) => r.startsWith('Paused')))
     reasons.push(

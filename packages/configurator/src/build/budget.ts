@@ -11,6 +11,7 @@
  * Both are overridable per site (`--max-revision-bytes`, `--max-frr-lines`).
  */
 import { MAX_ANYCAST_GATEWAYS, type NetworkConfig, type VrfEntry } from '@nodenet/api';
+import { NODE_CONFIG_STATUS_MAX_BYTES } from './status-room.js';
 
 export interface SizeBudget {
   /** Largest JSON size in bytes of a revision's `spec.config`. */
@@ -24,8 +25,13 @@ export const ETCD_OBJECT_LIMIT = 1_572_864;
 /** Room in a revision for what is not `spec.config`: metadata, changedInputs, the status. */
 export const REVISION_HEADROOM = 64 * 1024;
 
+/**
+ * The config's default budget: the object limit less the headroom and less the largest status an
+ * agent can write into a NodeConfig (status-room.ts), which carries a subset of the same config:
+ * spec + status always fit, whatever one agent reports (issue #37).
+ */
 export const DEFAULT_BUDGET: SizeBudget = {
-  maxConfigBytes: ETCD_OBJECT_LIMIT - REVISION_HEADROOM,
+  maxConfigBytes: ETCD_OBJECT_LIMIT - REVISION_HEADROOM - NODE_CONFIG_STATUS_MAX_BYTES,
   maxFrrLines: 20_000,
 };
 

@@ -16,6 +16,7 @@ import {
   type InputObject,
   type Inputs,
   type NetworkConfig,
+  type UnderlayContext,
   type Problem,
 } from '@nodenet/api';
 import { budgetExcess, describeExcess, frrLines, type BudgetExcess, type SizeBudget } from './budget.js';
@@ -38,6 +39,8 @@ export interface FitOptions {
   suspects?: ReadonlyMap<string, HeldSuspect>;
   /** Creation order within a second, for the blame rule (creation-order.ts). */
   createdOrder?: (o: InputObject) => bigint | undefined;
+  /** The nodes' addresses and the site's underlay settings, for validation (issue #37). */
+  underlay?: UnderlayContext;
 }
 
 const entryOf = (o: InputObject): unknown => {
@@ -124,6 +127,7 @@ export function fitBudget(
       refusedFirst: refusedForSize,
       suspects: opts.suspects,
       ...(opts.createdOrder ? { createdOrder: opts.createdOrder } : {}),
+      ...(opts.underlay ? { underlay: opts.underlay } : {}),
     });
   }
   return { effective };

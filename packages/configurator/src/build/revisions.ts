@@ -17,6 +17,7 @@ import {
   type NetworkConfigRevision,
   type Problem,
   shortHash,
+  type UnderlayContext,
 } from '@nodenet/api';
 import { rfc3339 } from '@nodenet/api';
 import { budgetExcess, DEFAULT_BUDGET, describeExcess, type SizeBudget } from './budget.js';
@@ -65,6 +66,8 @@ export interface BuildOptions {
   nodeLabels?: readonly Readonly<Record<string, string>>[];
   /** The Nodes that get loopback addresses (loopback-step.ts); without them, none are allocated. */
   nodes?: readonly AllocationNode[];
+  /** The nodes' addresses and the site's underlay settings: the peering guards (issue #37). */
+  underlay?: UnderlayContext;
 }
 
 export function buildRevision(
@@ -76,10 +79,13 @@ export function buildRevision(
   // Claims go first to the objects of the revision in force (the validation's blame rule), a
   // refused input contributes its generation in force, and the suspects of an invalidated revision
   // are held back too (@nodenet/api held-back.ts, the rule the plugin's preview shows).
-  const createdOrder = opts.createdOrder ? { createdOrder: opts.createdOrder } : {};
-  const { inForce, suspects, effective: first } = inputsToBuild(inputs, revisions, createdOrder);
+  const extra = {
+    ...(opts.createdOrder ? { createdOrder: opts.createdOrder } : {}),
+    ...(opts.underlay ? { underlay: opts.underlay } : {}),
+  };
+  const { inForce, suspects, effective: first } = inputsToBuild(inputs, revisions, extra);
   const fitted = fitBudget(inputs, inForce?.spec.config, first, {
-    ...createdOrder,
+    ...extra,
     budget: opts.budget ?? DEFAULT_BUDGET,
     recency: opts.recency ?? (() => 0),
     carried: (o) => carried(o, revisions),

@@ -5,7 +5,14 @@
  * is copied into a revision's status is bounded, so the invalidation write can never be refused for
  * its size whatever an agent wrote into its message.
  */
-import { entryOf, parseRef, sameEntry, type FailedNode, type NetworkConfigRevision } from '@nodenet/api';
+import {
+  entryOf,
+  escapeControls,
+  parseRef,
+  sameEntry,
+  type FailedNode,
+  type NetworkConfigRevision,
+} from '@nodenet/api';
 
 /** Nodes listed in a revision's failedNodes / degradedNodes (the rest is counted). */
 export const MAX_LISTED_NODES = 20;
@@ -15,10 +22,12 @@ export const MAX_MESSAGE_CHARS = 300;
 /** The first line of a message, cut to MAX_MESSAGE_CHARS with a marker saying how much was left out. */
 export function boundedMessage(message: string): string {
   const nl = message.indexOf('\n');
-  const first = nl >= 0 ? message.slice(0, nl) : message;
-  const dropped = message.length - first.length;
+  const raw = nl >= 0 ? message.slice(0, nl) : message;
+  const dropped = message.length - raw.length;
+  // An agent's text, copied: its controls escaped (issue #37).
+  const first = escapeControls(raw);
   if (first.length <= MAX_MESSAGE_CHARS) return dropped > 0 ? `${first} (+${dropped} chars)` : first;
-  return `${first.slice(0, MAX_MESSAGE_CHARS)}… (+${message.length - MAX_MESSAGE_CHARS} chars)`;
+  return `${first.slice(0, MAX_MESSAGE_CHARS)}… (+${first.length + dropped - MAX_MESSAGE_CHARS} chars)`;
 }
 
 export const boundedNode = (f: FailedNode): FailedNode => ({ ...f, message: boundedMessage(f.message) });
