@@ -4,6 +4,7 @@
  * its caches warm so that it can take over at once.
  */
 import {
+  type AgentConfiguration,
   type BGPPeering,
   type Inputs,
   type NetworkConfigRevision,
@@ -48,6 +49,9 @@ export { ASSIGNED_BY_ANNOTATION } from './nodes/node-config.js';
 
 export const COMPONENT = 'nodenet-configurator';
 
+/** The informers of the input kinds: an event of theirs is a reason to build. */
+const INPUT_INFORMERS = new Set(['vrf', 'layer2', 'routingTable', 'bgpPeering', 'agentConfiguration']);
+
 export interface ControllerOptions {
   clients: Clients;
   policy: Policy;
@@ -75,6 +79,7 @@ type Informers = {
   layer2: Informer<Inputs['layer2'][number]>;
   routingTable: Informer<Inputs['routingTable'][number]>;
   bgpPeering: Informer<BGPPeering>;
+  agentConfiguration: Informer<AgentConfiguration>;
   revision: Informer<NetworkConfigRevision>;
   nodeConfig: Informer<NodeConfig>;
   rolloutPolicy: Informer<RolloutPolicy>;
@@ -114,6 +119,7 @@ export class Controller {
       layer2: new Informer(c.layer2, { resyncMs: resync }),
       routingTable: new Informer(c.routingTable, { resyncMs: resync }),
       bgpPeering: new Informer(c.bgpPeering, { resyncMs: resync }),
+      agentConfiguration: new Informer(c.agentConfiguration, { resyncMs: resync }),
       revision: new Informer(c.revision, { resyncMs: resync }),
       // One summary per node, not its whole configuration (node-config-summary.ts).
       nodeConfig: new Informer(c.nodeConfig, {
@@ -156,7 +162,7 @@ export class Controller {
     ][]) {
       inf.on((e) => {
         if (e.type === 'resync') return this.schedule();
-        if (name === 'vrf' || name === 'layer2' || name === 'routingTable' || name === 'bgpPeering') {
+        if (INPUT_INFORMERS.has(name)) {
           this.creationOrder.note(e);
           this.buildSchedule.inputEvent(e, performance.now());
         }

@@ -36,6 +36,9 @@ export async function applySpec(
     { revision, previous: state.applied?.revision, assignedAt: desired.assignedAt },
     'applying new config',
   );
+  // The checks of the config being applied, baseline included (a check it adds that fails already
+  // is reported, not held against it); a failure selects the restored config's again (fail()).
+  ports.selectHealth(desired.spec);
   const baseline = await ports.runHealth();
   // Read before anything changes: which FRR file a restore that cannot render may put back.
   const frrFile = await ports.drivers.frr.fileHash().catch(() => undefined);
@@ -176,6 +179,7 @@ async function fail(
     { revision, step: failure.step, err: failure.cause ?? failure.message },
     `${STEP_LABEL[failure.step]} failed; restoring`,
   );
+  ports.selectHealth(state.applied?.spec);
   const end = await restoreAndReport(
     ports,
     state,

@@ -73,6 +73,8 @@ export interface HostDrivers {
 /** Runs the configured checks; `HealthChecker` implements it. Must not reject (a failed probe is a result). */
 export interface HealthRunner {
   run(): Promise<CheckResult[]>;
+  /** From now on, the checks `spec` carries (its AgentConfiguration's; SpecHealthChecks); absent: one set. */
+  select?(spec: NodeConfigSpec | undefined): void;
 }
 
 export interface Clock {

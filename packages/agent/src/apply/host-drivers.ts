@@ -52,9 +52,7 @@ export function hostDrivers(
         await order.afterReload();
         return { changed: r.changed, ...(isEmptyDrift(r.drift) ? {} : { drift: describeDrift(r.drift) }) };
       },
-      removeAll: async () => ({
-        changed: (await frr.applySpec({ vrf: [], routingTable: [] }, { force: true })).changed,
-      }),
+      removeAll: async () => ({ changed: (await frr.apply(frr.renderEmpty(), { force: true })).changed }),
       fileHash: () => configFileHash(frr),
       restoreFile: async (before) => {
         const done = await restoreFileBefore(frr, before);

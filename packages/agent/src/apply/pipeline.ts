@@ -51,7 +51,9 @@ export class Pipeline {
   }
 
   private async startNow(): Promise<StartOutcome> {
-    return this.take(await startUp(this.ports, this.state));
+    const outcome = this.take(await startUp(this.ports, this.state));
+    this.ports.selectHealth(this.state.applied?.spec);
+    return outcome;
   }
 
   private async reconcileNow(desired: DesiredConfig): Promise<ReconcileOutcome> {

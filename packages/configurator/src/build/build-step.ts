@@ -5,6 +5,7 @@
  */
 import {
   findCondition,
+  type AgentConfiguration,
   type BGPPeering,
   type InputObject,
   type Inputs,
@@ -35,6 +36,7 @@ export interface BuildContext {
     layer2: Informer<Inputs['layer2'][number]>;
     routingTable: Informer<Inputs['routingTable'][number]>;
     bgpPeering: Informer<BGPPeering>;
+    agentConfiguration: Informer<AgentConfiguration>;
     revision: Informer<NetworkConfigRevision>;
   };
   isLeader: () => boolean;
@@ -86,6 +88,7 @@ export class RevisionBuilder {
       layer2: this.ctx.informers.layer2.list(),
       routingTable: this.ctx.informers.routingTable.list(),
       bgpPeering: this.ctx.informers.bgpPeering.list(),
+      agentConfiguration: this.ctx.informers.agentConfiguration.list(),
     };
     const result = buildRevision(inputs, this.ctx.informers.revision.list(), now, opts);
     // Blocked inputs (some invalid): the last valid configuration stays in force (invariant 3).
@@ -224,7 +227,7 @@ const errText = (err: unknown): string =>
   err instanceof KubeApiError || err instanceof Error ? err.message : String(err);
 
 /** The key of an input's kind among the clients and informers (one name per kind). */
-function inputKey(o: InputObject): 'vrf' | 'layer2' | 'bgpPeering' | 'routingTable' {
+function inputKey(o: InputObject): 'vrf' | 'layer2' | 'bgpPeering' | 'routingTable' | 'agentConfiguration' {
   switch (o.kind) {
     case 'VRFRouteConfiguration':
       return 'vrf';
@@ -234,5 +237,7 @@ function inputKey(o: InputObject): 'vrf' | 'layer2' | 'bgpPeering' | 'routingTab
       return 'bgpPeering';
     case 'RoutingTable':
       return 'routingTable';
+    case 'AgentConfiguration':
+      return 'agentConfiguration';
   }
 }
