@@ -100,7 +100,7 @@ async function toHost(
 ): Promise<{ saved: AppliedCheckpoint; verdict: HealthVerdict }> {
   const { pending, progress, baseline } = attempt;
   const { spec } = attempt.desired;
-  const { operations } = await runStep('netlink', () => ports.drivers.netlink.apply(spec));
+  const { operations, rendering } = await runStep('netlink', () => ports.drivers.netlink.apply(spec));
   ports.fault('after-netlink');
   const { changed } = await runStep('frr', () => ports.drivers.frr.apply(spec));
   ports.fault('after-frr');
@@ -117,7 +117,14 @@ async function toHost(
     if (ports.confirm.windowMs > 0) await markConfirming(ports, pending);
     await confirmApplied(ports, progress, baseline);
   } else ports.log.info({ revision: spec.revision }, 'host unchanged by this revision; no confirm window');
-  const saved = await runStep('checkpoint', () => ports.checkpoints.saveApplied(spec));
+  // What this binary put on the host: a later binary that renders it differently confirms the difference (upgrade.ts).
+  const frrText = ports.drivers.frr.render?.(spec);
+  const saved = await runStep('checkpoint', () =>
+    ports.checkpoints.saveApplied(
+      spec,
+      frrText !== undefined && rendering ? { frr: frrText, netlink: rendering } : undefined,
+    ),
+  );
   ports.fault('after-applied');
   return { saved, verdict };
 }

@@ -13,7 +13,7 @@ import {
 } from '../frr/index.js';
 import { queryL3Vnis } from '../frr/vni.js';
 import { DEFAULT_L3VNI_ORDER, l3VniOrder, type L3VniOrderSettings } from './l3vni-order.js';
-import { EMPTY_SPEC, type NetlinkDriver } from '../netlink/index.js';
+import { EMPTY_SPEC, type Device, type HostModel, type NetlinkDriver } from '../netlink/index.js';
 import type { HostDrivers } from './contract.js';
 
 export function hostDrivers(
@@ -31,13 +31,18 @@ export function hostDrivers(
         const r = await netlink.apply(spec);
         order.hold(r.gates);
         // Held `up` steps count: they are carried out after the FRR reload.
-        return { operations: r.operations + r.gates.length };
+        return { operations: r.operations + r.gates.length, rendering: modelList(r.desired) };
       },
       removeAdded: async (spec: NodeConfigSpec) => ({ removed: await netlink.removeAdded(spec) }),
       // Applying the empty spec deletes every owned device and nothing else.
       removeAll: async () => {
         order.hold([]);
         return { operations: (await netlink.apply(EMPTY_SPEC)).operations };
+      },
+      rendering: async (spec) => modelList((await netlink.plan(spec)).desired),
+      applyRendering: async (devices) => {
+        order.hold([]);
+        return netlink.applyModel(new Map((devices as Device[]).map((d) => [d.name, d])));
       },
     },
     frr: {
@@ -59,6 +64,22 @@ export function hostDrivers(
         if (done === 'restored') await order.afterReload();
         return done;
       },
+      render: (spec) => frr.render(spec),
+      onHost: () => frr.fileText(),
+      applyText: async (text, options) => {
+        const { changed } = await frr.apply(text, { force: options?.repair ?? false });
+        await order.afterReload();
+        return { changed };
+      },
+      syncText: async (text) => {
+        const r = await frr.sync(text);
+        await order.afterReload();
+        return { changed: r.changed, ...(isEmptyDrift(r.drift) ? {} : { drift: describeDrift(r.drift) }) };
+      },
     },
   };
 }
+
+/** A model as the checkpoint keeps it: its devices sorted by name (plain JSON). */
+const modelList = (model: HostModel): Device[] =>
+  [...model.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
