@@ -12,6 +12,7 @@ import {
   type FrrDriver,
 } from '../frr/index.js';
 import { queryL3Vnis } from '../frr/vni.js';
+import { readIfExists } from '../frr/files.js';
 import { DEFAULT_L3VNI_ORDER, l3VniOrder, type L3VniOrderSettings } from './l3vni-order.js';
 import { EMPTY_SPEC, type Device, type HostModel, type NetlinkDriver } from '../netlink/index.js';
 import type { HostDrivers } from './contract.js';
@@ -65,7 +66,7 @@ export function hostDrivers(
         return done;
       },
       render: (spec) => frr.render(spec),
-      onHost: () => frr.fileText(),
+      onHost: () => readIfExists(frr.instance.configFile),
       applyText: async (text, options) => {
         const { changed } = await frr.apply(text, { force: options?.repair ?? false });
         await order.afterReload();

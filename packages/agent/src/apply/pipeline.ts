@@ -87,7 +87,7 @@ export class Pipeline {
       }
       case 'resync': {
         const upgraded = await upgradeOnce(ports, state, desired);
-        if (upgraded.outcome) return upgraded as Stepped<ReconcileOutcome>;
+        if (upgraded.outcome) return upgraded;
         const now = upgraded.state;
         return now.upgradeFailed
           ? holdPrevious(ports, { ...now, upgradeFailed: now.upgradeFailed }, desired)

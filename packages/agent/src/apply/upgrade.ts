@@ -17,7 +17,7 @@ import { describeCause } from '../errors.js';
 import { judge } from '../health/checker.js';
 import type { AppliedCheckpoint, HostRendering } from './checkpoint.js';
 import { confirmApplied } from './confirm.js';
-import { runStep, StepError, type DesiredConfig, type ReconcileOutcome } from './contract.js';
+import { runStep, STEP_LABEL, StepError, type DesiredConfig, type ReconcileOutcome } from './contract.js';
 import type { PipelineState, Stepped } from './decide.js';
 import type { ApplyPorts } from './ports.js';
 
@@ -49,10 +49,11 @@ export function renderingDifference(
   if (before.frr !== null && before.frr !== after.frr) {
     const removed = linesOnlyIn(before.frr, after.frr);
     const added = linesOnlyIn(after.frr, before.frr);
-    parts.push(
-      `frr.conf: ${removed.length ? `- ${removed.join(' ')}` : ''}${removed.length && added.length ? '; ' : ''}${added.length ? `+ ${added.join(' ')}` : ''}` ||
-        'frr.conf: line order',
-    );
+    const sides = [
+      removed.length ? `- ${removed.join(' ')}` : '',
+      added.length ? `+ ${added.join(' ')}` : '',
+    ];
+    parts.push(`frr.conf: ${sides.filter(Boolean).join('; ') || 'line order'}`);
   }
   if (before.netlink && canonicalJson(before.netlink) !== canonicalJson(after.netlink)) {
     const json = (xs: unknown[]): Map<string, string> =>
@@ -159,18 +160,21 @@ async function confirmUpgrade(
       outcome: { kind: 'unchanged', revision, driftOperations: 0, frrChanged: true },
     };
   } catch (err) {
-    return failUpgrade(ports, state, desired, upgrade, err);
+    return failUpgrade(ports, state, { desired, upgrade, err });
   }
 }
+
+/** `<step> failed: <why>`, as an apply's report says it. */
+const failureText = (err: unknown): string =>
+  err instanceof StepError ? `${STEP_LABEL[err.step]} failed: ${err.message}` : describeCause(err);
 
 /** Put the previous rendering back, say so, and stay not ready. */
 async function failUpgrade(
   ports: ApplyPorts,
   state: PipelineState,
-  desired: DesiredConfig,
-  upgrade: Upgrade,
-  err: unknown,
+  failed: { desired: DesiredConfig; upgrade: Upgrade; err: unknown },
 ): Promise<Stepped<ReconcileOutcome>> {
+  const { desired, upgrade, err } = failed;
   const revision = upgrade.applied.revision;
   const { frr, netlink } = ports.drivers;
   let restored = 'the previous rendering is back on the host';
@@ -181,7 +185,7 @@ async function failUpgrade(
   } catch (restoreErr) {
     restored = `restoring the previous rendering failed too: ${describeCause(restoreErr)}`;
   }
-  const message = `AgentUpgradeFailed: this agent renders revision ${shortHash(revision)} differently from the agent before it (${upgrade.difference}); ${describeCause(err)}; ${restored}`;
+  const message = `AgentUpgradeFailed: this agent renders revision ${shortHash(revision)} differently from the agent before it (${upgrade.difference}); ${failureText(err)}; ${restored}`;
   ports.log.error({ revision, difference: upgrade.difference, err: describeCause(err) }, message);
   ports.metrics.failures.inc({ step: err instanceof StepError ? err.step : 'confirm' });
   ports.status.report({

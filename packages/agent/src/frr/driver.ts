@@ -154,11 +154,6 @@ export class FrrDriver {
     });
   }
 
-  /** The managed frr.conf as it is on the host, or null. */
-  fileText(): Promise<string | null> {
-    return readIfExists(this.instance.configFile);
-  }
-
   /** The running configuration as FRR shows it. */
   async runningConfig(): Promise<string> {
     return this.show('show running-config', 'verify');
