@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentConfiguration } from '@nodenet/api';
 import {
+  DEPLOY_TEMPLATE,
   fleetOnRevision1,
   isComplete,
   nodesThatTook,
@@ -16,24 +17,8 @@ import {
 
 const f = useFleet();
 
-const TEMPLATE = [
-  'frr defaults datacenter',
-  '{{ vrfs }}',
-  '{{ prefix_lists }}',
-  '{{ route_maps }}',
-  'router bgp {{ asn }}',
-  ' bgp router-id {{ router_id }}',
-  ' {{ bgp_default }}',
-  ' address-family ipv4 unicast',
-  '  {{ bgp_default_ipv4 }}',
-  ' exit-address-family',
-  ' address-family ipv6 unicast',
-  '  {{ bgp_default_ipv6 }}',
-  ' exit-address-family',
-  'exit',
-  '{{ bgp_vrfs }}',
-  '',
-].join('\n');
+/** The shipped template. */
+const TEMPLATE = DEPLOY_TEMPLATE;
 
 const agentConfiguration = (frrTemplate: string): AgentConfiguration => ({
   apiVersion: 'network.nodenet.io/v1alpha1',
@@ -81,7 +66,10 @@ describe('AgentConfiguration rolls out as a revision', () => {
     );
     await f.clients.agentConfiguration.create(
       agentConfiguration(
-        TEMPLATE.replace('exit\n{{ bgp_vrfs }}', ' neighbor fabric bfd profile typo\nexit\n{{ bgp_vrfs }}'),
+        TEMPLATE.replace(
+          'exit\n!\n{{ bgp_vrfs }}',
+          ' neighbor FABRIC bfd profile typo\nexit\n!\n{{ bgp_vrfs }}',
+        ),
       ),
     );
     const r2 = await waitFor('revision 2 invalid', async () => {

@@ -2,6 +2,7 @@
  * AgentConfiguration (issue #36) in @nodenet/api: validation (template syntax, health checks, one
  * object per node by blame order), the merge into the revision and each node's NodeConfig.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   buildConfig,
@@ -13,24 +14,10 @@ import {
 } from '@nodenet/api';
 import { inForceKeys } from '../src/validation/validate.js';
 
-const TEMPLATE = [
-  'frr defaults datacenter',
-  '{{ vrfs }}',
-  '{{ prefix_lists }}',
-  '{{ route_maps }}',
-  'router bgp {{ asn }}',
-  ' bgp router-id {{ router_id }}',
-  ' {{ bgp_default }}',
-  ' address-family ipv4 unicast',
-  '  {{ bgp_default_ipv4 }}',
-  ' exit-address-family',
-  ' address-family ipv6 unicast',
-  '  {{ bgp_default_ipv6 }}',
-  ' exit-address-family',
-  'exit',
-  '{{ bgp_vrfs }}',
-  '',
-].join('\n');
+/** The shipped template (deploy/agent/frr.conf.tpl): what an AgentConfiguration starts from. */
+const TEMPLATE = readFileSync(new URL('../../../deploy/agent/frr.conf.tpl', import.meta.url), 'utf8');
+const lineOf = (text: string, needle: string): number =>
+  text.split('\n').findIndex((l) => l.includes(needle)) + 1;
 
 const agentConfig = (
   name: string,
@@ -120,10 +107,12 @@ describe('AgentConfiguration validation', () => {
     expect(
       messages(inputs(agentConfig('default', { frrTemplate: TEMPLATE.replace('{{ asn }}', '{{ as }}') }))),
     ).toEqual([
-      'AgentConfiguration default: spec.frrTemplate: line 5: unknown placeholder {{ as }} (values: asn, router_id; sections: vrfs, prefix_lists, route_maps, bgp_default, bgp_default_ipv4, bgp_default_ipv6, bgp_vrfs)',
+      `AgentConfiguration default: spec.frrTemplate: line ${lineOf(TEMPLATE, '{{ asn }}')}: unknown placeholder {{ as }} (values: asn, router_id; sections: vrfs, prefix_lists, route_maps, bgp_default, bgp_default_ipv4, bgp_default_ipv6, bgp_vrfs)`,
     ]);
     expect(
-      messages(inputs(agentConfig('default', { frrTemplate: TEMPLATE.replace('{{ bgp_vrfs }}\n', '') }))),
+      messages(
+        inputs(agentConfig('default', { frrTemplate: TEMPLATE.replace(/^\{\{ bgp_vrfs \}\}\n/m, '') })),
+      ),
     ).toEqual([
       'AgentConfiguration default: spec.frrTemplate: missing section placeholder(s): {{ bgp_vrfs }}',
     ]);

@@ -1,25 +1,11 @@
 /** `kubectl nodenet diff` shows an FRR template change per node (issue #36). */
 import { describe, expect, it } from 'vitest';
 import { API_VERSION, buildConfig, type AgentConfiguration, type Inputs } from '@nodenet/api';
+import { DEPLOY_TEMPLATE } from '@nodenet/testkit';
 import { diffNodes, renderDiff } from '../src/views/diff.js';
 
-const TEMPLATE = [
-  'frr defaults datacenter',
-  '{{ vrfs }}',
-  '{{ prefix_lists }}',
-  '{{ route_maps }}',
-  'router bgp {{ asn }}',
-  ' {{ bgp_default }}',
-  ' address-family ipv4 unicast',
-  '  {{ bgp_default_ipv4 }}',
-  ' exit-address-family',
-  ' address-family ipv6 unicast',
-  '  {{ bgp_default_ipv6 }}',
-  ' exit-address-family',
-  'exit',
-  '{{ bgp_vrfs }}',
-  '',
-].join('\n');
+/** The shipped template. */
+const TEMPLATE = DEPLOY_TEMPLATE;
 
 const agentConfig = (name: string, spec: AgentConfiguration['spec']): AgentConfiguration => ({
   apiVersion: API_VERSION,
@@ -43,7 +29,10 @@ describe('kubectl nodenet diff: AgentConfiguration', () => {
       side('before', [agentConfig('rack-a', { frrTemplate: TEMPLATE, nodeSelector: a })]),
       side('after', [
         agentConfig('rack-a', {
-          frrTemplate: TEMPLATE.replace('exit\n{{', ' neighbor fabric bfd\nexit\n{{'),
+          frrTemplate: TEMPLATE.replace(
+            'exit\n!\n{{ bgp_vrfs }}',
+            ' neighbor FABRIC bfd\nexit\n!\n{{ bgp_vrfs }}',
+          ),
           nodeSelector: a,
         }),
       ]),
@@ -56,11 +45,11 @@ describe('kubectl nodenet diff: AgentConfiguration', () => {
         name: 'rack-a',
         change: 'changed',
         fields: ['frrTemplate'],
-        values: [{ field: 'frrTemplate', from: '(no line)', to: '"neighbor fabric bfd"' }],
+        values: [{ field: 'frrTemplate', from: '(no line)', to: '"neighbor FABRIC bfd"' }],
       }),
     ]);
     expect(d.nodes[1]!.changes).toEqual([]);
-    expect(renderDiff(d)).toContain('neighbor fabric bfd');
+    expect(renderDiff(d)).toContain('neighbor FABRIC bfd');
   });
 
   it('says when a node starts or stops taking its template from an AgentConfiguration', () => {

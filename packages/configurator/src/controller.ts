@@ -3,23 +3,8 @@
  * changed, asks the planner what to do and carries it out. Only the leader acts; a standby keeps
  * its caches warm so that it can take over at once.
  */
-import {
-  type AgentConfiguration,
-  type BGPPeering,
-  type Inputs,
-  type NetworkConfigRevision,
-  type NodeConfig,
-  type RolloutPolicy,
-} from '@nodenet/api';
-import {
-  Coalescer,
-  EventRecorder,
-  Informer,
-  KubeApiError,
-  parallel,
-  type Clients,
-  type Node,
-} from '@nodenet/kube';
+import { type NetworkConfigRevision, type RolloutPolicy } from '@nodenet/api';
+import { Coalescer, EventRecorder, Informer, KubeApiError, parallel, type Clients } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
 import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './policy/fleet-policy.js';
@@ -42,15 +27,12 @@ import { NodeSpecCache } from './nodes/node-specs.js';
 import { RowLabelGate } from './nodes/row-label-gate.js';
 import { WritePace } from './pace/write-pace.js';
 import { managedNodeLabels, NodeInfoList, sameLabels } from './nodes/node-info.js';
-import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
+import { INPUT_INFORMERS, makeInformers, type Informers } from './informers.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './nodes/node-config.js';
 
 export const COMPONENT = 'nodenet-configurator';
-
-/** The informers of the input kinds: an event of theirs is a reason to build. */
-const INPUT_INFORMERS = new Set(['vrf', 'layer2', 'routingTable', 'bgpPeering', 'agentConfiguration']);
 
 export interface ControllerOptions {
   clients: Clients;
@@ -73,18 +55,6 @@ export interface ControllerOptions {
   /** Limits a revision must stay within (budget.ts); default DEFAULT_BUDGET. */
   budget?: SizeBudget;
 }
-
-type Informers = {
-  vrf: Informer<Inputs['vrf'][number]>;
-  layer2: Informer<Inputs['layer2'][number]>;
-  routingTable: Informer<Inputs['routingTable'][number]>;
-  bgpPeering: Informer<BGPPeering>;
-  agentConfiguration: Informer<AgentConfiguration>;
-  revision: Informer<NetworkConfigRevision>;
-  nodeConfig: Informer<NodeConfig>;
-  rolloutPolicy: Informer<RolloutPolicy>;
-  node: Informer<Node>;
-};
 
 export class Controller {
   readonly informers: Informers;
@@ -114,22 +84,7 @@ export class Controller {
   constructor(private readonly opts: ControllerOptions) {
     const c = opts.clients;
     const resync = opts.resyncMs ?? 300_000;
-    this.informers = {
-      vrf: new Informer(c.vrf, { resyncMs: resync }),
-      layer2: new Informer(c.layer2, { resyncMs: resync }),
-      routingTable: new Informer(c.routingTable, { resyncMs: resync }),
-      bgpPeering: new Informer(c.bgpPeering, { resyncMs: resync }),
-      agentConfiguration: new Informer(c.agentConfiguration, { resyncMs: resync }),
-      revision: new Informer(c.revision, { resyncMs: resync }),
-      // One summary per node, not its whole configuration (node-config-summary.ts).
-      nodeConfig: new Informer(c.nodeConfig, {
-        resyncMs: resync,
-        transform: nodeConfigSummary,
-        pageSize: NODE_CONFIG_PAGE,
-      }),
-      rolloutPolicy: new Informer(c.rolloutPolicy, { resyncMs: resync }),
-      node: new Informer(c.node, { resyncMs: resync }),
-    };
+    this.informers = makeInformers(c, resync);
     this.log = opts.log;
     this.ignoredReports = new IgnoredReportLog(opts.log);
     this.isLeader = opts.isLeader ?? (() => true);

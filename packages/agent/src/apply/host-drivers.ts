@@ -26,6 +26,18 @@ export function hostDrivers(
     { query: () => queryL3Vnis(frr.instance), bringUp: (devices) => netlink.bringUp(devices) },
     l3vni,
   );
+  /** Check, write and reload a text; the held L3 VNI devices come up afterwards. */
+  const applyText = async (text: string, options?: { repair?: boolean }): Promise<{ changed: boolean }> => {
+    const { changed } = await frr.apply(text, { force: options?.repair ?? false });
+    await order.afterReload();
+    return { changed };
+  };
+  /** Drift repair towards a text, judged on FRR's running config. */
+  const syncText = async (text: string): Promise<{ changed: boolean; drift?: string }> => {
+    const r = await frr.sync(text);
+    await order.afterReload();
+    return { changed: r.changed, ...(isEmptyDrift(r.drift) ? {} : { drift: describeDrift(r.drift) }) };
+  };
   return {
     netlink: {
       apply: async (spec: NodeConfigSpec) => {
@@ -47,17 +59,9 @@ export function hostDrivers(
       },
     },
     frr: {
-      apply: async (spec, options) => {
-        const { changed } = await frr.applySpec(spec, { force: options?.repair ?? false });
-        await order.afterReload();
-        return { changed };
-      },
+      apply: (spec, options) => applyText(frr.render(spec), options),
       // Drift repair: judged on FRR's running config; held L3 VNI devices come up afterwards too.
-      sync: async (spec) => {
-        const r = await frr.syncSpec(spec);
-        await order.afterReload();
-        return { changed: r.changed, ...(isEmptyDrift(r.drift) ? {} : { drift: describeDrift(r.drift) }) };
-      },
+      sync: (spec) => syncText(frr.render(spec)),
       removeAll: async () => ({ changed: (await frr.apply(frr.renderEmpty(), { force: true })).changed }),
       fileHash: () => configFileHash(frr),
       restoreFile: async (before) => {
@@ -67,16 +71,8 @@ export function hostDrivers(
       },
       render: (spec) => frr.render(spec),
       onHost: () => readIfExists(frr.instance.configFile),
-      applyText: async (text, options) => {
-        const { changed } = await frr.apply(text, { force: options?.repair ?? false });
-        await order.afterReload();
-        return { changed };
-      },
-      syncText: async (text) => {
-        const r = await frr.sync(text);
-        await order.afterReload();
-        return { changed: r.changed, ...(isEmptyDrift(r.drift) ? {} : { drift: describeDrift(r.drift) }) };
-      },
+      applyText,
+      syncText,
     },
   };
 }
