@@ -15,6 +15,7 @@ import {
   resolveOptions,
   type RawOptions,
 } from '@nodenet/agent';
+import { validateInputs, type AgentConfiguration } from '@nodenet/api';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -51,7 +52,9 @@ describe('deploy/', () => {
     // about cluster-scoped objects (its NodeConfig, its Node) must be in `default`.
     const inDefault = ['Role nodenet-agent-events', 'RoleBinding nodenet-agent-events'];
     for (const d of docs.filter(
-      (d) => !['Namespace', 'ClusterRole', 'ClusterRoleBinding'].includes(d.kind),
+      // kustomize does not know AgentConfiguration is cluster-scoped and gives it a namespace too;
+      // kubectl and the API server drop it (least-privilege.test.ts applies deploy/).
+      (d) => !['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'AgentConfiguration'].includes(d.kind),
     )) {
       const what = `${d.kind} ${d.metadata.name}`;
       expect(d.metadata.namespace, what).toBe(inDefault.includes(what) ? 'default' : 'nodenet-system');
@@ -92,8 +95,27 @@ describe('deploy/', () => {
       .parse(['node', 'nodenet-agent', ...args])
       .opts<RawOptions>();
     const options = resolveOptions({ ...raw, nodeName: 'node-1' });
-    expect(options.frr.template).toBe('/etc/nodenet/frr.conf.tpl');
+    // The template and the checks come from the AgentConfiguration: a template edit is no DaemonSet change.
+    expect(options.frr.template).toBeUndefined();
+    expect(options.healthConfig).toBeUndefined();
     expect(options.stateDir).toBe('/var/lib/nodenet');
+    // The next node's agent waits for a confirm window after this one became ready.
+    const ds = byKind('DaemonSet')[0]! as Doc & { spec: { minReadySeconds?: number } };
+    expect(ds.spec.minReadySeconds ?? 0).toBeGreaterThanOrEqual(options.confirm.windowMs / 1000);
+  });
+
+  it('ships the AgentConfiguration `default` made from deploy/agent/, which the configurator and the agent accept', () => {
+    const [object] = byKind('AgentConfiguration') as unknown as AgentConfiguration[];
+    expect(object?.metadata.name).toBe('default');
+    expect(object!.spec.frrTemplate).toBe(readFileSync(`${root}deploy/agent/frr.conf.tpl`, 'utf8'));
+    expect(object!.spec.healthChecks).toEqual(parse(readFileSync(`${root}deploy/agent/health.yaml`, 'utf8')));
+    expect(object!.spec.nodeSelector).toBeUndefined();
+    expect(validateInputs({ vrf: [], layer2: [], routingTable: [], agentConfiguration: [object!] })).toEqual(
+      [],
+    );
+    expect(parseHealthConfig(object!.spec.healthChecks).startupTaints).toEqual([
+      'node.nodenet.io/network-unavailable',
+    ]);
   });
 
   it('ships a health config and an FRR template the agent accepts', () => {

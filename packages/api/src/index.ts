@@ -10,6 +10,7 @@ export * from './names/terminal-text.js';
 // grammar/: what a field accepts
 export * from './grammar/patterns.js';
 export * from './grammar/limits.js';
+export * from './grammar/frr-template.js';
 export {
   checkGatewayAddress,
   checkHostAddress,
@@ -27,6 +28,7 @@ export * from './resources/schema.js';
 export * from './resources/vrf-extras.js';
 export * from './resources/bgp-peering.js';
 export * from './resources/peering-policy.js';
+export * from './resources/agent-configuration.js';
 export * from './resources/rollout-policy.js';
 export * from './resources/observed.js';
 export * from './resources/objects.js';

@@ -16,7 +16,8 @@ export interface AgentOptions {
   stateDir: string;
   healthConfig?: string;
   frr: {
-    template: string;
+    /** The bootstrap template file (for nodes no AgentConfiguration selects); absent: none. */
+    template?: string;
     confdir: string;
     reloadCommand: string[];
     pathspace?: string;
@@ -92,7 +93,11 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   const options: AgentOptions = {
     nodeName,
     stateDir: absolute('--state-dir', raw.stateDir),
-    frr: { template: required('--frr-template', raw.frrTemplate), ...frr, ...frrDirectories(raw) },
+    frr: {
+      ...(raw.frrTemplate !== undefined && raw.frrTemplate !== '' ? { template: raw.frrTemplate } : {}),
+      ...frr,
+      ...frrDirectories(raw),
+    },
     vtepInterface,
     ...durations,
     metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),

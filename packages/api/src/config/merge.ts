@@ -6,6 +6,7 @@
 import { canonicalJson, sha256Hex } from './canonical.js';
 import { normalizeAddress, normalizePrefix } from '../grammar/prefix.js';
 import type {
+  AgentConfiguration,
   InputObject,
   Inputs,
   Layer2NetworkConfiguration,
@@ -21,6 +22,7 @@ import type {
 } from '../resources/schema.js';
 import type { Loopback, StaticRoute } from '../resources/vrf-extras.js';
 import type { PeeringPolicy } from '../resources/peering-policy.js';
+import type { AgentConfigEntry } from '../resources/agent-configuration.js';
 
 const byName = <T extends { name: string }>(a: T, b: T): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -43,8 +45,31 @@ export function mergeInputs(inputs: Inputs): NetworkConfig {
     .map((o) => ({ name: o.metadata.name, tableId: o.spec.tableId }))
     .sort(byName);
   const bgpPeering = mergePeerings(inputs.bgpPeering ?? [], prefixItem);
-  // Absent when there are none: a config without peerings hashes as it did before they existed.
-  return { ...(bgpPeering.length > 0 ? { bgpPeering } : {}), layer2, routingTable, vrf };
+  const agentConfig = (inputs.agentConfiguration ?? [])
+    .map((o) => cachedEntry(o, agentConfigEntry))
+    .sort(byName);
+  // Absent when there are none: a config without peerings (or agent configurations) hashes as it
+  // did before they existed.
+  return {
+    ...(agentConfig.length > 0 ? { agentConfig } : {}),
+    ...(bgpPeering.length > 0 ? { bgpPeering } : {}),
+    layer2,
+    routingTable,
+    vrf,
+  };
+}
+
+/** The template as written (every byte reaches FRR as is); the health checks as given. */
+function agentConfigEntry(o: AgentConfiguration): AgentConfigEntry {
+  const s = o.spec;
+  return {
+    frrTemplate: s.frrTemplate,
+    ...(s.healthChecks !== undefined ? { healthChecks: s.healthChecks } : {}),
+    name: o.metadata.name,
+    ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector)
+      ? { nodeSelector: s.nodeSelector }
+      : {}),
+  };
 }
 
 function vrfEntry(o: VRFRouteConfiguration): VrfEntry {

@@ -102,6 +102,14 @@ export const MAX_KNOB_LENGTH = 64;
  */
 export const MIN_GATEWAY_PREFIX_LENGTH = { 4: 8, 6: 48 } as const;
 
+/**
+ * Characters of an FRR base template (AgentConfiguration `spec.frrTemplate`): every NodeConfig the
+ * object selects carries it, so it is kept well inside the object budget; the shipped one is ~2 KB.
+ */
+export const MAX_FRR_TEMPLATE_LENGTH = 65_536;
+/** Items of each list of an AgentConfiguration's health checks. */
+export const MAX_HEALTH_ITEMS = 64;
+
 /** Static routes of one VRFRouteConfiguration. */
 export const MAX_STATIC_ROUTES = 256;
 /** Loopbacks of one VRFRouteConfiguration: each costs one address per selected node. */

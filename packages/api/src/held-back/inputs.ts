@@ -33,6 +33,15 @@ export interface EffectiveInputs {
   problems: Problem[];
 }
 
+/** Every input object, of every kind. */
+export const allInputs = (inputs: Inputs): InputObject[] => [
+  ...inputs.vrf,
+  ...inputs.layer2,
+  ...inputs.routingTable,
+  ...(inputs.bgpPeering ?? []),
+  ...(inputs.agentConfiguration ?? []),
+];
+
 const keyOf = (o: { kind: string; metadata: { name: string } }): string => `${o.kind}/${o.metadata.name}`;
 
 export interface HeldBackOptions {
@@ -68,7 +77,7 @@ export function effectiveInputs(
   };
   note(options.refusedFirst ?? []);
   note(validateInputs(inputs, context));
-  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable, ...(inputs.bgpPeering ?? [])];
+  const all = allInputs(inputs);
   // Each round refuses at least one more object or ends: at most one round per object.
   for (let round = 0; round <= all.length; round++) {
     if (refused.size === 0 && suspects.size === 0) return { inputs, refused, held: new Set(), problems };
@@ -94,7 +103,7 @@ function candidate(
   const held = new Set<string>();
   const pick = <T extends InputObject>(
     objects: T[],
-    list: 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering',
+    list: 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering' | 'agentConfig',
   ): T[] =>
     objects.flatMap((o) => {
       const k = keyOf(o);
@@ -116,6 +125,7 @@ function candidate(
       layer2: pick(inputs.layer2, 'layer2'),
       routingTable: pick(inputs.routingTable, 'routingTable'),
       bgpPeering: pick(inputs.bgpPeering ?? [], 'bgpPeering'),
+      agentConfiguration: pick(inputs.agentConfiguration ?? [], 'agentConfig'),
     },
     held,
   };
@@ -143,12 +153,7 @@ export function inputsToBuild(
   const inForce = [...revisions]
     .sort((a, b) => b.spec.number - a.spec.number)
     .find((r) => r.status?.isInvalid !== true);
-  const generations = new Map(
-    [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable, ...(inputs.bgpPeering ?? [])].map((o) => [
-      keyOf(o),
-      o.metadata.generation ?? 0,
-    ]),
-  );
+  const generations = new Map(allInputs(inputs).map((o) => [keyOf(o), o.metadata.generation ?? 0]));
   // The current entries only when a suspect is held by its content (a commit too large to list).
   let merged: NetworkConfig | undefined;
   const currentEntry = (s: SuspectRef): unknown => {

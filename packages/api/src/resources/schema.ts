@@ -27,6 +27,7 @@ import { LoopbackAddress, Loopbacks, NodeLoopbackAddress, StaticRoutes } from '.
 import { PrefixItem } from './prefix-item.js';
 import { BgpPeeringEntry, NodeBgpPeeringEntry } from './bgp-peering.js';
 import { PeeringPolicy, VrfPeeringPolicy } from './peering-policy.js';
+import { AgentConfigEntry, NodeAgentConfig } from './agent-configuration.js';
 
 export { PrefixItem } from './prefix-item.js';
 
@@ -212,6 +213,8 @@ export const NetworkConfig = Type.Object({
   loopbackAddresses: Type.Optional(Type.Array(LoopbackAddress, { maxItems: L.MAX_CONFIG_ENTRIES })),
   /** BGPPeerings (issue #28); absent when there are none, so configs without any hash as before. */
   bgpPeering: Type.Optional(Type.Array(BgpPeeringEntry, { maxItems: L.MAX_CONFIG_ENTRIES })),
+  /** AgentConfigurations (issue #36); absent when there are none, so configs without any hash as before. */
+  agentConfig: Type.Optional(Type.Array(AgentConfigEntry, { maxItems: L.MAX_CONFIG_ENTRIES })),
 });
 export type NetworkConfig = Static<typeof NetworkConfig>;
 
@@ -354,6 +357,8 @@ export const NodeConfigSpec = Type.Object({
   routingTable: Type.Array(RoutingTableEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   /** The BGPPeerings that reach this node; absent when none do. */
   bgpPeering: Type.Optional(Type.Array(NodeBgpPeeringEntry, { maxItems: L.MAX_CONFIG_ENTRIES })),
+  /** The FRR base template and health checks of the AgentConfiguration that selects this node; absent when none does. */
+  agent: Type.Optional(NodeAgentConfig),
 });
 export type NodeConfigSpec = Static<typeof NodeConfigSpec>;
 

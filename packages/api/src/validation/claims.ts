@@ -63,6 +63,7 @@ const KIND_ORDER: Record<string, number> = {
   Layer2NetworkConfiguration: 1,
   RoutingTable: 2,
   BGPPeering: 3,
+  AgentConfiguration: 4,
 };
 
 /** After every order a caller knows (a resourceVersion is an int64 in etcd). */
@@ -344,7 +345,8 @@ function devicesOf(o: InputObject): [string[], string, unknown, string] {
     case 'RoutingTable':
       return [[`taas.${o.spec.tableId}`], 'spec.tableId', o.spec.tableId, objectKey(o)];
     case 'BGPPeering':
-      // A peering creates no device.
+    case 'AgentConfiguration':
+      // A peering, or an agent configuration, creates no device.
       return [[], 'spec', undefined, objectKey(o)];
   }
 }

@@ -8,6 +8,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ResourceKind } from '../names/kubernetes.js';
 import type {
+  AgentConfiguration,
   BGPPeering,
   Inputs,
   InputObject,
@@ -21,6 +22,8 @@ import {
   VRFRouteConfigurationSpec,
 } from '../resources/schema.js';
 import { BGPPeeringSpec } from '../resources/bgp-peering.js';
+import { AgentConfigurationSpec } from '../resources/agent-configuration.js';
+import { AGENT_CONFIG_RULES, agentConfigClaims } from './agent-config-rules.js';
 import { PEERING_RULES, peeringClaims } from './bgp-peering-rules.js';
 import { underlayGuards } from './underlay-guards.js';
 import { peeringOwners } from './peering-owners.js';
@@ -65,6 +68,9 @@ export function validateInputs(inputs: Inputs, context: ValidationContext = {}):
   problems.push(...peeringClaims({ peerings: okPeerings, layer2: inputs.layer2, definedVrfs, vrfs: okVrfs }));
   problems.push(...peeringOwners(okPeerings, okL2s, okVrfs));
   problems.push(...underlayGuards(okPeerings, okL2s, context.underlay ?? {}));
+  const agentConfigs = checked(blameOrder(inputs.agentConfiguration ?? [], context), AGENT_CONFIG_CHECK);
+  for (const { verdict } of agentConfigs) problems.push(...verdict.schema, ...verdict.rules);
+  problems.push(...agentConfigClaims(wellFormed(agentConfigs)));
   return problems;
 }
 
@@ -101,6 +107,12 @@ const PEERING_CHECK: ObjectCheck<BGPPeering> = {
   kind: 'BGPPeering',
   schema: BGPPeeringSpec,
   rules: PEERING_RULES,
+};
+
+const AGENT_CONFIG_CHECK: ObjectCheck<AgentConfiguration> = {
+  kind: 'AgentConfiguration',
+  schema: AgentConfigurationSpec,
+  rules: AGENT_CONFIG_RULES,
 };
 
 interface Checked<T> {
@@ -154,8 +166,10 @@ export function inForceKeys(config: {
   layer2: { name: string }[];
   routingTable: { name: string }[];
   bgpPeering?: { name: string }[];
+  agentConfig?: { name: string }[];
 }): Set<string> {
   return new Set([
+    ...(config.agentConfig ?? []).map((e) => objectKey({ kind: 'AgentConfiguration', metadata: e })),
     ...(config.bgpPeering ?? []).map((e) => objectKey({ kind: 'BGPPeering', metadata: e })),
     ...config.vrf.map((e) => objectKey({ kind: 'VRFRouteConfiguration', metadata: e })),
     ...config.layer2.map((e) => objectKey({ kind: 'Layer2NetworkConfiguration', metadata: e })),

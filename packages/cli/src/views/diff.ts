@@ -24,7 +24,7 @@ export interface DiffSide {
 }
 
 export type ChangeKind = 'added' | 'removed' | 'changed';
-export type Section = 'VRF' | 'Layer2' | 'RoutingTable' | 'BGPPeering';
+export type Section = 'VRF' | 'Layer2' | 'RoutingTable' | 'BGPPeering' | 'AgentConfiguration';
 
 export interface Change {
   section: Section;
@@ -87,6 +87,18 @@ export function diffNodes(
               ? 'BGPPeering no longer reaches this node'
               : '',
         ),
+        // The FRR base template and health checks this node's agent uses (issue #36).
+        ...diffSection(
+          'AgentConfiguration',
+          a.agent ? [a.agent] : [],
+          b.agent ? [b.agent] : [],
+          (_n, kind) =>
+            kind === 'added'
+              ? 'selects this node (was: the agent bootstrap template)'
+              : kind === 'removed'
+                ? 'no longer selects this node (the agent bootstrap template)'
+                : '',
+        ),
       ];
       return { node: name, changes };
     });
@@ -124,11 +136,12 @@ function diffSection<T extends { name: string }>(
           name,
           change: 'changed',
           fields,
-          values: fields.map((field) => ({
-            field,
-            from: fieldText(field, (a as Record<string, unknown>)[field]),
-            to: fieldText(field, (b as Record<string, unknown>)[field]),
-          })),
+          values: fields.map((field) => {
+            const [from, to] = [(a as Record<string, unknown>)[field], (b as Record<string, unknown>)[field]];
+            if (field === 'frrTemplate' && typeof from === 'string' && typeof to === 'string')
+              return { field, ...templateChange(from, to) };
+            return { field, from: fieldText(field, from), to: fieldText(field, to) };
+          }),
           cause: cause(name, 'changed'),
         });
     }
@@ -148,6 +161,21 @@ function fieldText(field: string, v: unknown): string {
   if (field === 'staticRoutes' && Array.isArray(v))
     return (v as StaticRoute[]).map(routeText).join('; ') || '(none)';
   return shortValue(v);
+}
+
+/**
+ * A template change as the lines that went and came (each side's lines the other lacks), so a
+ * person sees `- neighbor fabric bfd` / `+ shutdown` rather than two cut-off texts.
+ */
+function templateChange(from: string, to: string): { from: string; to: string } {
+  const a = from.split('\n');
+  const b = to.split('\n');
+  const only = (xs: string[], ys: string[]): string => {
+    const rest = new Set(ys);
+    const lines = xs.filter((l) => !rest.has(l)).map((l) => JSON.stringify(l.trim()));
+    return lines.length === 0 ? '(no line)' : shortValue(lines.join(' '));
+  };
+  return { from: only(a, b), to: only(b, a) };
 }
 
 const routeText = (r: StaticRoute): string =>

@@ -8,6 +8,7 @@
  * for size.
  */
 import {
+  allInputs,
   buildConfig,
   effectiveInputs,
   mergeInputs,
@@ -19,7 +20,14 @@ import {
   type UnderlayContext,
   type Problem,
 } from '@nodenet/api';
-import { budgetExcess, describeExcess, frrLines, type BudgetExcess, type SizeBudget } from './budget.js';
+import {
+  budgetExcess,
+  describeExcess,
+  frrLines,
+  templateLines,
+  type BudgetExcess,
+  type SizeBudget,
+} from './budget.js';
 
 export interface Fitted {
   effective: EffectiveInputs;
@@ -49,8 +57,9 @@ const entryOf = (o: InputObject): unknown => {
     layer2: o.kind === 'Layer2NetworkConfiguration' ? [o] : [],
     routingTable: o.kind === 'RoutingTable' ? [o] : [],
     bgpPeering: o.kind === 'BGPPeering' ? [o] : [],
+    agentConfiguration: o.kind === 'AgentConfiguration' ? [o] : [],
   });
-  return one.vrf[0] ?? one.layer2[0] ?? one.routingTable[0] ?? one.bgpPeering?.[0];
+  return one.vrf[0] ?? one.layer2[0] ?? one.routingTable[0] ?? one.bgpPeering?.[0] ?? one.agentConfig?.[0];
 };
 const keyOf = (o: InputObject): string => `${o.kind}/${o.metadata.name}`;
 const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? '');
@@ -69,13 +78,19 @@ function contribution(
           ? inForce?.layer2
           : o.kind === 'BGPPeering'
             ? inForce?.bgpPeering
-            : inForce?.routingTable;
+            : o.kind === 'AgentConfiguration'
+              ? inForce?.agentConfig
+              : inForce?.routingTable;
     const old = entries?.find((e) => e.name === o.metadata.name);
     // The entry this input merges to, plus a separator.
     return jsonBytes(entryOf(o)) + 1 - (old ? jsonBytes(old) + 1 : 0);
   }
   if (o.kind === 'Layer2NetworkConfiguration') return 0;
   if (o.kind === 'RoutingTable') return 1;
+  if (o.kind === 'AgentConfiguration') {
+    const old = inForce?.agentConfig?.find((e) => e.name === o.metadata.name);
+    return templateLines(o.spec.frrTemplate) - (old ? templateLines(old.frrTemplate) : 0);
+  }
   const items = (s: { import?: unknown[]; export?: unknown[] } | undefined): number =>
     (s?.import?.length ?? 0) + (s?.export?.length ?? 0);
   const old =
@@ -93,7 +108,7 @@ export function fitBudget(
 ): Fitted {
   let effective = first;
   const refusedForSize: Problem[] = [];
-  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable, ...(inputs.bgpPeering ?? [])];
+  const all = allInputs(inputs);
   // Each round refuses at least one more input or ends.
   for (let round = 0; round <= all.length; round++) {
     if (!effective.inputs) return { effective };
@@ -184,12 +199,13 @@ function refuseForLines(args: {
   return refused;
 }
 
-type EntryList = 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering';
+type EntryList = 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering' | 'agentConfig';
 const LIST_OF: Record<InputObject['kind'], EntryList> = {
   VRFRouteConfiguration: 'vrf',
   Layer2NetworkConfiguration: 'layer2',
   RoutingTable: 'routingTable',
   BGPPeering: 'bgpPeering',
+  AgentConfiguration: 'agentConfig',
 };
 
 /** The entry an input merged to in `config` (entries are named after their object). */

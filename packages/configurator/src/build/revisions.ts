@@ -26,7 +26,7 @@ import { inputStatuses, type InputStatusUpdate } from './input-status.js';
 import { carried, inputRef } from './outcome.js';
 import { withLoopbacks, withShortageConditions } from './loopback-step.js';
 import { highestNumber } from '../rollout/numbers.js';
-import { inputsToBuild } from '@nodenet/api';
+import { allInputs, inputsToBuild } from '@nodenet/api';
 
 export type { InputStatusUpdate } from './input-status.js';
 
@@ -45,13 +45,6 @@ export interface BuildResult {
   /** Hash of the merged inputs when they are valid. */
   hash?: string;
 }
-
-const allInputs = (inputs: Inputs): InputObject[] => [
-  ...inputs.vrf,
-  ...inputs.layer2,
-  ...inputs.routingTable,
-  ...(inputs.bgpPeering ?? []),
-];
 
 export interface BuildOptions {
   budget?: SizeBudget;

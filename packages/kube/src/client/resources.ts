@@ -13,6 +13,7 @@ import {
   type ObjectMeta,
   type RolloutPolicy,
   type RoutingTable,
+  type AgentConfiguration,
   type BGPPeering,
   type VRFRouteConfiguration,
   hasCondition,
@@ -107,6 +108,7 @@ export const RESOURCE_TYPES = {
   layer2: nodenet('Layer2NetworkConfiguration'),
   routingTable: nodenet('RoutingTable'),
   bgpPeering: nodenet('BGPPeering'),
+  agentConfiguration: nodenet('AgentConfiguration'),
   revision: nodenet('NetworkConfigRevision'),
   nodeConfig: nodenet('NodeConfig'),
   rolloutPolicy: nodenet('RolloutPolicy'),
@@ -295,6 +297,7 @@ export interface Clients {
   layer2: ResourceClient<Layer2NetworkConfiguration>;
   routingTable: ResourceClient<RoutingTable>;
   bgpPeering: ResourceClient<BGPPeering>;
+  agentConfiguration: ResourceClient<AgentConfiguration>;
   revision: ResourceClient<NetworkConfigRevision>;
   nodeConfig: ResourceClient<NodeConfig>;
   rolloutPolicy: ResourceClient<RolloutPolicy>;
@@ -310,6 +313,7 @@ export function makeClients(client: KubeClient): Clients {
     layer2: new ResourceClient(client, RESOURCE_TYPES.layer2),
     routingTable: new ResourceClient(client, RESOURCE_TYPES.routingTable),
     bgpPeering: new ResourceClient(client, RESOURCE_TYPES.bgpPeering),
+    agentConfiguration: new ResourceClient(client, RESOURCE_TYPES.agentConfiguration),
     revision: new ResourceClient(client, RESOURCE_TYPES.revision),
     nodeConfig: new ResourceClient(client, RESOURCE_TYPES.nodeConfig),
     rolloutPolicy: new ResourceClient(client, RESOURCE_TYPES.rolloutPolicy),

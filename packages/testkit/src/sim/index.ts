@@ -13,6 +13,7 @@ export {
   ROLLBACK_HISTORIES,
   TABLE_HISTORIES,
 } from './histories.js';
+export { AGENT_CONFIG_HISTORIES } from './agent-config-histories.js';
 export { CONTROL, describeHistory, historyArb, type GenOptions } from './arbitrary.js';
 export type { InvariantId, Violation } from './ledger.js';
 export { refusedKnobs, type PolicyKnobs } from './planner-adapter.js';
