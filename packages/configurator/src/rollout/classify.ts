@@ -37,7 +37,8 @@ export function classify(subject: Subject, ctx: ClassifyContext): Verdict {
   const forward = f.move === 'forward' && !(assigned !== undefined && isCompleted(assigned));
   const l: NodeReading = {
     ...reading,
-    soakEnd: p.kind === 'provisioned' ? p.since + ctx.policy.minSuccessTimeMs : undefined,
+    soakEnd:
+      p.kind === 'provisioned' ? soakEndOf(p.since, reading.obs, ctx.policy.minSuccessTimeMs) : undefined,
     fail: (message, counts = forward) => ({
       ...b,
       state: 'failed',
@@ -75,6 +76,8 @@ function readNode(
     readiness,
     readinessSince:
       observation && sameStretch(observation.readiness, readiness) ? observation.readinessSince : mono,
+    downMs: observation?.downMs ?? 0,
+    readyRunMs: observation?.readyRunMs ?? 0,
   };
   const selected = node !== undefined && matchesSelector(ctx.policy.nodeSelector, node.labels);
   return {
@@ -106,8 +109,14 @@ function inFlightVerdict(a: {
 }): Verdict | undefined {
   const { b, p, f, l } = a;
   const { obs, down, soakEnd, ctx } = l;
+  // Down now: finished only when it went down after a Ready stretch as long as the soak, or after
+  // its soak's end without an outage before (soakEndOf).
   const finished =
-    soakEnd !== undefined && ctx.mono >= soakEnd && (down === undefined || obs.readinessSince >= soakEnd);
+    soakEnd !== undefined &&
+    ctx.mono >= soakEnd &&
+    (down === undefined ||
+      obs.readyRunMs >= ctx.policy.minSuccessTimeMs ||
+      (obs.downMs === 0 && obs.readinessSince >= soakEnd));
   // Its agent broke (misconfigured, Ready) on a revision now invalid: rolled back at once, never
   // held (it finds the rollback when it answers again, instead of the bad revision).
   const brokenOnInvalid =
@@ -123,10 +132,13 @@ function inFlightVerdict(a: {
   )
     return undefined;
   if (down === undefined) return { ...b, state: 'notReady', holds: true };
-  const deadline = Math.max(obs.readinessSince, obs.assignSince) + ctx.policy.notReadyTimeoutMs;
+  // Every not-ready stretch since it took the revision counts: a node that flaps (70-90 s outages
+  // again and again) reaches --not-ready-timeout as one long outage does.
+  const deadline = Math.max(obs.readinessSince, obs.assignSince) + ctx.policy.notReadyTimeoutMs - obs.downMs;
   if (ctx.mono > deadline)
     return pastNotReadyTimeout({
       down,
+      flapped: obs.downMs > 0,
       nc: b.nc,
       number: b.assigned?.spec.number,
       policy: ctx.policy,
@@ -142,9 +154,22 @@ const misconfiguredBeforeAnswering = (
   nc: NodeConfig | undefined,
 ): boolean => down === undefined && f.misconfigured !== undefined && nc !== undefined && !everReported(nc);
 
-/** A node in flight, NotReady (or gone) for longer than --not-ready-timeout. */
+/**
+ * When a provisioned node's soak ends: --min-success-time after the first sight of `provisioned`;
+ * for a node that went NotReady in flight (and has not finished before), after a full soak of
+ * continuous readiness since it came back. So a node that flaps never finishes while it flaps.
+ */
+export function soakEndOf(provisionedSince: number, obs: NodeObservation, soakMs: number): number {
+  const settled = obs.readyRunMs >= soakMs;
+  const back =
+    obs.downMs > 0 && !settled && obs.readiness === 'ready' ? obs.readinessSince : provisionedSince;
+  return Math.max(provisionedSince, back) + soakMs;
+}
+
+/** A node in flight, NotReady (or gone) for longer than --not-ready-timeout (in all its stretches). */
 function pastNotReadyTimeout(a: {
   down: string;
+  flapped: boolean;
   nc: NodeConfig | undefined;
   number: number | undefined;
   policy: { notReadyTimeoutMs: number };
@@ -156,7 +181,8 @@ function pastNotReadyTimeout(a: {
   // first): NotReady or gone is the node's own, as for a timeout of a silent agent.
   if (a.nc !== undefined && !everReported(a.nc))
     return a.unavailable(`${what} and agent never reported (after taking revision ${a.number ?? '?'})`);
+  const total = a.flapped ? ' in all (NotReady again and again)' : '';
   return a.fail(
-    `${what} for ${formatDuration(a.policy.notReadyTimeoutMs)} after taking revision ${a.number ?? '?'}`,
+    `${what} for ${formatDuration(a.policy.notReadyTimeoutMs)}${total} after taking revision ${a.number ?? '?'}`,
   );
 }

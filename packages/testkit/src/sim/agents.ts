@@ -73,14 +73,18 @@ export function stepNode(n: SimNode, env: AgentEnv): void {
 /** A flapping kubelet turns Ready and NotReady by turns until the flap ends. */
 function stepFlap(n: SimNode, env: AgentEnv): void {
   const { t } = env;
-  if (!n.flap || t < n.flap.next) return;
-  if (t >= n.flap.until) {
+  const flap = n.flap;
+  if (!flap) return;
+  // A change's flapping ends when the host no longer runs it (rolled back).
+  const changeGone = flap.byChange !== undefined && n.host !== flap.byChange;
+  if (!changeGone && t < flap.next) return;
+  if (changeGone || t >= flap.until) {
     n.flap = undefined;
-    n.kubeletFault = false;
-    if (!n.cut) n.kubeletReady = true;
+    if (flap.byChange === undefined) n.kubeletFault = false;
+    if (!n.cut && !n.kubeletFault) n.kubeletReady = true;
   } else {
     n.kubeletReady = !n.kubeletReady;
-    n.flap.next += n.flap.period;
+    flap.next += !n.kubeletReady && flap.downMs !== undefined ? flap.downMs : flap.period;
   }
   env.log(`kubelet ${n.name} ${n.kubeletReady ? 'Ready' : 'NotReady'}${n.flap ? ' (flapping)' : ''}`);
 }
@@ -212,6 +216,18 @@ function finish(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): vo
   n.host = job.hash;
   n.taint = false;
   report(n, env, job.gen, { configStatus: 'provisioned', lastAppliedRevision: job.hash });
+  if (harm?.effect === 'flap') {
+    // NotReady shows after the node lifecycle controller's grace, inside the soak.
+    n.flap = {
+      until: Infinity,
+      period: TIMING.flapUp,
+      downMs: TIMING.flapDown,
+      next: env.t + TIMING.notReadyGrace,
+      byChange: job.hash,
+    };
+    n.lastFaultAt = env.t;
+    env.log(`${n.name} FLAPPING by ${harm.input}=${harm.value}`);
+  }
   if (harm?.effect === 'cutOff') {
     n.cut = {
       notReadyAt: env.t + TIMING.notReadyGrace,

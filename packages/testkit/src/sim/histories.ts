@@ -168,7 +168,32 @@ export const DEMO_STORY: History = {
   ],
 };
 
-export const ALL_NAMED: History[] = [...TABLE_HISTORIES, ...FALSE_INVALIDATIONS, DEMO_STORY];
+/**
+ * Issue 35, part B: the failures real fleets have that the generator of issue 23 could not draw.
+ * Defaults of the planner (--not-ready-timeout 5m, soak 1m) unless said otherwise.
+ */
+export const ISSUE_35_B: History[] = [
+  {
+    // Each node goes NotReady 40 s after it confirmed (inside its soak) for 80 s, is Ready for 30 s,
+    // and again: no single stretch reaches --not-ready-timeout.
+    name: 'case 1: a change that makes the kubelet flap (80 s NotReady, 30 s Ready) is stopped',
+    nodes: 6,
+    policy: { limit: 1, maxFailures: 0 },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'flap' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+  {
+    name: 'case 1: flapping at --update-limit 2 and --max-failures 1',
+    nodes: 8,
+    policy: { limit: 2, maxFailures: 1 },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'flap' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+];
+
+export const ALL_NAMED: History[] = [...TABLE_HISTORIES, ...FALSE_INVALIDATIONS, DEMO_STORY, ...ISSUE_35_B];
 
 /** Histories today's planner already gets right: the simulator is not red by construction. */
 export const BASELINE: History[] = [

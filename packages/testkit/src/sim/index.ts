@@ -5,7 +5,14 @@
  */
 export { play } from './play.js';
 export type { History, NodeSpec, RevisionSummary, RunResult } from './history.js';
-export { ALL_NAMED, BASELINE, DEMO_STORY, FALSE_INVALIDATIONS, TABLE_HISTORIES } from './histories.js';
+export {
+  ALL_NAMED,
+  BASELINE,
+  DEMO_STORY,
+  FALSE_INVALIDATIONS,
+  ISSUE_35_B,
+  TABLE_HISTORIES,
+} from './histories.js';
 export { CONTROL, describeHistory, historyArb, type GenOptions } from './arbitrary.js';
 export type { InvariantId, Violation } from './ledger.js';
 export { refusedKnobs, type PolicyKnobs } from './planner-adapter.js';

@@ -15,9 +15,10 @@ export function heal(w: World): void {
       if (n.agent === 'misconfigured') delete n.handledKey;
       n.agent = 'good';
     }
-    n.flap = undefined;
+    // A bad change's flapping is no fault: it lasts while the host runs the change.
+    if (n.flap?.byChange === undefined) n.flap = undefined;
     n.kubeletFault = false;
-    if (!n.cut) n.kubeletReady = true;
+    if (!n.cut && !n.flap) n.kubeletReady = true;
   }
   w.fleetPaused = false;
   for (const r of w.store.revisions.values())

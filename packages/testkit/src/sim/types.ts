@@ -17,8 +17,13 @@ export type AgentMode =
 export interface BadChange {
   input: string;
   value: number;
-  /** invalid: the agent's checks refuse it; cutOff: it takes the node off the network. */
-  effect: 'invalid' | 'cutOff';
+  /**
+   * invalid: the agent's checks refuse it; cutOff: it takes the node off the network; flap: its
+   * kubelet goes NotReady for TIMING.flapDown, Ready for TIMING.flapUp, and again, as long as the
+   * host runs it (a session that drops on its hold timer again and again), the agent reports
+   * `provisioned`.
+   */
+  effect: 'invalid' | 'cutOff' | 'flap';
   /** Nodes it harms (default all). */
   nodes?: readonly string[];
 }
@@ -41,8 +46,11 @@ export interface SimNode {
   everReported: boolean;
   /** Cut off: the agent cannot write; the kubelet goes NotReady at `notReadyAt`; restore at `restoreAt`. */
   cut?: { notReadyAt: number; restoreAt: number; prevHost?: string; gen: number; byChange: boolean };
-  /** Kubelet readiness flips every `period` ms until `until`. */
-  flap?: { until: number; period: number; next: number };
+  /**
+   * Kubelet readiness flips every `period` ms until `until` (NotReady for `downMs` and Ready for
+   * `period` when `downMs` is set); `byChange`: a bad change's, it lasts while the host runs `byChange`.
+   */
+  flap?: { until: number; period: number; next: number; downMs?: number; byChange?: string };
   /** Set while a NotReady/flap fault holds the kubelet down (the restore does not lift it). */
   kubeletFault?: boolean;
   /** Virtual time of the last fault that hit this node (agent, kubelet, cut off, deletion). */
@@ -96,6 +104,9 @@ export const TIMING = {
   notReadyGrace: 40_000,
   /** The agent's own restore of a change that cut the node off (confirm window and restore). */
   restore: 90_000,
+  /** A flapping change: NotReady stretches (each under the default --not-ready-timeout) and Ready ones between. */
+  flapDown: 80_000,
+  flapUp: 30_000,
   /** A new leader acts after this gap (lease expiry). */
   leaderGap: 15_000,
 } as const;
