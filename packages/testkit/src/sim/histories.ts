@@ -191,6 +191,24 @@ export const ISSUE_35_B: History[] = [
     bad: [{ input: 'a', value: 2, effect: 'flap' }],
     actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
   },
+  {
+    // Network a serves zone 1 (n0-n2). Its MTU change (a=2) cuts off every node that takes it; 20 s
+    // later, before n0's failure is visible, the same input's selector is widened to every node: the
+    // follow-up write still carries the change in flight, whose budget it keeps.
+    name: 'case 4: a follow-up edit (selector widened 20 s after the bad value) keeps the budget',
+    nodes: ['n0', 'n1', 'n2', 'n3', 'n4', 'n5'].map((name, i) => ({
+      name,
+      labels: { zone: i < 3 ? 'z1' : 'z2' },
+    })),
+    policy: { limit: 1, maxFailures: 0 },
+    inputs: { a: 1, b: 1 },
+    inputZones: { a: 'z1' },
+    bad: [{ input: 'a', value: 2, effect: 'cutOff' }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(21, { kind: 'setInput', input: 'a', value: 2, zone: null }),
+    ],
+  },
 ];
 
 export const ALL_NAMED: History[] = [...TABLE_HISTORIES, ...FALSE_INVALIDATIONS, DEMO_STORY, ...ISSUE_35_B];

@@ -14,6 +14,8 @@ export interface History {
   policy: PolicyKnobs;
   /** Input values of revision 1, complete on every node before the history starts. */
   inputs: Record<string, number>;
+  /** Inputs of revision 1 with a nodeSelector: the zone whose nodes (label `zone`) carry them. */
+  inputZones?: Record<string, string>;
   bad: BadChange[];
   /** At virtual ms after the start (revision 1 complete). */
   actions: Scheduled[];

@@ -10,7 +10,6 @@
  * (5) nodes with an unanswered forward assignment ≤ limit, across leader changes.
  */
 import type { NetworkConfigRevision } from '@nodenet/api';
-import { contentOf } from './planner-adapter.js';
 import type { PassEvent } from './planner-pass.js';
 import type { BadChange } from './types.js';
 
@@ -30,6 +29,8 @@ export interface LedgerView {
   revisionByNumber(n: number): NetworkConfigRevision | undefined;
   /** Why the node is observably unavailable now (undefined: available). */
   unavailable(node: string): string | undefined;
+  /** The revision's content as this node carries it (inputs whose nodeSelector takes it). */
+  nodeContent(node: string, revision: NetworkConfigRevision): Record<string, number>;
   /** The bad changes in this revision that harm this node. */
   harms(node: string, revision: NetworkConfigRevision): BadChange[];
   /**
@@ -172,7 +173,7 @@ export class Ledger {
       e.move === 'unchanged' &&
       prev !== undefined &&
       r !== undefined &&
-      JSON.stringify(contentOf(prev)) === JSON.stringify(contentOf(r));
+      JSON.stringify(v.nodeContent(e.node, prev)) === JSON.stringify(v.nodeContent(e.node, r));
     this.lastAssign.set(e.node, {
       number: e.number,
       rollback,

@@ -48,8 +48,9 @@ const OPERATOR_EFFECTS: Effects<OperatorAction> = {
     w.log(`OPERATOR delete NodeConfig ${a.node}`);
   },
   setInput: (w, a) => {
-    w.log(`OPERATOR set input ${a.input}=${a.value}`);
-    w.writeInput(a.input, a.value);
+    const zone = a.zone === undefined ? '' : a.zone === null ? ' for every node' : ` for zone ${a.zone}`;
+    w.log(`OPERATOR set input ${a.input}=${a.value}${zone}`);
+    w.writeInput(a.input, a.value, a.zone);
   },
   revert: (w, a) => {
     const values = w.inputValues.get(a.input) ?? [];

@@ -28,6 +28,8 @@ export interface Store {
 export interface SimInput {
   generation: number;
   value: number;
+  /** Its nodeSelector: only nodes labelled `zone=<zone>` carry it (undefined: every node). */
+  zone?: string;
 }
 
 /** A Node as the planner sees it (the simulator's kubelet and taints). */
@@ -103,10 +105,26 @@ function inputObjects(inputs: ReadonlyMap<string, SimInput>): Inputs {
       apiVersion: API_VERSION,
       kind: 'Layer2NetworkConfiguration',
       metadata: { name, generation: i.generation, uid: `uid-${name}` },
-      spec: { id, vni: 10_000 + id, mtu: INPUT_BASE_MTU + i.value },
+      spec: {
+        id,
+        vni: 10_000 + id,
+        mtu: INPUT_BASE_MTU + i.value,
+        ...(i.zone !== undefined ? { nodeSelector: { matchLabels: { zone: i.zone } } } : {}),
+      },
     };
   });
   return { vrf: [], layer2, routingTable: [] };
+}
+
+/** Whether a node with these labels carries the revision's entry for `input` (its nodeSelector's zone). */
+export function carriesInput(
+  r: NetworkConfigRevision,
+  input: string,
+  labels: Record<string, string>,
+): boolean {
+  const e = r.spec.config.layer2.find((x) => x.name === input);
+  const zone = e?.nodeSelector?.matchLabels?.zone;
+  return e !== undefined && (zone === undefined || labels.zone === zone);
 }
 
 /** A revision's content: input name to value. */

@@ -61,7 +61,11 @@ export interface SimNode {
 
 /** Things that happen, scheduled at a virtual time (ms). */
 export type WorldAction =
-  | { kind: 'setInput'; input: string; value: number }
+  /**
+   * Write an input: its value, and (when `zone` is given) its nodeSelector: `zone: <z>` selects
+   * the nodes labelled `zone=<z>`, null selects every node (a widened selector). Unset: kept.
+   */
+  | { kind: 'setInput'; input: string; value: number; zone?: string | null }
   | { kind: 'deleteInput'; input: string }
   /** Set the input back to the value it had before its last change (a new generation). */
   | { kind: 'revert'; input: string }

@@ -11,6 +11,7 @@ import { Ledger, NEVER_REPORTED, fmt } from './ledger.js';
 import {
   assignmentKey,
   buildStep,
+  carriesInput,
   contentOf,
   inputHashOf,
   isInvalid,
@@ -84,7 +85,7 @@ export class World {
         : history.nodes;
     for (const s of specs)
       this.addNode({ name: s.name, agent: 'good', labels: s.labels ?? {}, taint: false, reported: true });
-    for (const [k, v] of Object.entries(history.inputs)) this.writeInput(k, v);
+    for (const [k, v] of Object.entries(history.inputs)) this.writeInput(k, v, history.inputZones?.[k]);
   }
 
   /** While revision 1 is set up: every node at once, no soak, no RolloutPolicy knobs, no checks. */
@@ -119,13 +120,27 @@ export class World {
     });
   }
 
-  writeInput(name: string, value: number): void {
+  /** A person writes an input; `zone` sets its nodeSelector (null: every node; undefined: kept). */
+  writeInput(name: string, value: number, zone?: string | null): void {
     const old = this.inputs.get(name);
-    this.inputs.set(name, { generation: (old?.generation ?? 0) + 1, value });
+    const z = zone === undefined ? old?.zone : (zone ?? undefined);
+    this.inputs.set(name, {
+      generation: (old?.generation ?? 0) + 1,
+      value,
+      ...(z !== undefined ? { zone: z } : {}),
+    });
     this.inputValues.set(name, [...(this.inputValues.get(name) ?? []), value]);
     this.buildDirty = true;
-    if (this.history.bad.some((b) => b.input === name && b.value === value))
+    // A follow-up write that keeps a bad value still carried by a valid revision (e.g. its selector
+    // widened) is the same change, with the same budget; a write after every revision carrying it
+    // was invalidated sends it anew.
+    const kept = old?.value === value && this.validRevisionCarries(name, value);
+    if (!kept && this.history.bad.some((b) => b.input === name && b.value === value))
       this.ledger.introduce({ input: name, value }, this.t);
+  }
+
+  private validRevisionCarries(input: string, value: number): boolean {
+    return [...this.store.revisions.values()].some((r) => !isInvalid(r) && contentOf(r)[input] === value);
   }
 
   revisionByNumber(n: number): NetworkConfigRevision | undefined {
@@ -138,10 +153,21 @@ export class World {
       .sort((a, b) => b.spec.number - a.spec.number)[0];
   }
 
+  /** The revision's content as this node carries it: the inputs whose nodeSelector takes it. */
+  nodeContent(node: string, r: NetworkConfigRevision): Record<string, number> {
+    const labels = this.nodes.get(node)?.labels ?? {};
+    return Object.fromEntries(Object.entries(contentOf(r)).filter(([k]) => carriesInput(r, k, labels)));
+  }
+
+  /** The bad changes of `r` that reach this node (its nodeSelector takes it) and harm it. */
   harms(node: string, r: NetworkConfigRevision | undefined): BadChange[] {
     if (!r) return [];
     const c = contentOf(r);
-    return this.history.bad.filter((b) => c[b.input] === b.value && (!b.nodes || b.nodes.includes(node)));
+    const labels = this.nodes.get(node)?.labels ?? {};
+    return this.history.bad.filter(
+      (b) =>
+        c[b.input] === b.value && (!b.nodes || b.nodes.includes(node)) && carriesInput(r, b.input, labels),
+    );
   }
 
   /** Why a node is observably unavailable now (undefined: available). */
@@ -274,6 +300,7 @@ export class World {
       revisionByNumber: (n: number) => this.revisionByNumber(n),
       unavailable: (n: string) => (unavailableBefore.has(n) ? unavailableBefore.get(n) : this.unavailable(n)),
       harms: (n: string, r: NetworkConfigRevision) => this.harms(n, r),
+      nodeContent: (n: string, r: NetworkConfigRevision) => this.nodeContent(n, r),
       // A fault still going on (a cut not caused by a change) counts as now.
       lastFaultAt: (n: string) => {
         const x = this.nodes.get(n);

@@ -1,0 +1,58 @@
+/**
+ * A change is identified by its content (issue 35): the fields of an input's entry that a revision
+ * changed from the known-good revision before it. A follow-up write of the same input that keeps
+ * those values (its nodeSelector widened 20 s after a bad MTU, say) still carries the change: its
+ * failures count with the change's, and it is invalidated with it, instead of starting a fresh budget.
+ * Pure.
+ */
+import {
+  canonicalJson,
+  entryOf,
+  parseRef,
+  revisionBefore,
+  type NetworkConfigRevision,
+  type SuspectRef,
+} from '@nodenet/api';
+
+type Entry = Record<string, unknown> | undefined;
+const text = (v: unknown): string => canonicalJson(v ?? null);
+
+/**
+ * Whether `mine` carries the change from `base` to `theirs` of one entry: every field that change
+ * set (or removed) has the same value in `mine`. A removed entry is carried by a removal only; no
+ * change at all is carried by nothing.
+ */
+export function carriesEntryChange(mine: unknown, theirs: unknown, base: unknown): boolean {
+  const t = theirs as Entry;
+  const b = base as Entry;
+  const m = mine as Entry;
+  if (t === undefined) return b !== undefined && m === undefined;
+  if (m === undefined) return false;
+  const keys = new Set([...Object.keys(t), ...Object.keys(b ?? {})]);
+  const changed = [...keys].filter((k) => text(t[k]) !== text(b?.[k]));
+  return changed.length > 0 && changed.every((k) => text(m[k]) === text(t[k]));
+}
+
+/**
+ * The suspect (one of `x`'s changed inputs, or the given `suspects`) whose change from the last
+ * completed revision before `x` `r` carries; undefined: none.
+ */
+export function carriedChange(
+  r: NetworkConfigRevision,
+  x: NetworkConfigRevision,
+  all: readonly NetworkConfigRevision[],
+  isInvalid: (y: NetworkConfigRevision) => boolean,
+  suspects: readonly SuspectRef[] = changedRefs(x),
+): SuspectRef | undefined {
+  const base = revisionBefore(x, all, isInvalid)?.spec.config;
+  return suspects.find((s) =>
+    carriesEntryChange(
+      entryOf(r.spec.config, s),
+      entryOf(x.spec.config, s),
+      base ? entryOf(base, s) : undefined,
+    ),
+  );
+}
+
+const changedRefs = (x: NetworkConfigRevision): SuspectRef[] =>
+  (x.spec.changedInputs ?? []).map(parseRef).filter((s): s is SuspectRef => s !== undefined);
