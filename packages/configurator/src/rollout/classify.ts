@@ -32,7 +32,7 @@ export function classify(subject: Subject, ctx: ClassifyContext): Verdict {
   const f = factsOf(nc);
   const assigned = assignedRevision(nc, ctx.index);
   const b: Base = { name, node, nc, ...(assigned ? { assigned } : {}) };
-  const p = progress(nc, reading.obs, ctx.policy, ctx.mono);
+  const p = cutOffSignature(progress(nc, reading.obs, ctx.policy, ctx.mono), f, reading);
   // Forward onto a revision that has not completed: a completed revision had every node finish it.
   const forward = f.move === 'forward' && !(assigned !== undefined && isCompleted(assigned));
   const l: NodeReading = {
@@ -60,6 +60,22 @@ export function classify(subject: Subject, ctx: ClassifyContext): Verdict {
     if (v) return v;
   }
   return onDesired ? onDesiredVerdict(b, p, f, l) : elsewhereVerdict(b, p, f, l);
+}
+
+/**
+ * An `Interrupted` report (the agent's checks passed, but the API server answered only more than
+ * 15 s after its restore: agent apply/failure-cause.ts) from a node that went NotReady or gone since
+ * it took the revision forward is a cut-off by the change, healing slowly: counted as ChangeFailed.
+ * An agent restart (a DaemonSet update) leaves the kubelet Ready and stays a re-assignment.
+ */
+function cutOffSignature(p: Progress, f: Facts, reading: Omit<NodeReading, 'soakEnd' | 'fail'>): Progress {
+  if (p.kind !== 'invalid' || p.cause !== 'Interrupted' || f.move !== 'forward') return p;
+  if (reading.obs.downMs === 0 && reading.down === undefined) return p;
+  return {
+    ...p,
+    cause: 'ChangeFailed',
+    message: `${p.message} (reported Interrupted, but the node went NotReady after taking the change: a cut-off)`,
+  };
 }
 
 /** What a verdict reads of the node before its NodeConfig: readiness, since when, selection. */

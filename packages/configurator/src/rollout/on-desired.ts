@@ -65,7 +65,9 @@ function retriedAfterFault(
     const retry = reassignAfter(base, `interrupted (${p.message}); attempt ${f.attempt + 1}`, f, l);
     if (f.attempt < MAX_INTERRUPTED_ATTEMPTS) return retry;
     const why = `interrupted ${f.attempt} times on revision ${l.ctx.desired.spec.number}, retried every ${formatDuration(MAX_REASSIGN_BACKOFF_MS)}: ${p.message}`;
-    return { ...l.fail(why, false), ...retry, state: 'failed' };
+    // Listed as degraded, never counted; and it keeps its slot: an interruption that repeats on the
+    // same change is not known to be harmless, so the next node waits (issue 35).
+    return { ...l.fail(why, false), ...retry, state: 'failed', keepsSlot: true };
   }
   const message = p.cause === 'RestoreFailed' ? `restore failed: ${p.message}` : p.message;
   // Recorded once (counted when it took the revision forward), and retried under a new

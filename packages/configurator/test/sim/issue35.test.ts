@@ -11,6 +11,8 @@ describe('issue 35 (B): the bound holds against flapping, Interrupted, catch-up 
     const r = play(h);
     expectHolds(name, r);
     for (const [bad, reached] of r.reach) expect(reached, `${bad} reached`).toBeLessThanOrEqual(r.bound);
+    // A good history: nothing ends invalid.
+    if (h.bad.length === 0) expect(r.revisions.filter((x) => x.invalid).map((x) => x.number)).toEqual([]);
     // The bad change is stopped: every revision carrying it ends invalid.
     for (const b of h.bad)
       for (const x of r.revisions.filter((x) => x.content[b.input] === b.value))

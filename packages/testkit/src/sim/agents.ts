@@ -108,9 +108,12 @@ function stepCut(n: SimNode, env: AgentEnv, cut: NonNullable<SimNode['cut']>): v
   else delete n.host;
   report(n, env, cut.gen, {
     configStatus: 'invalid',
-    failureCause: 'ChangeFailed',
+    failureCause: cut.cause ?? 'ChangeFailed',
     ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
-    message: 'connectivity lost after the change; previous config restored',
+    message:
+      cut.cause === 'Interrupted'
+        ? 'the API server still did not answer 15 s after the restore: an outage, not the change'
+        : 'connectivity lost after the change; previous config restored',
   });
 }
 
@@ -228,13 +231,14 @@ function finish(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): vo
     n.lastFaultAt = env.t;
     env.log(`${n.name} FLAPPING by ${harm.input}=${harm.value}`);
   }
-  if (harm?.effect === 'cutOff') {
+  if (harm?.effect === 'cutOff' || harm?.effect === 'cutOffInterrupted') {
     n.cut = {
       notReadyAt: env.t + TIMING.notReadyGrace,
       restoreAt: env.t + TIMING.restore,
       ...(prevHost !== undefined ? { prevHost } : {}),
       gen: job.gen,
       byChange: true,
+      ...(harm.effect === 'cutOffInterrupted' ? { cause: 'Interrupted' as const } : {}),
     };
     n.lastFaultAt = env.t;
     env.log(`${n.name} CUT OFF by ${harm.input}=${harm.value}`);

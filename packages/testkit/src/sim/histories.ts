@@ -192,6 +192,40 @@ export const ISSUE_35_B: History[] = [
     actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
   },
   {
+    // The change cuts each node off; the agent restores after its confirm window, but the network
+    // needs more than 15 s more to heal, so the shipped agent reports Interrupted.
+    name: 'case 2: a cut-off the agent reports as Interrupted counts (the node went NotReady)',
+    nodes: 5,
+    policy: { limit: 1, maxFailures: 0 },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOffInterrupted' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+  {
+    name: 'case 2: Interrupted cut-offs at --update-limit 2 and --max-failures 1',
+    nodes: 6,
+    policy: { limit: 2, maxFailures: 1 },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOffInterrupted' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+  {
+    // A DaemonSet update restarts n0's and n1's agents during their applies (Interrupted, kubelet
+    // Ready): re-assigned, never counted; the good change completes.
+    name: 'case 2: agent restarts (Interrupted, kubelet Ready) stay harmless',
+    nodes: 4,
+    policy: { limit: 2, maxFailures: 0 },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'agent', node: 'n0', mode: 'interrupts' }),
+      at(0, { kind: 'agent', node: 'n1', mode: 'interrupts' }),
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(40, { kind: 'agent', node: 'n0', mode: 'good' }),
+      at(200, { kind: 'agent', node: 'n1', mode: 'good' }),
+    ],
+  },
+  {
     // Network a serves zone 1 (n0-n2). Its MTU change (a=2) cuts off every node that takes it; 20 s
     // later, before n0's failure is visible, the same input's selector is widened to every node: the
     // follow-up write still carries the change in flight, whose budget it keeps.

@@ -38,6 +38,8 @@ export interface LedgerView {
    * after `since` (the last time it was handed the revision).
    */
   interruptedOn(node: string, number: number, since: number): boolean;
+  /** The node's kubelet was NotReady (or its Node gone) at some time since `at`. */
+  notReadySince(node: string, at: number): boolean;
   /** The node's agent itself reported the revision invalid (an answer, not a silence). */
   reportedInvalidOn(node: string, number: number): boolean;
   /** The node's agent works as it should (good or slow, not cut off): ground truth. */
@@ -240,7 +242,14 @@ export class Ledger {
           v.t,
           `${what}: ${f.node} was unavailable (${h.unavailable}) when handed it at t=${fmt(h.at)}`,
         );
-      else if (v.interruptedOn(f.node, e.number, h.at))
+      // An Interrupted report counts when the node also went NotReady since it was handed the
+      // revision (the planner cannot tell that from a cut-off healing slowly): never when neither
+      // the change harms it nor its kubelet went NotReady (an agent restart).
+      else if (
+        v.interruptedOn(f.node, e.number, h.at) &&
+        this.harmless(v, f.node, e.number) &&
+        !v.notReadySince(f.node, h.at)
+      )
         this.fail(3, v.t, `${what}: the node's report was Interrupted, not the change's fault`);
       else {
         // Ground truth: nothing went wrong on the node since it was handed the revision, and the

@@ -21,9 +21,10 @@ export interface BadChange {
    * invalid: the agent's checks refuse it; cutOff: it takes the node off the network; flap: its
    * kubelet goes NotReady for TIMING.flapDown, Ready for TIMING.flapUp, and again, as long as the
    * host runs it (a session that drops on its hold timer again and again), the agent reports
-   * `provisioned`.
+   * `provisioned`; cutOffInterrupted: a cut-off whose network heals more than 15 s after the
+   * agent's restore, which the shipped agent reports `Interrupted` (apply/failure-cause.ts).
    */
-  effect: 'invalid' | 'cutOff' | 'flap';
+  effect: 'invalid' | 'cutOff' | 'flap' | 'cutOffInterrupted';
   /** Nodes it harms (default all). */
   nodes?: readonly string[];
 }
@@ -45,7 +46,15 @@ export interface SimNode {
   /** The agent has written a status at least once (or the node was provisioned before the history). */
   everReported: boolean;
   /** Cut off: the agent cannot write; the kubelet goes NotReady at `notReadyAt`; restore at `restoreAt`. */
-  cut?: { notReadyAt: number; restoreAt: number; prevHost?: string; gen: number; byChange: boolean };
+  cut?: {
+    notReadyAt: number;
+    restoreAt: number;
+    prevHost?: string;
+    gen: number;
+    byChange: boolean;
+    /** What the agent reports after its restore (default ChangeFailed). */
+    cause?: 'Interrupted';
+  };
   /**
    * Kubelet readiness flips every `period` ms until `until` (NotReady for `downMs` and Ready for
    * `period` when `downMs` is set); `byChange`: a bad change's, it lasts while the host runs `byChange`.
@@ -55,6 +64,8 @@ export interface SimNode {
   kubeletFault?: boolean;
   /** Virtual time of the last fault that hit this node (agent, kubelet, cut off, deletion). */
   lastFaultAt?: number;
+  /** The last time the kubelet was seen NotReady (ground truth for a counted Interrupted). */
+  lastNotReadyAt?: number;
   /** Since when the kubelet is NotReady (for the simulated autoscaler). */
   notReadySince?: number;
 }

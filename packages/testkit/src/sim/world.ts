@@ -316,6 +316,7 @@ export class World {
         const rep = this.lastReport.get(n);
         return rep?.number === num && rep.invalid === true;
       },
+      notReadySince: (n: string, at: number) => (this.nodes.get(n)?.lastNotReadyAt ?? -1) >= at,
       interruptedOn: (n: string, num: number, since: number) => {
         const rep = this.lastReport.get(n);
         // Handed the revision again after that report: the failure is not the report's.
@@ -388,6 +389,7 @@ export class World {
         continue;
       }
       n.notReadySince ??= this.t;
+      n.lastNotReadyAt = this.t;
       if (after !== undefined && this.t >= n.notReadySince + after) {
         n.exists = false;
         n.lastFaultAt = this.t;
