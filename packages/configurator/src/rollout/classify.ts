@@ -6,15 +6,23 @@
  * is not answering before it is handed a new revision is **unavailable**: no forward move, never
  * counted. Deadlines are on the monotonic clock from the observations (observe.ts).
  */
-import { matchesSelector, rfc3339, type NodeConfig } from '@nodenet/api';
+import { matchesSelector, rfc3339, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
 import { formatDuration } from '@nodenet/kube';
 import { elsewhereVerdict } from './elsewhere.js';
 import { factsOf } from './facts.js';
-import { assignedRevision, isCompleted } from './identity.js';
+import { assignedRevision } from './identity.js';
 import { sameStretch, type NodeObservation } from './observe.js';
 import { onDesiredVerdict } from './on-desired.js';
 import { everReported, progress, type Progress } from './progress.js';
-import type { Base, ClassifyContext, Facts, NodeReading, Subject, Verdict } from './verdict.js';
+import {
+  countedMove,
+  type Base,
+  type ClassifyContext,
+  type Facts,
+  type NodeReading,
+  type Subject,
+  type Verdict,
+} from './verdict.js';
 
 export type { ClassifyContext, Subject, Verdict } from './verdict.js';
 
@@ -32,9 +40,8 @@ export function classify(subject: Subject, ctx: ClassifyContext): Verdict {
   const f = factsOf(nc);
   const assigned = assignedRevision(nc, ctx.index);
   const b: Base = { name, node, nc, ...(assigned ? { assigned } : {}) };
-  const p = cutOffSignature(progress(nc, reading.obs, ctx.policy, ctx.mono), f, reading);
-  // Forward onto a revision that has not completed: a completed revision had every node finish it.
-  const forward = f.move === 'forward' && !(assigned !== undefined && isCompleted(assigned));
+  const p = cutOffSignature(progress(nc, reading.obs, ctx.policy, ctx.mono), f, assigned, reading);
+  const forward = countedMove(f.move, assigned);
   const l: NodeReading = {
     ...reading,
     soakEnd:
@@ -68,8 +75,13 @@ export function classify(subject: Subject, ctx: ClassifyContext): Verdict {
  * it took the revision forward is a cut-off by the change, healing slowly: counted as ChangeFailed.
  * An agent restart (a DaemonSet update) leaves the kubelet Ready and stays a re-assignment.
  */
-function cutOffSignature(p: Progress, f: Facts, reading: Omit<NodeReading, 'soakEnd' | 'fail'>): Progress {
-  if (p.kind !== 'invalid' || p.cause !== 'Interrupted' || f.move !== 'forward') return p;
+function cutOffSignature(
+  p: Progress,
+  f: Facts,
+  assigned: NetworkConfigRevision | undefined,
+  reading: Omit<NodeReading, 'soakEnd' | 'fail'>,
+): Progress {
+  if (p.kind !== 'invalid' || p.cause !== 'Interrupted' || !countedMove(f.move, assigned)) return p;
   if (reading.obs.downMs === 0 && reading.down === undefined) return p;
   return {
     ...p,

@@ -6,7 +6,7 @@
  * its size whatever an agent wrote into its message.
  */
 import type { FailedNode, NetworkConfigRevision } from '@nodenet/api';
-import { carriedChange } from './same-change.js';
+import { carriedChange, type Revisions } from './same-change.js';
 
 /** Nodes listed in a revision's failedNodes / degradedNodes (the rest is counted). */
 export const MAX_LISTED_NODES = 20;
@@ -85,8 +85,7 @@ export function countedFailures(
   r: NetworkConfigRevision,
   older: readonly NetworkConfigRevision[],
   records: ReadonlyMap<string, FailureRecord>,
-  all: readonly NetworkConfigRevision[] = older,
-  isInvalid: (x: NetworkConfigRevision) => boolean = () => false,
+  among: Revisions = { all: older, isInvalid: () => false },
 ): CountedFailures {
   const own = records.get(r.metadata.name);
   const nodes = new Set((own?.failedNodes ?? []).map((f) => f.node));
@@ -94,7 +93,7 @@ export function countedFailures(
   const inheritedFrom: number[] = [];
   for (const x of older) {
     const rec = records.get(x.metadata.name);
-    if (!rec || rec.failed === 0 || carriedChange(r, x, all, isInvalid) === undefined) continue;
+    if (!rec || rec.failed === 0 || carriedChange(r, x, among) === undefined) continue;
     inheritedFrom.push(x.spec.number);
     for (const f of rec.failedNodes) nodes.add(f.node);
     overflow += Math.max(0, rec.failed - rec.failedNodes.length);

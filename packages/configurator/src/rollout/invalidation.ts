@@ -97,13 +97,10 @@ function markFailing(
   for (const r of [...revisions].reverse()) {
     if (invalid.names.has(r.metadata.name)) continue;
     const rec = records.get(r.metadata.name) as FailureRecord;
-    const counted = countedFailures(
-      r,
-      supersededSince(r, revisions, invalid.names),
-      records,
-      revisions,
-      (x) => invalid.names.has(x.metadata.name),
-    );
+    const counted = countedFailures(r, supersededSince(r, revisions, invalid.names), records, {
+      all: revisions,
+      isInvalid: (x) => invalid.names.has(x.metadata.name),
+    });
     if (counted.failed <= policy.maxFailures) continue;
     const inherited = counted.inheritedFrom.length
       ? ` (its change failed nodes on superseded revision(s) ${counted.inheritedFrom.join(', ')} too, counted with its own)`
@@ -187,7 +184,7 @@ function carriers(
       // is identified by its content, same-change.ts). Later writes are a person's new change.
       const followUp =
         inv !== undefined && r.spec.number > bad.spec.number && r.spec.retryOf !== bad.metadata.name
-          ? carriedChange(r, bad, revisions, isInvalid, suspects)
+          ? carriedChange(r, bad, { all: revisions, isInvalid }, suspects)
           : undefined;
       const s = carriesSuspect(r, bad, suspects) ?? followUp;
       if (s) out.push([r, { revision: bad, ref: `${s.kind}/${s.name}` }]);

@@ -14,6 +14,7 @@ import {
 } from './progress.js';
 import { SLOT_STATES, type NodeState } from './types.js';
 import {
+  countedMove,
   hostRuns,
   inFlightUnselected,
   type Base,
@@ -38,7 +39,7 @@ export function onDesiredVerdict(b: Base, p: Progress, f: Facts, l: NodeReading)
   }
   // An explicit refusal of a change it took forward counts even from an agent that flags itself
   // misconfigured (it answered about the change).
-  const refused = p.kind === 'invalid' && p.cause !== 'Interrupted' && f.move === 'forward';
+  const refused = p.kind === 'invalid' && p.cause !== 'Interrupted' && countedMove(f.move, b.assigned);
   if (f.misconfigured !== undefined && !refused) return l.unavailable(f.misconfigured);
   if (p.kind === 'provisioned') {
     const end = l.soakEnd as number;

@@ -15,6 +15,12 @@ import {
 } from '@nodenet/api';
 
 type Entry = Record<string, unknown> | undefined;
+
+/** Every revision, and which are invalid: the known-good one before a change is found among them. */
+export interface Revisions {
+  all: readonly NetworkConfigRevision[];
+  isInvalid: (x: NetworkConfigRevision) => boolean;
+}
 const text = (v: unknown): string => canonicalJson(v ?? null);
 
 /**
@@ -40,11 +46,10 @@ export function carriesEntryChange(mine: unknown, theirs: unknown, base: unknown
 export function carriedChange(
   r: NetworkConfigRevision,
   x: NetworkConfigRevision,
-  all: readonly NetworkConfigRevision[],
-  isInvalid: (y: NetworkConfigRevision) => boolean,
+  among: Revisions,
   suspects: readonly SuspectRef[] = changedRefs(x),
 ): SuspectRef | undefined {
-  const base = revisionBefore(x, all, isInvalid)?.spec.config;
+  const base = revisionBefore(x, among.all, among.isInvalid)?.spec.config;
   return suspects.find((s) =>
     carriesEntryChange(
       entryOf(r.spec.config, s),

@@ -124,7 +124,7 @@ function survey(verdicts: readonly Verdict[], mono: number): Survey {
     // Interrupted, waiting out its backoff: keeps its slot for the re-assignment.
     if (
       (v.state === 'outdated' || v.keepsSlot === true) &&
-      v.keepMove === 'forward' &&
+      (v.keepMove === 'forward' || v.keepMove === 'catch-up') &&
       v.notBefore !== undefined &&
       !due(v, mono)
     )

@@ -226,6 +226,34 @@ export const ISSUE_35_B: History[] = [
     ],
   },
   {
+    // The MTU change completes on n0-n2 (harmless there); then new hardware joins, which it cuts
+    // off: catch-up moves of the completed revision count against it like forward ones.
+    name: 'case 3: a change that harms only nodes joining after it completed is stopped (catch-up counted)',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0 },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOff', nodes: ['j0', 'j1', 'j2'] }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      ...['j0', 'j1', 'j2'].map((node) => at(400, { kind: 'join', node })),
+    ],
+  },
+  {
+    // The same through the selector: n3-n5 are relabelled into it after the change completed.
+    name: 'case 3: nodes relabelled into the selector after the change completed (catch-up counted)',
+    nodes: ['n0', 'n1', 'n2', 'n3', 'n4', 'n5'].map((name, i) => ({
+      name,
+      labels: { role: i < 3 ? 'net' : 'spare' },
+    })),
+    policy: { limit: 1, maxFailures: 0, nodeSelector: { role: 'net' } },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOff', nodes: ['n3', 'n4', 'n5'] }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      ...['n3', 'n4', 'n5'].map((node) => at(400, { kind: 'relabel', node, labels: { role: 'net' } })),
+    ],
+  },
+  {
     // Network a serves zone 1 (n0-n2). Its MTU change (a=2) cuts off every node that takes it; 20 s
     // later, before n0's failure is visible, the same input's selector is widened to every node: the
     // follow-up write still carries the change in flight, whose budget it keeps.

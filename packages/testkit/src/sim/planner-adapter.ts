@@ -127,6 +127,14 @@ export function carriesInput(
   return e !== undefined && (zone === undefined || labels.zone === zone);
 }
 
+/** The revision's content as a node with these labels carries it: the inputs whose nodeSelector takes it. */
+export function nodeContentOf(
+  r: NetworkConfigRevision,
+  labels: Record<string, string>,
+): Record<string, number> {
+  return Object.fromEntries(Object.entries(contentOf(r)).filter(([k]) => carriesInput(r, k, labels)));
+}
+
 /** A revision's content: input name to value. */
 export function contentOf(r: NetworkConfigRevision): Record<string, number> {
   const out: Record<string, number> = {};

@@ -304,3 +304,17 @@ function writeOther(a: PlanAction, store: Store): PassEvent | undefined {
 
 /** What a new leader starts with: no observations (its timers start afresh). */
 export const freshObservations = (): Observations => new Map();
+
+/** One line of the timeline for a pass event. */
+export function describeEvent(e: PassEvent): string {
+  switch (e.kind) {
+    case 'assign':
+      return `assign ${e.node} -> rev ${e.number} (${e.move}): ${e.reason}`;
+    case 'invalidate':
+      return `INVALIDATE rev ${e.number}${e.aborted ? ' (aborted)' : ''}: ${e.reason}`;
+    case 'collect':
+      return `collect NodeConfig ${e.node}: ${e.reason}`;
+    case 'deleteRevision':
+      return `delete ${e.revision}: ${e.reason}`;
+  }
+}

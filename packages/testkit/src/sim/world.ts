@@ -11,7 +11,7 @@ import { Ledger, NEVER_REPORTED, fmt } from './ledger.js';
 import {
   assignmentKey,
   buildStep,
-  carriesInput,
+  nodeContentOf,
   contentOf,
   inputHashOf,
   isInvalid,
@@ -22,7 +22,7 @@ import {
   type SimInput,
   type Store,
 } from './planner-adapter.js';
-import { freshObservations, runPass, type PassEvent, type Sabotage } from './planner-pass.js';
+import { describeEvent, freshObservations, runPass, type Sabotage } from './planner-pass.js';
 import { applyAction } from './operator.js';
 import type { AgentMode, BadChange, Scheduled, SimNode } from './types.js';
 
@@ -155,19 +155,13 @@ export class World {
 
   /** The revision's content as this node carries it: the inputs whose nodeSelector takes it. */
   nodeContent(node: string, r: NetworkConfigRevision): Record<string, number> {
-    const labels = this.nodes.get(node)?.labels ?? {};
-    return Object.fromEntries(Object.entries(contentOf(r)).filter(([k]) => carriesInput(r, k, labels)));
+    return nodeContentOf(r, this.nodes.get(node)?.labels ?? {});
   }
 
   /** The bad changes of `r` that reach this node (its nodeSelector takes it) and harm it. */
   harms(node: string, r: NetworkConfigRevision | undefined): BadChange[] {
-    if (!r) return [];
-    const c = contentOf(r);
-    const labels = this.nodes.get(node)?.labels ?? {};
-    return this.history.bad.filter(
-      (b) =>
-        c[b.input] === b.value && (!b.nodes || b.nodes.includes(node)) && carriesInput(r, b.input, labels),
-    );
+    const c = r ? this.nodeContent(node, r) : {};
+    return this.history.bad.filter((b) => c[b.input] === b.value && (!b.nodes || b.nodes.includes(node)));
   }
 
   /** Why a node is observably unavailable now (undefined: available). */
@@ -276,7 +270,7 @@ export class World {
     this.desired = res.desired;
     this.requeueAt = res.requeueAfterMs !== undefined ? this.t + res.requeueAfterMs : undefined;
     this.wrote = res.events.length > 0;
-    for (const e of res.events) this.log(describe(e));
+    for (const e of res.events) this.log(describeEvent(e));
     if (res.events.some((e) => e.kind === 'invalidate' || e.kind === 'deleteRevision'))
       this.buildDirty = true;
     const view = this.ledgerView(pausedBefore, unavailableBefore);
@@ -396,18 +390,5 @@ export class World {
         this.log(`AUTOSCALER deletes NotReady Node ${n.name}`);
       }
     }
-  }
-}
-
-function describe(e: PassEvent): string {
-  switch (e.kind) {
-    case 'assign':
-      return `assign ${e.node} -> rev ${e.number} (${e.move}): ${e.reason}`;
-    case 'invalidate':
-      return `INVALIDATE rev ${e.number}${e.aborted ? ' (aborted)' : ''}: ${e.reason}`;
-    case 'collect':
-      return `collect NodeConfig ${e.node}: ${e.reason}`;
-    case 'deleteRevision':
-      return `delete ${e.revision}: ${e.reason}`;
   }
 }
