@@ -23,10 +23,15 @@ export interface Revisions {
 }
 const text = (v: unknown): string => canonicalJson(v ?? null);
 
+/** The field that says where an entry applies, not what it configures. */
+const WHERE = 'nodeSelector';
+
 /**
  * Whether `mine` carries the change from `base` to `theirs` of one entry: every field that change
- * set (or removed) has the same value in `mine`. A removed entry is carried by a removal only; no
- * change at all is carried by nothing.
+ * set (or removed) has the same value in `mine`. The nodeSelector says only where the entry applies:
+ * it is part of the change only when nothing else changed (so a write that sets a bad MTU for one
+ * zone, then widens the selector, still carries the MTU). A removed entry is carried by a removal
+ * only; no change at all is carried by nothing.
  */
 export function carriesEntryChange(mine: unknown, theirs: unknown, base: unknown): boolean {
   const t = theirs as Entry;
@@ -36,7 +41,9 @@ export function carriesEntryChange(mine: unknown, theirs: unknown, base: unknown
   if (m === undefined) return false;
   const keys = new Set([...Object.keys(t), ...Object.keys(b ?? {})]);
   const changed = [...keys].filter((k) => text(t[k]) !== text(b?.[k]));
-  return changed.length > 0 && changed.every((k) => text(m[k]) === text(t[k]));
+  const what = changed.filter((k) => k !== WHERE);
+  const change = what.length > 0 ? what : changed;
+  return change.length > 0 && change.every((k) => text(m[k]) === text(t[k]));
 }
 
 /**

@@ -25,6 +25,8 @@ export interface AgentEnv {
   log(line: string): void;
   /** The agent finished applying (or refused) the revision with this hash. */
   evaluated(node: string, hash: string): void;
+  /** The agent's confirm window and restore of a change that cut the node off (default TIMING.restore). */
+  restoreMs?: number;
 }
 
 /** When the configurator wrote the node's current assignment (virtual ms). */
@@ -144,9 +146,12 @@ function stepAgent(n: SimNode, env: AgentEnv): void {
 /** The agent takes its new assignment (after its reaction time) and reports `provisioning`. */
 function startJob(n: SimNode, env: AgentEnv, nc: NodeConfig): void {
   const { t } = env;
-  if (t < assignedAtOf(nc, env.t0) + TIMING.react) return;
-  const gen = nc.metadata.generation ?? 1;
   const key = assignmentKey(nc);
+  // Reacts to the assignment when it sees it (a watch event): the assigned-at a configurator wrote
+  // is another machine's clock, ahead of ours after its wall clock jumped back.
+  if (n.seen?.key !== key) n.seen = { key, at: Math.min(t, assignedAtOf(nc, env.t0)) };
+  if (t < n.seen.at + TIMING.react) return;
+  const gen = nc.metadata.generation ?? 1;
   n.handledKey = key;
   const slow = n.agent === 'slow';
   n.job = {
@@ -165,6 +170,15 @@ function startJob(n: SimNode, env: AgentEnv, nc: NodeConfig): void {
 /** An apply under way: heartbeats until it is done, then the outcome. */
 function stepJob(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): void {
   const { t } = env;
+  if (t >= job.doneAt && n.agent === 'retrying' && !job.retried) {
+    job.retried = true;
+    job.doneAt = t + TIMING.retryBackoff + TIMING.apply;
+    return report(n, env, job.gen, {
+      configStatus: 'provisioning',
+      ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
+      message: 'apply failed (netlink busy), retrying',
+    });
+  }
   if (t >= job.doneAt) {
     n.job = undefined;
     return finish(n, env, job);
@@ -231,10 +245,11 @@ function finish(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): vo
     n.lastFaultAt = env.t;
     env.log(`${n.name} FLAPPING by ${harm.input}=${harm.value}`);
   }
-  if (harm?.effect === 'cutOff' || harm?.effect === 'cutOffInterrupted') {
+  if (harm && CUTS.has(harm.effect)) {
+    const from = env.t + (harm.effect === 'cutOffLater' ? TIMING.later : 0);
     n.cut = {
-      notReadyAt: env.t + TIMING.notReadyGrace,
-      restoreAt: env.t + TIMING.restore,
+      notReadyAt: from + TIMING.notReadyGrace,
+      restoreAt: harm.effect === 'cutOffForever' ? Infinity : from + (env.restoreMs ?? TIMING.restore),
       ...(prevHost !== undefined ? { prevHost } : {}),
       gen: job.gen,
       byChange: true,
@@ -244,6 +259,13 @@ function finish(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): vo
     env.log(`${n.name} CUT OFF by ${harm.input}=${harm.value}`);
   }
 }
+
+const CUTS: ReadonlySet<BadChange['effect']> = new Set([
+  'cutOff',
+  'cutOffInterrupted',
+  'cutOffLater',
+  'cutOffForever',
+]);
 
 /** The next moment this node does something by itself (undefined: nothing pending). */
 export function nextNodeWakeup(
@@ -256,7 +278,10 @@ export function nextNodeWakeup(
   if (n.flap) times.push(n.flap.next, n.flap.until);
   if (n.cut) times.push(n.cut.notReadyAt, n.cut.restoreAt);
   if (n.job) times.push(n.job.doneAt, n.job.heartbeatAt);
-  if (nc && !n.job && n.handledKey !== assignmentKey(nc)) times.push(assignedAtOf(nc, t0) + TIMING.react);
+  if (nc && !n.job && n.handledKey !== assignmentKey(nc)) {
+    const key = assignmentKey(nc);
+    times.push((n.seen?.key === key ? n.seen.at : Math.min(t, assignedAtOf(nc, t0))) + TIMING.react);
+  }
   const future = times.filter((x) => x > t);
   return future.length ? Math.min(...future) : undefined;
 }

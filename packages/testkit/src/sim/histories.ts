@@ -271,6 +271,20 @@ export const ISSUE_35_B: History[] = [
       at(21, { kind: 'setInput', input: 'a', value: 2, zone: null }),
     ],
   },
+  {
+    // Found by the extended generator (seed 23): the bad MTU is written for zone z1 only, then 4 s
+    // later for every node, with an unrelated merge; the agent reports its cut-off Interrupted.
+    name: 'case 4: a bad value written for one zone, widened 4 s later with an unrelated merge',
+    nodes: ['n0', 'n1', 'n2'].map((name, i) => ({ name, labels: { zone: i % 2 ? 'z2' : 'z1' } })),
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 60_000 },
+    inputs: { a: 1, b: 1 },
+    bad: [{ input: 'a', value: 7, effect: 'cutOffInterrupted' }],
+    actions: [
+      at(0, { kind: 'setInput', input: 'a', value: 7, zone: 'z1' }),
+      at(4, { kind: 'setInput', input: 'a', value: 7, zone: null }),
+      at(4, { kind: 'setInput', input: 'b', value: 2 }),
+    ],
+  },
 ];
 
 export const ALL_NAMED: History[] = [...TABLE_HISTORIES, ...FALSE_INVALIDATIONS, DEMO_STORY, ...ISSUE_35_B];

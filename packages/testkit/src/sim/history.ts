@@ -19,6 +19,8 @@ export interface History {
   bad: BadChange[];
   /** At virtual ms after the start (revision 1 complete). */
   actions: Scheduled[];
+  /** The agent's confirm window and restore after a cut-off (default TIMING.restore, 90 s). */
+  restoreMs?: number;
   /** After the last action: faults stop, pauses are lifted, convergence is checked after this long. */
   settleMs?: number;
   /** Check convergence (invariant 4) at the end; default true. */

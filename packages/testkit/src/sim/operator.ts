@@ -72,6 +72,14 @@ const OPERATOR_EFFECTS: Effects<OperatorAction> = {
     w.fleetPaused = false;
     w.log('OPERATOR resume the fleet');
   },
+  policy: (w, a) => {
+    w.knobs.change(a.change);
+    w.log(`OPERATOR RolloutPolicy ${JSON.stringify(a.change)}`);
+  },
+  clockJump: (w, a) => {
+    w.wallOffset += a.ms;
+    w.log(`CLOCK the configurator's wall clock jumps ${a.ms / 1000}s`);
+  },
   pauseRevision: (w, a) => pauseRevision(w, a.number, true),
   resumeRevision: (w, a) => pauseRevision(w, a.number, false),
   abort: (w, a) => {

@@ -47,7 +47,13 @@ export const STARTUP_TAINT = 'node.nodenet.io/unready';
 
 /** Knobs the histories set; the rest are the planner's defaults. */
 export interface PolicyKnobs {
+  /** --update-limit as a count (replaced by `limitPercent` when that is set). */
   limit: number;
+  /** --update-limit as a percentage of the target nodes. */
+  limitPercent?: number;
+  /** Waves: nodes start in the order of this label's value; barriers when `waveBarrier`. */
+  waveLabel?: string;
+  waveBarrier?: boolean;
   maxFailures: number;
   preconfigTimeoutMs?: number;
   configTimeoutMs?: number;
@@ -81,7 +87,12 @@ export const refusedKnobs = (k: PolicyKnobs): string[] => withKnobs(k).problems;
 function flagPolicy(k: PolicyKnobs): Policy {
   return {
     ...DEFAULT_POLICY,
-    updateLimit: { kind: 'count', count: k.limit },
+    updateLimit:
+      k.limitPercent !== undefined
+        ? { kind: 'percent', percent: k.limitPercent }
+        : { kind: 'count', count: k.limit },
+    ...(k.waveLabel !== undefined ? { waveLabel: k.waveLabel } : {}),
+    ...(k.waveBarrier !== undefined ? { waveBarrier: k.waveBarrier } : {}),
     maxFailures: k.maxFailures,
     ...(k.preconfigTimeoutMs !== undefined ? { preconfigTimeoutMs: k.preconfigTimeoutMs } : {}),
     ...(k.configTimeoutMs !== undefined ? { configTimeoutMs: k.configTimeoutMs } : {}),

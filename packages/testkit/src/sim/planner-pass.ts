@@ -6,6 +6,7 @@
 import {
   ASSIGNED_AT_ANNOTATION,
   HIGHEST_NUMBER_ANNOTATION,
+  MOVE_ANNOTATION,
   canonicalJson,
   nodeConfigSpec,
   rfc3339Millis,
@@ -57,7 +58,54 @@ export interface PassResult {
  * order is never moved), limitPlusOne (one more slot than the limit).
  */
 export type Sabotage =
-  'ignorePause' | 'ignoreFailures' | 'shortConfigTimeout' | 'skipLastNode' | 'limitPlusOne';
+  | 'ignorePause'
+  | 'ignoreFailures'
+  | 'shortConfigTimeout'
+  | 'skipLastNode'
+  | 'limitPlusOne'
+  | ObservationSabotage;
+
+/**
+ * Issue 35's rules broken from outside, by what the planner is shown: forgetOutages (every NotReady
+ * stretch starts the not-ready timer afresh, and a node Ready at its soak's end finished: flapping
+ * walks), interruptedFree (an Interrupted report is never a cut-off's: the node's outages hidden
+ * from it), catchUpUncounted (catch-up moves shown as forward moves of a completed revision).
+ */
+type ObservationSabotage = 'forgetOutages' | 'interruptedFree' | 'catchUpUncounted';
+
+function sabotagedView(
+  s: Sabotage | undefined,
+  observations: Observations,
+  ncs: NodeConfig[],
+): { observations: Observations; ncs: NodeConfig[] } {
+  const interrupted = (name: string): boolean =>
+    ncs.some((nc) => nc.metadata.name === name && nc.status?.failureCause === 'Interrupted');
+  if (s === 'forgetOutages' || s === 'interruptedFree')
+    return {
+      observations: new Map(
+        [...observations].map(([name, o]) =>
+          s === 'forgetOutages' || interrupted(name) ? [name, { ...o, downMs: 0, readyRunMs: 0 }] : [name, o],
+        ),
+      ),
+      ncs,
+    };
+  if (s === 'catchUpUncounted')
+    return {
+      observations,
+      ncs: ncs.map((nc) =>
+        nc.metadata.annotations?.[MOVE_ANNOTATION] === 'catch-up'
+          ? {
+              ...nc,
+              metadata: {
+                ...nc.metadata,
+                annotations: { ...nc.metadata.annotations, [MOVE_ANNOTATION]: 'forward' },
+              },
+            }
+          : nc,
+      ),
+    };
+  return { observations, ncs };
+}
 
 function sabotaged(s: Sabotage | undefined, policy: Policy, revisions: NetworkConfigRevision[]) {
   if (s === 'ignorePause')
@@ -172,13 +220,14 @@ export function runPass(input: PassInput): PassResult {
   const ncs = [...store.nodeConfigs.values()];
   const observations = observe(input.observations, infos, ncs, mono);
   const broken = sabotaged(input.sabotage, policy, [...store.revisions.values()]);
+  const shown = sabotagedView(input.sabotage, observations, ncs);
   const args: Parameters<typeof plan>[0] = {
     revisions: broken.revisions,
     nodes: infos,
-    nodeConfigs: ncs,
+    nodeConfigs: shown.ncs,
     now,
     mono,
-    observations,
+    observations: shown.observations,
     policy: broken.policy,
     specHash: (r, n) => specHashOf(r, n.labels),
     contentHash: (r, n) => contentHashOf(r, n.labels),

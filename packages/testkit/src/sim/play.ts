@@ -30,7 +30,7 @@ export function convergenceProblems(w: World): string[] {
   const d = w.desired;
   if (!d) return [];
   const r = w.store.revisions.get(d.name);
-  const selector = w.history.policy.nodeSelector ?? {};
+  const selector = w.knobs.knobs.nodeSelector ?? {};
   const out: string[] = [];
   for (const n of w.nodes.values()) {
     if (!n.exists || w.unavailable(n.name) === 'NotReady' || n.cut) continue;
@@ -101,7 +101,7 @@ export function play(
     timeline: w.timeline,
     reach: w.ledger.reach,
     revisions: summary(w),
-    bound: history.policy.limit + history.policy.maxFailures,
+    bound: w.knobs.maxLimit + w.knobs.maxFailures,
     passes: w.passes,
   };
 }

@@ -1,4 +1,5 @@
 /** The fleet simulator's vocabulary: nodes, agents, faults and operator actions on a virtual clock. */
+import type { KnobChange } from './knobs.js';
 
 /**
  * How a node's agent behaves:
@@ -8,10 +9,11 @@
  * - misconfigured its start-up self-check failed (AgentReady=False, AgentMisconfigured), applies nothing;
  * - notStarted    not running yet (image still pulling): never reported, start-up taint stays;
  * - interrupts    every apply ends `invalid`, failureCause Interrupted (not the change's fault);
- * - restoreFails  every apply ends `invalid`, failureCause RestoreFailed, nothing claimed on the host.
+ * - restoreFails  every apply ends `invalid`, failureCause RestoreFailed, nothing claimed on the host;
+ * - retrying      its first try of each apply fails and it retries on its own (reports progress), then succeeds.
  */
 export type AgentMode =
-  'good' | 'slow' | 'dead' | 'misconfigured' | 'notStarted' | 'interrupts' | 'restoreFails';
+  'good' | 'slow' | 'dead' | 'misconfigured' | 'notStarted' | 'interrupts' | 'restoreFails' | 'retrying';
 
 /** A bad change, marked by content: the value an input takes that only it adds. */
 export interface BadChange {
@@ -22,9 +24,11 @@ export interface BadChange {
    * kubelet goes NotReady for TIMING.flapDown, Ready for TIMING.flapUp, and again, as long as the
    * host runs it (a session that drops on its hold timer again and again), the agent reports
    * `provisioned`; cutOffInterrupted: a cut-off whose network heals more than 15 s after the
-   * agent's restore, which the shipped agent reports `Interrupted` (apply/failure-cause.ts).
+   * agent's restore, which the shipped agent reports `Interrupted` (apply/failure-cause.ts);
+   * cutOffLater: the cut-off starts TIMING.later after the apply; cutOffForever: the agent's restore
+   * does not bring it back (it stays NotReady).
    */
-  effect: 'invalid' | 'cutOff' | 'flap' | 'cutOffInterrupted';
+  effect: 'invalid' | 'cutOff' | 'flap' | 'cutOffInterrupted' | 'cutOffLater' | 'cutOffForever';
   /** Nodes it harms (default all). */
   nodes?: readonly string[];
 }
@@ -37,10 +41,12 @@ export interface SimNode {
   kubeletReady: boolean;
   taint: boolean;
   agent: AgentMode;
+  /** The assignment the agent last saw, and when (virtual ms). */
+  seen?: { key: string; at: number };
   /** The agent's assignment key (generation|assigned-at) it last started on. */
   handledKey?: string;
   /** An apply in progress: finishes at `doneAt`. */
-  job?: { key: string; gen: number; hash: string; doneAt: number; heartbeatAt: number };
+  job?: { key: string; gen: number; hash: string; doneAt: number; heartbeatAt: number; retried?: boolean };
   /** Revision hash on the host (undefined: nothing, or unknown after a failed restore). */
   host?: string;
   /** The agent has written a status at least once (or the node was provisioned before the history). */
@@ -97,6 +103,10 @@ export type WorldAction =
   /** A fault (not a change) cuts the node off for `forMs`. */
   | { kind: 'cut'; node: string; forMs: number }
   | { kind: 'leaderChange'; gapMs?: number }
+  /** A person edits the RolloutPolicy `default` (limit, max-failures, timeouts, node selector). */
+  | { kind: 'policy'; change: KnobChange }
+  /** The configurator's wall clock jumps (NTP): never its monotonic clock. */
+  | { kind: 'clockJump'; ms: number }
   /** `kubectl delete nc <node>`. */
   | { kind: 'deleteNodeConfig'; node: string };
 
@@ -119,6 +129,10 @@ export const TIMING = {
   notReadyGrace: 40_000,
   /** The agent's own restore of a change that cut the node off (confirm window and restore). */
   restore: 90_000,
+  /** A cut-off that starts later (cutOffLater): still visible within the default soak. */
+  later: 15_000,
+  /** The agent's own retry of a failed apply (mode `retrying`). */
+  retryBackoff: 5_000,
   /** A flapping change: NotReady stretches (each under the default --not-ready-timeout) and Ready ones between. */
   flapDown: 80_000,
   flapUp: 30_000,

@@ -7,6 +7,7 @@ import type { NetworkConfigRevision } from '@nodenet/api';
 import type { IncrementalPlanner } from '@nodenet/configurator';
 import { nextNodeWakeup, stepNode, type AgentEnv } from './agents.js';
 import type { History, NodeSpec } from './history.js';
+import { KnobsInForce } from './knobs.js';
 import { Ledger, NEVER_REPORTED, fmt } from './ledger.js';
 import {
   assignmentKey,
@@ -23,6 +24,7 @@ import {
   type Store,
 } from './planner-adapter.js';
 import { describeEvent, freshObservations, runPass, type Sabotage } from './planner-pass.js';
+import { autoscale } from './faults.js';
 import { applyAction } from './operator.js';
 import type { AgentMode, BadChange, Scheduled, SimNode } from './types.js';
 
@@ -49,11 +51,18 @@ export class World {
   readonly inputValues = new Map<string, number[]>();
   readonly nodes = new Map<string, SimNode>();
   fleetPaused = false;
+  /** How far the configurator's wall clock jumped (clock jumps): its timestamps only, never a deadline. */
+  wallOffset = 0;
+  get wallNow(): number {
+    return T0 + this.t + this.wallOffset;
+  }
   observations = freshObservations();
   leaderFrom = 0;
   desired: { name: string; number: number; hash: string } | undefined;
   buildDirty = true;
   readonly ledger: Ledger;
+  /** The knobs in force (a person may change them mid-history) and the largest limits so far. */
+  readonly knobs: KnobsInForce;
   readonly timeline: string[] = [];
   passes = 0;
   private requeueAt: number | undefined;
@@ -79,6 +88,7 @@ export class World {
     readonly incremental?: IncrementalPlanner,
   ) {
     this.ledger = new Ledger(stopAtFirst);
+    this.knobs = new KnobsInForce(history.policy);
     const specs: NodeSpec[] =
       typeof history.nodes === 'number'
         ? Array.from({ length: history.nodes }, (_, i) => ({ name: `n${i}` }))
@@ -92,12 +102,12 @@ export class World {
   settingUp = false;
   private policyCache: { key: string; policy: ReturnType<typeof policyOf> } | undefined;
   get policy(): ReturnType<typeof policyOf> {
-    const key = `${this.fleetPaused}|${this.settingUp}`;
+    const key = `${this.fleetPaused}|${this.settingUp}|${this.knobs.version}`;
     if (this.policyCache?.key !== key) {
-      const { rolloutPolicy: _knobs, ...flags } = this.history.policy;
+      const { rolloutPolicy: _knobs, limitPercent: _percent, ...flags } = this.knobs.knobs;
       const knobs = this.settingUp
         ? { ...flags, limit: Math.max(1, this.nodes.size), minSuccessTimeMs: 0 }
-        : { ...this.history.policy, paused: this.fleetPaused };
+        : { ...this.knobs.knobs, paused: this.fleetPaused };
       this.policyCache = { key, policy: policyOf(knobs) };
     }
     return this.policyCache.policy;
@@ -193,7 +203,7 @@ export class World {
   private env(): AgentEnv {
     return {
       t: this.t,
-      t0: T0,
+      t0: T0 + this.wallOffset,
       nodeConfig: (n) => this.store.nodeConfigs.get(n),
       writeStatus: (n, nc) => {
         this.store.nodeConfigs.set(n, nc);
@@ -208,6 +218,7 @@ export class World {
       },
       revisionByHash: (h) => [...this.store.revisions.values()].find((r) => r.spec.hash === h),
       harm: (n, r) => this.harms(n, r)[0],
+      ...(this.history.restoreMs !== undefined ? { restoreMs: this.history.restoreMs } : {}),
       log: (l) => this.log(l),
       evaluated: (n, h) => {
         if (!this.settingUp) this.ledger.evaluated(n, h, this.ledgerView(new Map(), new Map()));
@@ -229,7 +240,7 @@ export class World {
 
   private build(): void {
     this.buildDirty = false;
-    const out = buildStep(this.store, this.inputs, T0 + this.t);
+    const out = buildStep(this.store, this.inputs, this.wallNow);
     if (!('created' in out)) return;
     const c = out.created;
     this.log(`REVISION ${c.spec.number} ${JSON.stringify(contentOf(c))}: ${out.reason}`);
@@ -252,7 +263,7 @@ export class World {
     const key = `${this.store.revisions.size}|${[...this.store.revisions.values()].map((r) => `${r.spec.number}${isInvalid(r) ? 'x' : ''}`).join(',')}|${[...this.inputs].map(([k, i]) => `${k}${i.generation}=${i.value}`).join(',')}`;
     if (key !== this.inputHashKey) {
       this.inputHashKey = key;
-      this.inputHash = inputHashOf(this.store, this.inputs, T0 + this.t);
+      this.inputHash = inputHashOf(this.store, this.inputs, this.wallNow);
     }
     const hash = this.inputHash;
     const res = runPass({
@@ -261,7 +272,7 @@ export class World {
       observations: this.observations,
       policy: this.policy,
       mono: this.t,
-      now: T0 + this.t,
+      now: this.wallNow,
       ...(hash ? { inputHash: hash } : {}),
       ...(this.sabotage && !this.settingUp ? { sabotage: this.sabotage } : {}),
       ...(this.incremental ? { incremental: this.incremental } : {}),
@@ -273,6 +284,10 @@ export class World {
     for (const e of res.events) this.log(describeEvent(e));
     if (res.events.some((e) => e.kind === 'invalidate' || e.kind === 'deleteRevision'))
       this.buildDirty = true;
+    if (!this.settingUp)
+      this.knobs.inForce(
+        [...this.nodes.values()].filter((n) => n.exists && this.knobs.selects(n.labels)).length,
+      );
     const view = this.ledgerView(pausedBefore, unavailableBefore);
     this.ledger.pass(res.events, view, invalidBefore, !this.settingUp);
     if (!this.settingUp) this.ledger.inFlight(this.inFlight(), view);
@@ -317,8 +332,8 @@ export class World {
         if (rep && rep.at < since) return false;
         return rep?.number === num && rep.cause === 'Interrupted';
       },
-      limit: this.history.policy.limit,
-      maxFailures: this.history.policy.maxFailures,
+      limit: this.knobs.maxLimit,
+      maxFailures: this.knobs.maxFailures,
     };
   }
 
@@ -337,7 +352,12 @@ export class World {
       // Failed on it (a timeout while it was away; its agent resumes when it is back): within
       // --max-failures, not a slot, as the bound limit + max-failures says.
       const r = this.revisionByNumber(a.number);
-      if (r?.status?.failedNodes?.some((f) => f.node === name && Date.parse(f.at) - T0 >= a.at)) continue;
+      if (
+        r?.status?.failedNodes?.some(
+          (f) => f.node === name && Date.parse(f.at) - T0 - this.wallOffset >= a.at,
+        )
+      )
+        continue;
       out.push(name);
     }
     return out.sort();
@@ -350,7 +370,7 @@ export class World {
         applyAction(this, (queue.shift() as Scheduled).action);
       const env = this.env();
       for (const n of this.nodes.values()) stepNode(n, env);
-      this.autoscale();
+      autoscale(this);
       if (this.buildDirty && this.t >= this.leaderFrom) this.build();
       if (this.t >= this.leaderFrom) this.pass();
       if (this.stopAtFirst && this.ledger.violations.length) return;
@@ -363,7 +383,7 @@ export class World {
       if (this.requeueAt !== undefined && this.requeueAt > this.t) next.push(this.requeueAt);
       if (this.leaderFrom > this.t) next.push(this.leaderFrom);
       for (const n of this.nodes.values()) {
-        const w = nextNodeWakeup(n, this.store.nodeConfigs.get(n.name), T0, this.t);
+        const w = nextNodeWakeup(n, this.store.nodeConfigs.get(n.name), T0 + this.wallOffset, this.t);
         if (w !== undefined) next.push(w);
         const x = this.history.deleteNotReadyAfterMs;
         if (x !== undefined && n.exists && n.notReadySince !== undefined && n.notReadySince + x > this.t)
@@ -372,23 +392,5 @@ export class World {
       this.t = Math.max(this.t + 1, Math.min(...next));
     }
     throw new Error(`simulation did not reach t=${fmt(end)} in ${MAX_ITERATIONS} steps (t=${fmt(this.t)})`);
-  }
-
-  /** The simulated autoscaler: deletes Nodes NotReady for longer than the history says. */
-  private autoscale(): void {
-    const after = this.history.deleteNotReadyAfterMs;
-    for (const n of this.nodes.values()) {
-      if (!n.exists || n.kubeletReady) {
-        delete n.notReadySince;
-        continue;
-      }
-      n.notReadySince ??= this.t;
-      n.lastNotReadyAt = this.t;
-      if (after !== undefined && this.t >= n.notReadySince + after) {
-        n.exists = false;
-        n.lastFaultAt = this.t;
-        this.log(`AUTOSCALER deletes NotReady Node ${n.name}`);
-      }
-    }
   }
 }
