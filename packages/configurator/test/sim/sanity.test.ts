@@ -15,6 +15,33 @@ const CASES: { invariant: InvariantId; sabotage: Sabotage; rule: string }[] = [
   { invariant: 5, sabotage: 'limitPlusOne', rule: 'one slot more than the update limit' },
 ];
 
+/** Issue 35's rules, broken one at a time, caught by the full generator (it draws their histories). */
+const RULES_35: { sabotage: Sabotage; rule: string }[] = [
+  { sabotage: 'forgetOutages', rule: "a flapping node's NotReady stretches are not added up" },
+  { sabotage: 'interruptedFree', rule: 'an Interrupted report never counts, even after a NotReady' },
+  { sabotage: 'catchUpUncounted', rule: 'catch-up moves of a completed revision are not counted' },
+];
+
+describe("invariant sanity: issue 35's rules", () => {
+  it.each(RULES_35)(
+    'invariant 1 catches: $rule',
+    ({ sabotage, rule }) => {
+      const started = performance.now();
+      const out = fc.check(
+        fc.property(historyArb(), (h) => {
+          const r = play(h, { sabotage, stopAtFirst: false });
+          return !r.violations.some((v) => v.invariant === 1);
+        }),
+        { numRuns: 2000, seed: 23, endOnFailure: true },
+      );
+      const ms = Math.round(performance.now() - started);
+      console.log(`issue 35, broken rule "${rule}": found after ${out.numRuns} histories, ${ms} ms`);
+      expect(out.failed).toBe(true);
+    },
+    600_000,
+  );
+});
+
 describe('invariant sanity: each invariant catches a broken rule', () => {
   it.each(CASES)(
     'invariant $invariant catches: $rule',

@@ -40,6 +40,8 @@ export interface LedgerView {
   interruptedOn(node: string, number: number, since: number): boolean;
   /** The node's kubelet was NotReady (or its Node gone) at some time since `at`. */
   notReadySince(node: string, at: number): boolean;
+  /** The node's agent wrote a status on revision `number` since `at` (it answered its assignment). */
+  answeredSince(node: string, number: number, at: number): boolean;
   /** The node's agent itself reported the revision invalid (an answer, not a silence). */
   reportedInvalidOn(node: string, number: number): boolean;
   /** The node's agent works as it should (good or slow, not cut off): ground truth. */
@@ -232,9 +234,14 @@ export class Ledger {
       // the planner cannot tell a broken new agent from a change that fails on it, and on a fresh
       // cluster every node is new, so such an answer must count (or a bad first revision would
       // reach every node). Only silence from a node unavailable beforehand is never its fault.
+      // Issue 35: a new node whose agent answered the assignment (it took a catch-up) is a node in
+      // flight like any other: its NotReady or its deletion afterwards counts as anyone's.
       else if (
         h.unavailable &&
-        !(h.unavailable === NEVER_REPORTED && v.reportedInvalidOn(f.node, e.number)) &&
+        !(
+          h.unavailable === NEVER_REPORTED &&
+          (v.reportedInvalidOn(f.node, e.number) || v.answeredSince(f.node, e.number, h.at))
+        ) &&
         this.harmless(v, f.node, e.number)
       )
         this.fail(

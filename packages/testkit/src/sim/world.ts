@@ -321,6 +321,10 @@ export class World {
         const node = this.nodes.get(n);
         return node !== undefined && !node.cut && (node.agent === 'good' || node.agent === 'slow');
       },
+      answeredSince: (n: string, num: number, at: number) => {
+        const rep = this.lastReport.get(n);
+        return rep !== undefined && rep.number === num && rep.at >= at;
+      },
       reportedInvalidOn: (n: string, num: number) => {
         const rep = this.lastReport.get(n);
         return rep?.number === num && rep.invalid === true;
