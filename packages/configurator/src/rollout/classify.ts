@@ -44,8 +44,7 @@ export function classify(subject: Subject, ctx: ClassifyContext): Verdict {
   const forward = countedMove(f.move, assigned);
   const l: NodeReading = {
     ...reading,
-    soakEnd:
-      p.kind === 'provisioned' ? soakEndOf(p.since, reading.obs, ctx.policy.minSuccessTimeMs) : undefined,
+    soakEnd: p.kind === 'provisioned' ? soakEndOf(p.since, reading.obs, ctx.policy) : undefined,
     fail: (message, counts = forward) => ({
       ...b,
       state: 'failed',
@@ -82,7 +81,10 @@ function cutOffSignature(
   reading: Omit<NodeReading, 'soakEnd' | 'fail'>,
 ): Progress {
   if (p.kind !== 'invalid' || p.cause !== 'Interrupted' || !countedMove(f.move, assigned)) return p;
-  if (reading.obs.downMs === 0 && reading.down === undefined) return p;
+  // NotReady before the report was seen (an outage after it, e.g. the Node deleted, is not its cause).
+  const { obs } = reading;
+  const downBefore = obs.downMs > 0 || (reading.down !== undefined && obs.readinessSince <= obs.statusSince);
+  if (!downBefore) return p;
   return {
     ...p,
     cause: 'ChangeFailed',
@@ -187,10 +189,16 @@ const misconfiguredBeforeAnswering = (
  * for a node that went NotReady in flight (and has not finished before), after a full soak of
  * continuous readiness since it came back. So a node that flaps never finishes while it flaps.
  */
-export function soakEndOf(provisionedSince: number, obs: NodeObservation, soakMs: number): number {
-  const settled = obs.readyRunMs >= soakMs;
-  const back =
-    obs.downMs > 0 && !settled && obs.readiness === 'ready' ? obs.readinessSince : provisionedSince;
+export function soakEndOf(
+  provisionedSince: number,
+  obs: NodeObservation,
+  policy: { minSuccessTimeMs: number; notReadyTimeoutMs: number },
+): number {
+  const soakMs = policy.minSuccessTimeMs;
+  // Settled (Ready for a full soak), or failed already (its outages reached --not-ready-timeout,
+  // recorded): no longer in flight, as a node back after one long outage.
+  const done = obs.readyRunMs >= soakMs || obs.downMs > policy.notReadyTimeoutMs;
+  const back = obs.downMs > 0 && !done && obs.readiness === 'ready' ? obs.readinessSince : provisionedSince;
   return Math.max(provisionedSince, back) + soakMs;
 }
 

@@ -5,7 +5,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONTROL, historyArb, play, type InvariantId, type Sabotage } from '@nodenet/testkit';
+import {
+  CONTROL,
+  historyArb,
+  play,
+  type GenOptions,
+  type InvariantId,
+  type Sabotage,
+} from '@nodenet/testkit';
 
 const CASES: { invariant: InvariantId; sabotage: Sabotage; rule: string }[] = [
   { invariant: 1, sabotage: 'ignoreFailures', rule: 'failures never invalidate (max-failures 1000)' },
@@ -16,19 +23,25 @@ const CASES: { invariant: InvariantId; sabotage: Sabotage; rule: string }[] = [
 ];
 
 /** Issue 35's rules, broken one at a time, caught by the full generator (it draws their histories). */
-const RULES_35: { sabotage: Sabotage; rule: string }[] = [
+const RULES_35: { sabotage: Sabotage; rule: string; gen?: GenOptions }[] = [
   { sabotage: 'forgetOutages', rule: "a flapping node's NotReady stretches are not added up" },
   { sabotage: 'interruptedFree', rule: 'an Interrupted report never counts, even after a NotReady' },
-  { sabotage: 'catchUpUncounted', rule: 'catch-up moves of a completed revision are not counted' },
+  {
+    sabotage: 'catchUpUncounted',
+    rule: 'catch-up moves of a completed revision are not counted',
+    // Catch-up needs a revision that completed before nodes join, are relabelled into the selector
+    // or the selector widens: the full generator draws that too, rarely (not within 2,000).
+    gen: { kinds: ['setInput', 'join', 'relabel', 'policy', 'deleteNodeConfig'] },
+  },
 ];
 
 describe("invariant sanity: issue 35's rules", () => {
   it.each(RULES_35)(
     'invariant 1 catches: $rule',
-    ({ sabotage, rule }) => {
+    ({ sabotage, rule, gen }) => {
       const started = performance.now();
       const out = fc.check(
-        fc.property(historyArb(), (h) => {
+        fc.property(historyArb(gen), (h) => {
           const r = play(h, { sabotage, stopAtFirst: false });
           return !r.violations.some((v) => v.invariant === 1);
         }),
