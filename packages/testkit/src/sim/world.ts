@@ -144,13 +144,11 @@ export class World {
     // A follow-up write that keeps a bad value still carried by a valid revision (e.g. its selector
     // widened) is the same change, with the same budget; a write after every revision carrying it
     // was invalidated sends it anew.
-    const kept = old?.value === value && this.validRevisionCarries(name, value);
+    const kept =
+      old?.value === value &&
+      [...this.store.revisions.values()].some((r) => !isInvalid(r) && contentOf(r)[name] === value);
     if (!kept && this.history.bad.some((b) => b.input === name && b.value === value))
       this.ledger.introduce({ input: name, value }, this.t);
-  }
-
-  private validRevisionCarries(input: string, value: number): boolean {
-    return [...this.store.revisions.values()].some((r) => !isInvalid(r) && contentOf(r)[input] === value);
   }
 
   revisionByNumber(n: number): NetworkConfigRevision | undefined {
@@ -313,9 +311,10 @@ export class World {
       // A fault still going on (a cut not caused by a change) counts as now.
       lastFaultAt: (n: string) => {
         const x = this.nodes.get(n);
-        // So does an agent that is broken right now (it fails whatever it is handed).
+        // So do an agent broken right now (it fails whatever it is handed) and a kubelet flapping.
         const broken = x !== undefined && x.agent !== 'good' && x.agent !== 'slow';
-        return (x?.cut && !x.cut.byChange) || broken ? this.t : x?.lastFaultAt;
+        const going = (x?.cut && !x.cut.byChange) || (x?.flap && x.flap.byChange === undefined);
+        return going || broken ? this.t : x?.lastFaultAt;
       },
       agentOk: (n: string) => {
         const node = this.nodes.get(n);
