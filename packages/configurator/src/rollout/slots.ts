@@ -45,8 +45,11 @@ export interface SlotResult {
   wave?: { value: string; waitingFor: string[] };
 }
 
+/** Done for a wave barrier: up to date, failed (but not interrupted again and again: it keeps its slot), unavailable. */
 const isDone = (v: Verdict): boolean =>
-  (v.onDesired === true && v.state === 'upToDate') || v.state === 'failed' || v.state === 'unavailable';
+  (v.onDesired === true && v.state === 'upToDate') ||
+  (v.state === 'failed' && v.keepsSlot !== true) ||
+  v.state === 'unavailable';
 
 export function fillSlots(input: SlotInput): SlotResult {
   const { limit } = input;
