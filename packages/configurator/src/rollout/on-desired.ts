@@ -61,14 +61,16 @@ function retriedAfterFault(
   l: NodeReading,
 ): Verdict {
   if (p.cause === 'Interrupted' && f.move !== 'rollback') {
-    // Not the change's fault: handed the same revision again with backoff. After the bound it is
-    // listed as degraded and still re-assigned, at the longest backoff only.
+    // Not known to be the change's fault: handed the same revision again with backoff. After the
+    // bound it counts, and is still re-assigned, at the longest backoff only.
     const retry = reassignAfter(base, `interrupted (${p.message}); attempt ${f.attempt + 1}`, f, l);
     if (f.attempt < MAX_INTERRUPTED_ATTEMPTS) return retry;
-    const why = `interrupted ${f.attempt} times on revision ${l.ctx.desired.spec.number}, retried every ${formatDuration(MAX_REASSIGN_BACKOFF_MS)}: ${p.message}`;
-    // Listed as degraded, never counted; and it keeps its slot: an interruption that repeats on the
-    // same change is not known to be harmless, so the next node waits (issue 35).
-    return { ...l.fail(why, false), ...retry, state: 'failed', keepsSlot: true };
+    const why = `interrupted ${f.attempt + 1} times on revision ${l.ctx.desired.spec.number}, retried every ${formatDuration(MAX_REASSIGN_BACKOFF_MS)}: ${p.message}`;
+    // An interruption that repeats on the same change past the quick re-assignments counts (issue
+    // 35): a cut-off restored before the kubelet shows NotReady and healing slowly looks like this,
+    // and re-assigning it for ever would re-cut the node every 5 minutes. An agent restart (a
+    // DaemonSet update) is one interruption.
+    return { ...l.fail(why), ...retry, state: 'failed' };
   }
   const message = p.cause === 'RestoreFailed' ? `restore failed: ${p.message}` : p.message;
   // Recorded once (counted when it took the revision forward), and retried under a new

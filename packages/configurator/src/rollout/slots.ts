@@ -45,11 +45,8 @@ export interface SlotResult {
   wave?: { value: string; waitingFor: string[] };
 }
 
-/** Done for a wave barrier: up to date, failed (but not interrupted again and again: it keeps its slot), unavailable. */
 const isDone = (v: Verdict): boolean =>
-  (v.onDesired === true && v.state === 'upToDate') ||
-  (v.state === 'failed' && v.keepsSlot !== true) ||
-  v.state === 'unavailable';
+  (v.onDesired === true && v.state === 'upToDate') || v.state === 'failed' || v.state === 'unavailable';
 
 export function fillSlots(input: SlotInput): SlotResult {
   const { limit } = input;
@@ -126,7 +123,7 @@ function survey(verdicts: readonly Verdict[], mono: number): Survey {
       h.waiting.push(v);
     // Interrupted, waiting out its backoff: keeps its slot for the re-assignment.
     if (
-      (v.state === 'outdated' || v.keepsSlot === true) &&
+      v.state === 'outdated' &&
       (v.keepMove === 'forward' || v.keepMove === 'catch-up') &&
       v.notBefore !== undefined &&
       !due(v, mono)

@@ -30,8 +30,6 @@ export interface Verdict {
   reassign?: string;
   /** A re-assignment waits until then (monotonic ms): the backoff after an interruption or a failed rollback. */
   notBefore?: number;
-  /** Interrupted again and again on the same revision: keeps its slot while it waits for its re-assignment. */
-  keepsSlot?: boolean;
   /** The move a re-assignment keeps (a failed rollback is retried as a rollback). */
   keepMove?: MoveKind;
   /** The attempt number the re-assignment writes. */
@@ -134,7 +132,6 @@ export const uniform = (v: Verdict): Verdict => {
     busyElsewhere: v.busyElsewhere,
     reassign: v.reassign,
     notBefore: v.notBefore,
-    keepsSlot: v.keepsSlot,
     keepMove: v.keepMove,
     attempt: v.attempt,
     failure: v.failure,

@@ -211,7 +211,7 @@ export const ISSUE_35_B: History[] = [
   },
   {
     // A DaemonSet update restarts n0's and n1's agents during their applies (Interrupted, kubelet
-    // Ready): re-assigned, never counted; the good change completes.
+    // Ready; n1's twice): re-assigned, never counted; the good change completes.
     name: 'case 2: agent restarts (Interrupted, kubelet Ready) stay harmless',
     nodes: 4,
     policy: { limit: 2, maxFailures: 0 },
@@ -222,7 +222,7 @@ export const ISSUE_35_B: History[] = [
       at(0, { kind: 'agent', node: 'n1', mode: 'interrupts' }),
       at(1, { kind: 'setInput', input: 'a', value: 2 }),
       at(40, { kind: 'agent', node: 'n0', mode: 'good' }),
-      at(200, { kind: 'agent', node: 'n1', mode: 'good' }),
+      at(30, { kind: 'agent', node: 'n1', mode: 'good' }),
     ],
   },
   {

@@ -38,6 +38,8 @@ export interface LedgerView {
    * after `since` (the last time it was handed the revision).
    */
   interruptedOn(node: string, number: number, since: number): boolean;
+  /** How many Interrupted reports the node's agent made on revision `number`. */
+  interruptions(node: string, number: number): number;
   /** The node's kubelet was NotReady (or its Node gone) at some time since `at`. */
   notReadySince(node: string, at: number): boolean;
   /** The node's agent wrote a status on revision `number` since `at` (it answered its assignment). */
@@ -51,6 +53,9 @@ export interface LedgerView {
   limit: number;
   maxFailures: number;
 }
+
+/** The planner's quick re-assignments after an Interrupted report (progress.ts MAX_INTERRUPTED_ATTEMPTS). */
+const QUICK_REASSIGNMENTS = 3;
 
 const badKey = (b: { input: string; value: number }): string => `${b.input}=${b.value}`;
 
@@ -255,7 +260,10 @@ export class Ledger {
       else if (
         v.interruptedOn(f.node, e.number, h.at) &&
         this.harmless(v, f.node, e.number) &&
-        !v.notReadySince(f.node, h.at)
+        !v.notReadySince(f.node, h.at) &&
+        // ...or when it repeats past the planner's quick re-assignments (3): a cut-off restored
+        // before its NotReady shows looks the same (issue 35).
+        v.interruptions(f.node, e.number) <= QUICK_REASSIGNMENTS
       )
         this.fail(3, v.t, `${what}: the node's report was Interrupted, not the change's fault`);
       else {

@@ -25,6 +25,7 @@ import {
 } from './planner-adapter.js';
 import { describeEvent, freshObservations, runPass, type Sabotage } from './planner-pass.js';
 import { autoscale } from './faults.js';
+import { AgentReports } from './reports.js';
 import { applyAction } from './operator.js';
 import type { AgentMode, BadChange, Scheduled, SimNode } from './types.js';
 
@@ -70,10 +71,7 @@ export class World {
   private wrote = false;
   private inputHashKey = '';
   private inputHash: string | undefined;
-  private readonly lastReport = new Map<
-    string,
-    { number: number; at: number; cause?: string; invalid?: boolean }
-  >();
+  private readonly reports = new AgentReports();
   /**
    * Assignments (`node|assignmentKey`) whose agent already finished them once: a later re-apply of
    * the same assignment (an agent back from a fault starts over) is the agent's, not a move.
@@ -207,12 +205,7 @@ export class World {
         this.store.nodeConfigs.set(n, nc);
         const done = nc.status?.configStatus === 'provisioned' || nc.status?.configStatus === 'invalid';
         if (done) this.finished.add(`${n}|${assignmentKey(nc)}`);
-        this.lastReport.set(n, {
-          number: numberOf(nc),
-          at: this.t,
-          ...(nc.status?.configStatus === 'invalid' ? { invalid: true } : {}),
-          ...(nc.status?.failureCause ? { cause: nc.status.failureCause } : {}),
-        });
+        this.reports.record(n, nc, this.t);
       },
       revisionByHash: (h) => [...this.store.revisions.values()].find((r) => r.spec.hash === h),
       harm: (n, r) => this.harms(n, r)[0],
@@ -320,21 +313,11 @@ export class World {
         const node = this.nodes.get(n);
         return node !== undefined && !node.cut && (node.agent === 'good' || node.agent === 'slow');
       },
-      answeredSince: (n: string, num: number, at: number) => {
-        const rep = this.lastReport.get(n);
-        return rep !== undefined && rep.number === num && rep.at >= at;
-      },
-      reportedInvalidOn: (n: string, num: number) => {
-        const rep = this.lastReport.get(n);
-        return rep?.number === num && rep.invalid === true;
-      },
+      interruptions: (n: string, num: number) => this.reports.interruptions(n, num),
+      answeredSince: (n: string, num: number, at: number) => this.reports.answeredSince(n, num, at),
+      reportedInvalidOn: (n: string, num: number) => this.reports.reportedInvalidOn(n, num),
       notReadySince: (n: string, at: number) => (this.nodes.get(n)?.lastNotReadyAt ?? -1) >= at,
-      interruptedOn: (n: string, num: number, since: number) => {
-        const rep = this.lastReport.get(n);
-        // Handed the revision again after that report: the failure is not the report's.
-        if (rep && rep.at < since) return false;
-        return rep?.number === num && rep.cause === 'Interrupted';
-      },
+      interruptedOn: (n: string, num: number, since: number) => this.reports.interruptedOn(n, num, since),
       limit: this.knobs.maxLimit,
       maxFailures: this.knobs.maxFailures,
     };
