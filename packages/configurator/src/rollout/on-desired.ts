@@ -66,11 +66,13 @@ function retriedAfterFault(
     const retry = reassignAfter(base, `interrupted (${p.message}); attempt ${f.attempt + 1}`, f, l);
     if (f.attempt < MAX_INTERRUPTED_ATTEMPTS) return retry;
     const why = `interrupted ${f.attempt + 1} times on revision ${l.ctx.desired.spec.number}, retried every ${formatDuration(MAX_REASSIGN_BACKOFF_MS)}: ${p.message}`;
-    // An interruption that repeats on the same change past the quick re-assignments counts (issue
-    // 35): a cut-off restored before the kubelet shows NotReady and healing slowly looks like this,
-    // and re-assigning it for ever would re-cut the node every 5 minutes. An agent restart (a
-    // DaemonSet update) is one interruption.
-    return { ...l.fail(why), ...retry, state: 'failed' };
+    // An interruption that repeats on a change rolling out past the quick re-assignments counts
+    // (issue 35): a cut-off restored before the kubelet shows NotReady and healing slowly looks like
+    // this, and re-assigning it for ever would re-cut the node every 5 minutes. An agent restart (a
+    // DaemonSet update) is one interruption. On a completed revision (a catch-up) a crash-looping
+    // agent is listed as degraded only: it must not roll the whole fleet back.
+    const counts = f.move !== 'catch-up' && countedMove(f.move, base.assigned);
+    return { ...l.fail(why, counts), ...retry, state: 'failed' };
   }
   const message = p.cause === 'RestoreFailed' ? `restore failed: ${p.message}` : p.message;
   // Recorded once (counted when it took the revision forward), and retried under a new
