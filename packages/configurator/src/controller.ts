@@ -4,7 +4,6 @@
  * its caches warm so that it can take over at once.
  */
 import {
-  RETRY_ANNOTATION,
   type BGPPeering,
   type Inputs,
   type NetworkConfigRevision,
@@ -32,6 +31,7 @@ import {
   DEFAULT_BUILD_TIMING,
   loopbackNodes,
   RevisionBuilder,
+  revisionBuildKey,
   writePeeringStatuses,
   writeRevisionDisruption,
   type BuildTiming,
@@ -255,6 +255,8 @@ export class Controller {
     this.ignoredReports.note(nodeConfigs);
     const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());
     const fleet = effectivePolicy(this.opts.policy, rp);
+    const specOf = (r: NetworkConfigRevision, n: { name: string; labels: Record<string, string> }) =>
+      this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name);
     const p = this.planner.plan({
       revisions: this.informers.revision.list(),
       nodes,
@@ -262,10 +264,8 @@ export class Controller {
       now,
       mono,
       policy: fleet.policy,
-      specHash: (r, n) =>
-        nodeSpecHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name)),
-      contentHash: (r, n) =>
-        specContentHash(this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name)),
+      specHash: (r, n) => nodeSpecHash(specOf(r, n)),
+      contentHash: (r, n) => specContentHash(specOf(r, n)),
       ...(inputHash ? { inputHash } : {}),
     });
     this.lastPlan = p;
@@ -274,13 +274,12 @@ export class Controller {
     if (this.isLeader()) {
       const peerings = { client: this.opts.clients.bgpPeering, informer: this.informers.bgpPeering };
       failed += await writePeeringStatuses({ ...peerings, log: this.log }, nodeConfigs);
-      failed += await writeRevisionDisruption(
-        { client: this.opts.clients.revision, informer: this.informers.revision, log: this.log },
-        {
-          nodes,
-          specOf: (r, n) => this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name),
-        },
-      );
+      const revisions = {
+        client: this.opts.clients.revision,
+        informer: this.informers.revision,
+        log: this.log,
+      };
+      failed += await writeRevisionDisruption(revisions, { nodes, specOf });
     }
     this.opts.metrics.observePlan(p, this.informers.revision.list());
     this.opts.metrics.passDuration.observe((performance.now() - started) / 1000);
@@ -391,15 +390,6 @@ export class Controller {
     };
     return executePlan(p, ctx);
   }
-}
-
-/** What the build step reads from a revision (status counts excluded). */
-function revisionBuildKey(r: NetworkConfigRevision): string {
-  // The high-water mark annotation is left out: it matters only when a revision is created, which
-  // one of these facts changing (or an input) causes anyway.
-  const retry = r.metadata.annotations?.[RETRY_ANNOTATION] ?? '';
-  // Completion and the phase too: the inputs' Applied condition is read off them (outcome.ts).
-  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}|${r.status?.phase ?? ''}|${r.status?.completedAt ?? ''}`;
 }
 
 const errText = (err: unknown): string =>

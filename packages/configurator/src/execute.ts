@@ -20,13 +20,12 @@ import {
 import { isNotFound, parallel, type KubeObject, type Node } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import type { Metrics } from './run/metrics.js';
-import { nodeConfigFor } from './nodes/node-config.js';
+import { nodeConfigFor, staleAnnotations } from './nodes/node-config.js';
 import type { RowLabelGate } from './nodes/row-label-gate.js';
 import { assignConcurrency } from './nodes/write-budget.js';
 import { ASSIGNED_NAMES_LISTED, assignedMessage, type AssignedEvents } from './pace/assigned-events.js';
 import type { StatusPace } from './pace/status-pace.js';
 import {
-  ATTEMPT_ANNOTATION,
   EMPTY_REVISION_NAME,
   emptyRevision,
   newTimeouts,
@@ -120,6 +119,7 @@ export async function assign(a: AssignAction, ctx: ExecContext): Promise<boolean
     spec: ctx.specFor(r, node),
     move: a.move,
     ...(a.attempt !== undefined ? { attempt: a.attempt } : {}),
+    ...(a.ranBefore !== undefined ? { ranBefore: a.ranBefore } : {}),
     now: ctx.now,
     identity: ctx.identity,
   });
@@ -131,13 +131,7 @@ export async function assign(a: AssignAction, ctx: ExecContext): Promise<boolean
           resourceVersion: existing.metadata.resourceVersion,
           ...pick(want.metadata),
           labels: { ...want.metadata.labels, ...rowLabelsOnMove(existing) },
-          // A new assignment starts its attempts afresh: a merge patch removes the old count with null.
-          annotations: {
-            ...want.metadata.annotations,
-            ...(a.attempt === undefined && existing.metadata.annotations?.[ATTEMPT_ANNOTATION] !== undefined
-              ? { [ATTEMPT_ANNOTATION]: null }
-              : {}),
-          },
+          annotations: { ...want.metadata.annotations, ...staleAnnotations(existing, want) },
         },
         spec: want.spec,
       })

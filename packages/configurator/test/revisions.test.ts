@@ -178,3 +178,41 @@ describe('buildRevision', () => {
     expect(after?.status.conditions?.map((c) => c.type)).toEqual(['Accepted', 'Applied']);
   });
 });
+
+describe('buildRevision: every changed input is a suspect (issue 35)', () => {
+  const many = (n: number, nameLength = 8): Layer2NetworkConfiguration[] =>
+    Array.from({ length: n }, (_, i) =>
+      l2(`n${String(i).padStart(nameLength - 1, '0')}`, { id: 100 + i, vni: 10_100 + i }),
+    );
+
+  it('lists all 120 changed inputs of one commit (no cap at 50)', () => {
+    const r = buildRevision(inputs(...many(120)), [], NOW);
+    if (r.decision.action !== 'create') throw new Error(r.decision.reason);
+    expect(r.decision.revision.spec.changedInputs).toHaveLength(120);
+    expect(r.decision.revision.spec.changedInputsOmitted).toBeUndefined();
+  });
+
+  it('keeps the list within 32 KiB and counts the rest in changedInputsOmitted', () => {
+    const r = buildRevision(inputs(...many(1500, 40)), [], NOW);
+    if (r.decision.action !== 'create') throw new Error(r.decision.reason);
+    const listed = r.decision.revision.spec.changedInputs ?? [];
+    expect(Buffer.byteLength(JSON.stringify(listed))).toBeLessThanOrEqual(32 * 1024);
+    expect(listed.length + (r.decision.revision.spec.changedInputsOmitted ?? 0)).toBe(1500);
+    expect(r.decision.revision.spec.changedInputsOmitted).toBeGreaterThan(0);
+  });
+
+  it('a suspect beyond the listed ones is held back by its content after the revision fails', () => {
+    const first = buildRevision(inputs(...many(1500, 40)), [], NOW);
+    if (first.decision.action !== 'create') throw new Error(first.decision.reason);
+    const bad: NetworkConfigRevision = {
+      ...first.decision.revision,
+      status: { isInvalid: true, failed: 1 },
+    };
+    const last = many(1500, 40).at(-1) as Layer2NetworkConfiguration;
+    expect(bad.spec.changedInputs).not.toContain(`Layer2NetworkConfiguration/${last.metadata.name}@1`);
+    // Nothing ran before it: the failed commit is held back whole, the last input too.
+    const again = buildRevision(inputs(...many(1500, 40)), [bad], NOW);
+    if (again.decision.action !== 'create') throw new Error(again.decision.reason);
+    expect(again.decision.revision.spec.config.layer2).toEqual([]);
+  });
+});

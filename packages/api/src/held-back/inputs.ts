@@ -10,7 +10,8 @@
  * A suspect of an invalidated revision (held-back/suspects.ts) is held back the same way, from the
  * revision before the one it broke: a failed change stays rolled back until its input changes.
  */
-import { heldSuspects, type HeldSuspect } from './suspects.js';
+import { entryOf, heldSuspects, type HeldSuspect, type SuspectRef } from './suspects.js';
+import { mergeInputs } from '../config/merge.js';
 import type { InputObject, Inputs, NetworkConfigRevision } from '../resources/objects.js';
 import type { NetworkConfig } from '../resources/schema.js';
 import { inForceKeys, validateInputs, type Problem, type ValidationContext } from '../validation/validate.js';
@@ -139,7 +140,13 @@ export function inputsToBuild(
       o.metadata.generation ?? 0,
     ]),
   );
-  const suspects = heldSuspects(generations, revisions);
+  // The current entries only when a suspect is held by its content (a commit too large to list).
+  let merged: NetworkConfig | undefined;
+  const currentEntry = (s: SuspectRef): unknown => {
+    merged ??= mergeInputs(inputs);
+    return entryOf(merged, s);
+  };
+  const suspects = heldSuspects(generations, revisions, currentEntry);
   return {
     inForce,
     suspects,

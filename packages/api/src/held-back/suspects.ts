@@ -26,6 +26,12 @@ export interface SuspectRef {
   generation: number;
 }
 
+/**
+ * The generation of a suspect known by its content only (a commit too large to list): it is held
+ * back while the input's entry is the failed one.
+ */
+export const BY_CONTENT = -1;
+
 /** `Kind/name@generation` (outcome.ts inputRef); undefined for anything else. */
 export function parseRef(ref: string): SuspectRef | undefined {
   const m = /^([A-Za-z0-9]+)\/(.+)@(\d+)$/.exec(ref);
@@ -54,9 +60,9 @@ export function holdsBack(r: NetworkConfigRevision, all: readonly NetworkConfigR
 }
 
 /**
- * What a suspect of `r` falls back to: the newest valid revision older than `r` that completed (the
- * known-good fallback, the configurator's rollout/identity.ts fallbackOf); undefined: none ever
- * completed (the empty config).
+ * The newest valid revision older than `r` that completed; undefined: none. The floor of a
+ * change's failure budget (the configurator's invalidation.ts): failures on revisions after it
+ * that carry the change count together. Where a failed change rolls back to is fallbackBefore.
  */
 export function revisionBefore(
   r: NetworkConfigRevision,
@@ -69,17 +75,45 @@ export function revisionBefore(
 }
 
 /**
- * The suspects of invalid revision `bad`: the input generations changed since the last completed
- * revision that `bad` carries (its own changedInputs and those of the never-completed revisions
- * between, newest generation per input), whose entry in `bad` differs from the completed one's.
- * A change that came in through a superseded revision is as suspect as the newest one.
+ * A revision a failed change may roll back to (issue 35): it completed, or some node's agent ran it
+ * (`status.ranAt`) and no node failed it. Before issue 35 only a completed revision was, so a change
+ * that failed before its predecessor completed fell back to the revision before that one, or to the
+ * empty configuration, and took from the nodes inputs the failed change never touched.
+ */
+export const ranWell = (x: NetworkConfigRevision): boolean =>
+  x.status?.completedAt !== undefined ||
+  (x.status?.ranAt !== undefined &&
+    (x.status.failed ?? 0) === 0 &&
+    (x.status.failedNodes ?? []).length === 0);
+
+/**
+ * What a failed change of `r` rolls back to: the newest valid revision older than `r` that ran well
+ * (ranWell); undefined: none (the empty configuration: no input ever ran without the change).
+ */
+export function fallbackBefore(
+  r: NetworkConfigRevision,
+  all: readonly NetworkConfigRevision[],
+  invalid: (x: NetworkConfigRevision) => boolean,
+): NetworkConfigRevision | undefined {
+  return [...all]
+    .filter((x) => x.spec.number < r.spec.number && !invalid(x) && ranWell(x))
+    .sort((a, b) => b.spec.number - a.spec.number)[0];
+}
+
+/**
+ * The suspects of invalid revision `bad`: the input generations changed since its fallback (the
+ * newest revision that ran well, fallbackBefore) that `bad` carries (its own changedInputs and those
+ * of the revisions between, newest generation per input), whose entry in `bad` differs from the
+ * fallback's. A change that came in through a superseded revision is as suspect as the newest one;
+ * a change some node ran well before the failing one is not (a rollback takes back only the
+ * failed change).
  */
 export function effectiveSuspects(
   bad: NetworkConfigRevision,
   all: readonly NetworkConfigRevision[],
   invalid: (x: NetworkConfigRevision) => boolean,
 ): SuspectRef[] {
-  const prev = revisionBefore(bad, all, invalid);
+  const prev = fallbackBefore(bad, all, invalid);
   const since = [...all]
     .filter((x) => x.spec.number <= bad.spec.number && x.spec.number > (prev?.spec.number ?? 0))
     .sort((a, b) => b.spec.number - a.spec.number);
@@ -87,6 +121,12 @@ export function effectiveSuspects(
   for (const x of since)
     for (const s of (x.spec.changedInputs ?? []).map(parseRef))
       if (s !== undefined && !newest.has(`${s.kind}/${s.name}`)) newest.set(`${s.kind}/${s.name}`, s);
+  // A commit too large to list (changedInputsOmitted): every entry that differs is a suspect, by content.
+  if (since.some((x) => (x.spec.changedInputsOmitted ?? 0) > 0))
+    for (const kind of Object.keys(LISTS) as Array<keyof typeof LISTS>)
+      for (const e of bad.spec.config[LISTS[kind]] as ReadonlyArray<{ name: string }>)
+        if (!newest.has(`${kind}/${e.name}`))
+          newest.set(`${kind}/${e.name}`, { kind, name: e.name, generation: BY_CONTENT });
   return [...newest.values()].filter(
     (s) => !sameEntry(entryOf(bad.spec.config, s), prev ? entryOf(prev.spec.config, s) : undefined),
   );
@@ -95,7 +135,7 @@ export function effectiveSuspects(
 export interface HeldSuspect {
   /** The invalid revision that holds it back. */
   revision: NetworkConfigRevision;
-  /** The config whose entry it contributes instead (the last completed revision before; none: nothing). */
+  /** The config whose entry it contributes instead (the fallback, fallbackBefore; none: nothing). */
   fallback: NetworkConfig | undefined;
 }
 
@@ -106,6 +146,8 @@ export interface HeldSuspect {
 export function heldSuspects(
   current: ReadonlyMap<string, number>,
   revisions: readonly NetworkConfigRevision[],
+  /** The entry the input's current generation merges to (for suspects held by content). */
+  currentEntry: (s: SuspectRef) => unknown = () => undefined,
 ): Map<string, HeldSuspect> {
   const out = new Map<string, HeldSuspect>();
   const invalid = (x: NetworkConfigRevision): boolean => x.status?.isInvalid === true;
@@ -114,8 +156,14 @@ export function heldSuspects(
     if (!holdsBack(bad, revisions)) continue;
     for (const s of effectiveSuspects(bad, revisions, invalid)) {
       const key = `${s.kind}/${s.name}`;
-      if (out.has(key) || current.get(key) !== s.generation) continue;
-      out.set(key, { revision: bad, fallback: revisionBefore(bad, revisions, invalid)?.spec.config });
+      if (out.has(key) || !current.has(key)) continue;
+      if (
+        s.generation === BY_CONTENT
+          ? !sameEntry(currentEntry(s), entryOf(bad.spec.config, s))
+          : current.get(key) !== s.generation
+      )
+        continue;
+      out.set(key, { revision: bad, fallback: fallbackBefore(bad, revisions, invalid)?.spec.config });
     }
   }
   return out;

@@ -17,6 +17,12 @@ export const SPEC_HASH_ANNOTATION = `${GROUP}/spec-hash`;
  * differs), so the node moves without a slot or a soak; its failures are reported, never counted.
  */
 export const MOVE_ANNOTATION = `${GROUP}/move`;
+/**
+ * The number of the newest revision the node's host ran (its agent reported it provisioned, or
+ * restored it) before this assignment, written by the configurator with each assignment: where a
+ * rollback of this assignment takes the node (issue 35: a node gets back what it ran, never more).
+ */
+export const RAN_BEFORE_ANNOTATION = `${GROUP}/ran-before`;
 export const MOVE_KINDS = ['forward', 'rollback', 'catch-up', 'unchanged'] as const;
 export type MoveKind = (typeof MOVE_KINDS)[number];
 /** Annotation a person sets on an invalid revision to ask for one new attempt (any value). */

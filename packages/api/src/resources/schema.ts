@@ -233,6 +233,13 @@ export const NetworkConfigRevisionSpec = Type.Object({
         'Inputs (Kind/name@generation) whose generation first reached a revision here: the suspects if it is invalidated.',
     }),
   ),
+  changedInputsOmitted: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'Changed inputs not listed in changedInputs (the list is kept within 32 KiB): with it, every input whose entry differs from the fallback is a suspect.',
+    }),
+  ),
 });
 export type NetworkConfigRevisionSpec = Static<typeof NetworkConfigRevisionSpec>;
 
@@ -300,6 +307,12 @@ export const NetworkConfigRevisionStatus = Type.Object({
   disruption: Type.Optional(RevisionDisruption),
   startedAt: Type.Optional(Timestamp()),
   completedAt: Type.Optional(Timestamp()),
+  /**
+   * Set once, when a node's agent first reported the revision `provisioned` (it ran there): with no
+   * failure recorded, the revision is a fallback its successors' failed changes roll back to
+   * (held-back/suspects.ts), even before it completed.
+   */
+  ranAt: Type.Optional(Timestamp()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: L.MAX_CONDITIONS })),
 });
 export type NetworkConfigRevisionStatus = Static<typeof NetworkConfigRevisionStatus>;

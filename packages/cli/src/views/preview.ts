@@ -10,7 +10,7 @@ import {
   configWithLoopbacks,
   findCondition,
   inputsToBuild,
-  revisionBefore,
+  fallbackBefore,
   type Inputs,
   type InputsToBuild,
   type NetworkConfigRevision,
@@ -82,7 +82,7 @@ function heldBackOf(plan: InputsToBuild, revisions: readonly Revision[]): HeldBa
   const suspects = [...plan.suspects]
     .filter(([input]) => !plan.effective.refused.has(input))
     .map(([input, { revision }]) => {
-      const earlier = revisionBefore(revision, revisions, isInvalid)?.metadata.name;
+      const earlier = fallbackBefore(revision, revisions, isInvalid)?.metadata.name;
       const stays =
         earlier !== undefined && plan.effective.held.has(input)
           ? `it stays as in ${earlier}`

@@ -211,11 +211,37 @@ const changedInputs = (
     .filter((o) => !refused.has(`${o.kind}/${o.metadata.name}`) && !carried(o, revisions))
     .map(inputRef);
 
+/**
+ * Bytes of `spec.changedInputs` at most: within the revision's headroom (budget.ts) beside its
+ * metadata and status. Every changed input is a suspect if the revision fails (issue 35: a cap at
+ * 50 rebuilt the 51st with a fresh budget); what does not fit is counted, and then suspects are
+ * found by content (@nodenet/api held-back/suspects.ts).
+ */
+export const CHANGED_INPUTS_BYTES = 32 * 1024;
+
+function listedChanges(changed: readonly string[]): {
+  changedInputs?: string[];
+  changedInputsOmitted?: number;
+} {
+  const listed: string[] = [];
+  let bytes = 2;
+  for (const ref of changed) {
+    bytes += Buffer.byteLength(ref) + 3;
+    if (bytes > CHANGED_INPUTS_BYTES) break;
+    listed.push(ref);
+  }
+  const omitted = changed.length - listed.length;
+  return {
+    ...(listed.length ? { changedInputs: listed } : {}),
+    ...(omitted > 0 ? { changedInputsOmitted: omitted } : {}),
+  };
+}
+
 interface NewRevision {
   number: number;
   config: NetworkConfig;
   hash: string;
-  /** `spec.changedInputs` (the first 50 are kept). */
+  /** `spec.changedInputs`: all of them, as long as the list stays within CHANGED_INPUTS_BYTES. */
   changed: string[];
   retryOf?: string;
 }
@@ -233,7 +259,7 @@ function newRevision({ number, config, hash, changed, retryOf }: NewRevision): N
       hash,
       number,
       ...(retryOf ? { retryOf } : {}),
-      ...(changed.length ? { changedInputs: changed.slice(0, 50) } : {}),
+      ...listedChanges(changed),
     },
   };
 }

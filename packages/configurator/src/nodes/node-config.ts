@@ -3,6 +3,7 @@ import {
   API_VERSION,
   ASSIGNED_AT_ANNOTATION,
   MOVE_ANNOTATION,
+  RAN_BEFORE_ANNOTATION,
   REVISION_NUMBER_LABEL,
   SPEC_HASH_ANNOTATION,
   type MoveKind,
@@ -23,6 +24,8 @@ export interface Assignment {
   move: MoveKind;
   /** A re-assignment of the same revision: its number (absent on a first assignment). */
   attempt?: number;
+  /** The newest revision the node's host ran before this assignment (absent: none known). */
+  ranBefore?: number;
   /** Wall clock, written for people (`assigned-at`); never compared with anything. */
   now: number;
   identity: string;
@@ -45,6 +48,7 @@ export function nodeConfigFor(revision: NetworkConfigRevision, node: Node, a: As
         [MOVE_ANNOTATION]: a.move,
         // Null removes a previous attempt count (merge patch): a new revision starts at 0.
         ...(a.attempt !== undefined ? { [ATTEMPT_ANNOTATION]: String(a.attempt) } : {}),
+        ...(a.ranBefore !== undefined ? { [RAN_BEFORE_ANNOTATION]: String(a.ranBefore) } : {}),
       },
       // The row labels of an older agent's node are the assignment write's too (rollout/rows.ts).
       labels: { [REVISION_NUMBER_LABEL]: String(revision.spec.number) },
@@ -66,4 +70,18 @@ export function nodeConfigFor(revision: NetworkConfigRevision, node: Node, a: As
     },
     spec: a.spec,
   };
+}
+
+/**
+ * The annotations of the last assignment that this one does not set, as null for a merge patch: a
+ * new assignment starts its attempts afresh, and a ran-before nobody knows now is not kept.
+ */
+export function staleAnnotations(existing: NodeConfig, want: NodeConfig): Record<string, null> {
+  const had = existing.metadata.annotations ?? {};
+  const now = want.metadata.annotations ?? {};
+  return Object.fromEntries(
+    [ATTEMPT_ANNOTATION, RAN_BEFORE_ANNOTATION]
+      .filter((k) => had[k] !== undefined && now[k] === undefined)
+      .map((k) => [k, null]),
+  );
 }

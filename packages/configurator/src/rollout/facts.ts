@@ -5,6 +5,7 @@ import {
   ASSIGNED_AT_ANNOTATION,
   MOVE_ANNOTATION,
   MOVE_KINDS,
+  RAN_BEFORE_ANNOTATION,
   REVISION_NUMBER_LABEL,
   SPEC_HASH_ANNOTATION,
   hashConfig,
@@ -31,6 +32,8 @@ export interface NodeConfigFacts {
   number: number | undefined;
   /** Re-assignments of this revision so far (0: the first assignment). */
   attempt: number;
+  /** The newest revision the host ran before this assignment (RAN_BEFORE_ANNOTATION); undefined: unknown. */
+  ranBefore: number | undefined;
   /** The agent's self-check failed (condition AgentReady=False, AgentMisconfigured): its message. */
   misconfigured: string | undefined;
 }
@@ -76,6 +79,7 @@ function factsOnce(nc: NodeConfig): NodeConfigFacts {
       move: (MOVE_KINDS as readonly string[]).includes(move ?? '') ? (move as MoveKind) : 'forward',
       number: Number.isInteger(number) && number >= 0 ? number : undefined,
       attempt: attemptOf(a[ATTEMPT_ANNOTATION]),
+      ranBefore: numberOf(a[RAN_BEFORE_ANNOTATION]),
       misconfigured: nc.status?.conditions?.find(
         (c) =>
           c.type === AGENT_READY_CONDITION && c.status === 'False' && c.reason === AGENT_MISCONFIGURED_REASON,
@@ -84,6 +88,11 @@ function factsOnce(nc: NodeConfig): NodeConfigFacts {
     cache.set(nc, f);
   }
   return f;
+}
+
+function numberOf(text: string | undefined): number | undefined {
+  const n = Number(text);
+  return text !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
 function attemptOf(text: string | undefined): number {

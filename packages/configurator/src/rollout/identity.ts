@@ -4,7 +4,13 @@
  * takes a node from one to the other. All by revision number, never by content hash: a revert or a
  * retry has the content of another revision and is still its own revision.
  */
-import { hashConfig, type MoveKind, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
+import {
+  fallbackBefore,
+  hashConfig,
+  type MoveKind,
+  type NetworkConfigRevision,
+  type NodeConfig,
+} from '@nodenet/api';
 import { factsOf } from './facts.js';
 
 const EMPTY_CONFIG = { vrf: [], layer2: [], routingTable: [] };
@@ -69,11 +75,10 @@ export interface DesiredChoice {
 }
 
 /**
- * The newest valid revision newer than every invalid one; else the fallback: the newest completed
- * valid revision older than the newest invalid one, else the empty config (only when some revision
- * is invalid; with no revisions at all nothing is desired). Valid
- * revisions between the fallback and the invalid one never completed: they are passed over, and
- * their nodes move back (older number: a rollback).
+ * The newest valid revision newer than every invalid one; else the fallback of the newest invalid
+ * one (fallbackOf), else the empty config (only when some revision is invalid; with no revisions
+ * at all nothing is desired). Valid revisions between the fallback and the invalid one did not run
+ * well: they are passed over, and their nodes move to the fallback (forward, counted).
  */
 export function chooseDesired(
   newestFirst: readonly NetworkConfigRevision[],
@@ -87,24 +92,65 @@ export function chooseDesired(
 }
 
 /**
- * Where nodes leaving invalid revision `bad` go: the newest completed valid revision older than it
- * (known good), else the empty config (no revision ever completed). Never a newer revision, never one
- * that did not complete (it may carry the failed change: its suspects are counted from the last
- * completed revision, suspects.ts).
+ * The revision desired when `bad` is the newest revision and invalid (issue 35): the newest valid
+ * revision older than it that ran well (it completed, or some node ran it and none failed it;
+ * @nodenet/api fallbackBefore), else the empty config (no input ever ran without the failed
+ * change). The failed change's suspects are counted from the same revision (suspects.ts), so the
+ * fallback takes back only the failed change. Never a newer revision.
  */
 export function fallbackOf(
   bad: NetworkConfigRevision,
   newestFirst: readonly NetworkConfigRevision[],
   invalid: ReadonlySet<string>,
 ): NetworkConfigRevision {
-  const older = newestFirst.filter((r) => !invalid.has(r.metadata.name) && r.spec.number < bad.spec.number);
-  return older.find(isCompleted) ?? emptyRevision();
+  return fallbackBefore(bad, newestFirst, (r) => invalid.has(r.metadata.name)) ?? emptyRevision();
 }
 
 /**
- * The revision a node is moved to: the fallback of its assignment when that is invalid (it goes
- * back to known-good first, even when a newer revision is desired, unless that is a retry of it or
- * the fallback would be the empty config); the revision of a rollback or a restore that failed
+ * Where a node leaving invalid revision `bad` goes back to, uncounted (a rollback): what its own
+ * host ran before it took `bad` (RAN_BEFORE_ANNOTATION), when that revision is older and valid: a
+ * rollback gives a node nothing it did not run. Else (unknown, or invalid too) the newest completed
+ * valid revision older than `bad`, which every node of its time ran, else the empty config. From
+ * there the node moves forward, counted, to the desired revision.
+ */
+export function rollbackTarget(
+  nc: NodeConfig,
+  bad: NetworkConfigRevision,
+  newestFirst: readonly NetworkConfigRevision[],
+  invalid: ReadonlySet<string>,
+): NetworkConfigRevision {
+  const valid = (r: NetworkConfigRevision): boolean =>
+    !invalid.has(r.metadata.name) && r.spec.number < bad.spec.number;
+  const ran = factsOf(nc).ranBefore;
+  const own = ran !== undefined ? newestFirst.find((r) => r.spec.number === ran) : undefined;
+  if (own && valid(own)) return own;
+  return newestFirst.find((r) => valid(r) && isCompleted(r)) ?? emptyRevision();
+}
+
+/**
+ * The newest revision the node's host ran before a move to `to` (RAN_BEFORE_ANNOTATION): what its
+ * agent reports on the host (appliedRevisionNumber), else its assignment when it reported it
+ * provisioned, else what the annotation said; a re-assignment of the same revision keeps it.
+ */
+export function ranBeforeMove(
+  nc: NodeConfig | undefined,
+  assigned: NetworkConfigRevision | undefined,
+  to: NetworkConfigRevision,
+): number | undefined {
+  if (!nc) return undefined;
+  const f = factsOf(nc);
+  if (assigned && assigned.spec.number === to.spec.number) return f.ranBefore;
+  const st = nc.status;
+  if (st?.lastAppliedRevision !== undefined && st.appliedRevisionNumber !== undefined)
+    return st.appliedRevisionNumber;
+  if (st?.configStatus === 'provisioned' && f.about && assigned) return assigned.spec.number;
+  return f.ranBefore;
+}
+
+/**
+ * The revision a node is moved to: its rollback target when its assignment is invalid (it goes
+ * back to what it ran first, even when another revision is desired, unless that is a retry of it or
+ * the rollback would be to the empty config); the revision of a rollback or a restore that failed
  * (retried there, never a forward move meanwhile); the last completed revision for a node whose agent never
  * reported; else the desired revision.
  */
@@ -130,11 +176,15 @@ export function targetFor({
   }
   if (!nc || !assigned || assigned.spec.number === desired.spec.number) return desired;
   if (invalid.has(assigned.metadata.name)) {
+    // A node whose agent has not answered its assignment gets no forward move, a retry neither
+    // (issue 35: its silence would fail the retry): only its rollback, which it finds when it answers.
+    const answered = factsOf(nc).about;
     // A retry of the invalid revision is the new attempt a person asked for; the empty config is
     // the last resort only when nothing newer is desired.
-    if (desired.spec.retryOf === assigned.metadata.name) return desired;
-    const back = fallbackOf(assigned, newestFirst, invalid);
-    return back.spec.number < desired.spec.number && back.spec.number > 0 ? back : desired;
+    if (desired.spec.retryOf === assigned.metadata.name && answered) return desired;
+    const back = rollbackTarget(nc, assigned, newestFirst, invalid);
+    if (!answered) return back;
+    return back.spec.number !== desired.spec.number && back.spec.number > 0 ? back : desired;
   }
   const f = factsOf(nc);
   const failed = f.about && nc.status?.configStatus === 'invalid';

@@ -14,7 +14,7 @@
  * The pure `observe()` and `plan()` stay the reference: the simulator compares both on every pass
  * of random histories (test/sim/incremental.test.ts).
  */
-import type { NetworkConfigRevision, NodeConfig } from '@nodenet/api';
+import { ranWell, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
 import type { Policy } from '../policy/policy.js';
 import type { Subject, Verdict } from './classify.js';
 import { KeptRevisionCounts } from './counts.js';
@@ -92,7 +92,7 @@ function revisionsKey({
 }: Pick<Evaluation, 'revisions' | 'desired' | 'invalid'>): string {
   const parts = revisions.map(
     (r) =>
-      `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.completedAt ?? ''}|${invalid.has(r.metadata.name) ? 1 : 0}|${r.status?.isInvalid === true ? 1 : 0}|${r.spec.aborted === true ? 1 : 0}|${r.spec.paused === true ? 1 : 0}|${r.spec.retryOf ?? ''}`,
+      `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.completedAt ?? ''}|${ranWell(r) ? 1 : 0}|${invalid.has(r.metadata.name) ? 1 : 0}|${r.status?.isInvalid === true ? 1 : 0}|${r.spec.aborted === true ? 1 : 0}|${r.spec.paused === true ? 1 : 0}|${r.spec.retryOf ?? ''}`,
   );
   return `${desired.metadata.name}#${parts.join(',')}`;
 }

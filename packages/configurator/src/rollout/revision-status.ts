@@ -206,8 +206,7 @@ function desiredStatus(
         }
       : { type: 'Degraded', status: 'False', reason: 'NoDegradedNodes', message: 'no degraded nodes' },
   ];
-  // completedAt is set once: a later join or rollback never moves it.
-  const completedAt = old.completedAt ?? (complete ? nowText : undefined);
+  const { completedAt, ranAt } = setOnce(old, complete, ready > 0, nowText);
   return {
     total,
     queued,
@@ -224,8 +223,24 @@ function desiredStatus(
     ...(old.disruption ? { disruption: old.disruption } : {}),
     startedAt: old.startedAt ?? nowText,
     ...(completedAt ? { completedAt } : {}),
+    ...(ranAt ? { ranAt } : {}),
     conditions: setConditions(old.conditions, conds, nowText),
   };
+}
+
+/**
+ * The times set once: completedAt (a later join or rollback never moves it) and ranAt (a node ran
+ * it: with no failure, a fallback, issue 35).
+ */
+function setOnce(
+  old: NetworkConfigRevisionStatus,
+  complete: boolean,
+  ran: boolean,
+  nowText: string,
+): Pick<NetworkConfigRevisionStatus, 'completedAt' | 'ranAt'> {
+  const completedAt = old.completedAt ?? (complete ? nowText : undefined);
+  const ranAt = old.ranAt ?? (ran || completedAt ? nowText : undefined);
+  return { ...(completedAt ? { completedAt } : {}), ...(ranAt ? { ranAt } : {}) };
 }
 
 function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string): NetworkConfigRevisionStatus {
@@ -287,6 +302,8 @@ function otherStatus(r: NetworkConfigRevision, s: StatusInput, nowText: string):
     queued: 0,
     ongoing: counts.ongoing,
     ready: counts.ready,
+    // Set once (issue 35): some node ran it, even if it is superseded now.
+    ...(old.ranAt || counts.ready > 0 ? { ranAt: old.ranAt ?? nowText } : {}),
     failed: record?.failed ?? old.failed ?? 0,
     isInvalid: inv,
     ...(failedNodes.length ? { failedNodes } : {}),

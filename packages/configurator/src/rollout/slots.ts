@@ -12,7 +12,7 @@
  */
 import { shortHash, type MoveKind, type NetworkConfigRevision } from '@nodenet/api';
 import type { Verdict } from './classify.js';
-import { moveKind } from './identity.js';
+import { moveKind, ranBeforeMove } from './identity.js';
 import { SLOT_STATES, type AssignAction, type NodeState } from './types.js';
 
 export interface SlotInput {
@@ -218,11 +218,17 @@ class Moves {
       rollback: move === 'rollback',
       move,
       ...(v.attempt !== undefined ? { attempt: v.attempt } : {}),
+      ...ranBeforeOf(v, to),
       reason,
     });
     this.moved.add(v);
   }
 }
+
+const ranBeforeOf = (v: Verdict, to: NetworkConfigRevision): { ranBefore?: number } => {
+  const n = ranBeforeMove(v.nc, v.assigned, to);
+  return n !== undefined ? { ranBefore: n } : {};
+};
 
 /**
  * The nodes waiting for a move take the free slots: rollbacks first (those whose host runs an

@@ -82,6 +82,8 @@ export interface AssignAction {
   move: MoveKind;
   /** A re-assignment of the same revision (after an interruption, a failed rollback): its number. */
   attempt?: number;
+  /** The newest revision the node's host ran before this assignment (RAN_BEFORE_ANNOTATION). */
+  ranBefore?: number;
   reason: string;
 }
 

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   CONTROL,
+  ROLLBACK_HISTORIES,
   historyArb,
   play,
   type GenOptions,
@@ -75,4 +76,37 @@ describe('invariant sanity: each invariant catches a broken rule', () => {
     },
     600_000,
   );
+});
+
+describe('invariant sanity, issue 35: the rollback rule broken is caught by the named histories', () => {
+  // The generator of issue 23 draws no input added mid-history nor a history without a completed
+  // revision, so this rule is checked on the named histories (the extended generator is issue 35's
+  // part B).
+  it('invariant 6 catches: fallback to the last completed revision (or the empty config), rollback there', () => {
+    const started = performance.now();
+    const caught = ROLLBACK_HISTORIES.filter((h) =>
+      play(h, { sabotage: 'completedFallback', stopAtFirst: false }).violations.some(
+        (v) => v.invariant === 6,
+      ),
+    ).map((h) => h.name);
+    const ms = Math.round(performance.now() - started);
+    console.log(
+      `invariant 6, broken rule "completed fallback": caught by ${caught.length} of ${ROLLBACK_HISTORIES.length} named histories in ${ms} ms: ${caught.join('; ')}`,
+    );
+    expect(caught.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('invariant 1 catches: a node leaving an invalid revision rolled back to the fallback, not to what it ran', () => {
+    const started = performance.now();
+    const caught = ROLLBACK_HISTORIES.filter((h) =>
+      play(h, { sabotage: 'rollbackToFallback', stopAtFirst: false }).violations.some(
+        (v) => v.invariant === 1,
+      ),
+    ).map((h) => h.name);
+    const ms = Math.round(performance.now() - started);
+    console.log(
+      `invariant 1, broken rule "rollback to the fallback": caught by ${caught.length} of ${ROLLBACK_HISTORIES.length} named histories in ${ms} ms: ${caught.join('; ')}`,
+    );
+    expect(caught.length).toBeGreaterThanOrEqual(1);
+  });
 });

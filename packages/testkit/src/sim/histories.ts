@@ -5,6 +5,7 @@
  * controller takes to show a cut-off node NotReady) unless the history is about the defaults.
  */
 import type { History } from './history.js';
+import { ISSUE_35_B } from './histories-35b.js';
 import type { Scheduled, WorldAction } from './types.js';
 
 const at = (s: number, action: WorldAction): Scheduled => ({ at: s * 1000, action });
@@ -168,125 +169,6 @@ export const DEMO_STORY: History = {
   ],
 };
 
-/**
- * Issue 35, part B: the failures real fleets have that the generator of issue 23 could not draw.
- * Defaults of the planner (--not-ready-timeout 5m, soak 1m) unless said otherwise.
- */
-export const ISSUE_35_B: History[] = [
-  {
-    // Each node goes NotReady 40 s after it confirmed (inside its soak) for 80 s, is Ready for 30 s,
-    // and again: no single stretch reaches --not-ready-timeout.
-    name: 'case 1: a change that makes the kubelet flap (80 s NotReady, 30 s Ready) is stopped',
-    nodes: 6,
-    policy: { limit: 1, maxFailures: 0 },
-    inputs: { a: 1 },
-    bad: [{ input: 'a', value: 2, effect: 'flap' }],
-    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
-  },
-  {
-    name: 'case 1: flapping at --update-limit 2 and --max-failures 1',
-    nodes: 8,
-    policy: { limit: 2, maxFailures: 1 },
-    inputs: { a: 1 },
-    bad: [{ input: 'a', value: 2, effect: 'flap' }],
-    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
-  },
-  {
-    // The change cuts each node off; the agent restores after its confirm window, but the network
-    // needs more than 15 s more to heal, so the shipped agent reports Interrupted.
-    name: 'case 2: a cut-off the agent reports as Interrupted counts (the node went NotReady)',
-    nodes: 5,
-    policy: { limit: 1, maxFailures: 0 },
-    inputs: { a: 1 },
-    bad: [{ input: 'a', value: 2, effect: 'cutOffInterrupted' }],
-    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
-  },
-  {
-    name: 'case 2: Interrupted cut-offs at --update-limit 2 and --max-failures 1',
-    nodes: 6,
-    policy: { limit: 2, maxFailures: 1 },
-    inputs: { a: 1 },
-    bad: [{ input: 'a', value: 2, effect: 'cutOffInterrupted' }],
-    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
-  },
-  {
-    // A DaemonSet update restarts n0's and n1's agents during their applies (Interrupted, kubelet
-    // Ready; n1's twice): re-assigned, never counted; the good change completes.
-    name: 'case 2: agent restarts (Interrupted, kubelet Ready) stay harmless',
-    nodes: 4,
-    policy: { limit: 2, maxFailures: 0 },
-    inputs: { a: 1 },
-    bad: [],
-    actions: [
-      at(0, { kind: 'agent', node: 'n0', mode: 'interrupts' }),
-      at(0, { kind: 'agent', node: 'n1', mode: 'interrupts' }),
-      at(1, { kind: 'setInput', input: 'a', value: 2 }),
-      at(40, { kind: 'agent', node: 'n0', mode: 'good' }),
-      at(30, { kind: 'agent', node: 'n1', mode: 'good' }),
-    ],
-  },
-  {
-    // The MTU change completes on n0-n2 (harmless there); then new hardware joins, which it cuts
-    // off: catch-up moves of the completed revision count against it like forward ones.
-    name: 'case 3: a change that harms only nodes joining after it completed is stopped (catch-up counted)',
-    nodes: 3,
-    policy: { limit: 1, maxFailures: 0 },
-    inputs: { a: 1 },
-    bad: [{ input: 'a', value: 2, effect: 'cutOff', nodes: ['j0', 'j1', 'j2'] }],
-    actions: [
-      at(1, { kind: 'setInput', input: 'a', value: 2 }),
-      ...['j0', 'j1', 'j2'].map((node) => at(400, { kind: 'join', node })),
-    ],
-  },
-  {
-    // The same through the selector: n3-n5 are relabelled into it after the change completed.
-    name: 'case 3: nodes relabelled into the selector after the change completed (catch-up counted)',
-    nodes: ['n0', 'n1', 'n2', 'n3', 'n4', 'n5'].map((name, i) => ({
-      name,
-      labels: { role: i < 3 ? 'net' : 'spare' },
-    })),
-    policy: { limit: 1, maxFailures: 0, nodeSelector: { role: 'net' } },
-    inputs: { a: 1 },
-    bad: [{ input: 'a', value: 2, effect: 'cutOff', nodes: ['n3', 'n4', 'n5'] }],
-    actions: [
-      at(1, { kind: 'setInput', input: 'a', value: 2 }),
-      ...['n3', 'n4', 'n5'].map((node) => at(400, { kind: 'relabel', node, labels: { role: 'net' } })),
-    ],
-  },
-  {
-    // Network a serves zone 1 (n0-n2). Its MTU change (a=2) cuts off every node that takes it; 20 s
-    // later, before n0's failure is visible, the same input's selector is widened to every node: the
-    // follow-up write still carries the change in flight, whose budget it keeps.
-    name: 'case 4: a follow-up edit (selector widened 20 s after the bad value) keeps the budget',
-    nodes: ['n0', 'n1', 'n2', 'n3', 'n4', 'n5'].map((name, i) => ({
-      name,
-      labels: { zone: i < 3 ? 'z1' : 'z2' },
-    })),
-    policy: { limit: 1, maxFailures: 0 },
-    inputs: { a: 1, b: 1 },
-    inputZones: { a: 'z1' },
-    bad: [{ input: 'a', value: 2, effect: 'cutOff' }],
-    actions: [
-      at(1, { kind: 'setInput', input: 'a', value: 2 }),
-      at(21, { kind: 'setInput', input: 'a', value: 2, zone: null }),
-    ],
-  },
-  {
-    // Found by the extended generator (seed 23): the bad MTU is written for zone z1 only, then 4 s
-    // later for every node, with an unrelated merge; the agent reports its cut-off Interrupted.
-    name: 'case 4: a bad value written for one zone, widened 4 s later with an unrelated merge',
-    nodes: ['n0', 'n1', 'n2'].map((name, i) => ({ name, labels: { zone: i % 2 ? 'z2' : 'z1' } })),
-    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 60_000 },
-    inputs: { a: 1, b: 1 },
-    bad: [{ input: 'a', value: 7, effect: 'cutOffInterrupted' }],
-    actions: [
-      at(0, { kind: 'setInput', input: 'a', value: 7, zone: 'z1' }),
-      at(4, { kind: 'setInput', input: 'a', value: 7, zone: null }),
-      at(4, { kind: 'setInput', input: 'b', value: 2 }),
-    ],
-  },
-];
-
 export const ALL_NAMED: History[] = [...TABLE_HISTORIES, ...FALSE_INVALIDATIONS, DEMO_STORY, ...ISSUE_35_B];
 
 /** Histories today's planner already gets right: the simulator is not red by construction. */
@@ -316,3 +198,160 @@ export const BASELINE: History[] = [
     actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
   },
 ];
+
+// ------------------------------------------------------------------ issue 35, part A (rollback)
+
+/**
+ * Issue 35, case 0 and 5 and the 50-input case: a rollback takes back only the failed change, and a
+ * node that never answered never counts. Each fails on the planner before issue 35 (see README.md).
+ */
+export const ROLLBACK_HISTORIES: History[] = [
+  {
+    // Case 0 as the issue found it: the first network (a=1, rev 2; rev 1 is the empty config) runs
+    // on n0 and n1 and has not completed when its MTU change (a=2) fails. The fallback must keep a=1
+    // on the nodes that ran it, never "the empty configuration".
+    name: 'case 0: a change fails before the first network completed; no node loses the network',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 0, ...SOAK },
+    inputs: {},
+    bad: [{ input: 'a', value: 2, effect: 'cutOff' }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 1 }),
+      at(100, { kind: 'setInput', input: 'a', value: 2 }),
+    ],
+  },
+  {
+    // A change (b=1, a new input) still rolling out when an unrelated change (a=5) fails: the nodes
+    // that ran b keep it.
+    name: 'a change comes before the previous revision completed, and fails: the nodes keep the previous change',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 0, ...SOAK },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 5, effect: 'invalid' }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'b', value: 1 }),
+      at(100, { kind: 'setInput', input: 'a', value: 5 }),
+    ],
+  },
+  {
+    // A bad first revision: the empty configuration is the right fallback (the inputs never ran
+    // anywhere without the failed change); a second network that ran fine stays where it ran.
+    name: 'a bad first revision rolls back to the empty configuration, within the bound',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 0, ...SOAK },
+    inputs: {},
+    bad: [{ input: 'a', value: 7, effect: 'cutOff' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 7 })],
+  },
+  {
+    // Case 0's second history / 5(b): a node joins a complete revision, its agent never starts, the
+    // operator deletes the Node. It never answered: its deletion is no failure of revision 1.
+    name: 'case 5(b): a node that joined and never answered is deleted by the operator',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 30_000, preconfigTimeoutMs: 600_000 },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'join', node: 'late', agent: 'notStarted' }),
+      at(60, { kind: 'deleteNode', node: 'late' }),
+      at(200, { kind: 'setInput', input: 'a', value: 2 }),
+    ],
+  },
+  {
+    // 5(b) while a change rolls out: the node that never answered is handed nothing forward, and its
+    // deletion fails neither revision.
+    name: 'case 5(b): a node that never answered is deleted while a change rolls out',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 30_000, ...SOAK },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'join', node: 'late', agent: 'notStarted' }),
+      at(30, { kind: 'setInput', input: 'a', value: 2 }),
+      at(40, { kind: 'deleteNode', node: 'late' }),
+    ],
+  },
+  {
+    // A Node re-created under the same name (new machine, agent not started yet) after its old self
+    // ran revision 1: the new one never answered, and its deletion counts against nothing.
+    name: 'a Node re-created under the same name never answers and is deleted again',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 30_000, preconfigTimeoutMs: 60_000, ...SOAK },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'deleteNode', node: 'n2' }),
+      at(5, { kind: 'join', node: 'n2', agent: 'notStarted' }),
+      at(20, { kind: 'setInput', input: 'a', value: 2 }),
+      at(200, { kind: 'deleteNode', node: 'n2' }),
+    ],
+  },
+  {
+    // Case 5(a): n0's agent is dead when it takes rev 2 (it never answers); n1 goes NotReady right
+    // after taking rev 2 (a fault the planner cannot tell from a cut-off: rev 2 fails, rightly). The
+    // operator retries before n0's preconfig timeout. When it passes, the retry must not be handed
+    // forward to n0, whose agent never answered its last assignment, nor fail by it.
+    name: 'case 5(a): a retry is never handed to a node whose agent never answered its last assignment',
+    nodes: 4,
+    policy: { limit: 2, maxFailures: 0, preconfigTimeoutMs: 60_000, notReadyTimeoutMs: 30_000, ...SOAK },
+    inputs: { a: 1 },
+    bad: [],
+    mayEndInvalid: [2],
+    actions: [
+      at(0, { kind: 'agent', node: 'n0', mode: 'dead' }),
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(2, { kind: 'kubelet', node: 'n1', ready: false }),
+      at(40, { kind: 'retry' }),
+      at(45, { kind: 'kubelet', node: 'n1', ready: true }),
+    ],
+  },
+  {
+    // A broken node (its agent refuses everything as RestoreFailed) is deleted by the operator while a
+    // good change rolls out: its failure was the node's, and it is gone; the change still completes.
+    name: 'a broken node deleted while a change rolls out',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 1, notReadyTimeoutMs: 30_000, ...SOAK },
+    inputs: { a: 1, b: 1 },
+    bad: [],
+    mayEndInvalid: [2],
+    actions: [
+      at(0, { kind: 'agent', node: 'n0', mode: 'restoreFails' }),
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(30, { kind: 'deleteNode', node: 'n0' }),
+    ],
+  },
+  {
+    // Why a rollback goes to what the node ran itself, never to a revision that only ran elsewhere:
+    // rev 2 (a=2, cuts off rack 2: n2, n3) ran well on n0 only when rev 3 (a=3, b=9) superseded it;
+    // n1-n3 take rev 3 from rev 1, and b=9 fails n4. Rev 2 is the fallback (it ran, no failure), but
+    // a rollback of n2 and n3 to it would hand a=2 to both, uncounted: they go back to rev 1 and move
+    // to rev 2 forward, counted, one at a time.
+    name: 'a rollback never hands a node content that ran only elsewhere (fallback not completed)',
+    nodes: 6,
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 60_000, ...SOAK },
+    inputs: { a: 1, b: 1 },
+    bad: [
+      { input: 'a', value: 2, effect: 'cutOff', nodes: ['n2', 'n3'] },
+      { input: 'b', value: 9, effect: 'invalid', nodes: ['n4'] },
+    ],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(10, { kind: 'setInput', input: 'a', value: 3 }),
+      at(10, { kind: 'setInput', input: 'b', value: 9 }),
+    ],
+  },
+  {
+    // One commit of 55 inputs whose last (beyond the 50th) is bad: every changed input is a suspect,
+    // so the bad one is not rebuilt with a fresh budget.
+    name: 'one commit of 55 inputs, the bad one beyond the 50th',
+    nodes: 4,
+    policy: { limit: 1, maxFailures: 0, ...SOAK },
+    inputs: Object.fromEntries(Array.from({ length: 55 }, (_, i) => [`i${String(i).padStart(2, '0')}`, 1])),
+    bad: [{ input: 'i54', value: 2, effect: 'invalid' }],
+    actions: Array.from({ length: 55 }, (_, i) =>
+      at(1, { kind: 'setInput', input: `i${String(i).padStart(2, '0')}`, value: 2 }),
+    ),
+  },
+];
+
+export { ISSUE_35_B };

@@ -11,6 +11,7 @@ export {
   DEMO_STORY,
   FALSE_INVALIDATIONS,
   ISSUE_35_B,
+  ROLLBACK_HISTORIES,
   TABLE_HISTORIES,
 } from './histories.js';
 export { CONTROL, describeHistory, historyArb, type GenOptions } from './arbitrary.js';

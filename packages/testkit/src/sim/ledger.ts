@@ -7,13 +7,15 @@
  * (3) no revision invalidated by a node that was never handed it, that was unavailable when handed
  *     it, or whose failure was an interruption;
  * (4) once faults stop, every available node converges (checked by the world at the end);
- * (5) nodes with an unanswered forward assignment ≤ limit, across leader changes.
+ * (5) nodes with an unanswered forward assignment ≤ limit, across leader changes;
+ * (6) no node loses an input that the failing change did not touch (issue 35, rollback.ts below).
  */
 import type { NetworkConfigRevision } from '@nodenet/api';
+import { contentOf } from './planner-adapter.js';
 import type { PassEvent } from './planner-pass.js';
 import type { BadChange } from './types.js';
 
-export type InvariantId = 1 | 2 | 3 | 4 | 5;
+export type InvariantId = 1 | 2 | 3 | 4 | 5 | 6;
 
 export interface Violation {
   invariant: InvariantId;
@@ -52,6 +54,12 @@ export interface LedgerView {
   lastFaultAt(node: string): number | undefined;
   limit: number;
   maxFailures: number;
+  /** Invariant 6: the inputs (and values) on the node's host now; undefined: unknown or nothing. */
+  hostContent(node: string): Record<string, number> | undefined;
+  /** Invariant 6: the input exists (the operator has not deleted it). */
+  inputExists(input: string): boolean;
+  /** Invariant 6: every revision, newest first. */
+  revisionsNewestFirst(): NetworkConfigRevision[];
 }
 
 /** The planner's quick re-assignments after an Interrupted report (progress.ts MAX_INTERRUPTED_ATTEMPTS). */
@@ -64,6 +72,10 @@ export const NEVER_REPORTED = 'agent never reported';
 
 export class Ledger {
   readonly violations: Violation[] = [];
+  /** Invariant 6: revision numbers some node's agent reported `provisioned` on (it ran there). */
+  readonly ran = new Set<number>();
+  /** Invariant 6: per node, the revision numbers its agent reported `provisioned` on, oldest first. */
+  private readonly ranSeq = new Map<string, number[]>();
   /** Per bad change: the nodes it reached in its current introduction. */
   private readonly episodes = new Map<string, { receivers: Set<string>; since: number }>();
   /** Per node: the revision number it holds by identity, and per (node, number) when and how it was handed. */
@@ -101,6 +113,7 @@ export class Ledger {
   forget(node: string): void {
     this.holds.delete(node);
     this.lastAssign.delete(node);
+    this.ranSeq.delete(node);
   }
 
   /** A person (re)introduced the bad change (wrote it, or retried a revision carrying it). */
@@ -170,6 +183,7 @@ export class Ledger {
     // (1) is checked when the node's agent applies (or refuses) what it was handed: a node whose
     // agent never got to it (dead, misconfigured, cut off first) was not reached.
     if (r) this.handedLast.set(e.node, { hash: r.spec.hash, revision: r, label });
+    this.noCollateralLoss(e, v, invalid, label);
     const unavailable = v.unavailable(e.node);
     this.handed.set(`${e.node}|${e.number}`, {
       at: v.t,
@@ -280,6 +294,81 @@ export class Ledger {
           );
       }
     }
+  }
+
+  /**
+   * (6) A rollback takes back only the failed change (issue 35). A node moved to a revision without
+   * an input its host runs, while the input still exists, may lose it only
+   * - when it leaves an invalid revision: if the revision it ran before that one (and still valid)
+   *   did not have the input (the failed change gave it to this node);
+   * - otherwise: if the newest valid revision older than the newest invalid one that some node ran
+   *   and none failed did not have it (the failed change added it: a held-back suspect).
+   * Never "the empty configuration" because nothing had completed yet.
+   */
+  private noCollateralLoss(
+    e: Extract<PassEvent, { kind: 'assign' }>,
+    v: LedgerView,
+    invalid: ReadonlySet<string>,
+    label: string,
+  ): void {
+    const host = v.hostContent(e.node);
+    if (!host) return;
+    const r = v.revision(e.revision);
+    const to = r ? contentOf(r) : e.number === 0 ? {} : undefined;
+    if (!to) return;
+    const lost = Object.keys(host).filter((k) => !(k in to) && v.inputExists(k));
+    if (lost.length === 0) return;
+    const all = v.revisionsNewestFirst();
+    // An abort of a revision that completed changes nothing (the planner does not undo it).
+    const isInvalidNow = (x: NetworkConfigRevision): boolean =>
+      invalid.has(x.metadata.name) ||
+      x.status?.isInvalid === true ||
+      (x.spec.aborted === true && x.status?.completedAt === undefined);
+    const held = this.holds.get(e.node);
+    const leaving = all.find((x) => x.spec.number === held && isInvalidNow(x));
+    let base: NetworkConfigRevision | undefined;
+    let what: string;
+    if (leaving) {
+      const own = [...(this.ranSeq.get(e.node) ?? [])]
+        .reverse()
+        .find((n) => n < leaving.spec.number && all.some((x) => x.spec.number === n && !isInvalidNow(x)));
+      base = all.find((x) => x.spec.number === own);
+      what = `leaving invalid rev ${leaving.spec.number}; it ran rev ${own} before`;
+    } else {
+      const failing = all.find(isInvalidNow);
+      base = failing
+        ? all.find(
+            (x) =>
+              x.spec.number < failing.spec.number &&
+              !isInvalidNow(x) &&
+              this.ran.has(x.spec.number) &&
+              (x.status?.failedNodes ?? []).length === 0,
+          )
+        : undefined;
+      what = failing
+        ? `the failing change is rev ${failing.spec.number}; rev ${base?.spec.number} ran before it`
+        : 'no change failed';
+      if (!failing) {
+        this.fail(6, v.t, `${label}: ${e.node} loses input(s) ${lost.join(', ')}; ${what}`);
+        return;
+      }
+    }
+    const untouched = base ? lost.filter((k) => k in contentOf(base)) : [];
+    if (untouched.length > 0)
+      this.fail(
+        6,
+        v.t,
+        `${label}: ${e.node} loses input(s) ${untouched.join(', ')} that the failed change did not add (${what} and has them)`,
+      );
+  }
+
+  /** (6) The node's agent reported revision `number` provisioned: it ran there. */
+  ranOn(node: string, number: number): void {
+    this.ran.add(number);
+    const seq = this.ranSeq.get(node) ?? [];
+    if (seq[seq.length - 1] !== number) seq.push(number);
+    if (seq.length > 20) seq.shift();
+    this.ranSeq.set(node, seq);
   }
 
   private harmless(v: LedgerView, node: string, number: number): boolean {

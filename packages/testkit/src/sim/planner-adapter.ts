@@ -111,7 +111,13 @@ function inputObjects(inputs: ReadonlyMap<string, SimInput>): Inputs {
   const names = [...inputs.keys()].sort();
   const layer2: Layer2NetworkConfiguration[] = names.map((name) => {
     const i = inputs.get(name) as SimInput;
-    const id = 10 + name.charCodeAt(0) - 96 + (name.length > 1 ? 30 * (name.charCodeAt(1) - 47) : 0);
+    // A third character (issue 35's 55 inputs i00..i54) keeps the ids distinct.
+    const id =
+      10 +
+      name.charCodeAt(0) -
+      96 +
+      (name.length > 1 ? 30 * (name.charCodeAt(1) - 47) : 0) +
+      (name.length > 2 ? 300 * (name.charCodeAt(2) - 47) : 0);
     return {
       apiVersion: API_VERSION,
       kind: 'Layer2NetworkConfiguration',

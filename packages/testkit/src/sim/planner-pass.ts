@@ -6,7 +6,8 @@
 import {
   ASSIGNED_AT_ANNOTATION,
   HIGHEST_NUMBER_ANNOTATION,
-  MOVE_ANNOTATION,
+  RAN_BEFORE_ANNOTATION,
+  fallbackBefore,
   canonicalJson,
   nodeConfigSpec,
   rfc3339Millis,
@@ -29,6 +30,7 @@ import {
   type Policy,
 } from '@nodenet/configurator';
 import type { NodeView, Store } from './planner-adapter.js';
+import { sabotagedView, type ObservationSabotage } from './sabotage-view.js';
 
 export type PassEvent =
   | { kind: 'assign'; node: string; revision: string; number: number; move: MoveKind; reason: string }
@@ -55,7 +57,10 @@ export interface PassResult {
  * Deliberately broken planner rules, to show each invariant catches one (sanity.test.ts):
  * ignorePause (fleet and revision pause unseen), ignoreFailures (max-failures 1000),
  * shortConfigTimeout (config timeout 5 s: slow agents fail), skipLastNode (the last node in start
- * order is never moved), limitPlusOne (one more slot than the limit).
+ * order is never moved), limitPlusOne (one more slot than the limit); issue 35: completedFallback
+ * (the planner forgets which revisions ran and what each node ran before: it falls back to the
+ * last completed revision, or the empty config, as before issue 35), rollbackToFallback (a node
+ * leaving an invalid revision is rolled back to the fallback revision, not to what it ran itself).
  */
 export type Sabotage =
   | 'ignorePause'
@@ -63,49 +68,9 @@ export type Sabotage =
   | 'shortConfigTimeout'
   | 'skipLastNode'
   | 'limitPlusOne'
+  | 'completedFallback'
+  | 'rollbackToFallback'
   | ObservationSabotage;
-
-/**
- * Issue 35's rules broken from outside, by what the planner is shown: forgetOutages (every NotReady
- * stretch starts the not-ready timer afresh, and a node Ready at its soak's end finished: flapping
- * walks), interruptedFree (an Interrupted report is never a cut-off's: the node's outages hidden
- * from it), catchUpUncounted (catch-up moves shown as forward moves of a completed revision).
- */
-type ObservationSabotage = 'forgetOutages' | 'interruptedFree' | 'catchUpUncounted';
-
-function sabotagedView(
-  s: Sabotage | undefined,
-  observations: Observations,
-  ncs: NodeConfig[],
-): { observations: Observations; ncs: NodeConfig[] } {
-  const interrupted = (name: string): boolean =>
-    ncs.some((nc) => nc.metadata.name === name && nc.status?.failureCause === 'Interrupted');
-  if (s === 'forgetOutages' || s === 'interruptedFree')
-    return {
-      observations: new Map(
-        [...observations].map(([name, o]) =>
-          s === 'forgetOutages' || interrupted(name) ? [name, { ...o, downMs: 0, readyRunMs: 0 }] : [name, o],
-        ),
-      ),
-      ncs,
-    };
-  if (s === 'catchUpUncounted')
-    return {
-      observations,
-      ncs: ncs.map((nc) =>
-        nc.metadata.annotations?.[MOVE_ANNOTATION] === 'catch-up'
-          ? {
-              ...nc,
-              metadata: {
-                ...nc.metadata,
-                annotations: { ...nc.metadata.annotations, [MOVE_ANNOTATION]: 'forward' },
-              },
-            }
-          : nc,
-      ),
-    };
-  return { observations, ncs };
-}
 
 function sabotaged(s: Sabotage | undefined, policy: Policy, revisions: NetworkConfigRevision[]) {
   if (s === 'ignorePause')
@@ -114,6 +79,15 @@ function sabotaged(s: Sabotage | undefined, policy: Policy, revisions: NetworkCo
       revisions: revisions.map((r) => (r.spec.paused ? { ...r, spec: { ...r.spec, paused: false } } : r)),
     };
   if (s === 'ignoreFailures') return { policy: { ...policy, maxFailures: 1000 }, revisions };
+  if (s === 'completedFallback')
+    return {
+      policy,
+      revisions: revisions.map((r) => {
+        if (r.status?.ranAt === undefined) return r;
+        const { ranAt: _ran, ...status } = r.status;
+        return { ...r, status };
+      }),
+    };
   if (s === 'shortConfigTimeout') return { policy: { ...policy, configTimeoutMs: 5_000 }, revisions };
   if (s === 'limitPlusOne' && policy.updateLimit.kind === 'count')
     return {
@@ -213,6 +187,29 @@ const specHashOf = memoHash(nodeSpecHash);
 /** The content hash: the spec without its revision reference (issue 26). */
 const contentHashOf = memoHash(specContentHash);
 
+/** Sabotage completedFallback: the NodeConfig without what its node ran before its assignment. */
+function withoutRanBefore(nc: NodeConfig): NodeConfig {
+  const a = nc.metadata.annotations;
+  if (a?.[RAN_BEFORE_ANNOTATION] === undefined) return nc;
+  const { [RAN_BEFORE_ANNOTATION]: _ran, ...rest } = a;
+  return { ...nc, metadata: { ...nc.metadata, annotations: rest } };
+}
+
+/** Sabotage rollbackToFallback: every NodeConfig says its node ran the fallback of the newest invalid revision. */
+function ranFallback(revisions: readonly NetworkConfigRevision[]): (nc: NodeConfig) => NodeConfig {
+  const invalid = (r: NetworkConfigRevision): boolean => r.status?.isInvalid === true;
+  const bad = [...revisions].filter(invalid).sort((a, b) => b.spec.number - a.spec.number)[0];
+  const f = bad ? fallbackBefore(bad, revisions, invalid) : undefined;
+  if (!f) return (nc) => nc;
+  return (nc) => ({
+    ...nc,
+    metadata: {
+      ...nc.metadata,
+      annotations: { ...nc.metadata.annotations, [RAN_BEFORE_ANNOTATION]: String(f.spec.number) },
+    },
+  });
+}
+
 /** One controller pass on the store: observe, plan, then carry out the plan as execute.ts does. */
 export function runPass(input: PassInput): PassResult {
   const { store, policy, mono, now } = input;
@@ -224,7 +221,12 @@ export function runPass(input: PassInput): PassResult {
   const args: Parameters<typeof plan>[0] = {
     revisions: broken.revisions,
     nodes: infos,
-    nodeConfigs: shown.ncs,
+    nodeConfigs:
+      input.sabotage === 'completedFallback'
+        ? shown.ncs.map(withoutRanBefore)
+        : input.sabotage === 'rollbackToFallback'
+          ? shown.ncs.map(ranFallback(broken.revisions))
+          : shown.ncs,
     now,
     mono,
     observations: shown.observations,
@@ -308,6 +310,7 @@ function assign(a: Extract<PlanAction, { type: 'assign' }>, x: Execution): PassE
       spec: specFor(r, n),
       move: a.move,
       ...(a.attempt !== undefined ? { attempt: a.attempt } : {}),
+      ...(a.ranBefore !== undefined ? { ranBefore: a.ranBefore } : {}),
       now,
       identity: 'sim',
     },

@@ -206,6 +206,7 @@ export class World {
         const done = nc.status?.configStatus === 'provisioned' || nc.status?.configStatus === 'invalid';
         if (done) this.finished.add(`${n}|${assignmentKey(nc)}`);
         this.reports.record(n, nc, this.t);
+        if (nc.status?.configStatus === 'provisioned') this.ledger.ranOn(n, numberOf(nc));
       },
       revisionByHash: (h) => [...this.store.revisions.values()].find((r) => r.spec.hash === h),
       harm: (n, r) => this.harms(n, r)[0],
@@ -320,6 +321,16 @@ export class World {
       interruptedOn: (n: string, num: number, since: number) => this.reports.interruptedOn(n, num, since),
       limit: this.knobs.maxLimit,
       maxFailures: this.knobs.maxFailures,
+      // Invariant 6 (issue 35): what the node's host runs, the inputs that exist, the revisions.
+      hostContent: (n: string) => {
+        const h = this.nodes.get(n)?.host;
+        const r =
+          h !== undefined ? [...this.store.revisions.values()].find((x) => x.spec.hash === h) : undefined;
+        return r ? this.nodeContent(n, r) : undefined;
+      },
+      inputExists: (k: string) => this.inputs.has(k),
+      revisionsNewestFirst: () =>
+        [...this.store.revisions.values()].sort((a, b) => b.spec.number - a.spec.number),
     };
   }
 
