@@ -13,6 +13,7 @@ import {
   type FailedNode,
   type NetworkConfigRevision,
 } from '@nodenet/api';
+import { carriedChange, type Revisions } from './same-change.js';
 
 /** Nodes listed in a revision's failedNodes / degradedNodes (the rest is counted). */
 export const MAX_LISTED_NODES = 20;
@@ -83,7 +84,9 @@ export interface CountedFailures {
  * revision carries it (docs/rollout.md, "Failure"): those failures count against the newer one's
  * --max-failures too, or each unrelated merge would give the change a fresh budget and one more
  * node. Only revisions since the last completed one before `r` count (`since`), only valid ones
- * that never completed, and only when `r` carries one of their changed inputs with the same entry.
+ * that never completed, and only when `r` carries one of their changes: the fields of a changed
+ * input's entry they set, with the same values (same-change.ts; a follow-up edit of the input, e.g.
+ * its nodeSelector widened, still carries it).
  * The nodes stay listed on the revision they failed: they were never handed `r`. A node listed on
  * both counts once.
  */
@@ -91,6 +94,7 @@ export function countedFailures(
   r: NetworkConfigRevision,
   older: readonly NetworkConfigRevision[],
   records: ReadonlyMap<string, FailureRecord>,
+  among: Revisions = { all: older, isInvalid: () => false },
 ): CountedFailures {
   const own = records.get(r.metadata.name);
   const nodes = new Set((own?.failedNodes ?? []).map((f) => f.node));
@@ -98,18 +102,10 @@ export function countedFailures(
   const inheritedFrom: number[] = [];
   for (const x of older) {
     const rec = records.get(x.metadata.name);
-    if (!rec || rec.failed === 0 || !carriesChangeOf(r, x)) continue;
+    if (!rec || rec.failed === 0 || carriedChange(r, x, among) === undefined) continue;
     inheritedFrom.push(x.spec.number);
     for (const f of rec.failedNodes) nodes.add(f.node);
     overflow += Math.max(0, rec.failed - rec.failedNodes.length);
   }
   return { failed: nodes.size + overflow, inheritedFrom };
-}
-
-/** Whether `r` has the entry `x` introduced for one of x's changed inputs. */
-function carriesChangeOf(r: NetworkConfigRevision, x: NetworkConfigRevision): boolean {
-  return (x.spec.changedInputs ?? []).some((ref) => {
-    const s = parseRef(ref);
-    return s !== undefined && sameEntry(entryOf(r.spec.config, s), entryOf(x.spec.config, s));
-  });
 }

@@ -10,6 +10,7 @@ export {
   BASELINE,
   DEMO_STORY,
   FALSE_INVALIDATIONS,
+  ISSUE_35_B,
   ROLLBACK_HISTORIES,
   TABLE_HISTORIES,
 } from './histories.js';
