@@ -64,6 +64,8 @@ async function watchStatus(show: () => Promise<Shown>, io: Io): Promise<ExitCode
     const settled =
       view.phase === 'Superseded' ||
       (view.phase === 'Complete' && view.counts.ongoing === 0) ||
+      // Only unavailable nodes left: nothing moves until they answer (configurator's reason).
+      view.phase === 'WaitingForUnavailable' ||
       (view.phase === 'Halted' && (view.rollback?.remaining.length ?? 0) === 0);
     if (settled || io.signal?.aborted) return statusExitCode(view);
     await new Promise((r) => setTimeout(r, io.watchIntervalMs ?? 1000));

@@ -79,8 +79,13 @@ export function finishedCondition(
           };
     case 'Paused':
       return { type: 'Finished', status: 'False', reason: 'Paused', message: `paused: ${summary}` };
-    case 'RollingOut':
-      return { type: 'Finished', status: 'False', reason: 'RollingOut', message: summary };
+    case 'RollingOut': {
+      // Only unavailable nodes left (revision-status.ts): not finished, but say what it waits for.
+      const waiting = findCondition(status.conditions, 'Progressing', 'False');
+      return waiting?.reason === 'WaitingForUnavailableNodes'
+        ? { type: 'Finished', status: 'False', reason: waiting.reason, message: waiting.message }
+        : { type: 'Finished', status: 'False', reason: 'RollingOut', message: summary };
+    }
   }
 }
 

@@ -117,4 +117,46 @@ describe('revision status', () => {
       message: 'n00: boom',
     });
   });
+
+  // Issue 38 item 2: a skipped NotReady node kept the revision "Rolling out" with nothing moving.
+  it('only unavailable nodes left: Progressing/Complete False WaitingForUnavailableNodes naming them; not complete', () => {
+    const ns = [node('n00', { ready: false }), node('n01'), node('n02')];
+    const ncs = [
+      nc('n00', A, { status: done(A) }),
+      nc('n01', B, { number: 2, status: done(B) }),
+      nc('n02', B, { number: 2, status: done(B) }),
+    ];
+    const p = plan(
+      input({ revisions: [rev(2, B), completed(rev(1, A))], nodes: ns, nodeConfigs: ncs, now: T0 + 600_000 }),
+    );
+    const st = p.statusUpdates.find((u) => u.revision === 'rev-2-bbbbbbbbbb')?.status;
+    expect(st).toMatchObject({ ready: 2, ongoing: 0, queued: 0, degraded: 1, phase: 'RollingOut' });
+    expect(st?.completedAt).toBeUndefined();
+    for (const type of ['Progressing', 'Complete'])
+      expect(st?.conditions?.find((c) => c.type === type)).toMatchObject({
+        status: 'False',
+        reason: 'WaitingForUnavailableNodes',
+        message: expect.stringContaining(
+          'waiting for 1 unavailable node(s), each catches up when its agent answers: n00',
+        ),
+      });
+    expect(st?.conditions?.find((c) => c.type === 'Finished')).toMatchObject({
+      status: 'False',
+      reason: 'WaitingForUnavailableNodes',
+    });
+  });
+
+  it('a node still queued or in progress keeps it RollingOut (not waiting)', () => {
+    const ns = [node('n00', { ready: false }), node('n01'), node('n02')];
+    const ncs = [
+      nc('n00', A, { status: done(A) }),
+      nc('n01', B, { number: 2, status: done(B) }),
+      nc('n02', A, { status: done(A) }),
+    ];
+    const p = plan(input({ revisions: [rev(2, B), completed(rev(1, A))], nodes: ns, nodeConfigs: ncs }));
+    const st = p.statusUpdates.find((u) => u.revision === 'rev-2-bbbbbbbbbb')?.status;
+    expect(st?.conditions?.find((c) => c.type === 'Progressing')?.reason).not.toBe(
+      'WaitingForUnavailableNodes',
+    );
+  });
 });
