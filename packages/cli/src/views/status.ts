@@ -76,9 +76,6 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
   };
   const unchanged = st.unchanged ?? 0;
   const restoring = rev === inForce ? restoringOf(s, rev, rows) : undefined;
-  const waitingFor = rows
-    .filter((r) => r.placement === 'unavailable' && r.revision !== rev.spec.number)
-    .map((r) => r.node);
   const phase = restoring ? 'RollingBack' : phaseOf(s, rev, inForce);
   const inProgress = rows
     .filter((r) => r.revisionName === rev.metadata.name && BUSY.has(r.state))
@@ -105,9 +102,8 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
     reasons: reasonsOf(rev, phase, s.fleetPaused),
     attention: attentionOf(s, rev, rows),
     ...(rollback ? { rollback } : {}),
-    ...(restoring ? { restoring } : {}),
+    ...whileRestoringOrWaiting(phase, restoring, rows),
     pausedBy: { revision: rev.spec.paused === true, fleet: s.fleetPaused },
-    ...(phase === 'WaitingForUnavailable' ? { waitingFor } : {}),
     ...(retryRequested !== undefined ? { retryRequested } : {}),
     ...(st.startedAt ? { startedAt: st.startedAt } : {}),
     ...(st.completedAt ? { completedAt: st.completedAt } : {}),
@@ -127,6 +123,18 @@ function phaseOf(s: ClusterState, rev: Revision, inForce: Revision | undefined):
   if (complete?.status === 'True') return 'Complete';
   if (complete?.reason === 'WaitingForUnavailableNodes') return 'WaitingForUnavailable';
   return rev.spec.paused || s.fleetPaused ? 'Paused' : 'RollingOut';
+}
+
+/** The view's parts for a revision nodes roll back to, or one that waits for unavailable nodes. */
+function whileRestoringOrWaiting(
+  phase: Phase,
+  restoring: StatusView['restoring'],
+  rows: NodeRow[],
+): Pick<StatusView, 'restoring' | 'waitingFor'> {
+  if (restoring) return { restoring };
+  if (phase === 'WaitingForUnavailable')
+    return { waitingFor: rows.filter((r) => r.placement === 'unavailable').map((r) => r.node) };
+  return {};
 }
 
 /**

@@ -14,6 +14,7 @@
  */
 import { findCondition, noNodeMatches, selectorOf } from '@nodenet/api';
 import type { Condition, InputObject, InputStatus, NetworkConfigRevision } from '@nodenet/api';
+import { WAITING_FOR_UNAVAILABLE } from '../rollout/waiting.js';
 
 export type AppliedCondition = Omit<Condition, 'lastTransitionTime'>;
 
@@ -149,11 +150,11 @@ function revisionCondition(g: number, r: NetworkConfigRevision): AppliedConditio
       reason: 'Applied',
       message: `revision ${r.metadata.name} complete (${progress})`,
     };
-  if (findCondition(st.conditions, 'Progressing')?.reason === 'WaitingForUnavailableNodes')
+  if (findCondition(st.conditions, 'Progressing')?.reason === WAITING_FOR_UNAVAILABLE)
     return {
       ...base,
       status: 'False',
-      reason: 'WaitingForUnavailableNodes',
+      reason: WAITING_FOR_UNAVAILABLE,
       message: `revision ${r.metadata.name} is on every available node (${progress}); unavailable nodes take it when their agents answer (kubectl nodenet status)`,
     };
   return {

@@ -22,6 +22,7 @@ import { MAX_LISTED_NODES, boundedNode, nodeSummary, type FailureRecord } from '
 import { CARRIES_REASON } from './suspects.js';
 import { countKey, withReadableState } from './readable.js';
 import { stateAfter } from './slots.js';
+import { WAITING_FOR_UNAVAILABLE, waitingForSkipped } from './waiting.js';
 import type { NodeState, StatusUpdate } from './types.js';
 
 export interface Invalidation {
@@ -132,22 +133,6 @@ function rolloutCounts(
   };
 }
 
-/**
- * Nothing is left to do but wait for unavailable nodes: every other target is on the revision (or
- * failed on it) and none is in progress or queued. The revision is not complete (such a node takes
- * it forward, counted, when it answers: a change that fails there is still caught, docs/rollout.md),
- * but the reason says so, and `status --watch` and the inputs' `Applied` end on it.
- */
-const waitingOnlyForSkipped = (c: ReturnType<typeof rolloutCounts>): boolean =>
-  !c.complete &&
-  c.ongoing === 0 &&
-  c.queued === 0 &&
-  c.skipped.length > 0 &&
-  c.incomplete === c.skipped.length;
-
-/** Condition reason of a revision that waits only for unavailable nodes (Progressing and Complete). */
-export const WAITING_FOR_UNAVAILABLE = 'WaitingForUnavailableNodes';
-
 /** Progressing of the desired revision: complete, paused, held by a NotReady node, at a wave barrier, or rolling out. */
 function progressingCondition({
   s,
@@ -210,9 +195,7 @@ function desiredStatus(
   const paused = r.spec.paused === true || fleet;
   const summary =
     summaryOf({ ready, total, ongoing, queued, failed }) + (degraded ? `, ${degraded} degraded` : '');
-  const waiting = waitingOnlyForSkipped(counts)
-    ? `${summary}; every available node is on it; waiting for ${counts.skipped.length} unavailable node(s), each catches up when its agent answers: ${counts.skipped.slice(0, 10).join(', ')}${counts.skipped.length > 10 ? ` and ${counts.skipped.length - 10} more` : ''}`
-    : undefined;
+  const waiting = waitingForSkipped(counts, summary);
   const conds: ConditionInput[] = [
     progressingCondition({ s, complete, paused, summary, waiting }),
     complete
