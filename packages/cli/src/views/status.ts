@@ -142,11 +142,18 @@ function whileRestoringOrWaiting(
  * moves, not a rollout of this revision (nothing to pause or abort here).
  */
 function restoringOf(s: ClusterState, rev: Revision, rows: NodeRow[]): StatusView['restoring'] {
+  let newestBad: Revision | undefined;
   for (const bad of s.revisions)
     if (isInvalid(bad) && bad.spec.number > rev.spec.number) {
       const { remaining } = rollbackOf(bad, rev, rows);
       if (remaining.length > 0) return { from: bad.metadata.name, remaining };
+      if (!newestBad || bad.spec.number > newestBad.spec.number) newestBad = bad;
     }
+  // Every node is back, but the configurator has not yet counted the revision complete again (its
+  // status follows within a second): still the rollback's tail, not a rollout to pause or abort.
+  const completeNow = findCondition(rev.status?.conditions, 'Complete')?.status === 'True';
+  if (newestBad && rev.status?.completedAt !== undefined && !completeNow)
+    return { from: newestBad.metadata.name, remaining: [] };
   return undefined;
 }
 
@@ -258,7 +265,10 @@ function nextStep(v: StatusView): string {
     }
     case 'RollingBack': {
       const r = v.restoring!;
-      return `${r.from} is invalid: the nodes that took it are being rolled back to ${name} (${plural(r.remaining.length, 'node')} left: ${r.remaining.join(', ')}). Nothing to do; follow it with \`kubectl nodenet status ${r.from}\`.`;
+      const left = r.remaining.length
+        ? `are being rolled back to ${name} (${plural(r.remaining.length, 'node')} left: ${r.remaining.join(', ')})`
+        : `are back on ${name}; the configurator counts it complete again shortly`;
+      return `${r.from} is invalid: the nodes that took it ${left}. Nothing to do; follow it with \`kubectl nodenet status ${r.from}\`.`;
     }
     case 'WaitingForUnavailable': {
       const w = v.waitingFor ?? [];
