@@ -56,6 +56,13 @@ async function runHints(out: string): Promise<string[]> {
   return hints.map((h) => h.join(' '));
 }
 
+/** Revision `n` once it is complete. */
+const completed = (n: number) =>
+  waitFor(`revision ${n} complete`, async () => {
+    const r = await revisionNumbered(f, n);
+    return r?.status?.phase === 'Complete' ? r : undefined;
+  });
+
 /** `status` without a revision, once it shows revision `n` (the configurator moves the desired label). */
 async function shownByDefault(n: number): Promise<{ code: number; out: string }> {
   return waitFor(`status shows revision ${n}`, async () => {
@@ -204,10 +211,7 @@ describe('what an operator reads while the configurator works (issue 38)', () =>
     );
     slow = false;
     expect((await cli('retry', '2', '--yes')).code).toBe(0);
-    const r3 = await waitFor('revision 3 (the retry) complete', async () => {
-      const r = await revisionNumbered(f, 3);
-      return r?.status?.phase === 'Complete' ? r : undefined;
-    });
+    const r3 = await completed(3);
     expect(r3.spec.hash).toBe((await revisionNumbered(f, 2))!.spec.hash);
     // The inputs equal revision 3, in force: not "invalid revision 2 … retry" (refused, exit 6).
     const diff = await cli('diff');
@@ -217,10 +221,7 @@ describe('what an operator reads while the configurator works (issue 38)', () =>
 
     // A change back to revision 1's content: revision 4 has revision 1's hash and is in force.
     await f.clients.layer2.delete('red');
-    const r4 = await waitFor('revision 4 complete', async () => {
-      const r = await revisionNumbered(f, 4);
-      return r?.status?.phase === 'Complete' ? r : undefined;
-    });
+    const r4 = await completed(4);
     expect(r4.spec.hash).toBe((await revisionNumbered(f, 1))!.spec.hash);
     const preview = await cli('diff');
     expect(preview.out).not.toContain('rev-000001');
