@@ -930,6 +930,35 @@ describe('usage and errors', () => {
     },
   );
 
+  // Issue 38: a missing $KUBECONFIG printed the raw ENOENT of the client library.
+  it('a missing kubeconfig (from $KUBECONFIG or none at all) is one clear line, exit 2', async () => {
+    const saved = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME };
+    const attempt = async (): Promise<{ code: number; err: string }> => {
+      let err = '';
+      const code = await run(['status'], {
+        stdout: { write: () => true },
+        stderr: { write: (t: string) => (err += t) },
+      });
+      return { code, err };
+    };
+    try {
+      process.env.KUBECONFIG = '/nonexistent/kubeconfig';
+      expect(await attempt()).toEqual({
+        code: 2,
+        err: 'error: kubeconfig /nonexistent/kubeconfig (from $KUBECONFIG): file not found; give --kubeconfig or set $KUBECONFIG to an existing file\n',
+      });
+      delete process.env.KUBECONFIG;
+      process.env.HOME = '/nonexistent-home';
+      const none = await attempt();
+      expect(none.code).toBe(2);
+      expect(none.err).toMatch(/^error: no kubeconfig: give --kubeconfig, or set \$KUBECONFIG .*\n$/);
+    } finally {
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
+  });
+
   it('bad usage exits 2, an unreachable API server 5', async () => {
     expect((await cli(tc, ['status', '--bogus'])).code).toBe(2);
     expect((await cli(tc, ['nodes', '-o', 'wide-json'])).code).toBe(2);
