@@ -227,4 +227,28 @@ describe('what an operator reads while the configurator works (issue 38)', () =>
     expect(preview.out).not.toContain('rev-000001');
     expect(preview.code).toBe(0);
   }, 60_000);
+
+  it('status --watch of your change exits 0 when it finishes cleanly, though an older input is still held back', async () => {
+    await fleetOnRevision1(
+      f,
+      3,
+      { updateLimit: { kind: 'count', count: 1 } },
+      { later: () => ({ kind: 'ok', delayMs: 1000 }) },
+    );
+    await f.clients.layer2.create(layer2('clash', 100)); // VLAN 100 is blue's: refused, held back
+    await waitFor('clash refused', async () =>
+      findCondition((await f.clients.layer2.get('clash')).status?.conditions, 'Accepted')?.status === 'False'
+        ? true
+        : undefined,
+    );
+    await f.clients.layer2.create(layer2('red', 200));
+    const moving = await shownByDefault(2);
+    expect(moving.out).toContain('Attention: Layer2NetworkConfiguration/clash');
+    const watch = await cli('status', '--watch');
+    expect(watch.out).toMatch(/State: {5}Complete\n/);
+    expect(watch.out).toContain('Attention: Layer2NetworkConfiguration/clash');
+    expect(watch.code, watch.out).toBe(0);
+    // Plain status still says something is held back.
+    expect((await cli('status')).code).toBe(4);
+  }, 60_000);
 });
