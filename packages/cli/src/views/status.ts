@@ -75,8 +75,7 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
     degraded: st.degraded ?? degradedNodes.length,
   };
   const unchanged = st.unchanged ?? 0;
-  const restoring = rev === inForce ? restoringOf(s, rev, rows) : undefined;
-  const phase = restoring ? 'RollingBack' : phaseOf(s, rev, inForce);
+  const { phase, restoring } = phaseAndRestoring(s, rev, inForce, rows);
   const inProgress = rows
     .filter((r) => r.revisionName === rev.metadata.name && BUSY.has(r.state))
     .map((r) => ({
@@ -123,6 +122,17 @@ function phaseOf(s: ClusterState, rev: Revision, inForce: Revision | undefined):
   if (complete?.status === 'True') return 'Complete';
   if (complete?.reason === 'WaitingForUnavailableNodes') return 'WaitingForUnavailable';
   return rev.spec.paused || s.fleetPaused ? 'Paused' : 'RollingOut';
+}
+
+/** The phase, and while nodes roll back to this revision (it is in force), from where. */
+function phaseAndRestoring(
+  s: ClusterState,
+  rev: Revision,
+  inForce: Revision | undefined,
+  rows: NodeRow[],
+): { phase: Phase; restoring: StatusView['restoring'] } {
+  const restoring = rev === inForce ? restoringOf(s, rev, rows) : undefined;
+  return { phase: restoring ? 'RollingBack' : phaseOf(s, rev, inForce), restoring };
 }
 
 /** The view's parts for a revision nodes roll back to, or one that waits for unavailable nodes. */

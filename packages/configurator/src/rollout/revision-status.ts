@@ -120,17 +120,8 @@ function rolloutCounts(
     tally(t, v, v.state, -1);
     tally(t, v, 'pending', 1);
   }
-  const { ready, ongoing, queued } = t;
-  return {
-    ready,
-    ongoing,
-    queued,
-    unchanged,
-    complete: t.incomplete === 0,
-    incomplete: t.incomplete,
-    degradedNow,
-    skipped,
-  };
+  const { ready, ongoing, queued, incomplete } = t;
+  return { ready, ongoing, queued, unchanged, complete: !incomplete, incomplete, degradedNow, skipped };
 }
 
 /** Progressing of the desired revision: complete, paused, held by a NotReady node, at a wave barrier, or rolling out. */
