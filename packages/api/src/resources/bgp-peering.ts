@@ -166,6 +166,12 @@ export const BGPPeeringStatus = Type.Composite([
     established: Type.Optional(
       Type.Integer({ minimum: 0, description: 'Sessions of the peering FRR shows Established.' }),
     ),
+    remoteAS: Type.Optional(
+      Type.String({
+        maxLength: 16,
+        description: 'The remote AS as one text: spec.remoteASN, or spec.remoteAS (internal, external).',
+      }),
+    ),
   }),
 ]);
 export type BGPPeeringStatus = Static<typeof BGPPeeringStatus>;

@@ -101,7 +101,8 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
     columns: [
       { name: 'Layer2', type: 'string', jsonPath: '.spec.listenRange.layer2' },
       { name: 'VRF', type: 'string', jsonPath: '.spec.neighbor.vrf', priority: 1 },
-      { name: 'Remote AS', type: 'integer', jsonPath: '.spec.remoteASN' },
+      // One path per column: the configurator writes remoteASN or remoteAS there as text.
+      { name: 'Remote AS', type: 'string', jsonPath: '.status.remoteAS' },
       { name: 'Nodes', type: 'integer', jsonPath: '.status.nodes' },
       {
         name: 'Established',

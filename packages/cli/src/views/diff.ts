@@ -33,7 +33,10 @@ export interface Change {
   change: ChangeKind;
   /** For `changed`: the fields that differ. */
   fields?: string[];
-  /** For `changed`: each differing field's old and new value, as short text. */
+  /**
+   * For `changed`: each differing field's old and new value, as short text; for an added or removed
+   * VRF: its loopback address on the node and its static routes (from or to `(unset)`).
+   */
   values?: { field: string; from: string; to: string }[];
   /** Why the entry changes on this node (for Layer-2 networks, the node selector that decided). */
   cause: string;
@@ -126,8 +129,10 @@ function diffSection<T extends { name: string }>(
   for (const name of names) {
     const a = old.get(name);
     const b = now.get(name);
-    if (a && !b) out.push({ section, name, change: 'removed', cause: cause(name, 'removed') });
-    else if (!a && b) out.push({ section, name, change: 'added', cause: cause(name, 'added') });
+    if (a && !b)
+      out.push({ section, name, change: 'removed', ...details(a, 'from'), cause: cause(name, 'removed') });
+    else if (!a && b)
+      out.push({ section, name, change: 'added', ...details(b, 'to'), cause: cause(name, 'added') });
     else if (a && b) {
       const fields = changedFields(a, b);
       if (fields.length > 0)
@@ -147,6 +152,24 @@ function diffSection<T extends { name: string }>(
     }
   }
   return out;
+}
+
+/** Fields an added or removed entry shows with it: what a node gains or loses beyond the name. */
+const DETAIL_FIELDS = ['loopbackAddresses', 'staticRoutes'] as const;
+
+/**
+ * An added (`to`) or removed (`from`) entry's per-node details: a new VRF's loopback address on
+ * this node and its static routes, as a changed entry shows them.
+ */
+function details(e: object, side: 'from' | 'to'): Pick<Change, 'values'> {
+  const r = e as Record<string, unknown>;
+  const values = DETAIL_FIELDS.filter((f) => Array.isArray(r[f]) && (r[f] as unknown[]).length > 0).map(
+    (field) => {
+      const text = fieldText(field, r[field]);
+      return side === 'to' ? { field, from: '(unset)', to: text } : { field, from: text, to: '(unset)' };
+    },
+  );
+  return values.length > 0 ? { values } : {};
 }
 
 /**
@@ -248,7 +271,9 @@ export function renderDiff(d: DiffResult): string {
       const what =
         c.change === 'changed'
           ? `changed: ${(c.values ?? []).map((v) => `${v.field} ${v.from} → ${v.to}`).join(', ')}`
-          : c.change;
+          : c.values
+            ? `${c.change}: ${c.values.map((v) => `${v.field} ${c.change === 'added' ? v.to : v.from}`).join(', ')}`
+            : c.change;
       const why = c.cause ? `  (${c.cause})` : '';
       out.push(`  ${SIGN[c.change]} ${c.section.padEnd(12)} ${c.name.padEnd(nameWidth)}  ${what}${why}`);
     }
