@@ -3,7 +3,7 @@
  * changed, asks the planner what to do and carries it out. Only the leader acts; a standby keeps
  * its caches warm so that it can take over at once.
  */
-import { type NetworkConfigRevision, type RolloutPolicy } from '@nodenet/api';
+import { type NetworkConfigRevision } from '@nodenet/api';
 import { Coalescer, EventRecorder, Informer, KubeApiError, parallel, type Clients } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';

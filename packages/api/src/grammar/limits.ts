@@ -114,3 +114,9 @@ export const MAX_HEALTH_ITEMS = 64;
 export const MAX_STATIC_ROUTES = 256;
 /** Loopbacks of one VRFRouteConfiguration: each costs one address per selected node. */
 export const MAX_LOOPBACKS = 8;
+
+/** A device MTU nodenet accepts (VRFs, Layer-2 networks, their node entries). */
+export const MTU_MIN = 1000;
+export const MTU_MAX = 9000;
+/** The largest VXLAN network identifier (24 bits). */
+export const VNI_MAX = 16_777_215;

@@ -17,10 +17,6 @@ import {
 import * as L from '../grammar/limits.js';
 import { RESERVED_VRF_NAMES_RULE } from './cel-rules.js';
 import { Cidr, Condition, LabelSelector, Name, StringEnum, Timestamp } from './common.js';
-
-export const MTU_MIN = 1000;
-export const MTU_MAX = 9000;
-export const VNI_MAX = 16_777_215;
 import { VRF_TABLE_RANGE } from '../names/kubernetes.js';
 import { AgentConditions, ObservedState } from './observed.js';
 import { LoopbackAddress, Loopbacks, NodeLoopbackAddress, StaticRoutes } from './vrf-extras.js';
@@ -42,7 +38,7 @@ export const VRFRouteConfigurationSpec = Type.Object({
     description: 'VRF name (≤ 12 chars of [A-Za-z0-9_-]); becomes part of interface names.',
     'x-kubernetes-validations': [RESERVED_VRF_NAMES_RULE],
   }),
-  vni: Type.Integer({ minimum: 1, maximum: VNI_MAX, description: 'L3 VNI of the VRF.' }),
+  vni: Type.Integer({ minimum: 1, maximum: L.VNI_MAX, description: 'L3 VNI of the VRF.' }),
   routeTarget: Type.Optional(
     Type.String({
       pattern: ROUTE_TARGET_PATTERN,
@@ -70,7 +66,7 @@ export const VRFRouteConfigurationSpec = Type.Object({
     maximum: 65534,
     description: 'Route-map sequence of this object within its VRF.',
   }),
-  mtu: Type.Optional(Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX, default: 9000 })),
+  mtu: Type.Optional(Type.Integer({ minimum: L.MTU_MIN, maximum: L.MTU_MAX, default: 9000 })),
   community: Type.Optional(
     Type.String({
       pattern: COMMUNITY_PATTERN,
@@ -90,8 +86,8 @@ export type VRFRouteConfigurationSpec = Static<typeof VRFRouteConfigurationSpec>
 export const Layer2NetworkConfigurationSpec = Type.Object(
   {
     id: Type.Integer({ minimum: 1, maximum: 4094, description: 'VLAN id; names the bridge l2.<id>.' }),
-    mtu: Type.Optional(Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX, default: 1500 })),
-    vni: Type.Integer({ minimum: 1, maximum: VNI_MAX, description: 'L2 VNI.' }),
+    mtu: Type.Optional(Type.Integer({ minimum: L.MTU_MIN, maximum: L.MTU_MAX, default: 1500 })),
+    vni: Type.Integer({ minimum: 1, maximum: L.VNI_MAX, description: 'L2 VNI.' }),
     anycastMac: Type.Optional(
       Type.String({ pattern: MAC_PATTERN, maxLength: 17, description: 'MAC of the anycast gateway.' }),
     ),
@@ -160,7 +156,7 @@ export type RoutingTableSpec = Static<typeof RoutingTableSpec>;
 export const VrfEntry = Type.Object({
   name: Name({ description: 'Name of the VRFRouteConfiguration it came from.' }),
   vrf: Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12 }),
-  vni: Type.Integer({ minimum: 1, maximum: VNI_MAX }),
+  vni: Type.Integer({ minimum: 1, maximum: L.VNI_MAX }),
   routeTarget: Type.Optional(Type.String({ pattern: ROUTE_TARGET_PATTERN, maxLength: 21 })),
   import: Type.Array(PrefixItem, { maxItems: L.MAX_PREFIX_LIST_ITEMS }),
   export: Type.Array(PrefixItem, { maxItems: L.MAX_PREFIX_LIST_ITEMS }),
@@ -168,7 +164,7 @@ export const VrfEntry = Type.Object({
     maxItems: L.MAX_AGGREGATES,
   }),
   seq: Type.Integer({ minimum: 1, maximum: 65534 }),
-  mtu: Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX }),
+  mtu: Type.Integer({ minimum: L.MTU_MIN, maximum: L.MTU_MAX }),
   community: Type.Optional(Type.String({ pattern: COMMUNITY_PATTERN, maxLength: 32 })),
   // Present only when set, so configs without them keep their hash.
   nodeSelector: Type.Optional(LabelSelector),
@@ -182,8 +178,8 @@ export type VrfEntry = Static<typeof VrfEntry>;
 export const Layer2Entry = Type.Object({
   name: Name({ description: 'Name of the Layer2NetworkConfiguration it came from.' }),
   id: Type.Integer({ minimum: 1, maximum: 4094 }),
-  mtu: Type.Integer({ minimum: MTU_MIN, maximum: MTU_MAX }),
-  vni: Type.Integer({ minimum: 1, maximum: VNI_MAX }),
+  mtu: Type.Integer({ minimum: L.MTU_MIN, maximum: L.MTU_MAX }),
+  vni: Type.Integer({ minimum: 1, maximum: L.VNI_MAX }),
   anycastMac: Type.Optional(Type.String({ pattern: MAC_PATTERN, maxLength: 17 })),
   anycastGateways: Type.Array(Type.String({ pattern: CIDR_PATTERN, maxLength: L.MAX_CIDR_LENGTH }), {
     maxItems: L.MAX_ANYCAST_GATEWAYS,

@@ -5,14 +5,7 @@
  * is copied into a revision's status is bounded, so the invalidation write can never be refused for
  * its size whatever an agent wrote into its message.
  */
-import {
-  entryOf,
-  escapeControls,
-  parseRef,
-  sameEntry,
-  type FailedNode,
-  type NetworkConfigRevision,
-} from '@nodenet/api';
+import { escapeControls, type FailedNode, type NetworkConfigRevision } from '@nodenet/api';
 import { carriedChange, type Revisions } from './same-change.js';
 
 /** Nodes listed in a revision's failedNodes / degradedNodes (the rest is counted). */
