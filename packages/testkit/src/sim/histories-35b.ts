@@ -184,4 +184,22 @@ export const ISSUE_35_FOUND: History[] = [
       at(170, { kind: 'setInput', input: 'c', value: 7 }),
     ],
   },
+  {
+    // Seed 35 (full generator, history 73, shrunk): a=7 (refused everywhere) for every node, c=2 a
+    // second later; rev 3 (both) fails n0 and n1 and is invalidated; 0.6 s later a person writes a=7
+    // again, for zone z1 only (rev 5), and pauses. A write after the invalidation is a new change
+    // (docs/rollout.md, precondition 2): rev 5 reaches n0 and n2, within the bound. The ledger took
+    // it for a follow-up through rev 2 (superseded by the invalid rev 3, never run) and counted n0,
+    // n1 and n2 as one introduction (a ledger false alarm).
+    name: 'a bad value, an unrelated change, the bad value narrowed to one zone and a pause',
+    ...GENERATED,
+    bad: [{ input: 'a', value: 7, effect: 'invalid' }],
+    actions: [
+      at(1, { kind: 'resumeFleet' }),
+      at(489, { kind: 'setInput', input: 'a', value: 7, zone: null }),
+      at(490, { kind: 'setInput', input: 'c', value: 2 }),
+      at(495, { kind: 'setInput', input: 'a', value: 7, zone: 'z1' }),
+      at(495, { kind: 'pauseRevision' }),
+    ],
+  },
 ];
