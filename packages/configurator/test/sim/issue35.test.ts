@@ -3,7 +3,7 @@
  * played on the real planner: each keeps every invariant and the bound.
  */
 import { describe, expect, it } from 'vitest';
-import { ISSUE_35_B, play } from '@nodenet/testkit';
+import { ISSUE_35_B, ISSUE_35_FOUND, play } from '@nodenet/testkit';
 import { expectHolds } from './report.js';
 
 describe('issue 35 (B): the bound holds against flapping, Interrupted, catch-up and follow-up edits', () => {
@@ -17,5 +17,13 @@ describe('issue 35 (B): the bound holds against flapping, Interrupted, catch-up 
     for (const b of h.bad)
       for (const x of r.revisions.filter((x) => x.content[b.input] === b.value))
         expect(x.invalid, `revision ${x.number} carrying ${b.input}=${b.value}`).toBe(true);
+  });
+});
+
+describe('issue 35: histories the long random runs found keep every invariant and the bound', () => {
+  it.each(ISSUE_35_FOUND.map((h) => [h.name, h] as const))('%s', (name, h) => {
+    const r = play(h);
+    expectHolds(name, r);
+    for (const [bad, reached] of r.reach) expect(reached, `${bad} reached`).toBeLessThanOrEqual(r.bound);
   });
 });

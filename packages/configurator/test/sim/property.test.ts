@@ -21,20 +21,10 @@ const RUNS = Number(process.env.NODENET_SIM_RUNS ?? 2000);
 const SEED = Number(process.env.NODENET_SIM_SEED ?? 23);
 const PATH = process.env.NODENET_SIM_PATH;
 
-/**
- * TEMPORARY (issue 35, part A's invariant 6 with part B's generator): a node that failed a revision
- * that then completed, rolled back further by a later failure, catches up to that completed revision,
- * which deleted an input (a person's deletion, not the failing change's): invariant 6 reports the
- * deleted input as lost. Seed 23, path 268:2:5:0:5:4:… (full generator). Left to part A's owner;
- * only such a violation is set aside, every other one fails.
- */
-const partAPendingCatchUpLoss = (r: ReturnType<typeof play>): boolean =>
-  r.violations.length > 0 && r.violations.every((v) => v.invariant === 6 && v.message.includes('(catch-up)'));
-
 /** Yields after each history: a run of minutes must not starve vitest's worker RPC (its onTaskUpdate times out). */
 async function holds(h: History): Promise<void> {
   const r = play(h);
-  if (r.violations.length > 0 && !partAPendingCatchUpLoss(r))
+  if (r.violations.length > 0)
     throw new Error(`${explain('random history', r)}\nhistory: ${describeHistory(h)}`);
   await new Promise((resolve) => setImmediate(resolve));
 }

@@ -125,3 +125,81 @@ export const ISSUE_35_B: History[] = [
     ],
   },
 ];
+
+/**
+ * Issue 35: histories the ≥ 50,000-history runs found after parts A and B merged. Each failed before
+ * its fix (README.md); a bad change may complete within --max-failures here, so only the invariants
+ * and the bound are asserted.
+ */
+/** The full generator's fleet, policy and inputs, as arbitrary.ts draws them (each history below). */
+const GENERATED = {
+  nodes: ['n0', 'n1', 'n2'].map((name, i) => ({
+    name,
+    labels: { role: 'net', zone: i % 2 ? 'z2' : 'z1', wave: i < 2 ? 'w1' : 'w2' },
+  })),
+  policy: {
+    limit: 1,
+    maxFailures: 1,
+    preconfigTimeoutMs: 90_000,
+    configTimeoutMs: 90_000,
+    notReadyTimeoutMs: 60_000,
+    minSuccessTimeMs: 60_000,
+  },
+  inputs: { a: 1, b: 1, c: 1 },
+};
+
+export const ISSUE_35_FOUND: History[] = [
+  {
+    // Seed 23 (full generator): rev 2 (a=7, refused on n0 only; c deleted by a person) completes
+    // within --max-failures 1; rev 3 (c=7, refused everywhere) fails, n0 rolls back to rev 1 (which
+    // it ran) and then catches up to the completed rev 2. Losing c is rev 2's deletion, which rolled
+    // out: invariant 6 called it a loss the failing change did not touch (a ledger false alarm).
+    name: 'a node rolled back past a completed revision that deleted an input catches up to it',
+    ...GENERATED,
+    bad: [
+      { input: 'a', value: 7, effect: 'invalid', nodes: ['n0'] },
+      { input: 'c', value: 7, effect: 'invalid' },
+    ],
+    actions: [
+      at(0, { kind: 'setInput', input: 'a', value: 7 }),
+      at(0, { kind: 'deleteInput', input: 'c' }),
+      at(132, { kind: 'setInput', input: 'c', value: 7 }),
+    ],
+  },
+  {
+    // Seed 23 again, once the catch-up above passed: n0 ran rev 4 (a=9, c deleted, completed) and was
+    // cut off, its agent restored rev 1; re-handed rev 4, it loses c. The host runs rev 1, not the
+    // rev 4 it last reported provisioned: the move is forward to a completed revision all the same.
+    name: 'a node whose agent restored an older revision after a cut-off is re-handed a completed one',
+    ...GENERATED,
+    bad: [
+      { input: 'a', value: 9, effect: 'cutOffLater', nodes: ['n0'] },
+      { input: 'c', value: 7, effect: 'invalid' },
+    ],
+    actions: [
+      at(0, { kind: 'setInput', input: 'a', value: 9 }),
+      at(0, { kind: 'deleteInput', input: 'c' }),
+      at(167, { kind: 'setInput', input: 'a', value: 2 }),
+      at(169, { kind: 'setInput', input: 'a', value: 9, zone: null }),
+      at(170, { kind: 'setInput', input: 'c', value: 7 }),
+    ],
+  },
+  {
+    // Seed 35 (full generator, history 73, shrunk): a=7 (refused everywhere) for every node, c=2 a
+    // second later; rev 3 (both) fails n0 and n1 and is invalidated; 0.6 s later a person writes a=7
+    // again, for zone z1 only (rev 5), and pauses. A write after the invalidation is a new change
+    // (docs/rollout.md, precondition 2): rev 5 reaches n0 and n2, within the bound. The ledger took
+    // it for a follow-up through rev 2 (superseded by the invalid rev 3, never run) and counted n0,
+    // n1 and n2 as one introduction (a ledger false alarm).
+    name: 'a bad value, an unrelated change, the bad value narrowed to one zone and a pause',
+    ...GENERATED,
+    bad: [{ input: 'a', value: 7, effect: 'invalid' }],
+    actions: [
+      at(1, { kind: 'resumeFleet' }),
+      at(489, { kind: 'setInput', input: 'a', value: 7, zone: null }),
+      at(490, { kind: 'setInput', input: 'c', value: 2 }),
+      at(495, { kind: 'setInput', input: 'a', value: 7, zone: 'z1' }),
+      at(495, { kind: 'pauseRevision' }),
+    ],
+  },
+];

@@ -11,6 +11,7 @@ export {
   DEMO_STORY,
   FALSE_INVALIDATIONS,
   ISSUE_35_B,
+  ISSUE_35_FOUND,
   ROLLBACK_HISTORIES,
   TABLE_HISTORIES,
 } from './histories.js';

@@ -11,6 +11,7 @@
  * (6) no node loses an input that the failing change did not touch (issue 35, rollback.ts below).
  */
 import type { NetworkConfigRevision } from '@nodenet/api';
+import { hostRevision } from './host-revision.js';
 import { contentOf } from './planner-adapter.js';
 import type { PassEvent } from './planner-pass.js';
 import type { BadChange } from './types.js';
@@ -325,6 +326,10 @@ export class Ledger {
       x.status?.isInvalid === true ||
       (x.spec.aborted === true && x.status?.completedAt === undefined);
     const held = this.holds.get(e.node);
+    // Forward (past the revision its host runs) to a completed, valid revision: what that revision
+    // took away rolled out (a person's deletion, seed 23), not the failing change's doing.
+    const runs = hostRevision(this.ranSeq.get(e.node) ?? [], host, (n) => v.revisionByNumber(n));
+    if (r?.status?.completedAt !== undefined && e.number > (runs ?? Infinity) && !isInvalidNow(r)) return;
     const leaving = all.find((x) => x.spec.number === held && isInvalidNow(x));
     let base: NetworkConfigRevision | undefined;
     let what: string;

@@ -141,10 +141,12 @@ export class World {
     this.buildDirty = true;
     // A follow-up write that keeps a bad value still carried by a valid revision (e.g. its selector
     // widened) is the same change, with the same budget; a write after every revision carrying it
-    // was invalidated sends it anew.
-    const kept =
-      old?.value === value &&
-      [...this.store.revisions.values()].some((r) => !isInvalid(r) && contentOf(r)[name] === value);
+    // was invalidated sends it anew. A valid revision older than an invalid one carrying the value
+    // no longer carries it anywhere: it was superseded by the failure (seed 35 found a write 0.6 s
+    // after the invalidation counted as a follow-up through such a revision, never rolled out).
+    const carrying = [...this.store.revisions.values()].filter((r) => contentOf(r)[name] === value);
+    const failedAt = Math.max(0, ...carrying.filter(isInvalid).map((r) => r.spec.number));
+    const kept = old?.value === value && carrying.some((r) => !isInvalid(r) && r.spec.number > failedAt);
     if (!kept && this.history.bad.some((b) => b.input === name && b.value === value))
       this.ledger.introduce({ input: name, value }, this.t);
   }
