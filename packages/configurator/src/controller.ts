@@ -4,6 +4,7 @@
  * its caches warm so that it can take over at once.
  */
 import {
+  DEFAULT_PASSWORD_NAMESPACE,
   type BGPPeering,
   type Inputs,
   type NetworkConfigRevision,
@@ -18,6 +19,7 @@ import {
   parallel,
   type Clients,
   type Node,
+  type ResourceClient,
 } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
@@ -43,6 +45,7 @@ import { WritePace } from './pace/write-pace.js';
 import { managedNodeLabels, NodeInfoList, sameLabels } from './nodes/node-info.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
+import { ensureSalt, passwordSource, secretSummary, type SecretSummary } from './build/password-secrets.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './nodes/node-config.js';
 
@@ -68,6 +71,8 @@ export interface ControllerOptions {
   buildTiming?: Partial<BuildTiming>;
   /** Limits a revision must stay within (budget.ts); default DEFAULT_BUDGET. */
   budget?: SizeBudget;
+  /** The one namespace of BGP password Secrets (build/password-secrets.ts). Default `nodenet-system`. */
+  passwordNamespace?: string;
 }
 
 type Informers = {
@@ -79,6 +84,8 @@ type Informers = {
   nodeConfig: Informer<NodeConfig>;
   rolloutPolicy: Informer<RolloutPolicy>;
   node: Informer<Node>;
+  /** BGP password Secrets of one namespace, as digests (build/password-secrets.ts). */
+  secret: Informer<SecretSummary>;
 };
 
 export class Controller {
@@ -106,6 +113,10 @@ export class Controller {
   private readonly ignoredReports: IgnoredReportLog;
   private readonly nodeInfos = new NodeInfoList();
 
+  private get passwordNamespace(): string {
+    return this.opts.passwordNamespace ?? DEFAULT_PASSWORD_NAMESPACE;
+  }
+
   constructor(private readonly opts: ControllerOptions) {
     const c = opts.clients;
     const resync = opts.resyncMs ?? 300_000;
@@ -123,6 +134,11 @@ export class Controller {
       }),
       rolloutPolicy: new Informer(c.rolloutPolicy, { resyncMs: resync }),
       node: new Informer(c.node, { resyncMs: resync }),
+      secret: new Informer(c.secret as unknown as ResourceClient<SecretSummary>, {
+        resyncMs: resync,
+        namespace: this.passwordNamespace,
+        transform: secretSummary,
+      }),
     };
     this.log = opts.log;
     this.ignoredReports = new IgnoredReportLog(opts.log);
@@ -171,6 +187,8 @@ export class Controller {
         // (loopback-step.ts: a node added, deleted or relabelled); heartbeats do not.
         if (name === 'node' && !(e.type === 'update' && e.old && sameLabels(e.old, e.object)))
           this.buildSchedule.changed();
+        // A password Secret changed (a rotation: a new hash, a new revision) or the salt was filled.
+        if (name === 'secret') this.buildSchedule.changed();
         this.schedule();
       });
       inf.onError((err) => {
@@ -311,7 +329,10 @@ export class Controller {
         this.opts.policy,
         findRolloutPolicy(this.informers.rolloutPolicy.list()),
       );
+      if (this.isLeader())
+        await ensureSalt(this.passwordNamespace, this.informers.secret, this.opts.clients.secret, this.log);
       const out = await this.builder.run(now, {
+        passwords: passwordSource(this.passwordNamespace, this.informers.secret),
         ...(this.opts.budget ? { budget: this.opts.budget } : {}),
         nodes: loopbackNodes(nodes, policy.nodeSelector),
         recency: (o) => this.buildSchedule.recency(o),

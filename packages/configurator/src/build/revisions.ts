@@ -15,7 +15,9 @@ import {
   type Inputs,
   type NetworkConfig,
   type NetworkConfigRevision,
+  type PasswordSource,
   type Problem,
+  resolvePeeringPasswords,
   shortHash,
 } from '@nodenet/api';
 import { rfc3339 } from '@nodenet/api';
@@ -65,21 +67,42 @@ export interface BuildOptions {
   nodeLabels?: readonly Readonly<Record<string, string>>[];
   /** The Nodes that get loopback addresses (loopback-step.ts); without them, none are allocated. */
   nodes?: readonly AllocationNode[];
+  /**
+   * The password Secrets as the configurator's cache knows them (hashes, never values): a peering's
+   * `passwordSecretRef` resolves to a salted hash, or the peering is refused (@nodenet/api
+   * bgp-password.ts). Absent: every peering with a reference is refused.
+   */
+  passwords?: PasswordSource;
 }
 
 export function buildRevision(
-  inputs: Inputs,
+  given: Inputs,
   revisions: readonly NetworkConfigRevision[],
   now: number,
   opts: BuildOptions = {},
 ): BuildResult {
+  // Password references first: a peering whose Secret cannot be read is refused before validation
+  // and holds back only itself (its entry in force, with its hash, stays).
+  const passwords = resolvePeeringPasswords(given.bgpPeering ?? [], opts.passwords);
+  const inputs: Inputs = passwords.peerings.every((p, i) => p === given.bgpPeering?.[i])
+    ? given
+    : { ...given, bgpPeering: passwords.peerings };
+  const refusedFirst = passwords.problems;
   // Claims go first to the objects of the revision in force (the validation's blame rule), a
   // refused input contributes its generation in force, and the suspects of an invalidated revision
   // are held back too (@nodenet/api held-back.ts, the rule the plugin's preview shows).
   const createdOrder = opts.createdOrder ? { createdOrder: opts.createdOrder } : {};
-  const { inForce, suspects, effective: first } = inputsToBuild(inputs, revisions, createdOrder);
+  const {
+    inForce,
+    suspects,
+    effective: first,
+  } = inputsToBuild(inputs, revisions, {
+    ...createdOrder,
+    refusedFirst,
+  });
   const fitted = fitBudget(inputs, inForce?.spec.config, first, {
     ...createdOrder,
+    refusedFirst,
     budget: opts.budget ?? DEFAULT_BUDGET,
     recency: opts.recency ?? (() => 0),
     carried: (o) => carried(o, revisions),
