@@ -14,6 +14,8 @@ export interface AgentOptions {
   kubeconfig?: string;
   nodeName: string;
   stateDir: string;
+  /** Namespace of the BGP password Secrets (secrets/password-book.ts). */
+  passwordNamespace: string;
   healthConfig?: string;
   frr: {
     template: string;
@@ -50,6 +52,7 @@ export interface RawOptions {
   kubeconfig?: string;
   nodeName?: string;
   stateDir: string;
+  passwordNamespace?: string;
   healthConfig?: string;
   frrTemplate?: string;
   frrConfig?: string;
@@ -92,6 +95,7 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   const options: AgentOptions = {
     nodeName,
     stateDir: absolute('--state-dir', raw.stateDir),
+    passwordNamespace: raw.passwordNamespace || DEFAULTS.passwordNamespace,
     frr: { template: required('--frr-template', raw.frrTemplate), ...frr, ...frrDirectories(raw) },
     vtepInterface,
     ...durations,
