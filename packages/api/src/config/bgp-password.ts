@@ -20,8 +20,11 @@ import { problem, type Problem } from '../validation/problem.js';
 /** The Secret (in the password namespace) whose `salt` key salts every password hash of the cluster. */
 export const PASSWORD_SALT_SECRET = 'nodenet-bgp-password-salt';
 export const PASSWORD_SALT_KEY = 'salt';
-/** The namespace of the password Secrets when the deploy says nothing else (the agents' own). */
-export const DEFAULT_PASSWORD_NAMESPACE = 'nodenet-system';
+/**
+ * The namespace of the password Secrets when the deploy says nothing else: a namespace of their own
+ * (deploy/bgp-passwords.yaml), so that agents may read these Secrets and no other.
+ */
+export const DEFAULT_PASSWORD_NAMESPACE = 'nodenet-bgp-passwords';
 
 const PASSWORD_RE = new RegExp(BGP_PASSWORD_PATTERN);
 

@@ -83,7 +83,8 @@ export const BgpPasswordSecretRef = Type.Object(
       pattern: SECRET_NAME_PATTERN,
       minLength: 1,
       maxLength: 253,
-      description: "Secret in the agents' namespace (nodenet-system) holding the TCP-MD5 password.",
+      description:
+        'Secret holding the TCP-MD5 password, in the BGP password namespace (nodenet-bgp-passwords in deploy/).',
     }),
     key: Type.Optional(
       Type.String({
@@ -98,7 +99,7 @@ export const BgpPasswordSecretRef = Type.Object(
         pattern: SECRET_NAME_PATTERN,
         maxLength: 63,
         description:
-          "Only the agents' namespace (nodenet-system): agents may read Secrets there and nowhere else; any other is refused.",
+          'Only the BGP password namespace (nodenet-bgp-passwords in deploy/): agents may read Secrets there and nowhere else; any other is refused.',
       }),
     ),
   },

@@ -51,8 +51,8 @@ export interface ConfiguratorOptions {
   logLevel: string;
   coalesceMs: number;
   eventsNamespace: string;
-  /** The one namespace of BGP password Secrets, the agents' (issue 41). */
-  passwordNamespace: string;
+  /** The one namespace of BGP password Secrets, the agents' (issue 41); default DEFAULTS.passwordNamespace. */
+  passwordNamespace?: string;
   /** Deadline of the shutdown on SIGTERM; default DEFAULT_SHUTDOWN_TIMEOUT_MS. */
   shutdownTimeoutMs?: number;
   /** When revisions are built (build-schedule.ts); defaults when absent. */
@@ -89,7 +89,7 @@ export const DEFAULTS = {
   logLevel: 'info',
   coalesceWindow: '50ms',
   eventsNamespace: 'default',
-  passwordNamespace: 'nodenet-system',
+  passwordNamespace: 'nodenet-bgp-passwords',
   // Well inside Kubernetes' default 30 s termination grace period.
   shutdownTimeout: '10s',
 } satisfies Omit<RawOptions, 'kubeconfig' | 'waveLabel' | 'identity'>;
