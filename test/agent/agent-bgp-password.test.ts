@@ -8,6 +8,7 @@
  * - a wrong new password in the Secret drops the session the health check watches: the agent
  *   reverts to the old password (read from its 0600 book: the Secret holds the new one by then),
  *   the session comes back and the revision is invalid;
+ * - a password changed by hand on the node is repaired as drift, and the drift shows `<redacted>`;
  * - no password text in any NodeConfig, revision, BGPPeering, Event, agent or configurator log,
  *   metrics page or `kubectl nodenet` output.
  */
@@ -259,6 +260,18 @@ describePrivileged(
         ` neighbor pp_workload password ${P2}\n`,
       );
     }, 150_000);
+
+    it('a password changed by hand on the node is drift: repaired from the revision, the DriftRepaired Event shows password <redacted>', async () => {
+      node.frr.vtysh('configure terminal', 'router bgp 65001', `neighbor pp_workload password ${PEER_WRONG}`);
+      const event = await until('a DriftRepaired Event naming the password line', async () =>
+        (await cluster.clients.event.list()).items.find(
+          (e) => e.reason === 'DriftRepaired' && e.message.includes('neighbor pp_workload password'),
+        ),
+      );
+      expect(event.message).toContain('neighbor pp_workload password <redacted>');
+      await established();
+      expect(node.frr.vtysh('show running-config')).toContain(`neighbor pp_workload password ${P2}`);
+    }, 90_000);
 
     it('no password text in NodeConfigs, revisions, BGPPeerings, Events, agent and configurator logs, metrics pages or kubectl nodenet output', async () => {
       const kubeconfig = cluster.dc.kubeconfigPath;
