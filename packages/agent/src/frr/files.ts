@@ -29,9 +29,10 @@ export async function writeAtomic(path: string, content: string, mode?: number):
   const fh = await open(tmp, 'wx', mode ?? (prev ? prev.mode & 0o7777 : 0o640));
   try {
     await fh.writeFile(content, 'utf8');
-    if (prev) await fh.chown(prev.uid, prev.gid).catch(() => undefined);
-    // open() applies the umask; the mode asked for is the mode the file gets.
+    // open() applies the umask; the mode asked for is the mode the file gets. Before the chown: the
+    // agent has no CAP_FOWNER (deploy/agent.yaml), so it may change the mode only of its own file.
     if (mode !== undefined) await fh.chmod(mode);
+    if (prev) await fh.chown(prev.uid, prev.gid).catch(() => undefined);
     await fh.sync();
   } catch (e) {
     await fh.close();
