@@ -12,7 +12,7 @@
  * - no password text in any NodeConfig, revision, BGPPeering, Event, agent or configurator log,
  *   metrics page or `kubectl nodenet` output.
  */
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -157,7 +157,7 @@ describePrivileged(
       agent = node.startAgent({
         confirmWindow: '8s',
         resync: '5s',
-        extraArgs: ['--confirm-interval', '1s', '--confirm-unreachable-limit', '4s', '--heartbeat-interval', '2s'],
+        extraArgs: ['--confirm-interval=1s', '--confirm-unreachable-limit=4s', '--heartbeat-interval=2s'],
       });
     }, 180_000);
 

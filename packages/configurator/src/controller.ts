@@ -4,7 +4,6 @@
  * its caches warm so that it can take over at once.
  */
 import {
-  DEFAULT_PASSWORD_NAMESPACE,
   type BGPPeering,
   type Inputs,
   type NetworkConfigRevision,
@@ -19,7 +18,6 @@ import {
   parallel,
   type Clients,
   type Node,
-  type ResourceClient,
 } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
@@ -32,6 +30,7 @@ import {
   CreationOrder,
   DEFAULT_BUILD_TIMING,
   loopbackNodes,
+  PasswordSecrets,
   RevisionBuilder,
   revisionBuildKey,
   writePeeringStatuses,
@@ -45,7 +44,6 @@ import { WritePace } from './pace/write-pace.js';
 import { managedNodeLabels, NodeInfoList, sameLabels } from './nodes/node-info.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
-import { ensureSalt, passwordSource, secretSummary, type SecretSummary } from './build/password-secrets.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './nodes/node-config.js';
 
@@ -71,8 +69,7 @@ export interface ControllerOptions {
   buildTiming?: Partial<BuildTiming>;
   /** Limits a revision must stay within (budget.ts); default DEFAULT_BUDGET. */
   budget?: SizeBudget;
-  /** The one namespace of BGP password Secrets (build/password-secrets.ts). Default `nodenet-system`. */
-  passwordNamespace?: string;
+  passwordNamespace?: string; // of the BGP password Secrets (build/password-secrets.ts)
 }
 
 type Informers = {
@@ -84,8 +81,7 @@ type Informers = {
   nodeConfig: Informer<NodeConfig>;
   rolloutPolicy: Informer<RolloutPolicy>;
   node: Informer<Node>;
-  /** BGP password Secrets of one namespace, as digests (build/password-secrets.ts). */
-  secret: Informer<SecretSummary>;
+  secret: PasswordSecrets['informer'];
 };
 
 export class Controller {
@@ -112,14 +108,12 @@ export class Controller {
   private readonly pace = new WritePace();
   private readonly ignoredReports: IgnoredReportLog;
   private readonly nodeInfos = new NodeInfoList();
-
-  private get passwordNamespace(): string {
-    return this.opts.passwordNamespace ?? DEFAULT_PASSWORD_NAMESPACE;
-  }
+  private readonly passwords: PasswordSecrets;
 
   constructor(private readonly opts: ControllerOptions) {
     const c = opts.clients;
     const resync = opts.resyncMs ?? 300_000;
+    this.passwords = new PasswordSecrets(c.secret, opts.passwordNamespace, resync);
     this.informers = {
       vrf: new Informer(c.vrf, { resyncMs: resync }),
       layer2: new Informer(c.layer2, { resyncMs: resync }),
@@ -134,11 +128,7 @@ export class Controller {
       }),
       rolloutPolicy: new Informer(c.rolloutPolicy, { resyncMs: resync }),
       node: new Informer(c.node, { resyncMs: resync }),
-      secret: new Informer(c.secret as unknown as ResourceClient<SecretSummary>, {
-        resyncMs: resync,
-        namespace: this.passwordNamespace,
-        transform: secretSummary,
-      }),
+      secret: this.passwords.informer,
     };
     this.log = opts.log;
     this.ignoredReports = new IgnoredReportLog(opts.log);
@@ -187,8 +177,7 @@ export class Controller {
         // (loopback-step.ts: a node added, deleted or relabelled); heartbeats do not.
         if (name === 'node' && !(e.type === 'update' && e.old && sameLabels(e.old, e.object)))
           this.buildSchedule.changed();
-        // A password Secret changed (a rotation: a new hash, a new revision) or the salt was filled.
-        if (name === 'secret') this.buildSchedule.changed();
+        if (name === 'secret') this.buildSchedule.changed(); // a rotation, the salt filled
         this.schedule();
       });
       inf.onError((err) => {
@@ -329,10 +318,8 @@ export class Controller {
         this.opts.policy,
         findRolloutPolicy(this.informers.rolloutPolicy.list()),
       );
-      if (this.isLeader())
-        await ensureSalt(this.passwordNamespace, this.informers.secret, this.opts.clients.secret, this.log);
       const out = await this.builder.run(now, {
-        passwords: passwordSource(this.passwordNamespace, this.informers.secret),
+        passwords: await this.passwords.forBuild(this.isLeader(), this.log),
         ...(this.opts.budget ? { budget: this.opts.budget } : {}),
         nodes: loopbackNodes(nodes, policy.nodeSelector),
         recency: (o) => this.buildSchedule.recency(o),

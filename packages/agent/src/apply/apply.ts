@@ -42,7 +42,10 @@ export async function applySpec(
     await ports.drivers.frr.prepare?.(desired.spec);
   } catch (err) {
     endTimer();
-    ports.log.warn({ err: describeCause(err), revision }, 'cannot read what the config needs; retrying later');
+    ports.log.warn(
+      { err: describeCause(err), revision },
+      'cannot read what the config needs; retrying later',
+    );
     return { state, outcome: { kind: 'error', message: `cannot start apply: ${describeCause(err)}` } };
   }
   const baseline = await ports.runHealth();

@@ -125,7 +125,8 @@ export class PasswordBook {
     const data = await this.read(ref.secret);
     if (data === undefined) throw new PasswordUnavailableError(where, ref.key, 'the Secret does not exist');
     const encoded = data[ref.key];
-    if (encoded === undefined) throw new PasswordUnavailableError(where, ref.key, 'the Secret has no such key');
+    if (encoded === undefined)
+      throw new PasswordUnavailableError(where, ref.key, 'the Secret has no such key');
     const value = Buffer.from(encoded, 'base64').toString('latin1');
     if (passwordHash(salt, passwordDigest(Buffer.from(encoded, 'base64'))) !== ref.hash)
       throw new PasswordUnavailableError(

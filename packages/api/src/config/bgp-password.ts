@@ -84,7 +84,7 @@ export function resolvePeeringPasswords(
     }
     const at = { kind: P, name: o.metadata.name } as const;
     const key = typeof ref.key === 'string' ? ref.key : DEFAULT_PASSWORD_KEY;
-    const resolved = resolveOne(at, ref.name, key, ref.namespace, source);
+    const resolved = resolveOne(at, { secret: ref.name, key, namespace: ref.namespace }, source);
     if ('problem' in resolved) {
       problems.push(resolved.problem);
       return { ...o, spec };
@@ -96,9 +96,7 @@ export function resolvePeeringPasswords(
 
 function resolveOne(
   at: { kind: typeof P; name: string },
-  secret: string,
-  key: string,
-  namespace: unknown,
+  { secret, key, namespace }: { secret: string; key: string; namespace: unknown },
   source: PasswordSource | undefined,
 ): { password: BgpPasswordRef } | { problem: Problem } {
   const field = 'spec.passwordSecretRef';

@@ -211,7 +211,13 @@ export type BGPPeeringStatus = Static<typeof BGPPeeringStatus>;
  */
 export const BgpPeeringEntry = Type.Composite([
   Type.Object({ name: Name({ description: 'Name of the BGPPeering it came from.' }) }),
-  Type.Omit(BGPPeeringSpec, ['addressFamilies', 'import', 'export', 'importCommunities', 'passwordSecretRef']),
+  Type.Omit(BGPPeeringSpec, [
+    'addressFamilies',
+    'import',
+    'export',
+    'importCommunities',
+    'passwordSecretRef',
+  ]),
   Type.Object({
     /** The Secret, its key and the salted hash of its value when the build read it (a rotation: a new hash). */
     password: Type.Optional(BgpPasswordRef),

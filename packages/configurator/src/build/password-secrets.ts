@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  DEFAULT_PASSWORD_NAMESPACE,
   isBgpPassword,
   PASSWORD_SALT_KEY,
   PASSWORD_SALT_SECRET,
@@ -19,7 +20,7 @@ import {
   passwordHash,
   type PasswordSource,
 } from '@nodenet/api';
-import { isConflict, isNotFound, type Informer, type ResourceClient, type Secret } from '@nodenet/kube';
+import { Informer, isConflict, isNotFound, type ResourceClient, type Secret } from '@nodenet/kube';
 import type { Logger } from 'pino';
 
 /** What the cache keeps of a Secret: per key the value's digest and whether it can be a password. */
@@ -104,5 +105,28 @@ export async function ensureSalt(
       'could not write the BGP password salt; will retry',
     );
     return true;
+  }
+}
+
+/** The controller's side: the informer it starts with the others, and what each build gets. */
+export class PasswordSecrets {
+  readonly informer: Informer<SecretSummary>;
+
+  constructor(
+    private readonly client: ResourceClient<Secret>,
+    readonly namespace: string = DEFAULT_PASSWORD_NAMESPACE,
+    resyncMs = 0,
+  ) {
+    this.informer = new Informer(client as unknown as ResourceClient<SecretSummary>, {
+      resyncMs,
+      namespace,
+      transform: secretSummary,
+    });
+  }
+
+  /** The build's password source; the leader fills an empty salt first. */
+  async forBuild(isLeader: boolean, log: Logger): Promise<PasswordSource> {
+    if (isLeader) await ensureSalt(this.namespace, this.informer, this.client, log);
+    return passwordSource(this.namespace, this.informer);
   }
 }

@@ -81,13 +81,7 @@ export function buildRevision(
   now: number,
   opts: BuildOptions = {},
 ): BuildResult {
-  // Password references first: a peering whose Secret cannot be read is refused before validation
-  // and holds back only itself (its entry in force, with its hash, stays).
-  const passwords = resolvePeeringPasswords(given.bgpPeering ?? [], opts.passwords);
-  const inputs: Inputs = passwords.peerings.every((p, i) => p === given.bgpPeering?.[i])
-    ? given
-    : { ...given, bgpPeering: passwords.peerings };
-  const refusedFirst = passwords.problems;
+  const { inputs, refusedFirst } = withPasswords(given, opts.passwords);
   // Claims go first to the objects of the revision in force (the validation's blame rule), a
   // refused input contributes its generation in force, and the suspects of an invalidated revision
   // are held back too (@nodenet/api held-back.ts, the rule the plugin's preview shows).
@@ -172,6 +166,22 @@ export function buildRevision(
     changed: () => changedInputs(inputs, revisions, notNew),
   });
   return result(decision, carrier);
+}
+
+/**
+ * Password references first: a peering whose Secret cannot be read is refused before validation and
+ * holds back only itself (its entry in force, with its hash, stays).
+ */
+function withPasswords(
+  given: Inputs,
+  source: PasswordSource | undefined,
+): { inputs: Inputs; refusedFirst: Problem[] } {
+  const resolved = resolvePeeringPasswords(given.bgpPeering ?? [], source);
+  const same = resolved.peerings.every((p, i) => p === given.bgpPeering?.[i]);
+  return {
+    inputs: same ? given : { ...given, bgpPeering: resolved.peerings },
+    refusedFirst: resolved.problems,
+  };
 }
 
 interface DecideInput {
