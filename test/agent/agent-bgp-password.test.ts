@@ -205,6 +205,30 @@ describePrivileged(
       expect(statSync(join(node.stateDir, 'passwords.json')).mode & 0o777).toBe(0o600);
     }, 120_000);
 
+    it('a peering naming a Secret that does not exist is Accepted=False naming it, and holds back only itself', async () => {
+      const before = (await newestRevision())!;
+      await cluster.clients.bgpPeering.create({
+        apiVersion: 'network.nodenet.io/v1alpha1',
+        kind: 'BGPPeering',
+        metadata: { name: 'no-secret' },
+        spec: {
+          neighbor: { addresses: ['10.98.0.77'] },
+          remoteASN: 65300,
+          passwordSecretRef: { name: 'absent' },
+        },
+      });
+      const refused = await until('the peering refused', async () => {
+        const p = await cluster.clients.bgpPeering.get('no-secret');
+        return p.status?.conditions?.find((c) => c.type === 'Accepted' && c.status === 'False');
+      });
+      expect(refused.message).toBe(
+        `BGPPeering no-secret: spec.passwordSecretRef.name: names no Secret in namespace ${PASSWORDS_NS} (got "absent")`,
+      );
+      expect((await newestRevision())!.metadata.name).toBe(before.metadata.name);
+      await cluster.clients.bgpPeering.delete('no-secret');
+      expect(nodeSession()).toBe('Established');
+    }, 60_000);
+
     it('with a wrong password on the peer the session never establishes; with the right one it does again', async () => {
       peerPassword(PEER_WRONG);
       await until('the session down', async () => nodeSession() !== 'Established', 20_000);
