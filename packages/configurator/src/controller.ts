@@ -3,22 +3,8 @@
  * changed, asks the planner what to do and carries it out. Only the leader acts; a standby keeps
  * its caches warm so that it can take over at once.
  */
-import {
-  type BGPPeering,
-  type Inputs,
-  type NetworkConfigRevision,
-  type NodeConfig,
-  type RolloutPolicy,
-} from '@nodenet/api';
-import {
-  Coalescer,
-  EventRecorder,
-  Informer,
-  KubeApiError,
-  parallel,
-  type Clients,
-  type Node,
-} from '@nodenet/kube';
+import { type NetworkConfigRevision, type RolloutPolicy } from '@nodenet/api';
+import { Coalescer, EventRecorder, Informer, KubeApiError, parallel, type Clients } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
 import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './policy/fleet-policy.js';
@@ -42,7 +28,7 @@ import { NodeSpecCache } from './nodes/node-specs.js';
 import { RowLabelGate } from './nodes/row-label-gate.js';
 import { WritePace } from './pace/write-pace.js';
 import { managedNodeLabels, NodeInfoList, sameLabels } from './nodes/node-info.js';
-import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
+import { controllerInformers, type Informers } from './informers.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './nodes/node-config.js';
@@ -71,18 +57,6 @@ export interface ControllerOptions {
   budget?: SizeBudget;
   passwordNamespace?: string; // of the BGP password Secrets (build/password-secrets.ts)
 }
-
-type Informers = {
-  vrf: Informer<Inputs['vrf'][number]>;
-  layer2: Informer<Inputs['layer2'][number]>;
-  routingTable: Informer<Inputs['routingTable'][number]>;
-  bgpPeering: Informer<BGPPeering>;
-  revision: Informer<NetworkConfigRevision>;
-  nodeConfig: Informer<NodeConfig>;
-  rolloutPolicy: Informer<RolloutPolicy>;
-  node: Informer<Node>;
-  secret: PasswordSecrets['informer'];
-};
 
 export class Controller {
   readonly informers: Informers;
@@ -114,22 +88,7 @@ export class Controller {
     const c = opts.clients;
     const resync = opts.resyncMs ?? 300_000;
     this.passwords = new PasswordSecrets(c.secret, opts.passwordNamespace, resync);
-    this.informers = {
-      vrf: new Informer(c.vrf, { resyncMs: resync }),
-      layer2: new Informer(c.layer2, { resyncMs: resync }),
-      routingTable: new Informer(c.routingTable, { resyncMs: resync }),
-      bgpPeering: new Informer(c.bgpPeering, { resyncMs: resync }),
-      revision: new Informer(c.revision, { resyncMs: resync }),
-      // One summary per node, not its whole configuration (node-config-summary.ts).
-      nodeConfig: new Informer(c.nodeConfig, {
-        resyncMs: resync,
-        transform: nodeConfigSummary,
-        pageSize: NODE_CONFIG_PAGE,
-      }),
-      rolloutPolicy: new Informer(c.rolloutPolicy, { resyncMs: resync }),
-      node: new Informer(c.node, { resyncMs: resync }),
-      secret: this.passwords.informer,
-    };
+    this.informers = controllerInformers(c, resync, this.passwords);
     this.log = opts.log;
     this.ignoredReports = new IgnoredReportLog(opts.log);
     this.isLeader = opts.isLeader ?? (() => true);

@@ -85,18 +85,10 @@ export function buildRevision(
   // Claims go first to the objects of the revision in force (the validation's blame rule), a
   // refused input contributes its generation in force, and the suspects of an invalidated revision
   // are held back too (@nodenet/api held-back.ts, the rule the plugin's preview shows).
-  const createdOrder = opts.createdOrder ? { createdOrder: opts.createdOrder } : {};
-  const {
-    inForce,
-    suspects,
-    effective: first,
-  } = inputsToBuild(inputs, revisions, {
-    ...createdOrder,
-    refusedFirst,
-  });
+  const held = { ...(opts.createdOrder ? { createdOrder: opts.createdOrder } : {}), refusedFirst };
+  const { inForce, suspects, effective: first } = inputsToBuild(inputs, revisions, held);
   const fitted = fitBudget(inputs, inForce?.spec.config, first, {
-    ...createdOrder,
-    refusedFirst,
+    ...held,
     budget: opts.budget ?? DEFAULT_BUDGET,
     recency: opts.recency ?? (() => 0),
     carried: (o) => carried(o, revisions),
