@@ -10,6 +10,8 @@ import { passwordDigest, passwordHash, type NodeBgpPeeringEntry } from '@nodenet
 import { describe, expect, it } from 'vitest';
 import {
   FrrRenderError,
+  hostPlan,
+  hostPlanLines,
   PasswordBook,
   PasswordUnavailableError,
   PASSWORDS_FILE,
@@ -101,6 +103,31 @@ describe('redactPasswords', () => {
       ].join('\n'),
     );
     expect(redactPasswords(out)).toBe(out);
+  });
+});
+
+describe('host plan (kubectl nodenet diff --host)', () => {
+  it('shows a rotation as the password line changing, `<redacted>`, without reading any Secret', () => {
+    const spec = (value: string) => ({
+      vrf: [],
+      routingTable: [],
+      layer2: [],
+      bgpPeering: [withPassword('router', value)],
+    });
+    const plan = hostPlan({
+      previous: spec('old-value'),
+      next: spec('new-value'),
+      template: TEMPLATE,
+      settings: { host: { vtepAddress: '10.50.0.1' }, frr: settings },
+    });
+    expect(plan.error).toBeUndefined();
+    const lines = hostPlanLines(plan).join('\n');
+    expect(lines).toContain('neighbor pp_router password <redacted>');
+    expect(lines).not.toMatch(/standin|old-value|new-value/);
+    expect(plan.frr.steps.map((s) => `${s.change} ${s.line}`)).toEqual([
+      'remove neighbor pp_router password <redacted>',
+      'add neighbor pp_router password <redacted>',
+    ]);
   });
 });
 
