@@ -3,23 +3,34 @@
  * agent per node (real agents in network namespaces with real FRR when the machine allows it,
  * simulated ones otherwise), plays a short story that checks each step, prints the commands to look
  * around, and runs until Ctrl-C. `--once` plays the story and exits: 0 when every step happened.
- * Everything it creates (processes, namespaces, FRR instances, temp files) is removed on exit.
+ * Everything it creates (processes, namespaces, FRR instances, temp files) is removed on exit; its
+ * logs are kept in demo-logs/ (the last LOG_RUNS_KEPT runs).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync, openSync, readdirSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildConfig } from '@nodenet/api';
 import { Command, Option } from 'commander';
 import { NodeConfigWatch, applyFile } from './resources.js';
-import { realAgentsPossible, realStage, simulatedStage, type Stage } from './stage.js';
+import {
+  emptyFootprint,
+  leftoverLines,
+  mergeFootprints,
+  onInterrupt,
+  stillPresent,
+  summary,
+  type Footprint,
+} from './shutdown.js';
+import { realAgentsPossible, realStage, simulatedStage, vrfSupported, type Stage } from './stage.js';
 import { inputsFromFiles, playStory, type StoryResult } from './story.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const examples = (f: string): string => join(repo, 'examples', f);
 const UPDATE_LIMIT = 1;
 const WAVE_LABEL = 'rack';
+/** Log folders of this many runs stay in demo-logs/; older ones are removed at start. */
+const LOG_RUNS_KEPT = 10;
 
 const program = new Command('npm start --')
   .description(
@@ -42,15 +53,62 @@ const program = new Command('npm start --')
 const flags = program.opts<{ once?: boolean; agents: 'auto' | 'real' | 'simulated' }>();
 
 const log = (line: string): void => void process.stdout.write(line + '\n');
-/** Keep the log folder after exit: set when a step did not happen or the demo failed. */
-let keepLogs = false;
 const cleanups: (() => Promise<void> | void)[] = [];
-let cleaning: Promise<void> | undefined;
-const cleanUp = (): Promise<void> =>
-  (cleaning ??= (async () => {
+/** What the demo has created so far (for "removed: …" and, on a second Ctrl-C, "left: …"). */
+const footprints: (() => Footprint)[] = [];
+const footprint = (): Footprint => mergeFootprints(emptyFootprint(), ...footprints.map((f) => f()));
+let logDir: string | undefined;
+const logsLine = (): string =>
+  logDir ? `logs kept: ${relative(process.cwd(), logDir) || logDir}` : 'no logs were written';
+
+let stopping: Promise<never> | undefined;
+/** Removes everything in reverse order of creation, says what went and what stayed, and exits. */
+const finish = (code: number): Promise<never> =>
+  (stopping ??= (async () => {
+    const created = footprint();
     for (const c of cleanups.reverse())
       await Promise.resolve(c()).catch((e: unknown) => log(`cleanup: ${String(e)}`));
+    const left = stillPresent(created);
+    const gone: Footprint = {
+      namespaces: created.namespaces.filter((n) => !left.namespaces.includes(n)),
+      pids: created.pids.filter((p) => !left.pids.some((q) => q.pid === p.pid)),
+      dirs: created.dirs.filter((d) => !left.dirs.includes(d)),
+    };
+    log(`removed: ${summary(gone)}`);
+    const lines = leftoverLines(left);
+    if (lines.length > 0) log(['left behind:', ...lines].join('\n'));
+    log(
+      `demo stopped; ${lines.length === 0 ? 'everything it created is removed' : 'some of what it created is left (above)'}; ${logsLine()}`,
+    );
+    process.exit(code);
   })());
+
+onInterrupt(
+  () => finish(130).then(() => undefined),
+  () => {
+    const lines = leftoverLines(stillPresent(footprint()));
+    log(
+      [
+        'Ctrl-C again: exiting at once.',
+        ...(lines.length ? ['left behind (remove by hand):', ...lines] : ['nothing of the demo is left']),
+        logsLine(),
+      ].join('\n'),
+    );
+    process.exit(130);
+  },
+);
+
+/** A fresh folder demo-logs/<UTC time>/ for this run; older runs beyond LOG_RUNS_KEPT are removed. */
+function newLogDir(): string {
+  const root = join(repo, 'demo-logs');
+  mkdirSync(root, { recursive: true });
+  const runs = readdirSync(root).sort();
+  for (const old of runs.slice(0, Math.max(0, runs.length - (LOG_RUNS_KEPT - 1))))
+    rmSync(join(root, old), { recursive: true, force: true });
+  const dir = join(root, `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`);
+  mkdirSync(dir);
+  return dir;
+}
 
 async function main(): Promise<number> {
   const files = {
@@ -63,23 +121,31 @@ async function main(): Promise<number> {
 
   const mode = agentsMode();
   if (!mode) return 2;
+  const vrf = mode === 'real' ? vrfSupported() : { ok: true, why: 'simulated agents' };
+  if (!vrf.ok) log(noVrf(vrf.why));
 
-  // Logs first, so a failing start-up leaves them too: printed now, kept until exit (and after it
-  // when a step did not happen, so the reason can still be read).
-  const logDir = mkdtempSync(join(tmpdir(), 'nodenet-demo-logs-'));
-  log(`logs: ${logDir} (configurator.log${mode === 'real' ? ', agent-<node>.log' : ''})`);
-  cleanups.push(() => {
-    if (keepLogs) log(`logs kept: ${logDir} (remove with: rm -r ${logDir})`);
-    else rmSync(logDir, { recursive: true, force: true });
-  });
+  // Logs first, so a failing start-up leaves them too; kept after exit, whatever happened.
+  logDir = newLogDir();
+  log(
+    `logs: ${relative(process.cwd(), logDir) || logDir} (configurator.log${mode === 'real' ? ', agent-<node>.log, frr-<node>-*.log' : ''}; kept after exit)`,
+  );
   const stage: Stage =
     mode === 'real' ? await realStage(logDir) : await simulatedStage(join(repo, 'crds'), badHash);
+  footprints.push(() => stage.footprint());
   cleanups.push(() => stage.tearDown());
 
   const nodes = (await applyFile(stage.clients, files.nodes)).map((n) => n.replace(/^node\//, ''));
   for (const n of nodes) await stage.addNode(n);
   const configuratorLog = join(logDir, 'configurator.log');
   const configurator = startConfigurator(stage.kubeconfigPath, configuratorLog);
+  footprints.push(() => ({
+    namespaces: [],
+    pids:
+      configurator.pid !== undefined
+        ? [{ pid: configurator.pid, what: 'configurator', kind: 'configurator' }]
+        : [],
+    dirs: [],
+  }));
   cleanups.push(() => stopProcess(configurator));
   stage.startAgents();
   const watch = new NodeConfigWatch(stage.clients);
@@ -106,18 +172,12 @@ async function main(): Promise<number> {
     watch,
   );
   const failed = story.steps.filter((r) => !r.ok);
-  keepLogs = failed.length > 0;
   log(failed.length === 0 ? 'story: every step happened' : `story: ${failed.length} step(s) did not happen`);
   if (flags.once) return failed.length === 0 ? 0 : 1;
 
   log(lookAround(stage.kubeconfigPath, story, configuratorLog));
-  process.off('SIGINT', interrupted);
-  process.off('SIGTERM', interrupted);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  return failed.length === 0 ? 0 : 1;
+  // Runs until Ctrl-C: onInterrupt (shutdown.ts) stops it.
+  return new Promise<number>(() => undefined);
 }
 
 /** Real agents when asked for or possible (auto), else simulated; undefined when real ones were asked for and are not possible. */
@@ -134,6 +194,17 @@ function agentsMode(): 'real' | 'simulated' | undefined {
       : `agents: simulated (${flags.agents === 'simulated' ? 'asked for with --agents simulated' : `real agents need root, iproute2 and FRR: ${possible.why}`})`,
   );
   return mode;
+}
+
+/** Said at start-up on a kernel without VRF, before anything can fail because of it. */
+function noVrf(why: string): string {
+  return [
+    `kernel: no VRF support (CONFIG_NET_VRF): ${why}.`,
+    '  The story (Layer-2 networks) works. What needs a VRF fails on the first node it reaches, and is then',
+    "  marked invalid and rolled back (safely): examples/routing-table.yaml, examples/vrf.yaml, a VRF's",
+    "  loopbacks and static routes, VRF BGP peerings. Use a kernel with VRF (e.g. Debian's), or",
+    '  `npm start -- --agents simulated`, to try them.',
+  ].join('\n');
 }
 
 /** What to try in another terminal while the demo keeps running. */
@@ -159,7 +230,7 @@ function lookAround(kubeconfigPath: string, story: StoryResult, configuratorLog:
     '  kubectl nodenet retry --yes            # try the bad revision again (it fails again)',
     `  less ${configuratorLog}   # and agent-<node>.log beside it with real agents`,
     '',
-    'Running until Ctrl-C; everything is removed on exit.',
+    'Running until Ctrl-C; everything it created is removed on exit, its logs are kept.',
   ].join('\n');
 }
 
@@ -186,7 +257,8 @@ function startConfigurator(kubeconfig: string, logFile: string): ChildProcess {
         'info',
       ],
     ],
-    { stdio: ['ignore', out, out] },
+    // Its own process group: a terminal's Ctrl-C reaches the demo alone, which stops it in order.
+    { stdio: ['ignore', out, out], detached: true },
   );
 }
 
@@ -197,24 +269,11 @@ async function stopProcess(child: ChildProcess): Promise<void> {
   await gone;
 }
 
-// Ctrl-C during the story: clean up and leave with 130.
-const interrupted = (): void => {
-  void cleanUp().then(() => process.exit(130));
-};
-process.once('SIGINT', interrupted);
-process.once('SIGTERM', interrupted);
-
 main()
-  .then(async (code) => {
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
-    await cleanUp();
-    log('demo stopped; everything it created is removed');
-    process.exit(code);
-  })
-  .catch(async (err: unknown) => {
+  .then((code) => finish(code))
+  .catch((err: unknown) => {
+    // A stop under way tears down what the story works with: its errors are not the demo's.
+    if (stopping) return;
     log(`demo failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    keepLogs = true;
-    await cleanUp();
-    process.exit(1);
+    return finish(1);
   });

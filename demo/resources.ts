@@ -4,12 +4,20 @@ import type { NodeConfig } from '@nodenet/api';
 import type { Clients, KubeObject } from '@nodenet/kube';
 import { parseAllDocuments } from 'yaml';
 
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
 /** Creates every object of a multi-document YAML file; Nodes are marked Ready (there is no kubelet). */
 export async function applyFile(clients: Clients, file: string): Promise<string[]> {
   const created: string[] = [];
   for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
     const obj = doc.toJS() as (KubeObject & { kind: string }) | null;
     if (!obj) continue;
+    // As `kubectl apply` creates it: a later `kubectl apply -f` of the same file then patches it
+    // without the "missing last-applied-configuration" warning.
+    obj.metadata.annotations = {
+      ...obj.metadata.annotations,
+      [LAST_APPLIED]: JSON.stringify(obj) + '\n',
+    };
     switch (obj.kind) {
       case 'Node':
         await clients.node.create(obj);

@@ -2,12 +2,14 @@
  * Where the demo runs: devcluster plus agents, either real (the agent binary in a network namespace
  * per node with its own FRR, as test/agent does) or simulated (test/support/simulated-agent.ts).
  */
-import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { accessSync, constants, cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { AgentCluster, PEER_ADDR, type NodeEnv, FRR_PREREQUISITES, SimulatedAgents } from '@nodenet/testkit';
+import type { Footprint } from './shutdown.js';
 
 export type AgentMode = 'real' | 'simulated';
 
@@ -22,6 +24,8 @@ export interface Stage {
   hostHints(): string[];
   /** Devices on a node's host (real mode), for the rollback check; undefined when simulated. */
   hostDevices(node: string): string[] | undefined;
+  /** What the stage holds on the machine now (namespaces, processes, directories). */
+  footprint(): Footprint;
   tearDown(): Promise<void>;
 }
 
@@ -51,7 +55,9 @@ function findCommand(cmd: string): boolean {
 
 /** Real agents; each one's log goes to `<logDir>/agent-<node>.log`. */
 export async function realStage(logDir: string): Promise<Stage> {
-  const cluster = new AgentCluster(`demo${process.pid % 1000}`);
+  // Agents and helpers in their own process groups: a terminal's Ctrl-C reaches the demo alone,
+  // which stops them in order (shutdown.ts).
+  const cluster = new AgentCluster(`demo${process.pid % 1000}`, { ownProcessGroups: true });
   await cluster.setUp([]);
   const envs = new Map<string, NodeEnv>();
   return {
@@ -77,9 +83,52 @@ export async function realStage(logDir: string): Promise<Stage> {
         .get(node)
         ?.links()
         .map((l) => l.ifname),
-    tearDown: () => cluster.tearDown(),
+    footprint: () => cluster.footprint(),
+    tearDown: async () => {
+      for (const env of envs.values()) keepFrrLogs(env, logDir);
+      await cluster.tearDown();
+    },
   };
 }
+
+/** FRR's own logs of a node (they live in its config directory, removed with it) go to the log folder. */
+function keepFrrLogs(env: NodeEnv, logDir: string): void {
+  try {
+    for (const f of readdirSync(env.frr.confdir).filter((f) => f.endsWith('.log')))
+      cpSync(join(env.frr.confdir, f), join(logDir, `frr-${env.nodeName}-${f}`));
+  } catch {
+    /* FRR never started on this node */
+  }
+}
+
+/**
+ * Whether the kernel can make VRF devices (CONFIG_NET_VRF), tried in a throwaway namespace: `ip
+ * link add … type vrf` says "Unknown device type" on a kernel without it.
+ */
+export function vrfSupported(): { ok: boolean; why: string } {
+  const ns = `nnvrfprobe-${process.pid}`;
+  try {
+    execFileSync('ip', ['netns', 'add', ns], { stdio: 'pipe' });
+  } catch (e) {
+    return { ok: false, why: `could not create a network namespace to probe: ${firstLine(e)}` };
+  }
+  try {
+    execFileSync('ip', ['-n', ns, 'link', 'add', 'vrfprobe', 'type', 'vrf', 'table', '10'], {
+      stdio: 'pipe',
+    });
+    return { ok: true, why: 'the kernel makes VRF devices' };
+  } catch (e) {
+    return { ok: false, why: `\`ip link add … type vrf\` fails: ${firstLine(e)}` };
+  } finally {
+    execFileSync('ip', ['netns', 'del', ns], { stdio: 'ignore' });
+  }
+}
+
+const firstLine = (e: unknown): string =>
+  String((e as { stderr?: Buffer }).stderr ?? (e as Error).message)
+    .trim()
+    .split('\n')[0]
+    ?.replace(/\.+$/, '') ?? '';
 
 /**
  * Simulated agents report what a real agent would: `provisioned` after a short apply, and for the
@@ -110,6 +159,7 @@ export async function simulatedStage(crdsDir: string, badHash: string): Promise<
     startAgents: () => void agents.start(),
     hostHints: () => ['(simulated agents: no hosts to look at)'],
     hostDevices: () => undefined,
+    footprint: () => ({ namespaces: [], pids: [], dirs: [work] }),
     tearDown: async () => {
       await agents.stop();
       client.close();

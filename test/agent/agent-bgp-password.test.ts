@@ -149,7 +149,16 @@ describePrivileged(
       configuratorMetrics = `http://127.0.0.1:${metricsPort}/metrics`;
       configurator = spawnConfigurator(
         cluster.dc.kubeconfigPath,
-        ['--update-limit', '1', '--log-level', 'debug', '--metrics-addr', `127.0.0.1:${metricsPort}`],
+        [
+          '--update-limit',
+          '1',
+          '--log-level',
+          'debug',
+          '--metrics-addr',
+          `127.0.0.1:${metricsPort}`,
+          // The peerings here are in the default VRF: this site allows it (issue #37's guard).
+          '--allow-default-vrf-peering',
+        ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       for (const s of [configurator.stdout!, configurator.stderr!])

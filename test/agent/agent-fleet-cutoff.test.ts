@@ -8,9 +8,7 @@
  * which ends on the previous revision; the other two never see the bad one.
  */
 import type { ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createNode } from '../fleet/harness.js';
 import {
   FRR_PREREQUISITES,
   AgentCluster,
@@ -18,8 +16,9 @@ import {
   layer2Input,
   spawnHostConfigurator,
   stopProcess,
-  BGP_NODE_TEMPLATE,
   BgpNodeEnv,
+  bgpNodes,
+  FAST_CONFIRM_ARGS,
   SPINE_PEER,
 } from '@nodenet/testkit';
 import { describePrivileged } from '../support/privileged.js';
@@ -29,7 +28,7 @@ const NODES = ['node-1', 'node-2', 'node-3'];
 const layer2 = layer2Input;
 
 let cluster: AgentCluster;
-const envs: BgpNodeEnv[] = [];
+let envs: BgpNodeEnv[] = [];
 let q: ReturnType<typeof fleetQueries>;
 let configurator: ChildProcess | undefined;
 
@@ -41,29 +40,15 @@ describePrivileged(
       cluster = new AgentCluster(`fc${Math.random().toString(36).slice(2, 5)}`);
       await cluster.setUp(['packages/agent', 'packages/configurator']);
       q = fleetQueries(cluster.clients);
-      writeFileSync(cluster.templateFile, BGP_NODE_TEMPLATE);
-      for (const [i, name] of NODES.entries()) {
-        await createNode(cluster.clients, name);
-        const env = new BgpNodeEnv(cluster, name, `${cluster.tag}${i}`);
-        cluster.nodes.push(env);
-        envs.push(env);
-        await env.setUp();
-        await env.bootstrapUplink();
-        env.writeHealthConfig('blind'); // the loss must show in the window, not race the first check
-      }
+      envs = await bgpNodes(cluster, NODES);
+      // The loss must show in the window, not race the first check.
+      for (const env of envs) env.writeHealthConfig('blind');
       configurator = spawnHostConfigurator(cluster.dc.kubeconfigPath);
       for (const env of envs) {
         env.startAgent({
           resync: '5s',
           confirmWindow: '8s',
-          extraArgs: [
-            '--confirm-interval',
-            '1s',
-            '--confirm-unreachable-limit',
-            '3s',
-            '--heartbeat-interval',
-            '2s',
-          ],
+          extraArgs: FAST_CONFIRM_ARGS,
         });
       }
     }, 180_000);

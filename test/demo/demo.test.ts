@@ -51,6 +51,7 @@ async function expectStoryAndCleanUp(run: { code: number; lines: string[]; out: 
   expect(out).toContain('story: every step happened');
   expect(out).toContain('demo stopped; everything it created is removed');
   expect(run.code, out).toBe(0);
+  expectLogsKept(out);
 
   const kubeconfig = /^kubeconfig: (\S+)$/m.exec(out)?.[1];
   expect(kubeconfig).toBeDefined();
@@ -62,6 +63,13 @@ async function expectStoryAndCleanUp(run: { code: number; lines: string[]; out: 
     const list = (await execa('ip', ['netns', 'list'])).stdout;
     for (const ns of namespaces) expect(list).not.toContain(ns);
   }
+}
+
+/** The exit line names the log folder, which is still there with the configurator's log. */
+function expectLogsKept(out: string): void {
+  const logs = /; logs kept: (\S+)$/m.exec(out)?.[1];
+  expect(logs, out).toBeDefined();
+  expect(existsSync(path.resolve(ROOT, logs!, 'configurator.log')), out).toBe(true);
 }
 
 describe('npm start -- --once (local demo)', () => {
@@ -103,7 +111,7 @@ describe('npm start -- --once (local demo)', () => {
     });
     const logDir = /^logs: (\S+) /m.exec(out)?.[1];
     expect(logDir, out).toBeDefined();
-    expect(existsSync(logDir!), 'the log folder exists while the demo runs').toBe(true);
+    expect(existsSync(path.resolve(ROOT, logDir!)), 'the log folder exists while the demo runs').toBe(true);
     child.kill('SIGINT'); // the npm process only, not its process group
     const stopped = await Promise.race([child, new Promise((r) => setTimeout(r, 60_000, 'timeout'))]);
     if (stopped === 'timeout') {
@@ -117,7 +125,8 @@ describe('npm start -- --once (local demo)', () => {
     const kubeconfig = /^kubeconfig: (\S+)$/m.exec(all)?.[1];
     expect(kubeconfig, all).toBeDefined();
     expect(existsSync(path.dirname(kubeconfig!))).toBe(false);
-    expect(existsSync(logDir!), 'a demo whose story succeeded removes its logs').toBe(false);
+    expectLogsKept(all);
+    expect(path.resolve(ROOT, /; logs kept: (\S+)$/m.exec(all)![1]!)).toBe(path.resolve(ROOT, logDir!));
     const leftover = await execa('pgrep', ['-f', path.dirname(kubeconfig!)], { reject: false });
     expect(leftover.stdout).toBe('');
   }, 480_000);

@@ -15,6 +15,7 @@ import {
   resolveOptions,
   type RawOptions,
 } from '@nodenet/agent';
+import { validateInputs, type AgentConfiguration } from '@nodenet/api';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -40,7 +41,13 @@ describe('deploy/', () => {
       byKind('ClusterRole')
         .map((d) => d.metadata.name)
         .sort(),
-    ).toEqual(['nodenet-agent', 'nodenet-configurator']);
+    ).toEqual([
+      'nodenet-agent',
+      'nodenet-configurator',
+      'nodenet-network-admin',
+      'nodenet-peering-author',
+      'nodenet-rollout-operator',
+    ]);
     // Everything namespaced is in nodenet-system, but the agent's Events Role and binding: Events
     // about cluster-scoped objects (its NodeConfig, its Node) must be in `default`; and the BGP
     // password namespace's own salt Secret and Secret roles (bgp-passwords.yaml).
@@ -53,7 +60,9 @@ describe('deploy/', () => {
       'RoleBinding nodenet-configurator-bgp-passwords',
     ];
     for (const d of docs.filter(
-      (d) => !['Namespace', 'ClusterRole', 'ClusterRoleBinding'].includes(d.kind),
+      // kustomize does not know AgentConfiguration is cluster-scoped and gives it a namespace too;
+      // kubectl and the API server drop it (least-privilege.test.ts applies deploy/).
+      (d) => !['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'AgentConfiguration'].includes(d.kind),
     )) {
       const what = `${d.kind} ${d.metadata.name}`;
       expect(d.metadata.namespace, what).toBe(
@@ -73,6 +82,25 @@ describe('deploy/', () => {
     ).toEqual(inDefault);
   });
 
+  it('binds metrics and health to the pod address, never every host interface (hostNetwork, issue #37)', () => {
+    const listens = [...byKind('DaemonSet'), ...byKind('Deployment')].flatMap((d) =>
+      d.spec!.template!.spec.containers.flatMap((c) =>
+        c.args.filter((a) => /^--(metrics|health)-addr=/.test(a)).map((a) => `${d.metadata.name} ${a}`),
+      ),
+    );
+    expect(listens.sort()).toEqual([
+      'nodenet-agent --health-addr=$(POD_IP):9463',
+      'nodenet-agent --metrics-addr=$(POD_IP):9462',
+      'nodenet-configurator --health-addr=$(POD_IP):9465',
+      'nodenet-configurator --metrics-addr=$(POD_IP):9464',
+    ]);
+    for (const d of [...byKind('DaemonSet'), ...byKind('Deployment')])
+      expect(d.spec!.template!.spec.containers[0]!.env, d.metadata.name).toContainEqual({
+        name: 'POD_IP',
+        valueFrom: { fieldRef: { fieldPath: 'status.podIP' } },
+      });
+  });
+
   it('passes the agent arguments it accepts', () => {
     const container = byKind('DaemonSet')[0]!.spec!.template!.spec.containers[0]!;
     const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value ?? '10.0.0.7']));
@@ -85,8 +113,27 @@ describe('deploy/', () => {
       .parse(['node', 'nodenet-agent', ...args])
       .opts<RawOptions>();
     const options = resolveOptions({ ...raw, nodeName: 'node-1' });
-    expect(options.frr.template).toBe('/etc/nodenet/frr.conf.tpl');
+    // The template and the checks come from the AgentConfiguration: a template edit is no DaemonSet change.
+    expect(options.frr.template).toBeUndefined();
+    expect(options.healthConfig).toBeUndefined();
     expect(options.stateDir).toBe('/var/lib/nodenet');
+    // The next node's agent waits for a confirm window after this one became ready.
+    const ds = byKind('DaemonSet')[0]! as Doc & { spec: { minReadySeconds?: number } };
+    expect(ds.spec.minReadySeconds ?? 0).toBeGreaterThanOrEqual(options.confirm.windowMs / 1000);
+  });
+
+  it('ships the AgentConfiguration `default` made from deploy/agent/, which the configurator and the agent accept', () => {
+    const [object] = byKind('AgentConfiguration') as unknown as AgentConfiguration[];
+    expect(object?.metadata.name).toBe('default');
+    expect(object!.spec.frrTemplate).toBe(readFileSync(`${root}deploy/agent/frr.conf.tpl`, 'utf8'));
+    expect(object!.spec.healthChecks).toEqual(parse(readFileSync(`${root}deploy/agent/health.yaml`, 'utf8')));
+    expect(object!.spec.nodeSelector).toBeUndefined();
+    expect(validateInputs({ vrf: [], layer2: [], routingTable: [], agentConfiguration: [object!] })).toEqual(
+      [],
+    );
+    expect(parseHealthConfig(object!.spec.healthChecks).startupTaints).toEqual([
+      'node.nodenet.io/network-unavailable',
+    ]);
   });
 
   it('ships a health config and an FRR template the agent accepts', () => {

@@ -6,14 +6,17 @@
  * `kubectl auth can-i` answers for the shipped roles as a real cluster would. The real agent does
  * the same in test/agent/agent-least-privilege.test.ts (privileged).
  */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeApiError, KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
-import { SimulatedAgents, fleetQueries, layer2Input } from '@nodenet/testkit';
+import { SimulatedAgents, fleetQueries, layer2Input, waitFor } from '@nodenet/testkit';
 import {
   AGENT_SA,
   CONFIGURATOR_SA,
   NS,
   RbacCluster,
+  repoRoot,
   refusals,
   saUser,
   spawnConfigurator,
@@ -330,12 +333,19 @@ describe('deploy/ with authorization and admission on', () => {
     await c.admin.secret.create(secret(PASSWORDS_NS, 'bgp-appliance'));
     await c.admin.secret.create(secret(NS, 'not-a-password'));
     await c.admin.secret.create(secret('default', 'elsewhere'));
+    // In a VRF of its own: the default VRF is the underlay, where this site allows no peering (issue #37).
+    await c.admin.vrf.create({
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'VRFRouteConfiguration',
+      metadata: { name: 'appliances' },
+      spec: { vrf: 'appliances', vni: 5100, seq: 20 },
+    });
     await c.admin.bgpPeering.create({
       apiVersion: 'network.nodenet.io/v1alpha1',
       kind: 'BGPPeering',
       metadata: { name: 'appliance' },
       spec: {
-        neighbor: { addresses: ['10.0.0.9'] },
+        neighbor: { addresses: ['192.0.2.9'], vrf: 'appliances' },
         remoteASN: 65100,
         passwordSecretRef: { name: 'bgp-appliance' },
       },
@@ -455,4 +465,189 @@ describe('deploy/ with authorization and admission on', () => {
       'error: You must be logged in to the server (Unauthorized)',
     );
   });
+
+  it('a peering-only identity is refused on a network that does not admit it; its owner field can not be forged (issue #37)', async () => {
+    // team-a's ServiceAccount with the shipped peering-author role and nothing else; team-b's too.
+    const author = async (ns: string): Promise<{ kubeconfig: string }> => {
+      for (const args of [
+        ['create', 'namespace', ns],
+        ['create', 'serviceaccount', 'lb', '-n', ns],
+      ])
+        expect((await c.kubectl(args)).stderr).toBe('');
+      await bindClusterRole(`${ns}-lb`, 'nodenet-peering-author', {
+        kind: 'ServiceAccount',
+        name: 'lb',
+        namespace: ns,
+      });
+      const token = await c.kubectl(['create', 'token', 'lb', '-n', ns]);
+      return { kubeconfig: c.dc.kubeconfigFor({ token: token.stdout.trim() }) };
+    };
+    const teamA = await author('team-a');
+    const teamB = await author('team-b');
+    const userA = 'system:serviceaccount:team-a:lb';
+    // The networks' owner (the admin): VRF tenant, a network that admits team-a and one that does not.
+    await c.admin.vrf.create({
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'VRFRouteConfiguration',
+      metadata: { name: 'tenant' },
+      spec: { vrf: 'tenant', vni: 5000, seq: 10 },
+    });
+    const net = (name: string, id: number, admit?: string[]) =>
+      c.admin.layer2.create({
+        ...layer2Input(name, id, [`10.${id}.0.1/24`]),
+        spec: {
+          ...layer2Input(name, id, [`10.${id}.0.1/24`]).spec,
+          vrf: 'tenant',
+          ...(admit ? { peering: { admit } } : {}),
+        },
+      });
+    await net('closed', 201);
+    await net('open', 202, ['system:serviceaccounts:team-a']);
+    const peeringYaml = (name: string, layer2: string, owner: string): string =>
+      JSON.stringify({
+        apiVersion: 'network.nodenet.io/v1alpha1',
+        kind: 'BGPPeering',
+        metadata: { name },
+        spec: { listenRange: { layer2 }, remoteAS: 'external', owner },
+      });
+    const create = (who: { kubeconfig: string }, yaml: string) =>
+      c.kubectl(['create', '-f', '-'], { ...who, input: yaml });
+    const policyDenied = (name: string, verb: string, message: string): string =>
+      `Error from server (Forbidden): ${verb}bgppeerings.network.nodenet.io "${name}" is forbidden: ValidatingAdmissionPolicy 'nodenet-peering-owner' with binding 'nodenet-peering-owner' denied request: ${message}`;
+
+    // It may not write another owner's name, nor open a network for itself.
+    expect(
+      (await create(teamA, peeringYaml('forged', 'closed', 'system:serviceaccount:team-b:lb'))).stderr.trim(),
+    ).toBe(
+      policyDenied(
+        'forged',
+        'error when creating "STDIN": ',
+        `spec.owner must be your own user name (${userA}): a BGPPeering names who manages it, and the network or VRF it uses must admit that owner`,
+      ),
+    );
+    expect(
+      (await c.kubectl(['auth', 'can-i', 'patch', 'layer2networkconfigurations'], teamA)).stdout.trim(),
+    ).toBe('no');
+    // In its own name: stored, but refused by the configurator on the network that does not admit it.
+    expect((await create(teamA, peeringYaml('lb-closed', 'closed', userA))).ok).toBe(true);
+    expect((await create(teamA, peeringYaml('lb-open', 'open', userA))).ok).toBe(true);
+    const accepted = (name: string) =>
+      waitFor(`${name} Accepted`, async () =>
+        (await c.admin.bgpPeering.get(name)).status?.conditions?.find((x) => x.type === 'Accepted'),
+      );
+    expect(await accepted('lb-closed')).toMatchObject({
+      status: 'False',
+      message: expect.stringContaining(
+        `BGPPeering lb-closed: spec.owner: is not admitted by Layer2NetworkConfiguration closed (its spec.peering.admit) (got "${userA}")`,
+      ),
+    });
+    expect(await accepted('lb-open')).toMatchObject({ status: 'True' });
+    // Another team may neither change nor delete it.
+    const patched = await c.kubectl(
+      [
+        'patch',
+        'bgppeering',
+        'lb-open',
+        '--type=merge',
+        '-p',
+        '{"spec":{"owner":"system:serviceaccount:team-b:lb"}}',
+      ],
+      teamB,
+    );
+    expect(patched.stderr.trim()).toBe(
+      policyDenied(
+        'lb-open',
+        '',
+        'only the owner of a BGPPeering (spec.owner) or a network admin may change or delete it',
+      ),
+    );
+    expect((await c.kubectl(['delete', 'bgppeering', 'lb-open'], teamB)).stderr.trim()).toBe(
+      policyDenied(
+        'lb-open',
+        '',
+        'only the owner of a BGPPeering (spec.owner) or a network admin may change or delete it',
+      ),
+    );
+    expect((await c.kubectl(['delete', 'bgppeering', 'lb-open', 'lb-closed'], teamA)).ok).toBe(true);
+  }, 60_000);
+
+  it('the right to pause is not the right to loosen the rollout: knobs need a rollout admin (issue #37)', async () => {
+    await bindClusterRole('ops', 'nodenet-rollout-operator', {
+      kind: 'User',
+      apiGroup: 'rbac.authorization.k8s.io',
+      name: 'ops@example.com',
+    });
+    const ops = { kubeconfig: c.dc.kubeconfigFor({ username: 'ops@example.com' }) };
+    // The plugin's fleet pause and resume work with exactly this right (create, then merge patch).
+    const plugin = (args: string[]) =>
+      run(join(repoRoot, 'node_modules/.bin/kubectl-nodenet'), [...args, '--kubeconfig', ops.kubeconfig]);
+    expect((await plugin(['pause'])).code).toBe(0);
+    expect((await c.admin.rolloutPolicy.get('default')).spec).toEqual({ paused: true });
+    const refused =
+      'Error from server (Forbidden): rolloutpolicies.network.nodenet.io "default" is forbidden: ' +
+      "ValidatingAdmissionPolicy 'nodenet-rollout-knobs' with binding 'nodenet-rollout-knobs' denied request: " +
+      'only spec.paused may be changed with the right to pause; the rollout knobs (updateLimit, maxFailures, timeouts, waves) need the group nodenet:rollout-admins';
+    for (const knob of ['{"updateLimit":"100%"}', '{"maxFailures":1000000}', '{"minSuccessTime":"0s"}'])
+      expect(
+        (
+          await c.kubectl(
+            ['patch', 'rolloutpolicy', 'default', '--type=merge', '-p', `{"spec":${knob}}`],
+            ops,
+          )
+        ).stderr.trim(),
+        knob,
+      ).toBe(refused);
+    expect((await plugin(['resume'])).code).toBe(0);
+    expect((await c.admin.rolloutPolicy.get('default')).spec).toEqual({ paused: false });
+    // A rollout admin may set a knob; the operator may still pause beside it, not remove it.
+    const admin = {
+      kubeconfig: c.dc.kubeconfigFor({ username: 'lead@example.com', groups: ['nodenet:rollout-admins'] }),
+    };
+    expect(
+      (
+        await c.kubectl(
+          ['patch', 'rolloutpolicy', 'default', '--type=merge', '-p', '{"spec":{"updateLimit":"2"}}'],
+          admin,
+        )
+      ).stderr,
+    ).toBe('');
+    expect((await plugin(['pause'])).code).toBe(0);
+    expect(
+      (
+        await c.kubectl(
+          [
+            'patch',
+            'rolloutpolicy',
+            'default',
+            '--type=json',
+            '-p',
+            '[{"op":"remove","path":"/spec/updateLimit"}]',
+          ],
+          ops,
+        )
+      ).stderr.trim(),
+    ).toBe(refused);
+    expect((await plugin(['resume'])).code).toBe(0);
+  }, 60_000);
 });
+
+/** Binds a shipped ClusterRole to one subject, as the admin. */
+async function bindClusterRole(name: string, role: string, subject: Record<string, string>): Promise<void> {
+  const binding = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [subject],
+  };
+  expect((await c.kubectl(['create', '-f', '-'], { input: JSON.stringify(binding) })).stderr).toBe('');
+}
+
+/** A child process, asynchronously (the API server runs in this process): exit code and output. */
+function run(file: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { encoding: 'utf8' }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}

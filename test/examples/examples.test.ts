@@ -6,7 +6,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { validateInputs, type InputObject, type Inputs } from '@nodenet/api';
+import {
+  matchesSelector,
+  validateInputs,
+  type InputObject,
+  type Inputs,
+  type LabelSelector,
+} from '@nodenet/api';
 import { startDevCluster } from '@nodenet/devcluster';
 import { KubeClient, loadKubeConfig, makeClients, type KubeObject } from '@nodenet/kube';
 import { expect, it } from 'vitest';
@@ -64,4 +70,18 @@ it('devcluster stores every example object; the stored inputs are valid, per fil
     client.close();
     await dc.stop();
   }
+});
+
+// Issue 38: workload-peering.yaml selected no node of the demo (role=worker, bgp=workloads).
+it('every example with a node selector selects a node of examples/nodes.yaml (the demo nodes)', () => {
+  const labels = objects('nodes.yaml').map((n) => n.metadata.labels ?? {});
+  for (const file of files.filter((f) => f !== 'nodes.yaml'))
+    for (const o of objects(file)) {
+      const selector = (o as { spec?: { nodeSelector?: LabelSelector } }).spec?.nodeSelector;
+      if (selector)
+        expect(
+          labels.some((l) => matchesSelector(selector, l)),
+          `${file}: ${o.kind} ${o.metadata.name}`,
+        ).toBe(true);
+    }
 });

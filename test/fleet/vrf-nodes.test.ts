@@ -112,7 +112,10 @@ describe('VRF node selector and per-node loopbacks', () => {
     await f.clients.bgpPeering.create(
       peering('uplink', { neighbor: { addresses: ['192.0.2.254'] }, remoteASN: 65020 }),
     );
-    f.configurator = await startConfigurator(f.dc.kubeconfigPath, testPolicy());
+    // `uplink` is in the default VRF: the site allows peering there (--allow-default-vrf-peering).
+    f.configurator = await startConfigurator(f.dc.kubeconfigPath, testPolicy(), {
+      underlay: { defaultVrfPeering: true },
+    });
     await completeFrom(f, 1);
     const ncs = (await f.clients.nodeConfig.list()).items.sort((a, b) =>
       a.metadata.name < b.metadata.name ? -1 : 1,

@@ -10,13 +10,24 @@
  *   listen socket for the range, and a reload leaves it (no drift, no flap);
  * - more allowed prefixes than `maxPrefixes` tear the session down (the node sends Cease / Maximum
  *   Number of Prefixes Reached). bgpd checks the limit on the UPDATE after its count passed it.
+ * - the outbound guard (issue #37): the workload's routes carry no-advertise, announced to no peer;
+ * - the issue's default-route leak: taken as it is, the workload's 0.0.0.0/0 becomes the node's
+ *   kernel default route; through validation it is refused before it reaches FRR, and the route goes.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FrrDriver, OBSERVED_COMMANDS, parseBgpSessions } from '@nodenet/agent';
-import { peeringCounts, type NodeBgpPeeringEntry } from '@nodenet/api';
+import {
+  API_VERSION,
+  buildConfig,
+  inputsToBuild,
+  nodeConfigSpec,
+  peeringCounts,
+  type Inputs,
+  type NodeBgpPeeringEntry,
+} from '@nodenet/api';
 import { describePrivileged } from '../support/privileged.js';
 import {
   eventually,
@@ -89,6 +100,8 @@ interface Neighbor {
 }
 const neighbor = (inst: FrrNetnsInstance, peer: string): Neighbor | undefined =>
   (JSON.parse(inst.vtysh(`show bgp neighbors ${peer} json`)) as Record<string, Neighbor>)[peer];
+const bgpRoute = (prefix: string): { paths?: { community?: { list?: string[] } }[] } =>
+  JSON.parse(node.vtysh(`show bgp ipv4 unicast ${prefix} json`)) as never;
 const kernelRoutes = (): string[] =>
   (JSON.parse(sh('ip', '-n', nodeNs, '-json', 'route', 'show', 'proto', 'bgp')) as { dst: string }[]).map(
     (r) => r.dst,
@@ -192,6 +205,12 @@ describePrivileged(
       expect(kernelRoutes()).not.toContain('10.200.0.0/16');
     }, 120_000);
 
+    it("keeps the workload's routes on the node: no-advertise, announced to no peer (issue #37)", async () => {
+      await eventually(() => kernelRoutes().includes('10.96.1.0/24'), 60_000);
+      expect(bgpRoute('10.96.1.0/24').paths?.[0]?.community?.list).toEqual(['noAdvertise']);
+      expect(node.vtysh('show bgp ipv4 unicast 10.96.1.0/24')).toContain('Not advertised to any peer');
+    }, 120_000);
+
     it('brings BFD up, and an unrelated reload flaps neither the BGP nor the BFD session', async () => {
       await eventually(() => bfdPeer(node, '10.70.0.5')?.status === 'up', 60_000);
       const before = { node: neighbor(node, '10.70.0.5')!, workload: neighbor(workload, '10.70.0.1')! };
@@ -267,6 +286,66 @@ describePrivileged(
         'neighbor pp_routers route-map pp6_routers_import in',
       );
       expect(node.vtysh('show running-config')).not.toContain('pp4_routers_import in');
+    }, 180_000);
+
+    it("refuses the issue's default-route leak before it reaches FRR (issue #37)", async () => {
+      // A default-VRF network whose owner opened it to peerings, but not to the default route; a
+      // listen range on it importing 0.0.0.0/0 le 32; the workload announces the default route.
+      const inputs: Inputs = {
+        vrf: [],
+        routingTable: [],
+        layer2: [
+          {
+            apiVersion: API_VERSION,
+            kind: 'Layer2NetworkConfiguration',
+            metadata: { name: 'web70' },
+            spec: {
+              id: 70,
+              vni: 10070,
+              anycastMac: '02:00:00:00:00:70',
+              anycastGateways: ['10.70.0.1/24'],
+              peering: { defaultVrf: true },
+            },
+          },
+        ],
+        bgpPeering: [
+          {
+            apiVersion: API_VERSION,
+            kind: 'BGPPeering',
+            metadata: { name: 'leak' },
+            spec: {
+              listenRange: { layer2: 'web70' },
+              remoteAS: 'external',
+              addressFamilies: ['ipv4'],
+              import: [{ cidr: '0.0.0.0/0', seq: 10, le: 32, action: 'permit' }],
+            },
+          },
+        ],
+      };
+      const forFrr = (i: Inputs) => ({
+        vrf: [],
+        routingTable: [],
+        bgpPeering: nodeConfigSpec(buildConfig(i), {}).bgpPeering ?? [],
+      });
+      const kernelDefault = (): boolean => kernelRoutes().includes('default');
+      await workloadDriver.apply(workloadConfig(['0.0.0.0/0', '10.96.1.0/24']));
+      // The harm is real: the peering as written, unchecked, puts the workload's default route into
+      // the node's kernel.
+      await driver.applySpec(forFrr(inputs));
+      await eventually(kernelDefault, 60_000);
+      // Through the configurator's validation (the node's address known from its Node status):
+      // refused, naming the field, and nothing of it reaches FRR.
+      const built = inputsToBuild(inputs, [], {
+        underlay: { nodeAddresses: new Map([['10.255.0.1', 'nn-node']]), cidrs: ['10.255.0.0/16'] },
+      });
+      expect(built.effective.problems.map((p) => p.message)).toEqual([
+        `BGPPeering leak: spec.import[0].cidr: imports the default route into the default VRF: allowed only by the network's spec.peering.defaultRoute or the site's --allow-default-route-import (got "0.0.0.0/0")`,
+      ]);
+      const checked = forFrr(built.effective.inputs!);
+      expect(checked.bgpPeering).toEqual([]);
+      await driver.applySpec(checked);
+      expect(node.vtysh('show running-config')).not.toContain('bgp listen range');
+      await eventually(() => !kernelDefault(), 60_000);
     }, 180_000);
   },
 );

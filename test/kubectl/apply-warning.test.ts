@@ -49,3 +49,27 @@ describe('kubectl apply of a selector that matches no node', () => {
     expect(r.stderr).toBe('');
   });
 });
+
+// Issue 38: a reused VLAN or overlapping gateways were stored with no word; the configurator then
+// refuses the object (Accepted=False) and only `status` says so.
+describe('kubectl apply of an object that clashes with one stored', () => {
+  const l2 = (name: string, id: number, gateway: string): string =>
+    'apiVersion: network.nodenet.io/v1alpha1\nkind: Layer2NetworkConfiguration\n' +
+    `metadata: {name: ${name}}\nspec: {id: ${id}, vni: ${20000 + id}, anycastMac: '02:00:00:00:00:01', anycastGateways: [${gateway}]}\n`;
+
+  it('warns about a reused VLAN and overlapping gateways, naming the holder; stores it; the holder is not warned', async () => {
+    expect((await apply(l2('web', 100, '10.100.0.1/24'))).stderr).toBe('');
+    let r = await apply(l2('web-copy', 100, '10.101.0.1/24'));
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe('layer2networkconfiguration.network.nodenet.io/web-copy created');
+    expect(r.stderr).toMatch(
+      /^Warning: Layer2NetworkConfiguration web-copy: spec\.id: is already used by Layer2NetworkConfiguration web .*\(the configurator refuses it and keeps what is in force\)$/m,
+    );
+    r = await apply(l2('overlap', 102, '10.100.0.129/25'));
+    expect(r.stderr).toMatch(
+      /^Warning: Layer2NetworkConfiguration overlap: .*overlaps 10\.100\.0\.0\/24 of Layer2NetworkConfiguration web in the default VRF/m,
+    );
+    // The object that holds the claim is applied again: nothing to warn about.
+    expect((await apply(l2('web', 100, '10.100.0.1/24'))).stderr).toBe('');
+  });
+});

@@ -285,6 +285,9 @@ const layer2Object = (i: number, vrfs: string[]): fc.Arbitrary<Layer2NetworkConf
         neighSuppression: r.neigh,
         advertiseNeighbors: r.advertise,
         ...(r.selector !== undefined ? { nodeSelector: r.selector } : {}),
+        // The network's owner opens it to peerings in the default VRF (issue #37): listen ranges
+        // on default-VRF networks stay in the accepted sets.
+        peering: { defaultVrf: true },
       },
     }));
 
@@ -334,7 +337,7 @@ const peeringObject = (i: number, l2s: string[], vrfs: string[]): fc.Arbitrary<B
         ),
         { nil: undefined },
       ),
-      max4: fc.option(fc.constantFrom(1, 4294967295), { nil: undefined }),
+      max4: fc.option(fc.constantFrom(1, 100_000), { nil: undefined }),
       max6: fc.option(fc.constantFrom(1, 100), { nil: undefined }),
       import: prefixList,
       export: prefixList,

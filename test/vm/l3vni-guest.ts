@@ -94,6 +94,7 @@ const traced: NetlinkDriver = {
   plan: (s) => netlink.plan(s),
   apply: (s) => netlink.apply(s),
   removeAdded: (s) => netlink.removeAdded(s),
+  applyModel: (m) => netlink.applyModel(m),
   read: () => netlink.read(),
   close: () => netlink.close(),
   bringUp: async (devices) => {

@@ -36,6 +36,12 @@ describe('boundText', () => {
   });
 });
 
+describe('boundText escapes controls (issue #37)', () => {
+  it('writes a terminal escape or a bidi override from FRR visibly, keeping newlines', () => {
+    expect(boundText('vtysh: \x1b[2J\u202eoops\nline 2')).toBe('vtysh: \\x1b[2J\\u{202e}oops\nline 2');
+  });
+});
+
 describe('boundObserved', () => {
   it('lists at most the bound of sessions and VNIs and says how many were left out', () => {
     const observed: ObservedState = {
@@ -53,5 +59,18 @@ describe('boundObserved', () => {
     expect(out.bgpSummary).toBe('1000/1000');
     expect(out.error).toBe('744 more BGP sessions not listed; 44 more VNIs not listed');
     expect(boundObserved({ bgpSummary: '1/1' })).toEqual({ bgpSummary: '1/1' });
+  });
+
+  it('leaves out an entry whose names the CRD would refuse, so the rest is still written (issue #37)', () => {
+    const ok = { vrf: 'default', peer: '10.0.0.1', state: 'Idle (Admin)' };
+    const out = boundObserved({
+      bgpSessions: [
+        ok,
+        { vrf: 'default', peer: '<script>', state: 'Established' },
+        { ...ok, peer: 'x'.repeat(65) },
+      ],
+    });
+    expect(out.bgpSessions).toEqual([ok]);
+    expect(out.error).toBe('2 entries with names the status can not hold not listed');
   });
 });

@@ -5,10 +5,12 @@
 // names/: names nodenet gives in Kubernetes and on the host
 export * from './names/kubernetes.js';
 export * from './names/devices.js';
+export * from './names/terminal-text.js';
 
 // grammar/: what a field accepts
 export * from './grammar/patterns.js';
 export * from './grammar/limits.js';
+export * from './grammar/frr-template.js';
 export {
   checkGatewayAddress,
   checkHostAddress,
@@ -25,6 +27,8 @@ export {
 export * from './resources/schema.js';
 export * from './resources/vrf-extras.js';
 export * from './resources/bgp-peering.js';
+export * from './resources/peering-policy.js';
+export * from './resources/agent-configuration.js';
 export * from './resources/rollout-policy.js';
 export * from './resources/observed.js';
 export * from './resources/objects.js';
@@ -33,7 +37,9 @@ export * from './resources/crd.js';
 // validation/: the configurator's own checks of the inputs
 export {
   ValidationError,
+  nodeAddressesOf,
   validateInputs,
+  type UnderlayContext,
   type Problem,
   type ValidationContext,
 } from './validation/validate.js';

@@ -3,49 +3,8 @@
  * two peerings and names the one problem it must produce; the merge and the per-node filter.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  API_VERSION,
-  buildConfig,
-  nodeConfigSpec,
-  peeringCounts,
-  validateInputs,
-  type BGPPeering,
-  type BGPPeeringSpec,
-  type Inputs,
-} from '@nodenet/api';
-import { goodInputs } from './fixtures.js';
-
-export const peering = (name: string, spec: BGPPeeringSpec): BGPPeering => ({
-  apiVersion: API_VERSION,
-  kind: 'BGPPeering',
-  metadata: { name },
-  spec,
-});
-
-/** goodInputs plus a listen-range peering on `web` (VRF blue) and a neighbour peering in VRF red. */
-export function inputsWithPeerings(): Inputs {
-  const inputs = goodInputs();
-  inputs.bgpPeering = [
-    peering('workloads', {
-      listenRange: { layer2: 'web' },
-      remoteAS: 'external',
-      holdTime: 9,
-      keepaliveTime: 3,
-      maxPrefixes: { ipv4: 100 },
-      import: [{ cidr: '10.10.0.0/16', seq: 10, le: 32, action: 'permit' }],
-      importCommunities: ['65000:7'],
-      bfd: { receiveInterval: 100, transmitInterval: 100, detectMultiplier: 5 },
-      nodeSelector: { matchLabels: { bgp: 'yes' } },
-    }),
-    peering('router', {
-      neighbor: { addresses: ['192.0.2.1', '2001:DB8::1'], vrf: 'red', ebgpMultihop: 2 },
-      remoteASN: 65010,
-      addressFamilies: ['ipv4'],
-      export: [{ cidr: '10.20.0.0/16', seq: 5, action: 'permit' }],
-    }),
-  ];
-  return inputs;
-}
+import { buildConfig, nodeConfigSpec, peeringCounts, validateInputs, type Inputs } from '@nodenet/api';
+import { goodInputs, inputsWithPeerings, peering } from './fixtures.js';
 
 const workloads = (i: Inputs): any => i.bgpPeering![0]!.spec;
 const router = (i: Inputs): any => i.bgpPeering![1]!.spec;
@@ -289,7 +248,7 @@ describe('BGPPeering merge and per-node filter', () => {
       importCommunities: ['65000:7'],
       keepaliveTime: 3,
       listenRanges: ['10.10.0.0/24', '2001:db8:10::/64'],
-      maxPrefixes: { ipv4: 100 },
+      maxPrefixes: { ipv4: 100, ipv6: 1000 },
       name: 'workloads',
       neighbors: [],
       remoteAS: 'external',
@@ -331,5 +290,17 @@ describe('BGPPeering status counts', () => {
     ]);
     expect(counts.get('workloads')).toEqual({ nodes: 1, established: 1 });
     expect(counts.get('router')).toEqual({ nodes: 2, established: 2 });
+  });
+
+  it("counts a peer once per node, however often one node's status lists it (issue #37)", () => {
+    const worker = nodeConfigSpec({ config, hash }, { role: 'worker', bgp: 'yes' });
+    const fake = Array.from({ length: 1500 }, () => session('vr.blue', '10.10.0.7'));
+    const spelled = [session('vr.red', '2001:db8::1'), session('vr.red', '2001:DB8:0::1')];
+    const outside = Array.from({ length: 50 }, (_, i) => session('vr.blue', `10.99.0.${i}`));
+    const counts = peeringCounts([
+      { spec: worker, status: { observed: { bgpSessions: [...fake, ...spelled, ...outside] } } },
+    ]);
+    expect(counts.get('workloads')).toEqual({ nodes: 1, established: 1 });
+    expect(counts.get('router')).toEqual({ nodes: 1, established: 1 });
   });
 });

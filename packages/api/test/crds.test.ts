@@ -40,9 +40,10 @@ describe('crds/', () => {
     expect(unbounded).toEqual([]);
   });
 
-  it('defines seven cluster-scoped kinds with status, category nodenet and printer columns', () => {
+  it('defines eight cluster-scoped kinds with status, category nodenet and printer columns', () => {
     const crds = [...files.values()].map((t) => parse(t));
     expect(crds.map((c) => c.spec.names.kind).sort()).toEqual([
+      'AgentConfiguration',
       'BGPPeering',
       'Layer2NetworkConfiguration',
       'NetworkConfigRevision',

@@ -1,4 +1,6 @@
 import type {
+  BGPPeering,
+  BGPPeeringSpec,
   Inputs,
   Layer2NetworkConfiguration,
   Layer2NetworkConfigurationSpec,
@@ -69,4 +71,36 @@ export function goodInputs(): Inputs {
     ],
     routingTable: [table('t1', 5000)],
   };
+}
+
+export const peering = (name: string, spec: BGPPeeringSpec): BGPPeering => ({
+  apiVersion: API_VERSION,
+  kind: 'BGPPeering',
+  metadata: { name },
+  spec,
+});
+
+/** goodInputs plus a listen-range peering on `web` (VRF blue) and a neighbour peering in VRF red. */
+export function inputsWithPeerings(): Inputs {
+  const inputs = goodInputs();
+  inputs.bgpPeering = [
+    peering('workloads', {
+      listenRange: { layer2: 'web' },
+      remoteAS: 'external',
+      holdTime: 9,
+      keepaliveTime: 3,
+      maxPrefixes: { ipv4: 100 },
+      import: [{ cidr: '10.10.0.0/16', seq: 10, le: 32, action: 'permit' }],
+      importCommunities: ['65000:7'],
+      bfd: { receiveInterval: 100, transmitInterval: 100, detectMultiplier: 5 },
+      nodeSelector: { matchLabels: { bgp: 'yes' } },
+    }),
+    peering('router', {
+      neighbor: { addresses: ['192.0.2.1', '2001:DB8::1'], vrf: 'red', ebgpMultihop: 2 },
+      remoteASN: 65010,
+      addressFamilies: ['ipv4'],
+      export: [{ cidr: '10.20.0.0/16', seq: 5, action: 'permit' }],
+    }),
+  ];
+  return inputs;
 }

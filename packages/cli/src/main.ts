@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** kubectl-nodenet: the kubectl plugin (`kubectl nodenet …` once on the PATH, or `npx kubectl-nodenet …`). */
+import { escapeControls } from '@nodenet/api';
 import { askOnTerminal, run } from './program.js';
 
 const controller = new AbortController();
@@ -19,7 +20,9 @@ run(process.argv.slice(2), {
     process.exitCode = code;
   },
   (err: unknown) => {
-    console.error(err);
+    // run() maps every error to an exit code; this is the last guard: one line, exit 5.
+    const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    process.stderr.write(`error: ${escapeControls(text.split('\n')[0] ?? '').slice(0, 500)}\n`);
     process.exitCode = 5;
   },
 );

@@ -4,7 +4,7 @@
  * the binary does. Each command lives in commands/; the views it prints in views/.
  */
 import { createInterface } from 'node:readline/promises';
-import { NODENET_VERSION } from '@nodenet/api';
+import { escapeControls, NODENET_VERSION } from '@nodenet/api';
 import { Command, CommanderError } from 'commander';
 import { addControlCommands } from './commands/control-verbs.js';
 import { addDashboardCommand } from './commands/dashboard.js';
@@ -52,10 +52,12 @@ function handleError(err: unknown, io: Io): number {
     return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
   if (err instanceof CliError) {
-    io.stderr.write(`error: ${err.message}\n`);
+    io.stderr.write(`error: ${escapeControls(err.message, true)}\n`);
     return err.exitCode;
   }
-  io.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  // Anything unexpected (a broken answer, a bug): exit 5 with one line, never a stack or exit 1.
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  io.stderr.write(`error: ${escapeControls(text.split('\n')[0] ?? '').slice(0, 500)}\n`);
   return EXIT.apiError;
 }
 

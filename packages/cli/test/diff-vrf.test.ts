@@ -57,6 +57,33 @@ describe('diff: loopbacks and static routes', () => {
     expect(r.out).not.toMatch(/node-[12]\n.*loopbackAddresses/);
   });
 
+  // Issue 38 item 6: a new VRF read "+ VRF tenant added": its addresses and routes were hidden.
+  it('a new VRF shows, per node, the loopback address it gets and its static routes', async () => {
+    await tc.clients.vrf.create(
+      tenant({
+        staticRoutes: [{ prefix: '10.50.0.0/16', nextHopVRF: 'default', nextHop: '192.0.2.1', onlink: true }],
+      }),
+    );
+    const r = await cli(tc, ['diff']);
+    expect(r.out).toContain('3 of 3 nodes change.');
+    const routes = 'staticRoutes 10.50.0.0/16 via 192.0.2.1 vrf default onlink';
+    for (const [node, address] of [
+      ['node-1', '10.255.0.1'],
+      ['node-2', '10.255.0.2'],
+      ['node-3', '10.255.0.3'],
+    ])
+      expect(r.out).toContain(
+        `${node}\n  + VRF          tenant  added: loopbackAddresses lo=${address}, ${routes}  (new VRFRouteConfiguration)`,
+      );
+    const json = JSON.parse((await cli(tc, ['diff', '-o', 'json'])).out) as {
+      nodes: { node: string; changes: { change: string; values?: { field: string; to: string }[] }[] }[];
+    };
+    expect(json.nodes[0]?.changes[0]?.values).toEqual([
+      { field: 'loopbackAddresses', from: '(unset)', to: 'lo=10.255.0.1' },
+      { field: 'staticRoutes', from: '(unset)', to: '10.50.0.0/16 via 192.0.2.1 vrf default onlink' },
+    ]);
+  });
+
   it('names the node selector when a VRF leaves a node', async () => {
     const plain = tenant({ loopbacks: [] });
     const { config, hash } = buildConfig(inputs(plain));

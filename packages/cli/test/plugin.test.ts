@@ -224,6 +224,45 @@ describe('status', () => {
     expect(r.code).toBe(0);
   });
 
+  // Issue 38 item 5: the revision nodes roll back to read "Rolling out" and suggested aborting it.
+  it('the revision a rollback returns to reads Restoring, never Rolling out, and suggests no abort', async () => {
+    const { rev1 } = await halted();
+    // As the configurator writes it while node-2 is handed its rollback: not complete just now.
+    await tc.clients.nodeConfig.delete('node-2');
+    await createNodeConfig(tc, 'node-2', rev1, undefined, 1);
+    await tc.clients.revision.patchStatus(rev1.metadata.name, {
+      status: {
+        ...complete(5, 7200, 6000),
+        ready: 4,
+        ongoing: 1,
+        conditions: [
+          {
+            type: 'Complete',
+            status: 'False',
+            reason: 'RollingOut',
+            message: '4/5',
+            lastTransitionTime: at(1),
+          },
+          {
+            type: 'Progressing',
+            status: 'True',
+            reason: 'RollingOut',
+            message: '4/5',
+            lastTransitionTime: at(1),
+          },
+        ],
+      },
+    });
+    const r = await cli(tc, ['status']);
+    expect(r.out).toContain('State:     Restoring: nodes roll back to this revision from rev-000002-');
+    expect(r.out).not.toContain('Rolling out');
+    expect(r.out).not.toContain('abort');
+    expect(r.out).toMatch(
+      /^Next: rev-000002-\w+ is invalid: the nodes that took it .*`kubectl nodenet status rev-000002-\w+`\.$/m,
+    );
+    expect(r.code, 'still moving: exit 1').toBe(1);
+  });
+
   it('complete, but a rejected input and a NotReady node are named above the progress and exit 4 (golden)', async () => {
     const rev1 = await createRevision(tc, 1, A, complete(5, 7200, 6000));
     for (const n of Object.keys(NODES)) await createNodeConfig(tc, n, rev1, ok(rev1, 6100), 6200);
@@ -890,6 +929,35 @@ describe('usage and errors', () => {
       expect(r.out).toMatch(new RegExp(`^Usage: kubectl nodenet ${verb} \\[options\\]`));
     },
   );
+
+  // Issue 38: a missing $KUBECONFIG printed the raw ENOENT of the client library.
+  it('a missing kubeconfig (from $KUBECONFIG or none at all) is one clear line, exit 2', async () => {
+    const saved = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME };
+    const attempt = async (): Promise<{ code: number; err: string }> => {
+      let err = '';
+      const code = await run(['status'], {
+        stdout: { write: () => true },
+        stderr: { write: (t: string) => (err += t) },
+      });
+      return { code, err };
+    };
+    try {
+      process.env.KUBECONFIG = '/nonexistent/kubeconfig';
+      expect(await attempt()).toEqual({
+        code: 2,
+        err: 'error: kubeconfig /nonexistent/kubeconfig (from $KUBECONFIG): file not found; give --kubeconfig or set $KUBECONFIG to an existing file\n',
+      });
+      delete process.env.KUBECONFIG;
+      process.env.HOME = '/nonexistent-home';
+      const none = await attempt();
+      expect(none.code).toBe(2);
+      expect(none.err).toMatch(/^error: no kubeconfig: give --kubeconfig, or set \$KUBECONFIG .*\n$/);
+    } finally {
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
+  });
 
   it('bad usage exits 2, an unreachable API server 5', async () => {
     expect((await cli(tc, ['status', '--bogus'])).code).toBe(2);

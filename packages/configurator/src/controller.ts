@@ -3,11 +3,12 @@
  * changed, asks the planner what to do and carries it out. Only the leader acts; a standby keeps
  * its caches warm so that it can take over at once.
  */
-import { type NetworkConfigRevision, type RolloutPolicy } from '@nodenet/api';
+import { type NetworkConfigRevision } from '@nodenet/api';
 import { Coalescer, EventRecorder, Informer, KubeApiError, parallel, type Clients } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
-import { effectivePolicy, findRolloutPolicy, rolloutPolicyStatus } from './policy/fleet-policy.js';
+import { effectivePolicy, findRolloutPolicy } from './policy/fleet-policy.js';
+import { writeRolloutPolicyStatus, type PolicyStatusContext } from './policy/policy-status-write.js';
 import type { Metrics } from './run/metrics.js';
 import { IncrementalPlanner, nodeSpecHash, specContentHash, type Plan } from './rollout/index.js';
 import type { Policy } from './policy/policy.js';
@@ -15,20 +16,21 @@ import {
   BuildSchedule,
   CreationOrder,
   DEFAULT_BUILD_TIMING,
-  loopbackNodes,
+  nodeFacts,
   PasswordSecrets,
   RevisionBuilder,
   revisionBuildKey,
   writePeeringStatuses,
   writeRevisionDisruption,
   type BuildTiming,
+  type SiteUnderlay,
   type SizeBudget,
 } from './build/index.js';
 import { NodeSpecCache } from './nodes/node-specs.js';
 import { RowLabelGate } from './nodes/row-label-gate.js';
 import { WritePace } from './pace/write-pace.js';
-import { managedNodeLabels, NodeInfoList, sameLabels } from './nodes/node-info.js';
-import { controllerInformers, type Informers } from './informers.js';
+import { NodeInfoList, sameBuildFacts } from './nodes/node-info.js';
+import { INPUT_INFORMERS, makeInformers, type Informers } from './informers.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './nodes/node-config.js';
@@ -56,6 +58,8 @@ export interface ControllerOptions {
   /** Limits a revision must stay within (budget.ts); default DEFAULT_BUDGET. */
   budget?: SizeBudget;
   passwordNamespace?: string; // of the BGP password Secrets (build/password-secrets.ts)
+  /** The site's underlay settings (--underlay-cidr, --allow-default-*; node addresses: from Nodes). */
+  underlay?: SiteUnderlay;
 }
 
 export class Controller {
@@ -88,7 +92,7 @@ export class Controller {
     const c = opts.clients;
     const resync = opts.resyncMs ?? 300_000;
     this.passwords = new PasswordSecrets(c.secret, opts.passwordNamespace, resync);
-    this.informers = controllerInformers(c, resync, this.passwords);
+    this.informers = makeInformers(c, resync, this.passwords);
     this.log = opts.log;
     this.ignoredReports = new IgnoredReportLog(opts.log);
     this.isLeader = opts.isLeader ?? (() => true);
@@ -121,7 +125,7 @@ export class Controller {
     ][]) {
       inf.on((e) => {
         if (e.type === 'resync') return this.schedule();
-        if (name === 'vrf' || name === 'layer2' || name === 'routingTable' || name === 'bgpPeering') {
+        if (INPUT_INFORMERS.has(name)) {
           this.creationOrder.note(e);
           this.buildSchedule.inputEvent(e, performance.now());
         }
@@ -133,8 +137,8 @@ export class Controller {
         )
           this.buildSchedule.changed();
         // Node labels decide the inputs' Selected condition (outcome.ts) and the loopback addresses
-        // (loopback-step.ts: a node added, deleted or relabelled); heartbeats do not.
-        if (name === 'node' && !(e.type === 'update' && e.old && sameLabels(e.old, e.object)))
+        // (loopback-step.ts), its addresses the peering guards (node-facts.ts); heartbeats do not.
+        if (name === 'node' && !(e.type === 'update' && e.old && sameBuildFacts(e.old, e.object)))
           this.buildSchedule.changed();
         if (name === 'secret') this.buildSchedule.changed(); // a rotation, the salt filled
         this.schedule();
@@ -236,7 +240,12 @@ export class Controller {
     });
     this.lastPlan = p;
     let failed = await this.execute(p, now, mono);
-    if (rp && this.isLeader()) failed += await this.writeRolloutPolicyStatus(rp, p, fleet.problems, now);
+    if (rp && this.isLeader())
+      failed += await writeRolloutPolicyStatus(this.policyStatus, rp, {
+        plan: p,
+        problems: fleet.problems,
+        now,
+      });
     if (this.isLeader()) {
       const peerings = { client: this.opts.clients.bgpPeering, informer: this.informers.bgpPeering };
       failed += await writePeeringStatuses({ ...peerings, log: this.log }, nodeConfigs);
@@ -280,10 +289,9 @@ export class Controller {
       const out = await this.builder.run(now, {
         passwords: await this.passwords.forBuild(this.isLeader(), this.log),
         ...(this.opts.budget ? { budget: this.opts.budget } : {}),
-        nodes: loopbackNodes(nodes, policy.nodeSelector),
+        ...nodeFacts(nodes, policy, this.opts.underlay),
         recency: (o) => this.buildSchedule.recency(o),
         createdOrder: (o) => this.creationOrder.of(o),
-        nodeLabels: managedNodeLabels(nodes, policy),
       });
       done = out.done;
     } catch (err) {
@@ -292,30 +300,8 @@ export class Controller {
     return this.buildSchedule.finished(token, done, performance.now());
   }
 
-  /** Where the rollout stands, on the RolloutPolicy `default` (fleet-policy.ts); 1 on a failed write. */
-  private async writeRolloutPolicyStatus(
-    rp: RolloutPolicy,
-    p: Plan,
-    problems: string[],
-    now: number,
-  ): Promise<number> {
-    const status = rolloutPolicyStatus(rp, {
-      plan: p,
-      revisions: this.informers.revision.list(),
-      problems,
-      now,
-    });
-    const key = `RolloutPolicy ${rp.metadata.name}`;
-    if (!status || !this.pace.status.dueOne(key, rp.status, status, performance.now())) return 0;
-    try {
-      this.informers.rolloutPolicy.mutated(
-        await this.opts.clients.rolloutPolicy.updateStatus({ ...rp, status }),
-      );
-      return 0;
-    } catch (err) {
-      this.log.warn({ err: errText(err) }, 'could not write RolloutPolicy status; will look again');
-      return 1;
-    }
+  private get policyStatus(): PolicyStatusContext {
+    return { clients: this.opts.clients, informers: this.informers, pace: this.pace, log: this.log };
   }
 
   /** Carries out a plan through the executors (execute.ts); returns the number of failed writes. */

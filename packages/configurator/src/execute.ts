@@ -20,7 +20,7 @@ import {
 import { isNotFound, parallel, type KubeObject, type Node } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import type { Metrics } from './run/metrics.js';
-import { nodeConfigFor, staleAnnotations } from './nodes/node-config.js';
+import { nodeConfigFor, specPatch, staleAnnotations } from './nodes/node-config.js';
 import type { RowLabelGate } from './nodes/row-label-gate.js';
 import { assignConcurrency } from './nodes/write-budget.js';
 import { ASSIGNED_NAMES_LISTED, assignedMessage, type AssignedEvents } from './pace/assigned-events.js';
@@ -133,7 +133,7 @@ export async function assign(a: AssignAction, ctx: ExecContext): Promise<boolean
           labels: { ...want.metadata.labels, ...rowLabelsOnMove(existing) },
           annotations: { ...want.metadata.annotations, ...staleAnnotations(existing, want) },
         },
-        spec: want.spec,
+        spec: specPatch(want.spec),
       })
     : await ctx.writer.nodeConfig.create(want);
   ctx.cache.wroteNodeConfig(written);

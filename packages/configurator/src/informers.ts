@@ -1,8 +1,15 @@
 /**
- * The controller's informers: every kind a pass reads, and the BGP password Secrets of one namespace
- * (build/password-secrets.ts). A standby keeps them warm too.
+ * The controller's informers: every kind a pass reads, which of them are the build's inputs, and the
+ * BGP password Secrets of one namespace (build/password-secrets.ts). A standby keeps them warm too.
  */
-import type { BGPPeering, Inputs, NetworkConfigRevision, NodeConfig, RolloutPolicy } from '@nodenet/api';
+import type {
+  AgentConfiguration,
+  BGPPeering,
+  Inputs,
+  NetworkConfigRevision,
+  NodeConfig,
+  RolloutPolicy,
+} from '@nodenet/api';
 import { Informer, type Clients, type Node } from '@nodenet/kube';
 import type { PasswordSecrets } from './build/index.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
@@ -12,6 +19,7 @@ export type Informers = {
   layer2: Informer<Inputs['layer2'][number]>;
   routingTable: Informer<Inputs['routingTable'][number]>;
   bgpPeering: Informer<BGPPeering>;
+  agentConfiguration: Informer<AgentConfiguration>;
   revision: Informer<NetworkConfigRevision>;
   nodeConfig: Informer<NodeConfig>;
   rolloutPolicy: Informer<RolloutPolicy>;
@@ -19,12 +27,22 @@ export type Informers = {
   secret: PasswordSecrets['informer'];
 };
 
-export function controllerInformers(c: Clients, resync: number, passwords: PasswordSecrets): Informers {
+/** The informers of the input kinds: an event of theirs is a reason to build. */
+export const INPUT_INFORMERS: ReadonlySet<string> = new Set([
+  'vrf',
+  'layer2',
+  'routingTable',
+  'bgpPeering',
+  'agentConfiguration',
+]);
+
+export function makeInformers(c: Clients, resync: number, passwords: PasswordSecrets): Informers {
   return {
     vrf: new Informer(c.vrf, { resyncMs: resync }),
     layer2: new Informer(c.layer2, { resyncMs: resync }),
     routingTable: new Informer(c.routingTable, { resyncMs: resync }),
     bgpPeering: new Informer(c.bgpPeering, { resyncMs: resync }),
+    agentConfiguration: new Informer(c.agentConfiguration, { resyncMs: resync }),
     revision: new Informer(c.revision, { resyncMs: resync }),
     // One summary per node, not its whole configuration (node-config-summary.ts).
     nodeConfig: new Informer(c.nodeConfig, {

@@ -313,16 +313,28 @@ describe('executePlan', () => {
     await executePlan(planFor(revs, ncs, ['n00']), c.ctx());
     expect(c.events.map((e) => e.reason)).toEqual(['RolloutComplete']);
 
-    // A late joiner that fails: degraded, Warning Event; no second RolloutComplete.
+    // A late joiner whose agent found itself misconfigured before answering: degraded, Warning
+    // Event; no second RolloutComplete. (One that refuses the catch-up counts: issue 35.)
     const now = [c.revisions.get('rev-1-aaaaaaaaaa') as NetworkConfigRevision];
-    const more = [...ncs, nc('late', A, { move: 'catch-up', status: invalid(A, 'vtep missing') })];
+    const misconfigured = {
+      conditions: [
+        {
+          type: 'AgentReady',
+          status: 'False' as const,
+          reason: 'AgentMisconfigured',
+          message: 'vtep missing',
+          lastTransitionTime: new Date(0).toISOString(),
+        },
+      ],
+    };
+    const more = [...ncs, nc('late', A, { move: 'catch-up', status: misconfigured })];
     c.nodes.set('late', k8sNode('late'));
     await executePlan(planFor(now, more, ['n00', 'late']), c.ctx());
     expect(c.events.map((e) => [e.type, e.reason])).toEqual([
       ['Normal', 'RolloutComplete'],
       ['Warning', 'NodesDegraded'],
     ]);
-    expect(c.events[1]?.message).toContain('late: vtep missing');
+    expect(c.events[1]?.message).toContain('late: unavailable: agent misconfigured: vtep missing');
   });
 
   it('collects the NodeConfig of a gone node with its uid as precondition', async () => {

@@ -66,6 +66,20 @@ describe('RolloutPolicy default over the flags', () => {
     },
   );
 
+  // Issue #37: preconfigTimeout 100000h was accepted.
+  it.each([
+    ['preconfigTimeout', '100000h'],
+    ['configTimeout', '24h1s'],
+    ['notReadyTimeout', '25h'],
+    ['minSuccessTime', '1000000h'],
+  ] as const)('a %s of %s is above 24h: the flag stays, Valid=False names the knob', (field, value) => {
+    const r = effectivePolicy(DEFAULT_POLICY, rp({ [field]: value }));
+    expect(r.policy).toEqual(DEFAULT_POLICY);
+    expect(r.problems).toEqual([
+      `spec.${field}: must be at most 24h (a longer one holds a silent node in its slot) (got "${value}")`,
+    ]);
+  });
+
   it('waveBarrier is a knob', () => {
     expect(effectivePolicy(DEFAULT_POLICY, rp({ waveBarrier: true })).policy.waveBarrier).toBe(true);
   });

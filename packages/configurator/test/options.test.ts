@@ -46,6 +46,7 @@ describe('configurator options', () => {
       shutdownTimeoutMs: 10_000,
       buildTiming: DEFAULT_BUILD_TIMING,
       budget: DEFAULT_BUDGET,
+      underlay: { cidrs: [] },
     });
   });
 
@@ -79,6 +80,9 @@ describe('configurator options', () => {
         '--build-max-delay=5s',
         '--max-revision-bytes=1000000',
         '--max-frr-lines=5000',
+        '--underlay-cidr=10.1.0.0/16, FD00:1::/64',
+        '--allow-default-vrf-peering',
+        '--allow-default-route-import',
       ]),
     );
     expect(o).toEqual({
@@ -115,6 +119,7 @@ describe('configurator options', () => {
       shutdownTimeoutMs: 5_000,
       buildTiming: { ...DEFAULT_BUILD_TIMING, quietMs: 500, maxDelayMs: 5000 },
       budget: { maxConfigBytes: 1_000_000, maxFrrLines: 5000 },
+      underlay: { cidrs: ['10.1.0.0/16', 'fd00:1::/64'], defaultVrfPeering: true, defaultRouteImport: true },
     });
   });
 
@@ -145,6 +150,8 @@ describe('configurator options', () => {
     [['--build-max-delay', '1h'], '--build-max-delay', '1h'],
     [['--max-revision-bytes', '0'], '--max-revision-bytes', '0'],
     [['--max-frr-lines', 'many'], '--max-frr-lines', 'many'],
+    [['--underlay-cidr', '10.1.0.1/16'], '--underlay-cidr', '10.1.0.1/16'],
+    [['--underlay-cidr', '10.1.0.0/16,nope'], '--underlay-cidr', 'nope'],
   ])('refuses %j naming the flag and the value', (args, flag, value) => {
     const err = errorOf(args);
     expect(err.option).toBe(flag);

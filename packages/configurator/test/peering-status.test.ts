@@ -3,6 +3,8 @@
  * the NodeConfigs that carry a peering and the sessions their agents observed Established, writes
  * the two figures once, and keeps the Accepted condition the build step wrote.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pino from 'pino';
 import { API_VERSION, buildConfig, nodeConfigSpec, type BGPPeering, type NodeConfig } from '@nodenet/api';
@@ -77,13 +79,36 @@ it('writes the nodes a peering reaches and its Established sessions, and keeps i
     expect(got.status).toMatchObject({
       nodes: 2,
       established: 3,
+      remoteAS: '65010',
       conditions: [{ type: 'Accepted', status: 'True' }],
     });
     // Unchanged figures: no second write.
     const rv = got.metadata.resourceVersion;
     expect(await writePeeringStatuses(ctx, ncs)).toBe(0);
     expect((await clients.bgpPeering.get('router')).metadata.resourceVersion).toBe(rv);
+
+    // Issue 38: `remoteAS: external` left REMOTE AS blank (the column read spec.remoteASN only).
+    await clients.bgpPeering.create({
+      ...peering,
+      metadata: { name: 'any-as' },
+      spec: { neighbor: { addresses: ['192.0.2.9'] }, remoteAS: 'external' },
+    });
+    await waitUntil(() => informer.list().length === 2);
+    expect(await writePeeringStatuses(ctx, ncs)).toBe(0);
+    const { stdout } = await promisify(execFile)('kubectl', [
+      '--kubeconfig',
+      dc.kubeconfigPath,
+      'get',
+      'bgpp',
+    ]);
+    expect(stdout).toMatch(/^NAME\s+LAYER2\s+REMOTE AS\s+NODES\s+ESTABLISHED/);
+    expect(stdout).toMatch(/^any-as\s+external\s+0\s+0\s/m);
+    expect(stdout).toMatch(/^router\s+65010\s+2\s+3\s/m);
   } finally {
     informer.stop();
   }
 }, 60_000);
+
+async function waitUntil(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
+}

@@ -18,6 +18,8 @@ import { buildRevision } from '@nodenet/configurator';
 const NOW = Date.parse('2025-01-01T00:00:00Z');
 const NS = 'nodenet-bgp-passwords';
 const SALT = 'cluster-salt';
+/** Peerings here are in the default VRF: the site allows it (issue #37's guard). */
+const SITE = { underlay: { defaultVrfPeering: true } };
 
 const peering = (name: string, address: string, secret?: string): BGPPeering => ({
   apiVersion: 'network.nodenet.io/v1alpha1',
@@ -59,6 +61,7 @@ describe('buildRevision with BGP password references', () => {
   it('the revision carries the Secret, the key and the salted hash, never the value', () => {
     const rev = created(
       buildRevision(inputs(peering('router', '192.0.2.1', 'router-pw')), [], NOW, {
+        ...SITE,
         passwords: secrets({ 'router-pw': { password: 'very-secret-1' } }),
       }),
     );
@@ -71,7 +74,7 @@ describe('buildRevision with BGP password references', () => {
   });
 
   it('a rotation of the Secret is a new revision; the same value again is none', () => {
-    const opts = (pw: string) => ({ passwords: secrets({ 'router-pw': { password: pw } }) });
+    const opts = (pw: string) => ({ ...SITE, passwords: secrets({ 'router-pw': { password: pw } }) });
     const rev1 = created(
       buildRevision(inputs(peering('router', '192.0.2.1', 'router-pw')), [], NOW, opts('a1')),
     );
@@ -93,7 +96,7 @@ describe('buildRevision with BGP password references', () => {
       inputs(peering('missing', '192.0.2.1', 'absent'), peering('plain', '192.0.2.2'), wrongNs, noKey),
       [],
       NOW,
-      { passwords: secrets({ 'router-pw': { password: 'x1' } }) },
+      { ...SITE, passwords: secrets({ 'router-pw': { password: 'x1' } }) },
     );
     const rev = created(r);
     expect(rev.spec.config.bgpPeering?.map((p) => p.name)).toEqual(['plain']);
@@ -113,7 +116,7 @@ describe('buildRevision with BGP password references', () => {
   });
 
   it('a Secret deleted after the revision: the peering is refused and its entry in force, with its hash, stays', () => {
-    const opts = { passwords: secrets({ 'router-pw': { password: 'kept' } }) };
+    const opts = { ...SITE, passwords: secrets({ 'router-pw': { password: 'kept' } }) };
     const rev1 = created(
       buildRevision(
         inputs(peering('router', '192.0.2.1', 'router-pw'), peering('b', '192.0.2.9')),
@@ -127,7 +130,7 @@ describe('buildRevision with BGP password references', () => {
       inputs(peering('router', '192.0.2.1', 'router-pw'), peering('b', '192.0.2.9'), other),
       [rev1],
       NOW,
-      { passwords: secrets({}) },
+      { ...SITE, passwords: secrets({}) },
     );
     const rev2 = created(r);
     expect(rev2.spec.config.bgpPeering?.find((p) => p.name === 'router')).toEqual(
@@ -143,17 +146,19 @@ describe('buildRevision with BGP password references', () => {
       key: 'password',
       hash: hashOf('x'),
     };
-    const rev = created(buildRevision(inputs(forged), [], NOW, { passwords: secrets({}) }));
+    const rev = created(buildRevision(inputs(forged), [], NOW, { ...SITE, passwords: secrets({}) }));
     expect(rev.spec.config.bgpPeering?.[0]).not.toHaveProperty('password');
   });
 
   it('a value FRR cannot take, or no salt, refuses the peering without quoting the value', () => {
     const r = buildRevision(inputs(peering('router', '192.0.2.1', 'router-pw')), [], NOW, {
+      ...SITE,
       passwords: { namespace: NS, lookup: () => ({ kind: 'malformed' }) },
     });
     const text = JSON.stringify(r.inputStatusUpdates);
     expect(text).toContain('the value is not a TCP-MD5 password FRR takes');
     const noSalt = buildRevision(inputs(peering('router', '192.0.2.1', 'router-pw')), [], NOW, {
+      ...SITE,
       passwords: { namespace: NS, lookup: () => ({ kind: 'no-salt' }) },
     });
     expect(JSON.stringify(noSalt.inputStatusUpdates)).toContain('nodenet-bgp-password-salt');

@@ -48,6 +48,9 @@ export async function applySpec(
     );
     return { state, outcome: { kind: 'error', message: `cannot start apply: ${describeCause(err)}` } };
   }
+  // The checks of the config being applied, baseline included (a check it adds that fails already
+  // is reported, not held against it); a failure selects the restored config's again (fail()).
+  ports.selectHealth(desired.spec);
   const baseline = await ports.runHealth();
   // Read before anything changes: which FRR file a restore that cannot render may put back.
   const frrFile = await ports.drivers.frr.fileHash().catch(() => undefined);
@@ -109,7 +112,7 @@ async function toHost(
 ): Promise<{ saved: AppliedCheckpoint; verdict: HealthVerdict }> {
   const { pending, progress, baseline } = attempt;
   const { spec } = attempt.desired;
-  const { operations } = await runStep('netlink', () => ports.drivers.netlink.apply(spec));
+  const { operations, rendering } = await runStep('netlink', () => ports.drivers.netlink.apply(spec));
   ports.fault('after-netlink');
   const { changed } = await runStep('frr', () => ports.drivers.frr.apply(spec));
   ports.fault('after-frr');
@@ -126,7 +129,14 @@ async function toHost(
     if (ports.confirm.windowMs > 0) await markConfirming(ports, pending);
     await confirmApplied(ports, progress, baseline);
   } else ports.log.info({ revision: spec.revision }, 'host unchanged by this revision; no confirm window');
-  const saved = await runStep('checkpoint', () => ports.checkpoints.saveApplied(spec));
+  // What this binary put on the host: a later binary that renders it differently confirms the difference (upgrade.ts).
+  const frrText = ports.drivers.frr.render?.(spec);
+  const saved = await runStep('checkpoint', () =>
+    ports.checkpoints.saveApplied(
+      spec,
+      frrText !== undefined && rendering ? { frr: frrText, netlink: rendering } : undefined,
+    ),
+  );
   ports.fault('after-applied');
   return { saved, verdict };
 }
@@ -188,6 +198,7 @@ async function fail(
     { revision, step: failure.step, err: failure.cause ?? failure.message },
     `${STEP_LABEL[failure.step]} failed; restoring`,
   );
+  ports.selectHealth(state.applied?.spec);
   const end = await restoreAndReport(
     ports,
     state,

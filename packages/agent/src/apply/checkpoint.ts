@@ -51,6 +51,19 @@ export interface AppliedCheckpoint {
   /** sha256 of the canonical JSON of `spec` (detects a spec edited without its revision changing). */
   specHash: string;
   savedAt: string;
+  /**
+   * What this agent put on the host for `spec` (issue #36): the FRR file and the netlink model. A
+   * later agent binary that renders the spec differently applies the difference through the confirm
+   * window (upgrade.ts) and can put this back. Absent in files of older agents.
+   */
+  rendered?: HostRendering;
+}
+
+/** The host side of a spec as one agent binary renders it. */
+export interface HostRendering {
+  frr: string;
+  /** The managed devices, sorted by name (netlink/model.ts `Device`, as plain JSON). */
+  netlink: unknown[];
 }
 
 /** The apply that is under way. */
@@ -170,12 +183,13 @@ export class CheckpointStore {
     return this.read(REJECTED_FILE, validateRejected);
   }
 
-  async saveApplied(spec: NodeConfigSpec): Promise<AppliedCheckpoint> {
+  async saveApplied(spec: NodeConfigSpec, rendered?: HostRendering): Promise<AppliedCheckpoint> {
     const record: AppliedCheckpoint = {
       revision: spec.revision,
       spec,
       specHash: specHash(spec),
       savedAt: this.now().toISOString(),
+      ...(rendered ? { rendered } : {}),
     };
     await this.write(APPLIED_FILE, record);
     return record;
@@ -329,7 +343,18 @@ function validateApplied(body: Record<string, unknown>): AppliedCheckpoint | str
   const typed = spec as unknown as NodeConfigSpec;
   if (body.specHash !== specHash(typed)) return 'field "body.specHash" does not match the spec';
   if (typeof body.savedAt !== 'string') return 'field "body.savedAt" is missing';
-  return { revision: spec.revision, spec: typed, specHash: body.specHash, savedAt: body.savedAt };
+  const r = body.rendered;
+  const rendered =
+    isRecord(r) && typeof r.frr === 'string' && Array.isArray(r.netlink)
+      ? { rendered: { frr: r.frr, netlink: r.netlink as unknown[] } }
+      : {};
+  return {
+    revision: spec.revision,
+    spec: typed,
+    specHash: body.specHash,
+    savedAt: body.savedAt,
+    ...rendered,
+  };
 }
 
 function validatePending(body: Record<string, unknown>): PendingApply | string {

@@ -23,7 +23,7 @@ export interface HostNetlink {
    * the host. Idempotent: applying the same spec twice does nothing the second time. Returns how
    * many kernel operations it performed (0 = the host already matched; >0 on a resync = drift).
    */
-  apply(spec: NodeConfigSpec): Promise<{ operations: number }>;
+  apply(spec: NodeConfigSpec): Promise<{ operations: number; rendering?: unknown[] }>;
   /** Removes every device the agent manages (restore target when there is no checkpoint). */
   removeAll(): Promise<{ operations: number }>;
   /**
@@ -32,6 +32,10 @@ export interface HostNetlink {
    * `apply` was refused still takes the change's new devices back. Returns their names.
    */
   removeAdded(spec: NodeConfigSpec): Promise<{ removed: string[] }>;
+  /** The managed devices `spec` renders to with this binary, sorted by name (reads the host, changes nothing). */
+  rendering?(spec: NodeConfigSpec): Promise<unknown[]>;
+  /** Makes the managed devices match a rendering (a predecessor's, from the checkpoint): an upgrade's restore. */
+  applyRendering?(devices: unknown[]): Promise<{ operations: number }>;
 }
 
 /** FRR side: frr.conf rendered from the spec, checked and reloaded. */
@@ -69,6 +73,14 @@ export interface HostFrr {
    * Absent: nothing to read.
    */
   prepare?(spec: NodeConfigSpec): Promise<void>;
+  /** The frr.conf text `spec` renders to with this binary (pure). */
+  render?(spec: NodeConfigSpec): string;
+  /** The frr.conf on the host now (what the agent before this one wrote), or null. */
+  onHost?(): Promise<string | null>;
+  /** Check, write and reload a text (an upgrade's new rendering, or the restore of the previous one). */
+  applyText?(text: string, options?: { repair?: boolean }): Promise<{ changed: boolean }>;
+  /** Drift repair towards a text (after a failed upgrade: the previous rendering stays). */
+  syncText?(text: string): Promise<{ changed: boolean; drift?: string }>;
 }
 
 export interface HostDrivers {
@@ -79,6 +91,8 @@ export interface HostDrivers {
 /** Runs the configured checks; `HealthChecker` implements it. Must not reject (a failed probe is a result). */
 export interface HealthRunner {
   run(): Promise<CheckResult[]>;
+  /** From now on, the checks `spec` carries (its AgentConfiguration's; SpecHealthChecks); absent: one set. */
+  select?(spec: NodeConfigSpec | undefined): void;
 }
 
 export interface Clock {

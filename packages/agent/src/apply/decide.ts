@@ -18,6 +18,13 @@ export interface PipelineState {
   recoveryNeeded: boolean;
   /** The first-healthy hook (start-up taint removal) succeeded; it is not called again. */
   healthyOnce: boolean;
+  /** This process compared its rendering of the applied spec with its predecessor's (upgrade.ts). */
+  upgradeChecked?: boolean;
+  /**
+   * This binary's rendering of the applied spec failed its window and the previous one was put back
+   * (upgrade.ts): the agent is not ready, drift repair keeps the previous rendering.
+   */
+  upgradeFailed?: { message: string; rendering: { frr: string | null; netlink?: unknown[] } };
 }
 
 export const INITIAL_STATE: PipelineState = { started: false, recoveryNeeded: false, healthyOnce: false };

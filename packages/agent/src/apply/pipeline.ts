@@ -18,6 +18,7 @@ import { decide, INITIAL_STATE, type PipelineState, type Stepped } from './decid
 import { keepRejected, resync } from './drift.js';
 import { resolvePorts, type ApplyPorts } from './ports.js';
 import { retryRestore, startUp } from './restore.js';
+import { holdPrevious, upgradeOnce } from './upgrade.js';
 
 export class Pipeline {
   private state: PipelineState = INITIAL_STATE;
@@ -28,6 +29,11 @@ export class Pipeline {
 
   constructor(deps: PipelineDeps) {
     this.ports = resolvePorts(deps, this.stopping.signal);
+  }
+
+  /** Why the agent is not ready: an agent upgrade that failed its window (upgrade.ts), else undefined. */
+  get notReady(): string | undefined {
+    return this.state.upgradeFailed?.message;
   }
 
   /** The last good config on the host, as the checkpoint records it. */
@@ -51,7 +57,9 @@ export class Pipeline {
   }
 
   private async startNow(): Promise<StartOutcome> {
-    return this.take(await startUp(this.ports, this.state));
+    const outcome = this.take(await startUp(this.ports, this.state));
+    this.ports.selectHealth(this.state.applied?.spec);
+    return outcome;
   }
 
   private async reconcileNow(desired: DesiredConfig): Promise<ReconcileOutcome> {
@@ -77,8 +85,14 @@ export class Pipeline {
             }
           : this.run(restored, desired, hash);
       }
-      case 'resync':
-        return resync(ports, state, desired);
+      case 'resync': {
+        const upgraded = await upgradeOnce(ports, state, desired);
+        if (upgraded.outcome) return upgraded;
+        const now = upgraded.state;
+        return now.upgradeFailed
+          ? holdPrevious(ports, { ...now, upgradeFailed: now.upgradeFailed }, desired)
+          : resync(ports, now, desired);
+      }
       case 'keep-rejected':
         return keepRejected(ports, state, desired);
       case 'retry-interrupted':
@@ -87,7 +101,8 @@ export class Pipeline {
           ? applySpec(ports, state, desired, hash)
           : keepRejected(ports, state, desired);
       case 'apply':
-        return applySpec(ports, state, desired, hash);
+        // A new revision is rendered by this binary and confirmed as such: no upgrade left to check.
+        return applySpec(ports, { ...state, upgradeChecked: true, upgradeFailed: undefined }, desired, hash);
     }
   }
 

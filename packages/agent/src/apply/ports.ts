@@ -3,6 +3,7 @@
  * their defaults filled in, plus the stop signal. Built once per pipeline; a step reads what it
  * needs from it and never calls back into the pipeline.
  */
+import type { NodeConfigSpec } from '@nodenet/api';
 import { abortableSleep } from '@nodenet/kube';
 import pino from 'pino';
 import { describeCause } from '../errors.js';
@@ -28,6 +29,8 @@ export interface ApplyPorts {
   confirm: ConfirmSettings;
   /** The health checks; never rejects (a runner that throws is one failed result). */
   runHealth: () => Promise<CheckResult[]>;
+  /** The health checks of `spec` from now on (the one being applied, or the one restored). */
+  selectHealth: (spec: NodeConfigSpec | undefined) => void;
   /** The API server on a fresh connection (confirm window); absent: the `apiserver` check stands in. */
   apiServer?: () => Promise<void>;
   /** Whether the API server answers now; true when there is no probe. */
@@ -55,6 +58,7 @@ export function resolvePorts(deps: PipelineDeps, signal: AbortSignal): ApplyPort
     log: deps.logger ?? pino({ level: 'silent' }),
     fault: deps.fault ?? (() => undefined),
     confirm,
+    selectHealth: (spec) => health.select?.(spec),
     runHealth: async () => {
       try {
         return await health.run();

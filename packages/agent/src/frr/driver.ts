@@ -45,7 +45,7 @@ import { renderFrrConfig } from './render.js';
 import { routeMapRemovals } from './reload-guard.js';
 import { staleBgpInstances, vrfPreparation } from './prepare.js';
 import { readStatus, type FrrStatus, type SessionRef } from './status.js';
-import { parseTemplate, type FrrTemplate } from './template.js';
+import { parseTemplate, SpecTemplates, type FrrTemplate } from './template.js';
 import { readRuntimeState } from './runtime.js';
 import { runtimeMismatches, type RuntimeState } from './verify.js';
 
@@ -65,9 +65,12 @@ export interface FrrSyncResult extends FrrApplyResult {
   drift: ConfigDrift;
 }
 
+/** What the driver renders from: the NodeConfig's sections and the template it carries. */
+export type RenderSpec = Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering' | 'agent'>;
+
 export interface FrrDriverOptions extends FrrInstanceOptions {
-  /** Base template text (see template.ts for the placeholder syntax). */
-  template: string;
+  /** The bootstrap template (`--frr-template`), for a NodeConfig that carries none (template.ts). */
+  template?: string;
   settings: FrrNodeSettings;
   /** How long the post-reload check waits for FRR to show what the file says (default 15 s). */
   verifyWaitMs?: number;
@@ -75,7 +78,8 @@ export interface FrrDriverOptions extends FrrInstanceOptions {
 
 export class FrrDriver {
   readonly instance: ResolvedInstance;
-  readonly template: FrrTemplate;
+  /** The bootstrap template, parsed (checked at start-up). */
+  readonly template: FrrTemplate | undefined;
   readonly settings: FrrNodeSettings;
   private readonly verifyWaitMs: number;
   /** Applies and restores run one at a time. */
@@ -89,25 +93,33 @@ export class FrrDriver {
   /** The in-process drift check of `sync`, remembered between resyncs (drift.ts). */
   private readonly driftCheck = new DriftCheck();
   private lastRender: { key: string; text: string } | undefined;
+  /** The template of each spec: its own (AgentConfiguration's), else the bootstrap one. */
+  private readonly templates: SpecTemplates;
   /** The parse of the last text a fast path started from or went to (one slot, keyed by the text). */
   private parsed: { text: string; config: ParsedConfig } | undefined;
 
   constructor(opts: FrrDriverOptions) {
     this.instance = resolveInstance(opts);
-    this.template = parseTemplate(opts.template);
+    this.template = opts.template === undefined ? undefined : parseTemplate(opts.template);
+    this.templates = new SpecTemplates(this.template);
     this.settings = opts.settings;
     this.verifyWaitMs = opts.verifyWaitMs ?? 15_000;
   }
 
-  /** Pure: the frr.conf text for this spec. Throws FrrRenderError / FrrTemplateError. */
-  render(spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>): string {
+  /** Pure: the frr.conf text for this spec, in its template (SpecTemplates). Throws FrrRenderError / FrrTemplateError. */
+  render(spec: RenderSpec): string {
     // Every resync renders the applied spec again: the last text is kept, keyed by the spec's JSON
     // (a tenth of a render's cost), so a mutated spec object never gets a stale text.
-    const key = JSON.stringify([spec.vrf, spec.routingTable, spec.bgpPeering]);
+    const key = JSON.stringify([spec.vrf, spec.routingTable, spec.bgpPeering, spec.agent?.frrTemplate]);
     if (this.lastRender?.key !== key) {
-      this.lastRender = { key, text: renderFrrConfig(spec, this.settings, this.template) };
+      this.lastRender = { key, text: renderFrrConfig(spec, this.settings, this.templates.of(spec)) };
     }
     return this.lastRender.text;
+  }
+
+  /** The frame of an empty config: the bootstrap template, else the last template a NodeConfig carried. */
+  renderEmpty(): string {
+    return this.render(this.templates.emptySpec());
   }
 
   /** Syntax check with `vtysh -C -f`; throws FrrApplyError('check') quoting vtysh. */
@@ -125,10 +137,7 @@ export class FrrDriver {
   }
 
   /** Render and apply in one step. */
-  applySpec(
-    spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>,
-    opts: { force?: boolean } = {},
-  ): Promise<FrrApplyResult> {
+  applySpec(spec: RenderSpec, opts: { force?: boolean } = {}): Promise<FrrApplyResult> {
     return this.apply(this.render(spec), opts);
   }
 
@@ -178,7 +187,7 @@ export class FrrDriver {
   }
 
   /** Render and sync in one step. */
-  syncSpec(spec: Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'bgpPeering'>): Promise<FrrSyncResult> {
+  syncSpec(spec: RenderSpec): Promise<FrrSyncResult> {
     return this.sync(this.render(spec));
   }
 

@@ -47,6 +47,12 @@ export interface PeeringModel {
   lists: Record<Direction, Record<Family, PrefixLines>>;
   /** `set community` / `set large-community` values on import. */
   communities: { standard: string[]; large: string[] };
+  /**
+   * Routes accepted from the peers carry the well-known community no-advertise, so bgpd announces
+   * them to no peer — not the fabric, not EVPN, not the other VRFs — whatever the base template's
+   * sessions say (issue #37). False only where the peering says `reannounce`.
+   */
+  keepLocal: boolean;
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -250,6 +256,7 @@ function peeringOf(
     maxPrefixes,
     lists,
     communities,
+    keepLocal: e.reannounce !== true,
   };
 }
 

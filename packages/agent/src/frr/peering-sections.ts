@@ -67,8 +67,11 @@ function routeMap(
   }
   out.line(`route-map ${name} permit 10`);
   out.line(` match ${ipKeyword(family)} address prefix-list ${peeringListName(p.name, dir)}`);
-  if (dir === 'import' && p.communities.standard.length > 0)
-    out.line(` set community ${p.communities.standard.join(' ')} additive`);
+  // The outbound guard: no-advertise is honoured by bgpd itself, so it holds for every session of
+  // the template too (issue #37).
+  const standard =
+    dir === 'import' ? [...p.communities.standard, ...(p.keepLocal ? ['no-advertise'] : [])] : [];
+  if (standard.length > 0) out.line(` set community ${standard.join(' ')} additive`);
   if (dir === 'import' && p.communities.large.length > 0)
     out.line(` set large-community ${p.communities.large.join(' ')} additive`);
   out.line('exit');

@@ -13,6 +13,7 @@
  * the VRF, what is advertised into EVPN as type-5 routes. The VRF instances carry their own router id
  * (settings.vrfRouterId): FRR refuses an iBGP peer with its own id, so one id would keep it Idle.
  */
+import { TEMPLATE_SECTION_NAMES } from '@nodenet/api';
 import type { LineBuilder } from './line-builder.js';
 import type { Direction, Family, FrrModel, VrfModel } from './model.js';
 import {
@@ -25,15 +26,8 @@ import {
 } from './peering-sections.js';
 import { ipKeyword, writePrefixList } from './prefix-list-lines.js';
 
-export const SECTION_NAMES = [
-  'vrfs',
-  'prefix_lists',
-  'route_maps',
-  'bgp_default',
-  'bgp_default_ipv4',
-  'bgp_default_ipv6',
-  'bgp_vrfs',
-] as const;
+/** The placeholders of the base template's sections (their syntax: @nodenet/api frr-template). */
+export const SECTION_NAMES = TEMPLATE_SECTION_NAMES;
 export type SectionName = (typeof SECTION_NAMES)[number];
 /**
  * Each section as a writer of its lines into the one builder of the whole file (template.ts sets

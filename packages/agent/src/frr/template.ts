@@ -1,107 +1,35 @@
 /**
- * The operator's base template: a complete frr.conf (hostname, underlay interfaces, the fabric BGP
- * sessions, `address-family l2vpn evpn` with `advertise-all-vni`, …) with placeholders where the
- * generated sections go.
- *
- * Syntax: `{{ name }}` (spaces inside the braces optional, names lower-case).
- * - Value placeholders may stand anywhere on a line, any number of times:
- *   `{{ asn }}` (local AS number), `{{ router_id }}` (BGP router id).
- * - Section placeholders must stand alone on their line and appear exactly once each; every line of
- *   the section is inserted with the placeholder's indentation, and an empty section leaves no line:
- *   `{{ vrfs }}` (top level, before any `router bgp`: vtysh would read a later `vrf X` inside a
- *   `router bgp` block as an abbreviation of `vrf-policy`), `{{ prefix_lists }}`, `{{ route_maps }}`
- *   (top level; best before `router bgp` too, so that no line refers to a map not yet defined),
- *   `{{ bgp_default }}` (inside `router bgp {{ asn }}`),
- *   `{{ bgp_default_ipv4 }}` / `{{ bgp_default_ipv6 }}` (inside its `address-family ipv4|ipv6 unicast`),
- *   `{{ bgp_vrfs }}` (top level, after the default `router bgp` block).
- * Anything else between `{{` and `}}`, or a stray `{{` / `}}`, is an error: a typo must not reach FRR.
- * The template is checked once when it is loaded (`parseTemplate`), so a bad one stops the agent at
- * start-up rather than at the first apply.
+ * The operator's base template filled in: its syntax and parse are @nodenet/api's (grammar/
+ * frr-template.ts), so the configurator refuses at the input what the agent could not fill. The
+ * template comes from the node's NodeConfig (its AgentConfiguration) or, for a node no
+ * AgentConfiguration selects, from the bootstrap `--frr-template`, checked once at start-up.
  */
+import {
+  FrrTemplateSyntaxError,
+  type NodeConfigSpec,
+  parseFrrTemplate,
+  TEMPLATE_VALUE_NAMES,
+  type ParsedFrrTemplate,
+  type TemplateValueName,
+} from '@nodenet/api';
 import { FrrTemplateError } from './errors.js';
 import { LineBuilder } from './line-builder.js';
-import { SECTION_NAMES, type SectionName, type Sections } from './sections.js';
+import type { Sections } from './sections.js';
 
-export const VALUE_NAMES = ['asn', 'router_id'] as const;
-export type ValueName = (typeof VALUE_NAMES)[number];
+export const VALUE_NAMES = TEMPLATE_VALUE_NAMES;
+export type ValueName = TemplateValueName;
 
-type Part =
-  | { kind: 'text'; line: string }
-  /** Text at even positions, a ValueName at odd ones. */
-  | { kind: 'values'; pieces: string[] }
-  | { kind: 'section'; name: SectionName; indent: string };
+export type FrrTemplate = ParsedFrrTemplate;
 
-export interface FrrTemplate {
-  readonly parts: readonly Part[];
-  /** False when the template turns off `bgp default ipv4-unicast`: IPv4 sessions then need `activate`. */
-  readonly ipv4ActivatedByDefault: boolean;
-}
-
-const PLACEHOLDER = /\{\{\s*([a-z0-9_]+)\s*\}\}/g;
-const SECTION_LINE = /^([ \t]*)\{\{\s*([a-z0-9_]+)\s*\}\}[ \t]*$/;
-
-const isSection = (n: string): n is SectionName => (SECTION_NAMES as readonly string[]).includes(n);
-const isValue = (n: string): n is ValueName => (VALUE_NAMES as readonly string[]).includes(n);
-
+/** The parsed template; throws FrrTemplateError naming the line. */
 export function parseTemplate(text: string): FrrTemplate {
-  const lines = text.replace(/\r\n/g, '\n').split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  const parts: Part[] = [];
-  const seen = new Set<SectionName>();
-  lines.forEach((line, i) => {
-    const lineNo = i + 1;
-    const whole = SECTION_LINE.exec(line);
-    if (whole && isSection(whole[2]!)) {
-      const name = whole[2];
-      if (seen.has(name))
-        throw new FrrTemplateError(`section placeholder {{ ${name} }} appears twice`, lineNo);
-      seen.add(name);
-      parts.push({ kind: 'section', name, indent: whole[1]! });
-      return;
-    }
-    const pieces: string[] = [];
-    let last = 0;
-    for (const m of line.matchAll(PLACEHOLDER)) {
-      const name = m[1]!;
-      if (isSection(name)) {
-        throw new FrrTemplateError(`section placeholder {{ ${name} }} must stand alone on its line`, lineNo);
-      }
-      if (!isValue(name)) {
-        throw new FrrTemplateError(
-          `unknown placeholder {{ ${name} }} (values: ${VALUE_NAMES.join(', ')}; sections: ${SECTION_NAMES.join(', ')})`,
-          lineNo,
-        );
-      }
-      pieces.push(line.slice(last, m.index), name);
-      last = m.index + m[0].length;
-    }
-    pieces.push(line.slice(last));
-    const literal = pieces.filter((_, k) => k % 2 === 0).join('');
-    if (literal.includes('{{') || literal.includes('}}')) {
-      throw new FrrTemplateError(`malformed placeholder in "${line.trim()}"`, lineNo);
-    }
-    parts.push(pieces.length === 1 ? { kind: 'text', line } : { kind: 'values', pieces });
-  });
-  const vrfsAt = parts.findIndex((p) => p.kind === 'section' && p.name === 'vrfs');
-  const bgpAt = parts.findIndex((p) => p.kind !== 'section' && /^router bgp\b/.test(partText(p)));
-  if (vrfsAt >= 0 && bgpAt >= 0 && bgpAt < vrfsAt) {
-    throw new FrrTemplateError(
-      '{{ vrfs }} must come before the first `router bgp` block',
-      lines.indexOf(partText(parts[bgpAt]!)) + 1,
-    );
+  try {
+    return parseFrrTemplate(text);
+  } catch (err) {
+    if (err instanceof FrrTemplateSyntaxError) throw new FrrTemplateError(err.reason, err.line);
+    throw err;
   }
-  const missing = SECTION_NAMES.filter((n) => !seen.has(n));
-  if (missing.length) {
-    throw new FrrTemplateError(
-      `missing section placeholder(s): ${missing.map((n) => `{{ ${n} }}`).join(', ')}`,
-    );
-  }
-  const ipv4ActivatedByDefault = !lines.some((l) => /^\s*no bgp default ipv4-unicast\s*$/.test(l));
-  return { parts, ipv4ActivatedByDefault };
 }
-
-const partText = (p: Part): string =>
-  p.kind === 'text' ? p.line : p.kind === 'values' ? p.pieces.join('') : '';
 
 /** The whole file: the template's lines with the values filled in and the sections written in place. */
 export function fillTemplate(t: FrrTemplate, sections: Sections, values: Record<ValueName, string>): string {
@@ -117,4 +45,42 @@ export function fillTemplate(t: FrrTemplate, sections: Sections, values: Record<
     }
   }
   return out.text();
+}
+
+/**
+ * The template each NodeConfig renders with: the one it carries (its AgentConfiguration's), parsed
+ * once per text, else the bootstrap template. Two parsed texts are kept: the applied one and the one
+ * being applied.
+ */
+export class SpecTemplates {
+  private readonly parsed = new Map<string, FrrTemplate>();
+  /** The text of the last spec that carried one: the frame of an empty config without a bootstrap template. */
+  private lastText: string | undefined;
+
+  constructor(private readonly bootstrap: FrrTemplate | undefined) {}
+
+  /** Throws FrrTemplateError when the spec carries none and there is no bootstrap template. */
+  of(spec: Pick<NodeConfigSpec, 'agent'>): FrrTemplate {
+    const text = spec.agent?.frrTemplate;
+    if (text === undefined) {
+      if (this.bootstrap) return this.bootstrap;
+      throw new FrrTemplateError(
+        'no template: no AgentConfiguration selects this node and the agent was started without --frr-template',
+      );
+    }
+    this.lastText = text;
+    let template = this.parsed.get(text);
+    if (!template) {
+      template = parseTemplate(text);
+      if (this.parsed.size >= 2) this.parsed.delete(this.parsed.keys().next().value!);
+      this.parsed.set(text, template);
+    }
+    return template;
+  }
+
+  /** An empty spec in the bootstrap template, else in the last template a spec carried. */
+  emptySpec(): Pick<NodeConfigSpec, 'vrf' | 'routingTable' | 'agent'> {
+    const frrTemplate = this.bootstrap ? undefined : this.lastText;
+    return { vrf: [], routingTable: [], ...(frrTemplate ? { agent: { name: '', frrTemplate } } : {}) };
+  }
 }

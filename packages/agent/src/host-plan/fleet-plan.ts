@@ -72,7 +72,9 @@ class PairKeys {
 
   private spec(s: HostSpec | undefined): string {
     if (!s) return '-';
-    return [s.vrf, s.layer2, s.routingTable, s.bgpPeering ?? []].map((list) => this.list(list)).join('|');
+    return [s.vrf, s.layer2, s.routingTable, s.bgpPeering ?? [], s.agent ? [s.agent] : []]
+      .map((list) => this.list(list))
+      .join('|');
   }
 
   private list(entries: readonly object[]): string {

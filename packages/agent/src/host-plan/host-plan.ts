@@ -38,7 +38,7 @@ import {
 } from './disruption.js';
 
 /** The parts of a NodeConfig spec the host plan reads (the revision hash is not one). */
-export type HostSpec = Pick<NodeConfigSpec, 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering'>;
+export type HostSpec = Pick<NodeConfigSpec, 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering' | 'agent'>;
 
 /** The node's own values the agent takes from its settings, not from the NodeConfig. */
 export interface HostPlanSettings {
@@ -144,10 +144,25 @@ function planOf(input: HostPlanInput): HostPlan {
  */
 const passwordStandIn = (hash: string): string => `standin-${hash.slice(-16)}`;
 
+/** Parsed templates by text: the few AgentConfigurations of a fleet, parsed once each. */
+const specTemplates = new Map<string, FrrTemplate>();
+
+/** The template a spec renders with: its AgentConfiguration's (issue #36), else the caller's. */
+function templateOf(spec: HostSpec, input: HostPlanInput): FrrTemplate {
+  const text = spec.agent?.frrTemplate;
+  if (text === undefined) return input.template as FrrTemplate;
+  let t = specTemplates.get(text);
+  if (!t) {
+    if (specTemplates.size >= 16) specTemplates.clear();
+    specTemplates.set(text, (t = parseTemplate(text)));
+  }
+  return t;
+}
+
 function frrSteps(previous: HostSpec, next: HostSpec, input: HostPlanInput): HostPlan['frr'] {
   const settings = { ...input.settings.frr, passwords: passwordStandIn };
-  const from = parseConfig(renderFrrConfig(previous, settings, input.template));
-  const to = parseConfig(renderFrrConfig(next, settings, input.template));
+  const from = parseConfig(renderFrrConfig(previous, settings, templateOf(previous, input)));
+  const to = parseConfig(renderFrrConfig(next, settings, templateOf(next, input)));
   const d = diffConfigs(from, to);
   if (d.toAdd.length + d.toDelete.length === 0) return { path: 'unchanged', steps: [] };
   const ctx = changeContext(from);

@@ -63,6 +63,8 @@ export interface NetlinkApplyResult {
   tables: TableAllocation;
   /** L3 VNI devices left down: bring them up with `bringUp` once FRR shows their VNI as L3. */
   gates: L3VniGate[];
+  /** The model the spec rendered to (what the checkpoint records, apply/upgrade.ts). */
+  desired: HostModel;
   durationMs: number;
 }
 
@@ -81,6 +83,12 @@ export interface NetlinkDriver {
    * the devices deleted. Throws NetlinkOperationError on a refused delete.
    */
   removeAdded(spec: NetlinkSpec): Promise<string[]>;
+  /**
+   * Makes the owned devices match `model` (a rendering an earlier agent binary recorded in the
+   * checkpoint): the restore of a failed agent upgrade (apply/upgrade.ts). Devices only; tables as
+   * the model says.
+   */
+  applyModel(model: HostModel): Promise<{ operations: number }>;
   /** Sets owned devices up (the L3 VNI devices an apply held down). */
   bringUp(devices: readonly string[]): Promise<void>;
   /** The owned devices as they are now. */
@@ -136,6 +144,7 @@ class NetlinkHostDriver implements NetlinkDriver {
       applied,
       tables: p.tables,
       gates: p.gates,
+      desired: p.desired,
       durationMs: performance.now() - started,
     };
   }
@@ -156,6 +165,20 @@ class NetlinkHostDriver implements NetlinkDriver {
       onDone: (op) => removed.push(op.op === 'delete' ? op.device : ''),
     });
     return removed.filter((name) => name !== '');
+  }
+
+  async applyModel(model: HostModel): Promise<{ operations: number }> {
+    this.reader.forget();
+    const host = await this.reader.read();
+    const operations = diff(host.devices, model);
+    if (operations.length === 0) return { operations: 0 };
+    await this.checkKernelSupport(operations);
+    this.reader.forget();
+    await applyOperations(operations, {
+      socket: this.sockets.requests,
+      indexByName: new Map(host.indexByName),
+    });
+    return { operations: operations.length };
   }
 
   async bringUp(devices: readonly string[]): Promise<void> {

@@ -240,6 +240,9 @@ export class AgentLoop {
   /** Readiness: start-up recovery done, NodeConfig cache synced, first reconcile finished. */
   readyz(): Probe {
     if (!this.started) return { ok: false, detail: 'start-up recovery not finished' };
+    // A failed agent upgrade keeps the agent not ready: a DaemonSet rolling update stops here.
+    const upgradeFailed = this.opts.pipeline.notReady;
+    if (upgradeFailed) return { ok: false, detail: upgradeFailed };
     if (!this.informer.hasSynced) return { ok: false, detail: 'NodeConfig watch not synced' };
     if (!this.firstOutcome) {
       return {

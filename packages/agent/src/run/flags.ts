@@ -46,7 +46,7 @@ function hostFlags(): Option[] {
     ).default(DEFAULTS.passwordNamespace),
     new Option(
       '--health-config <file>',
-      'YAML file with the health checks (interfaces, tcp targets, apiServer, frr/bgpSessions, startupTaints); default: API server and FRR answer',
+      'bootstrap health checks, YAML (interfaces, tcp targets, apiServer, frr/bgpSessions, startupTaints): used while the NodeConfig carries none (no AgentConfiguration selects the node); default: API server and FRR answer',
     ),
   ];
 }
@@ -56,7 +56,7 @@ function frrFlags(): Option[] {
   return [
     new Option(
       '--frr-template <file>',
-      'base frr.conf template with {{ placeholders }} for the generated sections (required)',
+      "bootstrap frr.conf template with {{ placeholders }} for the generated sections: used for a NodeConfig that carries none (no AgentConfiguration selects the node); an AgentConfiguration's template replaces it through the rollout",
     ),
     new Option(
       '--frr-config <file>',

@@ -18,7 +18,8 @@ export interface AgentOptions {
   passwordNamespace: string;
   healthConfig?: string;
   frr: {
-    template: string;
+    /** The bootstrap template file (for nodes no AgentConfiguration selects); absent: none. */
+    template?: string;
     confdir: string;
     reloadCommand: string[];
     pathspace?: string;
@@ -96,7 +97,11 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
     nodeName,
     stateDir: absolute('--state-dir', raw.stateDir),
     passwordNamespace: raw.passwordNamespace || DEFAULTS.passwordNamespace,
-    frr: { template: required('--frr-template', raw.frrTemplate), ...frr, ...frrDirectories(raw) },
+    frr: {
+      ...(raw.frrTemplate !== undefined && raw.frrTemplate !== '' ? { template: raw.frrTemplate } : {}),
+      ...frr,
+      ...frrDirectories(raw),
+    },
     vtepInterface,
     ...durations,
     metricsAddr: parseListenAddress('--metrics-addr', raw.metricsAddr),

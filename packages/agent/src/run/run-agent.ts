@@ -40,11 +40,11 @@ import {
 import { PasswordBook } from '../secrets/password-book.js';
 import {
   DEFAULT_HEALTH_CONFIG,
-  HealthChecker,
   hostAddresses,
   httpApiServerProbe,
   isLoopbackAddress,
   loadHealthConfig,
+  SpecHealthChecks,
   type HealthConfig,
 } from '../health/index.js';
 import { firstIpv4Address } from './host-address.js';
@@ -140,7 +140,8 @@ interface Setup {
    */
   problems: SelfCheckProblem[];
   healthConfig: HealthConfig;
-  template: string | Error;
+  /** The bootstrap template (`--frr-template`), why it cannot be read, or none. */
+  template: string | Error | undefined;
   vtepPresent: boolean;
   vtepAddress: string;
 }
@@ -153,13 +154,14 @@ async function readSetup(options: AgentOptions): Promise<Setup> {
         return DEFAULT_HEALTH_CONFIG;
       })
     : DEFAULT_HEALTH_CONFIG;
-  const template = await readFile(options.frr.template, 'utf8').catch(
-    (cause: unknown) =>
-      new AgentError(
-        'InvalidOption',
-        `--frr-template ${options.frr.template}: cannot read: ${describeCause(cause)}`,
-      ),
-  );
+  const file = options.frr.template;
+  const template =
+    file === undefined
+      ? undefined
+      : await readFile(file, 'utf8').catch(
+          (cause: unknown) =>
+            new AgentError('InvalidOption', `--frr-template ${file}: cannot read: ${describeCause(cause)}`),
+        );
   // The VTEP interface is part of the self-check: a missing one is reported, not thrown.
   const vtepPresent =
     options.vtepAddress !== undefined || (await sysfsInterfaceExists(options.vtepInterface));
@@ -216,7 +218,7 @@ async function hostParts(options: AgentOptions, setup: Setup) {
     frrOrError instanceof Error
       ? unusableFrr(frrOrError, resolveInstance(frrInstanceOptions(options)))
       : frrOrError;
-  const health = new HealthChecker(setup.healthConfig, {
+  const health = new SpecHealthChecks(setup.healthConfig, {
     apiServer: apiServerProbe,
     frr: (sessions) => frr.status({ sessions }),
   });
@@ -230,7 +232,7 @@ function agentParts(
   options: AgentOptions,
   parts: { setup: Setup; host: HostParts; log: pino.Logger; faultPoint: FaultPoint | undefined },
 ) {
-  const { setup, host, log, faultPoint } = parts;
+  const { host, log, faultPoint } = parts;
   const { clients } = host;
   const metrics = new AgentMetrics({ processMetrics: true });
   const status = new StatusReporter({
@@ -263,9 +265,9 @@ function agentParts(
     logger: log,
     fault: killAt(faultPoint, (point) => log.warn({ point }, 'TEST-ONLY fault point reached: SIGKILL')),
     onFirstHealthy: () =>
-      removeStartupTaints(clients, options.nodeName, setup.healthConfig.startupTaints, log),
+      removeStartupTaints(clients, options.nodeName, host.health.config.startupTaints, log),
     confirm: options.confirm,
-    apiServer: () => host.apiServerProbe(setup.healthConfig.apiServer.timeoutMs),
+    apiServer: () => host.apiServerProbe(host.health.config.apiServer.timeoutMs),
     heartbeatMs: options.heartbeatMs,
   });
   const loop = new AgentLoop({
@@ -294,9 +296,10 @@ function selfCheckAgent(
   frrOrError: FrrDriver | Error,
 ): Promise<SelfCheckProblem[]> {
   return selfCheck({
+    // Without a bootstrap template there is none to check before a NodeConfig brings one.
     renderEmpty: () => {
       if (frrOrError instanceof Error) throw frrOrError;
-      return frrOrError.render({ vrf: [], routingTable: [] });
+      return frrOrError.template ? frrOrError.render({ vrf: [], routingTable: [] }) : undefined;
     },
     checkFrr: (text) => (frrOrError instanceof Error ? Promise.reject(frrOrError) : frrOrError.check(text)),
     vtepInterface: options.vtepInterface,
@@ -336,14 +339,14 @@ const sleepMs = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, 
 /** The FRR driver, or why it cannot be built (a bad template is reported by the self-check). */
 function frrDriverOrError(
   options: AgentOptions,
-  template: string | Error,
+  template: string | Error | undefined,
   vrfRouterId: string,
   passwords: PasswordLookup,
 ): FrrDriver | Error {
   if (template instanceof Error) return template;
   try {
     return new FrrDriver({
-      template,
+      ...(template !== undefined ? { template } : {}),
       settings: { asn: options.frr.asn, routerId: options.frr.routerId, vrfRouterId, passwords },
       confdir: options.frr.confdir,
       bindir: options.frr.bindir,

@@ -25,8 +25,11 @@ export interface SelfCheckProblem {
 }
 
 export interface SelfCheckDeps {
-  /** The FRR config for an empty NodeConfig, through the operator's template (throws on a bad template). */
-  renderEmpty: () => string;
+  /**
+   * The FRR config for an empty NodeConfig, through the bootstrap template (throws on a bad
+   * template); undefined without one (the NodeConfigs bring theirs).
+   */
+  renderEmpty: () => string | undefined;
   /** `vtysh -C` on a config text (throws quoting vtysh). */
   checkFrr: (text: string) => Promise<void>;
   vtepInterface: string;
@@ -50,7 +53,8 @@ export async function selfCheck(deps: SelfCheckDeps): Promise<SelfCheckProblem[]
       message: `--vtep-interface ${deps.vtepInterface}: no such interface on this node`,
     });
   try {
-    await deps.checkFrr(deps.renderEmpty());
+    const empty = deps.renderEmpty();
+    if (empty !== undefined) await deps.checkFrr(empty);
   } catch (err) {
     problems.push({
       check: 'frr-template',

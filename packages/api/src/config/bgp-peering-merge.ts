@@ -11,6 +11,7 @@ import {
   type NodeBgpPeeringEntry,
 } from '../resources/bgp-peering.js';
 import { parsePrefix } from '../grammar/prefix.js';
+import { DEFAULT_BGP_MAX_PREFIXES } from '../grammar/limits.js';
 import type { NetworkConfig, PrefixItem } from '../resources/schema.js';
 import { matchesSelector } from './selector.js';
 
@@ -59,7 +60,11 @@ export function mergePeerings(
         importCommunities: [...new Set(s.importCommunities ?? [])].sort(),
         ...(s.keepaliveTime !== undefined ? { keepaliveTime: s.keepaliveTime } : {}),
         ...(s.listenRange !== undefined ? { listenRange: { layer2: s.listenRange.layer2 } } : {}),
-        ...(s.maxPrefixes !== undefined ? { maxPrefixes: s.maxPrefixes } : {}),
+        // Always a limit: a peer may not push any number of routes (issue #37).
+        maxPrefixes: {
+          ipv4: s.maxPrefixes?.ipv4 ?? DEFAULT_BGP_MAX_PREFIXES,
+          ipv6: s.maxPrefixes?.ipv6 ?? DEFAULT_BGP_MAX_PREFIXES,
+        },
         name: o.metadata.name,
         ...(s.neighbor !== undefined
           ? {
@@ -73,6 +78,8 @@ export function mergePeerings(
         ...(s.nodeSelector !== undefined && !isEmpty(s.nodeSelector) ? { nodeSelector: s.nodeSelector } : {}),
         // Set only by resolvePeeringPasswords (bgp-password.ts), or the held-back entry's own.
         ...(passwordOf(s) !== undefined ? { password: passwordOf(s) } : {}),
+        ...(s.owner !== undefined ? { owner: s.owner } : {}),
+        ...(s.reannounce === true ? { reannounce: true } : {}),
         ...(s.remoteAS !== undefined ? { remoteAS: s.remoteAS } : {}),
         ...(s.remoteASN !== undefined ? { remoteASN: s.remoteASN } : {}),
       };
@@ -117,6 +124,7 @@ export function nodePeerings(
       name: p.name,
       neighbors: p.neighbor?.addresses ?? [],
       ...(p.password !== undefined ? { password: p.password } : {}),
+      ...(p.reannounce === true ? { reannounce: true } : {}),
       remoteAS: p.remoteASN !== undefined ? String(p.remoteASN) : (p.remoteAS ?? 'external'),
       ...(vrf !== undefined ? { vrf } : {}),
     });

@@ -6,6 +6,7 @@
 import { canonicalJson, sha256Hex } from './canonical.js';
 import { normalizeAddress, normalizePrefix } from '../grammar/prefix.js';
 import type {
+  AgentConfiguration,
   InputObject,
   Inputs,
   Layer2NetworkConfiguration,
@@ -20,6 +21,8 @@ import type {
   VrfEntry,
 } from '../resources/schema.js';
 import type { Loopback, StaticRoute } from '../resources/vrf-extras.js';
+import type { PeeringPolicy } from '../resources/peering-policy.js';
+import type { AgentConfigEntry } from '../resources/agent-configuration.js';
 
 const byName = <T extends { name: string }>(a: T, b: T): number =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
@@ -42,8 +45,31 @@ export function mergeInputs(inputs: Inputs): NetworkConfig {
     .map((o) => ({ name: o.metadata.name, tableId: o.spec.tableId }))
     .sort(byName);
   const bgpPeering = mergePeerings(inputs.bgpPeering ?? [], prefixItem);
-  // Absent when there are none: a config without peerings hashes as it did before they existed.
-  return { ...(bgpPeering.length > 0 ? { bgpPeering } : {}), layer2, routingTable, vrf };
+  const agentConfig = (inputs.agentConfiguration ?? [])
+    .map((o) => cachedEntry(o, agentConfigEntry))
+    .sort(byName);
+  // Absent when there are none: a config without peerings (or agent configurations) hashes as it
+  // did before they existed.
+  return {
+    ...(agentConfig.length > 0 ? { agentConfig } : {}),
+    ...(bgpPeering.length > 0 ? { bgpPeering } : {}),
+    layer2,
+    routingTable,
+    vrf,
+  };
+}
+
+/** The template as written (every byte reaches FRR as is); the health checks as given. */
+function agentConfigEntry(o: AgentConfiguration): AgentConfigEntry {
+  const s = o.spec;
+  return {
+    frrTemplate: s.frrTemplate,
+    ...(s.healthChecks !== undefined ? { healthChecks: s.healthChecks } : {}),
+    name: o.metadata.name,
+    ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector)
+      ? { nodeSelector: s.nodeSelector }
+      : {}),
+  };
 }
 
 function vrfEntry(o: VRFRouteConfiguration): VrfEntry {
@@ -60,6 +86,7 @@ function vrfEntry(o: VRFRouteConfiguration): VrfEntry {
     ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector)
       ? { nodeSelector: s.nodeSelector }
       : {}),
+    ...(s.peering !== undefined && !isEmptyPolicy(s.peering) ? { peering: peeringPolicy(s.peering) } : {}),
     ...(s.routeTarget !== undefined ? { routeTarget: s.routeTarget } : {}),
     seq: s.seq,
     ...((s.staticRoutes ?? []).length > 0 ? { staticRoutes: mergedStaticRoutes(s.staticRoutes ?? []) } : {}),
@@ -82,10 +109,19 @@ function layer2Entry(o: Layer2NetworkConfiguration): Layer2Entry {
     ...(s.nodeSelector !== undefined && !isEmptySelector(s.nodeSelector)
       ? { nodeSelector: s.nodeSelector }
       : {}),
+    ...(s.peering !== undefined && !isEmptyPolicy(s.peering) ? { peering: peeringPolicy(s.peering) } : {}),
     vni: s.vni,
     ...(s.vrf !== undefined ? { vrf: s.vrf } : {}),
   };
 }
+
+/** Only what is allowed, keys sorted: a `false` or an empty list says the same as an absent field. */
+const peeringPolicy = (p: PeeringPolicy): PeeringPolicy => ({
+  ...((p.admit ?? []).length > 0 ? { admit: [...new Set(p.admit)].sort() } : {}),
+  ...(p.defaultRoute === true ? { defaultRoute: true } : {}),
+  ...(p.defaultVrf === true ? { defaultVrf: true } : {}),
+});
+const isEmptyPolicy = (p: PeeringPolicy): boolean => Object.keys(peeringPolicy(p)).length === 0;
 
 /**
  * Entries merged from objects of the API server, by their spec: an object with the same uid and

@@ -9,6 +9,8 @@ import type {
   VrfEntry,
 } from '../resources/schema.js';
 import type { NodeLoopbackAddress } from '../resources/vrf-extras.js';
+import type { AgentConfigEntry, NodeAgentConfig } from '../resources/agent-configuration.js';
+import { matchesSelector } from './selector.js';
 
 /** `entry\0loopback\0node` → address, once per config (every node asks the same config). */
 const addressIndex = new WeakMap<object, Map<string, string>>();
@@ -122,12 +124,25 @@ export function nodeConfigSpec(
   // A peering reaches the node only where its VRF does: the VRFs this node receives, not every
   // VRF of the revision (a VRF's node selector takes its peerings with it).
   const bgpPeering = nodePeerings(config, nodeLabels, vrfsHere);
+  const agent = nodeAgentConfig(config, nodeLabels);
   // Keys in sorted order: canonicalJson hashes it without copying.
   return {
+    ...(agent ? { agent } : {}),
     ...(bgpPeering.length > 0 ? { bgpPeering } : {}),
     layer2,
     revision: revision.hash,
     routingTable: config.routingTable,
     vrf,
   };
+}
+
+/**
+ * The AgentConfiguration that selects the node (validation refuses a second one that could; the
+ * first by name otherwise), without its selector: one object per entry, shared by its nodes.
+ */
+function nodeAgentConfig(config: NetworkConfig, labels: Record<string, string>): NodeAgentConfig | undefined {
+  const entry = (config.agentConfig ?? []).find((e: AgentConfigEntry) =>
+    matchesSelector(e.nodeSelector, labels),
+  );
+  return entry ? unselected(entry) : undefined;
 }

@@ -155,3 +155,26 @@ function requirementImplies(n: LabelSelectorRequirement, w: LabelSelectorRequire
       return false;
   }
 }
+
+/**
+ * Whether no label set can match both selectors, decided from their text alone (no nodes): some key
+ * has requirements in the two that contradict (`k In S` and `k In T` with S, T disjoint; `k In S`
+ * and `k NotIn T` with S ⊆ T; `k In S` or `k Exists` and `k DoesNotExist`). Sound; selectors that
+ * say nothing about a common key may match one node and are not disjoint. Deterministic and
+ * node-independent, so a conflict it finds does not come and go with node labels.
+ */
+export function selectorsDisjoint(a: LabelSelector | undefined, b: LabelSelector | undefined): boolean {
+  const as = selectorRequirements(a);
+  const bs = selectorRequirements(b);
+  return as.some((x) => bs.some((y) => x.key === y.key && (excludes(x, y) || excludes(y, x))));
+}
+
+/** Whether no value (or absence) of the key satisfies both requirements, `x` taken first. */
+function excludes(x: LabelSelectorRequirement, y: LabelSelectorRequirement): boolean {
+  const xv = x.values ?? [];
+  const yv = y.values ?? [];
+  if (x.operator === 'In' && y.operator === 'In') return !xv.some((v) => yv.includes(v));
+  if (x.operator === 'In' && y.operator === 'NotIn') return xv.every((v) => yv.includes(v));
+  if ((x.operator === 'In' || x.operator === 'Exists') && y.operator === 'DoesNotExist') return true;
+  return false;
+}

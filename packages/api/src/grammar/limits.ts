@@ -24,6 +24,16 @@ export const MAX_PREFIX_SEQ = 4294967295;
 export const MAX_AGGREGATES = 256;
 /** Peer addresses of one BGPPeering in neighbor mode. */
 export const MAX_BGP_NEIGHBORS = 64;
+/**
+ * Routes one BGP session of a BGPPeering may send per address family (`maxPrefixes`): the default
+ * when the peering names none, and the most it may name. A workload announces its service and pod
+ * prefixes, not an Internet table; past the limit the node ends the session (Cease / Maximum
+ * Number of Prefixes Reached) instead of taking the routes.
+ */
+export const DEFAULT_BGP_MAX_PREFIXES = 1000;
+export const MAX_BGP_MAX_PREFIXES = 100_000;
+/** Subjects in one network's or VRF's `peering.admit` list. */
+export const MAX_PEERING_ADMITS = 64;
 /** Communities one BGPPeering adds on import. */
 export const MAX_BGP_COMMUNITIES = 16;
 /**
@@ -67,8 +77,20 @@ export const MAX_MESSAGE_LENGTH = 32_768;
 export const MAX_TIMESTAMP_LENGTH = 64;
 /** Short free-form words in status: states, versions, summaries. */
 export const MAX_WORD_LENGTH = 256;
-/** Observed BGP sessions / VNIs on one node: every VRF's and VLAN's, with room. */
-export const MAX_OBSERVED_ITEMS = 8192;
+/**
+ * What the agent writes into a NodeConfig's status, and so what the CRD admits (issue #37): the
+ * status' largest size is counted in the size budget (spec + status within the object limit), so
+ * one agent's status can not make the configurator's writes of its NodeConfig fail.
+ * - BGP sessions / VNIs listed in `status.observed` (the summaries count them all);
+ * - the words in them (VRF devices, peers, states, interfaces): printable ASCII that JSON stores as
+ *   it is (OBSERVED_WORD_PATTERN);
+ * - messages: the agent cuts them to 2048 UTF-8 bytes (at most as many characters);
+ * - conditions: the agent writes four types (room for two more).
+ */
+export const MAX_OBSERVED_ITEMS = 256;
+export const MAX_OBSERVED_WORD_LENGTH = 64;
+export const MAX_AGENT_MESSAGE_LENGTH = 2048;
+export const MAX_NODE_CONFIG_CONDITIONS = 6;
 /** Durations and counts written as text in a RolloutPolicy. */
 export const MAX_KNOB_LENGTH = 64;
 
@@ -79,6 +101,14 @@ export const MAX_KNOB_LENGTH = 64;
  * allocation) are not Layer-2 networks anyone means.
  */
 export const MIN_GATEWAY_PREFIX_LENGTH = { 4: 8, 6: 48 } as const;
+
+/**
+ * Characters of an FRR base template (AgentConfiguration `spec.frrTemplate`): every NodeConfig the
+ * object selects carries it, so it is kept well inside the object budget; the shipped one is ~2 KB.
+ */
+export const MAX_FRR_TEMPLATE_LENGTH = 65_536;
+/** Items of each list of an AgentConfiguration's health checks. */
+export const MAX_HEALTH_ITEMS = 64;
 
 /** Static routes of one VRFRouteConfiguration. */
 export const MAX_STATIC_ROUTES = 256;

@@ -35,6 +35,23 @@ export const PASSWORD_HASH_PATTERN = '^hmac-sha256:[0-9a-f]{64}$';
  * start comments in FRR's config syntax).
  */
 export const BGP_PASSWORD_PATTERN = '^[\\x22\\x24-\\x7e]{1,80}$';
+/**
+ * A word the agent writes into `status.observed`: printable ASCII without `"`, `&`, `<`, `>` and
+ * `\`, which JSON (and kube-apiserver's HTML-safe encoder) would store as more than one byte each.
+ */
+export const OBSERVED_WORD_PATTERN = "^[ !#-%'-;=?-\\[\\]-~]*$";
+/** Condition types and reasons as the agent writes them (Kubernetes' metav1.Condition reason grammar). */
+export const CONDITION_TYPE_PATTERN = '^[A-Za-z][A-Za-z0-9]*$';
+export const CONDITION_REASON_PATTERN = '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$';
+/** Patterns whose every character JSON stores as one byte (the size budget counts on it). */
+export const ONE_BYTE_PATTERNS: ReadonlySet<string> = new Set([
+  OBSERVED_WORD_PATTERN,
+  CONDITION_TYPE_PATTERN,
+  CONDITION_REASON_PATTERN,
+]);
+const OBSERVED_WORD = new RegExp(OBSERVED_WORD_PATTERN);
+export const isObservedWord = (s: unknown, maxLength = 64): s is string =>
+  typeof s === 'string' && s.length <= maxLength && OBSERVED_WORD.test(s);
 
 export const DURATION_PATTERN = '^(0|([0-9]+(\\.[0-9]+)?(ms|s|m|h))+)$';
 

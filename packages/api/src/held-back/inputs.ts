@@ -14,7 +14,13 @@ import { entryOf, heldSuspects, type HeldSuspect, type SuspectRef } from './susp
 import { mergeInputs } from '../config/merge.js';
 import type { InputObject, Inputs, NetworkConfigRevision } from '../resources/objects.js';
 import type { NetworkConfig } from '../resources/schema.js';
-import { inForceKeys, validateInputs, type Problem, type ValidationContext } from '../validation/validate.js';
+import {
+  inForceKeys,
+  validateInputs,
+  type Problem,
+  type UnderlayContext,
+  type ValidationContext,
+} from '../validation/validate.js';
 
 export interface EffectiveInputs {
   /** The set to build from: accepted objects plus held-back in-force entries; undefined when blocked. */
@@ -27,6 +33,15 @@ export interface EffectiveInputs {
   problems: Problem[];
 }
 
+/** Every input object, of every kind. */
+export const allInputs = (inputs: Inputs): InputObject[] => [
+  ...inputs.vrf,
+  ...inputs.layer2,
+  ...inputs.routingTable,
+  ...(inputs.bgpPeering ?? []),
+  ...(inputs.agentConfiguration ?? []),
+];
+
 const keyOf = (o: { kind: string; metadata: { name: string } }): string => `${o.kind}/${o.metadata.name}`;
 
 export interface HeldBackOptions {
@@ -36,6 +51,8 @@ export interface HeldBackOptions {
   refusedFirst?: readonly Problem[];
   /** Ties of creation time, broken by the order the caller saw objects created (ValidationContext). */
   createdOrder?: ValidationContext['createdOrder'];
+  /** The nodes' addresses and the site's underlay settings (validation/underlay-guards.ts). */
+  underlay?: UnderlayContext;
 }
 
 export function effectiveInputs(
@@ -47,6 +64,7 @@ export function effectiveInputs(
   const context: ValidationContext = {
     ...(inForce ? { inForce: inForceKeys(inForce) } : {}),
     ...(options.createdOrder ? { createdOrder: options.createdOrder } : {}),
+    ...(options.underlay ? { underlay: options.underlay } : {}),
   };
   const refused = new Map<string, Problem[]>();
   const problems: Problem[] = [];
@@ -59,7 +77,7 @@ export function effectiveInputs(
   };
   note(options.refusedFirst ?? []);
   note(validateInputs(inputs, context));
-  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable, ...(inputs.bgpPeering ?? [])];
+  const all = allInputs(inputs);
   // Each round refuses at least one more object or ends: at most one round per object.
   for (let round = 0; round <= all.length; round++) {
     if (refused.size === 0 && suspects.size === 0) return { inputs, refused, held: new Set(), problems };
@@ -85,7 +103,7 @@ function candidate(
   const held = new Set<string>();
   const pick = <T extends InputObject>(
     objects: T[],
-    list: 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering',
+    list: 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering' | 'agentConfig',
   ): T[] =>
     objects.flatMap((o) => {
       const k = keyOf(o);
@@ -107,6 +125,7 @@ function candidate(
       layer2: pick(inputs.layer2, 'layer2'),
       routingTable: pick(inputs.routingTable, 'routingTable'),
       bgpPeering: pick(inputs.bgpPeering ?? [], 'bgpPeering'),
+      agentConfiguration: pick(inputs.agentConfiguration ?? [], 'agentConfig'),
     },
     held,
   };
@@ -129,17 +148,12 @@ export interface InputsToBuild {
 export function inputsToBuild(
   inputs: Inputs,
   revisions: readonly NetworkConfigRevision[],
-  options: Pick<HeldBackOptions, 'refusedFirst' | 'createdOrder'> = {},
+  options: Pick<HeldBackOptions, 'refusedFirst' | 'createdOrder' | 'underlay'> = {},
 ): InputsToBuild {
   const inForce = [...revisions]
     .sort((a, b) => b.spec.number - a.spec.number)
     .find((r) => r.status?.isInvalid !== true);
-  const generations = new Map(
-    [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable, ...(inputs.bgpPeering ?? [])].map((o) => [
-      keyOf(o),
-      o.metadata.generation ?? 0,
-    ]),
-  );
+  const generations = new Map(allInputs(inputs).map((o) => [keyOf(o), o.metadata.generation ?? 0]));
   // The current entries only when a suspect is held by its content (a commit too large to list).
   let merged: NetworkConfig | undefined;
   const currentEntry = (s: SuspectRef): unknown => {

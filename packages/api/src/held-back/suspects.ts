@@ -18,6 +18,7 @@ const LISTS = {
   VRFRouteConfiguration: 'vrf',
   Layer2NetworkConfiguration: 'layer2',
   RoutingTable: 'routingTable',
+  AgentConfiguration: 'agentConfig',
 } as const;
 
 export interface SuspectRef {
@@ -41,7 +42,8 @@ export function parseRef(ref: string): SuspectRef | undefined {
 
 /** The entry a config has for an input (undefined: none). */
 export function entryOf(config: NetworkConfig, ref: Pick<SuspectRef, 'kind' | 'name'>): unknown {
-  const list = config[LISTS[ref.kind]] as ReadonlyArray<{ name: string }>;
+  // An optional list (agentConfig) is absent when empty.
+  const list = (config[LISTS[ref.kind]] ?? []) as ReadonlyArray<{ name: string }>;
   return list.find((e) => e.name === ref.name);
 }
 
@@ -124,7 +126,7 @@ export function effectiveSuspects(
   // A commit too large to list (changedInputsOmitted): every entry that differs is a suspect, by content.
   if (since.some((x) => (x.spec.changedInputsOmitted ?? 0) > 0))
     for (const kind of Object.keys(LISTS) as Array<keyof typeof LISTS>)
-      for (const e of bad.spec.config[LISTS[kind]] as ReadonlyArray<{ name: string }>)
+      for (const e of (bad.spec.config[LISTS[kind]] ?? []) as ReadonlyArray<{ name: string }>)
         if (!newest.has(`${kind}/${e.name}`))
           newest.set(`${kind}/${e.name}`, { kind, name: e.name, generation: BY_CONTENT });
   return [...newest.values()].filter(

@@ -74,6 +74,7 @@ export type ResourceKind =
   | 'Layer2NetworkConfiguration'
   | 'RoutingTable'
   | 'BGPPeering'
+  | 'AgentConfiguration'
   | 'NetworkConfigRevision'
   | 'NodeConfig'
   | 'RolloutPolicy';
@@ -109,6 +110,12 @@ export const RESOURCES: Record<ResourceKind, ResourceNames> = {
     plural: 'bgppeerings',
     singular: 'bgppeering',
     shortNames: ['bgpp'],
+  },
+  AgentConfiguration: {
+    kind: 'AgentConfiguration',
+    plural: 'agentconfigurations',
+    singular: 'agentconfiguration',
+    shortNames: ['agentconfig'],
   },
   NetworkConfigRevision: {
     kind: 'NetworkConfigRevision',

@@ -118,10 +118,15 @@ export const BgpPasswordRef = Type.Object({
 });
 export type BgpPasswordRef = Static<typeof BgpPasswordRef>;
 
-export const BgpMaxPrefixes = Type.Object({
-  ipv4: Type.Optional(Type.Integer({ minimum: 1, maximum: 4294967295 })),
-  ipv6: Type.Optional(Type.Integer({ minimum: 1, maximum: 4294967295 })),
-});
+const maxPrefixes = (family: string) =>
+  Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: L.MAX_BGP_MAX_PREFIXES,
+      description: `Routes one session may send for ${family}; more end the session. Default ${L.DEFAULT_BGP_MAX_PREFIXES}.`,
+    }),
+  );
+export const BgpMaxPrefixes = Type.Object({ ipv4: maxPrefixes('IPv4'), ipv6: maxPrefixes('IPv6') });
 
 export const BGPPeeringSpec = Type.Object(
   {
@@ -167,6 +172,20 @@ export const BGPPeeringSpec = Type.Object(
     bfd: Type.Optional(BgpBfd),
     nodeSelector: Type.Optional(LabelSelector),
     passwordSecretRef: Type.Optional(BgpPasswordSecretRef),
+    owner: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: L.MAX_NAME_LENGTH,
+        description:
+          "Who manages this peering: the writer's user name (request.userInfo.username), checked by the admission policy nodenet-peering-owner; the network or VRF must admit it (spec.peering.admit). Absent: a network admin's peering.",
+      }),
+    ),
+    reannounce: Type.Optional(
+      Type.Boolean({
+        description:
+          'Routes accepted from the peers may be announced onward (to the fabric, EVPN, other peers). Default false: the node keeps them to itself (community no-advertise).',
+      }),
+    ),
   },
   {
     'x-kubernetes-validations': [
@@ -200,6 +219,12 @@ export const BGPPeeringStatus = Type.Composite([
     nodes: Type.Optional(Type.Integer({ minimum: 0, description: 'Nodes the peering applies to.' })),
     established: Type.Optional(
       Type.Integer({ minimum: 0, description: 'Sessions of the peering FRR shows Established.' }),
+    ),
+    remoteAS: Type.Optional(
+      Type.String({
+        maxLength: 16,
+        description: 'The remote AS as one text: spec.remoteASN, or spec.remoteAS (internal, external).',
+      }),
     ),
   }),
 ]);
@@ -259,5 +284,7 @@ export const NodeBgpPeeringEntry = Type.Object({
     maxItems: L.MAX_BGP_COMMUNITIES,
   }),
   bfd: Type.Optional(BgpBfd),
+  /** Present (true) only when the peering allows its routes onward; absent: tagged no-advertise. */
+  reannounce: Type.Optional(Type.Boolean()),
 });
 export type NodeBgpPeeringEntry = Static<typeof NodeBgpPeeringEntry>;

@@ -16,6 +16,7 @@ import {
 } from './schema.js';
 import { RolloutPolicySpec, RolloutPolicyStatus } from './rollout-policy.js';
 import { BGPPeeringSpec, BGPPeeringStatus } from './bgp-peering.js';
+import { AgentConfigurationSpec } from './agent-configuration.js';
 
 export interface PrinterColumn {
   name: string;
@@ -100,13 +101,32 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
     columns: [
       { name: 'Layer2', type: 'string', jsonPath: '.spec.listenRange.layer2' },
       { name: 'VRF', type: 'string', jsonPath: '.spec.neighbor.vrf', priority: 1 },
-      { name: 'Remote AS', type: 'integer', jsonPath: '.spec.remoteASN' },
+      // One path per column: the configurator writes remoteASN or remoteAS there as text.
+      { name: 'Remote AS', type: 'string', jsonPath: '.status.remoteAS' },
       { name: 'Nodes', type: 'integer', jsonPath: '.status.nodes' },
       {
         name: 'Established',
         type: 'integer',
         jsonPath: '.status.established',
         description: 'Sessions of this peering FRR shows Established, over all its nodes',
+      },
+      accepted,
+      applied,
+      age,
+    ],
+  },
+  AgentConfiguration: {
+    description:
+      'The FRR base template and the health checks of the agents on the nodes its selector matches; a change rolls out as a revision.',
+    spec: AgentConfigurationSpec,
+    status: InputStatus,
+    celRules: true,
+    columns: [
+      {
+        name: 'Selector',
+        type: 'string',
+        jsonPath: '.spec.nodeSelector',
+        description: 'The nodes whose agents use this configuration (none: every node)',
       },
       accepted,
       applied,

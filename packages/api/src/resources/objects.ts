@@ -11,6 +11,7 @@ import type {
 } from './schema.js';
 import type { BGPPeeringSpec, BGPPeeringStatus } from './bgp-peering.js';
 import type { RolloutPolicySpec, RolloutPolicyStatus } from './rollout-policy.js';
+import type { AgentConfigurationSpec } from './agent-configuration.js';
 
 export interface OwnerReference {
   apiVersion: string;
@@ -51,6 +52,7 @@ export type Layer2NetworkConfiguration = Resource<
 >;
 export type RoutingTable = Resource<'RoutingTable', RoutingTableSpec, InputStatus>;
 export type BGPPeering = Resource<'BGPPeering', BGPPeeringSpec, BGPPeeringStatus>;
+export type AgentConfiguration = Resource<'AgentConfiguration', AgentConfigurationSpec, InputStatus>;
 export type NetworkConfigRevision = Resource<
   'NetworkConfigRevision',
   NetworkConfigRevisionSpec,
@@ -59,7 +61,8 @@ export type NetworkConfigRevision = Resource<
 export type NodeConfig = Resource<'NodeConfig', NodeConfigSpec, NodeConfigStatus>;
 export type RolloutPolicy = Resource<'RolloutPolicy', RolloutPolicySpec, RolloutPolicyStatus>;
 
-export type InputObject = VRFRouteConfiguration | Layer2NetworkConfiguration | RoutingTable | BGPPeering;
+export type InputObject =
+  VRFRouteConfiguration | Layer2NetworkConfiguration | RoutingTable | BGPPeering | AgentConfiguration;
 
 /** All input objects the configurator merges into one revision. */
 export interface Inputs {
@@ -68,4 +71,6 @@ export interface Inputs {
   routingTable: RoutingTable[];
   /** Absent: none (callers written before BGPPeering existed pass none). */
   bgpPeering?: BGPPeering[];
+  /** Absent: none (the agents' bootstrap template and health checks; issue #36). */
+  agentConfiguration?: AgentConfiguration[];
 }

@@ -17,18 +17,18 @@ import {
 import * as L from '../grammar/limits.js';
 import { RESERVED_VRF_NAMES_RULE } from './cel-rules.js';
 import { Cidr, Condition, LabelSelector, Name, StringEnum, Timestamp } from './common.js';
-
 export const MTU_MIN = 1000;
 export const MTU_MAX = 9000;
 export const VNI_MAX = 16_777_215;
 import { VRF_TABLE_RANGE } from '../names/kubernetes.js';
-import { ObservedState } from './observed.js';
+import { AgentConditions, ObservedState } from './observed.js';
 import { LoopbackAddress, Loopbacks, NodeLoopbackAddress, StaticRoutes } from './vrf-extras.js';
 import { PrefixItem } from './prefix-item.js';
 import { BgpPeeringEntry, NodeBgpPeeringEntry } from './bgp-peering.js';
+import { PeeringPolicy, VrfPeeringPolicy } from './peering-policy.js';
+import { AgentConfigEntry, NodeAgentConfig } from './agent-configuration.js';
 
 export { PrefixItem } from './prefix-item.js';
-
 export { Condition, InputStatus, LabelSelector, LabelSelectorRequirement, StringEnum } from './common.js';
 
 // ---------------------------------------------------------------- VRFRouteConfiguration
@@ -79,6 +79,7 @@ export const VRFRouteConfigurationSpec = Type.Object({
   nodeSelector: Type.Optional(LabelSelector),
   staticRoutes: Type.Optional(StaticRoutes),
   loopbacks: Type.Optional(Loopbacks),
+  peering: Type.Optional(VrfPeeringPolicy),
 });
 export type VRFRouteConfigurationSpec = Static<typeof VRFRouteConfigurationSpec>;
 
@@ -104,6 +105,7 @@ export const Layer2NetworkConfigurationSpec = Type.Object(
       Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12, description: 'VRF to enslave to.' }),
     ),
     nodeSelector: Type.Optional(LabelSelector),
+    peering: Type.Optional(PeeringPolicy),
   },
   {
     'x-kubernetes-validations': [
@@ -170,6 +172,8 @@ export const VrfEntry = Type.Object({
   nodeSelector: Type.Optional(LabelSelector),
   staticRoutes: Type.Optional(StaticRoutes),
   loopbacks: Type.Optional(Loopbacks),
+  // Who may attach peerings; kept so that a held-back VRF object keeps admitting them.
+  peering: Type.Optional(VrfPeeringPolicy),
 });
 export type VrfEntry = Static<typeof VrfEntry>;
 
@@ -187,6 +191,9 @@ export const Layer2Entry = Type.Object({
   neighSuppression: Type.Boolean(),
   vrf: Type.Optional(Type.String({ pattern: VRF_NAME_PATTERN, maxLength: 12 })),
   nodeSelector: Type.Optional(LabelSelector),
+  // Present only when set, so configs without it keep their hash; kept in the revision so that a
+  // held-back network keeps what it allowed its peerings.
+  peering: Type.Optional(PeeringPolicy),
 });
 export type Layer2Entry = Static<typeof Layer2Entry>;
 
@@ -204,6 +211,8 @@ export const NetworkConfig = Type.Object({
   loopbackAddresses: Type.Optional(Type.Array(LoopbackAddress, { maxItems: L.MAX_CONFIG_ENTRIES })),
   /** BGPPeerings (issue #28); absent when there are none, so configs without any hash as before. */
   bgpPeering: Type.Optional(Type.Array(BgpPeeringEntry, { maxItems: L.MAX_CONFIG_ENTRIES })),
+  /** AgentConfigurations (issue #36); absent when there are none, so configs without any hash as before. */
+  agentConfig: Type.Optional(Type.Array(AgentConfigEntry, { maxItems: L.MAX_CONFIG_ENTRIES })),
 });
 export type NetworkConfig = Static<typeof NetworkConfig>;
 
@@ -268,7 +277,6 @@ export const DISRUPTION_CLASSES = [
 export type DisruptionClass = (typeof DISRUPTION_CLASSES)[number];
 
 const NodeCount = Type.Optional(Type.Integer({ minimum: 0 }));
-
 /** What a revision does to the hosts, against the revision the nodes were on when it was built. */
 export const RevisionDisruption = Type.Object({
   worst: StringEnum(DISRUPTION_CLASSES),
@@ -346,6 +354,8 @@ export const NodeConfigSpec = Type.Object({
   routingTable: Type.Array(RoutingTableEntry, { maxItems: L.MAX_CONFIG_ENTRIES }),
   /** The BGPPeerings that reach this node; absent when none do. */
   bgpPeering: Type.Optional(Type.Array(NodeBgpPeeringEntry, { maxItems: L.MAX_CONFIG_ENTRIES })),
+  /** The FRR base template and health checks of the AgentConfiguration that selects this node; absent when none does. */
+  agent: Type.Optional(NodeAgentConfig),
 });
 export type NodeConfigSpec = Static<typeof NodeConfigSpec>;
 
@@ -381,8 +391,9 @@ export const NodeConfigStatus = Type.Object({
   appliedRevisionNumber: Type.Optional(Type.Integer({ minimum: 1 })),
   /** Only with `configStatus: invalid`: why (see FAILURE_CAUSES). */
   failureCause: Type.Optional(StringEnum(FAILURE_CAUSES)),
-  message: Type.Optional(Type.String({ maxLength: L.MAX_MESSAGE_LENGTH })),
-  conditions: Type.Optional(Type.Array(Condition, { maxItems: L.MAX_CONDITIONS })),
+  // Bounded to what the agent writes (limits.ts): the status' largest size is part of the size budget.
+  message: Type.Optional(Type.String({ maxLength: L.MAX_AGENT_MESSAGE_LENGTH })),
+  conditions: Type.Optional(AgentConditions),
   /** The node's run-time state as FRR shows it; written only when it changes (agent, observed/). */
   observed: Type.Optional(ObservedState),
 });

@@ -22,11 +22,14 @@ function inRange(peer: string, range: string): boolean {
   return q.ok && q.prefix.network === r.prefix.network;
 }
 
+const canonical = (peer: string): string => {
+  const address = parsePrefix(`${peer}/${peer.includes(':') ? 128 : 32}`);
+  return address.ok ? address.prefix.address : peer;
+};
+
 const isPeeringSession = (e: NodeBgpPeeringEntry, vrf: string, peer: string): boolean => {
   if (vrf !== (e.vrf === undefined ? 'default' : deviceNames.vrf(e.vrf))) return false;
-  const address = parsePrefix(`${peer}/${peer.includes(':') ? 128 : 32}`);
-  const canonical = address.ok ? address.prefix.address : peer;
-  return e.neighbors.includes(canonical) || e.listenRanges.some((r) => inRange(canonical, r));
+  return e.neighbors.includes(peer) || e.listenRanges.some((r) => inRange(peer, r));
 };
 
 /** Counts per peering name, over every NodeConfig. */
@@ -39,9 +42,15 @@ export function peeringCounts(
     for (const e of nc.spec.bgpPeering ?? []) {
       const c = out.get(e.name) ?? { nodes: 0, established: 0 };
       c.nodes++;
+      // One session per peer address and node: a status listing one peer many times (a hostile or
+      // broken agent) counts it once; a peer outside the peering's instance and ranges not at all.
+      const peers = new Set<string>();
       for (const s of sessions) {
-        if (s.state === 'Established' && isPeeringSession(e, s.vrf, s.peer)) c.established++;
+        if (s.state !== 'Established') continue;
+        const peer = canonical(s.peer);
+        if (!peers.has(peer) && isPeeringSession(e, s.vrf, peer)) peers.add(peer);
       }
+      c.established += peers.size;
       out.set(e.name, c);
     }
   }

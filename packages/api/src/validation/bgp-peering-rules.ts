@@ -3,6 +3,7 @@
  * (`peeringClaims`: what it refers to exists and can carry it, and no two peerings claim one
  * session). The CEL rules in resources/bgp-peering.ts say the same at `kubectl apply` time.
  */
+import ipaddr from 'ipaddr.js';
 import { isCommunity } from '../grammar/patterns.js';
 import { MAX_BGP_PEERING_NAME_LENGTH } from '../grammar/limits.js';
 import type { BGPPeering, Layer2NetworkConfiguration, VRFRouteConfiguration } from '../resources/objects.js';
@@ -83,6 +84,8 @@ const neighborAddresses: ObjectRule<BGPPeering> = ({ metadata, spec }) => {
     const field = `spec.neighbor.addresses[${i}]`;
     const p = parsePrefix(`${a}/${a.includes(':') ? 128 : 32}`);
     if (!p.ok) out.push(problem({ kind: P, name: metadata.name }, field, a, p.reason));
+    const special = p.ok ? notAPeer(p.prefix.address) : undefined;
+    if (special) out.push(problem({ kind: P, name: metadata.name }, field, a, special));
     const first = claim(seen, normalizeAddress(a), i);
     if (first !== undefined)
       out.push(
@@ -91,6 +94,30 @@ const neighborAddresses: ObjectRule<BGPPeering> = ({ metadata, spec }) => {
   });
   return out;
 };
+
+/**
+ * Addresses no BGP neighbour can have (ipaddr.js's ranges): FRR would refuse them, or bind a session
+ * to the node itself. A link-local address needs an interface, which a neighbour here can not name.
+ */
+const NOT_A_PEER: Record<string, string> = {
+  unspecified: 'is the unspecified address, not a peer',
+  loopback: "is a loopback address: the node's own",
+  multicast: 'is a multicast address, not a peer',
+  broadcast: 'is the broadcast address, not a peer',
+  linkLocal: 'is link-local: it needs an interface, which a neighbour can not name',
+  ipv4Mapped: 'is an IPv4-mapped IPv6 address: write the IPv4 address',
+};
+
+function notAPeer(address: string): string | undefined {
+  const ip = ipaddr.parse(address);
+  // 0.0.0.0/8 ("this network") and 240.0.0.0/4 (reserved) are never a host on the wire.
+  if (ip.kind() === 'ipv4' && address !== '0.0.0.0' && address !== '255.255.255.255') {
+    const first = (ip as ipaddr.IPv4).octets[0]!;
+    if (first === 0) return 'is in 0.0.0.0/8 ("this network"), not a peer';
+    if (first >= 240) return 'is in the reserved range 240.0.0.0/4, not a peer';
+  }
+  return NOT_A_PEER[ip.range()];
+}
 
 const families: ObjectRule<BGPPeering> = ({ metadata, spec }) => {
   const list = spec.addressFamilies;

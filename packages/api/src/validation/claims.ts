@@ -19,6 +19,7 @@ import { PrefixIndex } from './prefix-index.js';
 import { layer2DeviceNames, vrfDeviceNames } from './object-rules.js';
 import { claim, problem, type Problem } from './problem.js';
 import { VRF_REACH_RULES } from './vrf-reach.js';
+import type { UnderlayContext } from './underlay-guards.js';
 
 export interface ValidationContext {
   /**
@@ -38,6 +39,11 @@ export interface ValidationContext {
    * name.
    */
   createdOrder?: (o: InputObject) => bigint | undefined;
+  /**
+   * The nodes' addresses and the site's underlay settings (underlay-guards.ts). Absent: no node
+   * addresses known, no underlay prefix, the default VRF closed to peerings.
+   */
+  underlay?: UnderlayContext;
 }
 
 export interface ClaimInputs {
@@ -57,6 +63,7 @@ const KIND_ORDER: Record<string, number> = {
   Layer2NetworkConfiguration: 1,
   RoutingTable: 2,
   BGPPeering: 3,
+  AgentConfiguration: 4,
 };
 
 /** After every order a caller knows (a resourceVersion is an int64 in etcd). */
@@ -338,7 +345,8 @@ function devicesOf(o: InputObject): [string[], string, unknown, string] {
     case 'RoutingTable':
       return [[`taas.${o.spec.tableId}`], 'spec.tableId', o.spec.tableId, objectKey(o)];
     case 'BGPPeering':
-      // A peering creates no device.
+    case 'AgentConfiguration':
+      // A peering, or an agent configuration, creates no device.
       return [[], 'spec', undefined, objectKey(o)];
   }
 }

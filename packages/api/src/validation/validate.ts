@@ -8,6 +8,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ResourceKind } from '../names/kubernetes.js';
 import type {
+  AgentConfiguration,
   BGPPeering,
   Inputs,
   InputObject,
@@ -21,7 +22,11 @@ import {
   VRFRouteConfigurationSpec,
 } from '../resources/schema.js';
 import { BGPPeeringSpec } from '../resources/bgp-peering.js';
+import { AgentConfigurationSpec } from '../resources/agent-configuration.js';
+import { AGENT_CONFIG_RULES, agentConfigClaims } from './agent-config-rules.js';
 import { PEERING_RULES, peeringClaims } from './bgp-peering-rules.js';
+import { underlayGuards } from './underlay-guards.js';
+import { peeringOwners } from './peering-owners.js';
 import { blameOrder, checkClaims, objectKey, type ValidationContext } from './claims.js';
 import { LAYER2_RULES, TABLE_RULES, VRF_RULES, type ObjectRule } from './object-rules.js';
 import type { Problem } from './problem.js';
@@ -29,6 +34,7 @@ import { checkSchema } from './schema-check.js';
 
 export { ValidationError, type Problem } from './problem.js';
 export { blameOrder, vrfTableCapacity, type ValidationContext } from './claims.js';
+export { nodeAddressesOf, type UnderlayContext } from './underlay-guards.js';
 
 /**
  * Validates every input object and the set as a whole; returns all problems, in a stable order
@@ -58,9 +64,13 @@ export function validateInputs(inputs: Inputs, context: ValidationContext = {}):
   const peerings = checked(blameOrder(inputs.bgpPeering ?? [], context), PEERING_CHECK);
   for (const { verdict } of peerings) problems.push(...verdict.schema);
   for (const { verdict } of peerings) problems.push(...verdict.rules);
-  problems.push(
-    ...peeringClaims({ peerings: wellFormed(peerings), layer2: inputs.layer2, definedVrfs, vrfs: okVrfs }),
-  );
+  const okPeerings = wellFormed(peerings);
+  problems.push(...peeringClaims({ peerings: okPeerings, layer2: inputs.layer2, definedVrfs, vrfs: okVrfs }));
+  problems.push(...peeringOwners(okPeerings, okL2s, okVrfs));
+  problems.push(...underlayGuards(okPeerings, okL2s, context.underlay ?? {}));
+  const agentConfigs = checked(blameOrder(inputs.agentConfiguration ?? [], context), AGENT_CONFIG_CHECK);
+  for (const { verdict } of agentConfigs) problems.push(...verdict.schema, ...verdict.rules);
+  problems.push(...agentConfigClaims(wellFormed(agentConfigs)));
   return problems;
 }
 
@@ -97,6 +107,12 @@ const PEERING_CHECK: ObjectCheck<BGPPeering> = {
   kind: 'BGPPeering',
   schema: BGPPeeringSpec,
   rules: PEERING_RULES,
+};
+
+const AGENT_CONFIG_CHECK: ObjectCheck<AgentConfiguration> = {
+  kind: 'AgentConfiguration',
+  schema: AgentConfigurationSpec,
+  rules: AGENT_CONFIG_RULES,
 };
 
 interface Checked<T> {
@@ -150,8 +166,10 @@ export function inForceKeys(config: {
   layer2: { name: string }[];
   routingTable: { name: string }[];
   bgpPeering?: { name: string }[];
+  agentConfig?: { name: string }[];
 }): Set<string> {
   return new Set([
+    ...(config.agentConfig ?? []).map((e) => objectKey({ kind: 'AgentConfiguration', metadata: e })),
     ...(config.bgpPeering ?? []).map((e) => objectKey({ kind: 'BGPPeering', metadata: e })),
     ...config.vrf.map((e) => objectKey({ kind: 'VRFRouteConfiguration', metadata: e })),
     ...config.layer2.map((e) => objectKey({ kind: 'Layer2NetworkConfiguration', metadata: e })),

@@ -16,6 +16,7 @@ const SECTION = {
   Layer2NetworkConfiguration: 'layer2',
   RoutingTable: 'routingTable',
   BGPPeering: 'bgpPeering',
+  AgentConfiguration: 'agentConfiguration',
 } as const;
 
 /** The input objects of the files (Nodes and other kinds are not inputs of a revision). */
@@ -49,6 +50,7 @@ export async function withFiles(clients: Clients, inputs: Inputs, files: readonl
     layer2: [...inputs.layer2],
     routingTable: [...inputs.routingTable],
     bgpPeering: [...(inputs.bgpPeering ?? [])],
+    agentConfiguration: [...(inputs.agentConfiguration ?? [])],
   };
   for (const { file, obj } of readInputFiles(files)) {
     const section = SECTION[obj.kind];

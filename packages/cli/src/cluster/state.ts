@@ -6,6 +6,7 @@
 import {
   ASSIGNED_AT_ANNOTATION,
   ROLLOUT_POLICY_NAME,
+  type AgentConfiguration,
   desiredRevision,
   type FailedNode,
   type Inputs,
@@ -83,18 +84,30 @@ async function readFleetPaused(clients: Clients): Promise<boolean> {
 }
 
 export async function readInputs(clients: Clients): Promise<Inputs> {
-  const [vrf, layer2, routingTable, bgpPeering] = await Promise.all([
+  const [vrf, layer2, routingTable, bgpPeering, agentConfiguration] = await Promise.all([
     api(() => clients.vrf.list()),
     api(() => clients.layer2.list()),
     api(() => clients.routingTable.list()),
     api(() => clients.bgpPeering.list()),
+    api(() => agentConfigurations(clients)),
   ]);
   return {
     vrf: vrf.items,
     layer2: layer2.items,
     routingTable: routingTable.items,
     bgpPeering: bgpPeering.items,
+    agentConfiguration: agentConfiguration.items,
   };
+}
+
+/** The AgentConfigurations; none on a cluster whose CRDs predate them (issue #36). */
+async function agentConfigurations(clients: Clients): Promise<{ items: AgentConfiguration[] }> {
+  try {
+    return await clients.agentConfiguration.list();
+  } catch (err) {
+    if (isNotFound(err)) return { items: [] };
+    throw err;
+  }
 }
 
 const byName = (a: { metadata: { name: string } }, b: { metadata: { name: string } }): number =>

@@ -2,10 +2,14 @@
  * What every command shares within one `run()`: the streams and clock, one API connection made on
  * first use, the output format, and the exit code `run()` returns.
  */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
 import { Command, Option } from 'commander';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { machine, parseOutputFormat, type OutputFormat } from '../views/format.js';
+import { escapeControls } from '@nodenet/api';
 
 export interface Io {
   stdout: { write(s: string): unknown; isTTY?: boolean };
@@ -63,7 +67,8 @@ export function newSession(io: Io): { session: Session; close: () => void; code:
     format,
     print: (o, data, human) => {
       const f = format(o);
-      io.stdout.write(f === 'table' ? human() : machine(data, f));
+      // Every text for a terminal: controls from the server's strings escaped (tables escape newlines too).
+      io.stdout.write(f === 'table' ? escapeControls(human(), true) : machine(data, f));
     },
     exit: (c) => {
       code = c;
@@ -73,9 +78,30 @@ export function newSession(io: Io): { session: Session; close: () => void; code:
 }
 
 function loadKubeConfigOrFail(path: string | undefined): ReturnType<typeof loadKubeConfig> {
+  const missing = path === undefined ? missingDefaultKubeconfig() : undefined;
+  if (missing) throw new CliError(missing, EXIT.usage);
   try {
     return loadKubeConfig(path);
   } catch (err) {
     throw new CliError((err as Error).message, EXIT.usage);
   }
+}
+
+/**
+ * Without --kubeconfig: one line saying which kubeconfig is missing, instead of the client
+ * library's raw ENOENT for $KUBECONFIG, or its silent fallback to http://localhost:8080.
+ */
+function missingDefaultKubeconfig(): string | undefined {
+  const env = process.env.KUBECONFIG;
+  if (env) {
+    const files = env.split(delimiter).filter(Boolean);
+    return files.some((f) => existsSync(f))
+      ? undefined
+      : `kubeconfig ${env} (from $KUBECONFIG): file not found; give --kubeconfig or set $KUBECONFIG to an existing file`;
+  }
+  if (process.env.KUBERNETES_SERVICE_HOST) return undefined; // in a pod: the service account
+  const home = join(homedir(), '.kube', 'config');
+  return existsSync(home)
+    ? undefined
+    : `no kubeconfig: give --kubeconfig, or set $KUBECONFIG (npm start prints the demo's), or create ${home}`;
 }

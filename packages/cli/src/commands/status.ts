@@ -21,7 +21,11 @@ export function addStatusCommand(program: Command, s: Session): void {
         'complete and nothing is held back or behind.',
     )
     .argument('[revision]', REVISION_ARG)
-    .option('-w, --watch', 'redraw on every change until the rollout completes or halts')
+    .option(
+      '-w, --watch',
+      'redraw on every change until the rollout completes or halts; exit as without --watch, except that what was ' +
+        'already listed for attention when it began (e.g. an older held-back input) does not count',
+    )
     .addOption(
       new Option(
         '--wave-label <label>',
@@ -52,10 +56,16 @@ export function addStatusCommand(program: Command, s: Session): void {
     });
 }
 
-/** Redraws on every change until the revision completes or halts (or the signal stops it). */
+/**
+ * Redraws on every change until the revision completes or halts (or the signal stops it). The exit
+ * code answers for what happened while watching: what was already listed for attention when the
+ * watch began on a revision still moving (e.g. an old input held back) is shown, but does not make
+ * a clean finish exit 4; a watch that begins on a settled revision exits as `status` does.
+ */
 async function watchStatus(show: () => Promise<Shown>, io: Io): Promise<ExitCode> {
   let last = '';
-  for (;;) {
+  let before: Set<string> | undefined;
+  for (let first = true; ; first = false) {
     const { view, text } = await show();
     if (text !== last) {
       io.stdout.write(io.stdout.isTTY ? `\x1b[2J\x1b[H${text}` : last ? `---\n${text}` : text);
@@ -64,8 +74,15 @@ async function watchStatus(show: () => Promise<Shown>, io: Io): Promise<ExitCode
     const settled =
       view.phase === 'Superseded' ||
       (view.phase === 'Complete' && view.counts.ongoing === 0) ||
+      // Only unavailable nodes left: nothing moves until they answer (configurator's reason).
+      view.phase === 'WaitingForUnavailable' ||
       (view.phase === 'Halted' && (view.rollback?.remaining.length ?? 0) === 0);
-    if (settled || io.signal?.aborted) return statusExitCode(view);
+    if (first && !settled) before = new Set(view.attention);
+    if (settled || io.signal?.aborted) return statusExitCode(withoutEarlier(view, before));
     await new Promise((r) => setTimeout(r, io.watchIntervalMs ?? 1000));
   }
 }
+
+/** The view without the attention lines listed when the watch began (`earlier`), if any. */
+const withoutEarlier = (view: StatusView, earlier: ReadonlySet<string> | undefined): StatusView =>
+  earlier ? { ...view, attention: view.attention.filter((a) => !earlier.has(a)) } : view;

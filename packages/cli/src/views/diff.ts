@@ -24,7 +24,7 @@ export interface DiffSide {
 }
 
 export type ChangeKind = 'added' | 'removed' | 'changed';
-export type Section = 'VRF' | 'Layer2' | 'RoutingTable' | 'BGPPeering';
+export type Section = 'VRF' | 'Layer2' | 'RoutingTable' | 'BGPPeering' | 'AgentConfiguration';
 
 export interface Change {
   section: Section;
@@ -33,7 +33,10 @@ export interface Change {
   change: ChangeKind;
   /** For `changed`: the fields that differ. */
   fields?: string[];
-  /** For `changed`: each differing field's old and new value, as short text. */
+  /**
+   * For `changed`: each differing field's old and new value, as short text; for an added or removed
+   * VRF: its loopback address on the node and its static routes (from or to `(unset)`).
+   */
   values?: { field: string; from: string; to: string }[];
   /** Why the entry changes on this node (for Layer-2 networks, the node selector that decided). */
   cause: string;
@@ -87,6 +90,18 @@ export function diffNodes(
               ? 'BGPPeering no longer reaches this node'
               : '',
         ),
+        // The FRR base template and health checks this node's agent uses (issue #36).
+        ...diffSection(
+          'AgentConfiguration',
+          a.agent ? [a.agent] : [],
+          b.agent ? [b.agent] : [],
+          (_n, kind) =>
+            kind === 'added'
+              ? 'selects this node (was: the agent bootstrap template)'
+              : kind === 'removed'
+                ? 'no longer selects this node (the agent bootstrap template)'
+                : '',
+        ),
       ];
       return { node: name, changes };
     });
@@ -114,8 +129,10 @@ function diffSection<T extends { name: string }>(
   for (const name of names) {
     const a = old.get(name);
     const b = now.get(name);
-    if (a && !b) out.push({ section, name, change: 'removed', cause: cause(name, 'removed') });
-    else if (!a && b) out.push({ section, name, change: 'added', cause: cause(name, 'added') });
+    if (a && !b)
+      out.push({ section, name, change: 'removed', ...details(a, 'from'), cause: cause(name, 'removed') });
+    else if (!a && b)
+      out.push({ section, name, change: 'added', ...details(b, 'to'), cause: cause(name, 'added') });
     else if (a && b) {
       const fields = changedFields(a, b);
       if (fields.length > 0)
@@ -124,16 +141,35 @@ function diffSection<T extends { name: string }>(
           name,
           change: 'changed',
           fields,
-          values: fields.map((field) => ({
-            field,
-            from: fieldText(field, (a as Record<string, unknown>)[field]),
-            to: fieldText(field, (b as Record<string, unknown>)[field]),
-          })),
+          values: fields.map((field) => {
+            const [from, to] = [(a as Record<string, unknown>)[field], (b as Record<string, unknown>)[field]];
+            if (field === 'frrTemplate' && typeof from === 'string' && typeof to === 'string')
+              return { field, ...templateChange(from, to) };
+            return { field, from: fieldText(field, from), to: fieldText(field, to) };
+          }),
           cause: cause(name, 'changed'),
         });
     }
   }
   return out;
+}
+
+/** Fields an added or removed entry shows with it: what a node gains or loses beyond the name. */
+const DETAIL_FIELDS = ['loopbackAddresses', 'staticRoutes'] as const;
+
+/**
+ * An added (`to`) or removed (`from`) entry's per-node details: a new VRF's loopback address on
+ * this node and its static routes, as a changed entry shows them.
+ */
+function details(e: object, side: 'from' | 'to'): Pick<Change, 'values'> {
+  const r = e as Record<string, unknown>;
+  const values = DETAIL_FIELDS.filter((f) => Array.isArray(r[f]) && (r[f] as unknown[]).length > 0).map(
+    (field) => {
+      const text = fieldText(field, r[field]);
+      return side === 'to' ? { field, from: '(unset)', to: text } : { field, from: text, to: '(unset)' };
+    },
+  );
+  return values.length > 0 ? { values } : {};
 }
 
 /**
@@ -148,6 +184,21 @@ function fieldText(field: string, v: unknown): string {
   if (field === 'staticRoutes' && Array.isArray(v))
     return (v as StaticRoute[]).map(routeText).join('; ') || '(none)';
   return shortValue(v);
+}
+
+/**
+ * A template change as the lines that went and came (each side's lines the other lacks), so a
+ * person sees `- neighbor fabric bfd` / `+ shutdown` rather than two cut-off texts.
+ */
+function templateChange(from: string, to: string): { from: string; to: string } {
+  const a = from.split('\n');
+  const b = to.split('\n');
+  const only = (xs: string[], ys: string[]): string => {
+    const rest = new Set(ys);
+    const lines = xs.filter((l) => !rest.has(l)).map((l) => JSON.stringify(l.trim()));
+    return lines.length === 0 ? '(no line)' : shortValue(lines.join(' '));
+  };
+  return { from: only(a, b), to: only(b, a) };
 }
 
 const routeText = (r: StaticRoute): string =>
@@ -220,7 +271,9 @@ export function renderDiff(d: DiffResult): string {
       const what =
         c.change === 'changed'
           ? `changed: ${(c.values ?? []).map((v) => `${v.field} ${v.from} → ${v.to}`).join(', ')}`
-          : c.change;
+          : c.values
+            ? `${c.change}: ${c.values.map((v) => `${v.field} ${c.change === 'added' ? v.to : v.from}`).join(', ')}`
+            : c.change;
       const why = c.cause ? `  (${c.cause})` : '';
       out.push(`  ${SIGN[c.change]} ${c.section.padEnd(12)} ${c.name.padEnd(nameWidth)}  ${what}${why}`);
     }

@@ -3,9 +3,12 @@
  * like `5m` or `2h`. kubectl's own tables have no borders, so a box-drawing table library would only
  * make the plugin look unlike the tool it plugs into; the whole job is a padEnd per column.
  */
+import { escapeControls } from '@nodenet/api';
 import { stringify } from 'yaml';
 
-export function table(headers: string[], rows: string[][]): string {
+/** Columns of one-line cells; a control character in a cell (from the server) is shown escaped. */
+export function table(headers: string[], cells: string[][]): string {
+  const rows = cells.map((r) => r.map((c) => escapeControls(c)));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]): string =>
     cells

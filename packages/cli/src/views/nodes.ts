@@ -2,7 +2,13 @@
  * `kubectl nodenet nodes` and `kubectl nodenet why NODE`: where each node is and why (pure), from
  * the shared definition in @nodenet/api (`nodePlacement`), which identifies revisions by number.
  */
-import { nodePlacement, type AgentReport, type NodePlacement, type PlacementState } from '@nodenet/api';
+import {
+  escapeControls,
+  nodePlacement,
+  type AgentReport,
+  type NodePlacement,
+  type PlacementState,
+} from '@nodenet/api';
 import { isNodeReady } from '@nodenet/kube';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { age, table } from './format.js';
@@ -111,13 +117,13 @@ export function renderWhy(r: NodeRow, nowMs: number): string {
     `Desired:   ${num(r.desired)}`,
     `Handed:    ${r.revisionName ? `${r.revisionName} (number ${r.revision})` : '<none>'}`,
     `On host:   ${num(r.onHost)}`,
-    `Agent:     ${r.state}${r.since ? ` (${age(r.since, nowMs)} ago)` : ''}${r.message ? `: ${r.message}` : ''}`,
+    `Agent:     ${r.state}${r.since ? ` (${age(r.since, nowMs)} ago)` : ''}${r.message ? `: ${escapeControls(r.message)}` : ''}`,
     `State:     ${r.placement}`,
     `Why:       ${r.why}`,
   ];
   if (r.rolledBackFrom)
     out.push(
-      `Rolled back from ${r.rolledBackFrom.revision.name}${r.rolledBackFrom.at ? ` (${age(r.rolledBackFrom.at, nowMs)} ago)` : ''}: ${r.rolledBackFrom.message}`,
+      `Rolled back from ${r.rolledBackFrom.revision.name}${r.rolledBackFrom.at ? ` (${age(r.rolledBackFrom.at, nowMs)} ago)` : ''}: ${escapeControls(r.rolledBackFrom.message)}`,
     );
   out.push(`Next:      ${r.next}`);
   return out.join('\n') + '\n';

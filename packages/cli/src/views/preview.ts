@@ -17,7 +17,7 @@ import {
   type Problem,
 } from '@nodenet/api';
 import type { DiffSide } from './diff.js';
-import { isInvalid, type ClusterState, type Revision } from '../cluster/state.js';
+import { isInvalid, revisionInForce, type ClusterState, type Revision } from '../cluster/state.js';
 
 /** An input the build leaves out (or keeps at an earlier entry), and why. */
 export interface HeldBackInput {
@@ -41,17 +41,35 @@ export function previewOf(
   if (plan.effective.inputs === undefined) return { problems: plan.effective.problems };
   const built = withAddresses(plan.effective.inputs, s);
   const notes: string[] = [];
-  const known = s.revisions.find((r) => r.spec.hash === built.hash);
+  const known = revisionWithHash(s, built.hash);
   if (known && isInvalid(known))
     notes.push(
       `The current inputs equal invalid revision ${known.metadata.name}: they are not rolled out until you run kubectl nodenet retry ${known.metadata.name}.`,
     );
-  else if (known && known !== from) notes.push(`The current inputs equal revision ${known.metadata.name}.`);
+  else if (known && known !== from)
+    notes.push(
+      `The current inputs equal revision ${known.metadata.name} (number ${known.spec.number}${known === revisionInForce(s) ? ', the one in force' : ''}).`,
+    );
   return {
     side: { label, config: built.config, hash: built.hash },
     notes,
     heldBack: heldBackOf(plan, s.revisions),
   };
+}
+
+/**
+ * The revision a configuration is: several can have its hash (a retry has the content of the
+ * revision it retries; a later change back makes an equal one), so by number, never by hash alone:
+ * the one in force when it has the hash, else the newest with it (an older one is superseded or
+ * invalid and retried since).
+ */
+function revisionWithHash(s: ClusterState, hash: string): Revision | undefined {
+  const inForce = revisionInForce(s);
+  if (inForce?.spec.hash === hash) return inForce;
+  let newest: Revision | undefined;
+  for (const r of s.revisions)
+    if (r.spec.hash === hash && (!newest || r.spec.number > newest.spec.number)) newest = r;
+  return newest;
 }
 
 /**

@@ -3,7 +3,7 @@
  * revision's status, which the configurator derives from every NodeConfig; node details come from
  * the NodeConfigs themselves.
  */
-import { findCondition, labelOf, RETRY_ANNOTATION } from '@nodenet/api';
+import { escapeControls, findCondition, labelOf, RETRY_ANNOTATION } from '@nodenet/api';
 import type { FailedNode, RevisionDisruption } from '@nodenet/api';
 import { countsText } from '@nodenet/agent/host-plan';
 import { EXIT, type ExitCode } from '../exit-codes.js';
@@ -13,7 +13,16 @@ import { heldBack } from './held-back.js';
 import { inputsHash } from './preview.js';
 import { isInvalid, revisionInForce, type ClusterState, type Revision } from '../cluster/state.js';
 
-export type Phase = 'Complete' | 'RollingOut' | 'Paused' | 'Halted' | 'Superseded';
+export type Phase =
+  | 'Complete'
+  | 'RollingOut'
+  | 'Paused'
+  | 'Halted'
+  | 'Superseded'
+  /** The revision in force while nodes roll back to it from a newer invalid one. */
+  | 'RollingBack'
+  /** Every available node is on it; only unavailable (skipped) nodes are left (the configurator's reason). */
+  | 'WaitingForUnavailable';
 
 export interface StatusView {
   revision: { name: string; number: number; hash: string };
@@ -37,6 +46,12 @@ export interface StatusView {
   attention: string[];
   /** While halted: nodes not yet back on the revision in force. */
   rollback?: { to: string; remaining: string[] };
+  /** While this revision is the one nodes roll back to: from which invalid revision, and who is left. */
+  restoring?: { from: string; remaining: string[] };
+  /** Who holds a pause: the revision's own spec.paused and/or the fleet (RolloutPolicy default). */
+  pausedBy: { revision: boolean; fleet: boolean };
+  /** While only unavailable nodes are left: their names. */
+  waitingFor?: string[];
   retryRequested?: string;
   /** What the revision does to the hosts (status.disruption, written by the configurator). */
   disruption?: RevisionDisruption;
@@ -60,7 +75,7 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
     degraded: st.degraded ?? degradedNodes.length,
   };
   const unchanged = st.unchanged ?? 0;
-  const phase = phaseOf(s, rev, inForce);
+  const { phase, restoring } = phaseAndRestoring(s, rev, inForce, rows);
   const inProgress = rows
     .filter((r) => r.revisionName === rev.metadata.name && BUSY.has(r.state))
     .map((r) => ({
@@ -86,6 +101,8 @@ export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): 
     reasons: reasonsOf(rev, phase, s.fleetPaused),
     attention: attentionOf(s, rev, rows),
     ...(rollback ? { rollback } : {}),
+    ...whileRestoringOrWaiting(phase, restoring, rows),
+    pausedBy: { revision: rev.spec.paused === true, fleet: s.fleetPaused },
     ...(retryRequested !== undefined ? { retryRequested } : {}),
     ...(st.startedAt ? { startedAt: st.startedAt } : {}),
     ...(st.completedAt ? { completedAt: st.completedAt } : {}),
@@ -101,8 +118,53 @@ const BUSY = new Set<string>(['pending', 'provisioning', 'confirming']);
 function phaseOf(s: ClusterState, rev: Revision, inForce: Revision | undefined): Phase {
   if (isInvalid(rev)) return 'Halted';
   if (inForce !== undefined && inForce.spec.number > rev.spec.number) return 'Superseded';
-  if (findCondition(rev.status?.conditions, 'Complete')?.status === 'True') return 'Complete';
+  const complete = findCondition(rev.status?.conditions, 'Complete');
+  if (complete?.status === 'True') return 'Complete';
+  if (complete?.reason === 'WaitingForUnavailableNodes') return 'WaitingForUnavailable';
   return rev.spec.paused || s.fleetPaused ? 'Paused' : 'RollingOut';
+}
+
+/** The phase, and while nodes roll back to this revision (it is in force), from where. */
+function phaseAndRestoring(
+  s: ClusterState,
+  rev: Revision,
+  inForce: Revision | undefined,
+  rows: NodeRow[],
+): { phase: Phase; restoring: StatusView['restoring'] } {
+  const restoring = rev === inForce ? restoringOf(s, rev, rows) : undefined;
+  return { phase: restoring ? 'RollingBack' : phaseOf(s, rev, inForce), restoring };
+}
+
+/** The view's parts for a revision nodes roll back to, or one that waits for unavailable nodes. */
+function whileRestoringOrWaiting(
+  phase: Phase,
+  restoring: StatusView['restoring'],
+  rows: NodeRow[],
+): Pick<StatusView, 'restoring' | 'waitingFor'> {
+  if (restoring) return { restoring };
+  if (phase === 'WaitingForUnavailable')
+    return { waitingFor: rows.filter((r) => r.placement === 'unavailable').map((r) => r.node) };
+  return {};
+}
+
+/**
+ * The revision in force while nodes still leave a newer invalid one for it: the rollback is what
+ * moves, not a rollout of this revision (nothing to pause or abort here).
+ */
+function restoringOf(s: ClusterState, rev: Revision, rows: NodeRow[]): StatusView['restoring'] {
+  let newestBad: Revision | undefined;
+  for (const bad of s.revisions)
+    if (isInvalid(bad) && bad.spec.number > rev.spec.number) {
+      const { remaining } = rollbackOf(bad, rev, rows);
+      if (remaining.length > 0) return { from: bad.metadata.name, remaining };
+      if (!newestBad || bad.spec.number > newestBad.spec.number) newestBad = bad;
+    }
+  // Every node is back, but the configurator has not yet counted the revision complete again (its
+  // status follows within a second): still the rollback's tail, not a rollout to pause or abort.
+  const completeNow = findCondition(rev.status?.conditions, 'Complete')?.status === 'True';
+  if (newestBad && rev.status?.completedAt !== undefined && !completeNow)
+    return { from: newestBad.metadata.name, remaining: [] };
+  return undefined;
 }
 
 /** Why the rollout is paused, halted or degraded, from the revision's conditions. */
@@ -110,7 +172,7 @@ function reasonsOf(rev: Revision, phase: Phase, fleetPaused: boolean): string[] 
   const reasons: string[] = [];
   for (const type of ['Invalid', 'Aborted', 'Paused', 'RetryRequested', 'Degraded']) {
     const c = findCondition(rev.status?.conditions, type);
-    if (c?.status === 'True') reasons.push(`${type} (${c.reason}): ${c.message}`);
+    if (c?.status === 'True') reasons.push(`${type} (${c.reason}): ${escapeControls(c.message)}`);
   }
   if (phase === 'Paused' && !reasons.some((r) => r.startsWith('Paused')))
     reasons.push(
@@ -203,8 +265,25 @@ function nextStep(v: StatusView): string {
         : v.attention.length > 0
           ? `Every node the rollout reached runs ${name}, but not everything is in force: see the Attention lines (\`kubectl nodenet why NODE\` explains a node).`
           : `Nothing to do: every target node runs ${name}.`;
-    case 'Paused':
-      return `No new node starts while paused; nodes in progress (${v.counts.ongoing}) finish. Continue with \`kubectl nodenet resume${v.reasons.some((r) => r.includes('whole fleet')) ? '' : ` ${name}`}\`.`;
+    case 'Paused': {
+      // The fleet's pause is lifted by `resume` without a revision (`resume REV` answers "not paused").
+      const resume = [
+        ...(v.pausedBy.revision ? [`\`kubectl nodenet resume ${name}\``] : []),
+        ...(v.pausedBy.fleet ? ['`kubectl nodenet resume` (the whole fleet)'] : []),
+      ];
+      return `No new node starts while paused; nodes in progress (${v.counts.ongoing}) finish. Continue with ${resume.join(' and ')}.`;
+    }
+    case 'RollingBack': {
+      const r = v.restoring!;
+      const left = r.remaining.length
+        ? `are being rolled back to ${name} (${plural(r.remaining.length, 'node')} left: ${r.remaining.join(', ')})`
+        : `are back on ${name}; the configurator counts it complete again shortly`;
+      return `${r.from} is invalid: the nodes that took it ${left}. Nothing to do; follow it with \`kubectl nodenet status ${r.from}\`.`;
+    }
+    case 'WaitingForUnavailable': {
+      const w = v.waitingFor ?? [];
+      return `Every available node runs ${name}; ${plural(w.length, 'node')} unavailable and skipped (${w.join(', ')}): each takes ${name} when its agent answers again, counted like any node. See \`kubectl nodenet why ${w[0] ?? 'NODE'}\`; a node that will not return: delete its Node object.`;
+    }
     case 'RollingOut':
       return `${plural(v.counts.ongoing, 'node')} in progress; ${v.counts.queued} queued start as slots free up. Stop new starts with \`kubectl nodenet pause ${name}\`; give up and roll back with \`kubectl nodenet abort ${name}\`.`;
   }
@@ -213,7 +292,7 @@ function nextStep(v: StatusView): string {
 export function statusExitCode(v: StatusView): ExitCode {
   if (v.phase === 'Halted' || v.counts.failed > 0 || v.counts.degraded > 0 || v.attention.length > 0)
     return EXIT.attention;
-  if (v.phase === 'RollingOut' || v.phase === 'Paused') return EXIT.pending;
+  if (v.phase === 'RollingOut' || v.phase === 'Paused' || v.phase === 'RollingBack') return EXIT.pending;
   return EXIT.ok;
 }
 
@@ -226,6 +305,8 @@ export function renderStatus(v: StatusView, nowMs: number): string {
     Paused: 'Paused',
     Halted: 'Halted: revision is invalid',
     Superseded: `Superseded by ${v.inForce ?? 'a newer revision'}`,
+    RollingBack: `Restoring: nodes roll back to this revision from ${v.restoring?.from ?? 'an invalid revision'}`,
+    WaitingForUnavailable: `Complete on every available node; waiting for ${plural(v.waitingFor?.length ?? 0, 'unavailable node')}`,
   };
   out.push(`Revision:  ${v.revision.name} (number ${v.revision.number})`);
   out.push(`State:     ${phaseText[v.phase]}`);

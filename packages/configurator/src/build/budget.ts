@@ -11,6 +11,7 @@
  * Both are overridable per site (`--max-revision-bytes`, `--max-frr-lines`).
  */
 import { MAX_ANYCAST_GATEWAYS, type NetworkConfig, type VrfEntry } from '@nodenet/api';
+import { NODE_CONFIG_STATUS_MAX_BYTES } from './status-room.js';
 
 export interface SizeBudget {
   /** Largest JSON size in bytes of a revision's `spec.config`. */
@@ -24,8 +25,13 @@ export const ETCD_OBJECT_LIMIT = 1_572_864;
 /** Room in a revision for what is not `spec.config`: metadata, changedInputs, the status. */
 export const REVISION_HEADROOM = 64 * 1024;
 
+/**
+ * The config's default budget: the object limit less the headroom and less the largest status an
+ * agent can write into a NodeConfig (status-room.ts), which carries a subset of the same config:
+ * spec + status always fit, whatever one agent reports (issue #37).
+ */
 export const DEFAULT_BUDGET: SizeBudget = {
-  maxConfigBytes: ETCD_OBJECT_LIMIT - REVISION_HEADROOM,
+  maxConfigBytes: ETCD_OBJECT_LIMIT - REVISION_HEADROOM - NODE_CONFIG_STATUS_MAX_BYTES,
   maxFrrLines: 20_000,
 };
 
@@ -74,8 +80,18 @@ const LINES_PER_TABLE = 2 + 12;
  * activate / route-maps / maximum-prefix (2 × 6), four route-maps of up to 5 lines, the `!`s.
  */
 const LINES_PER_PEERING = 8 + 9 + 12 + 20 + 4;
-/** The operator's template around the generated sections (a generous bound). */
+/** The bootstrap template around the generated sections, for nodes no AgentConfiguration selects (a generous bound). */
 const TEMPLATE_LINES = 200;
+
+/** Lines of a template text (an upper bound of what it adds: its placeholders' lines count too). */
+export const templateLines = (text: string): number => text.split('\n').length;
+
+/** The template lines a node may get: the longest AgentConfiguration template, and the bootstrap one. */
+function configTemplateLines(config: NetworkConfig): number {
+  let lines = TEMPLATE_LINES;
+  for (const a of config.agentConfig ?? []) lines = Math.max(lines, templateLines(a.frrTemplate));
+  return lines;
+}
 
 /**
  * The FRR lines the agent renders for this configuration on a node, at most (layer-2 networks
@@ -89,7 +105,8 @@ export function frrLines(config: NetworkConfig): number {
     if (list) list.push(e);
     else byVrf.set(e.vrf, [e]);
   }
-  let lines = TEMPLATE_LINES + LINES_PER_TABLE * new Set(config.routingTable.map((t) => t.tableId)).size;
+  let lines =
+    configTemplateLines(config) + LINES_PER_TABLE * new Set(config.routingTable.map((t) => t.tableId)).size;
   // The prefix-list lines of each family are closed by one `!`.
   const families = new Set<boolean>();
   for (const entries of byVrf.values()) lines += vrfLines(entries, families);

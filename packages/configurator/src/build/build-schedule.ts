@@ -10,7 +10,8 @@
  * the wait; revision changes are built at once, the inputs' status writes (ours) not at all.
  */
 import { backoffDelay } from '@nodenet/kube';
-import { RETRY_ANNOTATION, type NetworkConfigRevision } from '@nodenet/api';
+import { RETRY_ANNOTATION, findCondition, type NetworkConfigRevision } from '@nodenet/api';
+import { WAITING_FOR_UNAVAILABLE } from '../rollout/waiting.js';
 
 export interface BuildTiming {
   /** Quiet period after the last input event. */
@@ -140,6 +141,8 @@ export function revisionBuildKey(r: NetworkConfigRevision): string {
   // The high-water mark annotation is left out: it matters only when a revision is created, which
   // one of these facts changing (or an input) causes anyway.
   const retry = r.metadata.annotations?.[RETRY_ANNOTATION] ?? '';
-  // Completion, the phase and whether it ran well too: Applied (outcome.ts), suspects' entries (issue 35).
-  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}|${r.status?.phase ?? ''}|${r.status?.completedAt ?? ''}|${r.status?.ranAt ?? ''}|${r.status?.failed ?? 0}`;
+  // Completion, the phase, waiting only for unavailable nodes and whether it ran well too: Applied
+  // (outcome.ts), suspects' entries (issue 35).
+  const waiting = findCondition(r.status?.conditions, 'Progressing')?.reason === WAITING_FOR_UNAVAILABLE;
+  return `${r.metadata.name}|${r.spec.number}|${r.spec.hash}|${r.status?.isInvalid === true}|${retry}|${r.spec.retryOf ?? ''}|${r.status?.phase ?? ''}|${r.status?.completedAt ?? ''}|${r.status?.ranAt ?? ''}|${r.status?.failed ?? 0}|${waiting}`;
 }

@@ -3,13 +3,7 @@
  * Event when one is newly rejected) and creates a revision when the valid inputs produce a new
  * configuration. The decision is buildRevision's (revisions.ts); this carries it out.
  */
-import {
-  findCondition,
-  type BGPPeering,
-  type InputObject,
-  type Inputs,
-  type NetworkConfigRevision,
-} from '@nodenet/api';
+import { findCondition, type InputObject, type Inputs, type NetworkConfigRevision } from '@nodenet/api';
 import {
   KubeApiError,
   isAlreadyExists,
@@ -27,16 +21,14 @@ import {
   type InputStatusUpdate,
   type RevisionDecision,
 } from './revisions.js';
+import type { Informers } from '../informers.js';
 
 export interface BuildContext {
   clients: Clients;
-  informers: {
-    vrf: Informer<Inputs['vrf'][number]>;
-    layer2: Informer<Inputs['layer2'][number]>;
-    routingTable: Informer<Inputs['routingTable'][number]>;
-    bgpPeering: Informer<BGPPeering>;
-    revision: Informer<NetworkConfigRevision>;
-  };
+  informers: Pick<
+    Informers,
+    'vrf' | 'layer2' | 'routingTable' | 'bgpPeering' | 'agentConfiguration' | 'revision'
+  >;
   isLeader: () => boolean;
   log: Logger;
   events: EventRecorder;
@@ -86,6 +78,7 @@ export class RevisionBuilder {
       layer2: this.ctx.informers.layer2.list(),
       routingTable: this.ctx.informers.routingTable.list(),
       bgpPeering: this.ctx.informers.bgpPeering.list(),
+      agentConfiguration: this.ctx.informers.agentConfiguration.list(),
     };
     const result = buildRevision(inputs, this.ctx.informers.revision.list(), now, opts);
     // Blocked inputs (some invalid): the last valid configuration stays in force (invariant 3).
@@ -224,7 +217,7 @@ const errText = (err: unknown): string =>
   err instanceof KubeApiError || err instanceof Error ? err.message : String(err);
 
 /** The key of an input's kind among the clients and informers (one name per kind). */
-function inputKey(o: InputObject): 'vrf' | 'layer2' | 'bgpPeering' | 'routingTable' {
+function inputKey(o: InputObject): 'vrf' | 'layer2' | 'bgpPeering' | 'routingTable' | 'agentConfiguration' {
   switch (o.kind) {
     case 'VRFRouteConfiguration':
       return 'vrf';
@@ -234,5 +227,7 @@ function inputKey(o: InputObject): 'vrf' | 'layer2' | 'bgpPeering' | 'routingTab
       return 'bgpPeering';
     case 'RoutingTable':
       return 'routingTable';
+    case 'AgentConfiguration':
+      return 'agentConfiguration';
   }
 }

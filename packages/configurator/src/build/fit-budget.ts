@@ -8,6 +8,7 @@
  * for size.
  */
 import {
+  allInputs,
   buildConfig,
   effectiveInputs,
   mergeInputs,
@@ -16,9 +17,17 @@ import {
   type InputObject,
   type Inputs,
   type NetworkConfig,
+  type UnderlayContext,
   type Problem,
 } from '@nodenet/api';
-import { budgetExcess, describeExcess, frrLines, type BudgetExcess, type SizeBudget } from './budget.js';
+import {
+  budgetExcess,
+  describeExcess,
+  frrLines,
+  templateLines,
+  type BudgetExcess,
+  type SizeBudget,
+} from './budget.js';
 
 export interface Fitted {
   effective: EffectiveInputs;
@@ -40,6 +49,8 @@ export interface FitOptions {
   createdOrder?: (o: InputObject) => bigint | undefined;
   /** Inputs refused before the build (a password Secret that cannot be read), kept refused in every round. */
   refusedFirst?: readonly Problem[];
+  /** The nodes' addresses and the site's underlay settings, for validation (issue #37). */
+  underlay?: UnderlayContext;
 }
 
 const entryOf = (o: InputObject): unknown => {
@@ -48,8 +59,9 @@ const entryOf = (o: InputObject): unknown => {
     layer2: o.kind === 'Layer2NetworkConfiguration' ? [o] : [],
     routingTable: o.kind === 'RoutingTable' ? [o] : [],
     bgpPeering: o.kind === 'BGPPeering' ? [o] : [],
+    agentConfiguration: o.kind === 'AgentConfiguration' ? [o] : [],
   });
-  return one.vrf[0] ?? one.layer2[0] ?? one.routingTable[0] ?? one.bgpPeering?.[0];
+  return one.vrf[0] ?? one.layer2[0] ?? one.routingTable[0] ?? one.bgpPeering?.[0] ?? one.agentConfig?.[0];
 };
 const keyOf = (o: InputObject): string => `${o.kind}/${o.metadata.name}`;
 const jsonBytes = (v: unknown): number => Buffer.byteLength(JSON.stringify(v) ?? '');
@@ -68,13 +80,19 @@ function contribution(
           ? inForce?.layer2
           : o.kind === 'BGPPeering'
             ? inForce?.bgpPeering
-            : inForce?.routingTable;
+            : o.kind === 'AgentConfiguration'
+              ? inForce?.agentConfig
+              : inForce?.routingTable;
     const old = entries?.find((e) => e.name === o.metadata.name);
     // The entry this input merges to, plus a separator.
     return jsonBytes(entryOf(o)) + 1 - (old ? jsonBytes(old) + 1 : 0);
   }
   if (o.kind === 'Layer2NetworkConfiguration') return 0;
   if (o.kind === 'RoutingTable') return 1;
+  if (o.kind === 'AgentConfiguration') {
+    const old = inForce?.agentConfig?.find((e) => e.name === o.metadata.name);
+    return templateLines(o.spec.frrTemplate) - (old ? templateLines(old.frrTemplate) : 0);
+  }
   const items = (s: { import?: unknown[]; export?: unknown[] } | undefined): number =>
     (s?.import?.length ?? 0) + (s?.export?.length ?? 0);
   const old =
@@ -92,7 +110,7 @@ export function fitBudget(
 ): Fitted {
   let effective = first;
   const refusedForSize: Problem[] = [];
-  const all = [...inputs.vrf, ...inputs.layer2, ...inputs.routingTable, ...(inputs.bgpPeering ?? [])];
+  const all = allInputs(inputs);
   // Each round refuses at least one more input or ends.
   for (let round = 0; round <= all.length; round++) {
     if (!effective.inputs) return { effective };
@@ -126,6 +144,7 @@ export function fitBudget(
       refusedFirst: [...(opts.refusedFirst ?? []), ...refusedForSize],
       suspects: opts.suspects,
       ...(opts.createdOrder ? { createdOrder: opts.createdOrder } : {}),
+      ...(opts.underlay ? { underlay: opts.underlay } : {}),
     });
   }
   return { effective };
@@ -182,12 +201,13 @@ function refuseForLines(args: {
   return refused;
 }
 
-type EntryList = 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering';
+type EntryList = 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering' | 'agentConfig';
 const LIST_OF: Record<InputObject['kind'], EntryList> = {
   VRFRouteConfiguration: 'vrf',
   Layer2NetworkConfiguration: 'layer2',
   RoutingTable: 'routingTable',
   BGPPeering: 'bgpPeering',
+  AgentConfiguration: 'agentConfig',
 };
 
 /** The entry an input merged to in `config` (entries are named after their object). */

@@ -5,6 +5,7 @@
  */
 export * from './revisions.js';
 export * from './budget.js';
+export { maxJsonBytes, NODE_CONFIG_STATUS_MAX_BYTES } from './status-room.js';
 export * from './build-schedule.js';
 export { CreationOrder } from './creation-order.js';
 export { appliedCondition, carried } from './outcome.js';
@@ -13,3 +14,4 @@ export { revisionDisruption, writeRevisionDisruption } from './disruption-status
 export { RevisionBuilder } from './build-step.js';
 export { loopbackNodes } from './loopback-step.js';
 export { PasswordSecrets, type SecretSummary } from './password-secrets.js';
+export { nodeFacts, type SiteUnderlay } from './node-facts.js';

@@ -4,6 +4,7 @@
  * condition read off that revision:
  * - True  `Applied`     the revision carrying this generation is complete;
  * - False `RollingOut`  it is rolling out (or paused), with its progress;
+ * - False `WaitingForUnavailableNodes`  it is on every available node; only unavailable ones are left;
  * - False `RolledBack`  it was invalidated: names the revision and the failed nodes with their messages;
  * - False `HeldBack`    this generation is invalid (Accepted=False): the generation in force stays;
  * - False `Blocked`     valid, but no revision is built (a generation in force no longer validates);
@@ -13,6 +14,7 @@
  */
 import { findCondition, noNodeMatches, selectorOf } from '@nodenet/api';
 import type { Condition, InputObject, InputStatus, NetworkConfigRevision } from '@nodenet/api';
+import { WAITING_FOR_UNAVAILABLE } from '../rollout/waiting.js';
 
 export type AppliedCondition = Omit<Condition, 'lastTransitionTime'>;
 
@@ -147,6 +149,13 @@ function revisionCondition(g: number, r: NetworkConfigRevision): AppliedConditio
       status: 'True',
       reason: 'Applied',
       message: `revision ${r.metadata.name} complete (${progress})`,
+    };
+  if (findCondition(st.conditions, 'Progressing')?.reason === WAITING_FOR_UNAVAILABLE)
+    return {
+      ...base,
+      status: 'False',
+      reason: WAITING_FOR_UNAVAILABLE,
+      message: `revision ${r.metadata.name} is on every available node (${progress}); unavailable nodes take it when their agents answer (kubectl nodenet status)`,
     };
   return {
     ...base,

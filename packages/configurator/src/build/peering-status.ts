@@ -2,7 +2,8 @@
  * BGPPeering status (issue #28): on every pass the leader counts, per peering, the nodes whose
  * NodeConfig carries it and the sessions their agents observed Established (`peeringCounts` in
  * @nodenet/api), and writes the two figures when they changed (a merge patch of just them, so the
- * Accepted / Applied conditions the build step writes stay). `kubectl get bgpp` shows them.
+ * Accepted / Applied conditions the build step writes stay). `kubectl get bgpp` shows them, and
+ * the remote AS as one text (`spec.remoteASN` or `spec.remoteAS`: a printer column reads one path).
  */
 import { peeringCounts, type BGPPeering, type NodeConfig } from '@nodenet/api';
 import type { Informer, ResourceClient } from '@nodenet/kube';
@@ -24,8 +25,16 @@ export async function writePeeringStatuses(
   const counts = peeringCounts(nodeConfigs);
   let failed = 0;
   for (const p of peerings) {
-    const want = counts.get(p.metadata.name) ?? { nodes: 0, established: 0 };
-    if (p.status?.nodes === want.nodes && p.status?.established === want.established) continue;
+    const want = {
+      ...(counts.get(p.metadata.name) ?? { nodes: 0, established: 0 }),
+      remoteAS: remoteAsText(p),
+    };
+    if (
+      p.status?.nodes === want.nodes &&
+      p.status.established === want.established &&
+      p.status.remoteAS === want.remoteAS
+    )
+      continue;
     try {
       ctx.informer.mutated(await ctx.client.patchStatus(p.metadata.name, { status: want }));
     } catch (err) {
@@ -38,3 +47,7 @@ export async function writePeeringStatuses(
   }
   return failed;
 }
+
+/** The peer's AS as `kubectl get bgpp` shows it: the number, or `internal` / `external`. */
+const remoteAsText = (p: BGPPeering): string =>
+  p.spec.remoteASN !== undefined ? String(p.spec.remoteASN) : (p.spec.remoteAS ?? '');

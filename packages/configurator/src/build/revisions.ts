@@ -19,6 +19,7 @@ import {
   type Problem,
   resolvePeeringPasswords,
   shortHash,
+  type UnderlayContext,
 } from '@nodenet/api';
 import { rfc3339 } from '@nodenet/api';
 import { budgetExcess, DEFAULT_BUDGET, describeExcess, type SizeBudget } from './budget.js';
@@ -27,7 +28,7 @@ import { inputStatuses, type InputStatusUpdate } from './input-status.js';
 import { carried, inputRef } from './outcome.js';
 import { withLoopbacks, withShortageConditions } from './loopback-step.js';
 import { highestNumber } from '../rollout/numbers.js';
-import { inputsToBuild } from '@nodenet/api';
+import { allInputs, inputsToBuild } from '@nodenet/api';
 
 export type { InputStatusUpdate } from './input-status.js';
 
@@ -46,13 +47,6 @@ export interface BuildResult {
   /** Hash of the merged inputs when they are valid. */
   hash?: string;
 }
-
-const allInputs = (inputs: Inputs): InputObject[] => [
-  ...inputs.vrf,
-  ...inputs.layer2,
-  ...inputs.routingTable,
-  ...(inputs.bgpPeering ?? []),
-];
 
 export interface BuildOptions {
   budget?: SizeBudget;
@@ -73,7 +67,15 @@ export interface BuildOptions {
    * bgp-password.ts). Absent: every peering with a reference is refused.
    */
   passwords?: PasswordSource;
+  /** The nodes' addresses and the site's underlay settings: the peering guards (issue #37). */
+  underlay?: UnderlayContext;
 }
+
+/** What both rounds of the held-back rule take from the options (createdOrder, underlay). */
+const heldOptions = (opts: BuildOptions): Pick<BuildOptions, 'createdOrder' | 'underlay'> => ({
+  ...(opts.createdOrder ? { createdOrder: opts.createdOrder } : {}),
+  ...(opts.underlay ? { underlay: opts.underlay } : {}),
+});
 
 export function buildRevision(
   given: Inputs,
@@ -85,7 +87,7 @@ export function buildRevision(
   // Claims go first to the objects of the revision in force (the validation's blame rule), a
   // refused input contributes its generation in force, and the suspects of an invalidated revision
   // are held back too (@nodenet/api held-back.ts, the rule the plugin's preview shows).
-  const held = { ...(opts.createdOrder ? { createdOrder: opts.createdOrder } : {}), refusedFirst };
+  const held = { ...heldOptions(opts), refusedFirst };
   const { inForce, suspects, effective: first } = inputsToBuild(inputs, revisions, held);
   const fitted = fitBudget(inputs, inForce?.spec.config, first, {
     ...held,

@@ -85,3 +85,17 @@ export function staleAnnotations(existing: NodeConfig, want: NodeConfig): Record
       .map((k) => [k, null]),
   );
 }
+
+/** NodeConfig spec fields that are absent when nothing selects the node. */
+const OPTIONAL_SPEC_FIELDS = ['agent', 'bgpPeering'] as const;
+
+/**
+ * The spec as a merge patch: an optional field the new spec leaves out is removed with null, or the
+ * node would keep the old one (a rollback to a revision without an AgentConfiguration would keep the
+ * bad template). Not taken from the cached NodeConfig: its summary drops the spec (node-config-summary.ts).
+ */
+export function specPatch(spec: NodeConfig['spec']): Record<string, unknown> {
+  const patch: Record<string, unknown> = { ...spec };
+  for (const key of OPTIONAL_SPEC_FIELDS) if (!(key in spec)) patch[key] = null;
+  return patch;
+}

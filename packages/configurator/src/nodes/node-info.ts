@@ -55,6 +55,10 @@ function nodeInfo(n: Node): NodeInfo {
 export const sameLabels = (a: Node, b: Node): boolean =>
   canonicalJson(a.metadata.labels ?? {}) === canonicalJson(b.metadata.labels ?? {});
 
+/** What of a Node the build reads: its labels, and its addresses (the peering guards, issue #37). */
+export const sameBuildFacts = (a: Node, b: Node): boolean =>
+  sameLabels(a, b) && canonicalJson(a.status?.addresses ?? []) === canonicalJson(b.status?.addresses ?? []);
+
 /** Labels of the nodes the configurator manages (the policy's node selector): what inputs select from. */
 export const managedNodeLabels = (
   nodes: readonly Node[],

@@ -12,7 +12,7 @@ import {
 } from '@nodenet/api';
 import { setConditions, rfc3339 } from '@nodenet/api';
 import { parseDuration } from '@nodenet/kube';
-import { TIMEOUT_LOWER_BOUNDS_MS, atLeast, parseUpdateLimit, type Policy } from './policy.js';
+import { TIMEOUT_LOWER_BOUNDS_MS, atLeast, atMost24h, parseUpdateLimit, type Policy } from './policy.js';
 import type { Plan } from '../rollout/index.js';
 
 export interface EffectivePolicy {
@@ -55,9 +55,8 @@ export function effectivePolicy(flags: Policy, rp: RolloutPolicy | undefined): E
       read(
         field,
         () =>
-          (policy[key] = atLeast(
-            parseDuration(`spec.${field}`, v),
-            TIMEOUT_LOWER_BOUNDS_MS[key],
+          (policy[key] = atMost24h(
+            atLeast(parseDuration(`spec.${field}`, v), TIMEOUT_LOWER_BOUNDS_MS[key], `spec.${field}`, v),
             `spec.${field}`,
             v,
           )),

@@ -56,6 +56,19 @@ export const TIMEOUT_LOWER_BOUNDS_MS = {
   minSuccessTimeMs: 0,
 } as const;
 
+/**
+ * The upper bound of every timeout knob (issue #37): a RolloutPolicy that waits 100000 h for a
+ * report never counts a silent node as failed, and holds its slot for good.
+ */
+export const TIMEOUT_UPPER_BOUND_MS = 24 * 3600_000;
+
+/** A duration no longer than TIMEOUT_UPPER_BOUND_MS, else an OptionError naming the knob and the value. */
+export function atMost24h(ms: number, flag: string, text: string): number {
+  if (ms > TIMEOUT_UPPER_BOUND_MS)
+    throw new OptionError(flag, text, 'must be at most 24h (a longer one holds a silent node in its slot)');
+  return ms;
+}
+
 /** A duration no shorter than `min` (ms), else an OptionError naming the flag or knob and the value. */
 export function atLeast(ms: number, min: number, flag: string, text: string): number {
   if (ms < min)

@@ -6,15 +6,23 @@
  * is not answering before it is handed a new revision is **unavailable**: no forward move, never
  * counted. Deadlines are on the monotonic clock from the observations (observe.ts).
  */
-import { matchesSelector, rfc3339, type NodeConfig } from '@nodenet/api';
+import { matchesSelector, rfc3339, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
 import { formatDuration } from '@nodenet/kube';
 import { elsewhereVerdict } from './elsewhere.js';
 import { factsOf } from './facts.js';
-import { assignedRevision, isCompleted } from './identity.js';
+import { assignedRevision } from './identity.js';
 import { sameStretch, type NodeObservation } from './observe.js';
 import { onDesiredVerdict } from './on-desired.js';
 import { everReported, progress, type Progress } from './progress.js';
-import type { Base, ClassifyContext, Facts, NodeReading, Subject, Verdict } from './verdict.js';
+import {
+  countedMove,
+  type Base,
+  type ClassifyContext,
+  type Facts,
+  type NodeReading,
+  type Subject,
+  type Verdict,
+} from './verdict.js';
 
 export type { ClassifyContext, Subject, Verdict } from './verdict.js';
 
@@ -32,12 +40,11 @@ export function classify(subject: Subject, ctx: ClassifyContext): Verdict {
   const f = factsOf(nc);
   const assigned = assignedRevision(nc, ctx.index);
   const b: Base = { name, node, nc, ...(assigned ? { assigned } : {}) };
-  const p = progress(nc, reading.obs, ctx.policy, ctx.mono);
-  // Forward onto a revision that has not completed: a completed revision had every node finish it.
-  const forward = f.move === 'forward' && !(assigned !== undefined && isCompleted(assigned));
+  const p = cutOffSignature(progress(nc, reading.obs, ctx.policy, ctx.mono), f, assigned, reading);
+  const forward = countedMove(f.move, assigned);
   const l: NodeReading = {
     ...reading,
-    soakEnd: p.kind === 'provisioned' ? p.since + ctx.policy.minSuccessTimeMs : undefined,
+    soakEnd: p.kind === 'provisioned' ? soakEndOf(p.since, reading.obs, ctx.policy) : undefined,
     fail: (message, counts = forward) => ({
       ...b,
       state: 'failed',
@@ -61,6 +68,30 @@ export function classify(subject: Subject, ctx: ClassifyContext): Verdict {
   return onDesired ? onDesiredVerdict(b, p, f, l) : elsewhereVerdict(b, p, f, l);
 }
 
+/**
+ * An `Interrupted` report (the agent's checks passed, but the API server answered only more than
+ * 15 s after its restore: agent apply/failure-cause.ts) from a node that went NotReady or gone since
+ * it took the revision forward is a cut-off by the change, healing slowly: counted as ChangeFailed.
+ * An agent restart (a DaemonSet update) leaves the kubelet Ready and stays a re-assignment.
+ */
+function cutOffSignature(
+  p: Progress,
+  f: Facts,
+  assigned: NetworkConfigRevision | undefined,
+  reading: Omit<NodeReading, 'soakEnd' | 'fail'>,
+): Progress {
+  if (p.kind !== 'invalid' || p.cause !== 'Interrupted' || !countedMove(f.move, assigned)) return p;
+  // NotReady before the report was seen (an outage after it, e.g. the Node deleted, is not its cause).
+  const { obs } = reading;
+  const downBefore = obs.downMs > 0 || (reading.down !== undefined && obs.readinessSince <= obs.statusSince);
+  if (!downBefore) return p;
+  return {
+    ...p,
+    cause: 'ChangeFailed',
+    message: `${p.message} (reported Interrupted, but the node went NotReady after taking the change: a cut-off)`,
+  };
+}
+
 /** What a verdict reads of the node before its NodeConfig: readiness, since when, selection. */
 function readNode(
   { name, node, nc, observation }: Subject,
@@ -75,6 +106,8 @@ function readNode(
     readiness,
     readinessSince:
       observation && sameStretch(observation.readiness, readiness) ? observation.readinessSince : mono,
+    downMs: observation?.downMs ?? 0,
+    readyRunMs: observation?.readyRunMs ?? 0,
   };
   const selected = node !== undefined && matchesSelector(ctx.policy.nodeSelector, node.labels);
   return {
@@ -106,8 +139,14 @@ function inFlightVerdict(a: {
 }): Verdict | undefined {
   const { b, p, f, l } = a;
   const { obs, down, soakEnd, ctx } = l;
+  // Down now: finished only when it went down after a Ready stretch as long as the soak, or after
+  // its soak's end without an outage before (soakEndOf).
   const finished =
-    soakEnd !== undefined && ctx.mono >= soakEnd && (down === undefined || obs.readinessSince >= soakEnd);
+    soakEnd !== undefined &&
+    ctx.mono >= soakEnd &&
+    (down === undefined ||
+      obs.readyRunMs >= ctx.policy.minSuccessTimeMs ||
+      (obs.downMs === 0 && obs.readinessSince >= soakEnd));
   // Its agent broke (misconfigured, Ready) on a revision now invalid: rolled back at once, never
   // held (it finds the rollback when it answers again, instead of the bad revision).
   const brokenOnInvalid =
@@ -123,10 +162,13 @@ function inFlightVerdict(a: {
   )
     return undefined;
   if (down === undefined) return { ...b, state: 'notReady', holds: true };
-  const deadline = Math.max(obs.readinessSince, obs.assignSince) + ctx.policy.notReadyTimeoutMs;
+  // Every not-ready stretch since it took the revision counts: a node that flaps (70-90 s outages
+  // again and again) reaches --not-ready-timeout as one long outage does.
+  const deadline = Math.max(obs.readinessSince, obs.assignSince) + ctx.policy.notReadyTimeoutMs - obs.downMs;
   if (ctx.mono > deadline)
     return pastNotReadyTimeout({
       down,
+      flapped: obs.downMs > 0,
       nc: b.nc,
       number: b.assigned?.spec.number,
       policy: ctx.policy,
@@ -142,9 +184,28 @@ const misconfiguredBeforeAnswering = (
   nc: NodeConfig | undefined,
 ): boolean => down === undefined && f.misconfigured !== undefined && nc !== undefined && !everReported(nc);
 
-/** A node in flight, NotReady (or gone) for longer than --not-ready-timeout. */
+/**
+ * When a provisioned node's soak ends: --min-success-time after the first sight of `provisioned`;
+ * for a node that went NotReady in flight (and has not finished before), after a full soak of
+ * continuous readiness since it came back. So a node that flaps never finishes while it flaps.
+ */
+export function soakEndOf(
+  provisionedSince: number,
+  obs: NodeObservation,
+  policy: { minSuccessTimeMs: number; notReadyTimeoutMs: number },
+): number {
+  const soakMs = policy.minSuccessTimeMs;
+  // Settled (Ready for a full soak), or failed already (its outages reached --not-ready-timeout,
+  // recorded): no longer in flight, as a node back after one long outage.
+  const done = obs.readyRunMs >= soakMs || obs.downMs > policy.notReadyTimeoutMs;
+  const back = obs.downMs > 0 && !done && obs.readiness === 'ready' ? obs.readinessSince : provisionedSince;
+  return Math.max(provisionedSince, back) + soakMs;
+}
+
+/** A node in flight, NotReady (or gone) for longer than --not-ready-timeout (in all its stretches). */
 function pastNotReadyTimeout(a: {
   down: string;
+  flapped: boolean;
   nc: NodeConfig | undefined;
   number: number | undefined;
   policy: { notReadyTimeoutMs: number };
@@ -156,7 +217,8 @@ function pastNotReadyTimeout(a: {
   // first): NotReady or gone is the node's own, as for a timeout of a silent agent.
   if (a.nc !== undefined && !everReported(a.nc))
     return a.unavailable(`${what} and agent never reported (after taking revision ${a.number ?? '?'})`);
+  const total = a.flapped ? ' in all (NotReady again and again)' : '';
   return a.fail(
-    `${what} for ${formatDuration(a.policy.notReadyTimeoutMs)} after taking revision ${a.number ?? '?'}`,
+    `${what} for ${formatDuration(a.policy.notReadyTimeoutMs)}${total} after taking revision ${a.number ?? '?'}`,
   );
 }

@@ -4,9 +4,9 @@
  * busy there (holding its slot), unavailable, or outdated (waiting for a slot).
  */
 import type { NodeConfig } from '@nodenet/api';
-import { isCompleted } from './identity.js';
 import { everReported, type Progress } from './progress.js';
 import {
+  countedMove,
   hostRuns,
   inFlightUnselected,
   type Base,
@@ -31,7 +31,7 @@ export function elsewhereVerdict(b: Base, p: Progress, f: Facts, l: NodeReading)
   const nc = b.nc as NodeConfig;
   const e: Elsewhere = {
     nc,
-    forward: f.move === 'forward' && !(b.assigned !== undefined && isCompleted(b.assigned)),
+    forward: countedMove(f.move, b.assigned),
     onInvalid: b.assigned !== undefined && ctx.invalid.has(b.assigned.metadata.name),
     hostOnDesired:
       hostRuns(nc, ctx.desired.spec.hash) && nc.spec.revision !== ctx.desired.spec.hash

@@ -5,7 +5,8 @@
  * is copied into a revision's status is bounded, so the invalidation write can never be refused for
  * its size whatever an agent wrote into its message.
  */
-import { entryOf, parseRef, sameEntry, type FailedNode, type NetworkConfigRevision } from '@nodenet/api';
+import { escapeControls, type FailedNode, type NetworkConfigRevision } from '@nodenet/api';
+import { carriedChange, type Revisions } from './same-change.js';
 
 /** Nodes listed in a revision's failedNodes / degradedNodes (the rest is counted). */
 export const MAX_LISTED_NODES = 20;
@@ -15,10 +16,12 @@ export const MAX_MESSAGE_CHARS = 300;
 /** The first line of a message, cut to MAX_MESSAGE_CHARS with a marker saying how much was left out. */
 export function boundedMessage(message: string): string {
   const nl = message.indexOf('\n');
-  const first = nl >= 0 ? message.slice(0, nl) : message;
-  const dropped = message.length - first.length;
+  const raw = nl >= 0 ? message.slice(0, nl) : message;
+  const dropped = message.length - raw.length;
+  // An agent's text, copied: its controls escaped (issue #37).
+  const first = escapeControls(raw);
   if (first.length <= MAX_MESSAGE_CHARS) return dropped > 0 ? `${first} (+${dropped} chars)` : first;
-  return `${first.slice(0, MAX_MESSAGE_CHARS)}… (+${message.length - MAX_MESSAGE_CHARS} chars)`;
+  return `${first.slice(0, MAX_MESSAGE_CHARS)}… (+${first.length + dropped - MAX_MESSAGE_CHARS} chars)`;
 }
 
 export const boundedNode = (f: FailedNode): FailedNode => ({ ...f, message: boundedMessage(f.message) });
@@ -74,7 +77,9 @@ export interface CountedFailures {
  * revision carries it (docs/rollout.md, "Failure"): those failures count against the newer one's
  * --max-failures too, or each unrelated merge would give the change a fresh budget and one more
  * node. Only revisions since the last completed one before `r` count (`since`), only valid ones
- * that never completed, and only when `r` carries one of their changed inputs with the same entry.
+ * that never completed, and only when `r` carries one of their changes: the fields of a changed
+ * input's entry they set, with the same values (same-change.ts; a follow-up edit of the input, e.g.
+ * its nodeSelector widened, still carries it).
  * The nodes stay listed on the revision they failed: they were never handed `r`. A node listed on
  * both counts once.
  */
@@ -82,6 +87,7 @@ export function countedFailures(
   r: NetworkConfigRevision,
   older: readonly NetworkConfigRevision[],
   records: ReadonlyMap<string, FailureRecord>,
+  among: Revisions = { all: older, isInvalid: () => false },
 ): CountedFailures {
   const own = records.get(r.metadata.name);
   const nodes = new Set((own?.failedNodes ?? []).map((f) => f.node));
@@ -89,18 +95,10 @@ export function countedFailures(
   const inheritedFrom: number[] = [];
   for (const x of older) {
     const rec = records.get(x.metadata.name);
-    if (!rec || rec.failed === 0 || !carriesChangeOf(r, x)) continue;
+    if (!rec || rec.failed === 0 || carriedChange(r, x, among) === undefined) continue;
     inheritedFrom.push(x.spec.number);
     for (const f of rec.failedNodes) nodes.add(f.node);
     overflow += Math.max(0, rec.failed - rec.failedNodes.length);
   }
   return { failed: nodes.size + overflow, inheritedFrom };
-}
-
-/** Whether `r` has the entry `x` introduced for one of x's changed inputs. */
-function carriesChangeOf(r: NetworkConfigRevision, x: NetworkConfigRevision): boolean {
-  return (x.spec.changedInputs ?? []).some((ref) => {
-    const s = parseRef(ref);
-    return s !== undefined && sameEntry(entryOf(r.spec.config, s), entryOf(x.spec.config, s));
-  });
 }

@@ -11,6 +11,7 @@ import type { Verdict } from './classify.js';
 import { countedFailures, failureRecord, nodeSummary, type FailureRecord } from './failures.js';
 import { chooseDesired, isCompleted } from './identity.js';
 import type { Invalidation } from './revision-status.js';
+import { carriedChange } from './same-change.js';
 import { carriesSuspect, effectiveSuspects, holdsBack } from './suspects.js';
 import type { Action } from './types.js';
 
@@ -96,7 +97,10 @@ function markFailing(
   for (const r of [...revisions].reverse()) {
     if (invalid.names.has(r.metadata.name)) continue;
     const rec = records.get(r.metadata.name) as FailureRecord;
-    const counted = countedFailures(r, supersededSince(r, revisions, invalid.names), records);
+    const counted = countedFailures(r, supersededSince(r, revisions, invalid.names), records, {
+      all: revisions,
+      isInvalid: (x) => invalid.names.has(x.metadata.name),
+    });
     if (counted.failed <= policy.maxFailures) continue;
     const inherited = counted.inheritedFrom.length
       ? ` (its change failed nodes on superseded revision(s) ${counted.inheritedFrom.join(', ')} too, counted with its own)`
@@ -175,7 +179,14 @@ function carriers(
     if (suspects.length === 0) continue;
     for (const r of revisions) {
       if (isInvalid(r) || out.some(([x]) => x === r)) continue;
-      const s = carriesSuspect(r, bad, suspects);
+      // Invalidated in this pass: a newer revision built while its change was in flight carries it
+      // when it keeps the values the change set, also from a follow-up write of the input (a change
+      // is identified by its content, same-change.ts). Later writes are a person's new change.
+      const followUp =
+        inv !== undefined && r.spec.number > bad.spec.number && r.spec.retryOf !== bad.metadata.name
+          ? carriedChange(r, bad, { all: revisions, isInvalid }, suspects)
+          : undefined;
+      const s = carriesSuspect(r, bad, suspects) ?? followUp;
       if (s) out.push([r, { revision: bad, ref: `${s.kind}/${s.name}` }]);
     }
   }

@@ -24,6 +24,18 @@ export interface NodeObservation {
   readiness: 'ready' | 'notReady' | 'gone';
   /** Since when ready, or since when not ready (NotReady then gone is one stretch: deleting a NotReady Node never restarts its timer). */
   readinessSince: number;
+  /**
+   * Not-ready time of the stretches that ended since the assignment was first seen (each from the
+   * later of its start and the assignment): a node that flaps accumulates it (classify.ts), so
+   * stretches each shorter than --not-ready-timeout still reach it. 0 for a new assignment.
+   */
+  downMs: number;
+  /**
+   * The longest Ready stretch that ended since the assignment was first seen, counted from the first
+   * sight of its `provisioned` report: one as long as the soak means the node finished before it
+   * went NotReady (a later outage is not the change's). 0 for a new assignment.
+   */
+  readyRunMs: number;
 }
 
 export type Observations = ReadonlyMap<string, NodeObservation>;
@@ -79,14 +91,31 @@ export function observeNode(
   if (old && assignSame && statusSame && old.readiness === readiness) return old; // nothing changed: keep the stamps (and the object)
   // Every field present, in one order (an absent one is undefined): one hidden class, and no
   // object spread, which costs microseconds per call on objects of varying shapes.
+  const sameReadiness = sameStretch(old?.readiness, readiness);
   return {
     assignKey,
     assignSince: assignSame ? old.assignSince : mono,
     status,
     statusSince: statusSame ? old.statusSince : mono,
     readiness,
-    readinessSince: sameStretch(old?.readiness, readiness) ? (old as NodeObservation).readinessSince : mono,
+    readinessSince: sameReadiness ? (old as NodeObservation).readinessSince : mono,
+    downMs: assignSame ? old.downMs + (sameReadiness ? 0 : endedDownMs(old, mono)) : 0,
+    readyRunMs: assignSame ? Math.max(old.readyRunMs, sameReadiness ? 0 : endedReadyRunMs(old, mono)) : 0,
   };
+}
+
+/** The not-ready stretch of `old` ending at `mono` (0: it was a Ready one), from the assignment on. */
+const endedDownMs = (old: NodeObservation, mono: number): number =>
+  old.readiness === 'ready' ? 0 : Math.max(0, mono - Math.max(old.readinessSince, old.assignSince));
+
+/** The Ready stretch of `old` ending at `mono` (0: a not-ready one), from the first sight of `provisioned` on. */
+function endedReadyRunMs(old: NodeObservation, mono: number): number {
+  const provisioned =
+    old.status?.configStatus === 'provisioned' && old.statusSince >= old.assignSince
+      ? old.statusSince
+      : undefined;
+  if (old.readiness !== 'ready' || provisioned === undefined) return 0;
+  return Math.max(0, mono - Math.max(old.readinessSince, provisioned));
 }
 
 /** The Nodes and NodeConfigs by name, and every name once: the Nodes' first, in input order. */

@@ -14,6 +14,7 @@ import {
 } from './progress.js';
 import { SLOT_STATES, type NodeState } from './types.js';
 import {
+  countedMove,
   hostRuns,
   inFlightUnselected,
   type Base,
@@ -38,7 +39,7 @@ export function onDesiredVerdict(b: Base, p: Progress, f: Facts, l: NodeReading)
   }
   // An explicit refusal of a change it took forward counts even from an agent that flags itself
   // misconfigured (it answered about the change).
-  const refused = p.kind === 'invalid' && p.cause !== 'Interrupted' && f.move === 'forward';
+  const refused = p.kind === 'invalid' && p.cause !== 'Interrupted' && countedMove(f.move, b.assigned);
   if (f.misconfigured !== undefined && !refused) return l.unavailable(f.misconfigured);
   if (p.kind === 'provisioned') {
     const end = l.soakEnd as number;
@@ -60,12 +61,18 @@ function retriedAfterFault(
   l: NodeReading,
 ): Verdict {
   if (p.cause === 'Interrupted' && f.move !== 'rollback') {
-    // Not the change's fault: handed the same revision again with backoff. After the bound it is
-    // listed as degraded and still re-assigned, at the longest backoff only.
+    // Not known to be the change's fault: handed the same revision again with backoff. After the
+    // bound it counts, and is still re-assigned, at the longest backoff only.
     const retry = reassignAfter(base, `interrupted (${p.message}); attempt ${f.attempt + 1}`, f, l);
     if (f.attempt < MAX_INTERRUPTED_ATTEMPTS) return retry;
-    const why = `interrupted ${f.attempt} times on revision ${l.ctx.desired.spec.number}, retried every ${formatDuration(MAX_REASSIGN_BACKOFF_MS)}: ${p.message}`;
-    return { ...l.fail(why, false), ...retry, state: 'failed' };
+    const why = `interrupted ${f.attempt + 1} times on revision ${l.ctx.desired.spec.number}, retried every ${formatDuration(MAX_REASSIGN_BACKOFF_MS)}: ${p.message}`;
+    // An interruption that repeats on a change rolling out past the quick re-assignments counts
+    // (issue 35): a cut-off restored before the kubelet shows NotReady and healing slowly looks like
+    // this, and re-assigning it for ever would re-cut the node every 5 minutes. An agent restart (a
+    // DaemonSet update) is one interruption. On a completed revision (a catch-up) a crash-looping
+    // agent is listed as degraded only: it must not roll the whole fleet back.
+    const counts = f.move !== 'catch-up' && countedMove(f.move, base.assigned);
+    return { ...l.fail(why, counts), ...retry, state: 'failed' };
   }
   const message = p.cause === 'RestoreFailed' ? `restore failed: ${p.message}` : p.message;
   // Recorded once (counted when it took the revision forward), and retried under a new

@@ -13,6 +13,7 @@ import {
 } from '@nodenet/api';
 import { setConditions } from '@nodenet/api';
 import type { Action } from './types.js';
+import { WAITING_FOR_UNAVAILABLE } from './waiting.js';
 
 /**
  * The phase of a revision:
@@ -79,8 +80,13 @@ export function finishedCondition(
           };
     case 'Paused':
       return { type: 'Finished', status: 'False', reason: 'Paused', message: `paused: ${summary}` };
-    case 'RollingOut':
-      return { type: 'Finished', status: 'False', reason: 'RollingOut', message: summary };
+    case 'RollingOut': {
+      // Only unavailable nodes left (revision-status.ts): not finished, but say what it waits for.
+      const waiting = findCondition(status.conditions, 'Progressing', 'False');
+      return waiting?.reason === WAITING_FOR_UNAVAILABLE
+        ? { type: 'Finished', status: 'False', reason: waiting.reason, message: waiting.message }
+        : { type: 'Finished', status: 'False', reason: 'RollingOut', message: summary };
+    }
   }
 }
 

@@ -22,6 +22,7 @@ import { MAX_LISTED_NODES, boundedNode, nodeSummary, type FailureRecord } from '
 import { CARRIES_REASON } from './suspects.js';
 import { countKey, withReadableState } from './readable.js';
 import { stateAfter } from './slots.js';
+import { WAITING_FOR_UNAVAILABLE, waitingForSkipped } from './waiting.js';
 import type { NodeState, StatusUpdate } from './types.js';
 
 export interface Invalidation {
@@ -94,16 +95,22 @@ function rolloutCounts(
   unchanged: number;
   /** Every selected node on the revision (NotReady ones too) with its soak over, or failed on it. */
   complete: boolean;
+  /** Targets neither up to date on the revision nor failed on it. */
+  incomplete: number;
   /** Reported, never counted: failures of catch-up moves and rollbacks, and unavailable nodes. */
   degradedNow: FailedNode[];
+  /** Unavailable (skipped) targets: the revision waits for them (they catch up when they answer). */
+  skipped: string[];
 } {
   const t: Tally = { name, ready: 0, ongoing: 0, queued: 0, incomplete: 0 };
   let unchanged = 0;
   const degradedNow: FailedNode[] = [];
+  const skipped: string[] = [];
   for (const v of s.verdicts) {
     if (v.failure && !v.counts && v.failedRevision === name) degradedNow.push(boundedNode(v.failure));
     else if (v.state === 'unavailable' && v.unavailable && stateAfter(v, s.moved) === 'unavailable')
       degradedNow.push(boundedNode({ node: v.name, message: v.unavailable, at: nowText }));
+    if (v.state === 'unavailable' && stateAfter(v, s.moved) === 'unavailable') skipped.push(v.name);
     tally(t, v, v.state, 1);
     // Moved without a slot: the revision left their host config unchanged (unchanged.ts).
     if (v.onDesired && (v.movedUnchanged ?? (v.nc !== undefined && factsOf(v.nc).move === 'unchanged')))
@@ -113,8 +120,8 @@ function rolloutCounts(
     tally(t, v, v.state, -1);
     tally(t, v, 'pending', 1);
   }
-  const { ready, ongoing, queued } = t;
-  return { ready, ongoing, queued, unchanged, complete: t.incomplete === 0, degradedNow };
+  const { ready, ongoing, queued, incomplete } = t;
+  return { ready, ongoing, queued, unchanged, complete: !incomplete, incomplete, degradedNow, skipped };
 }
 
 /** Progressing of the desired revision: complete, paused, held by a NotReady node, at a wave barrier, or rolling out. */
@@ -123,31 +130,36 @@ function progressingCondition({
   complete,
   paused,
   summary,
+  waiting,
 }: {
   s: StatusInput;
   complete: boolean;
   paused: boolean;
   summary: string;
+  /** Set when only unavailable nodes are left: their names. */
+  waiting: string | undefined;
 }): ConditionInput {
   return complete
     ? { type: 'Progressing', status: 'False', reason: 'RolloutComplete', message: summary }
-    : paused
-      ? { type: 'Progressing', status: 'False', reason: 'Paused', message: `paused: ${summary}` }
-      : s.heldBy !== undefined
-        ? {
-            type: 'Progressing',
-            status: 'True',
-            reason: 'HeldByNotReadyNode',
-            message: `${summary}; no new forward moves while node ${s.heldBy} is NotReady after taking a revision forward (it fails that revision after --not-ready-timeout=${formatDuration(s.policy.notReadyTimeoutMs)})`,
-          }
-        : s.wave
+    : waiting !== undefined
+      ? { type: 'Progressing', status: 'False', reason: WAITING_FOR_UNAVAILABLE, message: waiting }
+      : paused
+        ? { type: 'Progressing', status: 'False', reason: 'Paused', message: `paused: ${summary}` }
+        : s.heldBy !== undefined
           ? {
               type: 'Progressing',
               status: 'True',
-              reason: 'WaitingForWave',
-              message: `${summary}; wave ${s.wave.value || '(unlabelled)'} until done: ${s.wave.waitingFor.slice(0, 10).join(', ')}${s.wave.waitingFor.length > 10 ? ` and ${s.wave.waitingFor.length - 10} more` : ''}`,
+              reason: 'HeldByNotReadyNode',
+              message: `${summary}; no new forward moves while node ${s.heldBy} is NotReady after taking a revision forward (it fails that revision after --not-ready-timeout=${formatDuration(s.policy.notReadyTimeoutMs)})`,
             }
-          : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: summary };
+          : s.wave
+            ? {
+                type: 'Progressing',
+                status: 'True',
+                reason: 'WaitingForWave',
+                message: `${summary}; wave ${s.wave.value || '(unlabelled)'} until done: ${s.wave.waitingFor.slice(0, 10).join(', ')}${s.wave.waitingFor.length > 10 ? ` and ${s.wave.waitingFor.length - 10} more` : ''}`,
+              }
+            : { type: 'Progressing', status: 'True', reason: 'RollingOut', message: summary };
 }
 
 function desiredStatus(
@@ -163,7 +175,8 @@ function desiredStatus(
     fresh: [],
   };
   const failedNodes = record.failedNodes;
-  const { ready, ongoing, queued, unchanged, complete, degradedNow } = rolloutCounts(s, name, nowText);
+  const counts = rolloutCounts(s, name, nowText);
+  const { ready, ongoing, queued, unchanged, complete, degradedNow } = counts;
   const degradedAll = keepTimes(degradedNow, old.degradedNodes);
   const degradedNodes = degradedAll.slice(0, Math.min(MAX_LISTED_NODES, s.policy.maxFailedNodes));
   const total = s.verdicts.length;
@@ -173,8 +186,9 @@ function desiredStatus(
   const paused = r.spec.paused === true || fleet;
   const summary =
     summaryOf({ ready, total, ongoing, queued, failed }) + (degraded ? `, ${degraded} degraded` : '');
+  const waiting = waitingForSkipped(counts, summary);
   const conds: ConditionInput[] = [
-    progressingCondition({ s, complete, paused, summary }),
+    progressingCondition({ s, complete, paused, summary, waiting }),
     complete
       ? {
           type: 'Complete',
@@ -182,7 +196,9 @@ function desiredStatus(
           reason: failed > 0 ? 'CompleteWithFailures' : 'AllNodesReady',
           message: summary,
         }
-      : { type: 'Complete', status: 'False', reason: paused ? 'Paused' : 'RollingOut', message: summary },
+      : waiting !== undefined
+        ? { type: 'Complete', status: 'False', reason: WAITING_FOR_UNAVAILABLE, message: waiting }
+        : { type: 'Complete', status: 'False', reason: paused ? 'Paused' : 'RollingOut', message: summary },
     {
       type: 'Invalid',
       status: 'False',

@@ -122,7 +122,12 @@ function survey(verdicts: readonly Verdict[], mono: number): Survey {
     else if (!v.unchanged && (v.state === 'outdated' || (v.state === 'failed' && v.reassign)))
       h.waiting.push(v);
     // Interrupted, waiting out its backoff: keeps its slot for the re-assignment.
-    if (v.state === 'outdated' && v.keepMove === 'forward' && v.notBefore !== undefined && !due(v, mono))
+    if (
+      v.state === 'outdated' &&
+      (v.keepMove === 'forward' || v.keepMove === 'catch-up') &&
+      v.notBefore !== undefined &&
+      !due(v, mono)
+    )
       h.inProgress++;
     if (v.hostOnDesired || !v.state || !SLOT_STATES.has(v.state)) continue;
     h.inProgress++;

@@ -93,10 +93,19 @@ export const hostRuns = (nc: NodeConfig, hash: string): boolean =>
   nc.status.configStatus !== 'provisioning' &&
   nc.status.failureCause !== 'RestoreFailed';
 
-/** Took its assignment forward, not yet finished (working, waiting or soaking): in flight. */
+/**
+ * The move took the change to the node and its failure counts (issue 35): forward onto a revision
+ * that has not completed, or a catch-up onto one that has (a node that joined, was relabelled into
+ * the selector or lost its NodeConfig after completion: a change that harms only such nodes would
+ * otherwise reach every one of them uncounted). A forward move recorded before its revision
+ * completed belongs to that revision's finished rollout.
+ */
+export const countedMove = (move: MoveKind, assigned: NetworkConfigRevision | undefined): boolean =>
+  (move === 'forward' && !(assigned !== undefined && isCompleted(assigned))) || move === 'catch-up';
+
+/** Took its assignment forward (or as a catch-up), not yet finished (working, waiting or soaking): in flight. */
 export const inFlightUnselected = (b: Base, p: Progress, f: Facts, l: NodeReading): boolean =>
-  f.move === 'forward' &&
-  !(b.assigned !== undefined && isCompleted(b.assigned)) &&
+  countedMove(f.move, b.assigned) &&
   (p.kind === 'working' ||
     p.kind === 'waiting' ||
     (p.kind === 'provisioned' && l.soakEnd !== undefined && l.ctx.mono < l.soakEnd));

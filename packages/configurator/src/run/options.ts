@@ -24,6 +24,12 @@ import {
 } from '../policy/policy.js';
 import { parseSelectorFlag } from './selector-flag.js';
 import {
+  siteUnderlay,
+  withUnderlayOptions,
+  type RawUnderlayOptions,
+  type SiteUnderlay,
+} from './underlay-flags.js';
+import {
   DEFAULT_BUDGET,
   DEFAULT_BUILD_TIMING,
   ETCD_OBJECT_LIMIT,
@@ -59,6 +65,8 @@ export interface ConfiguratorOptions {
   buildTiming?: Partial<BuildTiming>;
   /** What a revision must stay within (budget.ts); DEFAULT_BUDGET when absent. */
   budget?: SizeBudget;
+  /** The site's underlay settings for the peering guards (issue #37); the node addresses come from Nodes. */
+  underlay?: SiteUnderlay;
 }
 
 /**
@@ -92,7 +100,7 @@ export const DEFAULTS = {
   passwordNamespace: 'nodenet-bgp-passwords',
   // Well inside Kubernetes' default 30 s termination grace period.
   shutdownTimeout: '10s',
-} satisfies Omit<RawOptions, 'kubeconfig' | 'waveLabel' | 'identity'>;
+} satisfies Omit<RawOptions, 'kubeconfig' | 'waveLabel' | 'identity' | keyof RawUnderlayOptions>;
 
 /** Deadline of the shutdown on SIGTERM when none is given. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = parseDuration('--shutdown-timeout', DEFAULTS.shutdownTimeout);
@@ -109,9 +117,9 @@ export function buildProgram(): Command {
       '--kubeconfig <path>',
       'kubeconfig file; default: in-cluster service account, then $KUBECONFIG / ~/.kube/config',
     );
-  return withRuntimeOptions(withBuildOptions(withRolloutOptions(program))).showHelpAfterError(
-    '(run with --help for usage)',
-  );
+  return withRuntimeOptions(
+    withUnderlayOptions(withBuildOptions(withRolloutOptions(program))),
+  ).showHelpAfterError('(run with --help for usage)');
 }
 
 /** How a revision walks the fleet: slots, failures, timeouts, soak, waves, history. */
@@ -261,7 +269,7 @@ function withRuntimeOptions(program: Command): Command {
 }
 
 /** The option values as commander returns them (strings, defaults filled in). */
-export interface RawOptions {
+export interface RawOptions extends RawUnderlayOptions {
   kubeconfig?: string;
   updateLimit: string;
   maxFailures: string;
@@ -355,6 +363,7 @@ export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
       maxConfigBytes: parsePositiveInt(raw.maxRevisionBytes, '--max-revision-bytes'),
       maxFrrLines: parsePositiveInt(raw.maxFrrLines, '--max-frr-lines'),
     },
+    underlay: siteUnderlay(raw),
   };
 }
 

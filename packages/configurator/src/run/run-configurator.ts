@@ -58,6 +58,7 @@ export async function runConfigurator(
     passwordNamespace: options.passwordNamespace,
     ...(options.buildTiming ? { buildTiming: options.buildTiming } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
+    ...(options.underlay ? { underlay: options.underlay } : {}),
   });
   // In its own thread: a long build on this one must not starve the renewals (leader-thread.ts).
   const elector: LeaderElectorThread = new LeaderElectorThread({ ...le, identity }, options.kubeconfig, {

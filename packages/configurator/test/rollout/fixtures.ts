@@ -148,6 +148,8 @@ export function seen(map: Record<string, Seen>): Map<string, NodeObservation> {
         statusSince: M0 - (s.status ?? s.assign ?? 0),
         readiness: s.readiness ?? 'ready',
         readinessSince: M0 - (s.readinessFor ?? 3_600_000),
+        downMs: 0,
+        readyRunMs: 0,
       },
     ]),
   );

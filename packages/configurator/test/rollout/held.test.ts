@@ -53,13 +53,16 @@ describe('a node NotReady after a forward move holds the rollout', () => {
     expect(assigned(p.actions)).toEqual(['n02', 'n03']);
   });
 
-  it('a node NotReady after a catch-up move (revision already complete) holds nothing', () => {
-    const p = scenario({
+  it('a node NotReady during the soak of a catch-up move (revision already complete) holds too (issue 35)', () => {
+    const catchUp = {
       revisions: [completed(rev(2, B)), completed(rev(1, A))],
       n00: nc('n00', B, { number: 2, move: 'catch-up', status: done(B) }),
-    });
-    // Not in flight (revision 2 completed before): n00 holds no slot, both are used.
-    expect(assigned(p.actions)).toEqual(['n02', 'n03']);
+    };
+    // In flight: a change that harms only nodes that catch up must not reach them all uncounted.
+    expect(assigned(scenario(catchUp).actions)).toEqual([]);
+    // NotReady only after its soak was over: finished, it holds nothing.
+    const later = scenario({ ...catchUp, n00Seen: { ...cutOff, status: 90_000 } });
+    expect(assigned(later.actions)).toEqual(['n02', 'n03']);
   });
 
   it('never holds a rollback away from an invalid revision', () => {

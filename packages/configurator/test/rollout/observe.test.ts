@@ -11,6 +11,8 @@ describe('observations (the configurator clock)', () => {
       statusSince: 100,
       readiness: 'ready',
       readinessSince: 100,
+      downMs: 0,
+      readyRunMs: 0,
     });
     const withStatus = nc('n0', A, { status: provisioning(B) });
     const o2 = observe(o1, [node('n0')], [withStatus], 200);
@@ -31,6 +33,24 @@ describe('observations (the configurator clock)', () => {
     const o3 = observe(o2, [], [nc('n0', A, { status: done(A) })], 300);
     expect(o3.get('n0')).toMatchObject({ readiness: 'gone', readinessSince: 250 });
     expect(observe(o3, [], [], 400).has('n0')).toBe(false);
+  });
+
+  it('outages since the assignment add up, and the longest Ready stretch after provisioned is kept (issue 35)', () => {
+    const ready = node('n0');
+    const down = node('n0', { ready: false });
+    const a = nc('n0', A, { status: done(A) });
+    const o1 = observe(new Map(), [ready], [a], 100);
+    const o2 = observe(o1, [down], [a], 130); // Ready 30 ms since provisioned
+    const o3 = observe(o2, [ready], [a], 210); // NotReady 80 ms
+    const o4 = observe(o3, [down], [a], 230); // Ready 20 ms
+    const o5 = observe(o4, [ready], [a], 300); // NotReady 70 ms
+    expect(o5.get('n0')).toMatchObject({ downMs: 150, readyRunMs: 30, readinessSince: 300 });
+    // A new assignment starts both afresh.
+    const b = {
+      ...a,
+      metadata: { ...a.metadata, annotations: { 'network.nodenet.io/assigned-at': 'later' } },
+    };
+    expect(observe(o5, [down], [b], 400).get('n0')).toMatchObject({ downMs: 0, readyRunMs: 0 });
   });
 
   it('a new assignment (new assigned-at) is a new fact even with the same spec', () => {

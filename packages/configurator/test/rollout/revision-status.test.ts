@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { NodeConfig } from '@nodenet/api';
 import { plan } from '@nodenet/configurator';
 import { A, B, T0, completed, done, input, invalid, iso, nc, node, nodes, rev } from './fixtures.js';
 
@@ -116,5 +117,40 @@ describe('revision status', () => {
       status: 'True',
       message: 'n00: boom',
     });
+  });
+
+  // Issue 38 item 2: a skipped NotReady node kept the revision "Rolling out" with nothing moving.
+  /** n00 NotReady on revision 1; n01 on revision 2; n02 as given. */
+  const skippedScene = (n02: NodeConfig) =>
+    plan(
+      input({
+        revisions: [rev(2, B), completed(rev(1, A))],
+        nodes: [node('n00', { ready: false }), node('n01'), node('n02')],
+        nodeConfigs: [nc('n00', A, { status: done(A) }), nc('n01', B, { number: 2, status: done(B) }), n02],
+        now: T0 + 600_000,
+      }),
+    ).statusUpdates.find((u) => u.revision === 'rev-2-bbbbbbbbbb')?.status;
+
+  it('only unavailable nodes left: Progressing/Complete False WaitingForUnavailableNodes naming them; not complete', () => {
+    const st = skippedScene(nc('n02', B, { number: 2, status: done(B) }));
+    expect(st).toMatchObject({ ready: 2, ongoing: 0, queued: 0, degraded: 1, phase: 'RollingOut' });
+    expect(st?.completedAt).toBeUndefined();
+    for (const type of ['Progressing', 'Complete'])
+      expect(st?.conditions?.find((c) => c.type === type)).toMatchObject({
+        status: 'False',
+        reason: 'WaitingForUnavailableNodes',
+        message: expect.stringContaining(
+          'waiting for 1 unavailable node(s), each catches up when its agent answers: n00',
+        ),
+      });
+    expect(st?.conditions?.find((c) => c.type === 'Finished')).toMatchObject({
+      status: 'False',
+      reason: 'WaitingForUnavailableNodes',
+    });
+  });
+
+  it('a node still queued keeps it RollingOut (not waiting)', () => {
+    const st = skippedScene(nc('n02', A, { status: done(A) }));
+    expect(st?.conditions?.find((c) => c.type === 'Progressing')?.reason).toBe('RollingOut');
   });
 });

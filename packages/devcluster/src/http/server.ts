@@ -21,7 +21,7 @@ import { patchTypeOf } from '../objects/patch.js';
 import { parseListOptions } from '../query/query.js';
 import { storageKeyOf } from '../resources/resources.js';
 import { BAD_REQUEST_TARGET, parseRequestTarget } from '../query/request-target.js';
-import { nodeSelectorWarnings } from '../cluster/selector-warnings.js';
+import { admissionWarnings } from '../cluster/conflict-warnings.js';
 import { deleteOptions, routeRequest, writeOptions, type Route } from './routes.js';
 import type { WriteOptions } from '../cluster/strategy.js';
 import type { UserInfo } from '../cluster/admission.js';
@@ -190,7 +190,7 @@ export class ApiServer {
     const raw = await readBody(req);
     const body = parseBody(raw, req.headers['content-type']);
     const stored = this.cluster.create(t, route.namespace, body, this.withDuplicates(w, raw));
-    warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
+    warnings.push(...admissionWarnings(this.cluster, t, stored.obj));
     return sendObject(req, res, stored, { code: 201, t, q, warnings });
   }
 
@@ -202,7 +202,7 @@ export class ApiServer {
     const body = parseBody(raw, req.headers['content-type']);
     const target = { namespace: route.namespace, name: route.name, subresource: sub };
     const stored = this.cluster.update(t, target, body, this.withDuplicates(w, raw));
-    if (!sub) warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
+    if (!sub) warnings.push(...admissionWarnings(this.cluster, t, stored.obj));
     return sendObject(req, res, stored, { code: 200, t, q, warnings });
   }
 
@@ -225,7 +225,7 @@ export class ApiServer {
       !!this.cluster.store.get(storageKeyOf(t), ns && t.namespaced ? `${ns}/${route.name}` : route.name);
     const target = { namespace: ns, name: route.name, subresource: sub };
     const stored = this.cluster.patch(t, target, { type, body }, writeOpts);
-    if (!sub) warnings.push(...nodeSelectorWarnings(this.cluster, t, stored.obj));
+    if (!sub) warnings.push(...admissionWarnings(this.cluster, t, stored.obj));
     return sendObject(req, res, stored, { code: apply && !existed ? 201 : 200, t, q, warnings });
   }
 

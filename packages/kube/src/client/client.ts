@@ -27,9 +27,17 @@ export interface RequestOptions {
   body?: unknown;
   contentType?: string;
   verb?: Verb;
-  /** Request timeout; default 30 s. */
+  /** Idle timeout (no byte for this long); default 30 s. */
   timeoutMs?: number;
 }
+
+/**
+ * Bounds on one answer (issue #37): a server may send any size at any pace. Past MAX_RESPONSE_BYTES
+ * the request is cut (a 700 MB list grew the plugin to 2.8 GB); past REQUEST_DEADLINE_MS in total
+ * it is cut however steadily bytes drip in (the idle timeout alone let one byte per 20 s hold it).
+ */
+export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+export const REQUEST_DEADLINE_MS = 120_000;
 
 /** How long the kubeconfig's request options are reused (sharedOptions). */
 const AUTH_REUSE_MS = 1_000;
@@ -54,6 +62,9 @@ export class KubeClient {
     delete: 0,
     watch: 0,
   };
+
+  /** The answer bounds (MAX_RESPONSE_BYTES, REQUEST_DEADLINE_MS); tests set lower ones. */
+  limits = { maxResponseBytes: MAX_RESPONSE_BYTES, deadlineMs: REQUEST_DEADLINE_MS };
 
   constructor(readonly kubeConfig: KubeConfig) {
     const cluster = kubeConfig.getCurrentCluster();
@@ -110,21 +121,40 @@ export class KubeClient {
   /** One HTTP exchange: the status and the body's text. */
   private send(options: https.RequestOptions, body: Buffer | undefined): Promise<Answer> {
     return new Promise<Answer>((resolve, reject) => {
+      const deadline = setTimeout(
+        () => req.destroy(new Error(`no whole answer within ${this.limits.deadlineMs} ms`)),
+        this.limits.deadlineMs,
+      );
       const req = this.transport.request(options, (res) => {
         let first: Buffer | undefined;
         let more: Buffer[] | undefined;
+        let size = 0;
+        let cut = false;
         res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > this.limits.maxResponseBytes) {
+            cut = true;
+            reject(new Error(`answer larger than ${this.limits.maxResponseBytes} bytes`));
+            req.destroy();
+            return;
+          }
           if (first === undefined) first = c;
           else (more ??= [first]).push(c);
         });
         res.on('end', () => {
+          clearTimeout(deadline);
+          if (cut) return;
           const all = more ? Buffer.concat(more) : first;
           resolve({ status: res.statusCode ?? 0, text: all ? all.toString('utf8') : '' });
         });
         res.on('error', reject);
       });
       req.on('timeout', () => req.destroy(new Error(`timed out after ${options.timeout} ms`)));
-      req.on('error', reject);
+      req.on('error', (err) => {
+        clearTimeout(deadline);
+        reject(err);
+      });
+      req.on('close', () => clearTimeout(deadline));
       req.end(body);
     });
   }

@@ -13,11 +13,16 @@ import {
   type ObjectMeta,
   type RolloutPolicy,
   type RoutingTable,
+  type AgentConfiguration,
   type BGPPeering,
   type VRFRouteConfiguration,
   hasCondition,
 } from '@nodenet/api';
 import type { KubeClient } from './client.js';
+import { KubeTransportError } from './errors.js';
+
+/** Answers of one list page read before a malformed one is an error (listPage). */
+const LIST_ATTEMPTS = 3;
 
 export interface ResourceType {
   group: string; // '' for core
@@ -110,6 +115,7 @@ export const RESOURCE_TYPES = {
   layer2: nodenet('Layer2NetworkConfiguration'),
   routingTable: nodenet('RoutingTable'),
   bgpPeering: nodenet('BGPPeering'),
+  agentConfiguration: nodenet('AgentConfiguration'),
   revision: nodenet('NetworkConfigRevision'),
   nodeConfig: nodenet('NodeConfig'),
   rolloutPolicy: nodenet('RolloutPolicy'),
@@ -168,26 +174,41 @@ export class ResourceClient<T extends KubeObject> {
     let cont: string | undefined = opts.continue;
     let resourceVersion: string | undefined;
     do {
-      const page: ObjectList<T> = await this.client.request<ObjectList<T>>(
-        'GET',
-        this.collectionPath(opts.namespace),
-        {
-          verb: 'list',
-          query: {
-            labelSelector: opts.labelSelector,
-            fieldSelector: opts.fieldSelector,
-            limit: opts.limit,
-            continue: cont,
-            resourceVersion: cont ? undefined : opts.resourceVersion,
-          },
-        },
-      );
+      const page = await this.listPage({ ...opts, continue: cont });
       const keep = opts.keep ?? ((o: T): T => o);
       for (const o of page.items ?? []) items.push(keep(this.withKind(o)));
       resourceVersion = page.metadata?.resourceVersion;
       cont = page.metadata?.continue || undefined;
     } while (cont);
     return { metadata: resourceVersion ? { resourceVersion } : {}, items };
+  }
+
+  /**
+   * One page, checked: a 2xx answer that is no list (no `items` array, no resourceVersion: cut
+   * short, or not JSON) is an error, asked again up to LIST_ATTEMPTS times, never read as empty.
+   */
+  private async listPage(opts: ListOptions & { namespace?: string }): Promise<ObjectList<T>> {
+    const path = this.collectionPath(opts.namespace);
+    for (let attempt = 1; ; attempt++) {
+      const page = await this.client.request<ObjectList<T>>('GET', path, {
+        verb: 'list',
+        query: {
+          labelSelector: opts.labelSelector,
+          fieldSelector: opts.fieldSelector,
+          limit: opts.limit,
+          continue: opts.continue,
+          resourceVersion: opts.continue ? undefined : opts.resourceVersion,
+        },
+      });
+      const p = page as Partial<ObjectList<T>> | null;
+      if (p && Array.isArray(p.items) && typeof p.metadata?.resourceVersion === 'string') return page;
+      if (attempt >= LIST_ATTEMPTS)
+        throw new KubeTransportError(
+          'GET',
+          path,
+          new Error(`the answer is not a list (no items and resourceVersion), ${attempt} times`),
+        );
+    }
   }
 
   async get(name: string, namespace?: string): Promise<T> {
@@ -284,6 +305,7 @@ export interface Clients {
   layer2: ResourceClient<Layer2NetworkConfiguration>;
   routingTable: ResourceClient<RoutingTable>;
   bgpPeering: ResourceClient<BGPPeering>;
+  agentConfiguration: ResourceClient<AgentConfiguration>;
   revision: ResourceClient<NetworkConfigRevision>;
   nodeConfig: ResourceClient<NodeConfig>;
   rolloutPolicy: ResourceClient<RolloutPolicy>;
@@ -301,6 +323,7 @@ export function makeClients(client: KubeClient): Clients {
     layer2: new ResourceClient(client, RESOURCE_TYPES.layer2),
     routingTable: new ResourceClient(client, RESOURCE_TYPES.routingTable),
     bgpPeering: new ResourceClient(client, RESOURCE_TYPES.bgpPeering),
+    agentConfiguration: new ResourceClient(client, RESOURCE_TYPES.agentConfiguration),
     revision: new ResourceClient(client, RESOURCE_TYPES.revision),
     nodeConfig: new ResourceClient(client, RESOURCE_TYPES.nodeConfig),
     rolloutPolicy: new ResourceClient(client, RESOURCE_TYPES.rolloutPolicy),

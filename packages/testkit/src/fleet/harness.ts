@@ -118,7 +118,12 @@ export const testPolicy = (over: Partial<Policy> = {}): Policy => ({
 export async function startConfigurator(
   kubeconfigPath: string,
   policy: Policy,
-  opts: { identity?: string; buildTiming?: ConfiguratorOptions['buildTiming']; budget?: SizeBudget } = {},
+  opts: {
+    identity?: string;
+    buildTiming?: ConfiguratorOptions['buildTiming'];
+    budget?: SizeBudget;
+    underlay?: ConfiguratorOptions['underlay'];
+  } = {},
 ): Promise<RunningConfigurator> {
   const loopback = { host: '127.0.0.1', port: 0 };
   const running = await runConfigurator({
@@ -140,6 +145,7 @@ export async function startConfigurator(
     // Test timing: a short quiet period before each build (the default is 2 s).
     buildTiming: opts.buildTiming ?? { quietMs: 100, maxDelayMs: 1000 },
     ...(opts.budget ? { budget: opts.budget } : {}),
+    ...(opts.underlay ? { underlay: opts.underlay } : {}),
   });
   await running.synced;
   return running;

@@ -13,7 +13,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   API_VERSION,
   ASSIGNED_AT_ANNOTATION,
@@ -141,7 +141,14 @@ export class AgentCluster {
   readonly nodes: NodeEnv[] = [];
   private assigned = 0;
 
-  constructor(readonly tag: string) {
+  constructor(
+    readonly tag: string,
+    /**
+     * Start agents and helpers each in its own process group: a terminal's Ctrl-C (sent to the whole
+     * foreground group) reaches only the program that owns them, which stops them in order (the demo).
+     */
+    readonly options: { ownProcessGroups?: boolean } = {},
+  ) {
     this.work = mkdtempSync(join(tmpdir(), `nodenet-agent-e2e-${tag}-`));
     this.socketPath = join(this.work, 'api.sock');
     this.templateFile = join(this.work, 'frr.conf.tpl');
@@ -218,6 +225,20 @@ export class AgentCluster {
       await new Promise((r) => setTimeout(r, 200));
     }
     throw new Error(`timed out waiting for ${what}; last status: ${JSON.stringify(last)}`);
+  }
+
+  /** What the cluster holds on the machine: every node's footprint, plus its own directories. */
+  footprint(): ReturnType<NodeEnv['footprint']> {
+    const parts = this.nodes.map((n) => n.footprint());
+    return {
+      namespaces: parts.flatMap((p) => p.namespaces),
+      pids: parts.flatMap((p) => p.pids),
+      dirs: [
+        ...parts.flatMap((p) => p.dirs),
+        this.work,
+        ...(this.dc ? [dirname(this.dc.kubeconfigPath)] : []),
+      ],
+    };
   }
 
   async tearDown(): Promise<void> {

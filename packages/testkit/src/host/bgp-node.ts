@@ -16,6 +16,7 @@ import { kubeconfigYaml } from '@nodenet/devcluster';
 import { AgentCluster, NODE_TEMPLATE } from './agent-host.js';
 import { helper, HELPER_SCRIPTS, sh } from './namespaces.js';
 import { NodeEnv } from './node-env.js';
+import { createNode } from '../fleet/harness.js';
 
 export const SPINE_PEER = '10.97.0.1';
 export const NODE_PEER = '10.97.0.2';
@@ -33,10 +34,39 @@ const UPLINK = [
   `neighbor ${SPINE_PEER} remote-as 65000`,
   `neighbor ${SPINE_PEER} timers connect 1`,
 ];
+/** A short confirm window's knobs for these suites: rounds every second, the API server lost for 3 s reverts. */
+export const FAST_CONFIRM_ARGS = [
+  '--confirm-interval',
+  '1s',
+  '--confirm-unreachable-limit',
+  '3s',
+  '--heartbeat-interval',
+  '2s',
+];
+
 export const BGP_NODE_TEMPLATE = NODE_TEMPLATE.replace(
   ' no bgp network import-check\n',
   [' no bgp network import-check', ...UPLINK.map((l) => ` ${l}`), ''].join('\n'),
 );
+
+/**
+ * One BGP node per name in `cluster` (its Node object, namespaces, FRR, the uplink session up), the
+ * bootstrap template BGP_NODE_TEMPLATE: the fleet of the end-to-end suites. Each is in
+ * `cluster.nodes` as soon as it exists, so the cluster's tear-down removes it.
+ */
+export async function bgpNodes(cluster: AgentCluster, names: readonly string[]): Promise<BgpNodeEnv[]> {
+  writeFileSync(cluster.templateFile, BGP_NODE_TEMPLATE);
+  const envs: BgpNodeEnv[] = [];
+  for (const [i, name] of names.entries()) {
+    await createNode(cluster.clients, name);
+    const env = new BgpNodeEnv(cluster, name, `${cluster.tag}${i}`);
+    cluster.nodes.push(env);
+    envs.push(env);
+    await env.setUp();
+    await env.bootstrapUplink();
+  }
+  return envs;
+}
 
 /**
  * A devcluster, node-1's Node (the agent keeps its NodenetReady condition there) and its BGP node

@@ -19,6 +19,8 @@ export interface FrrNetnsInstance {
   /** Pathspace (`-N`) of the daemons. */
   name: string;
   netns: string;
+  /** The daemons started, in start order. */
+  daemons: readonly string[];
   /** Config directory (the managed file is `<confdir>/frr.conf`). */
   confdir: string;
   /** Socket and pid directory (`/var/run/frr/<name>`). */
@@ -81,6 +83,7 @@ export function startFrr(
   const inst: FrrNetnsInstance = {
     name,
     netns,
+    daemons,
     confdir,
     rundir,
     pid: (daemon) => Number(readFileSync(join(rundir, `${daemon}.pid`), 'utf8').trim()),

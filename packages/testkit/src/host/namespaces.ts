@@ -42,12 +42,31 @@ export const sh = (cmd: string, ...args: string[]): string => execFileSync(cmd, 
 
 /** Spawns a helper script inside a namespace; resolves once it printed its first line ("ready"). */
 export function helper(ns: string, script: string, ...args: string[]): Promise<ChildProcess> {
+  return helperIn({ ns, script, args });
+}
+
+/**
+ * `helper`, optionally in its own process group (`detached`): a terminal's Ctrl-C, sent to the whole
+ * foreground group, then does not reach it, and its owner stops it in order (the demo).
+ */
+export function helperIn(o: {
+  ns: string;
+  script: string;
+  args: string[];
+  detached?: boolean;
+}): Promise<ChildProcess> {
   // `ip netns exec` execs node itself (tsx as a loader, not a wrapper process), so killing the
   // child kills the server.
-  const child = spawn('ip', ['netns', 'exec', ns, process.execPath, '--import', 'tsx', script, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    cwd: repoRoot,
-  });
+  const child = spawn(
+    'ip',
+    ['netns', 'exec', o.ns, process.execPath, '--import', 'tsx', o.script, ...o.args],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: repoRoot,
+      detached: o.detached === true,
+    },
+  );
+  const script = o.script;
   return new Promise((resolve, reject) => {
     child.stdout.once('data', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));

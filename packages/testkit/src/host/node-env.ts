@@ -12,7 +12,7 @@ import type { AgentCluster } from './agent-host.js';
 import {
   API_PORT,
   HELPER_SCRIPTS,
-  helper,
+  helperIn,
   NODE_ADDR,
   PEER_ADDR,
   PEER_PORT,
@@ -54,11 +54,44 @@ export class NodeEnv {
     this.kubeconfig = join(this.dir, 'kubeconfig');
   }
 
+  private get detached(): boolean {
+    return this.cluster.options.ownProcessGroups === true;
+  }
+
+  /**
+   * What this node's host holds on the machine, for whoever must say what is left after a stop:
+   * its namespaces, its processes (agent, helpers, FRR daemons) and directories.
+   */
+  footprint(): { namespaces: string[]; pids: { pid: number; what: string; kind: string }[]; dirs: string[] } {
+    const pids: { pid: number; what: string; kind: string }[] = [];
+    for (const a of this.agents)
+      if (a.process.pid !== undefined)
+        pids.push({ pid: a.process.pid, what: `${this.nodeName} agent`, kind: 'agent' });
+    for (const h of this.helpers)
+      if (h.pid !== undefined) pids.push({ pid: h.pid, what: `${this.nodeName} helper`, kind: 'helper' });
+    for (const daemon of this.frr?.daemons ?? [])
+      try {
+        pids.push({ pid: this.frr.pid(daemon), what: `${this.nodeName} FRR ${daemon}`, kind: 'FRR daemon' });
+      } catch {
+        /* not started, or its pid file is gone */
+      }
+    return {
+      namespaces: [this.nodeNs, this.peerNs],
+      pids,
+      dirs: this.frr ? [this.frr.confdir, this.frr.rundir] : [],
+    };
+  }
+
   async setUp(): Promise<void> {
     this.createNamespaces(NODE_ADDR, PEER_ADDR);
     await this.startApi();
     this.helpers.push(
-      await helper(this.peerNs, join(HELPER_SCRIPTS, 'tcp-server.ts'), PEER_ADDR, String(PEER_PORT)),
+      await helperIn({
+        ns: this.peerNs,
+        script: join(HELPER_SCRIPTS, 'tcp-server.ts'),
+        args: [PEER_ADDR, String(PEER_PORT)],
+        detached: this.detached,
+      }),
     );
     this.writeKubeconfig();
     this.frr = startFrr(this.nodeNs, this.nodeNs);
@@ -118,12 +151,12 @@ export class NodeEnv {
 
   /** Makes the API server reachable from the node namespace (127.0.0.1:API_PORT). */
   async startApi(): Promise<void> {
-    this.apiProxy = await helper(
-      this.nodeNs,
-      join(HELPER_SCRIPTS, 'tcp-to-unix.ts'),
-      String(API_PORT),
-      this.cluster.socketPath,
-    );
+    this.apiProxy = await helperIn({
+      ns: this.nodeNs,
+      script: join(HELPER_SCRIPTS, 'tcp-to-unix.ts'),
+      args: [String(API_PORT), this.cluster.socketPath],
+      detached: this.detached,
+    });
     this.helpers.push(this.apiProxy);
   }
 
@@ -142,6 +175,7 @@ export class NodeEnv {
     const child = spawn('ip', this.agentArgs(opts), {
       env: { ...process.env, ...opts.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: this.detached,
     });
     const run = watchAgent(child, opts.logFile);
     this.agents.push(run);
@@ -208,7 +242,8 @@ export class NodeEnv {
 
   async tearDown(): Promise<void> {
     for (const a of this.agents) await a.stop().catch(() => undefined);
-    for (const h of this.helpers) h.kill('SIGTERM');
+    // Gone before the namespaces are: whoever checks afterwards finds none of them (bounded).
+    await Promise.all(this.helpers.map((h) => stopChild(h)));
     try {
       this.frr?.stop();
     } catch {
@@ -222,6 +257,16 @@ export class NodeEnv {
       }
     }
   }
+}
+
+/** SIGTERM, and SIGKILL when still there after 5 s; resolves once the process is gone. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await gone;
+  clearTimeout(timer);
 }
 
 /** How a test starts the agent. */

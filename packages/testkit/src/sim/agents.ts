@@ -25,6 +25,8 @@ export interface AgentEnv {
   log(line: string): void;
   /** The agent finished applying (or refused) the revision with this hash. */
   evaluated(node: string, hash: string): void;
+  /** The agent's confirm window and restore of a change that cut the node off (default TIMING.restore). */
+  restoreMs?: number;
 }
 
 /** When the configurator wrote the node's current assignment (virtual ms). */
@@ -73,14 +75,18 @@ export function stepNode(n: SimNode, env: AgentEnv): void {
 /** A flapping kubelet turns Ready and NotReady by turns until the flap ends. */
 function stepFlap(n: SimNode, env: AgentEnv): void {
   const { t } = env;
-  if (!n.flap || t < n.flap.next) return;
-  if (t >= n.flap.until) {
+  const flap = n.flap;
+  if (!flap) return;
+  // A change's flapping ends when the host no longer runs it (rolled back).
+  const changeGone = flap.byChange !== undefined && n.host !== flap.byChange;
+  if (!changeGone && t < flap.next) return;
+  if (changeGone || t >= flap.until) {
     n.flap = undefined;
-    n.kubeletFault = false;
-    if (!n.cut) n.kubeletReady = true;
+    if (flap.byChange === undefined) n.kubeletFault = false;
+    if (!n.cut && !n.kubeletFault) n.kubeletReady = true;
   } else {
     n.kubeletReady = !n.kubeletReady;
-    n.flap.next += n.flap.period;
+    flap.next += !n.kubeletReady && flap.downMs !== undefined ? flap.downMs : flap.period;
   }
   env.log(`kubelet ${n.name} ${n.kubeletReady ? 'Ready' : 'NotReady'}${n.flap ? ' (flapping)' : ''}`);
 }
@@ -104,9 +110,12 @@ function stepCut(n: SimNode, env: AgentEnv, cut: NonNullable<SimNode['cut']>): v
   else delete n.host;
   report(n, env, cut.gen, {
     configStatus: 'invalid',
-    failureCause: 'ChangeFailed',
+    failureCause: cut.cause ?? 'ChangeFailed',
     ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
-    message: 'connectivity lost after the change; previous config restored',
+    message:
+      cut.cause === 'Interrupted'
+        ? 'the API server still did not answer 15 s after the restore: an outage, not the change'
+        : 'connectivity lost after the change; previous config restored',
   });
 }
 
@@ -137,9 +146,12 @@ function stepAgent(n: SimNode, env: AgentEnv): void {
 /** The agent takes its new assignment (after its reaction time) and reports `provisioning`. */
 function startJob(n: SimNode, env: AgentEnv, nc: NodeConfig): void {
   const { t } = env;
-  if (t < assignedAtOf(nc, env.t0) + TIMING.react) return;
-  const gen = nc.metadata.generation ?? 1;
   const key = assignmentKey(nc);
+  // Reacts to the assignment when it sees it (a watch event): the assigned-at a configurator wrote
+  // is another machine's clock, ahead of ours after its wall clock jumped back.
+  if (n.seen?.key !== key) n.seen = { key, at: Math.min(t, assignedAtOf(nc, env.t0)) };
+  if (t < n.seen.at + TIMING.react) return;
+  const gen = nc.metadata.generation ?? 1;
   n.handledKey = key;
   const slow = n.agent === 'slow';
   n.job = {
@@ -158,6 +170,15 @@ function startJob(n: SimNode, env: AgentEnv, nc: NodeConfig): void {
 /** An apply under way: heartbeats until it is done, then the outcome. */
 function stepJob(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): void {
   const { t } = env;
+  if (t >= job.doneAt && n.agent === 'retrying' && !job.retried) {
+    job.retried = true;
+    job.doneAt = t + TIMING.retryBackoff + TIMING.apply;
+    return report(n, env, job.gen, {
+      configStatus: 'provisioning',
+      ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
+      message: 'apply failed (netlink busy), retrying',
+    });
+  }
   if (t >= job.doneAt) {
     n.job = undefined;
     return finish(n, env, job);
@@ -212,18 +233,39 @@ function finish(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): vo
   n.host = job.hash;
   n.taint = false;
   report(n, env, job.gen, { configStatus: 'provisioned', lastAppliedRevision: job.hash });
-  if (harm?.effect === 'cutOff') {
+  if (harm?.effect === 'flap') {
+    // NotReady shows after the node lifecycle controller's grace, inside the soak.
+    n.flap = {
+      until: Infinity,
+      period: TIMING.flapUp,
+      downMs: TIMING.flapDown,
+      next: env.t + TIMING.notReadyGrace,
+      byChange: job.hash,
+    };
+    n.lastFaultAt = env.t;
+    env.log(`${n.name} FLAPPING by ${harm.input}=${harm.value}`);
+  }
+  if (harm && CUTS.has(harm.effect)) {
+    const from = env.t + (harm.effect === 'cutOffLater' ? TIMING.later : 0);
     n.cut = {
-      notReadyAt: env.t + TIMING.notReadyGrace,
-      restoreAt: env.t + TIMING.restore,
+      notReadyAt: from + TIMING.notReadyGrace,
+      restoreAt: harm.effect === 'cutOffForever' ? Infinity : from + (env.restoreMs ?? TIMING.restore),
       ...(prevHost !== undefined ? { prevHost } : {}),
       gen: job.gen,
       byChange: true,
+      ...(harm.effect === 'cutOffInterrupted' ? { cause: 'Interrupted' as const } : {}),
     };
     n.lastFaultAt = env.t;
     env.log(`${n.name} CUT OFF by ${harm.input}=${harm.value}`);
   }
 }
+
+const CUTS: ReadonlySet<BadChange['effect']> = new Set([
+  'cutOff',
+  'cutOffInterrupted',
+  'cutOffLater',
+  'cutOffForever',
+]);
 
 /** The next moment this node does something by itself (undefined: nothing pending). */
 export function nextNodeWakeup(
@@ -236,7 +278,10 @@ export function nextNodeWakeup(
   if (n.flap) times.push(n.flap.next, n.flap.until);
   if (n.cut) times.push(n.cut.notReadyAt, n.cut.restoreAt);
   if (n.job) times.push(n.job.doneAt, n.job.heartbeatAt);
-  if (nc && !n.job && n.handledKey !== assignmentKey(nc)) times.push(assignedAtOf(nc, t0) + TIMING.react);
+  if (nc && !n.job && n.handledKey !== assignmentKey(nc)) {
+    const key = assignmentKey(nc);
+    times.push((n.seen?.key === key ? n.seen.at : Math.min(t, assignedAtOf(nc, t0))) + TIMING.react);
+  }
   const future = times.filter((x) => x > t);
   return future.length ? Math.min(...future) : undefined;
 }

@@ -88,3 +88,21 @@ export function applyFleetEvent(w: World, a: FleetEvent): void {
   if (!node.exists) return;
   (FAULT_EFFECTS[a.kind] as (w: World, n: SimNode, a: NodeFault) => void)(w, node, a);
 }
+
+/** The simulated autoscaler: deletes Nodes NotReady for longer than the history says. */
+export function autoscale(w: World): void {
+  const after = w.history.deleteNotReadyAfterMs;
+  for (const n of w.nodes.values()) {
+    if (!n.exists || n.kubeletReady) {
+      delete n.notReadySince;
+      continue;
+    }
+    n.notReadySince ??= w.t;
+    n.lastNotReadyAt = w.t;
+    if (after !== undefined && w.t >= n.notReadySince + after) {
+      n.exists = false;
+      n.lastFaultAt = w.t;
+      w.log(`AUTOSCALER deletes NotReady Node ${n.name}`);
+    }
+  }
+}

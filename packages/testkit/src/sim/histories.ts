@@ -5,6 +5,7 @@
  * controller takes to show a cut-off node NotReady) unless the history is about the defaults.
  */
 import type { History } from './history.js';
+import { ISSUE_35_B } from './histories-35b.js';
 import type { Scheduled, WorldAction } from './types.js';
 
 const at = (s: number, action: WorldAction): Scheduled => ({ at: s * 1000, action });
@@ -168,7 +169,7 @@ export const DEMO_STORY: History = {
   ],
 };
 
-export const ALL_NAMED: History[] = [...TABLE_HISTORIES, ...FALSE_INVALIDATIONS, DEMO_STORY];
+export const ALL_NAMED: History[] = [...TABLE_HISTORIES, ...FALSE_INVALIDATIONS, DEMO_STORY, ...ISSUE_35_B];
 
 /** Histories today's planner already gets right: the simulator is not red by construction. */
 export const BASELINE: History[] = [
@@ -352,3 +353,5 @@ export const ROLLBACK_HISTORIES: History[] = [
     ),
   },
 ];
+
+export { ISSUE_35_B };

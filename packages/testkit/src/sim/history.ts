@@ -14,9 +14,13 @@ export interface History {
   policy: PolicyKnobs;
   /** Input values of revision 1, complete on every node before the history starts. */
   inputs: Record<string, number>;
+  /** Inputs of revision 1 with a nodeSelector: the zone whose nodes (label `zone`) carry them. */
+  inputZones?: Record<string, string>;
   bad: BadChange[];
   /** At virtual ms after the start (revision 1 complete). */
   actions: Scheduled[];
+  /** The agent's confirm window and restore after a cut-off (default TIMING.restore, 90 s). */
+  restoreMs?: number;
   /** After the last action: faults stop, pauses are lifted, convergence is checked after this long. */
   settleMs?: number;
   /** Check convergence (invariant 4) at the end; default true. */

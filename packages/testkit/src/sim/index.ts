@@ -10,9 +10,11 @@ export {
   BASELINE,
   DEMO_STORY,
   FALSE_INVALIDATIONS,
+  ISSUE_35_B,
   ROLLBACK_HISTORIES,
   TABLE_HISTORIES,
 } from './histories.js';
+export { AGENT_CONFIG_HISTORIES } from './agent-config-histories.js';
 export { CONTROL, describeHistory, historyArb, type GenOptions } from './arbitrary.js';
 export type { InvariantId, Violation } from './ledger.js';
 export { refusedKnobs, type PolicyKnobs } from './planner-adapter.js';

@@ -31,6 +31,8 @@ export interface LedgerView {
   revisionByNumber(n: number): NetworkConfigRevision | undefined;
   /** Why the node is observably unavailable now (undefined: available). */
   unavailable(node: string): string | undefined;
+  /** The revision's content as this node carries it (inputs whose nodeSelector takes it). */
+  nodeContent(node: string, revision: NetworkConfigRevision): Record<string, number>;
   /** The bad changes in this revision that harm this node. */
   harms(node: string, revision: NetworkConfigRevision): BadChange[];
   /**
@@ -38,6 +40,12 @@ export interface LedgerView {
    * after `since` (the last time it was handed the revision).
    */
   interruptedOn(node: string, number: number, since: number): boolean;
+  /** How many Interrupted reports the node's agent made on revision `number`. */
+  interruptions(node: string, number: number): number;
+  /** The node's kubelet was NotReady (or its Node gone) at some time since `at`. */
+  notReadySince(node: string, at: number): boolean;
+  /** The node's agent wrote a status on revision `number` since `at` (it answered its assignment). */
+  answeredSince(node: string, number: number, at: number): boolean;
   /** The node's agent itself reported the revision invalid (an answer, not a silence). */
   reportedInvalidOn(node: string, number: number): boolean;
   /** The node's agent works as it should (good or slow, not cut off): ground truth. */
@@ -53,6 +61,9 @@ export interface LedgerView {
   /** Invariant 6: every revision, newest first. */
   revisionsNewestFirst(): NetworkConfigRevision[];
 }
+
+/** The planner's quick re-assignments after an Interrupted report (progress.ts MAX_INTERRUPTED_ATTEMPTS). */
+const QUICK_REASSIGNMENTS = 3;
 
 const badKey = (b: { input: string; value: number }): string => `${b.input}=${b.value}`;
 
@@ -185,7 +196,7 @@ export class Ledger {
       e.move === 'unchanged' &&
       prev !== undefined &&
       r !== undefined &&
-      JSON.stringify(contentOf(prev)) === JSON.stringify(contentOf(r));
+      JSON.stringify(v.nodeContent(e.node, prev)) === JSON.stringify(v.nodeContent(e.node, r));
     this.lastAssign.set(e.node, {
       number: e.number,
       rollback,
@@ -242,9 +253,14 @@ export class Ledger {
       // the planner cannot tell a broken new agent from a change that fails on it, and on a fresh
       // cluster every node is new, so such an answer must count (or a bad first revision would
       // reach every node). Only silence from a node unavailable beforehand is never its fault.
+      // Issue 35: a new node whose agent answered the assignment (it took a catch-up) is a node in
+      // flight like any other: its NotReady or its deletion afterwards counts as anyone's.
       else if (
         h.unavailable &&
-        !(h.unavailable === NEVER_REPORTED && v.reportedInvalidOn(f.node, e.number)) &&
+        !(
+          h.unavailable === NEVER_REPORTED &&
+          (v.reportedInvalidOn(f.node, e.number) || v.answeredSince(f.node, e.number, h.at))
+        ) &&
         this.harmless(v, f.node, e.number)
       )
         this.fail(
@@ -252,7 +268,17 @@ export class Ledger {
           v.t,
           `${what}: ${f.node} was unavailable (${h.unavailable}) when handed it at t=${fmt(h.at)}`,
         );
-      else if (v.interruptedOn(f.node, e.number, h.at))
+      // An Interrupted report counts when the node also went NotReady since it was handed the
+      // revision (the planner cannot tell that from a cut-off healing slowly): never when neither
+      // the change harms it nor its kubelet went NotReady (an agent restart).
+      else if (
+        v.interruptedOn(f.node, e.number, h.at) &&
+        this.harmless(v, f.node, e.number) &&
+        !v.notReadySince(f.node, h.at) &&
+        // ...or when it repeats past the planner's quick re-assignments (3): a cut-off restored
+        // before its NotReady shows looks the same (issue 35).
+        v.interruptions(f.node, e.number) <= QUICK_REASSIGNMENTS
+      )
         this.fail(3, v.t, `${what}: the node's report was Interrupted, not the change's fault`);
       else {
         // Ground truth: nothing went wrong on the node since it was handed the revision, and the

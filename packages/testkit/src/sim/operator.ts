@@ -48,8 +48,9 @@ const OPERATOR_EFFECTS: Effects<OperatorAction> = {
     w.log(`OPERATOR delete NodeConfig ${a.node}`);
   },
   setInput: (w, a) => {
-    w.log(`OPERATOR set input ${a.input}=${a.value}`);
-    w.writeInput(a.input, a.value);
+    const zone = a.zone === undefined ? '' : a.zone === null ? ' for every node' : ` for zone ${a.zone}`;
+    w.log(`OPERATOR set input ${a.input}=${a.value}${zone}`);
+    w.writeInput(a.input, a.value, a.zone);
   },
   revert: (w, a) => {
     const values = w.inputValues.get(a.input) ?? [];
@@ -70,6 +71,14 @@ const OPERATOR_EFFECTS: Effects<OperatorAction> = {
   resumeFleet: (w) => {
     w.fleetPaused = false;
     w.log('OPERATOR resume the fleet');
+  },
+  policy: (w, a) => {
+    w.knobs.change(a.change);
+    w.log(`OPERATOR RolloutPolicy ${JSON.stringify(a.change)}`);
+  },
+  clockJump: (w, a) => {
+    w.wallOffset += a.ms;
+    w.log(`CLOCK the configurator's wall clock jumps ${a.ms / 1000}s`);
   },
   pauseRevision: (w, a) => pauseRevision(w, a.number, true),
   resumeRevision: (w, a) => pauseRevision(w, a.number, false),

@@ -28,6 +28,8 @@ export interface Store {
 export interface SimInput {
   generation: number;
   value: number;
+  /** Its nodeSelector: only nodes labelled `zone=<zone>` carry it (undefined: every node). */
+  zone?: string;
 }
 
 /** A Node as the planner sees it (the simulator's kubelet and taints). */
@@ -45,7 +47,13 @@ export const STARTUP_TAINT = 'node.nodenet.io/unready';
 
 /** Knobs the histories set; the rest are the planner's defaults. */
 export interface PolicyKnobs {
+  /** --update-limit as a count (replaced by `limitPercent` when that is set). */
   limit: number;
+  /** --update-limit as a percentage of the target nodes. */
+  limitPercent?: number;
+  /** Waves: nodes start in the order of this label's value; barriers when `waveBarrier`. */
+  waveLabel?: string;
+  waveBarrier?: boolean;
   maxFailures: number;
   preconfigTimeoutMs?: number;
   configTimeoutMs?: number;
@@ -79,7 +87,12 @@ export const refusedKnobs = (k: PolicyKnobs): string[] => withKnobs(k).problems;
 function flagPolicy(k: PolicyKnobs): Policy {
   return {
     ...DEFAULT_POLICY,
-    updateLimit: { kind: 'count', count: k.limit },
+    updateLimit:
+      k.limitPercent !== undefined
+        ? { kind: 'percent', percent: k.limitPercent }
+        : { kind: 'count', count: k.limit },
+    ...(k.waveLabel !== undefined ? { waveLabel: k.waveLabel } : {}),
+    ...(k.waveBarrier !== undefined ? { waveBarrier: k.waveBarrier } : {}),
     maxFailures: k.maxFailures,
     ...(k.preconfigTimeoutMs !== undefined ? { preconfigTimeoutMs: k.preconfigTimeoutMs } : {}),
     ...(k.configTimeoutMs !== undefined ? { configTimeoutMs: k.configTimeoutMs } : {}),
@@ -109,10 +122,34 @@ function inputObjects(inputs: ReadonlyMap<string, SimInput>): Inputs {
       apiVersion: API_VERSION,
       kind: 'Layer2NetworkConfiguration',
       metadata: { name, generation: i.generation, uid: `uid-${name}` },
-      spec: { id, vni: 10_000 + id, mtu: INPUT_BASE_MTU + i.value },
+      spec: {
+        id,
+        vni: 10_000 + id,
+        mtu: INPUT_BASE_MTU + i.value,
+        ...(i.zone !== undefined ? { nodeSelector: { matchLabels: { zone: i.zone } } } : {}),
+      },
     };
   });
   return { vrf: [], layer2, routingTable: [] };
+}
+
+/** Whether a node with these labels carries the revision's entry for `input` (its nodeSelector's zone). */
+export function carriesInput(
+  r: NetworkConfigRevision,
+  input: string,
+  labels: Record<string, string>,
+): boolean {
+  const e = r.spec.config.layer2.find((x) => x.name === input);
+  const zone = e?.nodeSelector?.matchLabels?.zone;
+  return e !== undefined && (zone === undefined || labels.zone === zone);
+}
+
+/** The revision's content as a node with these labels carries it: the inputs whose nodeSelector takes it. */
+export function nodeContentOf(
+  r: NetworkConfigRevision,
+  labels: Record<string, string>,
+): Record<string, number> {
+  return Object.fromEntries(Object.entries(contentOf(r)).filter(([k]) => carriesInput(r, k, labels)));
 }
 
 /** A revision's content: input name to value. */

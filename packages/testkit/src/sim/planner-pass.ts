@@ -30,6 +30,7 @@ import {
   type Policy,
 } from '@nodenet/configurator';
 import type { NodeView, Store } from './planner-adapter.js';
+import { sabotagedView, type ObservationSabotage } from './sabotage-view.js';
 
 export type PassEvent =
   | { kind: 'assign'; node: string; revision: string; number: number; move: MoveKind; reason: string }
@@ -68,7 +69,8 @@ export type Sabotage =
   | 'skipLastNode'
   | 'limitPlusOne'
   | 'completedFallback'
-  | 'rollbackToFallback';
+  | 'rollbackToFallback'
+  | ObservationSabotage;
 
 function sabotaged(s: Sabotage | undefined, policy: Policy, revisions: NetworkConfigRevision[]) {
   if (s === 'ignorePause')
@@ -215,18 +217,19 @@ export function runPass(input: PassInput): PassResult {
   const ncs = [...store.nodeConfigs.values()];
   const observations = observe(input.observations, infos, ncs, mono);
   const broken = sabotaged(input.sabotage, policy, [...store.revisions.values()]);
+  const shown = sabotagedView(input.sabotage, observations, ncs);
   const args: Parameters<typeof plan>[0] = {
     revisions: broken.revisions,
     nodes: infos,
     nodeConfigs:
       input.sabotage === 'completedFallback'
-        ? ncs.map(withoutRanBefore)
+        ? shown.ncs.map(withoutRanBefore)
         : input.sabotage === 'rollbackToFallback'
-          ? ncs.map(ranFallback(broken.revisions))
-          : ncs,
+          ? shown.ncs.map(ranFallback(broken.revisions))
+          : shown.ncs,
     now,
     mono,
-    observations,
+    observations: shown.observations,
     policy: broken.policy,
     specHash: (r, n) => specHashOf(r, n.labels),
     contentHash: (r, n) => contentHashOf(r, n.labels),
@@ -353,3 +356,17 @@ function writeOther(a: PlanAction, store: Store): PassEvent | undefined {
 
 /** What a new leader starts with: no observations (its timers start afresh). */
 export const freshObservations = (): Observations => new Map();
+
+/** One line of the timeline for a pass event. */
+export function describeEvent(e: PassEvent): string {
+  switch (e.kind) {
+    case 'assign':
+      return `assign ${e.node} -> rev ${e.number} (${e.move}): ${e.reason}`;
+    case 'invalidate':
+      return `INVALIDATE rev ${e.number}${e.aborted ? ' (aborted)' : ''}: ${e.reason}`;
+    case 'collect':
+      return `collect NodeConfig ${e.node}: ${e.reason}`;
+    case 'deleteRevision':
+      return `delete ${e.revision}: ${e.reason}`;
+  }
+}

@@ -15,9 +15,10 @@ export function heal(w: World): void {
       if (n.agent === 'misconfigured') delete n.handledKey;
       n.agent = 'good';
     }
-    n.flap = undefined;
+    // A bad change's flapping is no fault: it lasts while the host runs the change.
+    if (n.flap?.byChange === undefined) n.flap = undefined;
     n.kubeletFault = false;
-    if (!n.cut) n.kubeletReady = true;
+    if (!n.cut && !n.flap) n.kubeletReady = true;
   }
   w.fleetPaused = false;
   for (const r of w.store.revisions.values())
@@ -29,7 +30,7 @@ export function convergenceProblems(w: World): string[] {
   const d = w.desired;
   if (!d) return [];
   const r = w.store.revisions.get(d.name);
-  const selector = w.history.policy.nodeSelector ?? {};
+  const selector = w.knobs.knobs.nodeSelector ?? {};
   const out: string[] = [];
   for (const n of w.nodes.values()) {
     if (!n.exists || w.unavailable(n.name) === 'NotReady' || n.cut) continue;
@@ -100,7 +101,7 @@ export function play(
     timeline: w.timeline,
     reach: w.ledger.reach,
     revisions: summary(w),
-    bound: history.policy.limit + history.policy.maxFailures,
+    bound: w.knobs.maxLimit + w.knobs.maxFailures,
     passes: w.passes,
   };
 }

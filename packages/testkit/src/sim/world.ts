@@ -7,10 +7,12 @@ import type { NetworkConfigRevision } from '@nodenet/api';
 import type { IncrementalPlanner } from '@nodenet/configurator';
 import { nextNodeWakeup, stepNode, type AgentEnv } from './agents.js';
 import type { History, NodeSpec } from './history.js';
+import { KnobsInForce } from './knobs.js';
 import { Ledger, NEVER_REPORTED, fmt } from './ledger.js';
 import {
   assignmentKey,
   buildStep,
+  nodeContentOf,
   contentOf,
   inputHashOf,
   isInvalid,
@@ -21,7 +23,9 @@ import {
   type SimInput,
   type Store,
 } from './planner-adapter.js';
-import { freshObservations, runPass, type PassEvent, type Sabotage } from './planner-pass.js';
+import { describeEvent, freshObservations, runPass, type Sabotage } from './planner-pass.js';
+import { autoscale } from './faults.js';
+import { AgentReports } from './reports.js';
 import { applyAction } from './operator.js';
 import type { AgentMode, BadChange, Scheduled, SimNode } from './types.js';
 
@@ -48,11 +52,18 @@ export class World {
   readonly inputValues = new Map<string, number[]>();
   readonly nodes = new Map<string, SimNode>();
   fleetPaused = false;
+  /** How far the configurator's wall clock jumped (clock jumps): its timestamps only, never a deadline. */
+  wallOffset = 0;
+  get wallNow(): number {
+    return T0 + this.t + this.wallOffset;
+  }
   observations = freshObservations();
   leaderFrom = 0;
   desired: { name: string; number: number; hash: string } | undefined;
   buildDirty = true;
   readonly ledger: Ledger;
+  /** The knobs in force (a person may change them mid-history) and the largest limits so far. */
+  readonly knobs: KnobsInForce;
   readonly timeline: string[] = [];
   passes = 0;
   private requeueAt: number | undefined;
@@ -60,10 +71,7 @@ export class World {
   private wrote = false;
   private inputHashKey = '';
   private inputHash: string | undefined;
-  private readonly lastReport = new Map<
-    string,
-    { number: number; at: number; cause?: string; invalid?: boolean }
-  >();
+  private readonly reports = new AgentReports();
   /**
    * Assignments (`node|assignmentKey`) whose agent already finished them once: a later re-apply of
    * the same assignment (an agent back from a fault starts over) is the agent's, not a move.
@@ -78,25 +86,26 @@ export class World {
     readonly incremental?: IncrementalPlanner,
   ) {
     this.ledger = new Ledger(stopAtFirst);
+    this.knobs = new KnobsInForce(history.policy);
     const specs: NodeSpec[] =
       typeof history.nodes === 'number'
         ? Array.from({ length: history.nodes }, (_, i) => ({ name: `n${i}` }))
         : history.nodes;
     for (const s of specs)
       this.addNode({ name: s.name, agent: 'good', labels: s.labels ?? {}, taint: false, reported: true });
-    for (const [k, v] of Object.entries(history.inputs)) this.writeInput(k, v);
+    for (const [k, v] of Object.entries(history.inputs)) this.writeInput(k, v, history.inputZones?.[k]);
   }
 
   /** While revision 1 is set up: every node at once, no soak, no RolloutPolicy knobs, no checks. */
   settingUp = false;
   private policyCache: { key: string; policy: ReturnType<typeof policyOf> } | undefined;
   get policy(): ReturnType<typeof policyOf> {
-    const key = `${this.fleetPaused}|${this.settingUp}`;
+    const key = `${this.fleetPaused}|${this.settingUp}|${this.knobs.version}`;
     if (this.policyCache?.key !== key) {
-      const { rolloutPolicy: _knobs, ...flags } = this.history.policy;
+      const { rolloutPolicy: _knobs, limitPercent: _percent, ...flags } = this.knobs.knobs;
       const knobs = this.settingUp
         ? { ...flags, limit: Math.max(1, this.nodes.size), minSuccessTimeMs: 0 }
-        : { ...this.history.policy, paused: this.fleetPaused };
+        : { ...this.knobs.knobs, paused: this.fleetPaused };
       this.policyCache = { key, policy: policyOf(knobs) };
     }
     return this.policyCache.policy;
@@ -119,12 +128,24 @@ export class World {
     });
   }
 
-  writeInput(name: string, value: number): void {
+  /** A person writes an input; `zone` sets its nodeSelector (null: every node; undefined: kept). */
+  writeInput(name: string, value: number, zone?: string | null): void {
     const old = this.inputs.get(name);
-    this.inputs.set(name, { generation: (old?.generation ?? 0) + 1, value });
+    const z = zone === undefined ? old?.zone : (zone ?? undefined);
+    this.inputs.set(name, {
+      generation: (old?.generation ?? 0) + 1,
+      value,
+      ...(z !== undefined ? { zone: z } : {}),
+    });
     this.inputValues.set(name, [...(this.inputValues.get(name) ?? []), value]);
     this.buildDirty = true;
-    if (this.history.bad.some((b) => b.input === name && b.value === value))
+    // A follow-up write that keeps a bad value still carried by a valid revision (e.g. its selector
+    // widened) is the same change, with the same budget; a write after every revision carrying it
+    // was invalidated sends it anew.
+    const kept =
+      old?.value === value &&
+      [...this.store.revisions.values()].some((r) => !isInvalid(r) && contentOf(r)[name] === value);
+    if (!kept && this.history.bad.some((b) => b.input === name && b.value === value))
       this.ledger.introduce({ input: name, value }, this.t);
   }
 
@@ -138,9 +159,14 @@ export class World {
       .sort((a, b) => b.spec.number - a.spec.number)[0];
   }
 
+  /** The revision's content as this node carries it: the inputs whose nodeSelector takes it. */
+  nodeContent(node: string, r: NetworkConfigRevision): Record<string, number> {
+    return nodeContentOf(r, this.nodes.get(node)?.labels ?? {});
+  }
+
+  /** The bad changes of `r` that reach this node (its nodeSelector takes it) and harm it. */
   harms(node: string, r: NetworkConfigRevision | undefined): BadChange[] {
-    if (!r) return [];
-    const c = contentOf(r);
+    const c = r ? this.nodeContent(node, r) : {};
     return this.history.bad.filter((b) => c[b.input] === b.value && (!b.nodes || b.nodes.includes(node)));
   }
 
@@ -173,22 +199,18 @@ export class World {
   private env(): AgentEnv {
     return {
       t: this.t,
-      t0: T0,
+      t0: T0 + this.wallOffset,
       nodeConfig: (n) => this.store.nodeConfigs.get(n),
       writeStatus: (n, nc) => {
         this.store.nodeConfigs.set(n, nc);
         const done = nc.status?.configStatus === 'provisioned' || nc.status?.configStatus === 'invalid';
         if (done) this.finished.add(`${n}|${assignmentKey(nc)}`);
+        this.reports.record(n, nc, this.t);
         if (nc.status?.configStatus === 'provisioned') this.ledger.ranOn(n, numberOf(nc));
-        this.lastReport.set(n, {
-          number: numberOf(nc),
-          at: this.t,
-          ...(nc.status?.configStatus === 'invalid' ? { invalid: true } : {}),
-          ...(nc.status?.failureCause ? { cause: nc.status.failureCause } : {}),
-        });
       },
       revisionByHash: (h) => [...this.store.revisions.values()].find((r) => r.spec.hash === h),
       harm: (n, r) => this.harms(n, r)[0],
+      ...(this.history.restoreMs !== undefined ? { restoreMs: this.history.restoreMs } : {}),
       log: (l) => this.log(l),
       evaluated: (n, h) => {
         if (!this.settingUp) this.ledger.evaluated(n, h, this.ledgerView(new Map(), new Map()));
@@ -210,7 +232,7 @@ export class World {
 
   private build(): void {
     this.buildDirty = false;
-    const out = buildStep(this.store, this.inputs, T0 + this.t);
+    const out = buildStep(this.store, this.inputs, this.wallNow);
     if (!('created' in out)) return;
     const c = out.created;
     this.log(`REVISION ${c.spec.number} ${JSON.stringify(contentOf(c))}: ${out.reason}`);
@@ -233,7 +255,7 @@ export class World {
     const key = `${this.store.revisions.size}|${[...this.store.revisions.values()].map((r) => `${r.spec.number}${isInvalid(r) ? 'x' : ''}`).join(',')}|${[...this.inputs].map(([k, i]) => `${k}${i.generation}=${i.value}`).join(',')}`;
     if (key !== this.inputHashKey) {
       this.inputHashKey = key;
-      this.inputHash = inputHashOf(this.store, this.inputs, T0 + this.t);
+      this.inputHash = inputHashOf(this.store, this.inputs, this.wallNow);
     }
     const hash = this.inputHash;
     const res = runPass({
@@ -242,7 +264,7 @@ export class World {
       observations: this.observations,
       policy: this.policy,
       mono: this.t,
-      now: T0 + this.t,
+      now: this.wallNow,
       ...(hash ? { inputHash: hash } : {}),
       ...(this.sabotage && !this.settingUp ? { sabotage: this.sabotage } : {}),
       ...(this.incremental ? { incremental: this.incremental } : {}),
@@ -251,9 +273,13 @@ export class World {
     this.desired = res.desired;
     this.requeueAt = res.requeueAfterMs !== undefined ? this.t + res.requeueAfterMs : undefined;
     this.wrote = res.events.length > 0;
-    for (const e of res.events) this.log(describe(e));
+    for (const e of res.events) this.log(describeEvent(e));
     if (res.events.some((e) => e.kind === 'invalidate' || e.kind === 'deleteRevision'))
       this.buildDirty = true;
+    if (!this.settingUp)
+      this.knobs.inForce(
+        [...this.nodes.values()].filter((n) => n.exists && this.knobs.selects(n.labels)).length,
+      );
     const view = this.ledgerView(pausedBefore, unavailableBefore);
     this.ledger.pass(res.events, view, invalidBefore, !this.settingUp);
     if (!this.settingUp) this.ledger.inFlight(this.inFlight(), view);
@@ -275,35 +301,32 @@ export class World {
       revisionByNumber: (n: number) => this.revisionByNumber(n),
       unavailable: (n: string) => (unavailableBefore.has(n) ? unavailableBefore.get(n) : this.unavailable(n)),
       harms: (n: string, r: NetworkConfigRevision) => this.harms(n, r),
+      nodeContent: (n: string, r: NetworkConfigRevision) => this.nodeContent(n, r),
       // A fault still going on (a cut not caused by a change) counts as now.
       lastFaultAt: (n: string) => {
         const x = this.nodes.get(n);
-        // So does an agent that is broken right now (it fails whatever it is handed).
+        // So do an agent broken right now (it fails whatever it is handed) and a kubelet flapping.
         const broken = x !== undefined && x.agent !== 'good' && x.agent !== 'slow';
-        return (x?.cut && !x.cut.byChange) || broken ? this.t : x?.lastFaultAt;
+        const going = (x?.cut && !x.cut.byChange) || (x?.flap && x.flap.byChange === undefined);
+        return going || broken ? this.t : x?.lastFaultAt;
       },
       agentOk: (n: string) => {
         const node = this.nodes.get(n);
         return node !== undefined && !node.cut && (node.agent === 'good' || node.agent === 'slow');
       },
-      reportedInvalidOn: (n: string, num: number) => {
-        const rep = this.lastReport.get(n);
-        return rep?.number === num && rep.invalid === true;
-      },
-      interruptedOn: (n: string, num: number, since: number) => {
-        const rep = this.lastReport.get(n);
-        // Handed the revision again after that report: the failure is not the report's.
-        if (rep && rep.at < since) return false;
-        return rep?.number === num && rep.cause === 'Interrupted';
-      },
-      limit: this.history.policy.limit,
-      maxFailures: this.history.policy.maxFailures,
+      interruptions: (n: string, num: number) => this.reports.interruptions(n, num),
+      answeredSince: (n: string, num: number, at: number) => this.reports.answeredSince(n, num, at),
+      reportedInvalidOn: (n: string, num: number) => this.reports.reportedInvalidOn(n, num),
+      notReadySince: (n: string, at: number) => (this.nodes.get(n)?.lastNotReadyAt ?? -1) >= at,
+      interruptedOn: (n: string, num: number, since: number) => this.reports.interruptedOn(n, num, since),
+      limit: this.knobs.maxLimit,
+      maxFailures: this.knobs.maxFailures,
       // Invariant 6 (issue 35): what the node's host runs, the inputs that exist, the revisions.
       hostContent: (n: string) => {
         const h = this.nodes.get(n)?.host;
         const r =
           h !== undefined ? [...this.store.revisions.values()].find((x) => x.spec.hash === h) : undefined;
-        return r ? contentOf(r) : undefined;
+        return r ? this.nodeContent(n, r) : undefined;
       },
       inputExists: (k: string) => this.inputs.has(k),
       revisionsNewestFirst: () =>
@@ -326,7 +349,12 @@ export class World {
       // Failed on it (a timeout while it was away; its agent resumes when it is back): within
       // --max-failures, not a slot, as the bound limit + max-failures says.
       const r = this.revisionByNumber(a.number);
-      if (r?.status?.failedNodes?.some((f) => f.node === name && Date.parse(f.at) - T0 >= a.at)) continue;
+      if (
+        r?.status?.failedNodes?.some(
+          (f) => f.node === name && Date.parse(f.at) - T0 - this.wallOffset >= a.at,
+        )
+      )
+        continue;
       out.push(name);
     }
     return out.sort();
@@ -339,7 +367,7 @@ export class World {
         applyAction(this, (queue.shift() as Scheduled).action);
       const env = this.env();
       for (const n of this.nodes.values()) stepNode(n, env);
-      this.autoscale();
+      autoscale(this);
       if (this.buildDirty && this.t >= this.leaderFrom) this.build();
       if (this.t >= this.leaderFrom) this.pass();
       if (this.stopAtFirst && this.ledger.violations.length) return;
@@ -352,7 +380,7 @@ export class World {
       if (this.requeueAt !== undefined && this.requeueAt > this.t) next.push(this.requeueAt);
       if (this.leaderFrom > this.t) next.push(this.leaderFrom);
       for (const n of this.nodes.values()) {
-        const w = nextNodeWakeup(n, this.store.nodeConfigs.get(n.name), T0, this.t);
+        const w = nextNodeWakeup(n, this.store.nodeConfigs.get(n.name), T0 + this.wallOffset, this.t);
         if (w !== undefined) next.push(w);
         const x = this.history.deleteNotReadyAfterMs;
         if (x !== undefined && n.exists && n.notReadySince !== undefined && n.notReadySince + x > this.t)
@@ -361,35 +389,5 @@ export class World {
       this.t = Math.max(this.t + 1, Math.min(...next));
     }
     throw new Error(`simulation did not reach t=${fmt(end)} in ${MAX_ITERATIONS} steps (t=${fmt(this.t)})`);
-  }
-
-  /** The simulated autoscaler: deletes Nodes NotReady for longer than the history says. */
-  private autoscale(): void {
-    const after = this.history.deleteNotReadyAfterMs;
-    for (const n of this.nodes.values()) {
-      if (!n.exists || n.kubeletReady) {
-        delete n.notReadySince;
-        continue;
-      }
-      n.notReadySince ??= this.t;
-      if (after !== undefined && this.t >= n.notReadySince + after) {
-        n.exists = false;
-        n.lastFaultAt = this.t;
-        this.log(`AUTOSCALER deletes NotReady Node ${n.name}`);
-      }
-    }
-  }
-}
-
-function describe(e: PassEvent): string {
-  switch (e.kind) {
-    case 'assign':
-      return `assign ${e.node} -> rev ${e.number} (${e.move}): ${e.reason}`;
-    case 'invalidate':
-      return `INVALIDATE rev ${e.number}${e.aborted ? ' (aborted)' : ''}: ${e.reason}`;
-    case 'collect':
-      return `collect NodeConfig ${e.node}: ${e.reason}`;
-    case 'deleteRevision':
-      return `delete ${e.revision}: ${e.reason}`;
   }
 }

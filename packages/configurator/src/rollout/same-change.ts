@@ -1,0 +1,70 @@
+/**
+ * A change is identified by its content (issue 35): the fields of an input's entry that a revision
+ * changed from the known-good revision before it. A follow-up write of the same input that keeps
+ * those values (its nodeSelector widened 20 s after a bad MTU, say) still carries the change: its
+ * failures count with the change's, and it is invalidated with it, instead of starting a fresh budget.
+ * Pure.
+ */
+import {
+  canonicalJson,
+  entryOf,
+  parseRef,
+  revisionBefore,
+  type NetworkConfigRevision,
+  type SuspectRef,
+} from '@nodenet/api';
+
+type Entry = Record<string, unknown> | undefined;
+
+/** Every revision, and which are invalid: the known-good one before a change is found among them. */
+export interface Revisions {
+  all: readonly NetworkConfigRevision[];
+  isInvalid: (x: NetworkConfigRevision) => boolean;
+}
+const text = (v: unknown): string => canonicalJson(v ?? null);
+
+/** The field that says where an entry applies, not what it configures. */
+const WHERE = 'nodeSelector';
+
+/**
+ * Whether `mine` carries the change from `base` to `theirs` of one entry: every field that change
+ * set (or removed) has the same value in `mine`. The nodeSelector says only where the entry applies:
+ * it is part of the change only when nothing else changed (so a write that sets a bad MTU for one
+ * zone, then widens the selector, still carries the MTU). A removed entry is carried by a removal
+ * only; no change at all is carried by nothing.
+ */
+export function carriesEntryChange(mine: unknown, theirs: unknown, base: unknown): boolean {
+  const t = theirs as Entry;
+  const b = base as Entry;
+  const m = mine as Entry;
+  if (t === undefined) return b !== undefined && m === undefined;
+  if (m === undefined) return false;
+  const keys = new Set([...Object.keys(t), ...Object.keys(b ?? {})]);
+  const changed = [...keys].filter((k) => text(t[k]) !== text(b?.[k]));
+  const what = changed.filter((k) => k !== WHERE);
+  const change = what.length > 0 ? what : changed;
+  return change.length > 0 && change.every((k) => text(m[k]) === text(t[k]));
+}
+
+/**
+ * The suspect (one of `x`'s changed inputs, or the given `suspects`) whose change from the last
+ * completed revision before `x` `r` carries; undefined: none.
+ */
+export function carriedChange(
+  r: NetworkConfigRevision,
+  x: NetworkConfigRevision,
+  among: Revisions,
+  suspects: readonly SuspectRef[] = changedRefs(x),
+): SuspectRef | undefined {
+  const base = revisionBefore(x, among.all, among.isInvalid)?.spec.config;
+  return suspects.find((s) =>
+    carriesEntryChange(
+      entryOf(r.spec.config, s),
+      entryOf(x.spec.config, s),
+      base ? entryOf(base, s) : undefined,
+    ),
+  );
+}
+
+const changedRefs = (x: NetworkConfigRevision): SuspectRef[] =>
+  (x.spec.changedInputs ?? []).map(parseRef).filter((s): s is SuspectRef => s !== undefined);

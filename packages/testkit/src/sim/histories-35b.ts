@@ -1,0 +1,127 @@
+/**
+ * Issue 35, part B's named histories as fixed data (histories.ts holds the others): flapping, the
+ * agent's own Interrupted, catch-up, follow-up edits. Times are virtual ms after revision 1 completed.
+ */
+import type { History } from './history.js';
+import type { Scheduled, WorldAction } from './types.js';
+
+const at = (s: number, action: WorldAction): Scheduled => ({ at: s * 1000, action });
+
+/**
+ * Issue 35, part B: the failures real fleets have that the generator of issue 23 could not draw.
+ * Defaults of the planner (--not-ready-timeout 5m, soak 1m) unless said otherwise.
+ */
+export const ISSUE_35_B: History[] = [
+  {
+    // Each node goes NotReady 40 s after it confirmed (inside its soak) for 80 s, is Ready for 30 s,
+    // and again: no single stretch reaches --not-ready-timeout.
+    name: 'case 1: a change that makes the kubelet flap (80 s NotReady, 30 s Ready) is stopped',
+    nodes: 6,
+    policy: { limit: 1, maxFailures: 0 },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'flap' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+  {
+    name: 'case 1: flapping at --update-limit 2 and --max-failures 1',
+    nodes: 8,
+    policy: { limit: 2, maxFailures: 1 },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'flap' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+  {
+    // The change cuts each node off; the agent restores after its confirm window, but the network
+    // needs more than 15 s more to heal, so the shipped agent reports Interrupted.
+    name: 'case 2: a cut-off the agent reports as Interrupted counts (the node went NotReady)',
+    nodes: 5,
+    policy: { limit: 1, maxFailures: 0 },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOffInterrupted' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+  {
+    name: 'case 2: Interrupted cut-offs at --update-limit 2 and --max-failures 1',
+    nodes: 6,
+    policy: { limit: 2, maxFailures: 1 },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOffInterrupted' }],
+    actions: [at(1, { kind: 'setInput', input: 'a', value: 2 })],
+  },
+  {
+    // A DaemonSet update restarts n0's and n1's agents during their applies (Interrupted, kubelet
+    // Ready; n1's twice): re-assigned, never counted; the good change completes.
+    name: 'case 2: agent restarts (Interrupted, kubelet Ready) stay harmless',
+    nodes: 4,
+    policy: { limit: 2, maxFailures: 0 },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'agent', node: 'n0', mode: 'interrupts' }),
+      at(0, { kind: 'agent', node: 'n1', mode: 'interrupts' }),
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(40, { kind: 'agent', node: 'n0', mode: 'good' }),
+      at(30, { kind: 'agent', node: 'n1', mode: 'good' }),
+    ],
+  },
+  {
+    // The MTU change completes on n0-n2 (harmless there); then new hardware joins, which it cuts
+    // off: catch-up moves of the completed revision count against it like forward ones.
+    name: 'case 3: a change that harms only nodes joining after it completed is stopped (catch-up counted)',
+    nodes: 3,
+    policy: { limit: 1, maxFailures: 0 },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOff', nodes: ['j0', 'j1', 'j2'] }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      ...['j0', 'j1', 'j2'].map((node) => at(400, { kind: 'join', node })),
+    ],
+  },
+  {
+    // The same through the selector: n3-n5 are relabelled into it after the change completed.
+    name: 'case 3: nodes relabelled into the selector after the change completed (catch-up counted)',
+    nodes: ['n0', 'n1', 'n2', 'n3', 'n4', 'n5'].map((name, i) => ({
+      name,
+      labels: { role: i < 3 ? 'net' : 'spare' },
+    })),
+    policy: { limit: 1, maxFailures: 0, nodeSelector: { role: 'net' } },
+    inputs: { a: 1 },
+    bad: [{ input: 'a', value: 2, effect: 'cutOff', nodes: ['n3', 'n4', 'n5'] }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      ...['n3', 'n4', 'n5'].map((node) => at(400, { kind: 'relabel', node, labels: { role: 'net' } })),
+    ],
+  },
+  {
+    // Network a serves zone 1 (n0-n2). Its MTU change (a=2) cuts off every node that takes it; 20 s
+    // later, before n0's failure is visible, the same input's selector is widened to every node: the
+    // follow-up write still carries the change in flight, whose budget it keeps.
+    name: 'case 4: a follow-up edit (selector widened 20 s after the bad value) keeps the budget',
+    nodes: ['n0', 'n1', 'n2', 'n3', 'n4', 'n5'].map((name, i) => ({
+      name,
+      labels: { zone: i < 3 ? 'z1' : 'z2' },
+    })),
+    policy: { limit: 1, maxFailures: 0 },
+    inputs: { a: 1, b: 1 },
+    inputZones: { a: 'z1' },
+    bad: [{ input: 'a', value: 2, effect: 'cutOff' }],
+    actions: [
+      at(1, { kind: 'setInput', input: 'a', value: 2 }),
+      at(21, { kind: 'setInput', input: 'a', value: 2, zone: null }),
+    ],
+  },
+  {
+    // Found by the extended generator (seed 23): the bad MTU is written for zone z1 only, then 4 s
+    // later for every node, with an unrelated merge; the agent reports its cut-off Interrupted.
+    name: 'case 4: a bad value written for one zone, widened 4 s later with an unrelated merge',
+    nodes: ['n0', 'n1', 'n2'].map((name, i) => ({ name, labels: { zone: i % 2 ? 'z2' : 'z1' } })),
+    policy: { limit: 1, maxFailures: 0, notReadyTimeoutMs: 60_000 },
+    inputs: { a: 1, b: 1 },
+    bad: [{ input: 'a', value: 7, effect: 'cutOffInterrupted' }],
+    actions: [
+      at(0, { kind: 'setInput', input: 'a', value: 7, zone: 'z1' }),
+      at(4, { kind: 'setInput', input: 'a', value: 7, zone: null }),
+      at(4, { kind: 'setInput', input: 'b', value: 2 }),
+    ],
+  },
+];
