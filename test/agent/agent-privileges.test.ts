@@ -125,13 +125,13 @@ describePrivileged(
       ).toThrow(/Permission denied/);
     });
 
-    it('applies a config to FRR and reports provisioned; frr.conf stays frr:frr 0640', async () => {
+    it('applies a config to FRR and reports provisioned; frr.conf stays frr:frr, now 0600 (it may hold BGP passwords)', async () => {
       const agent = h.startAgent({ wrap });
       await assign(GOOD);
       const status = await waitForStatus('provisioned', (s) => s.configStatus === 'provisioned');
       expect(status.lastAppliedRevision).toBe(GOOD.revision);
       expect(h.frr.vtysh('show running-config')).toMatch(/router bgp 65001/);
-      expect(frrConfOwner()).toEqual({ ...frrIds(), mode: 0o640 });
+      expect(frrConfOwner()).toEqual({ ...frrIds(), mode: 0o600 });
       goodFrrConf = readFileSync(join(h.frr.confdir, 'frr.conf'), 'utf8');
       // The process really ran with the shipped capability set and no more.
       const procStatus = readFileSync(`/proc/${agent.process.pid}/status`, 'utf8');
@@ -151,7 +151,7 @@ describePrivileged(
       expect(status.lastAppliedRevision).toBe(GOOD.revision);
       expect(readFileSync(join(h.frr.confdir, 'frr.conf'), 'utf8')).toBe(goodFrrConf);
       expect(h.frr.vtysh('show running-config')).toMatch(/router bgp 65001/);
-      expect(frrConfOwner()).toEqual({ ...frrIds(), mode: 0o640 });
+      expect(frrConfOwner()).toEqual({ ...frrIds(), mode: 0o600 });
     }, 90_000);
   },
 );

@@ -49,16 +49,34 @@ describe('deploy/', () => {
       'nodenet-rollout-operator',
     ]);
     // Everything namespaced is in nodenet-system, but the agent's Events Role and binding: Events
-    // about cluster-scoped objects (its NodeConfig, its Node) must be in `default`.
+    // about cluster-scoped objects (its NodeConfig, its Node) must be in `default`; and the BGP
+    // password namespace's own salt Secret and Secret roles (bgp-passwords.yaml).
     const inDefault = ['Role nodenet-agent-events', 'RoleBinding nodenet-agent-events'];
+    const inPasswords = [
+      'Secret nodenet-bgp-password-salt',
+      'Role nodenet-agent-bgp-passwords',
+      'RoleBinding nodenet-agent-bgp-passwords',
+      'Role nodenet-configurator-bgp-passwords',
+      'RoleBinding nodenet-configurator-bgp-passwords',
+    ];
     for (const d of docs.filter(
       // kustomize does not know AgentConfiguration is cluster-scoped and gives it a namespace too;
       // kubectl and the API server drop it (least-privilege.test.ts applies deploy/).
       (d) => !['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'AgentConfiguration'].includes(d.kind),
     )) {
       const what = `${d.kind} ${d.metadata.name}`;
-      expect(d.metadata.namespace, what).toBe(inDefault.includes(what) ? 'default' : 'nodenet-system');
+      expect(d.metadata.namespace, what).toBe(
+        inDefault.includes(what)
+          ? 'default'
+          : inPasswords.includes(what)
+            ? 'nodenet-bgp-passwords'
+            : 'nodenet-system',
+      );
     }
+    expect(byKind('Namespace').map((d) => d.metadata.name)).toEqual([
+      'nodenet-bgp-passwords',
+      'nodenet-system',
+    ]);
     expect(
       docs.filter((d) => d.metadata.namespace === 'default').map((d) => `${d.kind} ${d.metadata.name}`),
     ).toEqual(inDefault);

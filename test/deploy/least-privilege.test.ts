@@ -25,6 +25,8 @@ import {
 
 const NODES = ['node-1', 'node-2', 'node-3'];
 const POLICY = 'nodenet-agent-own-node';
+/** The BGP password namespace deploy/bgp-passwords.yaml makes (issue 41). */
+const PASSWORDS_NS = 'nodenet-bgp-passwords';
 const EVENTS_POLICY = 'nodenet-agent-events';
 const denied = (resource: string, name: string, message: string, policy = POLICY): string =>
   `${resource} "${name}" is forbidden: ValidatingAdmissionPolicy '${policy}' with binding '${policy}' denied request: ${message}`;
@@ -320,6 +322,79 @@ describe('deploy/ with authorization and admission on', () => {
     expect((await c.kubectl(['get', 'nodes'], kc)).ok).toBe(true);
   });
 
+  it('BGP passwords: the configurator fills the salt and builds a revision carrying only the hash; an agent reads password Secrets by name and no other Secret, and writes none', async () => {
+    const b64 = (v: string): string => Buffer.from(v).toString('base64');
+    const secret = (namespace: string, name: string) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace },
+      data: { password: b64(`pw-${name}`) },
+    });
+    await c.admin.secret.create(secret(PASSWORDS_NS, 'bgp-appliance'));
+    await c.admin.secret.create(secret(NS, 'not-a-password'));
+    await c.admin.secret.create(secret('default', 'elsewhere'));
+    // In a VRF of its own: the default VRF is the underlay, where this site allows no peering (issue #37).
+    await c.admin.vrf.create({
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'VRFRouteConfiguration',
+      metadata: { name: 'appliances' },
+      spec: { vrf: 'appliances', vni: 5100, seq: 20 },
+    });
+    await c.admin.bgpPeering.create({
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'BGPPeering',
+      metadata: { name: 'appliance' },
+      spec: {
+        neighbor: { addresses: ['192.0.2.9'], vrf: 'appliances' },
+        remoteASN: 65100,
+        passwordSecretRef: { name: 'bgp-appliance' },
+      },
+    });
+    const q = fleetQueries(c.admin);
+    const carrying = await q.until('a revision carrying the peering', async () =>
+      (await q.revisions()).find((r) => r.spec.config.bgpPeering?.some((p) => p.name === 'appliance')),
+    );
+    const entry = carrying.spec.config.bgpPeering!.find((p) => p.name === 'appliance')!;
+    expect(entry.password).toEqual({
+      secret: 'bgp-appliance',
+      key: 'password',
+      hash: expect.stringMatching(/^hmac-sha256:[0-9a-f]{64}$/),
+    });
+    expect(JSON.stringify(carrying)).not.toContain('pw-bgp-appliance');
+    expect(JSON.stringify(carrying)).not.toContain(b64('pw-bgp-appliance'));
+    // The configurator's leader filled the salt through its `update` of that one Secret.
+    const salt = await c.admin.secret.get('nodenet-bgp-password-salt', PASSWORDS_NS);
+    expect(Buffer.from(salt.data?.salt ?? '', 'base64')).toHaveLength(32);
+    // Its Secret calls (the informer's list and watch, the salt's get and update) were all allowed.
+    expect(refusals(configurator.lines).filter((l) => l.includes('secrets'))).toEqual([]);
+
+    const agent = agentClients('node-1').secret;
+    const user = saUser(AGENT_SA);
+    const cannot = (verb: string, ns: string, name?: string) => ({
+      statusCode: 403,
+      message: `secrets${name ? ` "${name}"` : ''} is forbidden: User "${user}" cannot ${verb} resource "secrets" in API group "" in the namespace "${ns}"`,
+    });
+    // What the agent's PasswordBook calls: get by name in the password namespace.
+    expect((await agent.get('bgp-appliance', PASSWORDS_NS)).data?.password).toBe(b64('pw-bgp-appliance'));
+    expect(await refusal(agent.get('not-a-password', NS))).toEqual(cannot('get', NS, 'not-a-password'));
+    expect(await refusal(agent.get('elsewhere', 'default'))).toEqual(cannot('get', 'default', 'elsewhere'));
+    expect(await refusal(agent.list({ namespace: PASSWORDS_NS }))).toEqual(cannot('list', PASSWORDS_NS));
+    expect(await refusal(agent.create(secret(PASSWORDS_NS, 'planted')))).toEqual(
+      cannot('create', PASSWORDS_NS),
+    );
+    const stored = await c.admin.secret.get('bgp-appliance', PASSWORDS_NS);
+    expect(await refusal(agent.update({ ...stored, data: { password: b64('x') } }))).toEqual(
+      cannot('update', PASSWORDS_NS, 'bgp-appliance'),
+    );
+    expect(await refusal(agent.delete('bgp-appliance', PASSWORDS_NS))).toEqual(
+      cannot('delete', PASSWORDS_NS, 'bgp-appliance'),
+    );
+    // The configurator writes no Secret but the salt.
+    const conf = makeClients(new KubeClient(loadKubeConfig(configuratorKubeconfig))).secret;
+    expect((await refusal(conf.update({ ...stored, data: { password: b64('x') } }))).statusCode).toBe(403);
+    expect((await refusal(conf.create(secret(PASSWORDS_NS, 'planted')))).statusCode).toBe(403);
+  }, 120_000);
+
   it('kubectl auth can-i answers for the shipped roles as a real cluster would', async () => {
     const cases: [sa: string, args: string[], answer: 'yes' | 'no'][] = [
       [AGENT_SA, ['patch', 'nodeconfigs', '--subresource=status'], 'yes'],
@@ -335,6 +410,21 @@ describe('deploy/ with authorization and admission on', () => {
       [AGENT_SA, ['create', 'events', '-n', NS], 'no'],
       [AGENT_SA, ['create', 'events', '-n', 'kube-system'], 'no'],
       [AGENT_SA, ['list', 'secrets', '-n', NS], 'no'],
+      [AGENT_SA, ['get', 'secrets', '-n', NS], 'no'],
+      [AGENT_SA, ['get', 'secrets', '-n', 'default'], 'no'],
+      [AGENT_SA, ['get', 'secrets', '-A'], 'no'],
+      [AGENT_SA, ['get', 'secrets/bgp-appliance', '-n', PASSWORDS_NS], 'yes'],
+      [AGENT_SA, ['list', 'secrets', '-n', PASSWORDS_NS], 'no'],
+      [AGENT_SA, ['watch', 'secrets', '-n', PASSWORDS_NS], 'no'],
+      [AGENT_SA, ['create', 'secrets', '-n', PASSWORDS_NS], 'no'],
+      [AGENT_SA, ['update', 'secrets/nodenet-bgp-password-salt', '-n', PASSWORDS_NS], 'no'],
+      [AGENT_SA, ['patch', 'secrets', '-n', PASSWORDS_NS], 'no'],
+      [AGENT_SA, ['delete', 'secrets', '-n', PASSWORDS_NS], 'no'],
+      [CONFIGURATOR_SA, ['watch', 'secrets', '-n', PASSWORDS_NS], 'yes'],
+      [CONFIGURATOR_SA, ['list', 'secrets', '-n', 'default'], 'no'],
+      [CONFIGURATOR_SA, ['update', 'secrets/nodenet-bgp-password-salt', '-n', PASSWORDS_NS], 'yes'],
+      [CONFIGURATOR_SA, ['update', 'secrets/bgp-appliance', '-n', PASSWORDS_NS], 'no'],
+      [CONFIGURATOR_SA, ['create', 'secrets', '-n', PASSWORDS_NS], 'no'],
       [AGENT_SA, ['get', '/version'], 'yes'],
       [CONFIGURATOR_SA, ['create', 'nodeconfigs'], 'yes'],
       [CONFIGURATOR_SA, ['patch', 'nodeconfigs', '--subresource=status'], 'no'],

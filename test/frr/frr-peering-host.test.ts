@@ -6,6 +6,8 @@
  * - announced prefixes inside the import items land in the node's kernel table, others do not;
  * - BFD comes up through the peering's profile, and an unrelated reload keeps both the BGP session
  *   and the BFD session (same connection counts: nothing flapped).
+ * - the peer-group requires TCP-MD5 (`neighbor pp_workloads password`, issue 41): FRR sets it on the
+ *   listen socket for the range, and a reload leaves it (no drift, no flap);
  * - more allowed prefixes than `maxPrefixes` tear the session down (the node sends Cease / Maximum
  *   Number of Prefixes Reached). bgpd checks the limit on the UPDATE after its count passed it.
  * - the outbound guard (issue #37): the workload's routes carry no-advertise, announced to no peer;
@@ -43,10 +45,14 @@ const NODE_ASN = 65010;
 const WORKLOAD_ASN = 65100;
 const DAEMONS = ['zebra', 'bgpd', 'bfdd'];
 
+/** The password the node reads for the peering's hash (the agent's password book, here a constant). */
+const MD5 = 'md5-listen-range';
+const MD5_HASH = `hmac-sha256:${'0'.repeat(64)}`;
 const workloads: NodeBgpPeeringEntry = {
   name: 'workloads',
   listenRanges: ['10.70.0.0/24'],
   neighbors: [],
+  password: { secret: 'workloads-md5', key: 'password', hash: MD5_HASH },
   remoteAS: 'external',
   addressFamilies: ['ipv4'],
   maxPrefixes: { ipv4: 3 },
@@ -69,6 +75,7 @@ router bgp ${WORKLOAD_ASN}
  no bgp network import-check
  neighbor 10.70.0.1 remote-as ${NODE_ASN}
  neighbor 10.70.0.1 bfd
+ neighbor 10.70.0.1 password ${MD5}
  !
  address-family ipv4 unicast
 ${networks.map((n) => `  network ${n}`).join('\n')}
@@ -142,7 +149,11 @@ describePrivileged(
       workload = startFrr(workloadNs, workloadNs, DAEMONS);
       driver = new FrrDriver({
         template: testTemplate({ hostname: 'nn-node' }),
-        settings: { asn: NODE_ASN, routerId: '10.255.0.1' },
+        settings: {
+          asn: NODE_ASN,
+          routerId: '10.255.0.1',
+          passwords: (h) => (h === MD5_HASH ? MD5 : undefined),
+        },
         confdir: node.confdir,
         pathspace: node.name,
         rundir: node.rundir,
@@ -172,8 +183,9 @@ describePrivileged(
       }
     });
 
-    it('establishes the session from the workload through the listen range', async () => {
+    it('establishes the session from the workload through the listen range, with TCP-MD5', async () => {
       expect(await driver.drift()).toEqual({ toAdd: [], toDelete: [] });
+      expect(node.vtysh('show running-config')).toContain(` neighbor pp_workloads password ${MD5}\n`);
       await eventually(() => neighbor(node, '10.70.0.5')?.bgpState === 'Established', 60_000);
       expect(neighbor(workload, '10.70.0.1')?.bgpState).toBe('Established');
     }, 120_000);
@@ -250,7 +262,7 @@ describePrivileged(
       );
       const explicit = new FrrDriver({
         template,
-        settings: { asn: NODE_ASN, routerId: '10.255.0.1' },
+        settings: { ...driver.settings },
         confdir: node.confdir,
         pathspace: node.name,
         rundir: node.rundir,

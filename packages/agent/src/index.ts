@@ -13,6 +13,12 @@ export * from './run/shutdown.js';
 
 // Internals the package's own tests exercise directly (pure logic, unit-tested).
 export { writeFileDurably } from './durable-file.js';
+export {
+  PasswordBook,
+  PasswordUnavailableError,
+  PASSWORDS_FILE,
+  type SecretReader,
+} from './secrets/password-book.js';
 export { decodeLinkInfo, encodeBridgePort, encodeLinkInfo, toBuffer } from './netlink/codec.js';
 export * from './observed/index.js';
 export { NodeObservation, type NodeObservationOptions } from './status/node-observation.js';

@@ -43,6 +43,7 @@ describe('agent options', () => {
     expect(resolveOptions(parse(minimal))).toEqual({
       nodeName: 'node-1',
       stateDir: '/var/lib/nodenet',
+      passwordNamespace: 'nodenet-bgp-passwords',
       frr: {
         template: '/etc/nodenet/frr.tmpl',
         confdir: '/etc/frr',

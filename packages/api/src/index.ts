@@ -47,6 +47,7 @@ export {
 // config/: inputs → a revision's config → a node's
 export * from './config/canonical.js';
 export * from './config/merge.js';
+export * from './config/bgp-password.js';
 export {
   labelOf,
   matchesSelector,

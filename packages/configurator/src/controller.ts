@@ -17,6 +17,7 @@ import {
   CreationOrder,
   DEFAULT_BUILD_TIMING,
   nodeFacts,
+  PasswordSecrets,
   RevisionBuilder,
   revisionBuildKey,
   writePeeringStatuses,
@@ -56,6 +57,7 @@ export interface ControllerOptions {
   buildTiming?: Partial<BuildTiming>;
   /** Limits a revision must stay within (budget.ts); default DEFAULT_BUDGET. */
   budget?: SizeBudget;
+  passwordNamespace?: string; // of the BGP password Secrets (build/password-secrets.ts)
   /** The site's underlay settings (--underlay-cidr, --allow-default-*; node addresses: from Nodes). */
   underlay?: SiteUnderlay;
 }
@@ -84,11 +86,13 @@ export class Controller {
   private readonly pace = new WritePace();
   private readonly ignoredReports: IgnoredReportLog;
   private readonly nodeInfos = new NodeInfoList();
+  private readonly passwords: PasswordSecrets;
 
   constructor(private readonly opts: ControllerOptions) {
     const c = opts.clients;
     const resync = opts.resyncMs ?? 300_000;
-    this.informers = makeInformers(c, resync);
+    this.passwords = new PasswordSecrets(c.secret, opts.passwordNamespace, resync);
+    this.informers = makeInformers(c, resync, this.passwords);
     this.log = opts.log;
     this.ignoredReports = new IgnoredReportLog(opts.log);
     this.isLeader = opts.isLeader ?? (() => true);
@@ -136,6 +140,7 @@ export class Controller {
         // (loopback-step.ts), its addresses the peering guards (node-facts.ts); heartbeats do not.
         if (name === 'node' && !(e.type === 'update' && e.old && sameBuildFacts(e.old, e.object)))
           this.buildSchedule.changed();
+        if (name === 'secret') this.buildSchedule.changed(); // a rotation, the salt filled
         this.schedule();
       });
       inf.onError((err) => {
@@ -282,6 +287,7 @@ export class Controller {
         findRolloutPolicy(this.informers.rolloutPolicy.list()),
       );
       const out = await this.builder.run(now, {
+        passwords: await this.passwords.forBuild(this.isLeader(), this.log),
         ...(this.opts.budget ? { budget: this.opts.budget } : {}),
         ...nodeFacts(nodes, policy, this.opts.underlay),
         recency: (o) => this.buildSchedule.recency(o),

@@ -1,4 +1,7 @@
-/** The controller's informers, one per kind it reads, and which of them are the build's inputs. */
+/**
+ * The controller's informers: every kind a pass reads, which of them are the build's inputs, and the
+ * BGP password Secrets of one namespace (build/password-secrets.ts). A standby keeps them warm too.
+ */
 import type {
   AgentConfiguration,
   BGPPeering,
@@ -8,6 +11,7 @@ import type {
   RolloutPolicy,
 } from '@nodenet/api';
 import { Informer, type Clients, type Node } from '@nodenet/kube';
+import type { PasswordSecrets } from './build/index.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
 
 export type Informers = {
@@ -20,6 +24,7 @@ export type Informers = {
   nodeConfig: Informer<NodeConfig>;
   rolloutPolicy: Informer<RolloutPolicy>;
   node: Informer<Node>;
+  secret: PasswordSecrets['informer'];
 };
 
 /** The informers of the input kinds: an event of theirs is a reason to build. */
@@ -31,7 +36,7 @@ export const INPUT_INFORMERS: ReadonlySet<string> = new Set([
   'agentConfiguration',
 ]);
 
-export function makeInformers(c: Clients, resync: number): Informers {
+export function makeInformers(c: Clients, resync: number, passwords: PasswordSecrets): Informers {
   return {
     vrf: new Informer(c.vrf, { resyncMs: resync }),
     layer2: new Informer(c.layer2, { resyncMs: resync }),
@@ -47,5 +52,6 @@ export function makeInformers(c: Clients, resync: number): Informers {
     }),
     rolloutPolicy: new Informer(c.rolloutPolicy, { resyncMs: resync }),
     node: new Informer(c.node, { resyncMs: resync }),
+    secret: passwords.informer,
   };
 }

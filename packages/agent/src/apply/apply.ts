@@ -36,6 +36,18 @@ export async function applySpec(
     { revision, previous: state.applied?.revision, assignedAt: desired.assignedAt },
     'applying new config',
   );
+  try {
+    // What the spec names outside the NodeConfig (BGP password Secrets) is read before the host is
+    // touched: a Secret that cannot be read now is retried, not held against the revision.
+    await ports.drivers.frr.prepare?.(desired.spec);
+  } catch (err) {
+    endTimer();
+    ports.log.warn(
+      { err: describeCause(err), revision },
+      'cannot read what the config needs; retrying later',
+    );
+    return { state, outcome: { kind: 'error', message: `cannot start apply: ${describeCause(err)}` } };
+  }
   // The checks of the config being applied, baseline included (a check it adds that fails already
   // is reported, not held against it); a failure selects the restored config's again (fail()).
   ports.selectHealth(desired.spec);

@@ -67,6 +67,12 @@ export interface HostFrr {
    * 'restored': the file the last apply replaced was, and is back and reloaded. Throws otherwise.
    */
   restoreFile(before: string): Promise<'untouched' | 'restored'>;
+  /**
+   * Reads what `spec` names outside the NodeConfig (BGP password Secrets, checked against the
+   * revision's hashes) before anything touches the host; throws naming the Secret when it cannot.
+   * Absent: nothing to read.
+   */
+  prepare?(spec: NodeConfigSpec): Promise<void>;
   /** The frr.conf text `spec` renders to with this binary (pure). */
   render?(spec: NodeConfigSpec): string;
   /** The frr.conf on the host now (what the agent before this one wrote), or null. */

@@ -16,12 +16,20 @@ import { readIfExists } from '../frr/files.js';
 import { DEFAULT_L3VNI_ORDER, l3VniOrder, type L3VniOrderSettings } from './l3vni-order.js';
 import { EMPTY_SPEC, type Device, type HostModel, type NetlinkDriver } from '../netlink/index.js';
 import type { HostDrivers } from './contract.js';
+import type { PasswordBook } from '../secrets/password-book.js';
 
 export function hostDrivers(
   netlink: NetlinkDriver,
   frr: FrrDriver,
   l3vni: L3VniOrderSettings = DEFAULT_L3VNI_ORDER,
+  /** The BGP passwords the renderer reads (secrets/password-book.ts); absent: none are read. */
+  passwords?: Pick<PasswordBook, 'prepare'>,
 ): HostDrivers {
+  // Every render of a spec (apply, restore, drift repair) has its passwords first: from the book,
+  // or read from their Secrets when the book lacks them.
+  const prepare = async (spec: NodeConfigSpec): Promise<void> => {
+    await passwords?.prepare(spec);
+  };
   const order = l3VniOrder(
     { query: () => queryL3Vnis(frr.instance), bringUp: (devices) => netlink.bringUp(devices) },
     l3vni,
@@ -59,9 +67,16 @@ export function hostDrivers(
       },
     },
     frr: {
-      apply: (spec, options) => applyText(frr.render(spec), options),
+      prepare,
+      apply: async (spec, options) => {
+        await prepare(spec);
+        return applyText(frr.render(spec), options);
+      },
       // Drift repair: judged on FRR's running config; held L3 VNI devices come up afterwards too.
-      sync: (spec) => syncText(frr.render(spec)),
+      sync: async (spec) => {
+        await prepare(spec);
+        return syncText(frr.render(spec));
+      },
       removeAll: async () => ({ changed: (await frr.apply(frr.renderEmpty(), { force: true })).changed }),
       fileHash: () => configFileHash(frr),
       restoreFile: async (before) => {

@@ -74,6 +74,8 @@ async function findUpgrade(
 ): Promise<Upgrade | 'same' | undefined> {
   const { frr, netlink } = ports.drivers;
   if (!frr.render || !frr.onHost || !netlink.rendering) return undefined;
+  // The applied spec's BGP passwords (issue 41), so that it renders: from the book, else their Secrets.
+  await frr.prepare?.(applied.spec);
   const after: HostRendering = {
     frr: frr.render(applied.spec),
     netlink: await netlink.rendering(applied.spec),

@@ -5,6 +5,7 @@
  * comparison done in-process (`configDrift`), which is what a resync runs, remembered between
  * resyncs (`DriftCheck`).
  */
+import { redactPasswords } from './redact.js';
 import {
   contextKey,
   describeChange,
@@ -74,7 +75,9 @@ export function describeDrift(d: ConfigDrift, max = 5): string {
     items.length === 0
       ? ''
       : `${what} ${items.length}: ${items.slice(0, max).join('; ')}${items.length > max ? '; …' : ''}`;
-  return [part('missing', d.toAdd), part('unexpected', d.toDelete)].filter(Boolean).join(' | ');
+  return redactPasswords(
+    [part('missing', d.toAdd), part('unexpected', d.toDelete)].filter(Boolean).join(' | '),
+  );
 }
 
 /**

@@ -32,7 +32,7 @@ import { editTopLevel } from './config-edit.js';
 import { fastPathPlanOf } from './fast-path.js';
 import { runFastPath } from './fast-apply.js';
 import { configFacts } from './facts.js';
-import { readIfExists, withScratchFile, writeAtomic } from './files.js';
+import { FRR_CONFIG_MODE, readIfExists, withScratchFile, writeAtomic } from './files.js';
 import {
   reloadArgv,
   resolveInstance,
@@ -148,7 +148,7 @@ export class FrrDriver {
       if (prev === null)
         throw new FrrApplyError('restore', `no previous configuration at ${this.instance.previousFile}`);
       this.runningText = undefined;
-      await writeAtomic(this.instance.configFile, prev);
+      await writeAtomic(this.instance.configFile, prev, FRR_CONFIG_MODE);
       const r = await this.prepareAndReload(prev);
       if (failed(r)) throw new FrrApplyError('restore', cleanMessage(r));
     });
@@ -337,8 +337,8 @@ export class FrrDriver {
   /** Keep the replaced file as `previousFile`, write the new one (both atomic). */
   private async writeFiles(current: string | null, text: string): Promise<void> {
     try {
-      if (current !== null) await writeAtomic(this.instance.previousFile, current);
-      if (current !== text) await writeAtomic(this.instance.configFile, text);
+      if (current !== null) await writeAtomic(this.instance.previousFile, current, FRR_CONFIG_MODE);
+      if (current !== text) await writeAtomic(this.instance.configFile, text, FRR_CONFIG_MODE);
     } catch (e) {
       throw new FrrApplyError('write', (e as Error).message, undefined, { cause: e });
     }
@@ -359,7 +359,7 @@ export class FrrDriver {
   /** Write `current` back and reload it; whether that worked. */
   private async putBack(current: string): Promise<boolean> {
     try {
-      await writeAtomic(this.instance.configFile, current);
+      await writeAtomic(this.instance.configFile, current, FRR_CONFIG_MODE);
       return !failed(await this.prepareAndReload(current));
     } catch {
       return false;

@@ -1,3 +1,5 @@
+import { redactPasswords } from './redact.js';
+
 /**
  * Typed errors of the FRR driver. Each one carries the context a person needs to act: the field and
  * value the renderer refused, the placeholder the template got wrong, or the step of an apply that
@@ -36,18 +38,21 @@ export type FrrApplyStep = 'write' | 'check' | 'prepare' | 'reload' | 'verify' |
 /** An apply or restore failed; `frrMessage` quotes what FRR (vtysh / frr-reload.py) said. */
 export class FrrApplyError extends Error {
   override readonly name = 'FrrApplyError';
+  /** FRR's own output explaining the failure (trimmed; BGP passwords redacted). */
+  readonly frrMessage: string;
   constructor(
     readonly step: FrrApplyStep,
-    /** FRR's own output explaining the failure (trimmed). */
-    readonly frrMessage: string,
+    frrMessage: string,
     /** After a failed reload: whether the previous file was put back and reloaded successfully. */
     readonly restored?: boolean,
     options?: { cause?: unknown },
   ) {
+    frrMessage = redactPasswords(frrMessage);
     super(
       `FRR ${step} failed: ${frrMessage || '(no output)'}` +
         (restored === undefined ? '' : restored ? ' (previous configuration restored)' : ' (restore FAILED)'),
       options,
     );
+    this.frrMessage = frrMessage;
   }
 }

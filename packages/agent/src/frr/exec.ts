@@ -1,5 +1,6 @@
 /** Running FRR's tools: argument arrays only, never a shell (invariant 6); failures are data, not throws. */
 import { execFile } from 'node:child_process';
+import { redactPasswords } from './redact.js';
 
 export interface RunResult {
   /** Exit code, or null when the process could not start or was killed (see `error`). */
@@ -64,7 +65,7 @@ export function failed(r: RunResult): boolean {
 /** FRR's message without the benign noise and repeated lines (frr-reload applies in two passes). */
 export function cleanMessage(r: RunResult): string {
   const seen = new Set<string>();
-  return frrMessage(r)
+  return redactPasswords(frrMessage(r))
     .split('\n')
     .filter((l) => !BENIGN.some((re) => re.test(l.trim())))
     .filter((l) => (l.trim() === '' ? true : seen.has(l) ? false : (seen.add(l), true)))

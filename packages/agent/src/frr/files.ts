@@ -12,14 +12,26 @@ export async function readIfExists(path: string): Promise<string | null> {
   }
 }
 
-/** Write `content` to `path` atomically, keeping the mode and owner of the file it replaces. */
-export async function writeAtomic(path: string, content: string, defaultMode = 0o640): Promise<void> {
+/**
+ * The mode of FRR's config files nodenet writes (frr.conf, the previous one, the check's scratch):
+ * they may hold BGP passwords (issue 41), so only their owner (FRR's user; the agent as root) reads them.
+ */
+export const FRR_CONFIG_MODE = 0o600;
+
+/**
+ * Write `content` to `path` atomically, keeping the owner of the file it replaces, and its mode unless
+ * `mode` is given (then always that mode).
+ */
+export async function writeAtomic(path: string, content: string, mode?: number): Promise<void> {
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const prev = await stat(path).catch(() => undefined);
-  const fh = await open(tmp, 'wx', prev ? prev.mode & 0o7777 : defaultMode);
+  const fh = await open(tmp, 'wx', mode ?? (prev ? prev.mode & 0o7777 : 0o640));
   try {
     await fh.writeFile(content, 'utf8');
+    // open() applies the umask; the mode asked for is the mode the file gets. Before the chown: the
+    // agent has no CAP_FOWNER (deploy/agent.yaml), so it may change the mode only of its own file.
+    if (mode !== undefined) await fh.chmod(mode);
     if (prev) await fh.chown(prev.uid, prev.gid).catch(() => undefined);
     await fh.sync();
   } catch (e) {
@@ -44,7 +56,7 @@ export async function withScratchFile<T>(
   fn: (p: string) => Promise<T>,
 ): Promise<T> {
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.check`);
-  const fh = await open(tmp, 'wx', 0o640);
+  const fh = await open(tmp, 'wx', FRR_CONFIG_MODE);
   try {
     await fh.writeFile(content, 'utf8');
   } finally {

@@ -6,6 +6,8 @@ export { FrrApplyError, FrrRenderError, FrrTemplateError, type FrrApplyStep } fr
 export { resolveInstance, type FrrInstanceOptions, type ResolvedInstance } from './instance.js';
 export { buildModel, type FrrModel, type FrrNodeSettings } from './model.js';
 export { renderFrrConfig } from './render.js';
+export { redactPasswords, REDACTED } from './redact.js';
+export type { PasswordLookup } from './peering-model.js';
 export { DENY_ALL_SEQ, prefixListName, routeMapName, SECTION_NAMES, type SectionName } from './sections.js';
 export { sessionStates, type FrrStatus, type SessionRef, type SessionState } from './status.js';
 export { parseTemplate, VALUE_NAMES, type FrrTemplate } from './template.js';

@@ -18,7 +18,7 @@ import { FrrRenderError } from './errors.js';
 import { addLoopbackLines } from './loopback-lines.js';
 import { SeqLines, type PrefixLines } from './seq-lines.js';
 import { sortStaticRoutes, staticRouteLines, type StaticRouteLine } from './static-routes.js';
-import { buildPeerings, type PeeringModel } from './peering-model.js';
+import { buildPeerings, type PasswordLookup, type PeeringModel } from './peering-model.js';
 
 export type Family = 4 | 6;
 export type Direction = 'import' | 'export';
@@ -40,6 +40,12 @@ export interface FrrNodeSettings {
    * (das-schiff does the same), with a node address as `routerId`.
    */
   vrfRouterId?: string;
+  /**
+   * The BGP passwords the agent read, by the revision's hash (secrets/password-book.ts); a hash
+   * names one value, so a render stays a function of the spec. Absent: a peering with a password
+   * is refused.
+   */
+  passwords?: PasswordLookup;
 }
 
 /** One VrfEntry's part of a route-map: its items of one family and direction. */
@@ -356,6 +362,6 @@ export function buildModel(
     vrfRouterId: vrfRouterId(settings, vrfs.length > 0),
     vrfs,
     routingTables,
-    peerings: buildPeerings(spec.bgpPeering ?? [], new Set(byVrf.keys()), readPrefixList),
+    peerings: buildPeerings(spec.bgpPeering ?? [], new Set(byVrf.keys()), readPrefixList, settings.passwords),
   };
 }

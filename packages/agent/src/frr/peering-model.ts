@@ -6,6 +6,7 @@
  * again against the grammar (invariant 6). Pure.
  */
 import {
+  isBgpPassword,
   isCommunity,
   isVrfName,
   MAX_BGP_PEERING_NAME_LENGTH,
@@ -34,6 +35,8 @@ export interface PeeringModel {
   ebgpMultihop?: number;
   timers?: { keepalive: number; hold: number };
   bfd?: BfdProfileModel;
+  /** TCP-MD5 password of the peer-group (the Secret's value the agent read; never logged). */
+  password?: string;
   /** Listen ranges, IPv4 before IPv6 (as FRR lists them). */
   listenRanges: string[];
   /** Neighbour addresses, canonical text, in FRR's order (IPv4 before IPv6, by address). */
@@ -196,8 +199,30 @@ function checkIdentity(
     refuse(`${at}.vrf`, e.vrf, 'must name a VRF of this config');
 }
 
+/**
+ * The password of a peering with a reference: the value the agent read for the revision's hash
+ * (secrets/password-book.ts), checked against the grammar again. A refusal names the Secret, never a value.
+ */
+function passwordOf(at: string, e: NodeBgpPeeringEntry, passwords: PasswordLookup): string | undefined {
+  if (e.password === undefined) return undefined;
+  const value = passwords(e.password.hash);
+  if (value === undefined)
+    refuse(`${at}.password`, e.password.secret, 'has no password read for this revision (Secret not read)');
+  if (!isBgpPassword(value))
+    refuse(`${at}.password`, e.password.secret, 'holds a value that is not a TCP-MD5 password FRR takes');
+  return value;
+}
+
+/** The password read for a revision's hash; undefined when none was. */
+export type PasswordLookup = (hash: string) => string | undefined;
+
 /** One peering, checked in field order (its name and VRF checked by the caller). */
-function peeringOf(at: string, e: NodeBgpPeeringEntry, readPrefixList: PrefixListRead): PeeringModel {
+function peeringOf(
+  at: string,
+  e: NodeBgpPeeringEntry,
+  readPrefixList: PrefixListRead,
+  passwords: PasswordLookup,
+): PeeringModel {
   const group = peeringGroup(e.name);
   const ranges = listenRangesOf(at, e);
   const neighbors = (e.neighbors ?? []).map((a, j) => address(`${at}.neighbors[${j}]`, a)).sort(byAddress);
@@ -213,6 +238,7 @@ function peeringOf(at: string, e: NodeBgpPeeringEntry, readPrefixList: PrefixLis
   const lists = listsOf(at, e, readPrefixList);
   const communities = communitiesOf(at, e);
   const bfd = bfdProfile(`${at}.bfd`, group, e.bfd);
+  const password = passwordOf(at, e, passwords);
   return {
     name: e.name,
     group,
@@ -221,6 +247,7 @@ function peeringOf(at: string, e: NodeBgpPeeringEntry, readPrefixList: PrefixLis
     ...(e.ebgpMultihop !== undefined ? { ebgpMultihop: e.ebgpMultihop } : {}),
     ...(timers ? { timers } : {}),
     ...(bfd ? { bfd } : {}),
+    ...(password !== undefined ? { password } : {}),
     listenRanges: [...ranges.filter((r) => r.family === 4), ...ranges.filter((r) => r.family === 6)].map(
       (r) => r.text,
     ),
@@ -241,12 +268,13 @@ export function buildPeerings(
   entries: readonly NodeBgpPeeringEntry[],
   vrfs: ReadonlySet<string>,
   readPrefixList: PrefixListRead,
+  passwords: PasswordLookup = () => undefined,
 ): PeeringModel[] {
   const seen = new Set<string>();
   const out = entries.map((e, i): PeeringModel => {
     const at = `bgpPeering[${i}]`;
     checkIdentity(at, e, seen, vrfs);
-    return peeringOf(at, e, readPrefixList);
+    return peeringOf(at, e, readPrefixList, passwords);
   });
   return out.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
 }

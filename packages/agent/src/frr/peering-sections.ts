@@ -2,7 +2,7 @@
  * The lines of the BGPPeerings (peering-model.ts) in the sections of frr.conf, in the order FRR's
  * `show running-config` shows them, so that frr-reload.py finds nothing to change on a second
  * reload:
- * - inside `router bgp`: per peer-group `peer-group`, `remote-as`, `bfd`, `bfd profile`,
+ * - inside `router bgp`: per peer-group `peer-group`, `remote-as`, `bfd`, `bfd profile`, `password`,
  *   `ebgp-multihop`, `timers`; then the member neighbours (FRR: every peer-group before any neighbour);
  *   then the listen ranges;
  * - inside each address-family: `activate`, `maximum-prefix`, `route-map … in`, `route-map … out`.
@@ -88,6 +88,8 @@ export function peeringGroups(peerings: readonly PeeringModel[], vrfDevice: stri
     const g = `neighbor ${p.group}`;
     out.push(`${g} peer-group`, `${g} remote-as ${p.remoteAS}`);
     if (p.bfd) out.push(`${g} bfd`, `${g} bfd profile ${p.bfd.name}`);
+    // FRR shows the password after BFD, before ebgp-multihop and timers (FRR 8.4's running config).
+    if (p.password !== undefined) out.push(`${g} password ${p.password}`);
     if (p.ebgpMultihop !== undefined) out.push(`${g} ebgp-multihop ${p.ebgpMultihop}`);
     if (p.timers) out.push(`${g} timers ${p.timers.keepalive} ${p.timers.hold}`);
   }

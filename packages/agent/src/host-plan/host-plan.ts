@@ -22,6 +22,7 @@ import {
 import { fastPathPlanOf } from '../frr/fast-path.js';
 import type { FrrNodeSettings } from '../frr/model.js';
 import { renderFrrConfig } from '../frr/render.js';
+import { redactPasswords } from '../frr/redact.js';
 import { parseTemplate, type FrrTemplate } from '../frr/template.js';
 import { FrrRenderError } from '../frr/errors.js';
 import { DesiredStateError } from '../netlink/errors.js';
@@ -137,6 +138,12 @@ function planOf(input: HostPlanInput): HostPlan {
 
 // ---------------------------------------------------------------- FRR
 
+/**
+ * BGP passwords (issue 41): a plan never reads Secrets, and never shows a value. Each revision hash
+ * stands for its own value, so a rotation shows as a changed `password` line, printed `<redacted>`.
+ */
+const passwordStandIn = (hash: string): string => `standin-${hash.slice(-16)}`;
+
 /** Parsed templates by text: the few AgentConfigurations of a fleet, parsed once each. */
 const specTemplates = new Map<string, FrrTemplate>();
 
@@ -153,8 +160,9 @@ function templateOf(spec: HostSpec, input: HostPlanInput): FrrTemplate {
 }
 
 function frrSteps(previous: HostSpec, next: HostSpec, input: HostPlanInput): HostPlan['frr'] {
-  const from = parseConfig(renderFrrConfig(previous, input.settings.frr, templateOf(previous, input)));
-  const to = parseConfig(renderFrrConfig(next, input.settings.frr, templateOf(next, input)));
+  const settings = { ...input.settings.frr, passwords: passwordStandIn };
+  const from = parseConfig(renderFrrConfig(previous, settings, templateOf(previous, input)));
+  const to = parseConfig(renderFrrConfig(next, settings, templateOf(next, input)));
   const d = diffConfigs(from, to);
   if (d.toAdd.length + d.toDelete.length === 0) return { path: 'unchanged', steps: [] };
   const ctx = changeContext(from);
@@ -162,8 +170,8 @@ function frrSteps(previous: HostSpec, next: HostSpec, input: HostPlanInput): Hos
     change: removed ? 'remove' : 'add',
     context: [...c.keys],
     ...(c.line !== undefined
-      ? { line: c.line }
-      : { lines: [...((removed ? from : to).get(contextKey(c.keys))?.lines ?? [])] }),
+      ? { line: redactPasswords(c.line) }
+      : { lines: [...((removed ? from : to).get(contextKey(c.keys))?.lines ?? [])].map(redactPasswords) }),
     class: frrChangeClass(c, removed, ctx),
   });
   return {

@@ -5,6 +5,7 @@
  */
 export const DEFAULTS = {
   stateDir: '/var/lib/nodenet',
+  passwordNamespace: 'nodenet-bgp-passwords',
   frrConfdir: '/etc/frr',
   frrReloadCmd: '/usr/lib/frr/frr-reload.py',
   frrBindir: '/usr/bin',

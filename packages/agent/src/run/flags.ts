@@ -41,6 +41,10 @@ function hostFlags(): Option[] {
       'directory for applied.json / pending.json checkpoints; must survive restarts (hostPath)',
     ).default(DEFAULTS.stateDir),
     new Option(
+      '--password-namespace <ns>',
+      'namespace of the BGP password Secrets the agent reads (get, by name; kept in --state-dir/passwords.json, 0600)',
+    ).default(DEFAULTS.passwordNamespace),
+    new Option(
       '--health-config <file>',
       'bootstrap health checks, YAML (interfaces, tcp targets, apiServer, frr/bgpSessions, startupTaints): used while the NodeConfig carries none (no AgentConfiguration selects the node); default: API server and FRR answer',
     ),

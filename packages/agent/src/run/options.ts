@@ -14,6 +14,8 @@ export interface AgentOptions {
   kubeconfig?: string;
   nodeName: string;
   stateDir: string;
+  /** Namespace of the BGP password Secrets (secrets/password-book.ts). */
+  passwordNamespace: string;
   healthConfig?: string;
   frr: {
     /** The bootstrap template file (for nodes no AgentConfiguration selects); absent: none. */
@@ -51,6 +53,7 @@ export interface RawOptions {
   kubeconfig?: string;
   nodeName?: string;
   stateDir: string;
+  passwordNamespace?: string;
   healthConfig?: string;
   frrTemplate?: string;
   frrConfig?: string;
@@ -93,6 +96,7 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
   const options: AgentOptions = {
     nodeName,
     stateDir: absolute('--state-dir', raw.stateDir),
+    passwordNamespace: raw.passwordNamespace || DEFAULTS.passwordNamespace,
     frr: {
       ...(raw.frrTemplate !== undefined && raw.frrTemplate !== '' ? { template: raw.frrTemplate } : {}),
       ...frr,

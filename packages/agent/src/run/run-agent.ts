@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import {
   EventRecorder,
+  isNotFound,
   KubeClient,
   loadKubeConfig,
   makeClients,
@@ -29,7 +30,14 @@ import {
   Pipeline,
   type FaultPoint,
 } from '../apply/index.js';
-import { FrrDriver, resolveInstance, type FrrInstanceOptions, type ResolvedInstance } from '../frr/index.js';
+import {
+  FrrDriver,
+  resolveInstance,
+  type FrrInstanceOptions,
+  type PasswordLookup,
+  type ResolvedInstance,
+} from '../frr/index.js';
+import { PasswordBook } from '../secrets/password-book.js';
 import {
   DEFAULT_HEALTH_CONFIG,
   hostAddresses,
@@ -176,7 +184,16 @@ async function hostParts(options: AgentOptions, setup: Setup) {
       check: 'router-id',
       message: `--router-id ${options.frr.routerId}: equals the VTEP address ${vtepAddress}, the default router id of the VRF instances; set --vrf-router-id to another address`,
     });
-  const frrOrError = frrDriverOrError(options, setup.template, vrfRouterId);
+  // BGP passwords: read from their Secrets by name, kept in the state dir (secrets/password-book.ts).
+  const passwords = new PasswordBook(options.stateDir, options.passwordNamespace, async (name) => {
+    try {
+      return (await clients.secret.get(name, options.passwordNamespace)).data ?? {};
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  });
+  const frrOrError = frrDriverOrError(options, setup.template, vrfRouterId, passwords.lookup);
 
   const checkpoints = new CheckpointStore(options.stateDir);
   const netlink = createNetlinkDriver({
@@ -205,7 +222,7 @@ async function hostParts(options: AgentOptions, setup: Setup) {
     apiServer: apiServerProbe,
     frr: (sessions) => frr.status({ sessions }),
   });
-  return { client, clients, checkpoints, netlink, frr, frrOrError, health, apiServerProbe };
+  return { client, clients, checkpoints, netlink, frr, frrOrError, health, apiServerProbe, passwords };
 }
 
 type HostParts = Awaited<ReturnType<typeof hostParts>>;
@@ -235,10 +252,12 @@ function agentParts(
     logger: log,
   });
   const pipeline = new Pipeline({
-    drivers: hostDrivers(host.netlink, host.frr, {
-      ...DEFAULT_L3VNI_ORDER,
-      timeoutMs: options.l3vniTimeoutMs,
-    }),
+    drivers: hostDrivers(
+      host.netlink,
+      host.frr,
+      { ...DEFAULT_L3VNI_ORDER, timeoutMs: options.l3vniTimeoutMs },
+      host.passwords,
+    ),
     checkpoints: host.checkpoints,
     health: host.health,
     status: observation.tap(status),
@@ -322,12 +341,13 @@ function frrDriverOrError(
   options: AgentOptions,
   template: string | Error | undefined,
   vrfRouterId: string,
+  passwords: PasswordLookup,
 ): FrrDriver | Error {
   if (template instanceof Error) return template;
   try {
     return new FrrDriver({
       ...(template !== undefined ? { template } : {}),
-      settings: { asn: options.frr.asn, routerId: options.frr.routerId, vrfRouterId },
+      settings: { asn: options.frr.asn, routerId: options.frr.routerId, vrfRouterId, passwords },
       confdir: options.frr.confdir,
       bindir: options.frr.bindir,
       reloadCommand: options.frr.reloadCommand,

@@ -6,6 +6,7 @@
 import type { BGPPeering } from '../resources/objects.js';
 import {
   BGP_ADDRESS_FAMILIES,
+  type BgpPasswordRef,
   type BgpPeeringEntry,
   type NodeBgpPeeringEntry,
 } from '../resources/bgp-peering.js';
@@ -29,6 +30,12 @@ export function normalizeAddress(address: string): string {
 function subnetOf(gateway: string): string {
   const p = parsePrefix(gateway);
   return p.ok ? `${p.prefix.network}/${p.prefix.length}` : gateway;
+}
+
+/** The resolved password reference of a peering's spec (bgp-password.ts), with its keys in order. */
+function passwordOf(spec: object): BgpPasswordRef | undefined {
+  const p = (spec as { password?: BgpPasswordRef }).password;
+  return p === undefined ? undefined : { hash: p.hash, key: p.key, secret: p.secret };
 }
 
 const isEmpty = (sel: { matchLabels?: object; matchExpressions?: unknown[] } | undefined): boolean =>
@@ -69,6 +76,8 @@ export function mergePeerings(
             }
           : {}),
         ...(s.nodeSelector !== undefined && !isEmpty(s.nodeSelector) ? { nodeSelector: s.nodeSelector } : {}),
+        // Set only by resolvePeeringPasswords (bgp-password.ts), or the held-back entry's own.
+        ...(passwordOf(s) !== undefined ? { password: passwordOf(s) } : {}),
         ...(s.owner !== undefined ? { owner: s.owner } : {}),
         ...(s.reannounce === true ? { reannounce: true } : {}),
         ...(s.remoteAS !== undefined ? { remoteAS: s.remoteAS } : {}),
@@ -114,6 +123,7 @@ export function nodePeerings(
       ...(p.maxPrefixes !== undefined ? { maxPrefixes: p.maxPrefixes } : {}),
       name: p.name,
       neighbors: p.neighbor?.addresses ?? [],
+      ...(p.password !== undefined ? { password: p.password } : {}),
       ...(p.reannounce === true ? { reannounce: true } : {}),
       remoteAS: p.remoteASN !== undefined ? String(p.remoteASN) : (p.remoteAS ?? 'external'),
       ...(vrf !== undefined ? { vrf } : {}),

@@ -24,6 +24,17 @@ export const PEER_ADDRESS_PATTERN = '^([0-9]{1,3}\\.){3}[0-9]{1,3}$|^[0-9A-Fa-f:
  * A duration, Go style: `500ms`, `30s`, `1.5s`, `10m`, `1h30m`, or `0`. One definition for the
  * RolloutPolicy fields (the CRD pattern) and both binaries' flags (`parseDuration` of @nodenet/kube).
  */
+/** A Secret's name (DNS-1123 subdomain) and a key of its data (Kubernetes' own rules). */
+export const SECRET_NAME_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+export const SECRET_KEY_PATTERN = '^[-._a-zA-Z0-9]+$';
+/** The salted hash of a BGP password a revision carries (config/bgp-password.ts). */
+export const PASSWORD_HASH_PATTERN = '^hmac-sha256:[0-9a-f]{64}$';
+/**
+ * A TCP-MD5 password as FRR's `neighbor … password LINE` takes it and frr-reload.py reads it back:
+ * 1–80 printable ASCII characters (the kernel's TCP_MD5SIG_MAXKEYLEN), no space, `!` or `#` (they
+ * start comments in FRR's config syntax).
+ */
+export const BGP_PASSWORD_PATTERN = '^[\\x22\\x24-\\x7e]{1,80}$';
 /**
  * A word the agent writes into `status.observed`: printable ASCII without `"`, `&`, `<`, `>` and
  * `\`, which JSON (and kube-apiserver's HTML-safe encoder) would store as more than one byte each.

@@ -7,11 +7,20 @@
  * Everything else is the session's policy: remote AS, timers, BFD, per-family prefix limits, and the
  * import / export prefix items (default deny, the same item shape and rules as a VRF's).
  *
- * No password field on purpose: every agent can read every NodeConfig, so a secret must never be
- * written into a NodeConfig or a revision (docs/resources.md, "BGPPeering").
+ * A TCP-MD5 password comes only by reference (`passwordSecretRef`, issue 41): every agent can read
+ * every NodeConfig and revision, so the password itself is never written into one; they carry the
+ * reference and a salted hash of the value (config/bgp-password.ts), and the agent reads the Secret
+ * itself (docs/resources.md, "Passwords").
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { COMMUNITY_PATTERN, PEER_ADDRESS_PATTERN, VRF_NAME_PATTERN } from '../grammar/patterns.js';
+import {
+  COMMUNITY_PATTERN,
+  PASSWORD_HASH_PATTERN,
+  PEER_ADDRESS_PATTERN,
+  SECRET_KEY_PATTERN,
+  SECRET_NAME_PATTERN,
+  VRF_NAME_PATTERN,
+} from '../grammar/patterns.js';
 import * as L from '../grammar/limits.js';
 import { PrefixItem } from './prefix-item.js';
 import { InputStatus, LabelSelector, Name, StringEnum } from './common.js';
@@ -64,6 +73,50 @@ export const BgpNeighbor = Type.Object({
     Type.Integer({ minimum: 1, maximum: 255, description: 'Allow an eBGP peer this many hops away.' }),
   ),
 });
+
+/** The key of the Secret a `passwordSecretRef` without `key` reads. */
+export const DEFAULT_PASSWORD_KEY = 'password';
+
+export const BgpPasswordSecretRef = Type.Object(
+  {
+    name: Type.String({
+      pattern: SECRET_NAME_PATTERN,
+      minLength: 1,
+      maxLength: 253,
+      description:
+        'Secret holding the TCP-MD5 password, in the BGP password namespace (nodenet-bgp-passwords in deploy/).',
+    }),
+    key: Type.Optional(
+      Type.String({
+        pattern: SECRET_KEY_PATTERN,
+        minLength: 1,
+        maxLength: 253,
+        description: `Key of the Secret's data; default ${DEFAULT_PASSWORD_KEY}.`,
+      }),
+    ),
+    namespace: Type.Optional(
+      Type.String({
+        pattern: SECRET_NAME_PATTERN,
+        maxLength: 63,
+        description:
+          'Only the BGP password namespace (nodenet-bgp-passwords in deploy/): agents may read Secrets there and nowhere else; any other is refused.',
+      }),
+    ),
+  },
+  {
+    description:
+      'TCP-MD5 password of the sessions, read by each agent from the Secret (never written into a NodeConfig or revision).',
+  },
+);
+export type BgpPasswordSecretRef = Static<typeof BgpPasswordSecretRef>;
+
+/** A password reference as a revision and a node carry it: the Secret, its key, a salted hash of the value. */
+export const BgpPasswordRef = Type.Object({
+  hash: Type.String({ pattern: PASSWORD_HASH_PATTERN, maxLength: 80 }),
+  key: Type.String({ pattern: SECRET_KEY_PATTERN, maxLength: 253 }),
+  secret: Type.String({ pattern: SECRET_NAME_PATTERN, maxLength: 253 }),
+});
+export type BgpPasswordRef = Static<typeof BgpPasswordRef>;
 
 const maxPrefixes = (family: string) =>
   Type.Optional(
@@ -118,6 +171,7 @@ export const BGPPeeringSpec = Type.Object(
     ),
     bfd: Type.Optional(BgpBfd),
     nodeSelector: Type.Optional(LabelSelector),
+    passwordSecretRef: Type.Optional(BgpPasswordSecretRef),
     owner: Type.Optional(
       Type.String({
         minLength: 1,
@@ -182,8 +236,16 @@ export type BGPPeeringStatus = Static<typeof BGPPeeringStatus>;
  */
 export const BgpPeeringEntry = Type.Composite([
   Type.Object({ name: Name({ description: 'Name of the BGPPeering it came from.' }) }),
-  Type.Omit(BGPPeeringSpec, ['addressFamilies', 'import', 'export', 'importCommunities']),
+  Type.Omit(BGPPeeringSpec, [
+    'addressFamilies',
+    'import',
+    'export',
+    'importCommunities',
+    'passwordSecretRef',
+  ]),
   Type.Object({
+    /** The Secret, its key and the salted hash of its value when the build read it (a rotation: a new hash). */
+    password: Type.Optional(BgpPasswordRef),
     addressFamilies: Type.Array(StringEnum(BGP_ADDRESS_FAMILIES), { maxItems: 2 }),
     import: Type.Array(PrefixItem, { maxItems: L.MAX_PREFIX_LIST_ITEMS }),
     export: Type.Array(PrefixItem, { maxItems: L.MAX_PREFIX_LIST_ITEMS }),
@@ -207,6 +269,8 @@ export const NodeBgpPeeringEntry = Type.Object({
     maxItems: L.MAX_ANYCAST_GATEWAYS,
   }),
   neighbors: Type.Array(Type.String({ maxLength: 39 }), { maxItems: L.MAX_BGP_NEIGHBORS }),
+  /** Where the agent reads the password, and the hash its value must have (the revision's). */
+  password: Type.Optional(BgpPasswordRef),
   ebgpMultihop: Type.Optional(Type.Integer({ minimum: 1, maximum: 255 })),
   /** An AS number, `internal` or `external`. */
   remoteAS: Type.String({ maxLength: 16 }),

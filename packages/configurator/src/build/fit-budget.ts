@@ -47,6 +47,8 @@ export interface FitOptions {
   suspects?: ReadonlyMap<string, HeldSuspect>;
   /** Creation order within a second, for the blame rule (creation-order.ts). */
   createdOrder?: (o: InputObject) => bigint | undefined;
+  /** Inputs refused before the build (a password Secret that cannot be read), kept refused in every round. */
+  refusedFirst?: readonly Problem[];
   /** The nodes' addresses and the site's underlay settings, for validation (issue #37). */
   underlay?: UnderlayContext;
 }
@@ -139,7 +141,7 @@ export function fitBudget(
         message: `${c.o.kind} ${c.o.metadata.name}: refused: with it ${describeExcess({ ...excess, figure: withIt })}; the generation in force stays`,
       });
     effective = effectiveInputs(inputs, inForce, {
-      refusedFirst: refusedForSize,
+      refusedFirst: [...(opts.refusedFirst ?? []), ...refusedForSize],
       suspects: opts.suspects,
       ...(opts.createdOrder ? { createdOrder: opts.createdOrder } : {}),
       ...(opts.underlay ? { underlay: opts.underlay } : {}),

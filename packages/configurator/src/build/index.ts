@@ -13,4 +13,5 @@ export { writePeeringStatuses, type PeeringStatusContext } from './peering-statu
 export { revisionDisruption, writeRevisionDisruption } from './disruption-status.js';
 export { RevisionBuilder } from './build-step.js';
 export { loopbackNodes } from './loopback-step.js';
+export { PasswordSecrets, type SecretSummary } from './password-secrets.js';
 export { nodeFacts, type SiteUnderlay } from './node-facts.js';

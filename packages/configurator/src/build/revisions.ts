@@ -15,7 +15,9 @@ import {
   type Inputs,
   type NetworkConfig,
   type NetworkConfigRevision,
+  type PasswordSource,
   type Problem,
+  resolvePeeringPasswords,
   shortHash,
   type UnderlayContext,
 } from '@nodenet/api';
@@ -59,26 +61,36 @@ export interface BuildOptions {
   nodeLabels?: readonly Readonly<Record<string, string>>[];
   /** The Nodes that get loopback addresses (loopback-step.ts); without them, none are allocated. */
   nodes?: readonly AllocationNode[];
+  /**
+   * The password Secrets as the configurator's cache knows them (hashes, never values): a peering's
+   * `passwordSecretRef` resolves to a salted hash, or the peering is refused (@nodenet/api
+   * bgp-password.ts). Absent: every peering with a reference is refused.
+   */
+  passwords?: PasswordSource;
   /** The nodes' addresses and the site's underlay settings: the peering guards (issue #37). */
   underlay?: UnderlayContext;
 }
 
+/** What both rounds of the held-back rule take from the options (createdOrder, underlay). */
+const heldOptions = (opts: BuildOptions): Pick<BuildOptions, 'createdOrder' | 'underlay'> => ({
+  ...(opts.createdOrder ? { createdOrder: opts.createdOrder } : {}),
+  ...(opts.underlay ? { underlay: opts.underlay } : {}),
+});
+
 export function buildRevision(
-  inputs: Inputs,
+  given: Inputs,
   revisions: readonly NetworkConfigRevision[],
   now: number,
   opts: BuildOptions = {},
 ): BuildResult {
+  const { inputs, refusedFirst } = withPasswords(given, opts.passwords);
   // Claims go first to the objects of the revision in force (the validation's blame rule), a
   // refused input contributes its generation in force, and the suspects of an invalidated revision
   // are held back too (@nodenet/api held-back.ts, the rule the plugin's preview shows).
-  const extra = {
-    ...(opts.createdOrder ? { createdOrder: opts.createdOrder } : {}),
-    ...(opts.underlay ? { underlay: opts.underlay } : {}),
-  };
-  const { inForce, suspects, effective: first } = inputsToBuild(inputs, revisions, extra);
+  const held = { ...heldOptions(opts), refusedFirst };
+  const { inForce, suspects, effective: first } = inputsToBuild(inputs, revisions, held);
   const fitted = fitBudget(inputs, inForce?.spec.config, first, {
-    ...extra,
+    ...held,
     budget: opts.budget ?? DEFAULT_BUDGET,
     recency: opts.recency ?? (() => 0),
     carried: (o) => carried(o, revisions),
@@ -148,6 +160,22 @@ export function buildRevision(
     changed: () => changedInputs(inputs, revisions, notNew),
   });
   return result(decision, carrier);
+}
+
+/**
+ * Password references first: a peering whose Secret cannot be read is refused before validation and
+ * holds back only itself (its entry in force, with its hash, stays).
+ */
+function withPasswords(
+  given: Inputs,
+  source: PasswordSource | undefined,
+): { inputs: Inputs; refusedFirst: Problem[] } {
+  const resolved = resolvePeeringPasswords(given.bgpPeering ?? [], source);
+  const same = resolved.peerings.every((p, i) => p === given.bgpPeering?.[i]);
+  return {
+    inputs: same ? given : { ...given, bgpPeering: resolved.peerings },
+    refusedFirst: resolved.problems,
+  };
 }
 
 interface DecideInput {

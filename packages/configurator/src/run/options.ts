@@ -57,6 +57,8 @@ export interface ConfiguratorOptions {
   logLevel: string;
   coalesceMs: number;
   eventsNamespace: string;
+  /** The one namespace of BGP password Secrets, the agents' (issue 41); default DEFAULTS.passwordNamespace. */
+  passwordNamespace?: string;
   /** Deadline of the shutdown on SIGTERM; default DEFAULT_SHUTDOWN_TIMEOUT_MS. */
   shutdownTimeoutMs?: number;
   /** When revisions are built (build-schedule.ts); defaults when absent. */
@@ -95,6 +97,7 @@ export const DEFAULTS = {
   logLevel: 'info',
   coalesceWindow: '50ms',
   eventsNamespace: 'default',
+  passwordNamespace: 'nodenet-bgp-passwords',
   // Well inside Kubernetes' default 30 s termination grace period.
   shutdownTimeout: '10s',
 } satisfies Omit<RawOptions, 'kubeconfig' | 'waveLabel' | 'identity' | keyof RawUnderlayOptions>;
@@ -245,6 +248,12 @@ function withRuntimeOptions(program: Command): Command {
       ).default(DEFAULTS.coalesceWindow),
     )
     .addOption(
+      new Option(
+        '--password-namespace <ns>',
+        "the one namespace of BGP password Secrets (the agents'); a peering naming another is refused",
+      ).default(DEFAULTS.passwordNamespace),
+    )
+    .addOption(
       new Option('--events-namespace <ns>', 'namespace for Events about cluster-scoped objects').default(
         DEFAULTS.eventsNamespace,
       ),
@@ -286,6 +295,7 @@ export interface RawOptions extends RawUnderlayOptions {
   logLevel: string;
   coalesceWindow: string;
   eventsNamespace: string;
+  passwordNamespace: string;
   identity?: string;
   shutdownTimeout: string;
 }
@@ -346,6 +356,7 @@ export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
     logLevel,
     coalesceMs: parseDuration('--coalesce-window', raw.coalesceWindow),
     eventsNamespace: nonEmpty('--events-namespace', raw.eventsNamespace),
+    passwordNamespace: nonEmpty('--password-namespace', raw.passwordNamespace),
     shutdownTimeoutMs: positiveDuration('--shutdown-timeout', raw.shutdownTimeout),
     buildTiming: buildTimingFromOptions(raw),
     budget: {

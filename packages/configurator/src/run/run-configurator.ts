@@ -55,6 +55,7 @@ export async function runConfigurator(
     isLeader: () => elector.isLeader(),
     coalesceMs: options.coalesceMs,
     eventNamespace: options.eventsNamespace,
+    passwordNamespace: options.passwordNamespace,
     ...(options.buildTiming ? { buildTiming: options.buildTiming } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.underlay ? { underlay: options.underlay } : {}),

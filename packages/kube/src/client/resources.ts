@@ -95,6 +95,13 @@ export interface Lease extends KubeObject {
   spec?: LeaseSpec;
 }
 
+/** A core/v1 Secret: `data` values are base64, `stringData` (write-only) plain text. */
+export interface Secret extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+}
+
 const nodenet = (kind: keyof typeof RESOURCES): ResourceType => ({
   group: GROUP,
   version: VERSION,
@@ -115,6 +122,7 @@ export const RESOURCE_TYPES = {
   node: { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false },
   event: { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true },
   lease: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
+  secret: { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
 } as const satisfies Record<string, ResourceType>;
 
 export const apiVersionOf = (t: ResourceType): string => (t.group ? `${t.group}/${t.version}` : t.version);
@@ -304,6 +312,8 @@ export interface Clients {
   node: ResourceClient<Node>;
   event: ResourceClient<Event>;
   lease: ResourceClient<Lease>;
+  /** Only the BGP password Secrets of one namespace (issue 41); RBAC grants nothing else. */
+  secret: ResourceClient<Secret>;
 }
 
 export function makeClients(client: KubeClient): Clients {
@@ -320,6 +330,7 @@ export function makeClients(client: KubeClient): Clients {
     node: new ResourceClient(client, RESOURCE_TYPES.node),
     event: new ResourceClient(client, RESOURCE_TYPES.event),
     lease: new ResourceClient(client, RESOURCE_TYPES.lease),
+    secret: new ResourceClient(client, RESOURCE_TYPES.secret),
   };
 }
 
