@@ -4,6 +4,7 @@
  * invalidate a good revision. Real configurator over HTTP, devcluster, simulated agents.
  */
 import { describe, expect, it } from 'vitest';
+import { MAX_AGENT_MESSAGE_LENGTH } from '@nodenet/api';
 import {
   fleetOnRevision1,
   layer2,
@@ -18,10 +19,11 @@ const f = useFleet();
 
 describe('agent reports', () => {
   it('an agent that writes a huge message still gets its revision invalidated and its nodes rolled back', async () => {
-    // 30 KiB in the message and in every condition: near the most the CRD accepts (32 KiB a message;
-    // a 1 MB message is refused by the API server itself now). The configurator copies only a
+    // The most the CRD accepts in the message and in every condition (MAX_AGENT_MESSAGE_LENGTH since
+    // issue 37; a longer one is refused by the API server itself). The configurator copies only a
     // bounded part of it into the revision (a 1 MB message: packages/configurator/test/rollout/model.test.ts).
-    const huge = `health check failed: ${'x'.repeat(30 * 1024)}`;
+    const prefix = 'health check failed: ';
+    const huge = `${prefix}${'x'.repeat(MAX_AGENT_MESSAGE_LENGTH - prefix.length)}`;
     const r1 = await fleetOnRevision1(
       f,
       4,

@@ -27,9 +27,14 @@ export async function bundleGuest(entry: string, external: string[] = ['netlink'
     format: 'esm',
     target: 'node20',
     external,
-    alias: Object.fromEntries(
-      packages.map((p) => [`@nodenet/${p}`, join(repoRoot, `packages/${p}/src/index.ts`)]),
-    ),
+    alias: {
+      ...Object.fromEntries(
+        packages.map((p) => [`@nodenet/${p}`, join(repoRoot, `packages/${p}/src/index.ts`)]),
+      ),
+      // The agent's second entry (its pure host plan, which the configurator imports): an exact
+      // alias, else esbuild appends the subpath to the package's index.ts.
+      '@nodenet/agent/host-plan': join(repoRoot, 'packages/agent/src/host-plan/index.ts'),
+    },
     logLevel: 'error',
     // CommonJS dependencies (@kubernetes/client-node's, yaml's dist) `require` node built-ins, which
     // esbuild's ES output only supports through a `require` in scope.
