@@ -115,4 +115,17 @@ describe('diff --host', () => {
       'Hosts:     l2-interruption at worst, against nothing: 4 nodes: 2 unchanged, 2 l2-interruption (kubectl nodenet diff --host for the plan)\n',
     );
   });
+
+  it('status says why the update limit is lower: the Disruptive condition of RolloutPolicy spec.disruptive', async () => {
+    const [r1] = (await tc.clients.revision.list()).items;
+    const message =
+      'disruption vrf-rebuild (RolloutPolicy default spec.disruptive.from=session-reset): update limit 1 instead of 4, waves are barriers';
+    const condition = { type: 'Disruptive', status: 'True' as const, reason: 'DisruptiveChange', message };
+    await tc.clients.revision.patchStatus(r1!.metadata.name, {
+      status: { conditions: [{ ...condition, lastTransitionTime: '2026-11-27T00:00:00Z' }] },
+    });
+    expect((await cli(tc, ['status'])).out).toContain(
+      `Why:       Disruptive (DisruptiveChange): ${message}\n`,
+    );
+  });
 });
