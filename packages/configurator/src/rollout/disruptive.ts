@@ -27,6 +27,8 @@ export interface DisruptiveCap {
   normal: number;
   /** Waves are barriers for this revision (the knob's waveBarrier, or the policy's own). */
   waveBarrier: boolean;
+  /** The wave label (spec.waveLabel or the flag): without one there are no waves to hold. */
+  waveLabel?: string;
   /** The desired revision's class; undefined when not known. */
   worst?: DisruptionClass;
   from: DisruptionClass;
@@ -55,6 +57,7 @@ export function disruptiveCap(
     normal,
     waveBarrier: policy.waveBarrier === true || (applies && d.waveBarrier),
     ...(worst !== undefined ? { worst } : {}),
+    ...(policy.waveLabel ? { waveLabel: policy.waveLabel } : {}),
     from: d.from,
   };
 }
@@ -94,6 +97,6 @@ export function disruptiveCondition(
     type: DISRUPTIVE_CONDITION,
     status: 'True',
     reason: cap.worst === undefined ? 'DisruptionNotKnown' : 'DisruptiveChange',
-    message: `disruption ${what} (RolloutPolicy default spec.disruptive.from=${cap.from}): ${limit}${cap.waveBarrier ? ', waves are barriers' : ''}`,
+    message: `disruption ${what} (RolloutPolicy default spec.disruptive.from=${cap.from}): ${limit}${cap.waveBarrier && cap.waveLabel ? `, waves of ${cap.waveLabel} are barriers` : ''}`,
   };
 }

@@ -72,7 +72,7 @@ describe('RolloutPolicy spec.disruptive', () => {
       status: 'True',
       reason: 'DisruptiveChange',
       message:
-        'disruption vrf-rebuild (RolloutPolicy default spec.disruptive.from=session-reset): update limit 1 instead of 4, waves are barriers',
+        'disruption vrf-rebuild (RolloutPolicy default spec.disruptive.from=session-reset): update limit 1 instead of 4',
     });
     expect(condition(pass(undefined), name)).toMatchObject({ status: 'True', reason: 'DisruptionNotKnown' });
     expect(condition(pass('refilter'), name)).toMatchObject({
@@ -104,6 +104,10 @@ describe('RolloutPolicy spec.disruptive', () => {
       );
     // Same limit either way: only the barrier differs.
     expect(assigned(waved('refilter').actions)).toEqual(['c', 'd']);
-    expect(assigned(waved('vrf-rebuild').actions)).toEqual([]);
+    const held = waved('vrf-rebuild');
+    expect(assigned(held.actions)).toEqual([]);
+    expect(condition(held, desired(undefined).metadata.name)?.message).toBe(
+      'disruption vrf-rebuild (RolloutPolicy default spec.disruptive.from=session-reset): update limit 4, waves of wave are barriers',
+    );
   });
 });
