@@ -8,7 +8,8 @@
  *    running config before and after is the plan's lines, and the driver took the plan's path
  *    (fast path or frr-reload.py).
  * This kernel has no VRF devices: the netlink half of the VRF cases (vrf-added, loopback-added,
- * route-map-entry, prefix-removed, vrf-vni-change) is left to the VM harness; their FRR half runs
+ * loopback-removed, route-map-entry, prefix-removed, vrf-vni-change) runs in the VM
+ * (test/vm/netlink-vm.test.ts, 'host plan (issue 39)…'); their FRR half runs
  * here (FRR takes a VRF's configuration without the kernel device).
  */
 import { execFileSync } from 'node:child_process';

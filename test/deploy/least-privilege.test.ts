@@ -587,7 +587,12 @@ describe('deploy/ with authorization and admission on', () => {
       'Error from server (Forbidden): rolloutpolicies.network.nodenet.io "default" is forbidden: ' +
       "ValidatingAdmissionPolicy 'nodenet-rollout-knobs' with binding 'nodenet-rollout-knobs' denied request: " +
       'only spec.paused may be changed with the right to pause; the rollout knobs (updateLimit, maxFailures, timeouts, waves) need the group nodenet:rollout-admins';
-    for (const knob of ['{"updateLimit":"100%"}', '{"maxFailures":1000000}', '{"minSuccessTime":"0s"}'])
+    for (const knob of [
+      '{"updateLimit":"100%"}',
+      '{"maxFailures":1000000}',
+      '{"minSuccessTime":"0s"}',
+      '{"disruptive":{"updateLimit":"100%"}}',
+    ])
       expect(
         (
           await c.kubectl(
@@ -611,6 +616,24 @@ describe('deploy/ with authorization and admission on', () => {
         )
       ).stderr,
     ).toBe('');
+    // A bad value of the disruptive knob is refused by the schema, naming the field and the value (issue 39).
+    expect(
+      (
+        await c.kubectl(
+          [
+            'patch',
+            'rolloutpolicy',
+            'default',
+            '--type=merge',
+            '-p',
+            '{"spec":{"disruptive":{"from":"reboot"}}}',
+          ],
+          admin,
+        )
+      ).stderr.trim(),
+    ).toBe(
+      'The RolloutPolicy "default" is invalid: spec.disruptive.from: Unsupported value: "reboot": supported values: "none", "refilter", "session-reset", "l2-interruption", "vrf-rebuild"',
+    );
     expect((await plugin(['pause'])).code).toBe(0);
     expect(
       (

@@ -2,8 +2,10 @@
  * A revision's disruption summary (issue 39): the configurator works out, once per revision, what
  * it does to the hosts against the revision the nodes were on (the agent's host plan, as
  * `kubectl nodenet diff --host` shows it) and records it in `status.disruption`, which the
- * planner's status writes keep.
+ * planner's status writes keep. RolloutPolicy spec.disruptive rolls a revision that disruptive
+ * under its lower limit, a milder one under the normal limit.
  */
+import type { NetworkConfigRevision, VRFRouteConfiguration } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
 import { fleetOnRevision1, isComplete, layer2, revisionNumbered, useFleet, waitFor } from './harness.js';
 
@@ -39,6 +41,65 @@ describe('status.disruption', () => {
       worst: 'l2-interruption',
       from: r2.metadata.name,
       nodes: { unchanged: 2, 'l2-interruption': 2 },
+    });
+  });
+});
+
+const tenant = (vni: number): VRFRouteConfiguration => ({
+  apiVersion: 'network.nodenet.io/v1alpha1',
+  kind: 'VRFRouteConfiguration',
+  metadata: { name: 'tenant' },
+  spec: { vrf: 'tenant', vni, seq: 10 },
+});
+
+const complete = (n: number): Promise<NetworkConfigRevision> =>
+  waitFor(`revision ${n} complete`, async () => {
+    const r = await revisionNumbered(f, n);
+    return isComplete(r) ? r : undefined;
+  });
+
+const disruptiveCondition = (r: NetworkConfigRevision) =>
+  r.status?.conditions?.find((c) => c.type === 'Disruptive');
+
+describe('RolloutPolicy spec.disruptive', () => {
+  it('a vrf-rebuild change goes one node at a time, a none change under the normal limit', async () => {
+    // Agents take 400 ms per revision: nodes started together overlap.
+    await fleetOnRevision1(
+      f,
+      6,
+      { updateLimit: { kind: 'count', count: 3 } },
+      { later: () => ({ kind: 'ok', delayMs: 400 }) },
+    );
+    await f.clients.rolloutPolicy.create({
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'RolloutPolicy',
+      metadata: { name: 'default' },
+      spec: { disruptive: { from: 'vrf-rebuild' } },
+    });
+    /** The most nodes in progress at once from the recorder's event `from` on. */
+    const mostAtOnce = (from: number): number =>
+      Math.max(0, ...f.recorder.events.slice(from).map((e) => e.inProgress));
+
+    // A new VRF: new devices nobody uses yet (none), three at a time.
+    let mark = f.recorder.events.length;
+    await f.clients.vrf.create(tenant(5000));
+    const r2 = await complete(2);
+    expect(r2.status?.disruption?.worst).toBe('none');
+    expect(mostAtOnce(mark)).toBe(3);
+    expect(disruptiveCondition(r2)).toMatchObject({ status: 'False', reason: 'MilderThanKnob' });
+
+    // Its L3 VNI changes: the VRF's devices are re-created (vrf-rebuild), one at a time.
+    mark = f.recorder.events.length;
+    const current = (await f.clients.vrf.get('tenant'))!;
+    await f.clients.vrf.update({ ...current, spec: { ...current.spec, vni: 5001 } });
+    const r3 = await complete(3);
+    expect(r3.status?.disruption?.worst).toBe('vrf-rebuild');
+    expect(mostAtOnce(mark)).toBe(1);
+    expect(disruptiveCondition(r3)).toMatchObject({
+      status: 'True',
+      reason: 'DisruptiveChange',
+      message:
+        'disruption vrf-rebuild (RolloutPolicy default spec.disruptive.from=vrf-rebuild): update limit 1 instead of 3',
     });
   });
 });

@@ -6,8 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { buildConfig, nodeConfigSpec } from '@nodenet/api';
-import { createNetlinkDriver, type NetlinkSpec } from '@nodenet/agent';
+import { createNetlinkDriver, hostPlan, type NetlinkSpec } from '@nodenet/agent';
+import { PREVIEW_SETTINGS, sectionsTemplate } from '@nodenet/agent/host-plan';
 import { goodInputs } from '../../packages/api/test/fixtures.js';
+import { HOST_PLAN_CASES } from '../../packages/agent/test/host-plan-cases.js';
 
 const ip = (...args: string[]): unknown =>
   JSON.parse(execFileSync('ip', ['-json', '-details', ...args], { encoding: 'utf8' }) || '[]');
@@ -92,5 +94,29 @@ const fixture = await driver.apply(fixtureSpec);
 out.fixture = { operations: fixture.operations, again: (await driver.apply(fixtureSpec)).operations };
 out.afterFixture = snapshot();
 driver.close();
+
+// Issue 39: the host plan of each VRF case (packages/agent/test/host-plan-cases.ts) against the
+// operations the driver then runs, on a host converged on the previous spec (the netns suite,
+// test/agent/host-plan.test.ts, runs the cases without VRF devices).
+const hostPlans: Record<string, { planned: unknown[]; applied: unknown[]; again: number }> = {};
+for (const [name, c] of Object.entries(HOST_PLAN_CASES).filter(([, x]) => x.vrf)) {
+  driver = createNetlinkDriver({ settings, tableStatePath: `/tmp/nodenet/plan-${name}.json` });
+  await driver.apply(c.previous);
+  const plan = hostPlan({
+    previous: c.previous,
+    next: c.next,
+    template: sectionsTemplate(),
+    settings: { host: settings, frr: PREVIEW_SETTINGS.frr },
+  });
+  const res = await driver.apply(c.next);
+  hostPlans[name] = {
+    planned: plan.netlink.map((x) => x.operation),
+    applied: res.applied,
+    again: (await driver.apply(c.next)).operations,
+  };
+  await driver.apply({ vrf: [], layer2: [], routingTable: [] });
+  driver.close();
+}
+out.hostPlans = hostPlans;
 
 console.log(`RESULT=${JSON.stringify(out)}`);

@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describePrivileged } from '../support/privileged.js';
 import { bundleGuest, runInVm, vmPrerequisites, type VmResult } from '@nodenet/testkit';
+import { HOST_PLAN_CASES } from '../../packages/agent/test/host-plan-cases.js';
 
 interface IpLink {
   ifname: string;
@@ -44,6 +45,8 @@ interface GuestResult {
   tablesFileAfterRemove: { tables: Record<string, number> };
   fixture: { operations: number; again: number };
   afterFixture: Snapshot;
+  /** Issue 39: per VRF host-plan case, the plan's operations and the driver's. */
+  hostPlans: Record<string, { planned: unknown[]; applied: unknown[]; again: number }>;
 }
 
 const link = (s: Snapshot, name: string): IpLink | undefined => s.links.find((l) => l.ifname === name);
@@ -67,6 +70,19 @@ describePrivileged('netlink driver under a full kernel (VM)', vmPrerequisites(),
   }, 300_000);
   afterAll(() => {
     if (bundle) rmSync(bundle, { force: true });
+  });
+
+  it('host plan (issue 39): for each VRF case, the operations the driver ran are the plan', () => {
+    expect(Object.keys(r.hostPlans).sort()).toEqual(
+      Object.entries(HOST_PLAN_CASES)
+        .filter(([, c]) => c.vrf)
+        .map(([name]) => name)
+        .sort(),
+    );
+    for (const [name, p] of Object.entries(r.hostPlans)) {
+      expect(p.applied, name).toEqual(p.planned);
+      expect(p.again, `${name}: converged`).toBe(0);
+    }
   });
 
   it('applies the validation fixture goodInputs() (two objects for one VRF) and converges', () => {

@@ -93,6 +93,21 @@ export const HOST_PLAN_CASES: Record<string, HostPlanCase> = {
     class: 'none',
     vrf: true,
   },
+  // The agent deletes just the address (RTM_DELADDR): the VRF, its table and L3 VNI stay.
+  'loopback-removed': {
+    previous: spec({
+      vrf: [
+        {
+          ...red,
+          loopbacks: [{ name: 'lo', subnet: '10.255.0.0/24' }],
+          loopbackAddresses: [{ name: 'lo', address: '10.255.0.7' }],
+        },
+      ],
+    }),
+    next: spec({ vrf: [red] }),
+    class: 'l2-interruption',
+    vrf: true,
+  },
   'route-map-entry': {
     previous: spec({ vrf: [red] }),
     next: spec({

@@ -32,6 +32,20 @@ describe('host plan: the template of the NodeConfig', () => {
     ]);
   });
 
+  it("templateOverride renders both sides with the caller's template, whatever the specs carry (diff --host --frr-template)", () => {
+    const before = withTemplate(template);
+    const after = withTemplate(`${template.trimEnd()}\n${EXTRA}\n`);
+    const plan = hostPlan({ previous: before, next: after, template, templateOverride: true, settings });
+    expect(hostPlanLines(plan)).toEqual(['no change on the host']);
+    const fleet = fleetHostPlan({
+      nodes: [{ node: 'a', previous: before, next: after }],
+      template,
+      templateOverride: true,
+      settings,
+    });
+    expect(fleet.counts.unchanged).toBe(1);
+  });
+
   it('nodes with different templates get different plans', () => {
     const before = withTemplate(template);
     const fleet = fleetHostPlan({

@@ -5,6 +5,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { API_VERSION, type Layer2NetworkConfiguration } from '@nodenet/api';
+import { SECTIONS_TEMPLATE_TEXT } from '@nodenet/agent/host-plan';
+import { DEPLOY_TEMPLATE } from '@nodenet/testkit';
 import { parseAllDocuments } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -92,6 +94,32 @@ describe('diff --host', () => {
     expect(none.err).toContain('--node node-9: no such Node');
   });
 
+  it('renders with the template each node gets (its AgentConfiguration, from the cluster); --frr-template overrides it', async () => {
+    // Rack r1 takes the shipped template from an AgentConfiguration; revision 1 carried none.
+    await tc.clients.agentConfiguration.create({
+      apiVersion: API_VERSION,
+      kind: 'AgentConfiguration',
+      metadata: { name: 'rack-1' },
+      spec: { frrTemplate: DEPLOY_TEMPLATE, nodeSelector: { matchLabels: { rack: 'r1' } } },
+    });
+    const r = await cli(tc, ['diff', '--host']);
+    expect(r.out).toContain(
+      "(FRR template: each node's AgentConfiguration, from the cluster; nodenet's sections only for the 2 node(s) none selects)",
+    );
+    // The template's own lines are what the agents of rack r1 add; rack r2 is unchanged.
+    expect(r.out).toContain(
+      '2 nodes: same plan as node-1  [session-reset]\n  also: node-2\n  frr (frr-reload.py):\n    + frr defaults datacenter  [session-reset]\n',
+    );
+    expect(r.out).toContain('\n4 nodes: 2 unchanged, 2 session-reset (worst: session-reset)\n');
+    expect(r.out).not.toContain('node-3');
+    const file = new URL('./sections.tpl', `file://${process.env.TMPDIR ?? '/tmp'}/`).pathname;
+    writeFileSync(file, SECTIONS_TEMPLATE_TEXT);
+    const overridden = await cli(tc, ['diff', '--host', '--frr-template', file]);
+    expect(overridden.out).toContain(`(FRR template: ${file})`);
+    expect(overridden.out).toContain('No node changes.');
+    expect(overridden.code).toBe(0);
+  });
+
   it('between two revisions: no change is exit 0 and says so', async () => {
     const { config, hash } = (await tc.clients.revision.list()).items[0]!.spec;
     await tc.clients.revision.create({
@@ -113,6 +141,19 @@ describe('diff --host', () => {
     const r = await cli(tc, ['status']);
     expect(r.out).toContain(
       'Hosts:     l2-interruption at worst, against nothing: 4 nodes: 2 unchanged, 2 l2-interruption (kubectl nodenet diff --host for the plan)\n',
+    );
+  });
+
+  it('status says why the update limit is lower: the Disruptive condition of RolloutPolicy spec.disruptive', async () => {
+    const [r1] = (await tc.clients.revision.list()).items;
+    const message =
+      'disruption vrf-rebuild (RolloutPolicy default spec.disruptive.from=session-reset): update limit 1 instead of 4, waves are barriers';
+    const condition = { type: 'Disruptive', status: 'True' as const, reason: 'DisruptiveChange', message };
+    await tc.clients.revision.patchStatus(r1!.metadata.name, {
+      status: { conditions: [{ ...condition, lastTransitionTime: '2026-11-27T00:00:00Z' }] },
+    });
+    expect((await cli(tc, ['status'])).out).toContain(
+      `Why:       Disruptive (DisruptiveChange): ${message}\n`,
     );
   });
 });

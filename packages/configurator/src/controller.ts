@@ -227,6 +227,14 @@ export class Controller {
     const fleet = effectivePolicy(this.opts.policy, rp);
     const specOf = (r: NetworkConfigRevision, n: { name: string; labels: Record<string, string> }) =>
       this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name);
+    // Before the plan: RolloutPolicy spec.disruptive reads the new revision's class in this pass.
+    const revisionClients = {
+      client: this.opts.clients.revision,
+      informer: this.informers.revision,
+      log: this.log,
+    };
+    const disruptionFailed = await writeRevisionDisruption(revisionClients, { nodes, specOf });
+    if (!this.isLeader()) return;
     const p = this.planner.plan({
       revisions: this.informers.revision.list(),
       nodes,
@@ -239,7 +247,7 @@ export class Controller {
       ...(inputHash ? { inputHash } : {}),
     });
     this.lastPlan = p;
-    let failed = await this.execute(p, now, mono);
+    let failed = disruptionFailed + (await this.execute(p, now, mono));
     if (rp && this.isLeader())
       failed += await writeRolloutPolicyStatus(this.policyStatus, rp, {
         plan: p,
@@ -249,12 +257,6 @@ export class Controller {
     if (this.isLeader()) {
       const peerings = { client: this.opts.clients.bgpPeering, informer: this.informers.bgpPeering };
       failed += await writePeeringStatuses({ ...peerings, log: this.log }, nodeConfigs);
-      const revisions = {
-        client: this.opts.clients.revision,
-        informer: this.informers.revision,
-        log: this.log,
-      };
-      failed += await writeRevisionDisruption(revisions, { nodes, specOf });
     }
     this.opts.metrics.observePlan(p, this.informers.revision.list());
     this.opts.metrics.passDuration.observe((performance.now() - started) / 1000);

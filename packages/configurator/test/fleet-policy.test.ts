@@ -84,6 +84,37 @@ describe('RolloutPolicy default over the flags', () => {
     expect(effectivePolicy(DEFAULT_POLICY, rp({ waveBarrier: true })).policy.waveBarrier).toBe(true);
   });
 
+  it('disruptive is a knob, with its defaults: session-reset and worse, one at a time, barriers (issue 39)', () => {
+    expect(effectivePolicy(DEFAULT_POLICY, rp({ disruptive: {} })).policy.disruptive).toEqual({
+      from: 'session-reset',
+      updateLimit: { kind: 'count', count: 1 },
+      waveBarrier: true,
+    });
+    const set = rp({ disruptive: { from: 'vrf-rebuild', updateLimit: '10%', waveBarrier: false } });
+    expect(effectivePolicy(DEFAULT_POLICY, set).policy.disruptive).toEqual({
+      from: 'vrf-rebuild',
+      updateLimit: { kind: 'percent', percent: 10 },
+      waveBarrier: false,
+    });
+  });
+
+  // The bad-value corpus of the knob: one change each, one exact problem; the rest of the policy stays.
+  it.each([
+    [
+      { updateLimit: '0' },
+      'spec.disruptive.updateLimit: must be a positive integer or a percentage like 25% (got "0")',
+    ],
+    [{ updateLimit: '150%' }, 'spec.disruptive.updateLimit: percentage must be in (0, 100] (got "150%")'],
+    [
+      { from: 'reboot' },
+      'spec.disruptive.from: must be one of none, refilter, session-reset, l2-interruption, vrf-rebuild (got "reboot")',
+    ],
+  ])('disruptive %j is refused with one problem naming the field and the value', (bad, problem) => {
+    const r = effectivePolicy(DEFAULT_POLICY, rp({ updateLimit: '3', disruptive: bad as never }));
+    expect(r.problems).toEqual([problem]);
+    expect(r.policy).toEqual({ ...DEFAULT_POLICY, updateLimit: { kind: 'count', count: 3 } });
+  });
+
   it('only the object named default counts', () => {
     expect(findRolloutPolicy([rp({ paused: true }, 'other')])).toBeUndefined();
     expect(findRolloutPolicy([rp({}, 'other'), rp({ paused: true })])?.spec.paused).toBe(true);

@@ -56,8 +56,12 @@ export function operationClass(op: Operation, vrfDevices: VrfDevices): Disruptio
         return vrfDevices.has(op.device) ? 'vrf-rebuild' : 'l2-interruption';
       return 'none';
     case 'delAddress':
+      // Whoever used the address (a gateway, a VRF's loopback) loses it. The agent removes just the
+      // address (one RTM_DELADDR, netlink/apply.ts): on a VRF's own device, its table, L3 VNI and
+      // routes stay, so it is no VRF rebuild.
+      return 'l2-interruption';
     case 'down':
-      // Whoever used the address (a gateway) or the link loses it.
+      // Whoever used the link loses it; a VRF's own device down takes the VRF's routes with it.
       return vrfDevices.has(op.device) ? 'vrf-rebuild' : 'l2-interruption';
   }
 }

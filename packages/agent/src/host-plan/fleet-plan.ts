@@ -25,7 +25,9 @@ export interface NodeSpecPair {
 
 export interface FleetPlanInput {
   nodes: readonly NodeSpecPair[];
+  /** For a side whose spec carries no template, or for both with `templateOverride` (host-plan.ts). */
   template: FrrTemplate | string;
+  templateOverride?: boolean;
   settings: HostPlanSettings;
   /** Addresses every node must keep reaching (the API server). */
   protectedAddresses?: readonly ProtectedAddress[];
@@ -110,6 +112,7 @@ export function fleetHostPlan(input: FleetPlanInput): FleetPlan {
         previous: n.previous,
         next: n.next,
         template,
+        ...(input.templateOverride === true ? { templateOverride: true } : {}),
         settings: input.settings,
         protectedAddresses: [...(input.protectedAddresses ?? []), ...(n.protectedAddresses ?? [])],
       });

@@ -56,8 +56,13 @@ export interface HostPlanInput {
   /** The spec the host is converged on; undefined: a host nodenet has configured nothing on. */
   previous: HostSpec | undefined;
   next: HostSpec;
-  /** The FRR template the node renders with (its text or parsed). */
+  /**
+   * The FRR template a side renders with when its spec carries none (no AgentConfiguration selects
+   * the node: its agent's bootstrap template), its text or parsed.
+   */
   template: FrrTemplate | string;
+  /** `template` for both sides, whatever the specs carry (the plugin's `--frr-template`). */
+  templateOverride?: boolean;
   settings: HostPlanSettings;
   protectedAddresses?: readonly ProtectedAddress[];
 }
@@ -147,10 +152,10 @@ const passwordStandIn = (hash: string): string => `standin-${hash.slice(-16)}`;
 /** Parsed templates by text: the few AgentConfigurations of a fleet, parsed once each. */
 const specTemplates = new Map<string, FrrTemplate>();
 
-/** The template a spec renders with: its AgentConfiguration's (issue #36), else the caller's. */
+/** The template a spec renders with: its AgentConfiguration's (issue #36), else (or when overridden) the caller's. */
 function templateOf(spec: HostSpec, input: HostPlanInput): FrrTemplate {
   const text = spec.agent?.frrTemplate;
-  if (text === undefined) return input.template as FrrTemplate;
+  if (text === undefined || input.templateOverride === true) return input.template as FrrTemplate;
   let t = specTemplates.get(text);
   if (!t) {
     if (specTemplates.size >= 16) specTemplates.clear();

@@ -3,7 +3,7 @@
  * docs/rollout.md), as a structural schema for the CRD and a static type for the code.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { REVISION_PHASES } from './schema.js';
+import { DISRUPTION_CLASSES, REVISION_PHASES } from './schema.js';
 import { Condition, StringEnum } from './common.js';
 import { DURATION_PATTERN, LABEL_KEY_PATTERN } from '../grammar/patterns.js';
 import { MAX_CONDITIONS, MAX_KNOB_LENGTH, MAX_LABEL_KEY_LENGTH, MAX_NAME_LENGTH } from '../grammar/limits.js';
@@ -21,6 +21,35 @@ const Duration = (description: string) =>
  * The fleet-wide rollout policy (the object named `default`): a pause that holds every revision, and
  * the rollout knobs, which override the configurator's flags while set.
  */
+const UPDATE_LIMIT_PATTERN = '^([1-9][0-9]*|[0-9]+(\\.[0-9]+)?%)$';
+
+/**
+ * How a disruptive revision rolls (issue 39): when the desired revision's `status.disruption.worst`
+ * is `from` or worse (or not known yet), the update limit is at most `updateLimit` and waves are
+ * barriers. It only ever slows a rollout down.
+ */
+export const DisruptiveRollout = Type.Object({
+  from: Type.Optional(
+    StringEnum(DISRUPTION_CLASSES, {
+      description: 'The mildest disruption class that rolls this way (default session-reset).',
+    }),
+  ),
+  updateLimit: Type.Optional(
+    Type.String({
+      pattern: UPDATE_LIMIT_PATTERN,
+      maxLength: MAX_KNOB_LENGTH,
+      description:
+        'The most nodes in progress at once for such a revision: a count or a percentage (default 1).',
+    }),
+  ),
+  waveBarrier: Type.Optional(
+    Type.Boolean({
+      description: 'Waves (spec.waveLabel) are barriers for such a revision (default true).',
+    }),
+  ),
+});
+export type DisruptiveRollout = Static<typeof DisruptiveRollout>;
+
 export const RolloutPolicySpec = Type.Object({
   paused: Type.Optional(
     Type.Boolean({
@@ -30,7 +59,7 @@ export const RolloutPolicySpec = Type.Object({
   ),
   updateLimit: Type.Optional(
     Type.String({
-      pattern: '^([1-9][0-9]*|[0-9]+(\\.[0-9]+)?%)$',
+      pattern: UPDATE_LIMIT_PATTERN,
       maxLength: MAX_KNOB_LENGTH,
       description: 'Nodes in progress at once: a count (3) or a percentage of the targets (25%).',
     }),
@@ -55,6 +84,7 @@ export const RolloutPolicySpec = Type.Object({
         'Waves are barriers: a wave starts only when every node of the previous waves is on the revision and soaked.',
     }),
   ),
+  disruptive: Type.Optional(DisruptiveRollout),
 });
 export type RolloutPolicySpec = Static<typeof RolloutPolicySpec>;
 

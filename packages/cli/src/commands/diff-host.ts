@@ -1,7 +1,8 @@
 /**
- * `kubectl nodenet diff --host`: the host plan of each node (views/host-diff.ts). What the agent
- * takes from its own settings (the FRR template, the AS number) is not in the cluster: the template
- * is `--frr-template`, else one holding only nodenet's sections (the plan then shows every line
+ * `kubectl nodenet diff --host`: the host plan of each node (views/host-diff.ts). The FRR template
+ * is the one each node gets (its AgentConfiguration, carried in the revision), `--frr-template`
+ * overriding it; a node no AgentConfiguration selects renders with nodenet's sections only (its
+ * agent's bootstrap template and AS number are not in the cluster: the plan then shows every line
  * nodenet changes, none of the operator's).
  */
 import { readFileSync } from 'node:fs';
@@ -62,12 +63,17 @@ export function runHostDiff(
 export const hostDiffExitCode = (r: HostDiffResult): ExitCode =>
   needsAttention(r) ? EXIT.attention : r.groups.length > 0 ? EXIT.pending : EXIT.ok;
 
-function templateOf(file: string | undefined): { template: FrrTemplate; templateLabel: string } {
-  if (file === undefined)
-    return {
-      template: sectionsTemplate(),
-      templateLabel: "nodenet's sections only; --frr-template FILE for the nodes' own",
-    };
+/**
+ * Without `--frr-template`, each side renders with the template its NodeConfig spec carries (the
+ * AgentConfiguration that selects the node, read from the cluster) and nodenet's sections only for a
+ * node none selects (its agent's bootstrap template is not in the cluster); the file overrides both.
+ */
+function templateOf(file: string | undefined): {
+  template: FrrTemplate;
+  templateLabel?: string;
+  templateOverride?: boolean;
+} {
+  if (file === undefined) return { template: sectionsTemplate() };
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -75,7 +81,7 @@ function templateOf(file: string | undefined): { template: FrrTemplate; template
     throw new CliError(`--frr-template ${file}: ${(err as Error).message}`, EXIT.usage);
   }
   try {
-    return { template: parseTemplate(text), templateLabel: file };
+    return { template: parseTemplate(text), templateLabel: file, templateOverride: true };
   } catch (err) {
     throw new CliError(`--frr-template ${file}: ${(err as Error).message}`, EXIT.usage);
   }

@@ -13,6 +13,7 @@ import {
   type FleetPlan,
   type FrrTemplate,
   type HostPlanSettings,
+  type HostSpec,
   type PlanGroup,
   type ProtectedAddress,
 } from '@nodenet/agent/host-plan';
@@ -29,9 +30,11 @@ export interface HostDiffInput {
   from: DiffSide | undefined;
   to: DiffSide;
   nodes: readonly HostDiffNode[];
+  /** For nodes no AgentConfiguration selects; for every node with `templateOverride` (`--frr-template`). */
   template: FrrTemplate | string;
-  /** What the template is, for the header (a file name, or the built-in one). */
-  templateLabel: string;
+  /** With `templateOverride`: the file's name, for the header. */
+  templateLabel?: string;
+  templateOverride?: boolean;
   settings: HostPlanSettings;
   protectedAddresses: readonly ProtectedAddress[];
 }
@@ -67,21 +70,24 @@ const EMPTY: NetworkConfig = { vrf: [], layer2: [], routingTable: [] };
 
 export function hostDiff(input: HostDiffInput): HostDiffResult {
   const from = input.from ?? { label: '(nothing)', config: EMPTY, hash: '' };
+  const nodes = input.nodes.map((n) => ({
+    node: n.name,
+    previous: nodeConfigSpec(from, n.labels, n.name),
+    next: nodeConfigSpec(input.to, n.labels, n.name),
+    protectedAddresses: n.addresses.map((address) => ({ address, what: `${n.name}'s InternalIP` })),
+  }));
   const fleet = fleetHostPlan({
     template: input.template,
+    ...(input.templateOverride === true ? { templateOverride: true } : {}),
     settings: input.settings,
     protectedAddresses: input.protectedAddresses,
-    nodes: input.nodes.map((n) => ({
-      node: n.name,
-      previous: nodeConfigSpec(from, n.labels, n.name),
-      next: nodeConfigSpec(input.to, n.labels, n.name),
-      protectedAddresses: n.addresses.map((address) => ({ address, what: `${n.name}'s InternalIP` })),
-    })),
+    nodes,
   });
+  const override = input.templateOverride === true ? input.templateLabel : undefined;
   return {
     ...(input.from ? { from: input.from.label } : {}),
     to: input.to.label,
-    template: input.templateLabel,
+    template: override ?? templateLabel(nodes),
     disruption: fleet.disruption,
     counts: fleet.counts,
     groups: fleet.groups.map((g) => ({
@@ -95,6 +101,17 @@ export function hostDiff(input: HostDiffInput): HostDiffResult {
     })),
     fleet,
   };
+}
+
+/** Which templates the plans rendered with: the nodes' AgentConfigurations (from the cluster), or the stand-in. */
+function templateLabel(nodes: readonly { previous: HostSpec; next: HostSpec }[]): string {
+  const own = nodes.filter((n) => n.next.agent !== undefined || n.previous.agent !== undefined).length;
+  const standIn = "nodenet's sections only";
+  if (own === 0) return `${standIn}; --frr-template FILE for the nodes' own`;
+  const fromCluster = "each node's AgentConfiguration, from the cluster";
+  return own === nodes.length
+    ? fromCluster
+    : `${fromCluster}; ${standIn} for the ${nodes.length - own} node(s) none selects`;
 }
 
 /** Node names listed in a group's header before "…". */

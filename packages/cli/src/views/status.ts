@@ -170,7 +170,7 @@ function restoringOf(s: ClusterState, rev: Revision, rows: NodeRow[]): StatusVie
 /** Why the rollout is paused, halted or degraded, from the revision's conditions. */
 function reasonsOf(rev: Revision, phase: Phase, fleetPaused: boolean): string[] {
   const reasons: string[] = [];
-  for (const type of ['Invalid', 'Aborted', 'Paused', 'RetryRequested', 'Degraded']) {
+  for (const type of ['Invalid', 'Aborted', 'Paused', 'RetryRequested', 'Degraded', 'Disruptive']) {
     const c = findCondition(rev.status?.conditions, type);
     if (c?.status === 'True') reasons.push(`${type} (${c.reason}): ${escapeControls(c.message)}`);
   }

@@ -4,7 +4,10 @@
  * status that tells where the rollout stands.
  */
 import {
+  DISRUPTION_CLASSES,
+  OptionError,
   ROLLOUT_POLICY_NAME,
+  type DisruptiveRollout,
   canonicalJson,
   type NetworkConfigRevision,
   type RolloutPolicy,
@@ -12,7 +15,14 @@ import {
 } from '@nodenet/api';
 import { setConditions, rfc3339 } from '@nodenet/api';
 import { parseDuration } from '@nodenet/kube';
-import { TIMEOUT_LOWER_BOUNDS_MS, atLeast, atMost24h, parseUpdateLimit, type Policy } from './policy.js';
+import {
+  TIMEOUT_LOWER_BOUNDS_MS,
+  atLeast,
+  atMost24h,
+  parseUpdateLimit,
+  type DisruptivePolicy,
+  type Policy,
+} from './policy.js';
 import type { Plan } from '../rollout/index.js';
 
 export interface EffectivePolicy {
@@ -64,7 +74,21 @@ export function effectivePolicy(flags: Policy, rp: RolloutPolicy | undefined): E
   }
   if (spec.waveLabel) policy.waveLabel = spec.waveLabel;
   if (spec.waveBarrier !== undefined) policy.waveBarrier = spec.waveBarrier;
+  const d = spec.disruptive;
+  if (d) read('disruptive', () => (policy.disruptive = disruptivePolicy(d)));
   return { policy, problems };
+}
+
+/** spec.disruptive with its defaults: session-reset and worse, one node at a time, waves as barriers. */
+function disruptivePolicy(d: DisruptiveRollout): DisruptivePolicy {
+  const from = d.from ?? 'session-reset';
+  if (!(DISRUPTION_CLASSES as readonly string[]).includes(from))
+    throw new OptionError('spec.disruptive.from', from, `must be one of ${DISRUPTION_CLASSES.join(', ')}`);
+  return {
+    from,
+    updateLimit: parseUpdateLimit(d.updateLimit ?? '1', 'spec.disruptive.updateLimit'),
+    waveBarrier: d.waveBarrier ?? true,
+  };
 }
 
 /** What a pass knows when it writes the RolloutPolicy status. */

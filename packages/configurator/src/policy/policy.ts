@@ -1,5 +1,5 @@
 /** The rollout policy: what the flags say about how fast and how carefully to roll out. */
-import { OptionError, type LabelSelector } from '@nodenet/api';
+import { OptionError, type DisruptionClass, type LabelSelector } from '@nodenet/api';
 
 export type UpdateLimit = { kind: 'count'; count: number } | { kind: 'percent'; percent: number };
 
@@ -30,6 +30,15 @@ export interface Policy {
   maxFailedNodes: number;
   /** Fleet-wide pause (RolloutPolicy `default`): no new forward moves whatever the revision. */
   paused?: boolean;
+  /** How a disruptive revision rolls (RolloutPolicy `default` spec.disruptive; rollout/disruptive.ts). */
+  disruptive?: DisruptivePolicy;
+}
+
+/** While the desired revision is `from` or worse (or its class is not known yet): a lower limit, barriers. */
+export interface DisruptivePolicy {
+  from: DisruptionClass;
+  updateLimit: UpdateLimit;
+  waveBarrier: boolean;
 }
 
 export const DEFAULT_POLICY: Policy = {

@@ -23,6 +23,7 @@ import { InvalidSet, settle } from './invalidation.js';
 import { highWaterMarks } from './numbers.js';
 import { joinByName } from './observe.js';
 import { compareNodes } from './order.js';
+import { disruptiveCap } from './disruptive.js';
 import { desiredLabels } from './readable.js';
 import { revisionStatuses } from './revision-status.js';
 import { rowLabelActions } from './rows.js';
@@ -96,8 +97,12 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
   const { targets, tally } = inStartOrder(verdicts, input.policy, kept?.startOrder(input.policy.waveLabel));
   const { movable, next, states } = tally;
   // A percentage is of the nodes that can move (unavailable ones wait, like DaemonSet's unscheduled pods).
-  const limit = updateLimitFor(input.policy.updateLimit, movable);
-  const slots = desired ? slotsFor(p, { targets, desired, limit }) : NO_SLOTS;
+  const normal = updateLimitFor(input.policy.updateLimit, movable);
+  // A disruptive desired revision rolls slower (RolloutPolicy spec.disruptive: disruptive.ts).
+  const cap = desired ? disruptiveCap(input.policy, desired, { movable, normal }) : undefined;
+  const limit = cap?.limit ?? normal;
+  const waveBarrier = cap?.waveBarrier ?? input.policy.waveBarrier === true;
+  const slots = desired ? slotsFor(p, { targets, desired, limit, waveBarrier }) : NO_SLOTS;
   actions.push(...slots.assignments, ...goneNodeConfigs(p, { targets, moved: slots.moved }, records));
   const statusUpdates = revisionStatuses({
     revisions,
@@ -113,6 +118,7 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
     ...(slots.heldBy !== undefined ? { heldBy: slots.heldBy } : {}),
     ...(slots.wave ? { wave: slots.wave } : {}),
+    ...(cap ? { disruptive: cap } : {}),
   });
   actions.push(...bookkeeping(p, desired, slots.assignments));
   return {
@@ -201,7 +207,7 @@ const NO_SLOTS: SlotResult = { assignments: [], moved: new Set(), inProgress: 0 
 /** Which target nodes move now (slots.ts). */
 function slotsFor(
   p: Pass,
-  s: { targets: readonly Verdict[]; desired: NetworkConfigRevision; limit: number },
+  s: { targets: readonly Verdict[]; desired: NetworkConfigRevision; limit: number; waveBarrier: boolean },
 ): SlotResult {
   const { policy, mono } = p.input;
   const invalid = p.invalid.names;
@@ -213,7 +219,7 @@ function slotsFor(
     invalidNames: invalid,
     fleetPaused: policy.paused === true,
     mono,
-    ...(policy.waveLabel ? { wave: { label: policy.waveLabel, barrier: policy.waveBarrier === true } } : {}),
+    ...(policy.waveLabel ? { wave: { label: policy.waveLabel, barrier: s.waveBarrier } } : {}),
   });
 }
 

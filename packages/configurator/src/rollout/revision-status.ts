@@ -20,6 +20,7 @@ import type { Verdict } from './classify.js';
 import { factsOf } from './facts.js';
 import { MAX_LISTED_NODES, boundedNode, nodeSummary, type FailureRecord } from './failures.js';
 import { CARRIES_REASON } from './suspects.js';
+import { disruptiveCondition, type DisruptiveCap } from './disruptive.js';
 import { countKey, withReadableState } from './readable.js';
 import { stateAfter } from './slots.js';
 import { WAITING_FOR_UNAVAILABLE, waitingForSkipped } from './waiting.js';
@@ -53,6 +54,8 @@ export interface StatusInput {
   heldBy?: string;
   /** The wave barrier in force: the current wave and the nodes it waits for. */
   wave?: { value: string; waitingFor: string[] };
+  /** What RolloutPolicy spec.disruptive does to the desired revision (disruptive.ts); unset: no knob. */
+  disruptive?: DisruptiveCap;
 }
 
 const summaryOf = (v: { ready: number; total: number; ongoing: number; queued: number; failed: number }) =>
@@ -174,13 +177,12 @@ function desiredStatus(
     failed: old.failed ?? 0,
     fresh: [],
   };
-  const failedNodes = record.failedNodes;
+  const { failedNodes, failed } = record;
   const counts = rolloutCounts(s, name, nowText);
   const { ready, ongoing, queued, unchanged, complete, degradedNow } = counts;
   const degradedAll = keepTimes(degradedNow, old.degradedNodes);
   const degradedNodes = degradedAll.slice(0, Math.min(MAX_LISTED_NODES, s.policy.maxFailedNodes));
   const total = s.verdicts.length;
-  const failed = record.failed;
   const degraded = degradedAll.length;
   const fleet = s.policy.paused === true;
   const paused = r.spec.paused === true || fleet;
@@ -221,6 +223,7 @@ function desiredStatus(
           message: `${degraded} node(s) unavailable, or failed on a catch-up or a rollback (reported, not counted against the revision): ${nodeSummary(degradedNodes, degraded)}`,
         }
       : { type: 'Degraded', status: 'False', reason: 'NoDegradedNodes', message: 'no degraded nodes' },
+    ...[disruptiveCondition(s.disruptive, old)].filter((c) => c !== undefined),
   ];
   const { completedAt, ranAt } = setOnce(old, complete, ready > 0, nowText);
   return {

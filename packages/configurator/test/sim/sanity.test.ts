@@ -56,6 +56,22 @@ describe("invariant sanity: issue 35's rules", () => {
   );
 });
 
+describe('invariant sanity, issue 39: the capped bound of RolloutPolicy spec.disruptive', () => {
+  it('invariant 5 catches: spec.disruptive ignored (a disruptive revision rolls under the normal limit)', () => {
+    const started = performance.now();
+    const out = fc.check(
+      fc.property(historyArb(), (h) => {
+        const r = play(h, { sabotage: 'ignoreDisruptive', stopAtFirst: false });
+        return !r.violations.some((v) => v.invariant === 5);
+      }),
+      { numRuns: 2000, seed: 23, endOnFailure: true },
+    );
+    const ms = Math.round(performance.now() - started);
+    console.log(`issue 39, spec.disruptive ignored: found after ${out.numRuns} histories, ${ms} ms`);
+    expect(out.failed).toBe(true);
+  }, 600_000);
+});
+
 describe('invariant sanity: each invariant catches a broken rule', () => {
   it.each(CASES)(
     'invariant $invariant catches: $rule',

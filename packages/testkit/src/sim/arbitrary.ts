@@ -9,6 +9,7 @@
  */
 import fc from 'fast-check';
 import type { KnobChange } from './knobs.js';
+import { DRAWN_DISRUPTIVE } from './disruptive.js';
 import type { PolicyKnobs } from './planner-adapter.js';
 import type { AgentMode, BadChange, Scheduled, WorldAction } from './types.js';
 import type { History } from './history.js';
@@ -238,6 +239,8 @@ export function historyArb(opts: GenOptions = {}): fc.Arbitrary<History> {
         value: fc.integer({ min: 2, max: 9 }),
         bad: fc.boolean(),
       }),
+      // RolloutPolicy spec.disruptive (issue 39), drawn last: the other draws of a seed stay.
+      disruptive: extended ? fc.nat(DRAWN_DISRUPTIVE.length - 1) : fc.constant(0),
     })
     .map((drawn) => historyOf(drawn, opts));
 }
@@ -254,6 +257,8 @@ interface Drawn {
   bad: DrawnBad[];
   actions: { at: number; raw: Raw }[];
   change: { at: number; input: string; value: number; bad: boolean };
+  /** Index into DRAWN_DISRUPTIVE (0: no knob). */
+  disruptive: number;
 }
 
 interface DrawnBad {
@@ -295,7 +300,7 @@ function historyOf(d: Drawn, opts: GenOptions): History {
       name: `n${i}`,
       labels: nodeLabels(i, nodes, extended),
     })),
-    policy: k ? { ...base, ...k.policy } : base,
+    policy: k ? { ...base, ...k.policy, ...disruptiveKnob(d.disruptive) } : base,
     inputs: { a: 1, b: 1, c: 1 },
     ...(k?.zoneA ? { inputZones: { a: 'z1' } } : {}),
     ...(k?.restoreMs !== undefined ? { restoreMs: k.restoreMs } : {}),
@@ -309,6 +314,11 @@ function historyOf(d: Drawn, opts: GenOptions): History {
 
 const nodeLabels = (i: number, nodes: number, extended: boolean): Record<string, string> =>
   extended ? { role: 'net', zone: i % 2 ? 'z2' : 'z1', wave: i < nodes / 2 ? 'w1' : 'w2' } : { role: 'net' };
+
+const disruptiveKnob = (i: number): Partial<PolicyKnobs> => {
+  const disruptive = DRAWN_DISRUPTIVE[i];
+  return disruptive ? { rolloutPolicy: { disruptive } } : {};
+};
 
 /** Times in ms; an action of a burst comes 0-4 s after the one before it. */
 function timed(actions: readonly { at: number; raw: Raw }[]): { at: number; raw: Raw }[] {

@@ -104,7 +104,7 @@ export class Ledger {
 
   constructor(private readonly stopAtFirst = true) {}
 
-  private fail(invariant: InvariantId, t: number, message: string): void {
+  fail(invariant: InvariantId, t: number, message: string): void {
     if (this.stopAtFirst && this.violations.length > 0) return;
     if (this.violations.length >= 100) return;
     this.violations.push({ invariant, t, message });

@@ -11,12 +11,33 @@ import {
   REVISION_NUMBER_LABEL,
   RETRY_ANNOTATION,
   type Inputs,
+  DISRUPTION_CLASSES,
+  type DisruptionClass,
+  type DisruptiveRollout,
   type Layer2NetworkConfiguration,
   type MoveKind,
   type NetworkConfigRevision,
   type NodeConfig,
 } from '@nodenet/api';
-import { DEFAULT_POLICY, buildRevision, effectivePolicy, type Policy } from '@nodenet/configurator';
+import {
+  DEFAULT_POLICY,
+  buildRevision,
+  effectivePolicy,
+  updateLimitFor,
+  type DisruptivePolicy,
+  type Policy,
+} from '@nodenet/configurator';
+
+export type { Policy };
+
+/** The class the configurator records for a revision with this hash; undefined (one in six): never known. */
+export function drawnDisruption(hash: string): DisruptionClass | undefined {
+  return DISRUPTION_CLASSES[parseInt(hash.slice(0, 8), 16) % (DISRUPTION_CLASSES.length + 1)];
+}
+
+/** The update limit of RolloutPolicy spec.disruptive as a node count for this many targets. */
+export const disruptiveLimitFor = (d: DisruptivePolicy, targets: number): number =>
+  updateLimitFor(d.updateLimit, targets);
 
 /** What the simulator stores: the API objects the planner reads and writes. */
 export interface Store {
@@ -67,6 +88,7 @@ export interface PolicyKnobs {
     configTimeout?: string;
     notReadyTimeout?: string;
     minSuccessTime?: string;
+    disruptive?: DisruptiveRollout;
   };
 }
 
@@ -167,9 +189,12 @@ export function buildStep(store: Store, inputs: ReadonlyMap<string, SimInput>, n
   const result = buildRevision(inputObjects(inputs), [...store.revisions.values()], now);
   const d = result.decision;
   if (d.action !== 'create') return { note: `${d.action}: ${d.reason}` };
+  // The configurator records the class before it plans (issue 39); drawn here, sometimes never known.
+  const worst = drawnDisruption(d.revision.spec.hash);
   const created: NetworkConfigRevision = {
     ...d.revision,
     metadata: { ...d.revision.metadata, uid: `uid-${d.revision.metadata.name}` },
+    ...(worst ? { status: { ...d.revision.status, disruption: { worst, nodes: {} } } } : {}),
   };
   store.revisions.set(created.metadata.name, created);
   return { created, reason: d.reason, ...(d.retryOf ? { retryOf: d.retryOf.metadata.name } : {}) };

@@ -70,6 +70,8 @@ export type Sabotage =
   | 'limitPlusOne'
   | 'completedFallback'
   | 'rollbackToFallback'
+  /** Issue 39: RolloutPolicy spec.disruptive is not applied (every revision rolls under the normal limit). */
+  | 'ignoreDisruptive'
   | ObservationSabotage;
 
 function sabotaged(s: Sabotage | undefined, policy: Policy, revisions: NetworkConfigRevision[]) {
@@ -79,6 +81,7 @@ function sabotaged(s: Sabotage | undefined, policy: Policy, revisions: NetworkCo
       revisions: revisions.map((r) => (r.spec.paused ? { ...r, spec: { ...r.spec, paused: false } } : r)),
     };
   if (s === 'ignoreFailures') return { policy: { ...policy, maxFailures: 1000 }, revisions };
+  if (s === 'ignoreDisruptive') return { policy: { ...policy, disruptive: undefined }, revisions };
   if (s === 'completedFallback')
     return {
       policy,

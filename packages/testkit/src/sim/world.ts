@@ -8,6 +8,7 @@ import type { IncrementalPlanner } from '@nodenet/configurator';
 import { nextNodeWakeup, stepNode, type AgentEnv } from './agents.js';
 import type { History, NodeSpec } from './history.js';
 import { KnobsInForce } from './knobs.js';
+import { CappedBound } from './disruptive.js';
 import { Ledger, NEVER_REPORTED, fmt } from './ledger.js';
 import {
   assignmentKey,
@@ -64,6 +65,7 @@ export class World {
   readonly ledger: Ledger;
   /** The knobs in force (a person may change them mid-history) and the largest limits so far. */
   readonly knobs: KnobsInForce;
+  readonly capped = new CappedBound();
   readonly timeline: string[] = [];
   passes = 0;
   private requeueAt: number | undefined;
@@ -278,13 +280,11 @@ export class World {
     for (const e of res.events) this.log(describeEvent(e));
     if (res.events.some((e) => e.kind === 'invalidate' || e.kind === 'deleteRevision'))
       this.buildDirty = true;
-    if (!this.settingUp)
-      this.knobs.inForce(
-        [...this.nodes.values()].filter((n) => n.exists && this.knobs.selects(n.labels)).length,
-      );
+    const targets = [...this.nodes.values()].filter((n) => n.exists && this.knobs.selects(n.labels)).length;
+    if (!this.settingUp) this.knobs.inForce(targets);
     const view = this.ledgerView(pausedBefore, unavailableBefore);
     this.ledger.pass(res.events, view, invalidBefore, !this.settingUp);
-    if (!this.settingUp) this.ledger.inFlight(this.inFlight(), view);
+    if (!this.settingUp) this.capped.afterPass(this, { targets, inFlight: this.inFlight(), view });
   }
 
   private ledgerView(
