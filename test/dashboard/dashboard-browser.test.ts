@@ -393,5 +393,5 @@ describePrivileged('kubectl nodenet dashboard in Chromium', { commands: [CHROMIU
       await dashboard?.stop();
       rmSync(userDataDir, { recursive: true, force: true });
     }
-  }, 180_000);
+  }, 300_000);
 });
