@@ -11,17 +11,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import {
-  API_VERSION,
-  ASSIGNED_AT_ANNOTATION,
-  REVISION_NUMBER_LABEL,
-  buildConfig,
-  nodeConfigSpec,
-  revisionName,
-} from '@nodenet/api';
 import { startDevCluster } from '@nodenet/devcluster';
-import { KubeClient, loadKubeConfig, makeClients, parallel, type Clients } from '@nodenet/kube';
-import { CRDS_DIR, createNode, layer2, nodeName, setNodeReady } from '@nodenet/testkit';
+import { KubeClient, loadKubeConfig, makeClients, parallel } from '@nodenet/kube';
+import { CRDS_DIR, nodeName, setNodeReady, writeProvisionedFleet } from '@nodenet/testkit';
 
 // What the functions run in the page see (compiled without the DOM library).
 declare const document: { querySelectorAll(selector: string): { length: number } };
@@ -42,76 +34,6 @@ const rssMiB = (pid: number): number => {
   return kb / 1024;
 };
 
-/** A fleet on revision 1, every node provisioned, written as the configurator and agents write it. */
-async function fleet(clients: Clients): Promise<void> {
-  const { config, hash } = buildConfig({ vrf: [], layer2: [layer2('blue', 100)], routingTable: [] });
-  const name = revisionName(1, hash);
-  await clients.revision.create({
-    apiVersion: API_VERSION,
-    kind: 'NetworkConfigRevision',
-    metadata: { name },
-    spec: { config, hash, number: 1 },
-  });
-  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  await clients.revision.patchStatus(name, {
-    status: {
-      total: NODES,
-      ready: NODES,
-      ongoing: 0,
-      queued: 0,
-      failed: 0,
-      conditions: [
-        {
-          type: 'Complete',
-          status: 'True',
-          reason: 'AllNodesReady',
-          message: 'done',
-          lastTransitionTime: now,
-        },
-      ],
-    },
-  });
-  await parallel(
-    Array.from({ length: NODES }, (_, i) => i),
-    32,
-    async (i) => {
-      const node = nodeName(i);
-      const labels = { rack: `r${String(i % RACKS).padStart(3, '0')}` };
-      await createNode(clients, node, labels);
-      const nc = await clients.nodeConfig.create({
-        apiVersion: API_VERSION,
-        kind: 'NodeConfig',
-        metadata: {
-          name: node,
-          labels: { [REVISION_NUMBER_LABEL]: '1' },
-          annotations: { [ASSIGNED_AT_ANNOTATION]: now },
-        },
-        spec: nodeConfigSpec({ config, hash }, labels),
-      });
-      await clients.nodeConfig.patchStatus(node, {
-        status: {
-          configStatus: 'provisioned',
-          lastAppliedRevision: hash,
-          revisionNumber: 1,
-          appliedRevisionNumber: 1,
-          lastUpdate: now,
-          message: 'applied',
-          conditions: [
-            {
-              type: 'Ready',
-              status: 'True',
-              reason: 'Applied',
-              message: 'applied',
-              lastTransitionTime: now,
-              observedGeneration: nc.metadata.generation ?? 1,
-            },
-          ],
-        },
-      });
-    },
-  );
-}
-
 const dc = await startDevCluster({ crdsDir: CRDS_DIR });
 const client = new KubeClient(loadKubeConfig(dc.kubeconfigPath));
 const clients = makeClients(client);
@@ -119,12 +41,13 @@ let server: ChildProcess | undefined;
 const userDataDir = mkdtempSync(join(tmpdir(), 'nodenet-bench-chromium-'));
 try {
   let t = performance.now();
-  await fleet(clients);
+  await writeProvisionedFleet(clients, { nodes: NODES, racks: RACKS });
   console.log(`fleet of ${NODES} nodes written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  // Start the server only now (its first list is the whole fleet), as a user runs it: the built binary.
+  // Start the server only now (its first list is the whole fleet), as kubectl runs it: the binary
+  // itself, with the V8 flags of its #! line.
   server = spawn(
-    process.execPath,
-    [BIN, '--kubeconfig', dc.kubeconfigPath, 'dashboard', '--port', '0', '--wave-label', 'rack'],
+    BIN,
+    ['--kubeconfig', dc.kubeconfigPath, 'dashboard', '--port', '0', '--wave-label', 'rack'],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   server.stdout!.setEncoding('utf8');

@@ -81,7 +81,7 @@ it('the page shows what status, nodes, why and history print, on the same cluste
       const history = await cliJson('history');
       const cells = facts.cells.map((c) => ({
         node: c.node,
-        placement: c.state === 'soaking' ? 'rolling-out' : c.state,
+        placement: c.placement,
         line: c.line,
       }));
       const expected = rows.map((r) => ({
@@ -103,6 +103,13 @@ it('the page shows what status, nodes, why and history print, on the same cluste
       new Set(['up-to-date', 'failed', 'rolling-out', 'unavailable']),
     );
     expect(facts.cells.find((c) => c.node === nodeName(3))?.wave).toBe('r0');
+    // The revision's disruption summary (the configurator's host preview): the line `status` prints.
+    const hosts = await waitFor('the disruption summary of revision 2', async () => {
+      const d = dashboard.facts().disruption;
+      const line = /^Hosts: +(.*)$/m.exec((await cli('status')).stdout)?.[1];
+      return d !== undefined && d === line ? d : undefined;
+    });
+    expect(hosts).toMatch(/ at worst, against rev-000001-/);
     // A click shows exactly what `why` prints, and the agent's status.
     for (let i = 0; i < 6; i++) {
       const res = await fetch(`${dashboard.url}api/node?name=${nodeName(i)}`);

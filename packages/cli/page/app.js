@@ -5,18 +5,27 @@
 const token = location.pathname.split('/')[1] ?? '';
 const headers = { 'X-Nodenet-Token': token };
 
-/** Each state's symbol: the colour is never the only mark. */
+/** Each state's symbol and legend: the colour is never the only mark. */
 const STATES = {
   'up-to-date': '✓',
+  'unchanged-moved': '=',
   'rolling-out': '↻',
   soaking: '~',
   queued: '·',
   held: '‖',
   'rolling-back': '↶',
   unavailable: '!',
+  'misconfigured-agent': '⚙',
   failed: '✗',
   'restore-failed': '‼',
   'no-config': '∅',
+};
+
+/** What the legend says where the state's name alone is not clear. */
+const LEGEND = {
+  'unchanged-moved': 'unchanged-moved (host config unchanged by the revision: moved without a slot)',
+  soaking: 'soaking (applied, in its confirm window)',
+  'misconfigured-agent': 'misconfigured agent (its self-check fails: fix its configuration)',
 };
 
 const $ = (id) => document.getElementById(id);
@@ -42,7 +51,8 @@ function renderLegend() {
     const li = el('li');
     const mark = el('span', symbol, `cell s-${state}`);
     mark.setAttribute('aria-hidden', 'true');
-    li.append(mark, ' ', state);
+    li.dataset.state = state;
+    li.append(mark, ' ', LEGEND[state] ?? state);
     legend.append(li);
   }
 }
@@ -113,7 +123,7 @@ function renderRollout(f) {
   const list = (id, items) => $(id).replaceChildren(...items.map((t) => el('li', t)));
   if (!s) {
     $('revision').textContent = 'No revision yet (are any inputs applied?)';
-    for (const id of ['phase', 'counts', 'wave', 'next']) $(id).textContent = '';
+    for (const id of ['phase', 'counts', 'disruption', 'wave', 'next']) $(id).textContent = '';
     list('reasons', []);
     list('attention', f.heldBack);
     return;
@@ -131,6 +141,8 @@ function renderRollout(f) {
   $('counts').textContent =
     `ready ${c.ready}, ongoing ${c.ongoing}, queued ${c.queued}, failed ${c.failed}, degraded ${c.degraded}, total ${c.total}` +
     (s.unchanged ? ` · unchanged ${s.unchanged}` : '');
+  // The line `kubectl nodenet status` prints, once the configurator has written the host preview.
+  $('disruption').textContent = f.disruption ? `Hosts: ${f.disruption}` : '';
   $('wave').textContent = s.wave
     ? `Wave: ${s.wave.label}=${s.wave.values.length ? s.wave.values.join(', ') : '(none in progress)'}`
     : '';

@@ -10,6 +10,7 @@
 export * from './wait-for.js';
 export * from './fleet/big-inputs.js';
 export * from './fleet/harness.js';
+export * from './fleet/provisioned-fleet.js';
 export * from './fleet/simulated-agent.js';
 export * from './host/agent-host.js';
 export * from './host/bgp-node.js';

@@ -137,6 +137,14 @@ export function desiredRevision(
   return [...revisions].sort((a, b) => b.spec.number - a.spec.number).find((r) => !isInvalid(r));
 }
 
+/** The agent's own message when its self-check says it is misconfigured (AgentReady False), else undefined. */
+export function agentMisconfigured(nc: NodeConfig | undefined): string | undefined {
+  const selfCheck = findCondition(nc?.status?.conditions, AGENT_READY_CONDITION);
+  return selfCheck?.status === 'False' && selfCheck.reason === AGENT_MISCONFIGURED_REASON
+    ? (selfCheck.message ?? '')
+    : undefined;
+}
+
 /** Why a node cannot take a change now, or undefined when it can. */
 export function unavailableReason(
   node: NodeLike | undefined,
@@ -146,9 +154,8 @@ export function unavailableReason(
   const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
   if (ready && ready.status !== 'True')
     return `NotReady${ready.lastTransitionTime ? ` since ${ready.lastTransitionTime}` : ''}${ready.message ? ` (${ready.message})` : ''}`;
-  const selfCheck = findCondition(nc?.status?.conditions, AGENT_READY_CONDITION);
-  if (selfCheck?.status === 'False' && selfCheck.reason === AGENT_MISCONFIGURED_REASON)
-    return `agent misconfigured: ${selfCheck.message ?? ''}`.trimEnd();
+  const misconfigured = agentMisconfigured(nc);
+  if (misconfigured !== undefined) return `agent misconfigured: ${misconfigured}`.trimEnd();
   const onNode = node.status?.conditions?.find((c) => c.type === NODE_AGENT_READY_CONDITION);
   if (onNode?.status === 'False')
     return `agent not ready (${onNode.reason ?? 'no reason'}): ${onNode.message ?? ''}`.trimEnd();

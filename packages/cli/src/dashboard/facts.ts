@@ -4,28 +4,15 @@
  * the page and the CLI cannot disagree. The page receives only these facts: nothing of the
  * kubeconfig, of the Nodes or of the inputs' specs (a BGP password reference stays on the server).
  */
-import { findCondition, labelOf, type InputObject, type NodeConfigStatus } from '@nodenet/api';
+import { findCondition, type InputObject, type NodeConfigStatus } from '@nodenet/api';
 import { findRevision, newestRevision, revisionInForce, type ClusterState } from '../cluster/state.js';
 import { historyRows, type HistoryRow } from '../views/history.js';
 import { heldBack } from '../views/held-back.js';
-import { nodeRows, renderWhy, whyRow, type NodeRow } from '../views/nodes.js';
-import { statusView, type StatusView } from '../views/status.js';
+import { renderWhy, whyRow } from '../views/nodes.js';
+import { disruptionText, statusView, type StatusView } from '../views/status.js';
+import { NodeCells, type NodeCell } from './cells.js';
 
-/** One cell of the node grid. */
-export interface NodeCell {
-  node: string;
-  /** The node's value of the wave label ('' when unlabelled or no wave label is known). */
-  wave: string;
-  /**
-   * What the cell shows: the node's placement (`kubectl nodenet nodes` STATE), except `soaking`
-   * for a node rolling out whose agent has applied and is in its confirm window.
-   */
-  state: NodeRow['placement'] | 'soaking';
-  /** One line for the hover: the placement and why. */
-  line: string;
-  revision?: number;
-  onHost?: number;
-}
+export type { CellState, NodeCell } from './cells.js';
 
 /** An input and what the configurator made of it (its Accepted / Applied / Selected conditions). */
 export interface InputOutcome {
@@ -37,6 +24,8 @@ export interface InputOutcome {
 export interface DashboardFacts {
   /** `kubectl nodenet status` of the desired revision (absent before the first revision). */
   status?: StatusView;
+  /** The `Hosts:` line `kubectl nodenet status` prints for the revision's disruption summary. */
+  disruption?: string;
   waveLabel?: string;
   fleetPaused: boolean;
   cells: NodeCell[];
@@ -50,25 +39,21 @@ export interface DashboardFacts {
 export const statusRevision = (s: ClusterState): ReturnType<typeof newestRevision> =>
   revisionInForce(s) ?? newestRevision(s);
 
-export function dashboardFacts(s: ClusterState, waveLabel: string | undefined): DashboardFacts {
+/** `cells`: the rows and cells of the last push, kept so only what changed is computed again. */
+export function dashboardFacts(
+  s: ClusterState,
+  waveLabel: string | undefined,
+  cells: NodeCells = new NodeCells(),
+): DashboardFacts {
   const rev = statusRevision(s);
-  const labels = new Map(s.nodes.map((n) => [n.metadata.name, n.metadata.labels ?? {}]));
-  const cells = nodeRows(s).map((r): NodeCell => {
-    const state = r.placement === 'rolling-out' && r.confirming ? 'soaking' : r.placement;
-    return {
-      node: r.node,
-      wave: waveLabel ? (labelOf(labels.get(r.node) ?? {}, waveLabel) ?? '') : '',
-      state,
-      line: `${state}: ${r.why}`,
-      ...(r.revision !== undefined ? { revision: r.revision } : {}),
-      ...(r.onHost !== undefined ? { onHost: r.onHost } : {}),
-    };
-  });
+  const grid = cells.of(s, waveLabel);
+  const status = rev ? statusView(s, findRevision(s, rev.metadata.name), waveLabel, grid.rows) : undefined;
   return {
-    ...(rev ? { status: statusView(s, findRevision(s, rev.metadata.name), waveLabel) } : {}),
+    ...(status ? { status } : {}),
+    ...(status?.disruption ? { disruption: disruptionText(status.disruption) } : {}),
     ...(waveLabel ? { waveLabel } : {}),
     fleetPaused: s.fleetPaused,
-    cells,
+    cells: grid.cells,
     history: historyRows(s),
     inputs: inputOutcomes(s),
     heldBack: heldBack(s.inputs),

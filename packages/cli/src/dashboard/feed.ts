@@ -20,8 +20,8 @@ export type FactsUpdate = Omit<DashboardFacts, 'cells'> & { changed: NodeCell[];
 export class FactsFeed {
   private readonly pages = new Set<http.ServerResponse>();
   private current: DashboardFacts | undefined;
-  /** The cells last sent, serialised, by node: what changed is what serialises differently. */
-  private sent = new Map<string, string>();
+  /** The cells last sent, by node. */
+  private sent = new Map<string, NodeCell>();
   private timer: NodeJS.Timeout | undefined;
   private lastPush = -Infinity;
 
@@ -64,13 +64,20 @@ export class FactsFeed {
     this.pages.clear();
   }
 
-  /** The update from what was last pushed to `next` (pure in its inputs; exported for tests). */
+  /**
+   * The update from what was last pushed to `next` (pure in its inputs; exported for tests). A cell
+   * that is the same object as before is unchanged (NodeCells keeps those); another object is
+   * compared by content.
+   */
   static diff(
-    sent: Map<string, string>,
+    sent: Map<string, NodeCell>,
     next: DashboardFacts,
-  ): { update: FactsUpdate; index: Map<string, string> } {
+  ): { update: FactsUpdate; index: Map<string, NodeCell> } {
     const index = indexCells(next);
-    const changed = next.cells.filter((c) => sent.get(c.node) !== index.get(c.node));
+    const changed = next.cells.filter((c) => {
+      const before = sent.get(c.node);
+      return before !== c && (before === undefined || !sameCell(before, c));
+    });
     const removed = [...sent.keys()].filter((n) => !index.has(n));
     const { cells: _cells, ...rest } = next;
     return { update: { ...rest, changed, removed }, index };
@@ -97,7 +104,8 @@ export class FactsFeed {
   }
 }
 
-const indexCells = (f: DashboardFacts): Map<string, string> =>
-  new Map(f.cells.map((c) => [c.node, JSON.stringify(c)]));
+const indexCells = (f: DashboardFacts): Map<string, NodeCell> => new Map(f.cells.map((c) => [c.node, c]));
+
+const sameCell = (a: NodeCell, b: NodeCell): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 const frame = (event: string, data: unknown): string => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;

@@ -3,7 +3,12 @@
  * NodeConfigs, Nodes, the four inputs, the RolloutPolicy), so a change costs a watch event, not a
  * re-list of the fleet. `onChange` is called on every event; the caller batches.
  */
-import { ROLLOUT_POLICY_NAME, type NodeConfig, type RolloutPolicy } from '@nodenet/api';
+import {
+  NODE_AGENT_READY_CONDITION,
+  ROLLOUT_POLICY_NAME,
+  type NodeConfig,
+  type RolloutPolicy,
+} from '@nodenet/api';
 import { Informer, type Clients, type KubeObject, type ListWatchSource } from '@nodenet/kube';
 import { assembleState, type ClusterState } from '../cluster/state.js';
 
@@ -12,6 +17,9 @@ function slimObject<T extends KubeObject>(o: T): T {
   const { managedFields: _m, ...metadata } = o.metadata as T['metadata'] & { managedFields?: unknown };
   return { ...o, metadata };
 }
+
+/** The Node conditions a view reads (isNodeReady, unavailableReason). */
+const NODE_CONDITIONS_READ = new Set(['Ready', NODE_AGENT_READY_CONDITION]);
 
 const slimInformer = <T extends KubeObject>(source: ListWatchSource<T>): Informer<T> =>
   new Informer(source, { transform: slimObject, pageSize: 500 });
@@ -40,7 +48,7 @@ export class LiveState {
     });
     this.nodes = new Informer(clients.node, {
       pageSize: 500,
-      // The views read a Node's labels, taints and conditions only.
+      // The views read a Node's labels, taints and two conditions only (a kubelet writes five or more).
       transform: (n) => ({
         metadata: {
           name: n.metadata.name,
@@ -50,7 +58,13 @@ export class LiveState {
         },
         ...(n.spec ? { spec: { ...(n.spec.taints ? { taints: n.spec.taints } : {}) } } : {}),
         ...(n.status
-          ? { status: { ...(n.status.conditions ? { conditions: n.status.conditions } : {}) } }
+          ? {
+              status: {
+                ...(n.status.conditions
+                  ? { conditions: n.status.conditions.filter((c) => NODE_CONDITIONS_READ.has(c.type)) }
+                  : {}),
+              },
+            }
           : {}),
       }),
     });

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Clients } from '@nodenet/kube';
 import { CliError, EXIT } from '../exit-codes.js';
 import { dashboardFacts, nodeDetail, type DashboardFacts } from './facts.js';
+import { NodeCells } from './cells.js';
 import { FactsFeed, MAX_PAGES } from './feed.js';
 import { LiveState } from './live-state.js';
 import { confirmation, parseControlRequest, performControl } from './page-controls.js';
@@ -54,8 +55,9 @@ export async function startDashboard(o: DashboardOptions): Promise<RunningDashbo
       { body: readFileSync(fileURLToPath(new URL(a.file, PAGE_DIR))), type: a.type },
     ]),
   );
+  const cells = new NodeCells();
   const feed: FactsFeed = new FactsFeed(() =>
-    dashboardFacts(live.state(), o.waveLabel ?? live.policyWaveLabel()),
+    dashboardFacts(live.state(), o.waveLabel ?? live.policyWaveLabel(), cells),
   );
   const live = new LiveState(
     o.clients,

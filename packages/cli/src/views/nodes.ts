@@ -6,10 +6,11 @@ import {
   escapeControls,
   nodePlacement,
   type AgentReport,
+  type NodeConfig,
   type NodePlacement,
   type PlacementState,
 } from '@nodenet/api';
-import { isNodeReady } from '@nodenet/kube';
+import { isNodeReady, type Node } from '@nodenet/kube';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 import { age, table } from './format.js';
 import { assignedAt, type ClusterState } from '../cluster/state.js';
@@ -59,27 +60,28 @@ export function placements(s: ClusterState): NodePlacement[] {
 export function nodeRows(s: ClusterState): NodeRow[] {
   const ncs = new Map(s.nodeConfigs.map((nc) => [nc.metadata.name, nc]));
   const nodes = new Map(s.nodes.map((n) => [n.metadata.name, n]));
-  return placements(s).map((p) => {
-    const nc = ncs.get(p.node);
-    const node = nodes.get(p.node);
-    const answered = p.report !== 'pending' && p.report !== 'none';
-    const since = (answered ? nc?.status?.lastUpdate : undefined) ?? (nc && assignedAt(nc));
-    return {
-      node: p.node,
-      ready: node ? isNodeReady(node) : false,
-      ...(p.desired ? { desired: p.desired.number } : {}),
-      ...(p.assigned ? { revision: p.assigned.number, revisionName: p.assigned.name } : {}),
-      placement: p.state,
-      state: p.report,
-      ...(p.applied !== undefined ? { onHost: p.applied } : {}),
-      ...(since ? { since } : {}),
-      confirming: p.report === 'confirming',
-      why: p.why,
-      next: p.next,
-      message: nc ? (answered ? (nc.status?.message ?? '') : 'waiting for the agent to report') : '',
-      ...(p.rolledBackFrom ? { rolledBackFrom: p.rolledBackFrom } : {}),
-    };
-  });
+  return placements(s).map((p) => nodeRow(p, ncs.get(p.node), nodes.get(p.node)));
+}
+
+/** One node's row from its placement, its NodeConfig and its Node (pure). */
+export function nodeRow(p: NodePlacement, nc: NodeConfig | undefined, node: Node | undefined): NodeRow {
+  const answered = p.report !== 'pending' && p.report !== 'none';
+  const since = (answered ? nc?.status?.lastUpdate : undefined) ?? (nc && assignedAt(nc));
+  return {
+    node: p.node,
+    ready: node ? isNodeReady(node) : false,
+    ...(p.desired ? { desired: p.desired.number } : {}),
+    ...(p.assigned ? { revision: p.assigned.number, revisionName: p.assigned.name } : {}),
+    placement: p.state,
+    state: p.report,
+    ...(p.applied !== undefined ? { onHost: p.applied } : {}),
+    ...(since ? { since } : {}),
+    confirming: p.report === 'confirming',
+    why: p.why,
+    next: p.next,
+    message: nc ? (answered ? (nc.status?.message ?? '') : 'waiting for the agent to report') : '',
+    ...(p.rolledBackFrom ? { rolledBackFrom: p.rolledBackFrom } : {}),
+  };
 }
 
 const num = (n: number | undefined): string => (n !== undefined ? String(n) : '<none>');

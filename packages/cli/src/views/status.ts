@@ -60,10 +60,15 @@ export interface StatusView {
   next: string;
 }
 
-export function statusView(s: ClusterState, rev: Revision, waveLabel?: string): StatusView {
+/** `rows`: `nodeRows(s)`, when the caller has them already (the dashboard keeps them between pushes). */
+export function statusView(
+  s: ClusterState,
+  rev: Revision,
+  waveLabel?: string,
+  rows: NodeRow[] = nodeRows(s),
+): StatusView {
   const st = rev.status ?? {};
   const inForce = revisionInForce(s);
-  const rows = nodeRows(s);
   const failedNodes = st.failedNodes ?? [];
   const degradedNodes = st.degradedNodes ?? [];
   const counts = {
@@ -355,7 +360,7 @@ export function renderStatus(v: StatusView, nowMs: number): string {
 }
 
 /** `l2-interruption at worst against rev-…: 4 nodes: 2 unchanged, 2 l2-interruption` (diff --host's summary). */
-function disruptionText(d: RevisionDisruption): string {
+export function disruptionText(d: RevisionDisruption): string {
   const counts = {
     unchanged: 0,
     none: 0,
