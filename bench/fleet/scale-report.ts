@@ -100,12 +100,14 @@ export function changeRows(
     'nodes changed / nodes': `${p.changed} / ${N} (update limit ${o.limit} = ${perLimit}: ${waves} wave(s))`,
     'wall time, agents on the compressed clock': `${((a.t - b.t) / 1000).toFixed(0)} s (the agents' window ÷ ${o.factor}; the server's and the configurator's work is not compressed)`,
     'the same rollout with the default window (4 m, soak 0), at least': `${waves * 4} min`,
-    'writes per changed node, all writers (goal ≤ 4)': `${(writes / p.changed).toFixed(2)} (${writes} writes)`,
+    'writes per node per rollout, all writers (goal ≤ 4)': `${(writes / N).toFixed(2)} per node of the fleet, ${(writes / p.changed).toFixed(2)} per changed node (${writes} writes)`,
     ...writerRows(p, 'configurator', N),
     ...writerRows(p, 'agents', N),
     'watch events the configurator received, per node': `${(events / N).toFixed(2)} (${watch.map(([k, r]) => `${k.slice(6)} ${(r.events / N).toFixed(2)}`).join(', ')}; ${kib(sum(watch, (r) => r.responseBytes) / N)} of watch JSON)`,
     'configurator CPU per node (goal ≤ 1.2× the client floor; floor: bench fleet-5000)': `${cpuPerNode.toFixed(2)} ms (${((a.configurator.cpuMs - b.configurator.cpuMs) / 1000).toFixed(1)} s)`,
-    'configurator passes (mean duration)': `${passes} (${(((a.passSeconds - b.passSeconds) / passes) * 1000).toFixed(0)} ms)`,
+    'configurator passes (mean duration)': Number.isFinite(passes)
+      ? `${passes} (${(((a.passSeconds - b.passSeconds) / passes) * 1000).toFixed(0)} ms)`
+      : '(metrics not up yet at the start)',
     'configurator RSS per node now / peak (goal ≤ 16 KiB)': `${kib(a.configurator.rss / N)} / ${kib(a.configurator.hwm / N)} (${(a.configurator.rss / 2 ** 20).toFixed(0)} / ${(a.configurator.hwm / 2 ** 20).toFixed(0)} MiB)`,
     'devcluster CPU per node': `${((a.dc.cpuMs - b.dc.cpuMs) / N).toFixed(2)} ms (${((a.dc.cpuMs - b.dc.cpuMs) / 1000).toFixed(1)} s)`,
     'devcluster RSS / heap after GC, per node': `${kib(a.dc.rss / N)} / ${kib(a.dcHeap / N)} (${(a.dc.rss / 2 ** 20).toFixed(0)} / ${(a.dcHeap / 2 ** 20).toFixed(0)} MiB)`,
