@@ -236,6 +236,25 @@ phases.push(
   ),
 );
 
+// The client floor (bench/fleet-client-floor.ts): the configurator stopped, a process that only
+// patches every NodeConfig with a new spec and keeps the configurator's informer, while the agents
+// answer with the same write pattern; its CPU per node is what the configurator's client costs at least.
+configurator.kill('SIGTERM');
+await new Promise((res) => configurator.once('exit', res));
+const floorChild = child(new URL('./fleet-client-floor.ts', import.meta.url).pathname, []);
+const floorReady = floorChild.next('ready');
+floorChild.cp.send({ type: 'start', kubeconfigPath: kubeconfigs.floor });
+await floorReady;
+const floorDone = floorChild.next<{ cpuMs: number; nodes: number; events: number }>('done');
+floorChild.cp.send({ type: 'run' });
+const floor = await floorDone;
+floorChild.cp.send({ type: 'stop' });
+console.log(
+  `\nclient floor (load ${load()}): ${(floor.cpuMs / floor.nodes).toFixed(2)} ms CPU per node ` +
+    `(${floor.cpuMs.toFixed(0)} ms for ${floor.nodes} patches fed back and ${floor.events} NodeConfig events ` +
+    `with the same agent write pattern, every node at once); goal for the configurator: ≤ ${((1.2 * floor.cpuMs) / floor.nodes).toFixed(2)} ms per node (1.2×)`,
+);
+
 const pattern = AGENT_WRITE_PATTERN;
 console.log(
   `\nagent write pattern (AGENT_WRITE_PATTERN): ${writesPerChangingApply(pattern)} writes per changing apply ` +
@@ -256,7 +275,6 @@ for (const p of phases) {
 console.log(
   `\ntotal bench wall time ${((performance.now() - t00) / 60_000).toFixed(1)} min; load ${load()} at end`,
 );
-configurator.kill('SIGTERM');
 agents.cp.send({ type: 'stop' });
 dcChild.cp.send({ type: 'stop' });
 admin.client.close();
