@@ -1,17 +1,24 @@
 /**
- * Child process of bench/fleet.ts: the simulated agents of the whole fleet, so that their watch
- * stream, JSON parsing and status writes do not share an event loop with the configurator.
- * They use one shared NodeConfig watch for all nodes (a real agent watches only its own NodeConfig
- * with fieldSelector metadata.name=<node>; one watch for 1,000 simulated agents keeps the harness
- * light, and the configurator's side of the protocol is identical). Each agent writes `provisioning`,
- * then after the simulated apply latency `provisioned`, through /status like the real agent.
+ * Child process of bench/fleet.ts and bench/fleet-scale.ts: the simulated agents of the whole
+ * fleet, so that their watch stream, JSON parsing and status writes do not share an event loop with
+ * the configurator. They use one shared NodeConfig watch for all nodes (a real agent watches only
+ * its own NodeConfig with fieldSelector metadata.name=<node>; one watch for the simulated agents
+ * keeps the harness light, and the configurator's side of the protocol is identical). Each agent
+ * writes `provisioning`, then after the simulated apply latency `provisioned`, through /status like
+ * the real agent; with `patternFactor` it plays the real agent's whole write pattern
+ * (AGENT_WRITE_PATTERN: heartbeats, observed state, Node condition) on a clock `patternFactor`
+ * times faster, from the moment the parent sends {pattern}.
  * Protocol (IPC): parent sends {start, kubeconfigPath, latencyMs}; child answers {ready};
- * parent sends {report}; child answers {report, writes, writeErrors, cpu}; parent sends {stop}.
+ * parent sends {pattern, factor} (answer {patternOn}); {report}; child answers {report, writes,
+ * writeErrors, patternWrites, cpu}; parent sends {stop}.
  */
-import { SimulatedAgents } from '@nodenet/testkit';
+import { AGENT_WRITE_PATTERN, SimulatedAgents, compressed } from '@nodenet/testkit';
 
 type Msg =
-  { type: 'start'; kubeconfigPath: string; latencyMs: number } | { type: 'report' } | { type: 'stop' };
+  | { type: 'start'; kubeconfigPath: string; latencyMs: number }
+  | { type: 'pattern'; factor: number }
+  | { type: 'report'; summary?: boolean }
+  | { type: 'stop' };
 
 let agents: SimulatedAgents | undefined;
 const send = (m: unknown): void => {
@@ -24,11 +31,18 @@ process.on('message', (m: Msg) => {
       agents = new SimulatedAgents({ kubeconfigPath: m.kubeconfigPath, defaultDelayMs: m.latencyMs });
       await agents.start();
       send({ type: 'ready' });
+    } else if (m.type === 'pattern') {
+      agents?.playPattern(compressed(AGENT_WRITE_PATTERN, m.factor));
+      send({ type: 'patternOn' });
     } else if (m.type === 'report') {
       send({
         type: 'report',
-        writes: agents?.writes ?? [],
+        // A summary (counts only) for fleets whose write records would be a large message.
+        writes: m.summary ? [] : (agents?.writes ?? []),
+        writeCount: agents?.writes.length ?? 0,
         writeErrors: agents?.writeErrors ?? 0,
+        patternWrites: agents?.patternWrites?.counts ?? {},
+        patternErrors: agents?.patternWrites?.errors ?? 0,
         cpu: process.cpuUsage(),
       });
     } else if (m.type === 'stop') {

@@ -15,6 +15,10 @@ export const { values: args } = parseArgs({
     'blast-nodes': { type: 'string', default: '100' },
     'blast-limit': { type: 'string', default: '10' },
     'not-ready-timeout': { type: 'string', default: '2000' },
+    /** The revision build's size (scenario 2). */
+    'build-nodes': { type: 'string', default: '5000' },
+    'build-l2': { type: 'string', default: '2000' },
+    'build-vrfs': { type: 'string', default: '500' },
     /** Write V8 CPU profiles of the devcluster and agents processes here (run this one with --cpu-prof). */
     'cpu-prof-dir': { type: 'string' },
   },

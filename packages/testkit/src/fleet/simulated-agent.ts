@@ -30,6 +30,8 @@ import {
   type NodeConfigStatus,
 } from '@nodenet/api';
 import { reportedStatus, type AgentReport } from '../agent-status.js';
+import { livenessWrites, type AgentWritePattern } from './agent-write-pattern.js';
+import { PatternWrites } from './pattern-writes.js';
 
 export type AgentBehaviour =
   | { kind: 'ok'; delayMs?: number }
@@ -71,6 +73,12 @@ export interface SimulatedAgentsOptions {
    * (breaks the rule of docs/agent-status.md, as agents written to its older text did).
    */
   generationOnlyAgents?: (node: string) => boolean;
+  /**
+   * Play the real agent's whole write pattern (agent-write-pattern.ts: progress reports, liveness
+   * through the confirm window, observed state, the Node condition) for `ok` behaviours; without
+   * it an agent writes `provisioning` and its result only. Plain-HTTP devcluster only.
+   */
+  writePattern?: AgentWritePattern;
 }
 
 const PLURAL = 'nodeconfigs';
@@ -89,6 +97,9 @@ export class SimulatedAgents {
   private readonly stoppedNodes = new Set<string>();
   readonly writes: StatusWriteRecord[] = [];
   writeErrors = 0;
+  /** The pattern's writes besides status reports (with a write pattern). */
+  patternWrites: PatternWrites | undefined;
+  private pattern: AgentWritePattern | undefined;
   private stopped = false;
   behaviour: (node: string, revision: string) => AgentBehaviour;
 
@@ -117,6 +128,7 @@ export class SimulatedAgents {
         },
       }),
     );
+    if (opts.writePattern) this.playPattern(opts.writePattern);
     this.behaviour = opts.behaviour ?? (() => ({ kind: 'ok', delayMs: opts.defaultDelayMs ?? 20 }));
   }
 
@@ -142,6 +154,13 @@ export class SimulatedAgents {
     this.stopped = true;
     for (const s of this.state.values()) if (s.timer) clearTimeout(s.timer);
     await this.informer?.stop();
+    this.patternWrites?.close();
+  }
+
+  /** From now on, assignments play this write pattern (see `writePattern`). */
+  playPattern(pattern: AgentWritePattern): void {
+    this.pattern = pattern;
+    this.patternWrites ??= new PatternWrites(this.kc);
   }
 
   /** The agent of this node stops (no more status writes), e.g. for a node that goes away. */
@@ -188,6 +207,7 @@ export class SimulatedAgents {
         lastAppliedRevision: revision,
         message: 'unchanged',
       });
+      this.patternWrites?.conditions(node, revision, this.pattern?.nodeCondition.noOp);
       return;
     }
     const b = this.behaviour(node, revision);
@@ -198,17 +218,14 @@ export class SimulatedAgents {
       ...(previous ? { lastAppliedRevision: previous } : {}),
       message: `applying ${shortHash(revision)}`,
     });
+    const pattern = b.kind === 'ok' ? this.pattern : undefined;
+    this.patternWrites?.conditions(node, revision, pattern?.nodeCondition.changing.slice(0, 1));
     if (b.kind === 'stuck') return;
     s.timer = setTimeout(
       () => {
         if (this.stopped || this.stoppedNodes.has(node)) return;
         if (b.kind === 'ok') {
-          Object.assign(s, { host: revision, hostContent: content, hostNumber: s.number });
-          void this.write(node, revision, gen, {
-            configStatus: 'provisioned',
-            lastAppliedRevision: revision,
-            message: 'applied',
-          });
+          this.settle(pattern, { node, revision, gen, key, previous, nc, content });
         } else if (b.kind === 'interrupted') {
           void this.write(node, revision, gen, {
             configStatus: 'invalid',
@@ -236,6 +253,58 @@ export class SimulatedAgents {
       },
       b.delayMs ?? this.opts.defaultDelayMs ?? 20,
     );
+  }
+
+  /** An `ok` apply's end: `provisioned`, after the confirm window's writes with a pattern. */
+  private settle(
+    pattern: AgentWritePattern | undefined,
+    a: Attempt & { nc: NodeConfig; content: string },
+  ): void {
+    const s = this.state.get(a.node)!;
+    const applied = (): void => {
+      Object.assign(s, { host: a.revision, hostContent: a.content, hostNumber: s.number });
+      void this.write(a.node, a.revision, a.gen, {
+        configStatus: 'provisioned',
+        lastAppliedRevision: a.revision,
+        message: 'applied',
+      });
+      if (pattern) this.patternWrites?.afterApplied(a.node, a.nc.spec, pattern);
+    };
+    if (!pattern) applied();
+    else
+      void this.playWindow(pattern, a).then((go) => {
+        if (go) applied();
+      });
+  }
+
+  /**
+   * The write pattern from the second progress report through the confirm window's liveness
+   * writes; false when the agent stopped or got a new assignment meanwhile.
+   */
+  private async playWindow(p: AgentWritePattern, a: Attempt): Promise<boolean> {
+    const { node, revision, gen } = a;
+    const st = this.state.get(node) as { key?: string };
+    const live = (): boolean => !this.stopped && !this.stoppedNodes.has(node) && st.key === a.key;
+    let report: AgentReport = { configStatus: 'provisioning' };
+    for (const [i, r] of p.progress.entries()) {
+      report = {
+        configStatus: 'provisioning',
+        ...(a.previous ? { lastAppliedRevision: a.previous } : {}),
+        message: `${r.reason} ${shortHash(revision)}`,
+      };
+      if (i === 0) continue; // written when the assignment arrived
+      if (!live()) return false;
+      await this.write(node, revision, gen, report);
+      this.patternWrites?.conditions(node, revision, p.nodeCondition.changing.slice(i, i + 1));
+    }
+    const ns = p.liveness.leaseNamespace ?? 'default';
+    for (let k = 0; k < livenessWrites(p); k++) {
+      await new Promise((r) => setTimeout(r, p.liveness.intervalMs));
+      if (!live()) return false;
+      if (p.liveness.kind === 'lease') await this.patternWrites?.lease(node, ns, new Date().toISOString());
+      else await this.write(node, revision, gen, report);
+    }
+    return live();
   }
 
   /** Per node, the write in flight: a real agent writes its status one request at a time. */
@@ -306,6 +375,15 @@ interface AgentState {
   hostContent?: string;
   hostNumber?: number;
   timer?: NodeJS.Timeout;
+}
+
+/** One assignment an agent handles. */
+interface Attempt {
+  node: string;
+  revision: string;
+  gen: number | undefined;
+  key: string;
+  previous: string | undefined;
 }
 
 type NumbersOfReport = Pick<NodeConfigStatus, 'revisionNumber' | 'appliedRevisionNumber'>;
