@@ -3,15 +3,19 @@
  * stream, JSON parsing and status writes do not share an event loop with the configurator.
  * They use one shared NodeConfig watch for all nodes (a real agent watches only its own NodeConfig
  * with fieldSelector metadata.name=<node>; one watch for 1,000 simulated agents keeps the harness
- * light, and the configurator's side of the protocol is identical). Each agent writes `provisioning`,
- * then after the simulated apply latency `provisioned`, through /status like the real agent.
- * Protocol (IPC): parent sends {start, kubeconfigPath, latencyMs}; child answers {ready};
- * parent sends {report}; child answers {report, writes, writeErrors, cpu}; parent sends {stop}.
+ * light, and the configurator's side of the protocol is identical). Each agent writes what the real
+ * agent writes (packages/testkit/src/fleet/agent-liveness.ts): `provisioning`, a liveness Lease
+ * renewal every `heartbeatMs` while it works (time-compressed with the latency), then after the
+ * simulated apply latency `provisioned`, through /status like the real agent.
+ * Protocol (IPC): parent sends {start, kubeconfigPath, latencyMs, heartbeatMs?}; child answers {ready};
+ * parent sends {report}; child answers {report, writes, leaseRenewals, writeErrors, cpu}; parent sends {stop}.
  */
 import { SimulatedAgents } from '@nodenet/testkit';
 
 type Msg =
-  { type: 'start'; kubeconfigPath: string; latencyMs: number } | { type: 'report' } | { type: 'stop' };
+  | { type: 'start'; kubeconfigPath: string; latencyMs: number; heartbeatMs?: number }
+  | { type: 'report' }
+  | { type: 'stop' };
 
 let agents: SimulatedAgents | undefined;
 const send = (m: unknown): void => {
@@ -21,13 +25,18 @@ const send = (m: unknown): void => {
 process.on('message', (m: Msg) => {
   void (async () => {
     if (m.type === 'start') {
-      agents = new SimulatedAgents({ kubeconfigPath: m.kubeconfigPath, defaultDelayMs: m.latencyMs });
+      agents = new SimulatedAgents({
+        kubeconfigPath: m.kubeconfigPath,
+        defaultDelayMs: m.latencyMs,
+        ...(m.heartbeatMs !== undefined ? { liveness: { heartbeatMs: m.heartbeatMs } } : {}),
+      });
       await agents.start();
       send({ type: 'ready' });
     } else if (m.type === 'report') {
       send({
         type: 'report',
         writes: agents?.writes ?? [],
+        leaseRenewals: agents?.leases.renewals.length ?? 0,
         writeErrors: agents?.writeErrors ?? 0,
         cpu: process.cpuUsage(),
       });
