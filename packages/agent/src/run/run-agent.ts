@@ -249,7 +249,8 @@ function agentParts(
       nodeName: options.nodeName,
       namespace: options.leaseNamespace,
       durationSeconds: Math.max(1, Math.round((2 * options.heartbeatMs) / 1000)),
-      onError: (err) => log.warn({ err: describeCause(err) }, 'liveness Lease renewal failed; next beat retries'),
+      onError: (err) =>
+        log.warn({ err: describeCause(err) }, 'liveness Lease renewal failed; next beat retries'),
     }),
   });
   const observation = new NodeObservation({

@@ -93,7 +93,11 @@ export class AgentLease {
         ...(ownerReferences ? { ownerReferences } : {}),
         ...(base?.metadata.resourceVersion ? { resourceVersion: base.metadata.resourceVersion } : {}),
       },
-      spec: { holderIdentity: nodeName, leaseDurationSeconds: durationSeconds, renewTime: microTime(this.now()) },
+      spec: {
+        holderIdentity: nodeName,
+        leaseDurationSeconds: durationSeconds,
+        renewTime: microTime(this.now()),
+      },
     };
   }
 }

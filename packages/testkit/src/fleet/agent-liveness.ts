@@ -6,7 +6,7 @@
  * rewrites its `provisioning` status at each beat instead. The one module the fleet tests and
  * bench/fleet-agents.ts both use, so a benchmark counts what the real agent writes.
  */
-import { CoordinationV1Api, type Configuration, type V1Lease } from '@kubernetes/client-node';
+import { CoordinationV1Api, V1MicroTime, type Configuration, type V1Lease } from '@kubernetes/client-node';
 import { AGENT_LEASE_LABEL, API_VERSION } from '@nodenet/api';
 
 /** The real agent's default --heartbeat-interval (packages/agent/src/run/defaults.ts). */
@@ -50,7 +50,12 @@ export class SimulatedLeases {
           : {}),
         ...(base?.metadata?.resourceVersion ? { resourceVersion: base.metadata.resourceVersion } : {}),
       },
-      spec: { holderIdentity: node, leaseDurationSeconds: Math.ceil((2 * this.heartbeatMs) / 1000), renewTime: new Date() },
+      spec: {
+        holderIdentity: node,
+        leaseDurationSeconds: Math.ceil((2 * this.heartbeatMs) / 1000),
+        // MicroTime: six fractional digits, as the API server requires (kube/src/leader/leader.ts).
+        renewTime: new V1MicroTime(Date.now()),
+      },
     });
     try {
       const base = this.current.get(node);
