@@ -215,12 +215,7 @@ export class SimulatedAgents {
     };
     void this.write(node, revision, gen, provisioning);
     if (b.kind === 'stuck') return;
-    const uid = nc.metadata.uid;
-    s.stopBeat = beatWhileWorking(this.leases.heartbeatMs, () => {
-      if (this.stopped || this.stoppedNodes.has(node)) return;
-      if (this.opts.statusHeartbeatAgents?.(node)) void this.write(node, revision, gen, provisioning);
-      else void this.leases.renew(node, uid);
-    });
+    s.stopBeat = this.beat(nc, provisioning);
     s.timer = setTimeout(
       () => {
         s.stopBeat?.();
@@ -259,6 +254,17 @@ export class SimulatedAgents {
       },
       b.delayMs ?? this.opts.defaultDelayMs ?? 20,
     );
+  }
+
+  /** The liveness beat while the agent works on `nc`: a Lease renewal, or an old agent's status rewrite. */
+  private beat(nc: NodeConfig, provisioning: AgentReport): () => void {
+    const node = nc.metadata.name;
+    return beatWhileWorking(this.leases.heartbeatMs, () => {
+      if (this.stopped || this.stoppedNodes.has(node)) return;
+      if (this.opts.statusHeartbeatAgents?.(node))
+        void this.write(node, nc.spec.revision, nc.metadata.generation, provisioning);
+      else void this.leases.renew(node, nc.metadata.uid);
+    });
   }
 
   /** Per node, the write in flight: a real agent writes its status one request at a time. */
