@@ -25,6 +25,8 @@ export class SimulatedLeases {
   readonly namespace: string;
   private readonly api: CoordinationV1Api;
   private readonly current = new Map<string, V1Lease>();
+  /** Nodes with a renewal in flight: as the real agent, at most one at a time (no pile-up). */
+  private readonly inFlight = new Set<string>();
   /** Every renewal that landed. */
   readonly renewals: { node: string; at: number }[] = [];
   errors = 0;
@@ -37,6 +39,16 @@ export class SimulatedLeases {
 
   /** Renews `node`'s Lease, owned by its NodeConfig (`uid`), as the real agent does. */
   async renew(node: string, ownerUid: string | undefined): Promise<void> {
+    if (this.inFlight.has(node)) return;
+    this.inFlight.add(node);
+    try {
+      await this.write(node, ownerUid);
+    } finally {
+      this.inFlight.delete(node);
+    }
+  }
+
+  private async write(node: string, ownerUid: string | undefined): Promise<void> {
     const namespace = this.namespace;
     const body = (base?: V1Lease): V1Lease => ({
       apiVersion: 'coordination.k8s.io/v1',
