@@ -87,7 +87,8 @@ describePrivileged(
       configurator = spawnConfigurator(
         await rbac.podTokenKubeconfig(CONFIGURATOR_SA, 'nodenet-configurator-5c8f7'),
       );
-      agent = env.startAgent({ resync: '5s' });
+      // Its liveness Lease in its own namespace, as deploy/ runs it (the RBAC Role is there).
+      agent = env.startAgent({ resync: '5s', extraArgs: ['--lease-namespace', 'nodenet-system'] });
     }, 180_000);
 
     afterAll(async () => {
