@@ -87,7 +87,16 @@ describePrivileged(
       configurator = spawnConfigurator(
         await rbac.podTokenKubeconfig(CONFIGURATOR_SA, 'nodenet-configurator-5c8f7'),
       );
-      agent = env.startAgent({ resync: '5s' });
+      // Its liveness Lease in its own namespace, as deploy/ runs it (the RBAC Role is there), renewed
+      // every second of a 3 s confirm window (issue 40).
+      agent = env.startAgent({
+        resync: '5s',
+        confirmWindow: '3s',
+        extraArgs: [
+          ...['--lease-namespace', 'nodenet-system', '--heartbeat-interval', '1s'],
+          ...['--confirm-interval', '1s', '--confirm-unreachable-limit', '2s'],
+        ],
+      });
     }, 180_000);
 
     afterAll(async () => {
@@ -111,6 +120,9 @@ describePrivileged(
         'example.com/keep',
       ]);
 
+      // The agent renewed its own liveness Lease with its own identity.
+      const lease = await cluster.clients.lease.get(REAL, 'nodenet-system');
+      expect(lease.spec?.holderIdentity).toBe(REAL);
       expect(refusals(agent.logs.map((l) => JSON.stringify(l)))).toEqual([]);
       expect(simulated.map((a) => a.writeErrors)).toEqual([0, 0]);
       expect(refusals(configurator.lines)).toEqual([]);

@@ -1,7 +1,8 @@
 /**
  * The agent's Kubernetes side against a real devcluster over HTTP with the real @nodenet/kube client:
  * the watch by exact name, status writes with retries across an API outage, drift repair at resync
- * without status writes, start-up taint removal. The host boundary (netlink + FRR drivers) is the
+ * without status writes, start-up taint removal, the liveness Lease and the writes a change costs
+ * (issue 40). The host boundary (netlink + FRR drivers) is the
  * in-memory stand-in, because this suite is about the API side; the real drivers are covered by the
  * host suites.
  */
@@ -18,10 +19,11 @@ import {
   type NodeConfigSpec,
 } from '@nodenet/api';
 import { startDevCluster, type DevCluster } from '@nodenet/devcluster';
-import { KubeClient, loadKubeConfig, makeClients, type Clients } from '@nodenet/kube';
+import { Informer, KubeClient, loadKubeConfig, makeClients, type Clients, type Lease } from '@nodenet/kube';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  AgentLease,
   AgentLoop,
   nodeConfigStatusWriter,
   removeStartupTaints,
@@ -57,13 +59,15 @@ function nodeConfig(name: string, spec: NodeConfigSpec, assignedAt = '2025-01-01
 
 function startAgent(
   nodeName: string,
-  extra: { startupTaints?: string[]; heartbeatMs?: number } = {},
+  extra: { startupTaints?: string[]; heartbeatMs?: number; confirmWindowMs?: number } = {},
 ): AgentLoop {
   const metrics = new AgentMetrics();
   const status = new StatusReporter({
     write: nodeConfigStatusWriter(clients, nodeName),
     backoff: { initialMs: 20, maxMs: 100, factor: 2 },
     onWriteError: () => void statusWriteFailures++,
+    // As run-agent.ts wires it: heartbeats renew the node's Lease (in `default` here).
+    liveness: new AgentLease({ clients, nodeName, namespace: 'default', durationSeconds: 1 }),
   });
   reporters.push(status);
   const pipeline = new Pipeline({
@@ -74,7 +78,11 @@ function startAgent(
     metrics,
     logger: log,
     onFirstHealthy: () => removeStartupTaints(clients, nodeName, extra.startupTaints ?? [], log),
-    confirm: { windowMs: 0, intervalMs: 1000, unreachableLimitMs: 10_000 },
+    confirm: {
+      windowMs: extra.confirmWindowMs ?? 0,
+      intervalMs: extra.confirmWindowMs ? 100 : 1000,
+      unreachableLimitMs: extra.confirmWindowMs ? extra.confirmWindowMs / 2 : 10_000,
+    },
     heartbeatMs: extra.heartbeatMs ?? 0,
   });
   const loop = new AgentLoop({ nodeName, clients, pipeline, status, metrics, logger: log, resyncMs: 150 });
@@ -132,9 +140,9 @@ describe('agent loop against devcluster', () => {
     expect(host.calls.filter((c) => c.startsWith('netlink.apply')).length).toBeGreaterThanOrEqual(1);
   });
 
-  it('heartbeats during a slow apply: lastUpdate moves on while the status stays provisioning', async () => {
+  it('heartbeats during a slow apply: provisioning written once (at the first beat), then Lease renewals, no status rewrite', async () => {
     const A = sampleSpec(1);
-    await clients.nodeConfig.create(nodeConfig('node-1', A));
+    const created = await clients.nodeConfig.create(nodeConfig('node-1', A));
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     host.beforeNetlinkApply = () => held; // e.g. an FRR command taking its full 60 s
@@ -143,13 +151,64 @@ describe('agent loop against devcluster', () => {
       const s = await statusOf('node-1');
       return s?.configStatus === 'provisioning' ? s.lastUpdate : undefined;
     });
-    const later = await waitFor('a heartbeat', async () => {
-      const s = await statusOf('node-1');
-      return s?.configStatus === 'provisioning' && s.lastUpdate !== first ? s.lastUpdate : undefined;
+    const renewed = await waitFor('two renewals of the Lease', async () => {
+      const lease = await clients.lease.get('node-1', 'default').catch(() => undefined);
+      const rv = lease?.metadata.resourceVersion;
+      const again = rv && (await clients.lease.get('node-1', 'default')).metadata.resourceVersion;
+      return rv && again !== rv ? lease : undefined;
     });
-    expect(later > first!).toBe(true);
+    // Named after the node, labelled for the configurator's informer, owned by the NodeConfig.
+    expect(renewed.metadata.labels).toEqual({ 'network.nodenet.io/agent-lease': 'true' });
+    expect(renewed.metadata.ownerReferences).toEqual([
+      { apiVersion: API_VERSION, kind: 'NodeConfig', name: 'node-1', uid: created.metadata.uid },
+    ]);
+    expect(renewed.spec?.holderIdentity).toBe('node-1');
+    expect((await statusOf('node-1'))?.lastUpdate).toBe(first);
     release();
     await waitFor('provisioned', async () => (await statusOf('node-1'))?.configStatus === 'provisioned');
+  });
+
+  it('a change with a confirm window costs the agent 3 writes (provisioning, one renewal, provisioned), 4 with the spec write; idle, none', async () => {
+    // The defaults' proportions: a 4m window, a renewal every 150s; here 1.5 s and 0.95 s.
+    const A = sampleSpec(1);
+    const B = sampleSpec(2);
+    await clients.nodeConfig.create(nodeConfig('node-1', A));
+    startAgent('node-1', { heartbeatMs: 950, confirmWindowMs: 1500 });
+    await waitFor(
+      'A provisioned',
+      async () => (await statusOf('node-1'))?.lastAppliedRevision === A.revision,
+    );
+    const events: string[] = [];
+    const ncs = new Informer(clients.nodeConfig, { fieldSelector: 'metadata.name=node-1' });
+    const leases = new Informer<Lease>(clients.lease, { namespace: 'default' });
+    ncs.on((e) => void (e.type === 'update' && events.push(`nc ${e.object.status?.configStatus}`)));
+    leases.on((e) => void ((e.type === 'add' || e.type === 'update') && events.push('lease')));
+    for (const i of [ncs, leases]) i.start();
+    await Promise.all([ncs.waitForSync(), leases.waitForSync()]);
+    try {
+      await reporters[0]!.flush();
+      await new Promise((r) => setTimeout(r, 300)); // whatever A's apply still had under way lands first
+      events.length = 0;
+      const nc = await clients.nodeConfig.get('node-1');
+      await clients.nodeConfig.update({ ...nc, spec: B }); // the configurator's write
+      await waitFor(
+        'B provisioned',
+        async () => (await statusOf('node-1'))?.lastAppliedRevision === B.revision,
+      );
+      await waitFor('the watch delivered it', () => events.includes('nc provisioned'));
+      expect(events).toEqual([
+        'nc provisioned', // the spec write (the old status stays)
+        'nc provisioning', // Confirming: Applying was held and superseded
+        'lease',
+        'nc provisioned',
+      ]);
+      events.length = 0;
+      await new Promise((r) => setTimeout(r, 2 * 950 + 500)); // two beats and several resyncs
+      expect(events).toEqual([]);
+    } finally {
+      ncs.stop();
+      leases.stop();
+    }
   });
 
   it('applies its own NodeConfig, reports provisioned with the revision numbers, and ignores node-10 as node-1', async () => {

@@ -74,7 +74,9 @@ beforeAll(async () => {
     // Each agent only answers for its own node, with its own node-bound token.
     const a = new SimulatedAgents({
       kubeconfigPath: agentKubeconfig.get(n)!,
-      behaviour: (node) => (node === n ? { kind: 'ok', delayMs: 20 } : { kind: 'never' }),
+      // Long enough for liveness Lease renewals (issue 40) in the agents' namespace, as deploy/ has it.
+      behaviour: (node) => (node === n ? { kind: 'ok', delayMs: 400 } : { kind: 'never' }),
+      liveness: { namespace: NS, heartbeatMs: 150 },
     });
     await a.start();
     agents.push(a);
@@ -99,6 +101,13 @@ describe('deploy/ with authorization and admission on', () => {
     });
     expect(rev.spec.hash).toMatch(/^[0-9a-f]+$/);
     expect(agents.map((a) => a.writeErrors)).toEqual([0, 0, 0]);
+    // Each agent created and renewed its own liveness Lease (agent-rbac.yaml, agent-policy.yaml).
+    expect(agents.map((a) => a.leases.errors)).toEqual([0, 0, 0]);
+    expect(agents.map((a, i) => a.leases.renewals.some((r) => r.node === NODES[i]))).toEqual([
+      true,
+      true,
+      true,
+    ]);
     expect(agents.flatMap((a) => a.writes.map((w) => w.node)).sort()).toEqual(expect.arrayContaining(NODES));
     expect(refusals(configurator.lines)).toEqual([]);
   }, 120_000);
@@ -119,6 +128,29 @@ describe('deploy/ with authorization and admission on', () => {
     await expect(
       agentClients('node-1').nodeConfig.patchStatus('node-1', { status: { message: 'own status' } }),
     ).resolves.toBeDefined();
+  });
+
+  it("an agent writing another node's liveness Lease is refused by the policy; its own it may create and update (issue 40)", async () => {
+    const forbidden = (name: string) =>
+      denied('leases.coordination.k8s.io', name, `agent on node node-1 may not write leases ${name}`);
+    const planted = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name: 'node-9', namespace: NS },
+      spec: { holderIdentity: 'node-9' },
+    };
+    expect(await refusal(agentClients('node-1').lease.create(planted))).toEqual({
+      statusCode: 403,
+      message: forbidden('node-9'),
+    });
+    const other = await c.admin.lease.get('node-2', NS);
+    expect(await refusal(agentClients('node-1').lease.update(other))).toEqual({
+      statusCode: 403,
+      message: forbidden('node-2'),
+    });
+    const own = await agentClients('node-1').lease.get('node-1', NS);
+    await expect(agentClients('node-1').lease.update(own)).resolves.toBeDefined();
+    expect((await refusal(agentClients('node-1').lease.delete('node-1', NS))).statusCode).toBe(403);
   });
 
   it('an agent patching another Node is refused by the policy; on its own Node it may change only its taints', async () => {
@@ -426,6 +458,13 @@ describe('deploy/ with authorization and admission on', () => {
       [CONFIGURATOR_SA, ['update', 'secrets/bgp-appliance', '-n', PASSWORDS_NS], 'no'],
       [CONFIGURATOR_SA, ['create', 'secrets', '-n', PASSWORDS_NS], 'no'],
       [AGENT_SA, ['get', '/version'], 'yes'],
+      [AGENT_SA, ['create', 'leases', '-n', NS], 'yes'],
+      [AGENT_SA, ['update', 'leases/node-1', '-n', NS], 'yes'],
+      [AGENT_SA, ['create', 'leases', '-n', 'default'], 'no'],
+      [AGENT_SA, ['delete', 'leases/node-1', '-n', NS], 'no'],
+      [AGENT_SA, ['list', 'leases', '-n', NS], 'no'],
+      [CONFIGURATOR_SA, ['watch', 'leases', '-n', NS], 'yes'],
+      [CONFIGURATOR_SA, ['list', 'leases', '-n', 'default'], 'no'],
       [CONFIGURATOR_SA, ['create', 'nodeconfigs'], 'yes'],
       [CONFIGURATOR_SA, ['patch', 'nodeconfigs', '--subresource=status'], 'no'],
       [CONFIGURATOR_SA, ['update', 'networkconfigrevisions', '--subresource=status'], 'yes'],
@@ -449,6 +488,10 @@ describe('deploy/ with authorization and admission on', () => {
     const list = await c.kubectl(['auth', 'can-i', '--list', '-n', NS, `--as=${saUser(CONFIGURATOR_SA)}`]);
     const rows = list.stdout.split('\n').map((l) => l.trim().split(/\s+/).join(' '));
     expect(rows).toContain('leases.coordination.k8s.io [] [nodenet-configurator] [get update]');
+    // Its own Lease (create) and the agents' liveness Leases (list, watch), in one row.
+    expect(rows.find((r) => r.startsWith('leases.coordination.k8s.io [] [] ['))).toMatch(
+      /\[create list watch\]$|\[list watch create\]$/,
+    );
     expect(rows).toContain('nodeconfigs.network.nodenet.io [] [] [list watch create patch delete]');
     expect(rows.some((r) => r.startsWith('nodeconfigs.network.nodenet.io/status'))).toBe(false);
   });

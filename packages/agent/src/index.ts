@@ -4,6 +4,7 @@ export * from './netlink/index.js';
 export * from './errors.js';
 export * from './health/index.js';
 export * from './status/status.js';
+export { AgentLease, type AgentLeaseOptions, type LeaseOwner } from './status/lease.js';
 export * from './metrics.js';
 export * from './apply/index.js';
 export * from './run/options.js';

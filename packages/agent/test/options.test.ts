@@ -44,6 +44,7 @@ describe('agent options', () => {
       nodeName: 'node-1',
       stateDir: '/var/lib/nodenet',
       passwordNamespace: 'nodenet-bgp-passwords',
+      leaseNamespace: 'nodenet-system',
       frr: {
         template: '/etc/nodenet/frr.tmpl',
         confdir: '/etc/frr',
@@ -56,7 +57,7 @@ describe('agent options', () => {
       resyncMs: 60_000,
       shutdownTimeoutMs: 280_000,
       confirm: DEFAULT_CONFIRM,
-      heartbeatMs: 10_000,
+      heartbeatMs: 150_000,
       observeMs: 10_000,
       l3vniTimeoutMs: 30_000,
       metricsAddr: { host: '0.0.0.0', port: 9462 },

@@ -212,6 +212,64 @@ describe('StatusReporter heartbeat', () => {
   });
 });
 
+describe('StatusReporter with a liveness Lease (issue 40)', () => {
+  const withLease = () => {
+    const written: NodeConfigStatus[] = [];
+    const renewed: (string | undefined)[] = [];
+    const reporter = new StatusReporter({
+      now: () => t0,
+      write: async (s) => void written.push(s),
+      liveness: { renew: (owner) => void renewed.push(owner?.uid) },
+    });
+    reporter.observe({
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'NodeConfig',
+      metadata: { name: 'node-1', uid: 'uid-1' },
+      spec: { revision: rev, vrf: [], layer2: [], routingTable: [] },
+    });
+    return { written, renewed, reporter };
+  };
+
+  it('writes provisioning once per change: an Applying report is held and replaced by Confirming', async () => {
+    const { written, renewed, reporter } = withLease();
+    reporter.report(provisioning);
+    expect(reporter.busy).toBe(true);
+    reporter.report({ ...provisioning, confirming: true, reason: 'Confirming' });
+    await reporter.flush();
+    reporter.heartbeat();
+    reporter.report(provisioned);
+    await reporter.flush();
+    expect(
+      written.map((s) => `${s.configStatus}/${s.conditions?.find((c) => c.status === 'True')?.type}`),
+    ).toEqual(['provisioning/Progressing', 'provisioned/Ready']);
+    expect(written[0]?.conditions?.find((c) => c.type === 'Confirming')?.status).toBe('True');
+    // The beat in the window renewed the Lease, owned by the NodeConfig; it wrote no status.
+    expect(renewed).toEqual(['uid-1']);
+  });
+
+  it('a held Applying report is written by the first heartbeat (a slow apply), later beats renew the Lease', async () => {
+    const { written, renewed, reporter } = withLease();
+    reporter.report(provisioning);
+    await reporter.flush();
+    expect(written).toEqual([]);
+    reporter.heartbeat();
+    await reporter.flush();
+    expect(written.map((s) => s.configStatus)).toEqual(['provisioning']);
+    expect(renewed).toEqual([]);
+    reporter.heartbeat();
+    reporter.heartbeat();
+    expect(written).toHaveLength(1);
+    expect(renewed).toEqual(['uid-1', 'uid-1']);
+  });
+
+  it('writes a terminal report at once, holding nothing', async () => {
+    const { written, reporter } = withLease();
+    reporter.report({ ...provisioned, configStatus: 'invalid', reason: 'HealthCheckFailed' });
+    await reporter.flush();
+    expect(written.map((s) => s.configStatus)).toEqual(['invalid']);
+  });
+});
+
 describe('StatusReporter names the revision numbers (docs/agent-status.md)', () => {
   const revB = 'b'.repeat(64);
   const nodeConfig = (

@@ -29,6 +29,7 @@ import {
 import { NodeSpecCache } from './nodes/node-specs.js';
 import { RowLabelGate } from './nodes/row-label-gate.js';
 import { WritePace } from './pace/write-pace.js';
+import { renewalOf } from './nodes/agent-leases.js';
 import { NodeInfoList, sameBuildFacts } from './nodes/node-info.js';
 import { INPUT_INFORMERS, makeInformers, type Informers } from './informers.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
@@ -58,6 +59,8 @@ export interface ControllerOptions {
   /** Limits a revision must stay within (budget.ts); default DEFAULT_BUDGET. */
   budget?: SizeBudget;
   passwordNamespace?: string; // of the BGP password Secrets (build/password-secrets.ts)
+  /** Namespace of the agents' liveness Leases (nodes/agent-leases.ts). Default `nodenet-system`. */
+  agentLeaseNamespace?: string;
   /** The site's underlay settings (--underlay-cidr, --allow-default-*; node addresses: from Nodes). */
   underlay?: SiteUnderlay;
 }
@@ -88,11 +91,16 @@ export class Controller {
   private readonly nodeInfos = new NodeInfoList();
   private readonly passwords: PasswordSecrets;
 
+  /** The renewal marker of a node's liveness Lease (nodes/agent-leases.ts). */
+  private readonly renewalOf: (node: string) => string | undefined;
+
   constructor(private readonly opts: ControllerOptions) {
     const c = opts.clients;
     const resync = opts.resyncMs ?? 300_000;
+    const leaseNamespace = opts.agentLeaseNamespace ?? 'nodenet-system';
     this.passwords = new PasswordSecrets(c.secret, opts.passwordNamespace, resync);
-    this.informers = makeInformers(c, resync, this.passwords);
+    this.informers = makeInformers(c, resync, this.passwords, leaseNamespace);
+    this.renewalOf = renewalOf(this.informers.agentLease, leaseNamespace);
     this.log = opts.log;
     this.ignoredReports = new IgnoredReportLog(opts.log);
     this.isLeader = opts.isLeader ?? (() => true);
@@ -220,7 +228,7 @@ export class Controller {
     if (buildWaitMs !== undefined) this.schedule(buildWaitMs);
     const inputHash = this.builder.inputHash;
     if (!this.isLeader()) return;
-    const nodes = this.nodeInfos.of(this.informers.node.list());
+    const nodes = this.nodeInfos.of(this.informers.node.list(), this.renewalOf);
     const nodeConfigs = this.informers.nodeConfig.list();
     this.ignoredReports.note(nodeConfigs);
     const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());

@@ -12,6 +12,7 @@ import type {
 } from '@nodenet/api';
 import { Informer, type Clients, type Node } from '@nodenet/kube';
 import type { PasswordSecrets } from './build/index.js';
+import { agentLeaseInformer, type AgentLeaseInformer } from './nodes/agent-leases.js';
 import { NODE_CONFIG_PAGE, nodeConfigSummary } from './nodes/node-config-summary.js';
 
 export type Informers = {
@@ -25,6 +26,7 @@ export type Informers = {
   rolloutPolicy: Informer<RolloutPolicy>;
   node: Informer<Node>;
   secret: PasswordSecrets['informer'];
+  agentLease: AgentLeaseInformer;
 };
 
 /** The informers of the input kinds: an event of theirs is a reason to build. */
@@ -36,7 +38,12 @@ export const INPUT_INFORMERS: ReadonlySet<string> = new Set([
   'agentConfiguration',
 ]);
 
-export function makeInformers(c: Clients, resync: number, passwords: PasswordSecrets): Informers {
+export function makeInformers(
+  c: Clients,
+  resync: number,
+  passwords: PasswordSecrets,
+  agentLeaseNamespace: string,
+): Informers {
   return {
     vrf: new Informer(c.vrf, { resyncMs: resync }),
     layer2: new Informer(c.layer2, { resyncMs: resync }),
@@ -53,5 +60,6 @@ export function makeInformers(c: Clients, resync: number, passwords: PasswordSec
     rolloutPolicy: new Informer(c.rolloutPolicy, { resyncMs: resync }),
     node: new Informer(c.node, { resyncMs: resync }),
     secret: passwords.informer,
+    agentLease: agentLeaseInformer(c, agentLeaseNamespace, resync),
   };
 }

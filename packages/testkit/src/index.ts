@@ -13,6 +13,7 @@ export * from './fleet/harness.js';
 export * from './fleet/provisioned-fleet.js';
 export * from './fleet/simulated-agent.js';
 export * from './fleet/agent-write-pattern.js';
+export * from './fleet/agent-liveness.js';
 export * from './host/agent-host.js';
 export * from './host/bgp-node.js';
 export * from './host/bundle.js';

@@ -16,7 +16,10 @@ export const DEFAULTS = {
   confirmWindow: '4m',
   confirmInterval: '5s',
   confirmUnreachableLimit: '30s',
-  heartbeatInterval: '10s',
+  // Half the configurator's default --config-timeout (5m): a renewal lost to a hiccup is retried
+  // in time. With the 4m window that is one renewal per change (docs/agent-status.md, "Liveness").
+  heartbeatInterval: '150s',
+  leaseNamespace: 'nodenet-system',
   observeInterval: '10s',
   l3vniTimeout: '30s',
   metricsAddr: ':9462',

@@ -45,6 +45,12 @@ function hostFlags(): Option[] {
       'namespace of the BGP password Secrets the agent reads (get, by name; kept in --state-dir/passwords.json, 0600)',
     ).default(DEFAULTS.passwordNamespace),
     new Option(
+      '--lease-namespace <ns>',
+      "namespace of the node's liveness Lease (named after the node; create, get, update); the configurator's --agent-lease-namespace",
+    )
+      .default(DEFAULTS.leaseNamespace)
+      .env('POD_NAMESPACE'),
+    new Option(
       '--health-config <file>',
       'bootstrap health checks, YAML (interfaces, tcp targets, apiServer, frr/bgpSessions, startupTaints): used while the NodeConfig carries none (no AgentConfiguration selects the node); default: API server and FRR answer',
     ),
@@ -135,8 +141,9 @@ function timingFlags(): Option[] {
     ).default(DEFAULTS.confirmUnreachableLimit),
     new Option(
       '--heartbeat-interval <duration>',
-      "while applying or confirming, refresh the NodeConfig status this often, so the configurator's " +
-        '--config-timeout measures no progress rather than total time (0s: off)',
+      "while applying or confirming, renew the node's liveness Lease this often (the first beat writes a " +
+        "held Applying report instead), so the configurator's --config-timeout measures silence rather than " +
+        "total time; keep it at most half the configurator's --config-timeout (0s: off)",
     ).default(DEFAULTS.heartbeatInterval),
     new Option(
       '--observe-interval <duration>',

@@ -16,6 +16,8 @@ export interface AgentOptions {
   stateDir: string;
   /** Namespace of the BGP password Secrets (secrets/password-book.ts). */
   passwordNamespace: string;
+  /** Namespace of the node's liveness Lease (status/lease.ts). */
+  leaseNamespace: string;
   healthConfig?: string;
   frr: {
     /** The bootstrap template file (for nodes no AgentConfiguration selects); absent: none. */
@@ -54,6 +56,7 @@ export interface RawOptions {
   nodeName?: string;
   stateDir: string;
   passwordNamespace?: string;
+  leaseNamespace?: string;
   healthConfig?: string;
   frrTemplate?: string;
   frrConfig?: string;
@@ -97,6 +100,7 @@ export function resolveOptions(raw: RawOptions): AgentOptions {
     nodeName,
     stateDir: absolute('--state-dir', raw.stateDir),
     passwordNamespace: raw.passwordNamespace || DEFAULTS.passwordNamespace,
+    leaseNamespace: raw.leaseNamespace || DEFAULTS.leaseNamespace,
     frr: {
       ...(raw.frrTemplate !== undefined && raw.frrTemplate !== '' ? { template: raw.frrTemplate } : {}),
       ...frr,

@@ -18,6 +18,7 @@ import {
   serveEndpoints,
   shutdownWithin,
 } from '@nodenet/kube';
+import { AgentLease } from '../status/lease.js';
 import { AgentLoop, nodeConfigStatusWriter, removeStartupTaints } from './agent-loop.js';
 import { AgentError, describeCause } from '../errors.js';
 import {
@@ -243,6 +244,14 @@ function agentParts(
     },
     onWritten: (s) =>
       log.info({ configStatus: s.configStatus, message: s.message }, 'NodeConfig status written'),
+    liveness: new AgentLease({
+      clients,
+      nodeName: options.nodeName,
+      namespace: options.leaseNamespace,
+      durationSeconds: Math.max(1, Math.round((2 * options.heartbeatMs) / 1000)),
+      onError: (err) =>
+        log.warn({ err: describeCause(err) }, 'liveness Lease renewal failed; next beat retries'),
+    }),
   });
   const observation = new NodeObservation({
     clients,

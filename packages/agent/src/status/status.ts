@@ -18,6 +18,7 @@ import {
 } from '@nodenet/api';
 import { backoffDelay, type BackoffPolicy, abortableSleep } from '@nodenet/kube';
 import { boundText } from '../bounded.js';
+import type { LeaseOwner } from './lease.js';
 import { RevisionNumbers } from './revision-numbers.js';
 
 /** What the pipeline tells the world about one attempt. */
@@ -51,9 +52,10 @@ export interface StatusSink {
   /** True while the newest report waits to be written (so it is not yet visible in the API). */
   readonly busy: boolean;
   /**
-   * Writes the newest report again with a fresh `lastUpdate`, so the configurator's
-   * `--config-timeout` measures "no progress" rather than total time. A no-op while a write is
-   * still pending or retrying: a heartbeat never piles up writes against a slow API server.
+   * Says "still working" while an apply or its confirm window runs, so the configurator's
+   * `--config-timeout` measures silence rather than total time: renews the agent's Lease (or, with
+   * no Lease, writes the newest report again). A no-op while a write is still pending or retrying:
+   * a heartbeat never piles up writes against a slow API server.
    */
   heartbeat(): void;
 }
@@ -107,11 +109,21 @@ export interface StatusReporterOptions {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   onWriteError?: (error: unknown, attempt: number, retryInMs: number) => void;
   onWritten?: (status: NodeConfigStatus) => void;
+  /**
+   * The agent's liveness Lease (lease.ts). With it, heartbeats renew the Lease instead of
+   * rewriting the status, and an `Applying` report is held until the next report or heartbeat:
+   * the status is written once per transition (an apply that reaches its confirm window within a
+   * heartbeat interval writes `provisioning` once, as `Confirming`).
+   */
+  liveness?: { renew(owner: LeaseOwner | undefined): void };
 }
 
 export class StatusReporter implements StatusSink {
   private latest?: StatusReport;
   private queued?: { report: StatusReport; status: NodeConfigStatus };
+  /** An `Applying` report not written yet (see StatusReporterOptions.liveness). */
+  private held?: { report: StatusReport; status: NodeConfigStatus };
+  private owner?: LeaseOwner;
   private conditions?: Condition[];
   private loop?: Promise<void>;
   private wake?: () => void;
@@ -137,6 +149,7 @@ export class StatusReporter implements StatusSink {
    * numbers its reports name (revision-numbers.ts).
    */
   observe(nc: NodeConfig): void {
+    if (nc.metadata.uid) this.owner = { name: nc.metadata.name, uid: nc.metadata.uid };
     this.seed(nc.status);
     this.numbers.observe(nc);
   }
@@ -148,7 +161,16 @@ export class StatusReporter implements StatusSink {
       ...this.numbers.numbersFor(report),
     };
     this.conditions = status.conditions;
-    this.queued = { report, status };
+    if (this.options.liveness && report.configStatus === 'provisioning' && report.confirming !== true) {
+      this.held = { report, status };
+      return;
+    }
+    this.held = undefined;
+    this.enqueue({ report, status });
+  }
+
+  private enqueue(item: { report: StatusReport; status: NodeConfigStatus }): void {
+    this.queued = item;
     this.wake?.();
     this.loop ??= this.run().finally(() => {
       this.loop = undefined;
@@ -161,12 +183,20 @@ export class StatusReporter implements StatusSink {
 
   heartbeat(): void {
     if (!this.latest || this.queued || this.stopping.signal.aborted) return;
-    this.report(this.latest);
+    const { liveness } = this.options;
+    if (!liveness) return this.report(this.latest);
+    // A held `Applying` report says more than a renewal: it is this beat.
+    if (this.held) {
+      const held = this.held;
+      this.held = undefined;
+      return this.enqueue(held);
+    }
+    liveness.renew(this.owner);
   }
 
-  /** True while a report waits to be written. */
+  /** True while a report waits to be written (or is held). */
   get busy(): boolean {
-    return this.queued !== undefined;
+    return this.queued !== undefined || this.held !== undefined;
   }
 
   /** Resolves once everything reported so far is written (or the reporter is stopped). */

@@ -55,6 +55,11 @@ export const NODE_AGENT_READY_CONDITION = 'NodenetAgentReady';
 export const NODENET_READY_CONDITION = 'NodenetReady';
 /** The one RolloutPolicy the configurator reads (fleet-wide pause and rollout knobs). */
 export const ROLLOUT_POLICY_NAME = 'default';
+/**
+ * Label of the agents' liveness Leases (one per node, named after it, in the agents' namespace):
+ * the configurator watches only Leases that carry it (docs/agent-status.md).
+ */
+export const AGENT_LEASE_LABEL = `${GROUP}/agent-lease`;
 /** Label `true` on exactly the desired revision (the one nodes are moved to). */
 export const DESIRED_LABEL = `${GROUP}/desired`;
 

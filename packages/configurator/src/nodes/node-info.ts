@@ -24,11 +24,18 @@ export class NodeInfoList {
   private nodes: readonly Node[] = [];
   private infos: readonly NodeInfo[] = [];
 
-  of(nodes: readonly Node[]): NodeInfo[] {
+  of(nodes: readonly Node[], renewalOf?: (node: string) => string | undefined): NodeInfo[] {
     const out: NodeInfo[] = [];
     for (let i = 0; i < nodes.length; i++) {
       const n = nodes[i] as Node;
-      out.push(n === this.nodes[i] ? (this.infos[i] as NodeInfo) : nodeInfoOf(n));
+      const last = n === this.nodes[i] ? (this.infos[i] as NodeInfo) : nodeInfoOf(n);
+      // The agent's Lease renewal (agent-leases.ts): a new NodeInfo only when it moved.
+      const renewal = renewalOf?.(n.metadata.name);
+      if (last.renewal === renewal) out.push(last);
+      else {
+        const { renewal: _old, ...info } = last;
+        out.push(renewal === undefined ? info : { ...info, renewal });
+      }
     }
     this.nodes = nodes;
     this.infos = out;

@@ -45,7 +45,9 @@ export const DEFAULT_POLICY: Policy = {
   updateLimit: { kind: 'count', count: 1 },
   maxFailures: 0,
   preconfigTimeoutMs: 10 * 60_000,
-  configTimeoutMs: 2 * 60_000,
+  // Longer than the agent's confirm window (4m), so a change needs one liveness renewal at most
+  // (the agent renews every --heartbeat-interval, 150s, half of this): docs/agent-status.md.
+  configTimeoutMs: 5 * 60_000,
   notReadyTimeoutMs: 5 * 60_000,
   // Longer than the node lifecycle controller's grace period (40-50 s): a node cut off right after
   // its agent confirmed shows NotReady while it still soaks (docs/rollout.md "Failures").

@@ -103,6 +103,8 @@ function readNode(
   const obs: NodeObservation = {
     assignSince: observation?.assignSince ?? mono,
     statusSince: observation?.statusSince ?? mono,
+    renewal: observation?.renewal,
+    renewalSince: observation?.renewalSince ?? mono,
     readiness,
     readinessSince:
       observation && sameStretch(observation.readiness, readiness) ? observation.readinessSince : mono,

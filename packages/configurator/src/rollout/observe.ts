@@ -20,6 +20,9 @@ export interface NodeObservation {
    */
   status?: NonNullable<NodeConfig['status']>;
   statusSince: number;
+  /** The agent's liveness Lease renewal marker (NodeInfo.renewal), and since when this one was seen. */
+  renewal?: string | undefined;
+  renewalSince: number;
   /** Ready, NotReady, or gone (no Node object, or being deleted). */
   readiness: 'ready' | 'notReady' | 'gone';
   /** Since when ready, or since when not ready (NotReady then gone is one stretch: deleting a NotReady Node never restarts its timer). */
@@ -88,7 +91,9 @@ export function observeNode(
   const status = nc?.status;
   const assignSame = old !== undefined && old.assignKey === assignKey;
   const statusSame = old !== undefined && sameStatus(old.status, status);
-  if (old && assignSame && statusSame && old.readiness === readiness) return old; // nothing changed: keep the stamps (and the object)
+  const renewal = node?.renewal;
+  const renewalSame = old !== undefined && old.renewal === renewal;
+  if (old && assignSame && statusSame && renewalSame && old.readiness === readiness) return old; // nothing changed: keep the stamps (and the object)
   // Every field present, in one order (an absent one is undefined): one hidden class, and no
   // object spread, which costs microseconds per call on objects of varying shapes.
   const sameReadiness = sameStretch(old?.readiness, readiness);
@@ -97,6 +102,8 @@ export function observeNode(
     assignSince: assignSame ? old.assignSince : mono,
     status,
     statusSince: statusSame ? old.statusSince : mono,
+    renewal,
+    renewalSince: renewalSame ? old.renewalSince : mono,
     readiness,
     readinessSince: sameReadiness ? (old as NodeObservation).readinessSince : mono,
     downMs: assignSame ? old.downMs + (sameReadiness ? 0 : endedDownMs(old, mono)) : 0,

@@ -59,13 +59,15 @@ export function progress(nc: NodeConfig, obs: NodeObservation, policy: Policy, m
       cause: causeOf(st.failureCause),
     };
   if (fresh) {
-    // provisioning (or any phase the agent reports while it works, e.g. confirming): no progress
-    // means no status change seen for --config-timeout; every change, a heartbeat too, restarts it.
-    const deadline = Math.max(base, obs.statusSince) + policy.configTimeoutMs;
+    // provisioning (or any phase the agent reports while it works, e.g. confirming): silence means
+    // neither a status change nor a renewal of the agent's liveness Lease seen for --config-timeout
+    // (an older agent's status heartbeat is a status change). Both timed when this process saw them.
+    const renewed = obs.renewal !== undefined && obs.renewalSince >= obs.assignSince ? obs.renewalSince : 0;
+    const deadline = Math.max(base, obs.statusSince, renewed) + policy.configTimeoutMs;
     if (mono > deadline)
       return {
         kind: 'timedOut',
-        message: `config timeout: agent reported ${st.configStatus ?? 'no status'} and nothing since for ${formatDuration(policy.configTimeoutMs)}`,
+        message: `config timeout: agent reported ${st.configStatus ?? 'no status'} and nothing since (no new report, no liveness Lease renewal) for ${formatDuration(policy.configTimeoutMs)}`,
       };
     return { kind: 'working', deadline, phase: st.configStatus ?? 'unknown' };
   }

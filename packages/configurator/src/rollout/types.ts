@@ -18,6 +18,11 @@ export interface NodeInfo {
   deleting?: boolean;
   /** The Node carries an agent start-up taint (`node.nodenet.io/...`): its agent is not ready yet. */
   agentStarting?: boolean;
+  /**
+   * The agent's liveness Lease as last seen (its resourceVersion; absent: no Lease). Compared for
+   * change only: a new value is a renewal, timed by observe() on this process's clock.
+   */
+  renewal?: string;
 }
 
 export interface PlanInput {

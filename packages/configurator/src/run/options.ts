@@ -59,6 +59,8 @@ export interface ConfiguratorOptions {
   eventsNamespace: string;
   /** The one namespace of BGP password Secrets, the agents' (issue 41); default DEFAULTS.passwordNamespace. */
   passwordNamespace?: string;
+  /** Namespace of the agents' liveness Leases (docs/agent-status.md, "Liveness"). */
+  agentLeaseNamespace?: string;
   /** Deadline of the shutdown on SIGTERM; default DEFAULT_SHUTDOWN_TIMEOUT_MS. */
   shutdownTimeoutMs?: number;
   /** When revisions are built (build-schedule.ts); defaults when absent. */
@@ -98,6 +100,7 @@ export const DEFAULTS = {
   coalesceWindow: '50ms',
   eventsNamespace: 'default',
   passwordNamespace: 'nodenet-bgp-passwords',
+  agentLeaseNamespace: 'nodenet-system',
   // Well inside Kubernetes' default 30 s termination grace period.
   shutdownTimeout: '10s',
 } satisfies Omit<RawOptions, 'kubeconfig' | 'waveLabel' | 'identity' | keyof RawUnderlayOptions>;
@@ -254,6 +257,12 @@ function withRuntimeOptions(program: Command): Command {
       ).default(DEFAULTS.passwordNamespace),
     )
     .addOption(
+      new Option(
+        '--agent-lease-namespace <ns>',
+        "namespace of the agents' liveness Leases (the agents' --lease-namespace); a renewal seen keeps a working node from --config-timeout",
+      ).default(DEFAULTS.agentLeaseNamespace),
+    )
+    .addOption(
       new Option('--events-namespace <ns>', 'namespace for Events about cluster-scoped objects').default(
         DEFAULTS.eventsNamespace,
       ),
@@ -296,6 +305,7 @@ export interface RawOptions extends RawUnderlayOptions {
   coalesceWindow: string;
   eventsNamespace: string;
   passwordNamespace: string;
+  agentLeaseNamespace: string;
   identity?: string;
   shutdownTimeout: string;
 }
@@ -357,6 +367,7 @@ export function resolveOptions(raw: RawOptions): ConfiguratorOptions {
     coalesceMs: parseDuration('--coalesce-window', raw.coalesceWindow),
     eventsNamespace: nonEmpty('--events-namespace', raw.eventsNamespace),
     passwordNamespace: nonEmpty('--password-namespace', raw.passwordNamespace),
+    agentLeaseNamespace: nonEmpty('--agent-lease-namespace', raw.agentLeaseNamespace),
     shutdownTimeoutMs: positiveDuration('--shutdown-timeout', raw.shutdownTimeout),
     buildTiming: buildTimingFromOptions(raw),
     budget: {

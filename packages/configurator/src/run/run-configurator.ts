@@ -56,6 +56,7 @@ export async function runConfigurator(
     coalesceMs: options.coalesceMs,
     eventNamespace: options.eventsNamespace,
     passwordNamespace: options.passwordNamespace,
+    agentLeaseNamespace: options.agentLeaseNamespace,
     ...(options.buildTiming ? { buildTiming: options.buildTiming } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.underlay ? { underlay: options.underlay } : {}),

@@ -136,6 +136,8 @@ export const invalid = (
 export interface Seen {
   assign?: number;
   status?: number;
+  /** The agent's Lease renewal seen (its marker is `r`); absent: no Lease. */
+  renewal?: number;
   readiness?: NodeObservation['readiness'];
   readinessFor?: number;
 }
@@ -146,6 +148,8 @@ export function seen(map: Record<string, Seen>): Map<string, NodeObservation> {
       {
         assignSince: M0 - (s.assign ?? 0),
         statusSince: M0 - (s.status ?? s.assign ?? 0),
+        renewal: s.renewal === undefined ? undefined : 'r',
+        renewalSince: M0 - (s.renewal ?? s.assign ?? 0),
         readiness: s.readiness ?? 'ready',
         readinessSince: M0 - (s.readinessFor ?? 3_600_000),
         downMs: 0,

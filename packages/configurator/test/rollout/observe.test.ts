@@ -9,6 +9,8 @@ describe('observations (the configurator clock)', () => {
       assignKey: expect.any(String),
       assignSince: 100,
       statusSince: 100,
+      renewal: undefined,
+      renewalSince: 100,
       readiness: 'ready',
       readinessSince: 100,
       downMs: 0,
@@ -22,6 +24,32 @@ describe('observations (the configurator clock)', () => {
     // A heartbeat (same phase, new lastUpdate) is a change: progress.
     const o4 = observe(o3, [node('n0')], [nc('n0', A, { status: provisioning(B, 123) })], 400);
     expect(o4.get('n0')?.statusSince).toBe(400);
+  });
+
+  it("the agent's Lease renewal (issue 40): stamped when its marker moves, never from the agent's renewTime", () => {
+    const o1 = observe(new Map(), [node('n0')], [nc('n0', A, { status: provisioning(B) })], 100);
+    expect(o1.get('n0')).toMatchObject({ renewal: undefined, renewalSince: 100 });
+    const o2 = observe(
+      o1,
+      [{ ...node('n0'), renewal: '7' }],
+      [nc('n0', A, { status: provisioning(B) })],
+      200,
+    );
+    expect(o2.get('n0')).toMatchObject({ renewal: '7', renewalSince: 200, statusSince: 100 });
+    const o3 = observe(
+      o2,
+      [{ ...node('n0'), renewal: '7' }],
+      [nc('n0', A, { status: provisioning(B) })],
+      300,
+    );
+    expect(o3.get('n0')).toBe(o2.get('n0'));
+    const o4 = observe(
+      o3,
+      [{ ...node('n0'), renewal: '9' }],
+      [nc('n0', A, { status: provisioning(B) })],
+      400,
+    );
+    expect(o4.get('n0')).toMatchObject({ renewalSince: 400, statusSince: 100 });
   });
 
   it('readiness: NotReady and gone are stamped at first sight, never from the kubelet transition time', () => {

@@ -470,10 +470,33 @@ describe('one clock: foreign timestamps are never compared', () => {
         revisions: [rev(2, B), rev(1, A)],
         nodes: nodes(2),
         nodeConfigs: [nc('n00', B, { status: provisioning(A, lastUpdate) })],
-        seen: { n00: { assign: 200_000, status: DEFAULT_POLICY.configTimeoutMs + 1 } },
+        seen: {
+          n00: { assign: 2 * DEFAULT_POLICY.configTimeoutMs, status: DEFAULT_POLICY.configTimeoutMs + 1 },
+        },
       }),
     );
     expect(ofType(p.actions, 'invalidate')).toHaveLength(1);
+  });
+
+  it('a Lease renewal seen within --config-timeout keeps a working node; one seen before its assignment does not (issue 40)', () => {
+    const stuck = (renewal: number) =>
+      plan(
+        input({
+          revisions: [rev(2, B), rev(1, A)],
+          nodes: nodes(2),
+          nodeConfigs: [nc('n00', B, { status: provisioning(A) })],
+          seen: {
+            n00: {
+              assign: 2 * DEFAULT_POLICY.configTimeoutMs,
+              status: DEFAULT_POLICY.configTimeoutMs + 1,
+              renewal,
+            },
+          },
+        }),
+      );
+    expect(ofType(stuck(DEFAULT_POLICY.configTimeoutMs - 1).actions, 'invalidate')).toHaveLength(0);
+    expect(ofType(stuck(DEFAULT_POLICY.configTimeoutMs + 1).actions, 'invalidate')).toHaveLength(1);
+    expect(ofType(stuck(3 * DEFAULT_POLICY.configTimeoutMs).actions, 'invalidate')).toHaveLength(1);
   });
 
   it('a new leader (no observations yet) starts every timer from its own first sight: it may wait longer, never fail earlier', () => {

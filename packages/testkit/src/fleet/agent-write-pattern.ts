@@ -4,12 +4,14 @@
  * what the agent writes (e.g. liveness through a Lease instead of status heartbeats) is made here
  * and every benchmark that plays the pattern follows.
  *
- * Today (packages/agent/src/apply/apply.ts, confirm.ts, status/node-condition.ts,
- * observed/reporter.ts), an apply that changes the host writes:
- * - NodeConfig status: `provisioning` (Applying), `provisioning` with Confirming once the health
- *   checks passed, the status again every --heartbeat-interval (10 s) while the apply and its
- *   --confirm-window (4 m) run, then `provisioned`;
- * - status.observed once (the host's VNIs changed; it is written only on change);
+ * Today (packages/agent/src/apply/apply.ts, confirm.ts, status/status.ts, status/lease.ts,
+ * status/node-condition.ts, observed/reporter.ts; docs/agent-status.md, "Liveness"), an apply that
+ * changes the host writes:
+ * - NodeConfig status: `provisioning` once (the Applying report is held and written as Confirming),
+ *   then `provisioned`;
+ * - the node's liveness Lease, renewed every --heartbeat-interval (150 s) while the apply and its
+ *   --confirm-window (4 m) run: once at the defaults;
+ * - status.observed once when the host's VNIs or BGP sessions changed (it is written only on change);
  * - the Node's NodenetReady condition (nodes/status) on each change of reason: Applying,
  *   Confirming, Applied.
  * An apply that changes nothing on the host writes `provisioned` and the Node condition (its
@@ -40,11 +42,11 @@ export interface AgentWritePattern {
   observedAfterChange: boolean;
 }
 
-/** The agent's defaults (packages/agent/src/run/defaults.ts): window 4 m, heartbeat 10 s. */
+/** The agent's defaults (packages/agent/src/run/defaults.ts): window 4 m, heartbeat 150 s (a Lease). */
 export const AGENT_WRITE_PATTERN: AgentWritePattern = {
-  progress: [{ reason: 'Applying' }, { reason: 'Confirming', confirming: true }],
+  progress: [{ reason: 'Confirming', confirming: true }],
   confirmWindowMs: 240_000,
-  liveness: { kind: 'status', intervalMs: 10_000 },
+  liveness: { kind: 'lease', intervalMs: 150_000 },
   nodeCondition: { changing: ['Applying', 'Confirming', 'Applied'], noOp: ['Applied'] },
   observedAfterChange: true,
 };

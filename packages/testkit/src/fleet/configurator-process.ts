@@ -23,6 +23,8 @@ export function spawnConfigurator(
     ...['--leader-election-lease-duration', '3s', '--leader-election-renew-deadline', '2s'],
     ...['--leader-election-retry-period', '500ms', '--metrics-addr', '127.0.0.1:0'],
     ...['--health-addr', '127.0.0.1:0', '--log-level', 'warn'],
+    // Where the simulated agents renew their liveness Leases (agent-liveness.ts).
+    ...['--agent-lease-namespace', 'default'],
     // No soak (the default is 1m, docs/rollout.md): these suites test other rules; the soak has its own.
     ...['--min-success-time', '0s'],
   ];

@@ -142,6 +142,8 @@ export async function startConfigurator(
     logLevel: process.env.NODENET_TEST_LOG ?? 'silent',
     coalesceMs: 20,
     eventsNamespace: 'default',
+    // The simulated agents' liveness Leases (agent-liveness.ts) live in `default` too.
+    agentLeaseNamespace: 'default',
     // Test timing: a short quiet period before each build (the default is 2 s).
     buildTiming: opts.buildTiming ?? { quietMs: 100, maxDelayMs: 1000 },
     ...(opts.budget ? { budget: opts.budget } : {}),

@@ -7,7 +7,10 @@
  * conditions with the observedGeneration it answers, and the numbers of the revision it answers and
  * of the one on the host (unless `legacyAgents` says the node runs an agent from before them). A spec whose content (everything but the
  * revision reference) is what the host runs is a no-op apply, as for the real agent: `provisioned`
- * at once, no confirm window (the behaviour is not asked).
+ * at once, no confirm window (the behaviour is not asked). While it works on a change (a delay
+ * longer than the heartbeat interval) it renews its liveness Lease as the real agent does
+ * (agent-liveness.ts), or, for `statusHeartbeatAgents` (agents from before the Lease), rewrites its
+ * `provisioning` status at each beat.
  */
 import http from 'node:http';
 import {
@@ -32,6 +35,7 @@ import {
 import { reportedStatus, type AgentReport } from '../agent-status.js';
 import { livenessWrites, type AgentWritePattern } from './agent-write-pattern.js';
 import { PatternWrites } from './pattern-writes.js';
+import { beatWhileWorking, SimulatedLeases, type LivenessOptions } from './agent-liveness.js';
 
 export type AgentBehaviour =
   | { kind: 'ok'; delayMs?: number }
@@ -44,7 +48,7 @@ export type AgentBehaviour =
   | { kind: 'interrupted'; delayMs?: number; retryAfterMs?: number }
   /** The agent never reports anything (not started, crashed before reporting). */
   | { kind: 'never' }
-  /** Reports `provisioning` and then nothing. */
+  /** Reports `provisioning` and then nothing: no report, no Lease renewal (a silent agent). */
   | { kind: 'stuck' };
 
 export interface StatusWriteRecord {
@@ -79,6 +83,10 @@ export interface SimulatedAgentsOptions {
    * it an agent writes `provisioning` and its result only. Plain-HTTP devcluster only.
    */
   writePattern?: AgentWritePattern;
+  /** The liveness Lease: heartbeat interval and namespace (agent-liveness.ts). */
+  liveness?: LivenessOptions;
+  /** Nodes whose agent predates the Lease: it rewrites its status at each heartbeat instead. */
+  statusHeartbeatAgents?: (node: string) => boolean;
 }
 
 const PLURAL = 'nodeconfigs';
@@ -86,6 +94,8 @@ const PLURAL = 'nodeconfigs';
 export class SimulatedAgents {
   readonly kc = new KubeConfig();
   private readonly api: CustomObjectsApi;
+  /** The nodes' liveness Leases (agent-liveness.ts). */
+  readonly leases: SimulatedLeases;
   private informer: ReturnType<typeof makeInformer<KubernetesObject>> | undefined;
   /**
    * Per node: the generation handled and its revision number, the revision on the "host" and its
@@ -114,20 +124,20 @@ export class SimulatedAgents {
     const reuse = cluster.server.startsWith('http:') && !cluster.proxyUrl;
     const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
     const kc = this.kc;
-    this.api = new CustomObjectsApi(
-      createConfiguration({
-        baseServer: new ServerConfiguration(cluster.server, {}),
-        authMethods: {
-          default: {
-            getName: () => 'kubeconfig with keep-alive',
-            applySecurityAuthentication: async (ctx) => {
-              await kc.applySecurityAuthentication(ctx);
-              if (reuse) ctx.setAgent(agent);
-            },
+    const config = createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: {
+        default: {
+          getName: () => 'kubeconfig with keep-alive',
+          applySecurityAuthentication: async (ctx) => {
+            await kc.applySecurityAuthentication(ctx);
+            if (reuse) ctx.setAgent(agent);
           },
         },
-      }),
-    );
+      },
+    });
+    this.api = new CustomObjectsApi(config);
+    this.leases = new SimulatedLeases(config, opts.liveness);
     if (opts.writePattern) this.playPattern(opts.writePattern);
     this.behaviour = opts.behaviour ?? (() => ({ kind: 'ok', delayMs: opts.defaultDelayMs ?? 20 }));
   }
@@ -152,7 +162,10 @@ export class SimulatedAgents {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const s of this.state.values()) if (s.timer) clearTimeout(s.timer);
+    for (const s of this.state.values()) {
+      if (s.timer) clearTimeout(s.timer);
+      s.stopBeat?.();
+    }
     await this.informer?.stop();
     this.patternWrites?.close();
   }
@@ -168,6 +181,7 @@ export class SimulatedAgents {
     this.stoppedNodes.add(node);
     const s = this.state.get(node);
     if (s?.timer) clearTimeout(s.timer);
+    s?.stopBeat?.();
   }
 
   /**
@@ -195,6 +209,7 @@ export class SimulatedAgents {
     if ((s as { key?: string }).key === key) return;
     (s as { key?: string }).key = key;
     if (s.timer) clearTimeout(s.timer);
+    s.stopBeat?.();
     const revision = nc.spec.revision;
     const content = hashConfig({ ...nc.spec, revision: '' });
     s.number = labelledRevisionNumber(nc);
@@ -213,16 +228,20 @@ export class SimulatedAgents {
     const b = this.behaviour(node, revision);
     if (b.kind === 'never') return;
     const previous = s.host;
-    void this.write(node, revision, gen, {
+    const provisioning: AgentReport = {
       configStatus: 'provisioning',
       ...(previous ? { lastAppliedRevision: previous } : {}),
       message: `applying ${shortHash(revision)}`,
-    });
+    };
+    void this.write(node, revision, gen, provisioning);
     const pattern = b.kind === 'ok' ? this.pattern : undefined;
     this.patternWrites?.conditions(node, revision, pattern?.nodeCondition.changing.slice(0, 1));
     if (b.kind === 'stuck') return;
+    // A pattern-playing agent (the bench) makes the pattern's liveness writes instead of the beat's.
+    if (!pattern) s.stopBeat = this.beat(nc, provisioning);
     s.timer = setTimeout(
       () => {
+        s.stopBeat?.();
         if (this.stopped || this.stoppedNodes.has(node)) return;
         if (b.kind === 'ok') {
           this.settle(pattern, { node, revision, gen, key, previous, nc, content });
@@ -307,6 +326,17 @@ export class SimulatedAgents {
     return live();
   }
 
+  /** The liveness beat while the agent works on `nc`: a Lease renewal, or an old agent's status rewrite. */
+  private beat(nc: NodeConfig, provisioning: AgentReport): () => void {
+    const node = nc.metadata.name;
+    return beatWhileWorking(this.leases.heartbeatMs, () => {
+      if (this.stopped || this.stoppedNodes.has(node)) return;
+      if (this.opts.statusHeartbeatAgents?.(node))
+        void this.write(node, nc.spec.revision, nc.metadata.generation, provisioning);
+      else void this.leases.renew(node, nc.metadata.uid);
+    });
+  }
+
   /** Per node, the write in flight: a real agent writes its status one request at a time. */
   private readonly writing = new Map<string, Promise<void>>();
 
@@ -375,6 +405,8 @@ interface AgentState {
   hostContent?: string;
   hostNumber?: number;
   timer?: NodeJS.Timeout;
+  /** Ends the liveness beat of the change under way. */
+  stopBeat?: () => void;
 }
 
 /** One assignment an agent handles. */

@@ -197,6 +197,9 @@ export class NodeEnv {
       this.nodeName,
       '--state-dir',
       this.stateDir,
+      // Its liveness Lease where the test configurator watches them (configurator-process.ts).
+      '--lease-namespace',
+      'default',
       '--health-config',
       this.healthFile,
       '--frr-template',

@@ -167,7 +167,7 @@ function startJob(n: SimNode, env: AgentEnv, nc: NodeConfig): void {
   });
 }
 
-/** An apply under way: heartbeats until it is done, then the outcome. */
+/** An apply under way: Lease renewals (no status write) until it is done, then the outcome. */
 function stepJob(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): void {
   const { t } = env;
   if (t >= job.doneAt && n.agent === 'retrying' && !job.retried) {
@@ -185,11 +185,7 @@ function stepJob(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): v
   }
   if (t < job.heartbeatAt) return;
   job.heartbeatAt = t + TIMING.heartbeat;
-  report(n, env, job.gen, {
-    configStatus: 'provisioning',
-    ...(n.host !== undefined ? { lastAppliedRevision: n.host } : {}),
-    message: `applying (${Math.round((t - job.doneAt) / 1000)}s left)`,
-  });
+  n.renewals = (n.renewals ?? 0) + 1;
 }
 
 function finish(n: SimNode, env: AgentEnv, job: NonNullable<SimNode['job']>): void {

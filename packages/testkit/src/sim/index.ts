@@ -16,6 +16,7 @@ export {
   TABLE_HISTORIES,
 } from './histories.js';
 export { AGENT_CONFIG_HISTORIES } from './agent-config-histories.js';
+export { LIVENESS_CONFIG_TIMEOUT_MS, LIVENESS_HISTORIES } from './histories-liveness.js';
 export { CONTROL, describeHistory, historyArb, type GenOptions } from './arbitrary.js';
 export type { InvariantId, Violation } from './ledger.js';
 export { refusedKnobs, type PolicyKnobs } from './planner-adapter.js';

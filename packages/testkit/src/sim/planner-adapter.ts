@@ -61,6 +61,8 @@ export interface NodeView {
   deleting: boolean;
   /** Taint keys on the Node (the agent's start-up taint among them while it has not succeeded). */
   taints: string[];
+  /** The agent's liveness Lease renewal marker (NodeInfo.renewal); absent: no Lease. */
+  renewal?: string;
 }
 
 /** The agent's start-up taint key (removed after its first success). */

@@ -152,7 +152,7 @@ export class IncrementalMismatch extends Error {}
  * kubelet heartbeat): the incremental planner sees both.
  */
 function nodeInfo(n: NodeView, mono: number): NodeInfo {
-  const key = JSON.stringify([n.labels, n.ready, n.deleting, n.taints]);
+  const key = JSON.stringify([n.labels, n.ready, n.deleting, n.taints, n.renewal]);
   const last = lastInfos.get(n.name);
   if (last && last.key === key && Math.floor(mono / 1000) % 3 !== 0) return last.info;
   const info = {
@@ -163,6 +163,7 @@ function nodeInfo(n: NodeView, mono: number): NodeInfo {
     ...(n.deleting ? { deleting: true } : {}),
     // Not read by today's planner; a planner that holds tainted nodes finds it here.
     taints: n.taints.map((key) => ({ key, effect: 'NoSchedule' })),
+    ...(n.renewal !== undefined ? { renewal: n.renewal } : {}),
   };
   lastInfos.set(n.name, { key, info });
   return info;

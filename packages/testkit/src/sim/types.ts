@@ -4,7 +4,8 @@ import type { KnobChange } from './knobs.js';
 /**
  * How a node's agent behaves:
  * - good          applies in ~2 s and reports;
- * - slow          applies in ~40 s, reporting progress (heartbeats) meanwhile;
+ * - slow          applies in ~40 s, renewing its liveness Lease (TIMING.heartbeat) meanwhile, as the
+ *                 shipped agent does (docs/agent-status.md, "Liveness"): no status write between reports;
  * - dead          writes nothing any more;
  * - misconfigured its start-up self-check failed (AgentReady=False, AgentMisconfigured), applies nothing;
  * - notStarted    not running yet (image still pulling): never reported, start-up taint stays;
@@ -49,6 +50,11 @@ export interface SimNode {
   job?: { key: string; gen: number; hash: string; doneAt: number; heartbeatAt: number; retried?: boolean };
   /** Revision hash on the host (undefined: nothing, or unknown after a failed restore). */
   host?: string;
+  /**
+   * Renewals of the agent's liveness Lease so far (undefined: no Lease yet): the configurator sees
+   * a change of it as a sign of life (NodeInfo.renewal).
+   */
+  renewals?: number;
   /** The agent has written a status at least once (or the node was provisioned before the history). */
   everReported: boolean;
   /** Cut off: the agent cannot write; the kubelet goes NotReady at `notReadyAt`; restore at `restoreAt`. */

@@ -231,6 +231,7 @@ export class World {
         ready: n.kubeletReady,
         deleting: false,
         taints: n.taint ? [STARTUP_TAINT] : [],
+        ...(n.renewals !== undefined ? { renewal: String(n.renewals) } : {}),
       }));
   }
 
