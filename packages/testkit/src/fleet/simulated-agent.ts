@@ -7,10 +7,8 @@
  * conditions with the observedGeneration it answers, and the numbers of the revision it answers and
  * of the one on the host (unless `legacyAgents` says the node runs an agent from before them). A spec whose content (everything but the
  * revision reference) is what the host runs is a no-op apply, as for the real agent: `provisioned`
- * at once, no confirm window (the behaviour is not asked). While it works on a change (a delay
- * longer than the heartbeat interval) it renews its liveness Lease as the real agent does
- * (agent-liveness.ts), or, for `statusHeartbeatAgents` (agents from before the Lease), rewrites its
- * `provisioning` status at each beat.
+ * at once, no confirm window (the behaviour is not asked). While it works on a change it renews its
+ * liveness Lease (agent-liveness.ts), or rewrites `provisioning` for `statusHeartbeatAgents`.
  */
 import http from 'node:http';
 import {
@@ -33,7 +31,8 @@ import {
   type NodeConfigStatus,
 } from '@nodenet/api';
 import { reportedStatus, type AgentReport } from '../agent-status.js';
-import { livenessWrites, type AgentWritePattern } from './agent-write-pattern.js';
+import type { AgentWritePattern } from './agent-write-pattern.js';
+import { playConfirmWindow } from './pattern-window.js';
 import { PatternWrites } from './pattern-writes.js';
 import { beatWhileWorking, SimulatedLeases, type LivenessOptions } from './agent-liveness.js';
 
@@ -296,34 +295,14 @@ export class SimulatedAgents {
       });
   }
 
-  /**
-   * The write pattern from the second progress report through the confirm window's liveness
-   * writes; false when the agent stopped or got a new assignment meanwhile.
-   */
-  private async playWindow(p: AgentWritePattern, a: Attempt): Promise<boolean> {
-    const { node, revision, gen } = a;
-    const st = this.state.get(node) as { key?: string };
-    const live = (): boolean => !this.stopped && !this.stoppedNodes.has(node) && st.key === a.key;
-    let report: AgentReport = { configStatus: 'provisioning' };
-    for (const [i, r] of p.progress.entries()) {
-      report = {
-        configStatus: 'provisioning',
-        ...(a.previous ? { lastAppliedRevision: a.previous } : {}),
-        message: `${r.reason} ${shortHash(revision)}`,
-      };
-      if (i === 0) continue; // written when the assignment arrived
-      if (!live()) return false;
-      await this.write(node, revision, gen, report);
-      this.patternWrites?.conditions(node, revision, p.nodeCondition.changing.slice(i, i + 1));
-    }
-    const ns = p.liveness.leaseNamespace ?? 'default';
-    for (let k = 0; k < livenessWrites(p); k++) {
-      await new Promise((r) => setTimeout(r, p.liveness.intervalMs));
-      if (!live()) return false;
-      if (p.liveness.kind === 'lease') await this.patternWrites?.lease(node, ns, new Date().toISOString());
-      else await this.write(node, revision, gen, report);
-    }
-    return live();
+  /** The pattern's confirm window (pattern-window.ts); false when the agent stopped or moved on. */
+  private playWindow(p: AgentWritePattern, a: Attempt): Promise<boolean> {
+    const st = this.state.get(a.node) as { key?: string };
+    return playConfirmWindow(p, a, {
+      live: () => !this.stopped && !this.stoppedNodes.has(a.node) && st.key === a.key,
+      write: (report) => this.write(a.node, a.revision, a.gen, report),
+      writes: this.patternWrites,
+    });
   }
 
   /** The liveness beat while the agent works on `nc`: a Lease renewal, or an old agent's status rewrite. */
