@@ -18,6 +18,11 @@ export interface NodeInfo {
   deleting?: boolean;
   /** The Node carries an agent start-up taint (`node.nodenet.io/...`): its agent is not ready yet. */
   agentStarting?: boolean;
+  /**
+   * The API server refuses the writes of this node's NodeConfig (nodes/refused-assignments.ts): the
+   * API's error. Such a node is unavailable: no move, no slot, never counted.
+   */
+  assignRefused?: string;
 }
 
 export interface PlanInput {
