@@ -3,7 +3,7 @@
  * changed, asks the planner what to do and carries it out. Only the leader acts; a standby keeps
  * its caches warm so that it can take over at once.
  */
-import { type NetworkConfigRevision } from '@nodenet/api';
+import { matchesSelector, type NetworkConfigRevision } from '@nodenet/api';
 import { Coalescer, EventRecorder, Informer, KubeApiError, parallel, type Clients } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
@@ -228,7 +228,9 @@ export class Controller {
     const nodeConfigs = this.informers.nodeConfig.list();
     this.ignoredReports.note(nodeConfigs);
     const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());
-    const fleet = effectivePolicy(this.opts.policy, rp);
+    // A percentage knob against a count ceiling (or the other way) is compared for these nodes.
+    const targets = nodes.filter((n) => matchesSelector(this.opts.policy.nodeSelector, n.labels)).length;
+    const fleet = effectivePolicy(this.opts.policy, rp, targets);
     const specOf = (r: NetworkConfigRevision, n: { name: string; labels: Record<string, string> }) =>
       this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name);
     // Before the plan: RolloutPolicy spec.disruptive reads the new revision's class in this pass.
