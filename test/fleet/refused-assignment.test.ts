@@ -94,7 +94,7 @@ describe('an assignment write the API server refuses', () => {
         const listed = r?.status?.degradedNodes?.some((d) => d.node === nodeName(0));
         return r && nc1.spec.revision === r.spec.hash && listed ? r : undefined;
       },
-      60_000,
+      90_000,
     );
     const degraded = r2.status?.degradedNodes?.find((d) => d.node === nodeName(0));
     expect(degraded?.message).toMatch(
@@ -107,7 +107,7 @@ describe('an assignment write the API server refuses', () => {
     const nc0 = await c.nodeConfig.get(nodeName(0));
     expect(nc0.metadata.labels?.['network.nodenet.io/revision-number']).toBe('1');
     // A Warning Event names the refusal on the NodeConfig.
-    const events = (await c.event.list('default')).items;
+    const events = (await c.event.list({ namespace: 'default' })).items;
     expect(
       events.some((e) => e.reason === 'AssignmentRefused' && e.message?.includes('request is too large')),
     ).toBe(true);
@@ -118,5 +118,5 @@ describe('an assignment write the API server refuses', () => {
       'assignment write refused by the API server (500): etcdserver: request is too large',
     );
     expect(why.out).not.toContain('when a slot frees up');
-  }, 120_000);
+  }, 150_000);
 });
