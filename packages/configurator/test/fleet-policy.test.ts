@@ -186,9 +186,9 @@ describe('RolloutPolicy default over the flags', () => {
       'spec.disruptive.from: must be one of none, refilter, session-reset, l2-interruption, vrf-rebuild (got "reboot")',
     ],
   ])('disruptive %j is refused with one problem naming the field and the value', (bad, problem) => {
-    const r = effectivePolicy(DEFAULT_POLICY, rp({ updateLimit: '3', disruptive: bad as never }));
+    const r = effectivePolicy(SITE, rp({ updateLimit: '3', disruptive: bad as never }));
     expect(r.problems).toEqual([problem]);
-    expect(r.policy).toEqual({ ...DEFAULT_POLICY, updateLimit: { kind: 'count', count: 3 } });
+    expect(r.policy).toEqual({ ...SITE, updateLimit: { kind: 'count', count: 3 } });
   });
 
   it('only the object named default counts', () => {
