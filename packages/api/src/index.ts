@@ -38,6 +38,7 @@ export * from './resources/crd.js';
 export {
   ValidationError,
   nodeAddressesOf,
+  siteUnderlayOf,
   validateInputs,
   type UnderlayContext,
   type Problem,

@@ -3,7 +3,7 @@
  * changed, asks the planner what to do and carries it out. Only the leader acts; a standby keeps
  * its caches warm so that it can take over at once.
  */
-import { type NetworkConfigRevision } from '@nodenet/api';
+import { matchesSelector, type NetworkConfigRevision } from '@nodenet/api';
 import { Coalescer, EventRecorder, Informer, KubeApiError, parallel, type Clients } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
@@ -33,6 +33,7 @@ import { renewalOf } from './nodes/agent-leases.js';
 import { NodeInfoList, sameBuildFacts } from './nodes/node-info.js';
 import { INPUT_INFORMERS, makeInformers, type Informers } from './informers.js';
 import { IgnoredReportLog } from './nodes/ignored-reports.js';
+import { RefusedAssignments, withRefusals } from './nodes/refused-assignments.js';
 
 export { ASSIGNED_BY_ANNOTATION } from './nodes/node-config.js';
 
@@ -90,6 +91,8 @@ export class Controller {
   private readonly ignoredReports: IgnoredReportLog;
   private readonly nodeInfos = new NodeInfoList();
   private readonly passwords: PasswordSecrets;
+  /** Nodes whose assignment writes the API server refuses: out of the rollout for a while. */
+  private readonly refusals = new RefusedAssignments();
 
   /** The renewal marker of a node's liveness Lease (nodes/agent-leases.ts). */
   private readonly renewalOf: (node: string) => string | undefined;
@@ -199,6 +202,7 @@ export class Controller {
       // Timers start afresh from this instance's own observations: it may wait longer than the
       // previous leader, never fail a node earlier.
       this.planner.reset();
+      this.refusals.reset();
       this.buildSchedule.reset();
       this.schedule(0);
     }
@@ -228,11 +232,16 @@ export class Controller {
     if (buildWaitMs !== undefined) this.schedule(buildWaitMs);
     const inputHash = this.builder.inputHash;
     if (!this.isLeader()) return;
-    const nodes = this.nodeInfos.of(this.informers.node.list(), this.renewalOf);
+    const nodes = withRefusals(
+      this.nodeInfos.of(this.informers.node.list(), this.renewalOf),
+      this.refusals.refused(mono),
+    );
     const nodeConfigs = this.informers.nodeConfig.list();
     this.ignoredReports.note(nodeConfigs);
     const rp = findRolloutPolicy(this.informers.rolloutPolicy.list());
-    const fleet = effectivePolicy(this.opts.policy, rp);
+    // A percentage knob against a count ceiling (or the other way) is compared for these nodes.
+    const targets = nodes.filter((n) => matchesSelector(this.opts.policy.nodeSelector, n.labels)).length;
+    const fleet = effectivePolicy(this.opts.policy, rp, targets);
     const specOf = (r: NetworkConfigRevision, n: { name: string; labels: Record<string, string> }) =>
       this.specs.spec({ config: r.spec.config, hash: r.spec.hash }, n.labels, n.name);
     // Before the plan: RolloutPolicy spec.disruptive reads the new revision's class in this pass.
@@ -275,6 +284,7 @@ export class Controller {
       this.errorBackoffMs = 250;
       // Writes held back (a row, counts, a gathered Event) are due then: one ms later they are.
       const held = [this.rowLabels, this.pace].map((g) => (g.nextDueInMs(performance.now()) ?? Infinity) + 1);
+      held.push((this.refusals.nextRetryInMs(performance.now()) ?? Infinity) + 1);
       const again = Math.min(p.requeueAfterMs ?? Infinity, ...held);
       if (again !== Infinity) this.schedule(again);
     }
@@ -350,8 +360,20 @@ export class Controller {
       background: (bp) => this.inBackground(bp),
       rowLabels: { gate: this.rowLabels, mono },
       pace: { status: this.pace.status, assigned: this.pace.assigned, mono },
+      assignWritten: (node, err) => this.assignWritten(node, err),
     };
     return executePlan(p, ctx);
+  }
+
+  /** Keeps count of refused assignment writes; a node taken out of the rollout gets a Warning Event. */
+  private assignWritten(node: string, err: unknown): void {
+    if (err === undefined) return this.refusals.succeeded(node);
+    const refused = this.refusals.failed(node, err, performance.now());
+    if (refused === undefined) return;
+    this.log.warn({ node, err: refused }, 'assignment writes refused; node left out of the rollout for now');
+    const obj = this.informers.nodeConfig.get(node) ?? this.informers.node.get(node);
+    if (obj) this.inBackground(this.events.record(obj, 'Warning', 'AssignmentRefused', refused));
+    this.schedule();
   }
 }
 

@@ -90,6 +90,8 @@ export interface ExecContext {
    * every status is written and every pass records its Event at once.
    */
   pace?: { status: StatusPace; assigned: AssignedEvents; mono: number };
+  /** Told how each assignment write ended (nodes/refused-assignments.ts): `err` when it failed. */
+  assignWritten?: (node: string, err?: unknown) => void;
 }
 
 export async function invalidate(
@@ -329,7 +331,13 @@ export async function executePlan(p: Plan, ctx: ExecContext): Promise<number> {
   await parallel(perNode, assignConcurrency(assigned, ctx.concurrency), (a) =>
     a.type === 'assign'
       ? guard(`assign ${a.node}`, async () => {
-          if (await assign(a, ctx)) done.push(a);
+          const wrote = await assign(a, ctx).catch((err: unknown) => {
+            ctx.assignWritten?.(a.node, err);
+            throw err;
+          });
+          if (!wrote) return;
+          ctx.assignWritten?.(a.node);
+          done.push(a);
         })
       : guard(`label NodeConfig ${a.name}`, () => labelNodeConfig(a, ctx)),
   );

@@ -19,3 +19,4 @@ export { IN_FLIGHT_SPEC_BYTES, assignConcurrency } from './nodes/write-budget.js
 export { STATUS_COUNT_INTERVAL_MS, StatusPace, decideStatusWrite } from './pace/status-pace.js';
 export { ASSIGNED_EVENT_WINDOW_MS, AssignedEvents, assignedMessage } from './pace/assigned-events.js';
 export { WritePace } from './pace/write-pace.js';
+export * from './nodes/refused-assignments.js';

@@ -1,6 +1,13 @@
 import type { RolloutPolicy } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
-import { effectivePolicy, findRolloutPolicy, DEFAULT_POLICY, plan } from '@nodenet/configurator';
+import {
+  effectivePolicy,
+  findRolloutPolicy,
+  DEFAULT_POLICY,
+  knobCeilings,
+  plan,
+  type Policy,
+} from '@nodenet/configurator';
 import { A, B, completed, done, input, nc, nodes, ofType, rev } from './rollout/fixtures.js';
 
 const rp = (spec: RolloutPolicy['spec'], name = 'default'): RolloutPolicy => ({
@@ -9,6 +16,12 @@ const rp = (spec: RolloutPolicy['spec'], name = 'default'): RolloutPolicy => ({
   metadata: { name },
   spec,
 });
+
+/** A site that lets the RolloutPolicy loosen up to 50% and 5 failures (--*-ceiling). */
+const SITE: Policy = {
+  ...DEFAULT_POLICY,
+  ceilings: { updateLimit: { kind: 'percent', percent: 50 }, maxFailures: 5 },
+};
 
 describe('RolloutPolicy default over the flags', () => {
   it.each([
@@ -36,9 +49,9 @@ describe('RolloutPolicy default over the flags', () => {
       expect: { maxFailures: 2, waveLabel: 'rack' },
     },
   ] as const)('$what', ({ spec, expect: want }) => {
-    const r = effectivePolicy(DEFAULT_POLICY, spec ? rp(spec) : undefined);
+    const r = effectivePolicy(SITE, spec ? rp(spec) : undefined);
     expect(r.problems).toEqual([]);
-    expect(r.policy).toEqual({ ...DEFAULT_POLICY, ...want });
+    expect(r.policy).toEqual({ ...SITE, ...want });
   });
 
   it('a knob that cannot be read keeps the flag and names the field and value', () => {
@@ -80,6 +93,69 @@ describe('RolloutPolicy default over the flags', () => {
     ]);
   });
 
+  // Issue #37: the right to write the RolloutPolicy set updateLimit 100% and maxFailures 1000000.
+  describe('ceilings: the RolloutPolicy loosens the flags only as far as the site allows', () => {
+    const flags: Policy = { ...DEFAULT_POLICY, updateLimit: { kind: 'count', count: 2 }, maxFailures: 1 };
+    const refusal = (field: string, ceiling: string, flag: string, value: string) =>
+      `spec.${field}: must be at most ${ceiling}, the site's ceiling (--${flag}-ceiling, or --${flag} when that is unset); the flag's value stays (got "${value}")`;
+
+    it('without ceiling flags the flags are the ceiling: above them refused, the flag stays', () => {
+      const r = effectivePolicy(flags, rp({ updateLimit: '3', maxFailures: 1000000 }));
+      expect(r.policy).toEqual(flags);
+      expect(r.problems).toEqual([
+        refusal('updateLimit', '2', 'update-limit', '3'),
+        refusal('maxFailures', '1', 'max-failures', '1000000'),
+      ]);
+    });
+
+    it('a percentage against a count ceiling is compared for the target nodes', () => {
+      // 100% of 10 nodes is 10 slots, above 2; 10% of 10 is 1, within.
+      expect(effectivePolicy(flags, rp({ updateLimit: '100%' }), 10).problems).toEqual([
+        refusal('updateLimit', '2', 'update-limit', '100%'),
+      ]);
+      expect(effectivePolicy(flags, rp({ updateLimit: '10%' }), 10).policy.updateLimit).toEqual({
+        kind: 'percent',
+        percent: 10,
+      });
+    });
+
+    it('tightening is always allowed', () => {
+      const r = effectivePolicy(flags, rp({ updateLimit: '1', maxFailures: 0 }));
+      expect(r.problems).toEqual([]);
+      expect(r.policy).toMatchObject({ updateLimit: { kind: 'count', count: 1 }, maxFailures: 0 });
+    });
+
+    it('a site ceiling above the flags lets the knobs that far, no further', () => {
+      const site = {
+        ...flags,
+        ceilings: { updateLimit: { kind: 'percent', percent: 25 }, maxFailures: 3 },
+      } as const;
+      expect(effectivePolicy(site, rp({ updateLimit: '25%', maxFailures: 3 }), 100).problems).toEqual([]);
+      expect(effectivePolicy(site, rp({ updateLimit: '26%', maxFailures: 4 }), 100).problems).toEqual([
+        refusal('updateLimit', '25%', 'update-limit', '26%'),
+        refusal('maxFailures', '3', 'max-failures', '4'),
+      ]);
+    });
+
+    it('the ceiling flags are read and may not be below their flag', () => {
+      expect(knobCeilings({ updateLimit: '1', maxFailures: '0' })).toEqual({});
+      expect(
+        knobCeilings({
+          updateLimit: '1',
+          maxFailures: '0',
+          updateLimitCeiling: '20%',
+          maxFailuresCeiling: '2',
+        }),
+      ).toEqual({ ceilings: { updateLimit: { kind: 'percent', percent: 20 }, maxFailures: 2 } });
+      expect(() => knobCeilings({ updateLimit: '5', maxFailures: '0', updateLimitCeiling: '2' })).toThrow(
+        '--update-limit-ceiling: must not be below --update-limit (got "2")',
+      );
+      expect(() => knobCeilings({ updateLimit: '1', maxFailures: '3', maxFailuresCeiling: '1' })).toThrow(
+        '--max-failures-ceiling: must not be below --max-failures (got "1")',
+      );
+    });
+  });
+
   it('waveBarrier is a knob', () => {
     expect(effectivePolicy(DEFAULT_POLICY, rp({ waveBarrier: true })).policy.waveBarrier).toBe(true);
   });
@@ -110,9 +186,9 @@ describe('RolloutPolicy default over the flags', () => {
       'spec.disruptive.from: must be one of none, refilter, session-reset, l2-interruption, vrf-rebuild (got "reboot")',
     ],
   ])('disruptive %j is refused with one problem naming the field and the value', (bad, problem) => {
-    const r = effectivePolicy(DEFAULT_POLICY, rp({ updateLimit: '3', disruptive: bad as never }));
+    const r = effectivePolicy(SITE, rp({ updateLimit: '3', disruptive: bad as never }));
     expect(r.problems).toEqual([problem]);
-    expect(r.policy).toEqual({ ...DEFAULT_POLICY, updateLimit: { kind: 'count', count: 3 } });
+    expect(r.policy).toEqual({ ...SITE, updateLimit: { kind: 'count', count: 3 } });
   });
 
   it('only the object named default counts', () => {

@@ -35,6 +35,12 @@ export interface NodeLike {
 /** Taints whose key is in nodenet's domain: the agent removes them after its first good apply. */
 export const STARTUP_TAINT_PREFIX = 'node.nodenet.io/';
 
+/**
+ * How the configurator words a node whose assignment write the API server refuses (issue #37): in
+ * the desired revision's `status.degradedNodes`, after `unavailable: `, with the API's error.
+ */
+export const ASSIGNMENT_REFUSED = 'assignment write refused by the API server';
+
 /** What the agent's status says about the NodeConfig's current spec. */
 export type AgentReport = 'none' | 'pending' | 'provisioning' | 'confirming' | 'provisioned' | 'invalid';
 
@@ -244,6 +250,16 @@ export function nodePlacement(input: PlacementInput): NodePlacement {
     why,
     next,
   });
+  // The configurator could not write this node's NodeConfig: the one answer that is not on it.
+  const refused = desiredRev?.status?.degradedNodes?.find(
+    (d) => d.node === node && d.message.startsWith(`unavailable: ${ASSIGNMENT_REFUSED}`),
+  );
+  if (refused)
+    return place(
+      'unavailable',
+      `${nc ? (assignedRev ? `carries ${assignedRev.metadata.name}; ` : '') : 'no NodeConfig; '}${refused.message}`,
+      'the configurator tries the write again after a backoff; it holds no slot and counts against no revision meanwhile. Fix what the API server refuses (its size, a right, the API server)',
+    );
   if (!nc)
     return place(
       'no-config',

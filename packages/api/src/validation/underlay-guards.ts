@@ -9,7 +9,14 @@
  * (`UnderlayContext`), the configurator reads them from the Nodes' status and its flags.
  */
 import type { BGPPeering, Layer2NetworkConfiguration } from '../resources/objects.js';
-import { normalizeAddress, parsePrefix, prefixesOverlap } from '../grammar/prefix.js';
+import {
+  checkNetworkPrefix,
+  normalizeAddress,
+  normalizePrefix,
+  parsePrefix,
+  prefixesOverlap,
+} from '../grammar/prefix.js';
+import { OptionError } from '../errors.js';
 import { problem, type Problem } from './problem.js';
 
 const P = 'BGPPeering';
@@ -24,6 +31,32 @@ export interface UnderlayContext {
   defaultVrfPeering?: boolean;
   /** Site-wide: peerings in the default VRF may import the default route (`--allow-default-route-import`). */
   defaultRouteImport?: boolean;
+}
+
+/**
+ * The site's settings from the flags both the configurator and `kubectl nodenet diff` take:
+ * `--underlay-cidr` (comma-separated prefixes, network form), `--allow-default-vrf-peering`,
+ * `--allow-default-route-import`. A prefix that is no network is an OptionError naming it.
+ */
+export function siteUnderlayOf(raw: {
+  underlayCidr?: string;
+  allowDefaultVrfPeering?: boolean;
+  allowDefaultRouteImport?: boolean;
+}): Omit<UnderlayContext, 'nodeAddresses'> & { cidrs: string[] } {
+  const cidrs = (raw.underlayCidr ?? '')
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '')
+    .map((c) => {
+      const reason = checkNetworkPrefix(c);
+      if (reason !== undefined) throw new OptionError('--underlay-cidr', c, reason);
+      return normalizePrefix(c);
+    });
+  return {
+    cidrs,
+    ...(raw.allowDefaultVrfPeering === true ? { defaultVrfPeering: true } : {}),
+    ...(raw.allowDefaultRouteImport === true ? { defaultRouteImport: true } : {}),
+  };
 }
 
 /** Node addresses as validation wants them, from Node objects (canonical text → Node name). */

@@ -34,7 +34,7 @@ import { checkSchema } from './schema-check.js';
 
 export { ValidationError, type Problem } from './problem.js';
 export { blameOrder, vrfTableCapacity, type ValidationContext } from './claims.js';
-export { nodeAddressesOf, type UnderlayContext } from './underlay-guards.js';
+export { nodeAddressesOf, siteUnderlayOf, type UnderlayContext } from './underlay-guards.js';
 
 /**
  * Validates every input object and the set as a whole; returns all problems, in a stable order

@@ -1,4 +1,5 @@
 /** `kubectl nodenet diff [FROM] [TO] [-f FILE…]`: what a change does to each node. */
+import { nodeAddressesOf, siteUnderlayOf, type UnderlayContext } from '@nodenet/api';
 import type { Clients } from '@nodenet/kube';
 import type { Command } from 'commander';
 import { withFiles } from '../cluster/input-files.js';
@@ -22,6 +23,14 @@ interface DiffArgs {
   from: Revision | undefined;
   toArg: string | undefined;
   files: string[] | undefined;
+  underlay: UnderlayContext;
+}
+
+/** The configurator's underlay flags, taken by `diff` so that it refuses what the configurator refuses. */
+interface UnderlayFlags {
+  underlayCidr?: string;
+  allowDefaultVrfPeering?: boolean;
+  allowDefaultRouteImport?: boolean;
 }
 
 export function addDiffCommand(program: Command, s: Session): void {
@@ -54,19 +63,27 @@ export function addDiffCommand(program: Command, s: Session): void {
       '--protect <address...>',
       'with --host: addresses the nodes must keep reaching (ADDRESS or ADDRESS=WHAT)',
     )
+    .option(
+      '--underlay-cidr <cidr,...>',
+      "the configurator's --underlay-cidr: the preview refuses the peerings it refuses (the Nodes' addresses are read)",
+    )
+    .option('--allow-default-vrf-peering', "the configurator's --allow-default-vrf-peering")
+    .option('--allow-default-route-import', "the configurator's --allow-default-route-import")
     .addOption(outputOption())
     .action(
       async (
         fromArg: string | undefined,
         toArg: string | undefined,
-        o: { filename?: string[]; host?: boolean } & HostDiffOptions,
+        o: { filename?: string[]; host?: boolean } & HostDiffOptions & UnderlayFlags,
         cmd: Command,
       ) => {
         const c = commonOptions(cmd);
+        const site = underlayFlags(o);
         const kube = s.connect(c);
         const state = await readState(kube);
         const from = fromArg !== undefined ? findRevision(state, fromArg) : revisionInForce(state);
-        const to = await diffTarget({ kube, state, from, toArg, files: o.filename });
+        const underlay = { ...site, nodeAddresses: nodeAddressesOf(state.nodes) };
+        const to = await diffTarget({ kube, state, from, toArg, files: o.filename, underlay });
         if ('problems' in to) {
           s.print(c, to, () => renderProblems(to.problems));
           s.exit(EXIT.attention);
@@ -105,7 +122,16 @@ async function diffTarget(a: DiffArgs): Promise<Preview> {
   }
   const label = a.files ? `current inputs + ${a.files.join(', ')}` : 'current inputs';
   const inputs = await withFiles(a.kube, await readInputs(a.kube), a.files ?? []);
-  return previewOf(inputs, label, a.state, a.from);
+  return previewOf(inputs, label, a.state, { from: a.from, underlay: a.underlay });
+}
+
+/** The underlay flags, or a usage error (exit 2) naming the value. */
+function underlayFlags(o: UnderlayFlags): ReturnType<typeof siteUnderlayOf> {
+  try {
+    return siteUnderlayOf(o);
+  } catch (err) {
+    throw new CliError(err instanceof Error ? err.message : String(err), EXIT.usage);
+  }
 }
 
 function diffExitCode(result: DiffResult, heldBack: boolean): ExitCode {

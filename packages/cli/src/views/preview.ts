@@ -15,6 +15,7 @@ import {
   type InputsToBuild,
   type NetworkConfigRevision,
   type Problem,
+  type UnderlayContext,
 } from '@nodenet/api';
 import type { DiffSide } from './diff.js';
 import { isInvalid, revisionInForce, type ClusterState, type Revision } from '../cluster/state.js';
@@ -31,13 +32,17 @@ export interface HeldBackInput {
 export type Preview =
   { problems: Problem[] } | { side: DiffSide; notes: string[]; heldBack: HeldBackInput[] };
 
+/**
+ * `underlay`: the Nodes' addresses and the site's settings, as the configurator hands them to
+ * validation (the peering guards): without them a peering the configurator refuses would preview.
+ */
 export function previewOf(
   inputs: Inputs,
   label: string,
   s: ClusterState,
-  from: Revision | undefined,
+  { from, underlay }: { from: Revision | undefined; underlay?: UnderlayContext },
 ): Preview {
-  const plan = inputsToBuild(inputs, s.revisions);
+  const plan = inputsToBuild(inputs, s.revisions, underlay ? { underlay } : {});
   if (plan.effective.inputs === undefined) return { problems: plan.effective.problems };
   const built = withAddresses(plan.effective.inputs, s);
   const notes: string[] = [];

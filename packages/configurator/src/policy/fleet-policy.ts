@@ -17,9 +17,11 @@ import { setConditions, rfc3339 } from '@nodenet/api';
 import { parseDuration } from '@nodenet/kube';
 import {
   TIMEOUT_LOWER_BOUNDS_MS,
+  aboveCeiling,
   atLeast,
   atMost24h,
   parseUpdateLimit,
+  updateLimitText,
   type DisruptivePolicy,
   type Policy,
 } from './policy.js';
@@ -34,8 +36,17 @@ export interface EffectivePolicy {
 export const findRolloutPolicy = (list: readonly RolloutPolicy[]): RolloutPolicy | undefined =>
   list.find((p) => p.metadata.name === ROLLOUT_POLICY_NAME);
 
-/** The flags, with every knob the RolloutPolicy sets in their place. */
-export function effectivePolicy(flags: Policy, rp: RolloutPolicy | undefined): EffectivePolicy {
+/**
+ * The flags, with every knob the RolloutPolicy sets in their place; `updateLimit` and `maxFailures`
+ * no higher than the site's ceilings (Policy.ceilings; a percentage against a count is compared for
+ * `targets` nodes when known). A knob above its ceiling is refused like an unreadable one: the
+ * flag's value stays and the RolloutPolicy reads Valid=False naming the field and the value.
+ */
+export function effectivePolicy(
+  flags: Policy,
+  rp: RolloutPolicy | undefined,
+  targets?: number,
+): EffectivePolicy {
   const policy: Policy = { ...flags };
   const problems: string[] = [];
   const spec = rp?.spec ?? {};
@@ -48,11 +59,29 @@ export function effectivePolicy(flags: Policy, rp: RolloutPolicy | undefined): E
   };
   if (spec.paused === true) policy.paused = true;
   if (spec.updateLimit !== undefined)
-    read(
-      'updateLimit',
-      () => (policy.updateLimit = parseUpdateLimit(spec.updateLimit as string, 'spec.updateLimit')),
-    );
-  if (spec.maxFailures !== undefined) policy.maxFailures = spec.maxFailures;
+    read('updateLimit', () => {
+      const limit = parseUpdateLimit(spec.updateLimit as string, 'spec.updateLimit');
+      const ceiling = flags.ceilings?.updateLimit ?? flags.updateLimit;
+      if (aboveCeiling(limit, ceiling, targets))
+        throw new OptionError(
+          'spec.updateLimit',
+          spec.updateLimit,
+          overCeiling('update-limit', updateLimitText(ceiling)),
+        );
+      policy.updateLimit = limit;
+    });
+  const maxFailures = spec.maxFailures;
+  if (maxFailures !== undefined)
+    read('maxFailures', () => {
+      const ceiling = flags.ceilings?.maxFailures ?? flags.maxFailures;
+      if (maxFailures > ceiling)
+        throw new OptionError(
+          'spec.maxFailures',
+          String(maxFailures),
+          overCeiling('max-failures', String(ceiling)),
+        );
+      policy.maxFailures = maxFailures;
+    });
   const durations = [
     ['preconfigTimeout', 'preconfigTimeoutMs'],
     ['configTimeout', 'configTimeoutMs'],
@@ -90,6 +119,9 @@ function disruptivePolicy(d: DisruptiveRollout): DisruptivePolicy {
     waveBarrier: d.waveBarrier ?? true,
   };
 }
+
+const overCeiling = (flag: string, ceiling: string): string =>
+  `must be at most ${ceiling}, the site's ceiling (--${flag}-ceiling, or --${flag} when that is unset); the flag's value stays`;
 
 /** What a pass knows when it writes the RolloutPolicy status. */
 export interface PolicyPass {

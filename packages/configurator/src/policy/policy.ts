@@ -32,6 +32,11 @@ export interface Policy {
   paused?: boolean;
   /** How a disruptive revision rolls (RolloutPolicy `default` spec.disruptive; rollout/disruptive.ts). */
   disruptive?: DisruptivePolicy;
+  /**
+   * The most the RolloutPolicy `default` may loosen (issue #37): `--update-limit-ceiling`,
+   * `--max-failures-ceiling`. Unset: the flag's own value (the RolloutPolicy may only tighten it).
+   */
+  ceilings?: { updateLimit?: UpdateLimit; maxFailures?: number };
 }
 
 /** While the desired revision is `from` or worse (or its class is not known yet): a lower limit, barriers. */
@@ -101,6 +106,19 @@ export function parseUpdateLimit(value: string, flag = '--update-limit'): Update
   throw new OptionError(flag, value, 'must be a positive integer or a percentage like 25%');
 }
 
+/**
+ * Whether `limit` allows more nodes at once than `ceiling`: by their numbers when both are counts or
+ * both percentages, else for `targets` nodes (undefined: not known, so not compared).
+ */
+export function aboveCeiling(limit: UpdateLimit, ceiling: UpdateLimit, targets?: number): boolean {
+  if (limit.kind === 'count' && ceiling.kind === 'count') return limit.count > ceiling.count;
+  if (limit.kind === 'percent' && ceiling.kind === 'percent') return limit.percent > ceiling.percent;
+  return targets !== undefined && updateLimitFor(limit, targets) > updateLimitFor(ceiling, targets);
+}
+
+export const updateLimitText = (l: UpdateLimit): string =>
+  l.kind === 'count' ? String(l.count) : `${l.percent}%`;
+
 /** Slots for `targets` nodes: a count as is, a percentage rounded up; never less than 1. */
 export function updateLimitFor(limit: UpdateLimit, targets: number): number {
   const n = limit.kind === 'count' ? limit.count : Math.ceil((limit.percent * targets) / 100 - 1e-9);
@@ -116,4 +134,40 @@ export function parsePositiveInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value.trim()) < 1)
     throw new OptionError(flag, value, 'must be a positive integer (at least 1)');
   return Number(value.trim());
+}
+
+/** --update-limit-ceiling and --max-failures-ceiling: what the RolloutPolicy may loosen to. */
+export function knobCeilings(raw: {
+  updateLimit: string;
+  maxFailures: string;
+  updateLimitCeiling?: string;
+  maxFailuresCeiling?: string;
+}): Pick<Policy, 'ceilings'> {
+  const updateLimit =
+    raw.updateLimitCeiling !== undefined
+      ? parseUpdateLimit(raw.updateLimitCeiling, '--update-limit-ceiling')
+      : undefined;
+  const maxFailures =
+    raw.maxFailuresCeiling !== undefined
+      ? parseNonNegativeInt(raw.maxFailuresCeiling, '--max-failures-ceiling')
+      : undefined;
+  if (updateLimit && aboveCeiling(parseUpdateLimit(raw.updateLimit), updateLimit))
+    throw new OptionError(
+      '--update-limit-ceiling',
+      raw.updateLimitCeiling,
+      'must not be below --update-limit',
+    );
+  if (maxFailures !== undefined && parseNonNegativeInt(raw.maxFailures, '--max-failures') > maxFailures)
+    throw new OptionError(
+      '--max-failures-ceiling',
+      raw.maxFailuresCeiling,
+      'must not be below --max-failures',
+    );
+  if (updateLimit === undefined && maxFailures === undefined) return {};
+  return {
+    ceilings: {
+      ...(updateLimit ? { updateLimit } : {}),
+      ...(maxFailures !== undefined ? { maxFailures } : {}),
+    },
+  };
 }

@@ -29,6 +29,24 @@ export type { ClassifyContext, Subject, Verdict } from './verdict.js';
 type Readiness = NodeObservation['readiness'];
 
 export function classify(subject: Subject, ctx: ClassifyContext): Verdict {
+  return refusedWrite(classifyNode(subject, ctx));
+}
+
+/**
+ * A node waiting for a move whose NodeConfig the API server refuses to write (NodeInfo.assignRefused)
+ * is unavailable: it holds no slot and takes no move until the configurator tries it again, and
+ * what it failed before (a failure waiting for its re-assignment) stays recorded as it was. A node
+ * in flight keeps its state: its agent still works on what it has.
+ */
+function refusedWrite(v: Verdict): Verdict {
+  const why = v.node?.assignRefused;
+  if (why === undefined || v.busyElsewhere === true) return v;
+  if (!(v.state === 'outdated' || (v.state === 'failed' && v.reassign !== undefined))) return v;
+  const { reassign: _r, hostOnDesired: _h, ...rest } = v;
+  return { ...rest, state: 'unavailable', unavailable: `unavailable: ${why}` };
+}
+
+function classifyNode(subject: Subject, ctx: ClassifyContext): Verdict {
   const { name, node, nc } = subject;
   const reading = readNode(subject, ctx);
   if (!nc) {

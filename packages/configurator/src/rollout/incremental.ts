@@ -63,7 +63,7 @@ function nodeKey(n: NodeInfo | undefined): string | undefined {
   if (key !== undefined) return key;
   let labels = labelKeys.get(n.labels);
   if (labels === undefined) labelKeys.set(n.labels, (labels = JSON.stringify(n.labels)));
-  key = `${n.uid ?? ''}|${n.ready ? 1 : 0}|${n.deleting === true ? 1 : 0}|${n.agentStarting === true ? 1 : 0}|${labels}`;
+  key = `${n.uid ?? ''}|${n.ready ? 1 : 0}|${n.deleting === true ? 1 : 0}|${n.agentStarting === true ? 1 : 0}|${labels}|${n.assignRefused ?? ''}`;
   nodeKeys.set(n, key);
   return key;
 }

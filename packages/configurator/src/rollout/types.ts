@@ -23,6 +23,11 @@ export interface NodeInfo {
    * change only: a new value is a renewal, timed by observe() on this process's clock.
    */
   renewal?: string;
+  /**
+   * The API server refuses the writes of this node's NodeConfig (nodes/refused-assignments.ts): the
+   * API's error. Such a node is unavailable: no move, no slot, never counted.
+   */
+  assignRefused?: string;
 }
 
 export interface PlanInput {

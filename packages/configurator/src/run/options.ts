@@ -19,6 +19,7 @@ import {
   atLeast,
   parseNonNegativeInt,
   parsePositiveInt,
+  knobCeilings,
   parseUpdateLimit,
   type Policy,
 } from '../policy/policy.js';
@@ -137,6 +138,14 @@ function withRolloutOptions(program: Command): Command {
       '--max-failures <n>',
       'failed nodes tolerated per revision; one more marks it invalid and rolls back',
       DEFAULTS.maxFailures,
+    )
+    .option(
+      '--update-limit-ceiling <n|p%>',
+      'the highest updateLimit the RolloutPolicy may set (default: --update-limit; it may only lower it)',
+    )
+    .option(
+      '--max-failures-ceiling <n>',
+      'the highest maxFailures the RolloutPolicy may set (default: --max-failures; it may only lower it)',
     )
     .option(
       '--preconfig-timeout <duration>',
@@ -282,6 +291,8 @@ export interface RawOptions extends RawUnderlayOptions {
   kubeconfig?: string;
   updateLimit: string;
   maxFailures: string;
+  updateLimitCeiling?: string;
+  maxFailuresCeiling?: string;
   preconfigTimeout: string;
   configTimeout: string;
   notReadyTimeout: string;
@@ -324,6 +335,7 @@ export function policyFromOptions(raw: RawOptions): Policy {
     ...(selector ? { nodeSelector: selector } : {}),
     ...(raw.waveLabel ? { waveLabel: raw.waveLabel } : {}),
     ...(raw.waveBarrier === true ? { waveBarrier: true } : {}),
+    ...knobCeilings(raw),
   };
 }
 

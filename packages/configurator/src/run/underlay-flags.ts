@@ -5,7 +5,7 @@
  * change them. The nodes' own addresses come from their Node status, not from here.
  */
 import type { Command } from 'commander';
-import { checkNetworkPrefix, normalizePrefix, OptionError } from '@nodenet/api';
+import { siteUnderlayOf } from '@nodenet/api';
 import type { SiteUnderlay } from '../build/index.js';
 
 export type { SiteUnderlay };
@@ -33,18 +33,5 @@ export function withUnderlayOptions(program: Command): Command {
 }
 
 export function siteUnderlay(raw: RawUnderlayOptions): SiteUnderlay {
-  const cidrs = (raw.underlayCidr ?? '')
-    .split(',')
-    .map((c) => c.trim())
-    .filter((c) => c !== '')
-    .map((c) => {
-      const reason = checkNetworkPrefix(c);
-      if (reason !== undefined) throw new OptionError('--underlay-cidr', c, reason);
-      return normalizePrefix(c);
-    });
-  return {
-    cidrs,
-    ...(raw.allowDefaultVrfPeering === true ? { defaultVrfPeering: true } : {}),
-    ...(raw.allowDefaultRouteImport === true ? { defaultRouteImport: true } : {}),
-  };
+  return siteUnderlayOf(raw);
 }
