@@ -89,7 +89,8 @@ onInterrupt(
     const lines = leftoverLines(stillPresent(footprint()));
     log(
       [
-        'Ctrl-C again: exiting at once.',
+        // On its own line: the terminal echoed ^C where the cursor was.
+        '\nCtrl-C again: exiting at once.',
         ...(lines.length ? ['left behind (remove by hand):', ...lines] : ['nothing of the demo is left']),
         logsLine(),
       ].join('\n'),
