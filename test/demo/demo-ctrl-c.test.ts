@@ -43,6 +43,17 @@ function descendants(root: number): number[] {
   return out;
 }
 
+/** Whether this machine's kernel makes VRF devices (probed in a throw-away network namespace). */
+function kernelMakesVrf(): boolean {
+  const ns = `nnvrftest-${process.pid}`;
+  execFileSync('ip', ['netns', 'add', ns]);
+  try {
+    return textOf('ip', ['-n', ns, 'link', 'add', 'v', 'type', 'vrf', 'table', '10']) !== undefined;
+  } finally {
+    execFileSync('ip', ['netns', 'del', ns]);
+  }
+}
+
 const alive = (pid: number): boolean => existsSync(`/proc/${pid}`);
 const netnsList = (): string[] =>
   (textOf('ip', ['netns', 'list']) ?? '').split('\n').map((l) => l.split(' ')[0] ?? '');
@@ -93,6 +104,15 @@ describePrivileged(
       const midStory = await t.until(/^▶ good change/m, 300_000);
       const text = t.text;
       expect(midStory, `the demo did not reach its story:\n${text()}`).toBe(true);
+      // The README's newcomer path on this kernel: without VRF the demo says so, and what to use
+      // instead, before anything can fail because of it.
+      const beforeStory = text().split('▶ good change')[0]!;
+      if (kernelMakesVrf()) expect(beforeStory).not.toContain('no VRF support');
+      else {
+        expect(beforeStory).toMatch(/^kernel: no VRF support \(CONFIG_NET_VRF\)/m);
+        expect(beforeStory).toContain('examples/routing-table.yaml, examples/vrf.yaml');
+        expect(beforeStory).toMatch(/`npm start -- --vm`/);
+      }
 
       // What the demo created, seen from outside: its namespaces (their names end in -n<id>/-p<id>,
       // unique to this run), the processes in them (FRR daemons are re-parented to init), every
