@@ -73,8 +73,9 @@ const cleanups: (() => Promise<void> | void)[] = [];
 const footprints: (() => Footprint)[] = [];
 const footprint = (): Footprint => mergeFootprints(emptyFootprint(), ...footprints.map((f) => f()));
 let logDir: string | undefined;
-const logsLine = (): string =>
-  logDir ? `logs kept: ${relative(process.cwd(), logDir) || logDir}` : 'no logs were written';
+const logsLine = (): string => (logDir ? `logs kept: ${shownDir(logDir)}` : 'no logs were written');
+/** A folder as a user finds it: relative to here; in the VM, its guest path (copied out at the end). */
+const shownDir = (dir: string): string => (flags.inVm ? dir : relative(process.cwd(), dir) || dir);
 
 let stopping: Promise<never> | undefined;
 /** Removes everything in reverse order of creation, says what went and what stayed, and exits. */
@@ -144,7 +145,7 @@ async function main(): Promise<number> {
   // Logs first, so a failing start-up leaves them too; kept after exit, whatever happened.
   logDir = newLogDir();
   log(
-    `logs: ${relative(process.cwd(), logDir) || logDir} (configurator.log${mode === 'real' ? ', agent-<node>.log, frr-<node>-*.log' : ''}; kept after exit)`,
+    `logs: ${shownDir(logDir)} (configurator.log${mode === 'real' ? ', agent-<node>.log, frr-<node>-*.log' : ''}; kept after exit)`,
   );
   const stage: Stage =
     mode === 'real' ? await realStage(logDir) : await simulatedStage(join(repo, 'crds'), badHash);
