@@ -24,6 +24,7 @@ import {
 } from './shutdown.js';
 import { realAgentsPossible, realStage, simulatedStage, vrfSupported, type Stage } from './stage.js';
 import { inputsFromFiles, playStory, type StoryResult } from './story.js';
+import { decideVm, runDemoInVm, vmFacts, type VmPlan } from './vm.js';
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const examples = (f: string): string => join(repo, 'examples', f);
@@ -49,8 +50,22 @@ const program = new Command('npm start --')
       .choices(['auto', 'real', 'simulated'])
       .default('auto'),
   )
+  .option(
+    '--vm',
+    "play the story once in a QEMU VM with Debian's kernel (VRF works there), real agents; for a machine whose kernel has no VRF",
+  )
+  // Set by --vm for the demo inside the guest: logs to this folder (the checkout is read-only
+  // there), and the longer timeouts of software emulation.
+  .addOption(new Option('--in-vm <logs>').hideHelp())
   .parse();
-const flags = program.opts<{ once?: boolean; agents: 'auto' | 'real' | 'simulated' }>();
+const flags = program.opts<{
+  once?: boolean;
+  agents: 'auto' | 'real' | 'simulated';
+  vm?: boolean;
+  inVm?: string;
+}>();
+/** Under emulation code runs several times slower: a step, and an agent's apply, get longer. */
+const SLOW = flags.inVm !== undefined;
 
 const log = (line: string): void => void process.stdout.write(line + '\n');
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -58,8 +73,9 @@ const cleanups: (() => Promise<void> | void)[] = [];
 const footprints: (() => Footprint)[] = [];
 const footprint = (): Footprint => mergeFootprints(emptyFootprint(), ...footprints.map((f) => f()));
 let logDir: string | undefined;
-const logsLine = (): string =>
-  logDir ? `logs kept: ${relative(process.cwd(), logDir) || logDir}` : 'no logs were written';
+const logsLine = (): string => (logDir ? `logs kept: ${shownDir(logDir)}` : 'no logs were written');
+/** A folder as a user finds it: relative to here; in the VM, its guest path (copied out at the end). */
+const shownDir = (dir: string): string => (flags.inVm ? dir : relative(process.cwd(), dir) || dir);
 
 let stopping: Promise<never> | undefined;
 /** Removes everything in reverse order of creation, says what went and what stayed, and exits. */
@@ -89,7 +105,8 @@ onInterrupt(
     const lines = leftoverLines(stillPresent(footprint()));
     log(
       [
-        'Ctrl-C again: exiting at once.',
+        // On its own line: the terminal echoed ^C where the cursor was.
+        '\nCtrl-C again: exiting at once.',
         ...(lines.length ? ['left behind (remove by hand):', ...lines] : ['nothing of the demo is left']),
         logsLine(),
       ].join('\n'),
@@ -100,7 +117,7 @@ onInterrupt(
 
 /** A fresh folder demo-logs/<UTC time>/ for this run; older runs beyond LOG_RUNS_KEPT are removed. */
 function newLogDir(): string {
-  const root = join(repo, 'demo-logs');
+  const root = flags.inVm ?? join(repo, 'demo-logs');
   mkdirSync(root, { recursive: true });
   const runs = readdirSync(root).sort();
   for (const old of runs.slice(0, Math.max(0, runs.length - (LOG_RUNS_KEPT - 1))))
@@ -119,15 +136,16 @@ async function main(): Promise<number> {
   const goodHash = buildConfig(inputsFromFiles([files.good])).hash;
   const badHash = buildConfig(inputsFromFiles([files.good, files.bad])).hash;
 
+  if (flags.vm) return inVm();
   const mode = agentsMode();
   if (!mode) return 2;
   const vrf = mode === 'real' ? vrfSupported() : { ok: true, why: 'simulated agents' };
-  if (!vrf.ok) log(noVrf(vrf.why));
+  if (!vrf.ok) log(noVrf(vrf.why, decideVm(vmFacts())));
 
   // Logs first, so a failing start-up leaves them too; kept after exit, whatever happened.
   logDir = newLogDir();
   log(
-    `logs: ${relative(process.cwd(), logDir) || logDir} (configurator.log${mode === 'real' ? ', agent-<node>.log, frr-<node>-*.log' : ''}; kept after exit)`,
+    `logs: ${shownDir(logDir)} (configurator.log${mode === 'real' ? ', agent-<node>.log, frr-<node>-*.log' : ''}; kept after exit)`,
   );
   const stage: Stage =
     mode === 'real' ? await realStage(logDir) : await simulatedStage(join(repo, 'crds'), badHash);
@@ -166,7 +184,7 @@ async function main(): Promise<number> {
       updateLimit: UPDATE_LIMIT,
       goodHash,
       badHash,
-      timeoutMs: mode === 'real' ? 120_000 : 60_000,
+      timeoutMs: SLOW ? 900_000 : mode === 'real' ? 120_000 : 60_000,
       log,
     },
     watch,
@@ -196,14 +214,29 @@ function agentsMode(): 'real' | 'simulated' | undefined {
   return mode;
 }
 
+/** `--vm`: the story once in a VM (demo/vm.ts), its logs copied to a new log folder here. */
+async function inVm(): Promise<number> {
+  const plan = decideVm(vmFacts());
+  if (!plan.ok) {
+    log(plan.why);
+    return 2;
+  }
+  logDir = newLogDir();
+  const abort = new AbortController();
+  cleanups.push(() => abort.abort());
+  return runDemoInVm(plan, { repo, logDir, log, signal: abort.signal });
+}
+
 /** Said at start-up on a kernel without VRF, before anything can fail because of it. */
-function noVrf(why: string): string {
+function noVrf(why: string, vm: VmPlan): string {
   return [
     `kernel: no VRF support (CONFIG_NET_VRF): ${why}.`,
     '  The story (Layer-2 networks) works. What needs a VRF fails on the first node it reaches, and is then',
     "  marked invalid and rolled back (safely): examples/routing-table.yaml, examples/vrf.yaml, a VRF's",
     "  loopbacks and static routes, VRF BGP peerings. Use a kernel with VRF (e.g. Debian's), or",
-    '  `npm start -- --agents simulated`, to try them.',
+    vm.ok
+      ? '  `npm start -- --vm` (the story in a VM with such a kernel, here), or `npm start -- --agents simulated`, to try them.'
+      : `  \`npm start -- --agents simulated\`, to try them (\`npm start -- --vm\` is not possible here: ${vm.why}).`,
   ].join('\n');
 }
 
@@ -241,7 +274,8 @@ function startConfigurator(kubeconfig: string, logFile: string): ChildProcess {
     [
       join(repo, 'packages/configurator/dist/main.js'),
       ...['--kubeconfig', kubeconfig, '--update-limit', String(UPDATE_LIMIT), '--wave-label', WAVE_LABEL],
-      ...['--max-failures', '0', '--preconfig-timeout', '1m', '--config-timeout', '1m'],
+      ...['--max-failures', '0', '--preconfig-timeout', SLOW ? '10m' : '1m'],
+      ...['--config-timeout', SLOW ? '10m' : '1m'],
       // A short soak keeps the demo quick (the default 1m covers a real node lifecycle grace period).
       ...['--min-success-time', '5s'],
       ...['--leader-election-namespace', 'default', '--leader-election-lease-duration', '3s'],

@@ -43,6 +43,17 @@ function descendants(root: number): number[] {
   return out;
 }
 
+/** Whether this machine's kernel makes VRF devices (probed in a throw-away network namespace). */
+function kernelMakesVrf(): boolean {
+  const ns = `nnvrftest-${process.pid}`;
+  execFileSync('ip', ['netns', 'add', ns]);
+  try {
+    return textOf('ip', ['-n', ns, 'link', 'add', 'v', 'type', 'vrf', 'table', '10']) !== undefined;
+  } finally {
+    execFileSync('ip', ['netns', 'del', ns]);
+  }
+}
+
 const alive = (pid: number): boolean => existsSync(`/proc/${pid}`);
 const netnsList = (): string[] =>
   (textOf('ip', ['netns', 'list']) ?? '').split('\n').map((l) => l.split(' ')[0] ?? '');
@@ -54,34 +65,54 @@ function textOf(cmd: string, args: string[]): string | undefined {
   }
 }
 
+/** `npm start -- ARGS` on a new pty (`script -qfec CMD /dev/null`): our stdin copied to it, its output to ours. */
+function startTerminal(args: string) {
+  const term = spawn('script', ['-qfec', `npm start --silent -- ${args}`, '/dev/null'], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<number | null>((r) => term.once('exit', (code) => r(code)));
+  term.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  term.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const text = (): string => out.replace(/\r/g, '');
+  /** Whether `pattern` appears in the output before the demo exits or `ms` pass. */
+  const until = (pattern: RegExp, ms: number): Promise<boolean> =>
+    Promise.race([
+      new Promise<boolean>((resolve) => {
+        const check = (): void => {
+          if (pattern.test(text())) resolve(true);
+        };
+        check();
+        term.stdout.on('data', check);
+      }),
+      exited.then(() => pattern.test(text())),
+      new Promise<boolean>((r) => setTimeout(r, ms, false)),
+    ]);
+  return { term, exited, text, until };
+}
+
 describePrivileged(
   'npm start under a terminal: Ctrl-C (SIGINT to the whole process group)',
   { ...FRR_PREREQUISITES, commands: [...FRR_PREREQUISITES.commands, 'script'] },
   () => {
     it('stops within 15 s, removes every namespace, process and temp dir it created, keeps its logs', async () => {
-      // `script -qfec CMD /dev/null`: CMD on a new pty, our stdin copied to it, its output to ours.
-      const term = spawn('script', ['-qfec', 'npm start --silent -- --agents real', '/dev/null'], {
-        cwd: ROOT,
-        env: { ...process.env, NO_COLOR: '1' },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let out = '';
-      const exited = new Promise<number | null>((r) => term.once('exit', (code) => r(code)));
-      term.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      term.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      const t = startTerminal('--agents real');
+      const { term, exited } = t;
       // Mid-story: the good change is rolling out, agents and FRR are busy.
-      const midStory = await Promise.race([
-        new Promise<boolean>((resolve) => {
-          const check = (): void => {
-            if (/^▶ good change/m.test(out.replace(/\r/g, ''))) resolve(true);
-          };
-          term.stdout.on('data', check);
-        }),
-        exited.then(() => false),
-        new Promise<boolean>((r) => setTimeout(r, 300_000, false)),
-      ]);
-      const text = (): string => out.replace(/\r/g, '');
+      const midStory = await t.until(/^▶ good change/m, 300_000);
+      const text = t.text;
       expect(midStory, `the demo did not reach its story:\n${text()}`).toBe(true);
+      // The README's newcomer path on this kernel: without VRF the demo says so, and what to use
+      // instead, before anything can fail because of it.
+      const beforeStory = text().split('▶ good change')[0]!;
+      if (kernelMakesVrf()) expect(beforeStory).not.toContain('no VRF support');
+      else {
+        expect(beforeStory).toMatch(/^kernel: no VRF support \(CONFIG_NET_VRF\)/m);
+        expect(beforeStory).toContain('examples/routing-table.yaml, examples/vrf.yaml');
+        expect(beforeStory).toMatch(/`npm start -- --vm`/);
+      }
 
       // What the demo created, seen from outside: its namespaces (their names end in -n<id>/-p<id>,
       // unique to this run), the processes in them (FRR daemons are re-parented to init), every
@@ -140,5 +171,52 @@ describePrivileged(
       const configuratorLog = readFileSync(path.join(logDir, 'configurator.log'), 'utf8');
       expect(configuratorLog).not.toMatch(/SIGINT|exiting at once/);
     }, 420_000);
+
+    it('a second Ctrl-C while the cleanup waits exits at once, listing what is left with commands that remove it', async () => {
+      // Simulated agents: quick to start; what is left is the configurator and the demo's work dir.
+      const t = startTerminal('--agents simulated');
+      expect(await t.until(/^kubeconfig: \S+$/m, 120_000), t.text()).toBe(true);
+      // The cleanup stops the configurator first and waits for it: a stopped (SIGSTOP) one never
+      // exits, so the cleanup is still under way when the second Ctrl-C comes.
+      const configurator = descendants(t.term.pid!).find((p) =>
+        textOf('cat', [`/proc/${p}/cmdline`])?.includes('configurator/dist/main.js'),
+      );
+      expect(configurator, 'the configurator process').toBeDefined();
+      process.kill(configurator!, 'SIGSTOP');
+      try {
+        t.term.stdin.write('\x03');
+        expect(await t.until(/^Ctrl-C: stopping/m, 10_000), t.text()).toBe(true);
+        // Later than the burst of one keypress (the terminal's SIGINT and npm's forwarded copy).
+        await new Promise((r) => setTimeout(r, 1_500));
+        t.term.stdin.write('\x03');
+        const code = await Promise.race([
+          t.exited,
+          new Promise((r) => setTimeout(r, EXIT_WITHIN_MS, 'timeout')),
+        ]);
+        const all = t.text();
+        expect(code, `still running after the second Ctrl-C:\n${all}`).toBe(130);
+        expect(all).toMatch(/^Ctrl-C again: exiting at once\.\nleft behind \(remove by hand\):$/m);
+        expect(all).toContain(`  process ${configurator} (configurator): kill ${configurator}\n`);
+        expect(all).toMatch(/^logs kept: demo-logs\/\S+$/m);
+        expect(all).not.toMatch(/^demo stopped/m);
+        // Each listed command removes what it names (the configurator continued first: a stopped
+        // process takes its SIGTERM when it runs again).
+        process.kill(configurator!, 'SIGCONT');
+        const listed = [...all.matchAll(/^ {2}(process|directory|network namespace) (\S+).*: (.+)$/gm)];
+        expect(listed.map((m) => m[1])).toEqual(expect.arrayContaining(['process', 'directory']));
+        for (const [, , , command] of listed) execFileSync('sh', ['-c', command!]);
+        for (const [, kind, what] of listed)
+          if (kind === 'directory') expect(existsSync(what!), what).toBe(false);
+        await waitGone(configurator!);
+      } finally {
+        if (alive(configurator!)) process.kill(configurator!, 'SIGKILL');
+      }
+    }, 180_000);
   },
 );
+
+/** Until `pid` has exited (bounded: a process killed with SIGTERM that does not go fails the test). */
+async function waitGone(pid: number): Promise<void> {
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  expect(alive(pid), `process ${pid} still runs after its listed command`).toBe(false);
+}

@@ -4,6 +4,8 @@
  * devcluster, the real configurator, simulated agents; kubectl as the independent client.
  */
 import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { APPLIED_NUMBER_LABEL, DESIRED_LABEL, REPORT_LABEL } from '@nodenet/api';
@@ -20,6 +22,26 @@ import {
 const f = useFleet();
 const kubectl = kubectlOf(f);
 const lines = (s: string): string[] => s.split('\n').filter((l) => l.trim() !== '');
+const BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/.bin');
+
+/** `kubectl nodenet …` as a user runs it: kubectl finds the plugin on the PATH (exit code ignored). */
+async function plugin(...args: string[]): Promise<string> {
+  const r = await promisify(execFile)('kubectl', ['nodenet', ...args, '--kubeconfig', f.dc.kubeconfigPath], {
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `${BIN}${path.delimiter}${process.env.PATH ?? ''}` },
+  }).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
+  return r.stdout;
+}
+
+/** The cells of the table row whose first cell is `first`, by header (cut at the header's columns: some cells are empty). */
+function rowOf(table: string, first: string): Record<string, string> {
+  const [head, ...rows] = lines(table);
+  const starts = [...head!.matchAll(/\S+/g)].map((m) => ({ name: m[0], at: m.index }));
+  const row = rows.find((l) => l.split(/\s+/)[0] === first) ?? '';
+  return Object.fromEntries(
+    starts.map((c, i) => [c.name, row.slice(c.at, starts[i + 1]?.at ?? row.length).trim()]),
+  );
+}
 
 describe('revisions you can read with kubectl', () => {
   it('kubectl get ncr lists revisions in number order past 10, with exactly one labelled desired', async () => {
@@ -164,5 +186,35 @@ describe('revisions you can read with kubectl', () => {
       const names = lines(await kubectl('get', 'ncr', '-l', `${DESIRED_LABEL}=true`, '-o', 'name'));
       return names.length === 1 && names[0]?.endsWith(r1.metadata.name) ? true : undefined;
     });
+  });
+
+  it('a superseded revision says how many nodes ran it: kubectl get ncr, kubectl nodenet history and status (issue 38)', async () => {
+    const r1 = await fleetOnRevision1(
+      f,
+      3,
+      { updateLimit: { kind: 'count', count: 3 } },
+      {
+        later: () => ({ kind: 'ok', delayMs: 20 }),
+      },
+    );
+    await f.clients.layer2.create(layer2('red', 200));
+    await waitFor('revision 2 complete, no node left on revision 1', async () => {
+      const [one, two] = [await revisionNumbered(f, 1), await revisionNumbered(f, 2)];
+      return two?.status?.phase === 'Complete' && one?.status?.total === 0 ? true : undefined;
+    });
+    // kubectl's own table: no node is on revision 1 now (READY, TOTAL 0), and all 3 ran it.
+    const ncr = rowOf(await kubectl('get', 'ncr'), r1.metadata.name);
+    expect(ncr).toMatchObject({ PHASE: 'Superseded', READY: '0', TOTAL: '0', 'RAN-ON': '3' });
+    expect(rowOf(await kubectl('get', 'ncr'), (await revisionNumbered(f, 2))!.metadata.name)).toMatchObject({
+      PHASE: 'Complete',
+      READY: '3',
+      'RAN-ON': '3',
+    });
+    const history = rowOf(await plugin('history'), '1');
+    expect(history).toMatchObject({ RESULT: 'Superseded', READY: '0', TOTAL: '0', 'RAN-ON': '3' });
+    const status = await plugin('status', '1');
+    expect(status).toMatch(/^State: {5}Superseded by rev-000002-/m);
+    expect(status).toMatch(/^Ran on: {4}3 nodes \(most ready at once\)$/m);
+    expect(status).not.toContain('0/0 ready');
   });
 });

@@ -483,16 +483,16 @@ describe('nodes and history', () => {
     expect(r.code).toBe(0);
     const lines = r.out.trimEnd().split('\n');
     expect(lines[0]).toMatch(
-      /^NUMBER\s+NAME\s+RESULT\s+IN-FORCE\s+READY\s+FAILED\s+DEGRADED\s+TOTAL\s+STARTED\s+COMPLETED\s+REASON$/,
+      /^NUMBER\s+NAME\s+RESULT\s+IN-FORCE\s+READY\s+FAILED\s+DEGRADED\s+TOTAL\s+RAN-ON\s+STARTED\s+COMPLETED\s+REASON$/,
     );
     expect(lines[1]).toMatch(
       new RegExp(
-        `^2\\s+${rev2.metadata.name}\\s+Invalid\\s+-\\s+1\\s+0\\s+-\\s+${at(300)}\\s+1 node\\(s\\) failed`,
+        `^2\\s+${rev2.metadata.name}\\s+Invalid\\s+-\\s+1\\s+0\\s+-\\s+0\\s+${at(300)}\\s+1 node\\(s\\) failed`,
       ),
     );
     expect(lines[2]).toMatch(
       new RegExp(
-        `^1\\s+${rev1.metadata.name}\\s+Complete\\s+yes\\s+5\\s+0\\s+0\\s+5\\s+${at(7200)}\\s+${at(6000)}$`,
+        `^1\\s+${rev1.metadata.name}\\s+Complete\\s+yes\\s+5\\s+0\\s+0\\s+5\\s+5\\s+${at(7200)}\\s+${at(6000)}$`,
       ),
     );
   });
@@ -807,7 +807,8 @@ describe('rollout controls', () => {
  * node-2 took 3, node-3 is applying it, node-4 and node-5 wait on 1.
  */
 async function retryHistory(): Promise<{ rev2: NetworkConfigRevision; rev3: NetworkConfigRevision }> {
-  const rev1 = await createRevision(tc, 1, A, complete(5, 7200, 6000));
+  // As the configurator counts it once superseded: the 3 nodes still on it now, the 5 that ran it.
+  const rev1 = await createRevision(tc, 1, A, { ...complete(5, 7200, 6000), total: 3, ready: 3, ranOn: 5 });
   const rev2 = await createRevision(tc, 2, B, {
     total: 0,
     failed: 1,

@@ -158,6 +158,13 @@ const KINDS: Record<ResourceKind, KindDefinition> = {
       { name: 'Queued', type: 'integer', jsonPath: '.status.queued' },
       { name: 'Failed', type: 'integer', jsonPath: '.status.failed' },
       { name: 'Total', type: 'integer', jsonPath: '.status.total' },
+      {
+        name: 'Ran-On',
+        type: 'integer',
+        jsonPath: '.status.ranOn',
+        description:
+          'The most nodes ready on it at once: how many ran it (READY and TOTAL count the nodes on it now)',
+      },
       { name: 'Invalid', type: 'boolean', jsonPath: '.status.isInvalid', priority: 1 },
       { name: 'Degraded', type: 'integer', jsonPath: '.status.degraded', priority: 1 },
       { name: 'Paused', type: 'boolean', jsonPath: '.spec.paused', priority: 1 },

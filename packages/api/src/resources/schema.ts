@@ -300,6 +300,7 @@ export const NetworkConfigRevisionStatus = Type.Object({
   queued: Type.Optional(Type.Integer({ minimum: 0 })),
   ongoing: Type.Optional(Type.Integer({ minimum: 0 })),
   ready: Type.Optional(Type.Integer({ minimum: 0 })),
+  ranOn: NodeCount, // the most nodes ready on it at once: how many ran it (ready/total: on it now)
   failed: Type.Optional(Type.Integer({ minimum: 0 })),
   isInvalid: Type.Optional(Type.Boolean()),
   failedNodes: Type.Optional(Type.Array(FailedNode, { maxItems: 50 })),

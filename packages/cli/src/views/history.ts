@@ -15,6 +15,8 @@ export interface HistoryRow {
   failed: number;
   degraded: number;
   total: number;
+  /** The most nodes ready on it at once: how many ran it (a superseded revision has none left on it). */
+  ranOn: number;
   startedAt?: string;
   completedAt?: string;
   /** Why it is invalid (the Invalid condition's message). */
@@ -45,6 +47,7 @@ export function historyRows(s: ClusterState): HistoryRow[] {
       failed: st.failed ?? st.failedNodes?.length ?? 0,
       degraded: st.degraded ?? st.degradedNodes?.length ?? 0,
       total: st.total ?? 0,
+      ranOn: Math.max(st.ranOn ?? 0, st.ready ?? 0),
       ...(st.startedAt ? { startedAt: st.startedAt } : {}),
       ...(st.completedAt ? { completedAt: st.completedAt } : {}),
       ...(invalid && invalidReason ? { reason: invalidReason.message } : {}),
@@ -84,6 +87,7 @@ export function renderHistory(rows: HistoryRow[]): string {
       'FAILED',
       'DEGRADED',
       'TOTAL',
+      'RAN-ON',
       'STARTED',
       'COMPLETED',
       'REASON',
@@ -104,6 +108,7 @@ export function renderHistory(rows: HistoryRow[]): string {
       String(r.failed),
       String(r.degraded),
       invalid(r) ? '-' : String(r.total),
+      String(r.ranOn),
       r.startedAt ?? '',
       r.completedAt ?? '',
       [r.retryOf !== undefined ? `retry of ${r.retryOf}` : '', r.reason ?? ''].filter(Boolean).join('; '),

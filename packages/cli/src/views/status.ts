@@ -29,7 +29,16 @@ export interface StatusView {
   phase: Phase;
   /** The revision nodes are moved to (newest valid), when it is another one. */
   inForce?: string;
-  counts: { total: number; ready: number; ongoing: number; queued: number; failed: number; degraded: number };
+  /** `ranOn`: the most nodes ready on it at once (status.ranOn), what a superseded revision shows. */
+  counts: {
+    total: number;
+    ready: number;
+    ongoing: number;
+    queued: number;
+    failed: number;
+    degraded: number;
+    ranOn: number;
+  };
   /** Nodes the revision left unchanged (their host config): moved without a slot (issue 26). */
   unchanged?: number;
   /** Wave label values of the nodes in progress (with `--wave-label`). */
@@ -71,14 +80,7 @@ export function statusView(
   const inForce = revisionInForce(s);
   const failedNodes = st.failedNodes ?? [];
   const degradedNodes = st.degradedNodes ?? [];
-  const counts = {
-    total: st.total ?? 0,
-    ready: st.ready ?? 0,
-    ongoing: st.ongoing ?? 0,
-    queued: st.queued ?? 0,
-    failed: st.failed ?? failedNodes.length,
-    degraded: st.degraded ?? degradedNodes.length,
-  };
+  const counts = countsOf(st);
   const unchanged = st.unchanged ?? 0;
   const { phase, restoring } = phaseAndRestoring(s, rev, inForce, rows);
   const inProgress = rows
@@ -115,6 +117,19 @@ export function statusView(
   };
   view.next = nextStep(view);
   return view;
+}
+
+/** The revision's node counts, as its status gives them. */
+function countsOf(st: NonNullable<Revision['status']>): StatusView['counts'] {
+  return {
+    total: st.total ?? 0,
+    ready: st.ready ?? 0,
+    ongoing: st.ongoing ?? 0,
+    queued: st.queued ?? 0,
+    failed: st.failed ?? (st.failedNodes ?? []).length,
+    degraded: st.degraded ?? (st.degradedNodes ?? []).length,
+    ranOn: Math.max(st.ranOn ?? 0, st.ready ?? 0),
+  };
 }
 
 /** Node states of a node still working on the revision. */
@@ -317,8 +332,11 @@ export function renderStatus(v: StatusView, nowMs: number): string {
   out.push(`State:     ${phaseText[v.phase]}`);
   // An invalid revision has no targets left (its nodes move back): a bar would only show 0/0.
   for (const a of v.attention) out.push(`Attention: ${a}`);
+  // Its nodes move on: the bar would fall to 0/0 and read as "never ran"; say how many ran it.
+  if (v.phase === 'Superseded') out.push(`Ran on:    ${plural(c.ranOn, 'node')} (most ready at once)`);
   if (v.phase !== 'Halted') {
-    out.push(`Progress:  ${progressBar(c.ready, c.total)} ${c.ready}/${c.total} ready`);
+    if (v.phase !== 'Superseded')
+      out.push(`Progress:  ${progressBar(c.ready, c.total)} ${c.ready}/${c.total} ready`);
     out.push(
       `Nodes:     ready ${c.ready}, ongoing ${c.ongoing}, queued ${c.queued}, failed ${c.failed}, degraded ${c.degraded}, total ${c.total}`,
     );

@@ -25,12 +25,21 @@ export type StatusWriteDecision =
  */
 export type CountedStatus = Pick<
   NetworkConfigRevisionStatus,
-  'total' | 'queued' | 'ongoing' | 'ready' | 'unchanged'
+  'total' | 'queued' | 'ongoing' | 'ready' | 'unchanged' | 'ranOn'
 > & { conditions?: Condition[] };
 
 /** What a status says apart from its node counts: conditions without their messages. */
 function recordKey(s: CountedStatus): string {
-  const { total: _t, queued: _q, ongoing: _o, ready: _r, unchanged: _u, conditions, ...rest } = s;
+  const {
+    total: _t,
+    queued: _q,
+    ongoing: _o,
+    ready: _r,
+    unchanged: _u,
+    ranOn: _ran,
+    conditions,
+    ...rest
+  } = s;
   const conds = (conditions ?? []).map((c) => ({
     type: c.type,
     status: c.status,

@@ -90,6 +90,19 @@ export function finishedCondition(
   }
 }
 
+/**
+ * `ranOn`: the most nodes ready on the revision at once, so far. The counts last written (`old.ready`)
+ * count too: a revision written before `ranOn` existed, or whose last count was written while
+ * this one waits for its pace (pace/status-pace.ts), keeps what it showed.
+ */
+export function withRanOn(
+  old: NetworkConfigRevisionStatus | undefined,
+  next: NetworkConfigRevisionStatus,
+): NetworkConfigRevisionStatus {
+  const ranOn = Math.max(old?.ranOn ?? 0, old?.ready ?? 0, next.ready ?? 0);
+  return ranOn > 0 ? { ...next, ranOn } : next;
+}
+
 /** The status with `phase` and the `Finished` condition filled in. */
 export function withReadableState(
   r: NetworkConfigRevision,

@@ -21,7 +21,7 @@ import { factsOf } from './facts.js';
 import { MAX_LISTED_NODES, boundedNode, nodeSummary, type FailureRecord } from './failures.js';
 import { CARRIES_REASON } from './suspects.js';
 import { disruptiveCondition, type DisruptiveCap } from './disruptive.js';
-import { countKey, withReadableState } from './readable.js';
+import { countKey, withRanOn, withReadableState } from './readable.js';
 import { stateAfter } from './slots.js';
 import { WAITING_FOR_UNAVAILABLE, waitingForSkipped } from './waiting.js';
 import type { NodeState, StatusUpdate } from './types.js';
@@ -367,7 +367,7 @@ export function revisionStatuses(s: StatusInput): StatusUpdate[] {
     const isDesired = s.desired !== undefined && r.metadata.name === s.desired.metadata.name;
     const next = withReadableState(
       r,
-      isDesired ? desiredStatus(r, s, nowText) : otherStatus(r, s, nowText),
+      withRanOn(r.status, isDesired ? desiredStatus(r, s, nowText) : otherStatus(r, s, nowText)),
       isDesired,
       nowText,
     );

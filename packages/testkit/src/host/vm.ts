@@ -18,7 +18,7 @@
  * ~10–20 s to boot and code to run several times slower than on the host; keep in-VM work small.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -39,6 +39,12 @@ export interface VmOptions {
   memoryMiB?: number;
   /** Kernel to boot (default: newest /boot/vmlinuz-*). */
   kernel?: string;
+  /** Called with the command's output as it grows (read from the job share twice a second). */
+  onOutput?: (chunk: string) => void;
+  /** A file or folder the guest wrote under /tmp/job (`from`, its guest path), copied to `to` on this machine at the end. */
+  copyOut?: { from: string; to: string };
+  /** Aborting it powers the guest off at once (QEMU killed): the result says timedOut false, exitCode null. */
+  signal?: AbortSignal;
 }
 
 export interface VmResult {
@@ -296,7 +302,10 @@ export async function runInVm(opts: VmOptions): Promise<VmResult> {
     writeFileSync(join(job, 'output'), '');
 
     const args = qemuArgs({ kernel, initrd, job, memoryMiB: opts.memoryMiB ?? 1024 });
-    const { console: serial, timedOut } = await runQemu(args, timeoutMs);
+    const follow = opts.onOutput ? followOutput(join(job, 'output'), opts.onOutput) : undefined;
+    const { console: serial, timedOut } = await runQemu(args, timeoutMs, opts.signal).finally(() =>
+      follow?.stop(),
+    );
     const exitFile = join(job, 'exit');
     const exitCode = existsSync(exitFile) ? Number(readFileSync(exitFile, 'utf8').trim()) : null;
     return {
@@ -307,11 +316,48 @@ export async function runInVm(opts: VmOptions): Promise<VmResult> {
       durationMs: Date.now() - started,
     };
   } finally {
+    if (opts.copyOut) copyFromJob(job, opts.copyOut);
     rmSync(job, { recursive: true, force: true });
   }
 }
 
-function runQemu(args: string[], timeoutMs: number): Promise<{ console: string; timedOut: boolean }> {
+function copyFromJob(job: string, c: { from: string; to: string }): void {
+  if (!c.from.startsWith('/tmp/job/'))
+    throw new Error(`runInVm: copyOut.from must be under /tmp/job: ${c.from}`);
+  const src = join(job, c.from.slice('/tmp/job/'.length));
+  if (existsSync(src)) cpSync(src, c.to, { recursive: true });
+}
+
+/**
+ * Passes the whole lines appended to `file` to `onChunk` every 500 ms (whole lines: a character is
+ * never cut in two), and the rest when stopped.
+ */
+function followOutput(file: string, onChunk: (chunk: string) => void): { stop(): void } {
+  let offset = 0;
+  const read = (all: boolean): void => {
+    try {
+      const bytes = readFileSync(file);
+      const end = all ? bytes.length : bytes.lastIndexOf(0x0a) + 1;
+      if (end > offset) onChunk(bytes.subarray(offset, end).toString('utf8'));
+      offset = Math.max(offset, end);
+    } catch {
+      /* not there yet */
+    }
+  };
+  const timer = setInterval(() => read(false), 500);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      read(true);
+    },
+  };
+}
+
+function runQemu(
+  args: string[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<{ console: string; timedOut: boolean }> {
   return new Promise((resolve, reject) => {
     const child = spawn(QEMU, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -327,12 +373,16 @@ function runQemu(args: string[], timeoutMs: number): Promise<{ console: string; 
       timedOut = true;
       child.kill('SIGKILL');
     }, timeoutMs);
+    const abort = (): void => void child.kill('SIGKILL');
+    if (signal?.aborted) abort();
+    signal?.addEventListener('abort', abort, { once: true });
     child.on('error', (err) => {
       clearTimeout(timer);
       reject(new Error(`runInVm: cannot start ${QEMU}: ${err.message}`));
     });
     child.on('close', () => {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
       resolve({ console: out, timedOut });
     });
   });
