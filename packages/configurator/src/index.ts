@@ -8,6 +8,7 @@ export * from './nodes/node-specs.js';
 export * from './run/readiness.js';
 export * from './policy/fleet-policy.js';
 export * from './run/options.js';
+export * from './run/flags.js';
 export * from './run/run-configurator.js';
 
 // Internals the package's own tests exercise directly (pure logic, unit-tested).

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-/** nodenet-configurator: parses the flags (options.ts), runs `runConfigurator` until SIGTERM. */
+/** nodenet-configurator: parses the flags (run/flags.ts, run/options.ts), runs `runConfigurator` until SIGTERM. */
 import type { Command } from 'commander';
+import { buildProgram } from './run/flags.js';
 import {
-  buildProgram,
   DEFAULT_SHUTDOWN_TIMEOUT_MS,
   resolveOptions,
   type ConfiguratorOptions,
