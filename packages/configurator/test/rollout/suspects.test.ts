@@ -168,11 +168,11 @@ describe('a change keeps its failure budget across a superseding revision (seed 
   };
   const rolling = { ...bad, status: once };
   const nodes = [node('n00'), node('n01'), node('n02')];
-  const planWith = (newer: NetworkConfigRevision) =>
+  const planWith = (newer: NetworkConfigRevision, older: NetworkConfigRevision = rolling) =>
     plan(
       input({
         policy: { maxFailures: 1 },
-        revisions: [newer, rolling, good],
+        revisions: [newer, older, good],
         nodes,
         nodeConfigs: [
           nc('n00', good.spec.hash, { number: 1, status: done(good.spec.hash) }),
@@ -206,5 +206,24 @@ describe('a change keeps its failure budget across a superseding revision (seed 
       ['Layer2NetworkConfiguration/blue@3', 'Layer2NetworkConfiguration/red@1'],
     );
     expect(ofType(planWith(reverted).actions, 'invalidate')).toEqual([]);
+  });
+
+  // Issue 35: a commit too large to list its changed inputs (over 32 KiB of names) counts the rest
+  // in changedInputsOmitted; its changes are known by content, and their failures are inherited too.
+  it('the same when revision 2 could not list its changes (changedInputsOmitted)', () => {
+    const unlisted = { ...rolling, spec: { ...rolling.spec, changedInputs: [], changedInputsOmitted: 1 } };
+    const merged = revision(
+      3,
+      [l2('blue', 100, 2, 9000), l2('red', 200, 1)],
+      ['Layer2NetworkConfiguration/red@1'],
+    );
+    const inv = ofType(planWith(merged, unlisted).actions, 'invalidate').map((a) => a.revision);
+    expect(inv).toEqual(['rev-3']);
+    const reverted = revision(
+      3,
+      [l2('blue', 100, 3), l2('red', 200, 1)],
+      ['Layer2NetworkConfiguration/blue@3', 'Layer2NetworkConfiguration/red@1'],
+    );
+    expect(ofType(planWith(reverted, unlisted).actions, 'invalidate')).toEqual([]);
   });
 });
