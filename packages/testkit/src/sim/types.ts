@@ -36,6 +36,8 @@ export interface BadChange {
 
 export interface SimNode {
   name: string;
+  /** The Node object's uid: a Node re-created under the same name is another object (issue 35). */
+  uid: string;
   labels: Record<string, string>;
   /** The Node object exists (false once deleted). */
   exists: boolean;
