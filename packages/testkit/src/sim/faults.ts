@@ -71,9 +71,10 @@ export function applyFleetEvent(w: World, a: FleetEvent): void {
   }
   const node = w.nodes.get(a.node);
   if (a.kind === 'join') {
-    // A join under the name of a Node that exists is that Node deleted and re-created at once (new
-    // machine, a reinstall): its NodeConfig survives with the old node's status (issue 35: until
-    // the configurator looks, or while the old node was in flight), the new agent has not answered.
+    // Re-created: the Node that exists is deleted and re-created at once (new machine, a reinstall):
+    // its NodeConfig survives with the old node's status (issue 35), the new agent has not answered.
+    // Named histories only: drawn by the generator it finds the open case in README.md.
+    if (node?.exists && a.recreate !== true) return;
     if (node?.exists) {
       node.exists = false;
       node.lastFaultAt = w.t;

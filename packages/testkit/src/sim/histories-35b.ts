@@ -142,7 +142,7 @@ export const ISSUE_35_B: History[] = [
     inputs: { a: 1 },
     bad: [],
     actions: [
-      at(0, { kind: 'join', node: 'n2', agent: 'notStarted' }),
+      at(0, { kind: 'join', node: 'n2', agent: 'notStarted', recreate: true }),
       at(5, { kind: 'setInput', input: 'a', value: 2 }),
       // The new agent stays silent past n2's turn and its preconfig timeout.
       at(300, { kind: 'agent', node: 'n2', mode: 'good' }),
@@ -163,7 +163,7 @@ export const ISSUE_35_B: History[] = [
     inputs: { a: 1 },
     bad: [],
     actions: [
-      at(0, { kind: 'join', node: 'n2', agent: 'good' }),
+      at(0, { kind: 'join', node: 'n2', agent: 'good', recreate: true }),
       at(5, { kind: 'setInput', input: 'a', value: 2 }),
     ],
   },
