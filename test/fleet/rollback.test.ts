@@ -4,6 +4,8 @@
  * that never answered never fails a revision (case 5(b)). Case 0 failed on the planner before issue
  * 35 (it built revision 3 = `layer2: []`, the empty configuration, and handed it to the healthy
  * nodes); 5(b) passed there too (the issue's run of it did not reproduce here): it guards the rule.
+ * A Node re-created under its name while its NodeConfig survives: before, the old node's status
+ * answered for the new, silent agent, which was handed the next change and failed it.
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,14 +26,16 @@ import {
 const f = useFleet();
 let configurator: ChildProcess | undefined;
 
-afterEach(async () => {
+async function stopConfigurator(): Promise<void> {
   const child = configurator;
   configurator = undefined;
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const gone = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await gone;
-});
+}
+
+afterEach(stopConfigurator);
 
 /** Every spec a node's NodeConfig was seen carrying after `since` (recorder index), per node. */
 const specsSince = (since: number): { node: string; l2: string[] }[] =>
@@ -143,5 +147,59 @@ describe('issue 35, end to end', () => {
         .map((r) => `${r.spec.number}: ${r.status?.failedNodes?.map((x) => x.message).join('; ')}`),
     ).toEqual([]);
     expect(revisions.map((r) => r.spec.number)).toEqual([1]);
+  }, 150_000);
+
+  it('a Node re-created under its name while its NodeConfig survives: the old status answers nothing', async () => {
+    for (let i = 0; i < 3; i++) await createNode(f.clients, nodeName(i));
+    const silent = nodeName(2);
+    f.agents = new SimulatedAgents({
+      kubeconfigPath: f.dc.kubeconfigPath,
+      behaviour: () => ({ kind: 'ok', delayMs: 50 }),
+    });
+    await f.agents.start();
+    const flags = [
+      ...['--update-limit', '1', '--max-failures', '0', '--min-success-time', '1s'],
+      ...['--not-ready-timeout', '30s', '--preconfig-timeout', '10s', '--coalesce-window', '20ms'],
+    ];
+    configurator = spawnConfigurator(f.dc.kubeconfigPath, flags);
+    await f.clients.layer2.create(layer2('blue', 100));
+    await waitFor(
+      'revision 1 complete',
+      async () => (isComplete(await revisionNumbered(f, 1)) ? true : undefined),
+      30_000,
+    );
+    // While the configurator is down, node-002 is deleted and re-created (a reinstall): its
+    // NodeConfig survives (the revision owns it too; the garbage collector trims the Node's
+    // reference), `provisioned` on revision 1. The new machine's agent never starts.
+    await stopConfigurator();
+    const old: NodeConfig = await f.clients.nodeConfig.get(silent);
+    expect(old.status?.configStatus).toBe('provisioned');
+    f.agents.stopNode(silent);
+    await f.clients.node.delete(silent);
+    await waitFor('the old Node gone', async () =>
+      (await f.clients.node.list()).items.some((n) => n.metadata.name === silent) ? undefined : true,
+    );
+    const reborn = await createNode(f.clients, silent);
+    expect((await f.clients.nodeConfig.get(silent)).metadata.uid).toBe(old.metadata.uid);
+    configurator = spawnConfigurator(f.dc.kubeconfigPath, flags);
+    await f.clients.layer2.mergePatch('blue', { spec: { mtu: 1600 } });
+    await waitFor(
+      'revision 2 on the two other nodes',
+      async () => ((await ranOn(nodeName(0), 2)) && (await ranOn(nodeName(1), 2)) ? true : undefined),
+      60_000,
+    );
+    // Past node-002's turn and its preconfig timeout.
+    await new Promise((r) => setTimeout(r, 15_000));
+    const revisions = await f.revisions();
+    expect(
+      revisions
+        .filter((r) => r.status?.isInvalid)
+        .map((r) => `${r.spec.number}: ${r.status?.failedNodes?.map((x) => x.message).join('; ')}`),
+    ).toEqual([]);
+    // The new node has a NodeConfig of its own, written for the new Node, with no status of the old one's.
+    const now: NodeConfig = await f.clients.nodeConfig.get(silent);
+    expect(now.metadata.uid).not.toBe(old.metadata.uid);
+    expect(now.metadata.annotations?.['network.nodenet.io/node-uid']).toBe(reborn.metadata.uid);
+    expect(now.status?.configStatus).toBeUndefined();
   }, 150_000);
 });

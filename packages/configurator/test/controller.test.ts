@@ -7,6 +7,7 @@ import {
   ASSIGNED_AT_ANNOTATION,
   HIGHEST_NUMBER_ANNOTATION,
   MOVE_ANNOTATION,
+  NODE_UID_ANNOTATION,
   REPORT_LABEL,
   REVISION_NUMBER_LABEL,
   SPEC_HASH_ANNOTATION,
@@ -184,6 +185,8 @@ describe('nodeConfigFor', () => {
         [ASSIGNED_BY_ANNOTATION]: 'me',
         [SPEC_HASH_ANNOTATION]: nodeSpecHash(spec),
         [MOVE_ANNOTATION]: 'rollback',
+        // The Node it was written for: a Node re-created under the name has another uid (issue 35).
+        [NODE_UID_ANNOTATION]: 'uid-n1',
       },
       labels: { [REVISION_NUMBER_LABEL]: '3' },
       ownerReferences: [

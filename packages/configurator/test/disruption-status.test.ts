@@ -102,3 +102,32 @@ describe('revision disruption with per-node loopbacks', () => {
     },
   );
 });
+
+// Issue 35: the summary is measured against the revision a failure would roll back to (the newest
+// valid one that ran well), not the newest completed one: revision 3 built while revision 2 still
+// rolls out (provisioned on some nodes, failed by none) changes only what revision 3 adds.
+describe('revision disruption against the fallback', () => {
+  const lo = [{ name: 'lo', subnet: '10.255.0.0/24' }];
+  const lo6 = [...lo, { name: 'lo6', subnet: 'fd00:ff::/64' }];
+  const r1 = revision(1, { vrf: [vrf(lo)], layer2: [], routingTable: [] }, []);
+  const r2 = {
+    ...revision(2, { vrf: [vrf(lo6)], layer2: [], routingTable: [] }, [r1]),
+    status: { ranAt: '2026-01-01T00:00:00Z' },
+  };
+  // Revision 3 has revision 2's content (an unrelated input's change that only other nodes select,
+  // say): nothing changes on the hosts that run revision 2.
+  const r3 = revision(3, { vrf: [vrf(lo6)], layer2: [], routingTable: [] }, [r1, r2]);
+
+  it('a revision that ran well without completing is what the next one is compared with', () => {
+    const d = revisionDisruption({ revision: r3, revisions: [r1, r2, r3], nodes, specOf });
+    expect(d.from).toBe(r2.metadata.name);
+    expect(d.nodes).toEqual({ unchanged: nodes.length });
+    expect(plainCounts(r1, r3).counts).not.toEqual({ unchanged: nodes.length });
+  });
+
+  it('a revision some node failed is no fallback: compared with the completed one', () => {
+    const failed = { ...r2, status: { ranAt: '2026-01-01T00:00:00Z', failed: 1 } };
+    const d = revisionDisruption({ revision: r3, revisions: [r1, failed, r3], nodes, specOf });
+    expect(d.from).toBe(r1.metadata.name);
+  });
+});

@@ -18,8 +18,12 @@ const LISTS = {
   VRFRouteConfiguration: 'vrf',
   Layer2NetworkConfiguration: 'layer2',
   RoutingTable: 'routingTable',
+  BGPPeering: 'bgpPeering',
   AgentConfiguration: 'agentConfig',
 } as const;
+
+/** Each suspect kind's list in a revision's config (for suspects known by content only, BY_CONTENT). */
+export const SUSPECT_LISTS: Readonly<Record<keyof typeof LISTS, keyof NetworkConfig>> = LISTS;
 
 export interface SuspectRef {
   kind: keyof typeof LISTS;

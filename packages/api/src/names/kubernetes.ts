@@ -23,6 +23,13 @@ export const MOVE_ANNOTATION = `${GROUP}/move`;
  * rollback of this assignment takes the node (issue 35: a node gets back what it ran, never more).
  */
 export const RAN_BEFORE_ANNOTATION = `${GROUP}/ran-before`;
+/**
+ * The uid of the Node a NodeConfig was written for, with each assignment (the Node owner reference
+ * says the same, but the garbage collector trims it once that Node is gone while the revision owns
+ * the NodeConfig still). A Node re-created under the same name has another uid: the NodeConfig's
+ * status is the old node's, no answer of the new one's agent (issue 35).
+ */
+export const NODE_UID_ANNOTATION = `${GROUP}/node-uid`;
 export const MOVE_KINDS = ['forward', 'rollback', 'catch-up', 'unchanged'] as const;
 export type MoveKind = (typeof MOVE_KINDS)[number];
 /** Annotation a person sets on an invalid revision to ask for one new attempt (any value). */

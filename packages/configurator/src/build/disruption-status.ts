@@ -1,8 +1,11 @@
 /**
  * A revision's disruption summary (issue 39): how disruptive it is to the hosts, worked out once by
  * the agent's own host plan (`@nodenet/agent/host-plan`, the plugin's `diff --host`) against the
- * revision the nodes were on when it was built (the newest completed valid one before it), over the
- * Nodes then, and written into `status.disruption` with a merge patch of just that field (the
+ * revision a failure of it would roll back to (fallbackBefore: the newest valid one before it that
+ * ran well, completed or `provisioned` on some node and failed by none; issue 35), over the Nodes
+ * then. Not the newest completed one: while a change is still rolling out when the next is built,
+ * its hosts run it, and a summary against the revision before it counted that change's steps in
+ * the next one's too. It is written into `status.disruption` with a merge patch of just that field (the
  * planner's status writes keep it: rollout/revision-status.ts). `kubectl nodenet status` shows it.
  *
  * The agents' FRR template is theirs, not the cluster's: the plan renders nodenet's sections only,
@@ -11,7 +14,7 @@
  */
 import {
   DISRUPTION_CLASSES,
-  revisionBefore,
+  fallbackBefore,
   type NetworkConfigRevision,
   type NodeConfigSpec,
   type RevisionDisruption,
@@ -34,7 +37,7 @@ export interface DisruptionInput {
 
 /** The summary (pure). */
 export function revisionDisruption(input: DisruptionInput): RevisionDisruption {
-  const from = revisionBefore(input.revision, input.revisions, (x) => x.status?.isInvalid === true);
+  const from = fallbackBefore(input.revision, input.revisions, (x) => x.status?.isInvalid === true);
   const standIns = new LoopbackStandIns();
   const plan = fleetHostPlan({
     template: sectionsTemplate(),

@@ -3,6 +3,7 @@ import {
   API_VERSION,
   ASSIGNED_AT_ANNOTATION,
   MOVE_ANNOTATION,
+  NODE_UID_ANNOTATION,
   RAN_BEFORE_ANNOTATION,
   REVISION_NUMBER_LABEL,
   SPEC_HASH_ANNOTATION,
@@ -49,6 +50,7 @@ export function nodeConfigFor(revision: NetworkConfigRevision, node: Node, a: As
         // Null removes a previous attempt count (merge patch): a new revision starts at 0.
         ...(a.attempt !== undefined ? { [ATTEMPT_ANNOTATION]: String(a.attempt) } : {}),
         ...(a.ranBefore !== undefined ? { [RAN_BEFORE_ANNOTATION]: String(a.ranBefore) } : {}),
+        ...(node.metadata.uid ? { [NODE_UID_ANNOTATION]: node.metadata.uid } : {}),
       },
       // The row labels of an older agent's node are the assignment write's too (rollout/rows.ts).
       labels: { [REVISION_NUMBER_LABEL]: String(revision.spec.number) },

@@ -5,6 +5,7 @@ import {
   ASSIGNED_AT_ANNOTATION,
   MOVE_ANNOTATION,
   MOVE_KINDS,
+  NODE_UID_ANNOTATION,
   RAN_BEFORE_ANNOTATION,
   REVISION_NUMBER_LABEL,
   SPEC_HASH_ANNOTATION,
@@ -36,6 +37,8 @@ export interface NodeConfigFacts {
   ranBefore: number | undefined;
   /** The agent's self-check failed (condition AgentReady=False, AgentMisconfigured): its message. */
   misconfigured: string | undefined;
+  /** The uid of the Node it was written for (NODE_UID_ANNOTATION, else the Node owner reference); undefined: unknown. */
+  nodeUid: string | undefined;
 }
 
 const cache = new WeakMap<NodeConfig, NodeConfigFacts>();
@@ -84,6 +87,7 @@ function factsOnce(nc: NodeConfig): NodeConfigFacts {
         (c) =>
           c.type === AGENT_READY_CONDITION && c.status === 'False' && c.reason === AGENT_MISCONFIGURED_REASON,
       )?.message,
+      nodeUid: a[NODE_UID_ANNOTATION] ?? nc.metadata.ownerReferences?.find((r) => r.kind === 'Node')?.uid,
     };
     cache.set(nc, f);
   }
@@ -98,4 +102,19 @@ function numberOf(text: string | undefined): number | undefined {
 function attemptOf(text: string | undefined): number {
   const n = Number(text);
   return Number.isSafeInteger(n) && n > 0 ? Math.min(n, 1000) : 0;
+}
+
+/**
+ * Whether `nc` was written for another Node object than `node` (issue 35): the Node was deleted and
+ * re-created under the same name while its NodeConfig survived. Its status is the old node's; the
+ * new node has not answered anything. Unknown uids (an older configurator, a hand-written object)
+ * are taken as the same node.
+ */
+export function writtenForAnotherNode(
+  node: { uid?: string } | undefined,
+  nc: NodeConfig | undefined,
+): boolean {
+  if (node?.uid === undefined || nc === undefined) return false;
+  const was = factsOf(nc).nodeUid;
+  return was !== undefined && was !== node.uid;
 }

@@ -6,6 +6,7 @@
  * `observe` of the same lists (test/sim/incremental.test.ts compares them on every pass).
  */
 import type { NodeConfig } from '@nodenet/api';
+import { writtenForAnotherNode } from './facts.js';
 import { joinByName, observeNode, type NodeObservation } from './observe.js';
 import type { NodeInfo } from './types.js';
 
@@ -39,7 +40,7 @@ export class FleetView {
     const newNodes = this.unique ? replacedInPlace(this.nodes, nodes, (n) => n.name) : undefined;
     const newNodeConfigs =
       newNodes && replacedInPlace(this.nodeConfigs, nodeConfigs, (nc) => nc.metadata.name);
-    if (newNodes && newNodeConfigs) {
+    if (newNodes && newNodeConfigs && !this.pairsAnotherNode(newNodes, newNodeConfigs)) {
       // The same names in the same places: the replaced objects go into the maps where they were.
       for (const n of newNodes) {
         this.nodeByName.set(n.name, n);
@@ -59,6 +60,19 @@ export class FleetView {
       else this.observations.set(name, observeNode(this.observations.get(name), node, nc, mono));
     }
     return changed;
+  }
+
+  /**
+   * A replaced Node or NodeConfig that pairs a Node with a NodeConfig written for another Node of its
+   * name (a re-created Node: joinByName leaves it out), so the join is done afresh.
+   */
+  private pairsAnotherNode(nodes: readonly NodeInfo[], nodeConfigs: readonly NodeConfig[]): boolean {
+    if (nodes.some((n) => writtenForAnotherNode(n, this.ncByName.get(n.name)))) return true;
+    const newNc = new Map(nodeConfigs.map((nc) => [nc.metadata.name, nc]));
+    return (
+      nodes.some((n) => writtenForAnotherNode(n, newNc.get(n.name))) ||
+      nodeConfigs.some((nc) => writtenForAnotherNode(this.nodeByName.get(nc.metadata.name), nc))
+    );
   }
 
   /** Names came, went or moved: joined afresh, and every name whose objects differ is changed. */

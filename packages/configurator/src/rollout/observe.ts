@@ -7,6 +7,7 @@
  * earlier.
  */
 import { ASSIGNED_AT_ANNOTATION, SPEC_HASH_ANNOTATION, canonicalEqual, type NodeConfig } from '@nodenet/api';
+import { writtenForAnotherNode } from './facts.js';
 import type { NodeInfo } from './types.js';
 
 /** Per node: the facts the deadlines depend on and when each was first seen (monotonic ms). */
@@ -125,15 +126,21 @@ function endedReadyRunMs(old: NodeObservation, mono: number): number {
   return Math.max(0, mono - Math.max(old.readinessSince, provisioned));
 }
 
-/** The Nodes and NodeConfigs by name, and every name once: the Nodes' first, in input order. */
+/**
+ * The Nodes and NodeConfigs by name, and every name once: the Nodes' first, in input order. A Node
+ * re-created under the name of a NodeConfig written for its predecessor (facts.ts
+ * writtenForAnotherNode) is left out: that name is the old node's, gone, until its NodeConfig is
+ * collected (plan.ts); the new Node then joins with a NodeConfig of its own (issue 35: the old
+ * status made a silent new agent look answered).
+ */
 export function joinByName(
   nodes: readonly NodeInfo[],
   nodeConfigs: readonly NodeConfig[],
 ): { nodeByName: Map<string, NodeInfo>; ncByName: Map<string, NodeConfig>; names: string[] } {
-  const nodeByName = new Map<string, NodeInfo>();
-  for (const n of nodes) nodeByName.set(n.name, n);
   const ncByName = new Map<string, NodeConfig>();
   for (const nc of nodeConfigs) ncByName.set(nc.metadata.name, nc);
+  const nodeByName = new Map<string, NodeInfo>();
+  for (const n of nodes) if (!writtenForAnotherNode(n, ncByName.get(n.name))) nodeByName.set(n.name, n);
   const names = [...nodeByName.keys()];
   for (const name of ncByName.keys()) if (!nodeByName.has(name)) names.push(name);
   return { nodeByName, ncByName, names };

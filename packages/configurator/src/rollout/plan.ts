@@ -225,7 +225,9 @@ function slotsFor(
 
 /**
  * NodeConfigs of nodes that are gone are collected, unless the node is in flight (it holds its slot
- * until it fails) or its failure is not in the revision's record yet (written this pass).
+ * until it fails) or its failure is not in the revision's record yet (written this pass). A Node
+ * re-created under the name is not the NodeConfig's node (observe.ts joinByName): its NodeConfig
+ * goes too, and the new Node gets one of its own, with no status of the old node's (issue 35).
  */
 function goneNodeConfigs(
   p: Pass,
@@ -237,10 +239,16 @@ function goneNodeConfigs(
   if (p.names.length === p.nodeByName.size) return out;
   const unrecorded = new Set([...records.values()].flatMap((r) => r.fresh.map((f) => f.node)));
   const inFlight = new Set(targets.filter((v) => stateAfter(v, moved) === 'notReady').map((v) => v.name));
+  const reCreated = new Set(p.input.nodes.filter((n) => !p.nodeByName.has(n.name)).map((n) => n.name));
   for (const [name, nc] of p.ncByName) {
     if (p.nodeByName.has(name) || nc.metadata.deletionTimestamp) continue;
+    // The old node of a re-created name is gone like any deleted one: in flight, its NodeConfig is
+    // kept until it fails (a reinstall of a node a change cut off frees no slot without a failure).
     if (inFlight.has(name) || unrecorded.has(name)) continue;
-    out.push({ type: 'deleteNodeConfig', name, reason: `node ${name} no longer exists` });
+    const reason = reCreated.has(name)
+      ? `node ${name} was re-created (another Node object): its NodeConfig and status are the old node's`
+      : `node ${name} no longer exists`;
+    out.push({ type: 'deleteNodeConfig', name, reason });
   }
   return out;
 }

@@ -6,10 +6,13 @@
  * Pure.
  */
 import {
+  BY_CONTENT,
+  SUSPECT_LISTS,
   canonicalJson,
   entryOf,
   parseRef,
   revisionBefore,
+  type NetworkConfig,
   type NetworkConfigRevision,
   type SuspectRef,
 } from '@nodenet/api';
@@ -54,9 +57,10 @@ export function carriedChange(
   r: NetworkConfigRevision,
   x: NetworkConfigRevision,
   among: Revisions,
-  suspects: readonly SuspectRef[] = changedRefs(x),
+  given?: readonly SuspectRef[],
 ): SuspectRef | undefined {
   const base = revisionBefore(x, among.all, among.isInvalid)?.spec.config;
+  const suspects = given ?? changedRefs(x, base);
   return suspects.find((s) =>
     carriesEntryChange(
       entryOf(r.spec.config, s),
@@ -66,5 +70,26 @@ export function carriedChange(
   );
 }
 
-const changedRefs = (x: NetworkConfigRevision): SuspectRef[] =>
-  (x.spec.changedInputs ?? []).map(parseRef).filter((s): s is SuspectRef => s !== undefined);
+/**
+ * The changes `x` made: its changedInputs, and when a commit was too large to list them all
+ * (changedInputsOmitted), every other entry of `x` or of `base`, known by content (issue 35: the
+ * omitted inputs' failures were not inherited; an entry `x` did not change carries no change, so
+ * carriesEntryChange passes it over).
+ */
+function changedRefs(x: NetworkConfigRevision, base: NetworkConfig | undefined): SuspectRef[] {
+  const listed = (x.spec.changedInputs ?? []).map(parseRef).filter((s): s is SuspectRef => s !== undefined);
+  if ((x.spec.changedInputsOmitted ?? 0) === 0) return listed;
+  const seen = new Set(listed.map((s) => `${s.kind}/${s.name}`));
+  const byContent: SuspectRef[] = [];
+  for (const [kind, list] of Object.entries(SUSPECT_LISTS) as Array<
+    [SuspectRef['kind'], keyof NetworkConfig]
+  >)
+    for (const config of [x.spec.config, base])
+      for (const e of (config?.[list] ?? []) as ReadonlyArray<{ name: string }>) {
+        const key = `${kind}/${e.name}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        byContent.push({ kind, name: e.name, generation: BY_CONTENT });
+      }
+  return [...listed, ...byContent];
+}

@@ -1,4 +1,4 @@
-import type { NetworkConfigRevision } from '@nodenet/api';
+import { RAN_BEFORE_ANNOTATION, type NetworkConfigRevision, type NodeConfig } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
 import { historyCleanup } from '@nodenet/configurator';
 import { nc, rev } from './fixtures.js';
@@ -74,5 +74,37 @@ describe('history cleanup', () => {
       r.metadata.name === 'rev-4' ? { ...r, spec: { ...r.spec, retryOf: 'rev-1' } } : r,
     );
     expect(deleted(retried, { ...over, desired: retried[0] })).toEqual(['rev-2', 'rev-1']);
+  });
+
+  // Issue 35: a node leaving an invalid revision goes back to what its own host ran before
+  // (`ran-before`); with that revision deleted it went to an older completed one (or the empty
+  // configuration) and lost inputs the failed change never touched.
+  it("keeps the revision a NodeConfig's ran-before names", () => {
+    const revs = many(6);
+    const x = nc('n0', (revs[0] as NetworkConfigRevision).spec.hash);
+    const n0: NodeConfig = {
+      ...x,
+      metadata: { ...x.metadata, annotations: { ...x.metadata.annotations, [RAN_BEFORE_ANNOTATION]: '2' } },
+    };
+    // n0 is on rev 6 (desired), its host ran rev 2 before: rev 2 stays, rev 5 (rollback target) too.
+    expect(deleted(revs, { limit: 1, nodeConfigs: [n0] })).toEqual(['rev-4', 'rev-3', 'rev-1']);
+  });
+
+  // Issue 35: the suspects of an invalid revision are held at its fallback's entries (the newest
+  // revision that ran well), and a node without ran-before goes back to the newest completed one.
+  it("keeps an invalid revision's fallback and the completed revision before it", () => {
+    const status: Record<number, NetworkConfigRevision['status']> = {
+      6: { isInvalid: true },
+      4: { ranAt: '2025-01-01T00:00:00Z' },
+      2: { completedAt: '2025-01-01T00:00:00Z' },
+    };
+    const list = many(7).map((r) => {
+      const n = r.spec.number;
+      const spec = n === 6 ? { ...r.spec, changedInputs: ['VRFRouteConfiguration/x@2'] } : r.spec;
+      return status[n] ? { ...r, spec, status: status[n] } : { ...r, spec };
+    });
+    // rev 7 desired (built with the suspects held back), rev 5 the newest valid one before it.
+    const over = { limit: 1, invalid: new Set(['rev-6']), inputHash: 'f'.repeat(64) };
+    expect(deleted(list, over)).toEqual(['rev-3', 'rev-1']);
   });
 });

@@ -3,7 +3,13 @@
  * revision are held back from newer revisions (the build) and a newer revision that still carries
  * one is invalidated with it (the planner), so an unrelated merge never re-sends the bad change.
  */
-import type { Inputs, Layer2NetworkConfiguration, NetworkConfigRevision } from '@nodenet/api';
+import type {
+  BGPPeering,
+  Inputs,
+  Layer2NetworkConfiguration,
+  NetworkConfigRevision,
+  VRFRouteConfiguration,
+} from '@nodenet/api';
 import { buildConfig, findCondition } from '@nodenet/api';
 import { describe, expect, it } from 'vitest';
 import { buildRevision, plan } from '@nodenet/configurator';
@@ -168,11 +174,11 @@ describe('a change keeps its failure budget across a superseding revision (seed 
   };
   const rolling = { ...bad, status: once };
   const nodes = [node('n00'), node('n01'), node('n02')];
-  const planWith = (newer: NetworkConfigRevision) =>
+  const planWith = (newer: NetworkConfigRevision, older: NetworkConfigRevision = rolling) =>
     plan(
       input({
         policy: { maxFailures: 1 },
-        revisions: [newer, rolling, good],
+        revisions: [newer, older, good],
         nodes,
         nodeConfigs: [
           nc('n00', good.spec.hash, { number: 1, status: done(good.spec.hash) }),
@@ -206,5 +212,83 @@ describe('a change keeps its failure budget across a superseding revision (seed 
       ['Layer2NetworkConfiguration/blue@3', 'Layer2NetworkConfiguration/red@1'],
     );
     expect(ofType(planWith(reverted).actions, 'invalidate')).toEqual([]);
+  });
+
+  // Issue 35: a commit too large to list its changed inputs (over 32 KiB of names) counts the rest
+  // in changedInputsOmitted; its changes are known by content, and their failures are inherited too.
+  it('the same when revision 2 could not list its changes (changedInputsOmitted)', () => {
+    const unlisted = { ...rolling, spec: { ...rolling.spec, changedInputs: [], changedInputsOmitted: 1 } };
+    const merged = revision(
+      3,
+      [l2('blue', 100, 2, 9000), l2('red', 200, 1)],
+      ['Layer2NetworkConfiguration/red@1'],
+    );
+    const inv = ofType(planWith(merged, unlisted).actions, 'invalidate').map((a) => a.revision);
+    expect(inv).toEqual(['rev-3']);
+    const reverted = revision(
+      3,
+      [l2('blue', 100, 3), l2('red', 200, 1)],
+      ['Layer2NetworkConfiguration/blue@3', 'Layer2NetworkConfiguration/red@1'],
+    );
+    expect(ofType(planWith(reverted, unlisted).actions, 'invalidate')).toEqual([]);
+  });
+});
+
+// Issue 35: BGPPeering was no suspect kind, so a failed peering change (a password rotation that
+// cut the sessions, a hold time) came back with the next unrelated merge.
+describe('a failed BGPPeering change stays rolled back', () => {
+  const router = (generation: number, holdTime: number): BGPPeering => ({
+    apiVersion: 'network.nodenet.io/v1alpha1',
+    kind: 'BGPPeering',
+    metadata: { name: 'router', generation },
+    spec: {
+      neighbor: { addresses: ['192.0.2.1'], vrf: 'red' },
+      remoteASN: 65010,
+      holdTime,
+      keepaliveTime: holdTime / 3,
+    },
+  });
+  const vrf: VRFRouteConfiguration = {
+    apiVersion: 'network.nodenet.io/v1alpha1',
+    kind: 'VRFRouteConfiguration',
+    metadata: { name: 'red', generation: 1 },
+    spec: { vrf: 'red', vni: 5000, seq: 10, export: [] },
+  };
+  const withPeering = (p: BGPPeering, ...layer2: Layer2NetworkConfiguration[]): Inputs => ({
+    ...inputs(...layer2),
+    vrf: [vrf],
+    bgpPeering: [p],
+  });
+  const rev = (n: number, i: Inputs, changed: string[], status: NetworkConfigRevision['status']) => {
+    const { config, hash } = buildConfig(i);
+    return {
+      apiVersion: 'network.nodenet.io/v1alpha1',
+      kind: 'NetworkConfigRevision',
+      metadata: { name: `rev-${n}` },
+      spec: { config, hash, number: n, changedInputs: changed },
+      status,
+    } satisfies NetworkConfigRevision;
+  };
+  const ok = rev(1, withPeering(router(1, 9), l2('blue', 100, 1)), ['BGPPeering/router@1'], {
+    completedAt: '2025-01-01T00:00:00Z',
+  });
+  const failed = rev(2, withPeering(router(2, 30), l2('blue', 100, 1)), ['BGPPeering/router@2'], {
+    isInvalid: true,
+    failedNodes: [{ node: 'n00', message: 'sessions down', at: '2025-01-01T00:00:00Z' }],
+  });
+
+  it('an unrelated merge builds a revision with the peering as it ran before', () => {
+    const r = buildRevision(
+      withPeering(router(2, 30), l2('blue', 100, 1), l2('red', 200, 1)),
+      [failed, ok],
+      NOW,
+    );
+    expect(r.decision.action).toBe('create');
+    if (r.decision.action !== 'create') return;
+    expect(r.decision.revision.spec.config.bgpPeering?.map((p) => [p.name, p.holdTime])).toEqual([
+      ['router', 9],
+    ]);
+    expect(r.decision.revision.spec.changedInputs).toContain('Layer2NetworkConfiguration/red@1');
+    expect(r.decision.revision.spec.changedInputs).not.toContain('BGPPeering/router@2');
   });
 });

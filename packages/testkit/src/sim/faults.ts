@@ -71,7 +71,15 @@ export function applyFleetEvent(w: World, a: FleetEvent): void {
   }
   const node = w.nodes.get(a.node);
   if (a.kind === 'join') {
-    if (node?.exists) return;
+    // Re-created: the Node that exists is deleted and re-created at once (new machine, a reinstall):
+    // its NodeConfig survives with the old node's status (issue 35), the new agent has not answered.
+    // Named histories only: drawn by the generator it finds the open case in README.md.
+    if (node?.exists && a.recreate !== true) return;
+    if (node?.exists) {
+      node.exists = false;
+      node.lastFaultAt = w.t;
+      w.log(`DELETE Node ${a.node} (re-created at once)`);
+    }
     w.ledger.forget(a.node);
     w.addNode({
       name: a.node,
@@ -80,6 +88,9 @@ export function applyFleetEvent(w: World, a: FleetEvent): void {
       taint: a.taint === true,
       reported: false,
     });
+    // The old Node's deletion is a fault of the name: the planner may count it (a node gone in flight).
+    const joined = w.nodes.get(a.node);
+    if (joined && node?.lastFaultAt !== undefined) joined.lastFaultAt = node.lastFaultAt;
     w.log(`JOIN ${a.node} (agent ${a.agent ?? 'good'}${a.taint ? ', start-up taint' : ''})`);
     return;
   }

@@ -124,6 +124,49 @@ export const ISSUE_35_B: History[] = [
       at(4, { kind: 'setInput', input: 'b', value: 2 }),
     ],
   },
+  {
+    // A Node deleted and re-created under the same name at once (a reinstall): its NodeConfig
+    // survives with the old node's status, `provisioned` on revision 1. The new machine's agent has
+    // not started. Before: the status made it look answered, it was handed revision 2 forward, and
+    // its silence failed the good change (invariant 3). The NodeConfig records the Node's uid: a
+    // different uid is another node, which has not answered yet.
+    name: 'a Node re-created under its name with its old NodeConfig: the old status does not answer for the new agent',
+    nodes: 3,
+    policy: {
+      limit: 1,
+      maxFailures: 0,
+      preconfigTimeoutMs: 60_000,
+      notReadyTimeoutMs: 30_000,
+      minSuccessTimeMs: 60_000,
+    },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'join', node: 'n2', agent: 'notStarted', recreate: true }),
+      at(5, { kind: 'setInput', input: 'a', value: 2 }),
+      // The new agent stays silent past n2's turn and its preconfig timeout.
+      at(300, { kind: 'agent', node: 'n2', mode: 'good' }),
+    ],
+  },
+  {
+    // The same with a working agent on the new machine: it gets a NodeConfig of its own, catches up
+    // and takes revision 2, which completes.
+    name: 'a Node re-created under its name with a working agent catches up and the change completes',
+    nodes: 3,
+    policy: {
+      limit: 1,
+      maxFailures: 0,
+      preconfigTimeoutMs: 60_000,
+      notReadyTimeoutMs: 30_000,
+      minSuccessTimeMs: 60_000,
+    },
+    inputs: { a: 1 },
+    bad: [],
+    actions: [
+      at(0, { kind: 'join', node: 'n2', agent: 'good', recreate: true }),
+      at(5, { kind: 'setInput', input: 'a', value: 2 }),
+    ],
+  },
 ];
 
 /**

@@ -193,11 +193,12 @@ export class Ledger {
     });
     this.holds.set(e.node, e.number);
     // Ground truth for a move the planner made without a slot: the content did not change.
+    const prevContent = prev ? v.nodeContent(e.node, prev) : prevNumber === 0 ? {} : undefined; // 0: the empty config
     const unchanged =
       e.move === 'unchanged' &&
-      prev !== undefined &&
+      prevContent !== undefined &&
       r !== undefined &&
-      JSON.stringify(v.nodeContent(e.node, prev)) === JSON.stringify(v.nodeContent(e.node, r));
+      JSON.stringify(prevContent) === JSON.stringify(v.nodeContent(e.node, r));
     this.lastAssign.set(e.node, {
       number: e.number,
       rollback,

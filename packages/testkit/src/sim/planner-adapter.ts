@@ -56,6 +56,7 @@ export interface SimInput {
 /** A Node as the planner sees it (the simulator's kubelet and taints). */
 export interface NodeView {
   name: string;
+  uid: string;
   labels: Record<string, string>;
   ready: boolean;
   deleting: boolean;

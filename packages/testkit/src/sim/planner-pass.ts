@@ -152,12 +152,12 @@ export class IncrementalMismatch extends Error {}
  * kubelet heartbeat): the incremental planner sees both.
  */
 function nodeInfo(n: NodeView, mono: number): NodeInfo {
-  const key = JSON.stringify([n.labels, n.ready, n.deleting, n.taints, n.renewal]);
+  const key = JSON.stringify([n.uid, n.labels, n.ready, n.deleting, n.taints, n.renewal]);
   const last = lastInfos.get(n.name);
   if (last && last.key === key && Math.floor(mono / 1000) % 3 !== 0) return last.info;
   const info = {
     name: n.name,
-    uid: `uid-${n.name}`,
+    uid: n.uid,
     labels: n.labels,
     ready: n.ready,
     ...(n.deleting ? { deleting: true } : {}),
@@ -309,7 +309,7 @@ function assign(a: Extract<PlanAction, { type: 'assign' }>, x: Execution): PassE
   if (!r || !n || n.deleting) return undefined;
   const want = nodeConfigFor(
     r,
-    { metadata: { name: n.name, uid: `uid-${n.name}`, labels: n.labels } },
+    { metadata: { name: n.name, uid: n.uid, labels: n.labels } },
     {
       spec: specFor(r, n),
       move: a.move,

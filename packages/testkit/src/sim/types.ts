@@ -36,6 +36,8 @@ export interface BadChange {
 
 export interface SimNode {
   name: string;
+  /** The Node object's uid: a Node re-created under the same name is another object (issue 35). */
+  uid: string;
   labels: Record<string, string>;
   /** The Node object exists (false once deleted). */
   exists: boolean;
@@ -101,7 +103,15 @@ export type WorldAction =
   /** Retry the newest invalid revision (or the one with `number`). */
   | { kind: 'retry'; number?: number }
   | { kind: 'relabel'; node: string; labels: Record<string, string> }
-  | { kind: 'join'; node: string; agent?: AgentMode; taint?: boolean; labels?: Record<string, string> }
+  /** `recreate`: a Node of that name that exists is deleted and re-created at once (its NodeConfig survives). */
+  | {
+      kind: 'join';
+      node: string;
+      agent?: AgentMode;
+      taint?: boolean;
+      labels?: Record<string, string>;
+      recreate?: boolean;
+    }
   | { kind: 'deleteNode'; node: string }
   | { kind: 'kubelet'; node: string; ready: boolean }
   | { kind: 'flap'; node: string; forMs: number; periodMs?: number }

@@ -118,9 +118,12 @@ export class World {
     if (this.timeline.length > TIMELINE_LINES) this.timeline.splice(0, this.timeline.length - TIMELINE_LINES);
   }
 
+  /** Node objects made so far: each has its own uid (a Node re-created under its name is another). */
+  private made = 0;
   addNode({ name, agent, labels, taint, reported }: JoiningNode): void {
     this.nodes.set(name, {
       name,
+      uid: `uid-${name}-${++this.made}`,
       labels,
       exists: true,
       kubeletReady: true,
@@ -227,6 +230,7 @@ export class World {
       .filter((n) => n.exists)
       .map((n) => ({
         name: n.name,
+        uid: n.uid,
         labels: n.labels,
         ready: n.kubeletReady,
         deleting: false,
