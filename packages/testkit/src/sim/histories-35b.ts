@@ -202,24 +202,22 @@ export const ISSUE_35_FOUND: History[] = [
       at(495, { kind: 'pauseRevision' }),
     ],
   },
-  ...[2, 50, 101].map(
-    (followUpAt): History => ({
-      // Seed 35 (full generator, history 73 of NODENET_SIM_RUNS=2000, shrunk): a=7 (cuts a node off)
-      // and c=2 make rev 2; a=7 is written again for every node while rev 2 is in flight (the same
-      // content, a new generation of a, no new revision). n0 is cut off and rev 2 invalidated at
-      // 162 s; the build made rev 3 {a:7, c:1} at once and n1 took it: 2 nodes at bound 1. The
-      // follow-up write escaped the hold (heldSuspects released a suspect as soon as the input's
-      // generation differed); a write before the invalidation carries the same change.
-      name: `a same-content follow-up write ${followUpAt} s into an in-flight bad change`,
-      ...GENERATED,
-      policy: { ...GENERATED.policy, maxFailures: 0, waveLabel: 'wave' },
-      restoreMs: 120_000,
-      bad: [{ input: 'a', value: 7, effect: 'cutOff' }],
-      actions: [
-        at(0, { kind: 'setInput', input: 'c', value: 2 }),
-        at(0, { kind: 'setInput', input: 'a', value: 7 }),
-        at(followUpAt, { kind: 'setInput', input: 'a', value: 7, zone: null }),
-      ],
-    }),
-  ),
+  ...[2, 50, 101].map((followUpAt): History => ({
+    // Seed 35 (full generator, history 73 of NODENET_SIM_RUNS=2000, shrunk): a=7 (cuts a node off)
+    // and c=2 make rev 2; a=7 is written again for every node while rev 2 is in flight (the same
+    // content, a new generation of a, no new revision). n0 is cut off and rev 2 invalidated at
+    // 162 s; the build made rev 3 {a:7, c:1} at once and n1 took it: 2 nodes at bound 1. The
+    // follow-up write escaped the hold (heldSuspects released a suspect as soon as the input's
+    // generation differed); a write before the invalidation carries the same change.
+    name: `a same-content follow-up write ${followUpAt} s into an in-flight bad change`,
+    ...GENERATED,
+    policy: { ...GENERATED.policy, maxFailures: 0, waveLabel: 'wave' },
+    restoreMs: 120_000,
+    bad: [{ input: 'a', value: 7, effect: 'cutOff' }],
+    actions: [
+      at(0, { kind: 'setInput', input: 'c', value: 2 }),
+      at(0, { kind: 'setInput', input: 'a', value: 7 }),
+      at(followUpAt, { kind: 'setInput', input: 'a', value: 7, zone: null }),
+    ],
+  })),
 ];

@@ -15,6 +15,7 @@ import {
   buildStep,
   nodeContentOf,
   contentOf,
+  inputGenerationsOf,
   inputHashOf,
   isInvalid,
   numberOf,
@@ -271,6 +272,7 @@ export class World {
       mono: this.t,
       now: this.wallNow,
       ...(hash ? { inputHash: hash } : {}),
+      inputGenerations: () => inputGenerationsOf(this.inputs),
       ...(this.sabotage && !this.settingUp ? { sabotage: this.sabotage } : {}),
       ...(this.incremental ? { incremental: this.incremental } : {}),
     });
