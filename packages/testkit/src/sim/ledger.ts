@@ -11,7 +11,7 @@
  * (6) no node loses an input that the failing change did not touch (issue 35, rollback.ts below).
  */
 import type { NetworkConfigRevision } from '@nodenet/api';
-import { hostRevision } from './host-revision.js';
+import { hostRevision, leavingBase } from './host-revision.js';
 import { contentOf } from './planner-adapter.js';
 import type { PassEvent } from './planner-pass.js';
 import type { BadChange } from './types.js';
@@ -334,11 +334,7 @@ export class Ledger {
     let base: NetworkConfigRevision | undefined;
     let what: string;
     if (leaving) {
-      const own = [...(this.ranSeq.get(e.node) ?? [])]
-        .reverse()
-        .find((n) => n < leaving.spec.number && all.some((x) => x.spec.number === n && !isInvalidNow(x)));
-      base = all.find((x) => x.spec.number === own);
-      what = `leaving invalid rev ${leaving.spec.number}; it ran rev ${own} before`;
+      ({ base, what } = leavingBase(this.ranSeq.get(e.node) ?? [], leaving, all, isInvalidNow));
     } else {
       const failing = all.find(isInvalidNow);
       base = failing
