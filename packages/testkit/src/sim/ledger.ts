@@ -59,6 +59,8 @@ export interface LedgerView {
   hostContent(node: string): Record<string, number> | undefined;
   /** Invariant 6: the input exists (the operator has not deleted it). */
   inputExists(input: string): boolean;
+  /** Invariant 6: a person deleted the input before revision `number` was built (it may be re-created since). */
+  deletedBefore(input: string, number: number): boolean;
   /** Invariant 6: every revision, newest first. */
   revisionsNewestFirst(): NetworkConfigRevision[];
 }
@@ -317,7 +319,9 @@ export class Ledger {
     const r = v.revision(e.revision);
     const to = r ? contentOf(r) : e.number === 0 ? {} : undefined;
     if (!to) return;
-    const lost = Object.keys(host).filter((k) => !(k in to) && v.inputExists(k));
+    // A forward move to a revision built after a person deleted the input rolls that deletion out.
+    const deletion = (k: string): boolean => e.move === 'forward' && v.deletedBefore(k, e.number);
+    const lost = Object.keys(host).filter((k) => !(k in to) && v.inputExists(k) && !deletion(k));
     if (lost.length === 0) return;
     const all = v.revisionsNewestFirst();
     // An abort of a revision that completed changes nothing (the planner does not undo it).

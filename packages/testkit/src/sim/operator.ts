@@ -61,6 +61,7 @@ const OPERATOR_EFFECTS: Effects<OperatorAction> = {
   },
   deleteInput: (w, a) => {
     if (!w.inputs.delete(a.input)) return;
+    w.deletedAt.set(a.input, Math.max(0, ...[...w.store.revisions.values()].map((r) => r.spec.number)));
     w.log(`OPERATOR delete input ${a.input}`);
     w.buildDirty = true;
   },

@@ -52,6 +52,8 @@ export class World {
   readonly store: Store = { revisions: new Map(), nodeConfigs: new Map() };
   readonly inputs = new Map<string, SimInput>();
   readonly inputValues = new Map<string, number[]>();
+  /** Per input: the newest revision number when a person last deleted it (those above came after). */
+  readonly deletedAt = new Map<string, number>();
   readonly nodes = new Map<string, SimNode>();
   fleetPaused = false;
   /** How far the configurator's wall clock jumped (clock jumps): its timestamps only, never a deadline. */
@@ -334,6 +336,7 @@ export class World {
         return r ? this.nodeContent(n, r) : undefined;
       },
       inputExists: (k: string) => this.inputs.has(k),
+      deletedBefore: (k: string, n: number) => (this.deletedAt.get(k) ?? Infinity) < n,
       revisionsNewestFirst: () =>
         [...this.store.revisions.values()].sort((a, b) => b.spec.number - a.spec.number),
     };
