@@ -220,4 +220,50 @@ export const ISSUE_35_FOUND: History[] = [
       at(followUpAt, { kind: 'setInput', input: 'a', value: 7, zone: null }),
     ],
   })),
+  {
+    // Extended generator with the bad first revision (seed 23): c=7 is new and cuts n0 off, which its
+    // agent reports Interrupted; a=2 3 s later (rev 3), c=7 narrowed to zone z1 (rev 4). Rev 4 fails
+    // (n0 interrupted 4 times), n1 rolls back to rev 3, which then fails too: n1 leaves it for rev 1
+    // (the newest completed), losing c, which it ran on rev 2. The planner remembers one step of what
+    // a host ran (RAN_BEFORE_ANNOTATION: rev 4); invariant 6 follows that documented rule (a ledger
+    // false alarm; README "Open").
+    name: 'a node rolled back into a revision that then fails goes back to the newest completed one',
+    ...GENERATED,
+    policy: {
+      ...GENERATED.policy,
+      maxFailures: 0,
+      preconfigTimeoutMs: 600_000,
+      configTimeoutMs: 120_000,
+      notReadyTimeoutMs: 300_000,
+      limitPercent: 50,
+      waveLabel: 'wave',
+      waveBarrier: true,
+    },
+    inputs: { a: 1, b: 1 },
+    restoreMs: 30_000,
+    bad: [
+      { input: 'c', value: 7, effect: 'cutOffInterrupted', nodes: ['n0'] },
+      { input: 'a', value: 7, effect: 'invalid' },
+    ],
+    actions: [
+      at(0, { kind: 'setInput', input: 'c', value: 7 }),
+      at(3, { kind: 'setInput', input: 'a', value: 2 }),
+      at(65, { kind: 'setInput', input: 'c', value: 7, zone: 'z1' }),
+    ],
+  },
+  {
+    // Extended generator, seed 101: a=7 refused and invalidated at 2 s; a person deletes a (rev 3)
+    // and re-creates it with a=7 (the invalid rev 2's content: nothing built without a retry). n0
+    // moves forward to rev 3, without a: the person's deletion rolling out, not a loss (a ledger
+    // false alarm).
+    name: 'a bad input deleted after its failure and re-created with the failed value',
+    ...GENERATED,
+    policy: { ...GENERATED.policy, maxFailures: 0 },
+    bad: [{ input: 'a', value: 7, effect: 'invalid' }],
+    actions: [
+      at(0, { kind: 'setInput', input: 'a', value: 7 }),
+      at(3, { kind: 'deleteInput', input: 'a' }),
+      at(4, { kind: 'setInput', input: 'a', value: 7 }),
+    ],
+  },
 ];
