@@ -5,12 +5,14 @@
  * configurator records, when it invalidates a revision, the generation each suspect's input has
  * then where it differs from the suspect's own (`status.followUpGenerations`); the build holds such
  * a generation back while its entry still carries the change (suspects.ts heldSuspects). A write
- * after the invalidation (a person reacting to it) has a generation not listed: a new change.
+ * after the invalidation (a person reacting to it) has a generation not listed: a new change; so has
+ * one written after the input was changed away (a newer revision without the change).
  * Without the record, a follow-up escaped the hold and got a fresh failure budget. Pure.
  */
 import type { NetworkConfigRevision } from '../resources/objects.js';
 import type { NetworkConfigRevisionStatus } from '../resources/schema.js';
-import { effectiveSuspects } from './suspects.js';
+import { carriesEntryChange } from './entry-change.js';
+import { effectiveSuspects, entryOf, fallbackBefore } from './suspects.js';
 
 /** The record is kept within this many bytes (as changedInputs is); the rest is counted. */
 export const FOLLOW_UPS_BYTES = 32 * 1024;
@@ -26,11 +28,18 @@ export function followUpRecord(
   current: ReadonlyMap<string, number>,
 ): Pick<NetworkConfigRevisionStatus, 'followUpGenerations' | 'followUpGenerationsOmitted'> {
   const refs: string[] = [];
+  const base = fallbackBefore(bad, revisions, invalid)?.spec.config;
+  const newer = revisions.filter((y) => y.spec.number > bad.spec.number);
   for (const s of effectiveSuspects(bad, revisions, invalid)) {
     const key = `${s.kind}/${s.name}`;
     const g = current.get(key);
     // Held by content (BY_CONTENT) already, or gone, or not written again: nothing to record.
-    if (s.generation >= 0 && g !== undefined && g !== s.generation) refs.push(`${key}@${g}`);
+    if (s.generation < 0 || g === undefined || g === s.generation) continue;
+    // Changed away meanwhile (a newer revision without the change, e.g. a revert) and written back:
+    // a re-introduction, not a follow-up (seed 201 of the extended generator).
+    const carried = (y: NetworkConfigRevision): boolean =>
+      carriesEntryChange(entryOf(y.spec.config, s), entryOf(bad.spec.config, s), base && entryOf(base, s));
+    if (newer.every(carried)) refs.push(`${key}@${g}`);
   }
   refs.sort();
   const listed: string[] = [];

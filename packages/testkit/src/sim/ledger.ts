@@ -59,8 +59,8 @@ export interface LedgerView {
   hostContent(node: string): Record<string, number> | undefined;
   /** Invariant 6: the input exists (the operator has not deleted it). */
   inputExists(input: string): boolean;
-  /** Invariant 6: a person deleted the input before revision `number` was built (it may be re-created since). */
-  deletedBefore(input: string, number: number): boolean;
+  /** Invariant 6: `input=value` is a bad change (ground truth), or a person deleted it before revision `to` was built. */
+  takenRightly(input: string, value: number, to?: number): boolean;
   /** Invariant 6: every revision, newest first. */
   revisionsNewestFirst(): NetworkConfigRevision[];
 }
@@ -319,9 +319,10 @@ export class Ledger {
     const r = v.revision(e.revision);
     const to = r ? contentOf(r) : e.number === 0 ? {} : undefined;
     if (!to) return;
-    // A forward move to a revision built after a person deleted the input rolls that deletion out.
-    const deletion = (k: string): boolean => e.move === 'forward' && v.deletedBefore(k, e.number);
-    const lost = Object.keys(host).filter((k) => !(k in to) && v.inputExists(k) && !deletion(k));
+    // Taking a bad change away, or rolling out forward a person's deletion (seed 101), is no loss.
+    const taken = (k: string): boolean =>
+      v.takenRightly(k, host[k] as number, e.move === 'forward' ? e.number : undefined);
+    const lost = Object.keys(host).filter((k) => !(k in to) && v.inputExists(k) && !taken(k));
     if (lost.length === 0) return;
     const all = v.revisionsNewestFirst();
     // An abort of a revision that completed changes nothing (the planner does not undo it).

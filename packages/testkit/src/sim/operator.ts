@@ -126,3 +126,14 @@ function inFlightRecord(w: World, node: string): boolean {
     nc.status?.configStatus !== 'invalid'
   );
 }
+
+/**
+ * Invariant 6 (ledger.ts): taking `input=value` from a host is no collateral loss when it is a bad
+ * change (ground truth: a rollback of a follow-up takes the change it carries back, seeds 101, 102
+ * and 202 of issue 35's extended generator), or when a person deleted the input before revision
+ * `to` (a forward move) was built: that deletion rolls out (seed 101).
+ */
+export function takenRightly(w: World, input: string, value: number, to: number | undefined): boolean {
+  if (w.history.bad.some((b) => b.input === input && b.value === value)) return true;
+  return to !== undefined && (w.deletedAt.get(input) ?? Infinity) < to;
+}

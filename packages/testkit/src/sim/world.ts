@@ -28,7 +28,7 @@ import {
 import { describeEvent, freshObservations, runPass, type Sabotage } from './planner-pass.js';
 import { autoscale } from './faults.js';
 import { AgentReports } from './reports.js';
-import { applyAction } from './operator.js';
+import { applyAction, takenRightly } from './operator.js';
 import type { AgentMode, BadChange, Scheduled, SimNode } from './types.js';
 
 /** A node as it joins the world. */
@@ -52,8 +52,7 @@ export class World {
   readonly store: Store = { revisions: new Map(), nodeConfigs: new Map() };
   readonly inputs = new Map<string, SimInput>();
   readonly inputValues = new Map<string, number[]>();
-  /** Per input: the newest revision number when a person last deleted it (those above came after). */
-  readonly deletedAt = new Map<string, number>();
+  readonly deletedAt = new Map<string, number>(); // per input: the newest revision when last deleted
   readonly nodes = new Map<string, SimNode>();
   fleetPaused = false;
   /** How far the configurator's wall clock jumped (clock jumps): its timestamps only, never a deadline. */
@@ -336,7 +335,7 @@ export class World {
         return r ? this.nodeContent(n, r) : undefined;
       },
       inputExists: (k: string) => this.inputs.has(k),
-      deletedBefore: (k: string, n: number) => (this.deletedAt.get(k) ?? Infinity) < n,
+      takenRightly: (k: string, value: number, to?: number) => takenRightly(this, k, value, to),
       revisionsNewestFirst: () =>
         [...this.store.revisions.values()].sort((a, b) => b.spec.number - a.spec.number),
     };
