@@ -100,47 +100,8 @@ export function fallbackBefore(
   invalid: (x: NetworkConfigRevision) => boolean,
 ): NetworkConfigRevision | undefined {
   return [...all]
-    .filter(
-      (x) =>
-        x.spec.number < r.spec.number &&
-        !invalid(x) &&
-        ranWell(x) &&
-        (x.status?.completedAt !== undefined || !followsUp(r, x, all, invalid)),
-    )
+    .filter((x) => x.spec.number < r.spec.number && !invalid(x) && ranWell(x))
     .sort((a, b) => b.spec.number - a.spec.number)[0];
-}
-
-/**
- * Whether `r` changed an input from never-completed `x` and still carries x's own change of it (from
- * the last completed revision before x): a follow-up of x's change (a bad MTU narrowed to one zone,
- * seed 202 of issue 35's extended generator). Then r's failure may be x's change, which ran well only
- * on nodes it does not harm: x is no fallback, or the "rollback" re-sends the change.
- */
-function followsUp(
-  r: NetworkConfigRevision,
-  x: NetworkConfigRevision,
-  all: readonly NetworkConfigRevision[],
-  invalid: (x: NetworkConfigRevision) => boolean,
-): boolean {
-  const base = revisionBefore(x, all, invalid)?.spec.config;
-  const between = all.filter((y) => y.spec.number > x.spec.number && y.spec.number <= r.spec.number);
-  const refs = new Map<string, Pick<SuspectRef, 'kind' | 'name'>>();
-  for (const y of between)
-    for (const s of (y.spec.changedInputs ?? []).map(parseRef))
-      if (s !== undefined) refs.set(`${s.kind}/${s.name}`, s);
-  // A commit too large to list: every entry of either.
-  if (between.some((y) => (y.spec.changedInputsOmitted ?? 0) > 0))
-    for (const kind of Object.keys(LISTS) as Array<keyof typeof LISTS>)
-      for (const c of [r.spec.config, x.spec.config])
-        for (const e of (c[LISTS[kind]] ?? []) as ReadonlyArray<{ name: string }>)
-          refs.set(`${kind}/${e.name}`, { kind, name: e.name });
-  return [...refs.values()].some((ref) => {
-    const mine = entryOf(r.spec.config, ref);
-    const theirs = entryOf(x.spec.config, ref);
-    return (
-      !sameEntry(mine, theirs) && carriesEntryChange(mine, theirs, base ? entryOf(base, ref) : undefined)
-    );
-  });
 }
 
 /**

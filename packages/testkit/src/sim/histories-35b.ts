@@ -267,22 +267,6 @@ export const ISSUE_35_FOUND: History[] = [
     ],
   },
   {
-    // Extended generator, seed 202 (bad first revision): a=7 is new (harms n1, n2); 1 s later it is
-    // narrowed to zone z1, with a leader change. Rev 3 (the narrowing) fails n2; rev 2 ran well on n0
-    // (not harmed), so it was rev 3's fallback and its "rollback" sent a=7 to n1: 2 nodes at bound
-    // 1. A revision whose change the failing one follows up is no fallback (suspects.ts followsUp).
-    name: 'a new bad input narrowed to one zone while in flight: the narrowing fails, the wide one is no fallback',
-    ...GENERATED,
-    policy: { ...GENERATED.policy, maxFailures: 0 },
-    inputs: { b: 1, c: 1 },
-    bad: [{ input: 'a', value: 7, effect: 'invalid', nodes: ['n1', 'n2'] }],
-    actions: [
-      at(0, { kind: 'setInput', input: 'a', value: 7 }),
-      at(1, { kind: 'setInput', input: 'a', value: 7, zone: 'z1' }),
-      at(1, { kind: 'leaderChange' }),
-    ],
-  },
-  {
     // Extended generator, seed 201 (a guard): a=7 ran on n0, a=2 replaced it, then a=7 is written
     // again and rev 2 aborted in the same second. The write came after a was changed away: a
     // re-introduction, not a follow-up of rev 2's change (follow-ups.ts), so it is not held back.
