@@ -97,4 +97,37 @@ describe('outcome on inputs', () => {
     expect(table).toMatch(/^blue\s.*\sFalse\s+HeldBack\s/m);
     expect(table).toMatch(/^red\s.*\sTrue\s+Applied\s/m);
   });
+
+  it('a follow-up write made while the change was in flight stays held back after the failure (issue 35): an unrelated merge does not re-send it', async () => {
+    await fleetOnRevision1(
+      f,
+      3,
+      { updateLimit: { kind: 'count', count: 1 } },
+      {
+        labels: (i) => ({ zone: i === 2 ? 'z2' : 'z1' }),
+        later: (node) =>
+          node === nodeName(0)
+            ? { kind: 'invalid', delayMs: 3000, message: 'cut off: mtu 9000' }
+            : { kind: 'ok', delayMs: 20 },
+      },
+    );
+    await f.clients.layer2.create(
+      layer2('red', 200, { mtu: 9000, nodeSelector: { matchLabels: { zone: 'z1' } } }),
+    );
+    await waitFor('revision 2 rolling out', async () => ((await revisionNumbered(f, 2)) ? true : undefined));
+    // While node 0 applies it: the same MTU for every node (a new generation carrying the change).
+    await f.clients.layer2.mergePatch('red', { spec: { nodeSelector: null } });
+    const r2 = await waitFor('revision 2 invalid', async () => {
+      const r = await revisionNumbered(f, 2);
+      return r?.status?.isInvalid ? r : undefined;
+    });
+    expect(r2.status?.followUpGenerations).toEqual(['Layer2NetworkConfiguration/red@2']);
+    await f.clients.layer2.create(layer2('green', 300));
+    const merged = await waitFor('a revision with green', async () => {
+      const list = await f.clients.revision.list();
+      return list.items.find((r) => r.spec.config.layer2.some((e) => e.name === 'green'));
+    });
+    // red never ran anywhere without failing: held back, it is left out.
+    expect(merged.spec.config.layer2.map((e) => e.name).sort()).toEqual(['blue', 'green']);
+  }, 90_000);
 });

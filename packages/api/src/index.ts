@@ -62,8 +62,10 @@ export * from './config/node-config.js';
 export * from './config/loopbacks.js';
 
 // held-back/: which inputs a build holds back
+export * from './held-back/entry-change.js';
 export * from './held-back/suspects.js';
 export * from './held-back/inputs.js';
+export * from './held-back/follow-ups.js';
 
 // status/: conditions, where a node is and why, a peering's sessions
 export * from './status/conditions.js';

@@ -3,7 +3,7 @@
  * changed, asks the planner what to do and carries it out. Only the leader acts; a standby keeps
  * its caches warm so that it can take over at once.
  */
-import { matchesSelector, type NetworkConfigRevision } from '@nodenet/api';
+import { inputGenerations, matchesSelector, type NetworkConfigRevision } from '@nodenet/api';
 import { Coalescer, EventRecorder, Informer, KubeApiError, parallel, type Clients } from '@nodenet/kube';
 import type { Logger } from 'pino';
 import { executePlan, type ExecContext } from './execute.js';
@@ -262,6 +262,7 @@ export class Controller {
       specHash: (r, n) => nodeSpecHash(specOf(r, n)),
       contentHash: (r, n) => specContentHash(specOf(r, n)),
       ...(inputHash ? { inputHash } : {}),
+      inputGenerations: () => inputGenerations(this.builder.inputs()),
     });
     this.lastPlan = p;
     let failed = disruptionFailed + (await this.execute(p, now, mono));

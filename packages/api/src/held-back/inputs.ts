@@ -44,6 +44,10 @@ export const allInputs = (inputs: Inputs): InputObject[] => [
 
 const keyOf = (o: { kind: string; metadata: { name: string } }): string => `${o.kind}/${o.metadata.name}`;
 
+/** Each input's generation, by `Kind/name` (the key suspects are held by, suspects.ts heldSuspects). */
+export const inputGenerations = (inputs: Inputs): Map<string, number> =>
+  new Map(allInputs(inputs).map((o) => [keyOf(o), o.metadata.generation ?? 0]));
+
 export interface HeldBackOptions {
   /** Suspects of invalidated revisions (held-back/suspects.ts), held back from their earlier entry. */
   suspects?: ReadonlyMap<string, HeldSuspect>;
@@ -153,7 +157,7 @@ export function inputsToBuild(
   const inForce = [...revisions]
     .sort((a, b) => b.spec.number - a.spec.number)
     .find((r) => r.status?.isInvalid !== true);
-  const generations = new Map(allInputs(inputs).map((o) => [keyOf(o), o.metadata.generation ?? 0]));
+  const generations = inputGenerations(inputs);
   // The current entries only when a suspect is held by its content (a commit too large to list).
   let merged: NetworkConfig | undefined;
   const currentEntry = (s: SuspectRef): unknown => {

@@ -1,11 +1,13 @@
 /**
  * A failed change stays rolled back (docs/rollout.md, "The model"). When a revision is invalidated,
  * the input generations it introduced (`spec.changedInputs`, the suspects) are held back from newer
- * revisions until the input changes again or a person retries the revision. Pure; one definition for
+ * revisions until the input changes again or a person retries the revision. A write made while the
+ * change was in flight that still carries it is the same change (issue 35), held back with it. Pure; one definition for
  * the configurator's build and planner and the plugin's preview (held-back/inputs.ts: which inputs to hold
  * back, and the entry each contributes instead).
  */
 import { canonicalJson } from '../config/canonical.js';
+import { carriesEntryChange } from './entry-change.js';
 import { findCondition } from '../status/conditions.js';
 import { RETRY_ANNOTATION } from '../names/kubernetes.js';
 import type { NetworkConfigRevision } from '../resources/objects.js';
@@ -147,12 +149,14 @@ export interface HeldSuspect {
 
 /**
  * For the build: inputs (`Kind/name`) whose current generation is a suspect of an invalid revision
- * that holds it back. An input whose generation changed since is released.
+ * that holds it back. An input whose generation changed since is released, unless the revision's
+ * status lists that generation as a follow-up (written while the change was in flight, before the
+ * invalidation: held-back/follow-ups.ts) and its entry still carries the change.
  */
 export function heldSuspects(
   current: ReadonlyMap<string, number>,
   revisions: readonly NetworkConfigRevision[],
-  /** The entry the input's current generation merges to (for suspects held by content). */
+  /** The entry the input's current generation merges to (for suspects held by content or as a follow-up). */
   currentEntry: (s: SuspectRef) => unknown = () => undefined,
 ): Map<string, HeldSuspect> {
   const out = new Map<string, HeldSuspect>();
@@ -160,17 +164,32 @@ export function heldSuspects(
   const newestFirst = [...revisions].sort((a, b) => b.spec.number - a.spec.number);
   for (const bad of newestFirst) {
     if (!holdsBack(bad, revisions)) continue;
+    const fallback = fallbackBefore(bad, revisions, invalid)?.spec.config;
     for (const s of effectiveSuspects(bad, revisions, invalid)) {
       const key = `${s.kind}/${s.name}`;
-      if (out.has(key) || !current.has(key)) continue;
-      if (
+      const generation = current.get(key);
+      if (out.has(key) || generation === undefined) continue;
+      const held =
         s.generation === BY_CONTENT
-          ? !sameEntry(currentEntry(s), entryOf(bad.spec.config, s))
-          : current.get(key) !== s.generation
-      )
-        continue;
-      out.set(key, { revision: bad, fallback: fallbackBefore(bad, revisions, invalid)?.spec.config });
+          ? sameEntry(currentEntry(s), entryOf(bad.spec.config, s))
+          : generation === s.generation ||
+            (isFollowUp(bad, key, generation) &&
+              carriesEntryChange(
+                currentEntry(s),
+                entryOf(bad.spec.config, s),
+                fallback ? entryOf(fallback, s) : undefined,
+              ));
+      if (held) out.set(key, { revision: bad, fallback });
     }
   }
   return out;
+}
+
+/**
+ * Whether `generation` of input `key` was written before `bad` was invalidated, after its suspect's
+ * own generation (its status's followUpGenerations; any, when some were omitted from the list).
+ */
+function isFollowUp(bad: NetworkConfigRevision, key: string, generation: number): boolean {
+  if ((bad.status?.followUpGenerationsOmitted ?? 0) > 0) return true;
+  return (bad.status?.followUpGenerations ?? []).includes(`${key}@${generation}`);
 }

@@ -21,12 +21,11 @@ import { VRF_TABLE_RANGE } from '../names/kubernetes.js';
 import { AgentConditions, ObservedState } from './observed.js';
 import { LoopbackAddress, Loopbacks, NodeLoopbackAddress, StaticRoutes } from './vrf-extras.js';
 import { PrefixItem } from './prefix-item.js';
+import { FollowUpStatus } from './follow-up-status.js';
 import { BgpPeeringEntry, NodeBgpPeeringEntry } from './bgp-peering.js';
 import { PeeringPolicy, VrfPeeringPolicy } from './peering-policy.js';
 import { AgentConfigEntry, NodeAgentConfig } from './agent-configuration.js';
-
 export { PrefixItem } from './prefix-item.js';
-
 export { Condition, InputStatus, LabelSelector, LabelSelectorRequirement, StringEnum } from './common.js';
 
 // ---------------------------------------------------------------- VRFRouteConfiguration
@@ -321,6 +320,7 @@ export const NetworkConfigRevisionStatus = Type.Object({
    * (held-back/suspects.ts), even before it completed.
    */
   ranAt: Type.Optional(Timestamp()),
+  ...FollowUpStatus,
   conditions: Type.Optional(Type.Array(Condition, { maxItems: L.MAX_CONDITIONS })),
 });
 export type NetworkConfigRevisionStatus = Static<typeof NetworkConfigRevisionStatus>;

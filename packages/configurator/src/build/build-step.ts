@@ -68,18 +68,23 @@ export class RevisionBuilder {
     return !this.ctx.informers.revision.list().some((r) => r.spec.hash === this.lastInputHash);
   }
 
-  /**
-   * Validates the inputs, creates a revision when needed, then writes the inputs' status (best
-   * effort: a refused status write never stops the build; it is retried on a later pass).
-   */
-  async run(now: number, opts: BuildOptions = {}): Promise<BuildOutcome> {
-    const inputs: Inputs = {
+  /** The inputs as the informers hold them now. */
+  inputs(): Inputs {
+    return {
       vrf: this.ctx.informers.vrf.list(),
       layer2: this.ctx.informers.layer2.list(),
       routingTable: this.ctx.informers.routingTable.list(),
       bgpPeering: this.ctx.informers.bgpPeering.list(),
       agentConfiguration: this.ctx.informers.agentConfiguration.list(),
     };
+  }
+
+  /**
+   * Validates the inputs, creates a revision when needed, then writes the inputs' status (best
+   * effort: a refused status write never stops the build; it is retried on a later pass).
+   */
+  async run(now: number, opts: BuildOptions = {}): Promise<BuildOutcome> {
+    const inputs = this.inputs();
     const result = buildRevision(inputs, this.ctx.informers.revision.list(), now, opts);
     // Blocked inputs (some invalid): the last valid configuration stays in force (invariant 3).
     this.lastInputHash = result.hash ?? this.lastInputHash;

@@ -26,6 +26,7 @@ import { compareNodes } from './order.js';
 import { disruptiveCap } from './disruptive.js';
 import { desiredLabels } from './readable.js';
 import { revisionStatuses } from './revision-status.js';
+import { withFollowUps } from './follow-up-status.js';
 import { rowLabelActions } from './rows.js';
 import { fillSlots, stateAfter, type SlotResult } from './slots.js';
 import type { Action, AssignAction, NodeInfo, NodeState, Plan, PlanInput } from './types.js';
@@ -104,7 +105,7 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
   const waveBarrier = cap?.waveBarrier ?? input.policy.waveBarrier === true;
   const slots = desired ? slotsFor(p, { targets, desired, limit, waveBarrier }) : NO_SLOTS;
   actions.push(...slots.assignments, ...goneNodeConfigs(p, { targets, moved: slots.moved }, records));
-  const statusUpdates = revisionStatuses({
+  const statuses = revisionStatuses({
     revisions,
     desired,
     verdicts: targets,
@@ -119,6 +120,12 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
     ...(slots.heldBy !== undefined ? { heldBy: slots.heldBy } : {}),
     ...(slots.wave ? { wave: slots.wave } : {}),
     ...(cap ? { disruptive: cap } : {}),
+  });
+  const statusUpdates = withFollowUps(statuses, {
+    revisions,
+    invalid: p.invalid.names,
+    decided: p.invalid.decided,
+    inputGenerations: input.inputGenerations,
   });
   actions.push(...bookkeeping(p, desired, slots.assignments));
   return {

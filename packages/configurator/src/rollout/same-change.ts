@@ -3,50 +3,15 @@
  * changed from the known-good revision before it. A follow-up write of the same input that keeps
  * those values (its nodeSelector widened 20 s after a bad MTU, say) still carries the change: its
  * failures count with the change's, and it is invalidated with it, instead of starting a fresh budget.
- * Pure.
+ * Pure. Whether an entry carries a change is carriesEntryChange (@nodenet/api, held-back/entry-change.ts),
+ * shared with the build's hold.
  */
-import {
-  BY_CONTENT,
-  SUSPECT_LISTS,
-  canonicalJson,
-  entryOf,
-  parseRef,
-  revisionBefore,
-  type NetworkConfig,
-  type NetworkConfigRevision,
-  type SuspectRef,
-} from '@nodenet/api';
-
-type Entry = Record<string, unknown> | undefined;
+import { BY_CONTENT, SUSPECT_LISTS, carriesEntryChange, entryOf, parseRef, revisionBefore, type NetworkConfig, type NetworkConfigRevision, type SuspectRef } from '@nodenet/api';
 
 /** Every revision, and which are invalid: the known-good one before a change is found among them. */
 export interface Revisions {
   all: readonly NetworkConfigRevision[];
   isInvalid: (x: NetworkConfigRevision) => boolean;
-}
-const text = (v: unknown): string => canonicalJson(v ?? null);
-
-/** The field that says where an entry applies, not what it configures. */
-const WHERE = 'nodeSelector';
-
-/**
- * Whether `mine` carries the change from `base` to `theirs` of one entry: every field that change
- * set (or removed) has the same value in `mine`. The nodeSelector says only where the entry applies:
- * it is part of the change only when nothing else changed (so a write that sets a bad MTU for one
- * zone, then widens the selector, still carries the MTU). A removed entry is carried by a removal
- * only; no change at all is carried by nothing.
- */
-export function carriesEntryChange(mine: unknown, theirs: unknown, base: unknown): boolean {
-  const t = theirs as Entry;
-  const b = base as Entry;
-  const m = mine as Entry;
-  if (t === undefined) return b !== undefined && m === undefined;
-  if (m === undefined) return false;
-  const keys = new Set([...Object.keys(t), ...Object.keys(b ?? {})]);
-  const changed = [...keys].filter((k) => text(t[k]) !== text(b?.[k]));
-  const what = changed.filter((k) => k !== WHERE);
-  const change = what.length > 0 ? what : changed;
-  return change.length > 0 && change.every((k) => text(m[k]) === text(t[k]));
 }
 
 /**

@@ -44,6 +44,12 @@ export interface PlanInput {
   /** Hash the inputs currently produce: an invalid revision with it is never cleaned up. */
   inputHash?: string;
   /**
+   * Each input's current generation (`Kind/name`, @nodenet/api inputGenerations), read when a
+   * revision is invalidated: the follow-up writes made while its change was in flight are recorded
+   * in its status (held-back/follow-ups.ts). Without it, none are recorded.
+   */
+  inputGenerations?: () => ReadonlyMap<string, number>;
+  /**
    * The spec hash a node's NodeConfig has for a revision (sha256 of the canonical spec JSON): a
    * function of the revision and the node's labels. Without it, a node is compared by revision only.
    */

@@ -48,7 +48,9 @@ describe('random histories', () => {
   it(
     `every invariant holds over ${RUNS} random histories of the full generator`,
     async () => {
-      await fc.assert(fc.asyncProperty(historyArb(), holds), params(RUNS));
+      // NODENET_SIM_EXTRAS=1: also a bad first revision and follow-up writes (README "Open": they still fail).
+      const extras = process.env.NODENET_SIM_EXTRAS === '1';
+      await fc.assert(fc.asyncProperty(historyArb({ extras }), holds), params(RUNS));
     },
     TEST_TIMEOUT_MS,
   );

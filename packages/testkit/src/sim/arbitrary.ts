@@ -13,6 +13,7 @@ import { DRAWN_DISRUPTIVE } from './disruptive.js';
 import type { PolicyKnobs } from './planner-adapter.js';
 import type { AgentMode, BadChange, Scheduled, WorldAction } from './types.js';
 import type { History } from './history.js';
+import { extrasArb, withExtras, type DrawnExtras } from './arbitrary-extras.js';
 
 export type ActionKind = WorldAction['kind'];
 
@@ -49,6 +50,8 @@ export interface GenOptions {
   oneChange?: boolean;
   /** Draw the kinds of issue 35 too (default true): realistic knobs, zones, bursts, controls by number. */
   extended?: boolean;
+  /** Also a bad first revision and same-content follow-up writes in flight (arbitrary-extras.ts). */
+  extras?: boolean;
 }
 
 /**
@@ -241,6 +244,9 @@ export function historyArb(opts: GenOptions = {}): fc.Arbitrary<History> {
       }),
       // RolloutPolicy spec.disruptive (issue 39), drawn last: the other draws of a seed stay.
       disruptive: extended ? fc.nat(DRAWN_DISRUPTIVE.length - 1) : fc.constant(0),
+      // A bad first revision, same-content follow-up writes in flight (arbitrary-extras.ts).
+      // Opt-in until the planner bugs they found are fixed (README "Open"): CI's seed stays green.
+      extras: extended && opts.extras === true ? extrasArb : fc.constant(undefined),
     })
     .map((drawn) => historyOf(drawn, opts));
 }
@@ -259,6 +265,7 @@ interface Drawn {
   change: { at: number; input: string; value: number; bad: boolean };
   /** Index into DRAWN_DISRUPTIVE (0: no knob). */
   disruptive: number;
+  extras: DrawnExtras | undefined;
 }
 
 interface DrawnBad {
@@ -294,7 +301,7 @@ function historyOf(d: Drawn, opts: GenOptions): History {
     ...(d.selector ? { nodeSelector: { role: 'net' } } : {}),
   };
   const k = extended ? realisticKnobs(d.knobs) : undefined;
-  return {
+  const h: History = {
     name: 'random history',
     nodes: Array.from({ length: nodes }, (_, i) => ({
       name: `n${i}`,
@@ -310,6 +317,7 @@ function historyOf(d: Drawn, opts: GenOptions): History {
       action: actionOf(a.raw, nodes, badChanges, extended),
     })),
   };
+  return d.extras ? withExtras(h, d.extras) : h;
 }
 
 const nodeLabels = (i: number, nodes: number, extended: boolean): Record<string, string> =>

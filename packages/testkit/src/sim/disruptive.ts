@@ -6,7 +6,8 @@
  * the knob's update limit (the largest in force so far, as a node count).
  */
 import { DISRUPTION_CLASSES, type DisruptionClass, type DisruptiveRollout } from '@nodenet/api';
-import { fmt, type Ledger, type LedgerView } from './ledger.js';
+import { fmt, type Ledger } from './ledger.js';
+import type { LedgerView } from './ledger-view.js';
 import { disruptiveLimitFor, type Policy, type Store } from './planner-adapter.js';
 
 /** What the check reads of the world after a pass. */

@@ -245,4 +245,84 @@ export const ISSUE_35_FOUND: History[] = [
       at(495, { kind: 'pauseRevision' }),
     ],
   },
+  ...[2, 50, 101].map((followUpAt): History => ({
+    // Seed 35 (full generator, history 73 of NODENET_SIM_RUNS=2000, shrunk): a=7 (cuts a node off)
+    // and c=2 make rev 2; a=7 is written again for every node while rev 2 is in flight (the same
+    // content, a new generation of a, no new revision). n0 is cut off and rev 2 invalidated at
+    // 162 s; the build made rev 3 {a:7, c:1} at once and n1 took it: 2 nodes at bound 1. The
+    // follow-up write escaped the hold (heldSuspects released a suspect as soon as the input's
+    // generation differed); a write before the invalidation carries the same change.
+    name: `a same-content follow-up write ${followUpAt} s into an in-flight bad change`,
+    ...GENERATED,
+    policy: { ...GENERATED.policy, maxFailures: 0, waveLabel: 'wave' },
+    restoreMs: 120_000,
+    bad: [{ input: 'a', value: 7, effect: 'cutOff' }],
+    actions: [
+      at(0, { kind: 'setInput', input: 'c', value: 2 }),
+      at(0, { kind: 'setInput', input: 'a', value: 7 }),
+      at(followUpAt, { kind: 'setInput', input: 'a', value: 7, zone: null }),
+    ],
+  })),
+  {
+    // Extended generator with the bad first revision (seed 23): c=7 is new and cuts n0 off, which its
+    // agent reports Interrupted; a=2 3 s later (rev 3), c=7 narrowed to zone z1 (rev 4). Rev 4 fails
+    // (n0 interrupted 4 times), n1 rolls back to rev 3, which then fails too: n1 leaves it for rev 1
+    // (the newest completed), losing c, which it ran on rev 2. The planner remembers one step of what
+    // a host ran (RAN_BEFORE_ANNOTATION: rev 4); invariant 6 follows that documented rule (a ledger
+    // false alarm; README "Open").
+    name: 'a node rolled back into a revision that then fails goes back to the newest completed one',
+    ...GENERATED,
+    policy: {
+      ...GENERATED.policy,
+      maxFailures: 0,
+      preconfigTimeoutMs: 600_000,
+      configTimeoutMs: 120_000,
+      notReadyTimeoutMs: 300_000,
+      limitPercent: 50,
+      waveLabel: 'wave',
+      waveBarrier: true,
+    },
+    inputs: { a: 1, b: 1 },
+    restoreMs: 30_000,
+    bad: [
+      { input: 'c', value: 7, effect: 'cutOffInterrupted', nodes: ['n0'] },
+      { input: 'a', value: 7, effect: 'invalid' },
+    ],
+    actions: [
+      at(0, { kind: 'setInput', input: 'c', value: 7 }),
+      at(3, { kind: 'setInput', input: 'a', value: 2 }),
+      at(65, { kind: 'setInput', input: 'c', value: 7, zone: 'z1' }),
+    ],
+  },
+  {
+    // Extended generator, seed 101: a=7 refused and invalidated at 2 s; a person deletes a (rev 3)
+    // and re-creates it with a=7 (the invalid rev 2's content: nothing built without a retry). n0
+    // moves forward to rev 3, without a: the person's deletion rolling out, not a loss (a ledger
+    // false alarm).
+    name: 'a bad input deleted after its failure and re-created with the failed value',
+    ...GENERATED,
+    policy: { ...GENERATED.policy, maxFailures: 0 },
+    bad: [{ input: 'a', value: 7, effect: 'invalid' }],
+    actions: [
+      at(0, { kind: 'setInput', input: 'a', value: 7 }),
+      at(3, { kind: 'deleteInput', input: 'a' }),
+      at(4, { kind: 'setInput', input: 'a', value: 7 }),
+    ],
+  },
+  {
+    // Extended generator, seed 201 (a guard): a=7 ran on n0, a=2 replaced it, then a=7 is written
+    // again and rev 2 aborted in the same second. The write came after a was changed away: a
+    // re-introduction, not a follow-up of rev 2's change (follow-ups.ts), so it is not held back.
+    name: 'a bad value written back after a revert, as its revision is aborted, is no follow-up',
+    ...GENERATED,
+    policy: { ...GENERATED.policy, maxFailures: 0 },
+    inputs: { b: 1, c: 1 },
+    bad: [{ input: 'a', value: 7, effect: 'invalid', nodes: ['n1'] }],
+    actions: [
+      at(0, { kind: 'setInput', input: 'a', value: 7 }),
+      at(61, { kind: 'setInput', input: 'a', value: 2 }),
+      at(65, { kind: 'setInput', input: 'a', value: 7, zone: null }),
+      at(65, { kind: 'abort', number: 2 }),
+    ],
+  },
 ];

@@ -20,3 +20,32 @@ export function hostRevision(
     return content !== undefined && Object.entries(host).every(([k, x]) => content[k] === x);
   });
 }
+
+/**
+ * What a node leaving invalid revision `leaving` may lose (invariant 6): what the revision it ran
+ * before that one (still valid) lacks. Rolled back into `leaving` from a newer revision that failed
+ * too, the planner knows only that newer one (RAN_BEFORE_ANNOTATION, one step of memory), so the
+ * node goes back to the newest completed valid revision, which every node ran (configurator
+ * identity.ts rollbackTarget); then forward, counted (README "Open", seed 23 of issue 35's extras).
+ */
+export function leavingBase(
+  ran: readonly number[],
+  leaving: NetworkConfigRevision,
+  all: readonly NetworkConfigRevision[],
+  isInvalid: (x: NetworkConfigRevision) => boolean,
+): { base: NetworkConfigRevision | undefined; what: string } {
+  const n = leaving.spec.number;
+  const before = ran[ran.lastIndexOf(n) - 1];
+  if (before !== undefined && before > n) {
+    const base = all.find((x) => x.spec.number < n && !isInvalid(x) && x.status?.completedAt !== undefined);
+    return {
+      base,
+      what: `leaving invalid rev ${n}, rolled back into from rev ${before}; rev ${base?.spec.number} completed`,
+    };
+  }
+  const own = [...ran].reverse().find((m) => m < n && all.some((x) => x.spec.number === m && !isInvalid(x)));
+  return {
+    base: all.find((x) => x.spec.number === own),
+    what: `leaving invalid rev ${n}; it ran rev ${own} before`,
+  };
+}

@@ -11,10 +11,10 @@
  * (6) no node loses an input that the failing change did not touch (issue 35, rollback.ts below).
  */
 import type { NetworkConfigRevision } from '@nodenet/api';
-import { hostRevision } from './host-revision.js';
+import { hostRevision, leavingBase } from './host-revision.js';
 import { contentOf } from './planner-adapter.js';
 import type { PassEvent } from './planner-pass.js';
-import type { BadChange } from './types.js';
+import type { LedgerView } from './ledger-view.js';
 
 export type InvariantId = 1 | 2 | 3 | 4 | 5 | 6;
 
@@ -22,45 +22,6 @@ export interface Violation {
   invariant: InvariantId;
   t: number;
   message: string;
-}
-
-/** What the ledger needs to know about the world at the moment of a pass. */
-export interface LedgerView {
-  t: number;
-  fleetPaused: boolean;
-  revision(name: string): NetworkConfigRevision | undefined;
-  revisionByNumber(n: number): NetworkConfigRevision | undefined;
-  /** Why the node is observably unavailable now (undefined: available). */
-  unavailable(node: string): string | undefined;
-  /** The revision's content as this node carries it (inputs whose nodeSelector takes it). */
-  nodeContent(node: string, revision: NetworkConfigRevision): Record<string, number>;
-  /** The bad changes in this revision that harm this node. */
-  harms(node: string, revision: NetworkConfigRevision): BadChange[];
-  /**
-   * The node's last status report on the given revision number was an Interrupted failure, made
-   * after `since` (the last time it was handed the revision).
-   */
-  interruptedOn(node: string, number: number, since: number): boolean;
-  /** How many Interrupted reports the node's agent made on revision `number`. */
-  interruptions(node: string, number: number): number;
-  /** The node's kubelet was NotReady (or its Node gone) at some time since `at`. */
-  notReadySince(node: string, at: number): boolean;
-  /** The node's agent wrote a status on revision `number` since `at` (it answered its assignment). */
-  answeredSince(node: string, number: number, at: number): boolean;
-  /** The node's agent itself reported the revision invalid (an answer, not a silence). */
-  reportedInvalidOn(node: string, number: number): boolean;
-  /** The node's agent works as it should (good or slow, not cut off): ground truth. */
-  agentOk(node: string): boolean;
-  /** The last fault that hit the node (undefined: none). */
-  lastFaultAt(node: string): number | undefined;
-  limit: number;
-  maxFailures: number;
-  /** Invariant 6: the inputs (and values) on the node's host now; undefined: unknown or nothing. */
-  hostContent(node: string): Record<string, number> | undefined;
-  /** Invariant 6: the input exists (the operator has not deleted it). */
-  inputExists(input: string): boolean;
-  /** Invariant 6: every revision, newest first. */
-  revisionsNewestFirst(): NetworkConfigRevision[];
 }
 
 /** The planner's quick re-assignments after an Interrupted report (progress.ts MAX_INTERRUPTED_ATTEMPTS). */
@@ -318,7 +279,10 @@ export class Ledger {
     const r = v.revision(e.revision);
     const to = r ? contentOf(r) : e.number === 0 ? {} : undefined;
     if (!to) return;
-    const lost = Object.keys(host).filter((k) => !(k in to) && v.inputExists(k));
+    // Taking a bad change away, or rolling out forward a person's deletion (seed 101), is no loss.
+    const taken = (k: string): boolean =>
+      v.takenRightly(k, host[k] as number, e.move === 'forward' ? e.number : undefined);
+    const lost = Object.keys(host).filter((k) => !(k in to) && v.inputExists(k) && !taken(k));
     if (lost.length === 0) return;
     const all = v.revisionsNewestFirst();
     // An abort of a revision that completed changes nothing (the planner does not undo it).
@@ -335,11 +299,7 @@ export class Ledger {
     let base: NetworkConfigRevision | undefined;
     let what: string;
     if (leaving) {
-      const own = [...(this.ranSeq.get(e.node) ?? [])]
-        .reverse()
-        .find((n) => n < leaving.spec.number && all.some((x) => x.spec.number === n && !isInvalidNow(x)));
-      base = all.find((x) => x.spec.number === own);
-      what = `leaving invalid rev ${leaving.spec.number}; it ran rev ${own} before`;
+      ({ base, what } = leavingBase(this.ranSeq.get(e.node) ?? [], leaving, all, isInvalidNow));
     } else {
       const failing = all.find(isInvalidNow);
       base = failing

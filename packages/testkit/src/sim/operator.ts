@@ -61,6 +61,7 @@ const OPERATOR_EFFECTS: Effects<OperatorAction> = {
   },
   deleteInput: (w, a) => {
     if (!w.inputs.delete(a.input)) return;
+    w.deletedAt.set(a.input, Math.max(0, ...[...w.store.revisions.values()].map((r) => r.spec.number)));
     w.log(`OPERATOR delete input ${a.input}`);
     w.buildDirty = true;
   },
@@ -124,4 +125,15 @@ function inFlightRecord(w: World, node: string): boolean {
     !isInvalid(r) &&
     nc.status?.configStatus !== 'invalid'
   );
+}
+
+/**
+ * Invariant 6 (ledger.ts): taking `input=value` from a host is no collateral loss when it is a bad
+ * change (ground truth: a rollback of a follow-up takes the change it carries back, seeds 101, 102
+ * and 202 of issue 35's extended generator), or when a person deleted the input before revision
+ * `to` (a forward move) was built: that deletion rolls out (seed 101).
+ */
+export function takenRightly(w: World, input: string, value: number, to: number | undefined): boolean {
+  if (w.history.bad.some((b) => b.input === input && b.value === value)) return true;
+  return to !== undefined && (w.deletedAt.get(input) ?? Infinity) < to;
 }

@@ -10,6 +10,7 @@ import {
   MOVE_ANNOTATION,
   REVISION_NUMBER_LABEL,
   RETRY_ANNOTATION,
+  inputGenerations,
   type Inputs,
   DISRUPTION_CLASSES,
   type DisruptionClass,
@@ -202,6 +203,10 @@ export function buildStep(store: Store, inputs: ReadonlyMap<string, SimInput>, n
   store.revisions.set(created.metadata.name, created);
   return { created, reason: d.reason, ...(d.retryOf ? { retryOf: d.retryOf.metadata.name } : {}) };
 }
+
+/** Each input's generation as the planner reads it when it invalidates a revision (follow-up writes). */
+export const inputGenerationsOf = (inputs: ReadonlyMap<string, SimInput>): Map<string, number> =>
+  inputGenerations(inputObjects(inputs));
 
 /** The hash the current inputs produce (the planner keeps an invalid revision with it). */
 export function inputHashOf(

@@ -108,6 +108,8 @@ export interface PassInput {
   mono: number;
   now: number;
   inputHash?: string;
+  /** Each input's current generation (`Kind/name`): recorded as follow-ups when a revision is invalidated. */
+  inputGenerations?: () => ReadonlyMap<string, number>;
   sabotage?: Sabotage;
   /** Plan with the incremental planner, and throw when its plan differs from plan()'s (issue 26). */
   incremental?: IncrementalPlanner;
@@ -238,6 +240,7 @@ export function runPass(input: PassInput): PassResult {
     specHash: (r, n) => specHashOf(r, n.labels),
     contentHash: (r, n) => contentHashOf(r, n.labels),
     ...(input.inputHash ? { inputHash: input.inputHash } : {}),
+    ...(input.inputGenerations ? { inputGenerations: input.inputGenerations } : {}),
   };
   const p = input.incremental ? checkedIncremental(input.incremental, args) : plan(args);
   const byName = new Map(input.nodes.map((n) => [n.name, n]));

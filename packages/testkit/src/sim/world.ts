@@ -10,11 +10,13 @@ import type { History, NodeSpec } from './history.js';
 import { KnobsInForce } from './knobs.js';
 import { CappedBound } from './disruptive.js';
 import { Ledger, NEVER_REPORTED, fmt } from './ledger.js';
+import { ledgerViewOf, type LedgerView } from './ledger-view.js';
 import {
   assignmentKey,
   buildStep,
   nodeContentOf,
   contentOf,
+  inputGenerationsOf,
   inputHashOf,
   isInvalid,
   numberOf,
@@ -51,6 +53,7 @@ export class World {
   readonly store: Store = { revisions: new Map(), nodeConfigs: new Map() };
   readonly inputs = new Map<string, SimInput>();
   readonly inputValues = new Map<string, number[]>();
+  readonly deletedAt = new Map<string, number>(); // per input: the newest revision when last deleted
   readonly nodes = new Map<string, SimNode>();
   fleetPaused = false;
   /** How far the configurator's wall clock jumped (clock jumps): its timestamps only, never a deadline. */
@@ -275,6 +278,7 @@ export class World {
       mono: this.t,
       now: this.wallNow,
       ...(hash ? { inputHash: hash } : {}),
+      inputGenerations: () => inputGenerationsOf(this.inputs),
       ...(this.sabotage && !this.settingUp ? { sabotage: this.sabotage } : {}),
       ...(this.incremental ? { incremental: this.incremental } : {}),
     });
@@ -295,50 +299,8 @@ export class World {
   private ledgerView(
     before: ReadonlyMap<string, NetworkConfigRevision>,
     unavailableBefore: ReadonlyMap<string, string | undefined>,
-  ) {
-    return {
-      t: this.t,
-      fleetPaused: this.fleetPaused,
-      // Pause as it was when the pass began; the rest of the revision as it is now.
-      revision: (name: string) => {
-        const r = this.store.revisions.get(name) ?? before.get(name);
-        const b = before.get(name);
-        return r && b ? { ...r, spec: { ...r.spec, paused: b.spec.paused === true } } : r;
-      },
-      revisionByNumber: (n: number) => this.revisionByNumber(n),
-      unavailable: (n: string) => (unavailableBefore.has(n) ? unavailableBefore.get(n) : this.unavailable(n)),
-      harms: (n: string, r: NetworkConfigRevision) => this.harms(n, r),
-      nodeContent: (n: string, r: NetworkConfigRevision) => this.nodeContent(n, r),
-      // A fault still going on (a cut not caused by a change) counts as now.
-      lastFaultAt: (n: string) => {
-        const x = this.nodes.get(n);
-        // So do an agent broken right now (it fails whatever it is handed) and a kubelet flapping.
-        const broken = x !== undefined && x.agent !== 'good' && x.agent !== 'slow';
-        const going = (x?.cut && !x.cut.byChange) || (x?.flap && x.flap.byChange === undefined);
-        return going || broken ? this.t : x?.lastFaultAt;
-      },
-      agentOk: (n: string) => {
-        const node = this.nodes.get(n);
-        return node !== undefined && !node.cut && (node.agent === 'good' || node.agent === 'slow');
-      },
-      interruptions: (n: string, num: number) => this.reports.interruptions(n, num),
-      answeredSince: (n: string, num: number, at: number) => this.reports.answeredSince(n, num, at),
-      reportedInvalidOn: (n: string, num: number) => this.reports.reportedInvalidOn(n, num),
-      notReadySince: (n: string, at: number) => (this.nodes.get(n)?.lastNotReadyAt ?? -1) >= at,
-      interruptedOn: (n: string, num: number, since: number) => this.reports.interruptedOn(n, num, since),
-      limit: this.knobs.maxLimit,
-      maxFailures: this.knobs.maxFailures,
-      // Invariant 6 (issue 35): what the node's host runs, the inputs that exist, the revisions.
-      hostContent: (n: string) => {
-        const h = this.nodes.get(n)?.host;
-        const r =
-          h !== undefined ? [...this.store.revisions.values()].find((x) => x.spec.hash === h) : undefined;
-        return r ? this.nodeContent(n, r) : undefined;
-      },
-      inputExists: (k: string) => this.inputs.has(k),
-      revisionsNewestFirst: () =>
-        [...this.store.revisions.values()].sort((a, b) => b.spec.number - a.spec.number),
-    };
+  ): LedgerView {
+    return ledgerViewOf(this, this.reports, { before, unavailableBefore });
   }
 
   /** Nodes with an unanswered forward assignment (available ones, within the preconfig timeout). */
