@@ -3,8 +3,8 @@
  * most nodes of a fleet share one, and the nodes grouped by identical plan, so that a person reads
  * each plan once ("37 nodes: same plan as node-001").
  */
-import type { FrrTemplate } from '../frr/template.js';
-import { parseTemplate } from '../frr/template.js';
+import type { FrrTemplate } from '../frr/render/template.js';
+import { parseTemplate } from '../frr/render/template.js';
 import { DISRUPTION_CLASSES, worstClass, type DisruptionClass } from './disruption.js';
 import {
   hostPlan,

@@ -18,12 +18,12 @@ import {
   describeChange,
   parseConfig,
   type ParsedConfig,
-} from '../frr/config-text.js';
-import { fastPathPlanOf } from '../frr/fast-path.js';
-import type { FrrNodeSettings } from '../frr/model.js';
-import { renderFrrConfig } from '../frr/render.js';
-import { redactPasswords } from '../frr/redact.js';
-import { parseTemplate, type FrrTemplate } from '../frr/template.js';
+} from '../frr/text/config-text.js';
+import { fastPathPlanOf } from '../frr/text/fast-path.js';
+import type { FrrNodeSettings } from '../frr/render/model.js';
+import { renderFrrConfig } from '../frr/render/render.js';
+import { redactPasswords } from '../frr/text/redact.js';
+import { parseTemplate, type FrrTemplate } from '../frr/render/template.js';
 import { FrrRenderError } from '../frr/errors.js';
 import { DesiredStateError } from '../netlink/errors.js';
 import type { DeviceKind, HostSettings, Operation } from '../netlink/model.js';

@@ -36,7 +36,7 @@ export {
   type PlanGroup,
 } from './fleet-plan.js';
 export { PREVIEW_SETTINGS, SECTIONS_TEMPLATE_TEXT, sectionsTemplate } from './preview.js';
-export { parseTemplate, type FrrTemplate } from '../frr/template.js';
-export type { FrrNodeSettings } from '../frr/model.js';
+export { parseTemplate, type FrrTemplate } from '../frr/render/template.js';
+export type { FrrNodeSettings } from '../frr/render/model.js';
 export type { HostSettings, Operation } from '../netlink/model.js';
 export { describeOperation } from '../netlink/model.js';

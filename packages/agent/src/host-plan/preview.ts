@@ -5,7 +5,7 @@
  * manifest's AS number. The router ids and the VTEP address (documentation range) show only in
  * blocks a plan adds whole; no class depends on them.
  */
-import { parseTemplate, type FrrTemplate } from '../frr/template.js';
+import { parseTemplate, type FrrTemplate } from '../frr/render/template.js';
 import type { HostPlanSettings } from './host-plan.js';
 
 /** nodenet's sections in the shape of deploy/agent/frr.conf.tpl. */

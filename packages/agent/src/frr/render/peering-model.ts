@@ -15,7 +15,7 @@ import {
   type NodeBgpPeeringEntry,
   type PrefixItem,
 } from '@nodenet/api';
-import { FrrRenderError } from './errors.js';
+import { FrrRenderError } from '../errors.js';
 import type { Direction, Family } from './model.js';
 import type { PrefixLines, SeqLines } from './seq-lines.js';
 

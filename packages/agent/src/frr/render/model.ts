@@ -14,7 +14,7 @@ import {
   type NodeConfigSpec,
   type PrefixItem,
 } from '@nodenet/api';
-import { FrrRenderError } from './errors.js';
+import { FrrRenderError } from '../errors.js';
 import { addLoopbackLines } from './loopback-lines.js';
 import { SeqLines, type PrefixLines } from './seq-lines.js';
 import { sortStaticRoutes, staticRouteLines, type StaticRouteLine } from './static-routes.js';

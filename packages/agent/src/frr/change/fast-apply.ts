@@ -13,12 +13,12 @@
  * a peer it creates until a second after the end marker (or until the route-map delay of 5 s runs
  * out) starts only then, so a workload connecting to a listen range just then is refused once.
  */
-import { failed, run } from './exec.js';
-import type { FastPathPlan } from './fast-path.js';
-import { parseConfig, type ParsedConfig } from './config-text.js';
-import { vtyshArgv, type ResolvedInstance } from './instance.js';
-import { readBackFor, type ReadBack } from './read-back.js';
-import { showMany, splitEchoed } from './show.js';
+import { failed, run } from '../read/exec.js';
+import type { FastPathPlan } from '../text/fast-path.js';
+import { parseConfig, type ParsedConfig } from '../text/config-text.js';
+import { vtyshArgv, type ResolvedInstance } from '../read/instance.js';
+import { readBackFor, type ReadBack } from '../read/read-back.js';
+import { showMany, splitEchoed } from '../read/show.js';
 import { applyOverSockets, type SocketApply } from './vty-apply.js';
 
 const BATCH_START = 'XFRR_start_configuration';

@@ -23,15 +23,15 @@
  */
 import type { NodeConfigSpec } from '@nodenet/api';
 import { SerialQueue } from '@nodenet/kube';
-import { FrrApplyError } from './errors.js';
-import { cleanMessage, failed, run, type RunResult } from './exec.js';
-import { DriftCheck, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
-import { daemonConfigs } from './vty-socket.js';
-import { parseConfig, type ParsedConfig } from './config-text.js';
+import { FrrApplyError } from '../errors.js';
+import { cleanMessage, failed, run, type RunResult } from '../read/exec.js';
+import { DriftCheck, isEmptyDrift, parseReloadTest, type ConfigDrift } from '../read/drift.js';
+import { daemonConfigs } from '../read/vty-socket.js';
+import { parseConfig, type ParsedConfig } from '../text/config-text.js';
 import { editTopLevel } from './config-edit.js';
-import { fastPathPlanOf } from './fast-path.js';
+import { fastPathPlanOf } from '../text/fast-path.js';
 import { runFastPath } from './fast-apply.js';
-import { configFacts } from './facts.js';
+import { configFacts } from '../text/facts.js';
 import { FRR_CONFIG_MODE, readIfExists, withScratchFile, writeAtomic } from './files.js';
 import {
   reloadArgv,
@@ -39,15 +39,15 @@ import {
   vtyshArgv,
   type FrrInstanceOptions,
   type ResolvedInstance,
-} from './instance.js';
-import type { FrrNodeSettings } from './model.js';
-import { renderFrrConfig } from './render.js';
+} from '../read/instance.js';
+import type { FrrNodeSettings } from '../render/model.js';
+import { renderFrrConfig } from '../render/render.js';
 import { routeMapRemovals } from './reload-guard.js';
 import { staleBgpInstances, vrfPreparation } from './prepare.js';
-import { readStatus, type FrrStatus, type SessionRef } from './status.js';
-import { parseTemplate, SpecTemplates, type FrrTemplate } from './template.js';
-import { readRuntimeState } from './runtime.js';
-import { runtimeMismatches, type RuntimeState } from './verify.js';
+import { readStatus, type FrrStatus, type SessionRef } from '../read/status.js';
+import { parseTemplate, SpecTemplates, type FrrTemplate } from '../render/template.js';
+import { readRuntimeState } from '../read/runtime.js';
+import { runtimeMismatches, type RuntimeState } from '../read/verify.js';
 
 export interface FrrApplyResult {
   /** The file's content changed (and FRR was reloaded). */

@@ -5,7 +5,7 @@
  * comparison done in-process (`configDrift`), which is what a resync runs, remembered between
  * resyncs (`DriftCheck`).
  */
-import { redactPasswords } from './redact.js';
+import { redactPasswords } from '../text/redact.js';
 import {
   contextKey,
   describeChange,
@@ -13,7 +13,7 @@ import {
   parseConfig,
   type ConfigChange,
   type ParsedConfig,
-} from './config-text.js';
+} from '../text/config-text.js';
 
 export interface ConfigDrift {
   /** Commands a reload would run to remove what FRR runs and the file lacks (`no …`, with their context). */

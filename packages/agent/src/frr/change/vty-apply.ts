@@ -15,9 +15,9 @@
  * or a daemon cannot be reached.
  */
 import { readdir } from 'node:fs/promises';
-import { rejectedLines } from './exec.js';
-import type { ResolvedInstance } from './instance.js';
-import type { ShowAnswer } from './show.js';
+import { rejectedLines } from '../read/exec.js';
+import type { ResolvedInstance } from '../read/instance.js';
+import type { ShowAnswer } from '../read/show.js';
 import {
   daemonCommand,
   daemonSteps,
@@ -26,7 +26,7 @@ import {
   VTYSH_ORDER,
   type DaemonStep,
 } from './vty-daemons.js';
-import { VtySession, vtySocketDir } from './vty-socket.js';
+import { VtySession, vtySocketDir } from '../read/vty-socket.js';
 
 export interface SocketApply {
   /** Every command was taken by every daemon it went to. */

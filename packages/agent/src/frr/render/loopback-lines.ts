@@ -5,7 +5,7 @@
  * `redistribute connected` already brings the host route from the VRF device into BGP. Pure.
  */
 import { MAX_PREFIX_SEQ, parsePrefix, type NodeLoopbackAddress } from '@nodenet/api';
-import { FrrRenderError } from './errors.js';
+import { FrrRenderError } from '../errors.js';
 import type { Family } from './model.js';
 import type { SeqLines } from './seq-lines.js';
 
