@@ -1,39 +1,88 @@
-export { FrrDriver, type FrrApplyResult, type FrrDriverOptions, type FrrSyncResult } from './change/driver.js';
-export { rejectedLines } from './read/exec.js';
-export { configFileHash, restoreFileBefore } from './change/file-restore.js';
-export { splitEchoed } from './read/show.js';
-export { FrrApplyError, FrrRenderError, FrrTemplateError, type FrrApplyStep } from './errors.js';
-export { resolveInstance, type FrrInstanceOptions, type ResolvedInstance } from './read/instance.js';
-export { buildModel, type FrrModel, type FrrNodeSettings } from './render/model.js';
-export { renderFrrConfig } from './render/render.js';
-export { redactPasswords, REDACTED } from './text/redact.js';
-export type { PasswordLookup } from './render/peering-model.js';
-export { DENY_ALL_SEQ, prefixListName, routeMapName, SECTION_NAMES, type SectionName } from './render/sections.js';
-export { sessionStates, type FrrStatus, type SessionRef, type SessionState } from './read/status.js';
-export { parseTemplate, VALUE_NAMES, type FrrTemplate } from './render/template.js';
-export { parseVrfVni, queryL3Vnis, type FrrL3Vni } from './read/vni.js';
+// The FRR side of the agent, in four parts that point one way: render/ and text/ are pure,
+// read/ asks the daemons, change/ writes them using the other three (lint keeps the direction).
+
+// render/: a node's spec and the base template → the FRR configuration text (pure).
 export {
+  buildModel,
+  DENY_ALL_SEQ,
+  type FrrModel,
+  type FrrNodeSettings,
+  type FrrTemplate,
+  parseTemplate,
+  type PasswordLookup,
+  prefixListName,
+  renderFrrConfig,
+  routeMapName,
+  SECTION_NAMES,
+  type SectionName,
+  VALUE_NAMES,
+} from './render/index.js';
+// text/: a configuration text as data: parse, difference, fast-path plan, facts, redaction (pure).
+export {
+  type ConfigContext,
+  configFacts,
+  type ConfigFacts,
+  diffConfigs,
+  type FastPathPlan,
+  fastPathPlan,
+  parseConfig,
+  type ParsedConfig,
+  REDACTED,
+  redactPasswords,
+  touchedMismatches,
+} from './text/index.js';
+// read/: asking FRR: vtysh and the daemons' sockets, show commands, read-back, drift, runtime state.
+export {
+  askDaemon,
   configDrift,
+  type ConfigDrift,
+  daemonConfigs,
   describeDrift,
   DriftCheck,
+  type FrrInstanceOptions,
+  type FrrL3Vni,
+  type FrrStatus,
   isEmptyDrift,
-  parseReloadTest,
-  type ConfigDrift,
-} from './read/drift.js';
-export { diffConfigs, parseConfig, type ConfigContext, type ParsedConfig } from './text/config-text.js';
-export { fastPathPlan, touchedMismatches, type FastPathPlan } from './text/fast-path.js';
-export { perDaemonJson, readBackFor, type ReadBack } from './read/read-back.js';
-export { configFacts, type ConfigFacts } from './text/facts.js';
-export { staleBgpInstances, vrfPreparation } from './change/prepare.js';
-export { routeMapRemovals } from './change/reload-guard.js';
-export {
+  l3VniByVrf,
   parseBgpVrfs,
   parseEvpnVniTypes,
-  l3VniByVrf,
+  parseReloadTest,
+  parseVrfVni,
+  perDaemonJson,
+  queryL3Vnis,
+  type ReadBack,
+  readBackFor,
+  rejectedLines,
+  type ResolvedInstance,
+  resolveInstance,
   runtimeMismatches,
   type RuntimeState,
-} from './read/verify.js';
-export { askDaemon, daemonConfigs, splitVtyAnswers, VtySession, vtySocketDir } from './read/vty-socket.js';
-export { applyOverSockets, type SocketApply } from './change/vty-apply.js';
-export { daemonSteps, showDaemons, type DaemonStep } from './change/vty-daemons.js';
-export { editTopLevel, type TopLevelEdit } from './change/config-edit.js';
+  type SessionRef,
+  type SessionState,
+  sessionStates,
+  splitEchoed,
+  splitVtyAnswers,
+  VtySession,
+  vtySocketDir,
+} from './read/index.js';
+// change/: writing FRR: the fast path over vty sockets, frr-reload.py, its guard, files, the driver.
+export {
+  applyOverSockets,
+  configFileHash,
+  type DaemonStep,
+  daemonSteps,
+  editTopLevel,
+  type FrrApplyResult,
+  FrrDriver,
+  type FrrDriverOptions,
+  type FrrSyncResult,
+  restoreFileBefore,
+  routeMapRemovals,
+  showDaemons,
+  type SocketApply,
+  staleBgpInstances,
+  type TopLevelEdit,
+  vrfPreparation,
+} from './change/index.js';
+// The errors every part raises.
+export { FrrApplyError, type FrrApplyStep, FrrRenderError, FrrTemplateError } from './errors.js';

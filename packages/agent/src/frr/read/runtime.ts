@@ -3,7 +3,7 @@
  * config, the L3 VNIs, zebra's VNI types and the BGP instances.
  */
 import { FrrApplyError } from '../errors.js';
-import { configFacts } from '../text/facts.js';
+import { configFacts } from '../text/index.js';
 import type { ResolvedInstance } from './instance.js';
 import { showMany } from './show.js';
 import { l3VniByVrf, parseBgpVrfs, parseEvpnVniTypes, type RuntimeState } from './verify.js';

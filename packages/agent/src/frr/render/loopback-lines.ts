@@ -6,7 +6,7 @@
  */
 import { MAX_PREFIX_SEQ, parsePrefix, type NodeLoopbackAddress } from '@nodenet/api';
 import { FrrRenderError } from '../errors.js';
-import type { Family } from './model.js';
+import type { Family } from './vocabulary.js';
 import type { SeqLines } from './seq-lines.js';
 
 /**

@@ -16,7 +16,7 @@ import {
   type PrefixItem,
 } from '@nodenet/api';
 import { FrrRenderError } from '../errors.js';
-import type { Direction, Family } from './model.js';
+import type { Direction, Family } from './vocabulary.js';
 import type { PrefixLines, SeqLines } from './seq-lines.js';
 
 export interface BfdProfileModel {
