@@ -20,7 +20,7 @@ export {
   PASSWORDS_FILE,
   type SecretReader,
 } from './secrets/password-book.js';
-export { decodeLinkInfo, encodeBridgePort, encodeLinkInfo, toBuffer } from './netlink/codec.js';
+export { decodeLinkInfo, encodeBridgePort, encodeLinkInfo, toBuffer } from './netlink/index.js';
 export * from './observed/index.js';
 export { NodeObservation, type NodeObservationOptions } from './status/node-observation.js';
 export {

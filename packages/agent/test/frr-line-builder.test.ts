@@ -4,7 +4,7 @@
  * final newline, each line with the indentation set when it was added.
  */
 import { describe, expect, it } from 'vitest';
-import { LineBuilder } from '../src/frr/line-builder.js';
+import { LineBuilder } from '../src/frr/render/line-builder.js';
 
 describe('LineBuilder', () => {
   for (const n of [0, 1, 2, 1023, 1024, 1025, 2047, 2048, 3000, 4095, 4096, 4097, 8193, 20000]) {

@@ -4,7 +4,7 @@
  * Any failure restores the last good checkpoint and reports `invalid` (restore.ts). A revision that
  * changes nothing on this host (0 netlink operations, FRR file unchanged) skips the window.
  */
-import { judge, type CheckResult, type HealthVerdict } from '../health/checker.js';
+import { judge, type CheckResult, type HealthVerdict } from '../health/index.js';
 import { describeCause } from '../errors.js';
 import type { StatusReport } from '../status/status.js';
 import type { AppliedCheckpoint, PendingApply } from './checkpoint.js';

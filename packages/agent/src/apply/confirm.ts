@@ -9,7 +9,7 @@
  */
 import { parseDuration } from '@nodenet/kube';
 import { describeCause } from '../errors.js';
-import { judge, type CheckResult } from '../health/checker.js';
+import { judge, type CheckResult } from '../health/index.js';
 import type { StatusReport } from '../status/status.js';
 import { CONFIRM_KIND, CONFIRM_REASON, short, StepError } from './contract.js';
 import type { ApplyPorts } from './ports.js';

@@ -10,7 +10,7 @@ import { describeCause } from '../errors.js';
 import type { ConfirmFailure, ConfirmSettings } from './confirm.js';
 import type { FailureKind } from './failure-cause.js';
 import type { FaultHook } from './fault.js';
-import type { CheckResult, HealthVerdict } from '../health/checker.js';
+import type { CheckResult, HealthVerdict } from '../health/index.js';
 import type { AgentMetrics } from '../metrics.js';
 import type { StatusSink } from '../status/status.js';
 

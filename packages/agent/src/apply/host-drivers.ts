@@ -11,8 +11,8 @@ import {
   restoreFileBefore,
   type FrrDriver,
 } from '../frr/index.js';
-import { queryL3Vnis } from '../frr/vni.js';
-import { readIfExists } from '../frr/files.js';
+import { queryL3Vnis } from '../frr/read/index.js';
+import { readIfExists } from '../frr/change/index.js';
 import { DEFAULT_L3VNI_ORDER, l3VniOrder, type L3VniOrderSettings } from './l3vni-order.js';
 import { EMPTY_SPEC, type Device, type HostModel, type NetlinkDriver } from '../netlink/index.js';
 import type { HostDrivers } from './contract.js';

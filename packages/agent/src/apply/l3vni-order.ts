@@ -9,7 +9,7 @@
  * caller — apply, drift repair, restore — runs netlink, then FRR); `bringUpL3Vnis` is the wait.
  */
 import { NodenetError } from '@nodenet/api';
-import type { FrrL3Vni } from '../frr/vni.js';
+import type { FrrL3Vni } from '../frr/read/index.js';
 import type { L3VniGate } from '../netlink/index.js';
 
 export interface L3VniOrderSettings {

@@ -7,7 +7,7 @@ import type { NodeConfigSpec } from '@nodenet/api';
 import { abortableSleep } from '@nodenet/kube';
 import pino from 'pino';
 import { describeCause } from '../errors.js';
-import type { CheckResult } from '../health/checker.js';
+import type { CheckResult } from '../health/index.js';
 import { AgentMetrics } from '../metrics.js';
 import type { StatusSink } from '../status/status.js';
 import type { CheckpointStore } from './checkpoint.js';

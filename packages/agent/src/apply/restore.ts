@@ -12,7 +12,7 @@
 import type { FailureCause } from '@nodenet/api';
 import { boundText } from '../bounded.js';
 import { describeCause } from '../errors.js';
-import { judge, type CheckResult } from '../health/checker.js';
+import { judge, type CheckResult } from '../health/index.js';
 import type { AgentMetrics } from '../metrics.js';
 import type { AppliedCheckpoint, RejectedAttempt } from './checkpoint.js';
 import {

@@ -14,7 +14,7 @@
  */
 import { canonicalJson, shortHash } from '@nodenet/api';
 import { describeCause } from '../errors.js';
-import { judge } from '../health/checker.js';
+import { judge } from '../health/index.js';
 import type { AppliedCheckpoint, HostRendering } from './checkpoint.js';
 import { confirmApplied } from './confirm.js';
 import { runStep, STEP_LABEL, StepError, type DesiredConfig, type ReconcileOutcome } from './contract.js';

@@ -1,4 +1,4 @@
-import { redactPasswords } from './redact.js';
+import { redactPasswords } from './text/index.js';
 
 /**
  * Typed errors of the FRR driver. Each one carries the context a person needs to act: the field and

@@ -1,39 +1,88 @@
-export { FrrDriver, type FrrApplyResult, type FrrDriverOptions, type FrrSyncResult } from './driver.js';
-export { rejectedLines } from './exec.js';
-export { configFileHash, restoreFileBefore } from './file-restore.js';
-export { splitEchoed } from './show.js';
-export { FrrApplyError, FrrRenderError, FrrTemplateError, type FrrApplyStep } from './errors.js';
-export { resolveInstance, type FrrInstanceOptions, type ResolvedInstance } from './instance.js';
-export { buildModel, type FrrModel, type FrrNodeSettings } from './model.js';
-export { renderFrrConfig } from './render.js';
-export { redactPasswords, REDACTED } from './redact.js';
-export type { PasswordLookup } from './peering-model.js';
-export { DENY_ALL_SEQ, prefixListName, routeMapName, SECTION_NAMES, type SectionName } from './sections.js';
-export { sessionStates, type FrrStatus, type SessionRef, type SessionState } from './status.js';
-export { parseTemplate, VALUE_NAMES, type FrrTemplate } from './template.js';
-export { parseVrfVni, queryL3Vnis, type FrrL3Vni } from './vni.js';
+// The FRR side of the agent, in four parts that point one way: render/ and text/ are pure,
+// read/ asks the daemons, change/ writes them using the other three (lint keeps the direction).
+
+// render/: a node's spec and the base template → the FRR configuration text (pure).
 export {
+  buildModel,
+  DENY_ALL_SEQ,
+  type FrrModel,
+  type FrrNodeSettings,
+  type FrrTemplate,
+  parseTemplate,
+  type PasswordLookup,
+  prefixListName,
+  renderFrrConfig,
+  routeMapName,
+  SECTION_NAMES,
+  type SectionName,
+  VALUE_NAMES,
+} from './render/index.js';
+// text/: a configuration text as data: parse, difference, fast-path plan, facts, redaction (pure).
+export {
+  type ConfigContext,
+  configFacts,
+  type ConfigFacts,
+  diffConfigs,
+  type FastPathPlan,
+  fastPathPlan,
+  parseConfig,
+  type ParsedConfig,
+  REDACTED,
+  redactPasswords,
+  touchedMismatches,
+} from './text/index.js';
+// read/: asking FRR: vtysh and the daemons' sockets, show commands, read-back, drift, runtime state.
+export {
+  askDaemon,
   configDrift,
+  type ConfigDrift,
+  daemonConfigs,
   describeDrift,
   DriftCheck,
+  type FrrInstanceOptions,
+  type FrrL3Vni,
+  type FrrStatus,
   isEmptyDrift,
-  parseReloadTest,
-  type ConfigDrift,
-} from './drift.js';
-export { diffConfigs, parseConfig, type ConfigContext, type ParsedConfig } from './config-text.js';
-export { fastPathPlan, touchedMismatches, type FastPathPlan } from './fast-path.js';
-export { perDaemonJson, readBackFor, type ReadBack } from './read-back.js';
-export { configFacts, type ConfigFacts } from './facts.js';
-export { staleBgpInstances, vrfPreparation } from './prepare.js';
-export { routeMapRemovals } from './reload-guard.js';
-export {
+  l3VniByVrf,
   parseBgpVrfs,
   parseEvpnVniTypes,
-  l3VniByVrf,
+  parseReloadTest,
+  parseVrfVni,
+  perDaemonJson,
+  queryL3Vnis,
+  type ReadBack,
+  readBackFor,
+  rejectedLines,
+  type ResolvedInstance,
+  resolveInstance,
   runtimeMismatches,
   type RuntimeState,
-} from './verify.js';
-export { askDaemon, daemonConfigs, splitVtyAnswers, VtySession, vtySocketDir } from './vty-socket.js';
-export { applyOverSockets, type SocketApply } from './vty-apply.js';
-export { daemonSteps, showDaemons, type DaemonStep } from './vty-daemons.js';
-export { editTopLevel, type TopLevelEdit } from './config-edit.js';
+  type SessionRef,
+  type SessionState,
+  sessionStates,
+  splitEchoed,
+  splitVtyAnswers,
+  VtySession,
+  vtySocketDir,
+} from './read/index.js';
+// change/: writing FRR: the fast path over vty sockets, frr-reload.py, its guard, files, the driver.
+export {
+  applyOverSockets,
+  configFileHash,
+  type DaemonStep,
+  daemonSteps,
+  editTopLevel,
+  type FrrApplyResult,
+  FrrDriver,
+  type FrrDriverOptions,
+  type FrrSyncResult,
+  restoreFileBefore,
+  routeMapRemovals,
+  showDaemons,
+  type SocketApply,
+  staleBgpInstances,
+  type TopLevelEdit,
+  vrfPreparation,
+} from './change/index.js';
+// The errors every part raises.
+export { FrrApplyError, type FrrApplyStep, FrrRenderError, FrrTemplateError } from './errors.js';

@@ -4,8 +4,8 @@
  * module is that table. A step the table does not know counts as `session-reset`: a preview that
  * under-states a change is worse than one that over-states it.
  */
-import type { ConfigChange } from '../frr/config-text.js';
-import type { Operation } from '../netlink/model.js';
+import type { ConfigChange } from '../frr/text/index.js';
+import type { Operation } from '../netlink/index.js';
 
 import { DISRUPTION_CLASSES, type DisruptionClass } from '@nodenet/api';
 

@@ -3,16 +3,10 @@
  * most nodes of a fleet share one, and the nodes grouped by identical plan, so that a person reads
  * each plan once ("37 nodes: same plan as node-001").
  */
-import type { FrrTemplate } from '../frr/template.js';
-import { parseTemplate } from '../frr/template.js';
+import { type FrrTemplate, parseTemplate } from '../frr/render/index.js';
 import { DISRUPTION_CLASSES, worstClass, type DisruptionClass } from './disruption.js';
-import {
-  hostPlan,
-  type HostPlan,
-  type HostPlanSettings,
-  type HostSpec,
-  type ProtectedAddress,
-} from './host-plan.js';
+import { hostPlan } from './host-plan.js';
+import type { HostPlan, HostPlanSettings, HostSpec, ProtectedAddress } from './plan-types.js';
 import { hostPlanLines } from './plan-text.js';
 
 export interface NodeSpecPair {

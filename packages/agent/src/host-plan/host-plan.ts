@@ -10,7 +10,6 @@
  * tables are the ones `previous` allocated: what `diff` then finds is what the agent runs, unless
  * someone changed the host by hand (drift, which the agent repairs too, but no preview can see).
  */
-import type { NodeConfigSpec } from '@nodenet/api';
 import ipaddr from 'ipaddr.js';
 import {
   contextKey,
@@ -18,96 +17,21 @@ import {
   describeChange,
   parseConfig,
   type ParsedConfig,
-} from '../frr/config-text.js';
-import { fastPathPlanOf } from '../frr/fast-path.js';
-import type { FrrNodeSettings } from '../frr/model.js';
-import { renderFrrConfig } from '../frr/render.js';
-import { redactPasswords } from '../frr/redact.js';
-import { parseTemplate, type FrrTemplate } from '../frr/template.js';
-import { FrrRenderError } from '../frr/errors.js';
-import { DesiredStateError } from '../netlink/errors.js';
-import type { DeviceKind, HostSettings, Operation } from '../netlink/model.js';
+  fastPathPlanOf,
+  redactPasswords,
+} from '../frr/text/index.js';
+import { renderFrrConfig, parseTemplate, type FrrTemplate, FrrRenderError } from '../frr/render/index.js';
+import { DesiredStateError } from '../netlink/index.js';
 import { netlinkSteps } from './netlink-steps.js';
-import {
-  frrChangeClass,
-  neighborOf,
-  routeMapOf,
-  worstClass,
-  type DisruptionClass,
-  type FrrChangeContext,
-} from './disruption.js';
-
-/** The parts of a NodeConfig spec the host plan reads (the revision hash is not one). */
-export type HostSpec = Pick<NodeConfigSpec, 'vrf' | 'layer2' | 'routingTable' | 'bgpPeering' | 'agent'>;
-
-/** The node's own values the agent takes from its settings, not from the NodeConfig. */
-export interface HostPlanSettings {
-  host: HostSettings;
-  frr: FrrNodeSettings;
-}
-
-/** An address the node must keep reaching (the API server, its own underlay address), with what it is. */
-export interface ProtectedAddress {
-  address: string;
-  what: string;
-}
-
-export interface HostPlanInput {
-  /** The spec the host is converged on; undefined: a host nodenet has configured nothing on. */
-  previous: HostSpec | undefined;
-  next: HostSpec;
-  /**
-   * The FRR template a side renders with when its spec carries none (no AgentConfiguration selects
-   * the node: its agent's bootstrap template), its text or parsed.
-   */
-  template: FrrTemplate | string;
-  /** `template` for both sides, whatever the specs carry (the plugin's `--frr-template`). */
-  templateOverride?: boolean;
-  settings: HostPlanSettings;
-  protectedAddresses?: readonly ProtectedAddress[];
-}
-
-export type NetlinkAction = 'create' | 'change' | 'recreate' | 'delete';
-
-export interface NetlinkStep {
-  action: NetlinkAction;
-  device: string;
-  kind?: DeviceKind;
-  /** What changes (`mtu`, `address`, `VNI`, …); for a create, the device's settings. */
-  attribute?: string;
-  from?: string;
-  to?: string;
-  class: DisruptionClass;
-  /** The agent's own operation, as its apply runs it. */
-  operation: Operation;
-}
-
-export interface FrrStep {
-  change: 'add' | 'remove';
-  /** The context lines, from the top level down (`router bgp 65000 vrf vr.red`, `address-family …`). */
-  context: string[];
-  /** The line inside the context; undefined: the whole context. */
-  line?: string;
-  /** For a whole context: the lines in it (its sub-contexts are steps of their own). */
-  lines?: string[];
-  class: DisruptionClass;
-}
-
-/** How the agent applies the FRR difference: nothing, vtysh commands (fast path), or frr-reload.py. */
-export type FrrApplyPath = 'unchanged' | 'fast-path' | 'frr-reload.py';
-
-export interface HostPlan {
-  netlink: NetlinkStep[];
-  /** L3 VNI devices the apply creates down and brings up once FRR shows their VNI as L3 (l3vni.ts). */
-  upAfterFrr: string[];
-  frr: { path: FrrApplyPath; steps: FrrStep[] };
-  /** Addresses the plan adds that take an address the node must keep reaching. */
-  warnings: string[];
-  /** The worst class of its steps. */
-  disruption: DisruptionClass;
-  /** Set when the agent would refuse `next` (it then keeps the previous config): why. */
-  error?: string;
-}
+import type {
+  FrrStep,
+  HostPlan,
+  HostPlanInput,
+  HostSpec,
+  NetlinkStep,
+  ProtectedAddress,
+} from './plan-types.js';
+import { frrChangeClass, neighborOf, routeMapOf, worstClass, type FrrChangeContext } from './disruption.js';
 
 const EMPTY: HostSpec = { vrf: [], layer2: [], routingTable: [] };
 

@@ -12,19 +12,18 @@ export {
   worstClass,
   type DisruptionClass,
 } from './disruption.js';
-export {
-  frrStepText,
-  hostPlan,
-  type FrrApplyPath,
-  type FrrStep,
-  type HostPlan,
-  type HostPlanInput,
-  type HostPlanSettings,
-  type HostSpec,
-  type NetlinkAction,
-  type NetlinkStep,
-  type ProtectedAddress,
-} from './host-plan.js';
+export { frrStepText, hostPlan } from './host-plan.js';
+export type {
+  FrrApplyPath,
+  FrrStep,
+  HostPlan,
+  HostPlanInput,
+  HostPlanSettings,
+  HostSpec,
+  NetlinkAction,
+  NetlinkStep,
+  ProtectedAddress,
+} from './plan-types.js';
 export { hostPlanLines, netlinkStepText } from './plan-text.js';
 export {
   countsText,
@@ -36,7 +35,7 @@ export {
   type PlanGroup,
 } from './fleet-plan.js';
 export { PREVIEW_SETTINGS, SECTIONS_TEMPLATE_TEXT, sectionsTemplate } from './preview.js';
-export { parseTemplate, type FrrTemplate } from '../frr/template.js';
-export type { FrrNodeSettings } from '../frr/model.js';
-export type { HostSettings, Operation } from '../netlink/model.js';
-export { describeOperation } from '../netlink/model.js';
+export { parseTemplate, type FrrTemplate } from '../frr/render/index.js';
+export type { FrrNodeSettings } from '../frr/render/index.js';
+export type { HostSettings, Operation } from '../netlink/index.js';
+export { describeOperation } from '../netlink/index.js';

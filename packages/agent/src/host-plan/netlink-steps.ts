@@ -3,12 +3,19 @@
  * L3 VNI hold-down, each operation as a step with what it changes (old → new) and its class.
  */
 import { deviceNames } from '@nodenet/api';
-import { allocateVrfTables, desiredModel } from '../netlink/desired.js';
-import { diff } from '../netlink/diff.js';
-import { holdL3Vnis, l3Vnis } from '../netlink/l3vni.js';
-import type { Device, HostModel, HostSettings, Operation } from '../netlink/model.js';
+import {
+  allocateVrfTables,
+  desiredModel,
+  diff,
+  holdL3Vnis,
+  l3Vnis,
+  type Device,
+  type HostModel,
+  type HostSettings,
+  type Operation,
+} from '../netlink/index.js';
 import { operationClass, type VrfDevices } from './disruption.js';
-import type { HostSpec, NetlinkStep } from './host-plan.js';
+import type { HostSpec, NetlinkStep } from './plan-types.js';
 
 export function netlinkSteps(
   previous: HostSpec,

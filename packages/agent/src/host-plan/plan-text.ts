@@ -2,7 +2,8 @@
  * A host plan as text (pure): what `kubectl nodenet diff --host` prints per node and what the golden
  * tests fix. One line per step, its class at the end; the worst class first.
  */
-import { frrStepText, type HostPlan, type NetlinkStep } from './host-plan.js';
+import { frrStepText } from './host-plan.js';
+import type { HostPlan, NetlinkStep } from './plan-types.js';
 
 /** The lines of one node's plan, indented by `indent`. */
 export function hostPlanLines(plan: HostPlan, indent = ''): string[] {

@@ -5,8 +5,8 @@
  * manifest's AS number. The router ids and the VTEP address (documentation range) show only in
  * blocks a plan adds whole; no class depends on them.
  */
-import { parseTemplate, type FrrTemplate } from '../frr/template.js';
-import type { HostPlanSettings } from './host-plan.js';
+import { parseTemplate, type FrrTemplate } from '../frr/render/index.js';
+import type { HostPlanSettings } from './plan-types.js';
 
 /** nodenet's sections in the shape of deploy/agent/frr.conf.tpl. */
 export const SECTIONS_TEMPLATE_TEXT = `{{ vrfs }}

@@ -32,3 +32,4 @@ export {
   type NetlinkPlan,
   type NetlinkSpec,
 } from './driver.js';
+export { decodeLinkInfo, encodeBridgePort, encodeLinkInfo, toBuffer } from './codec.js';

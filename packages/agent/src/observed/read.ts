@@ -7,10 +7,15 @@
  * read every `--observe-interval` of an idle agent); vtysh is the fallback when that fails.
  */
 import type { ObservedState } from '@nodenet/api';
-import { frrMessage, run } from '../frr/exec.js';
-import { vtyshArgv, type ResolvedInstance } from '../frr/instance.js';
-import { showMany, type ShowAnswer } from '../frr/show.js';
-import { askDaemon } from '../frr/vty-socket.js';
+import {
+  frrMessage,
+  run,
+  vtyshArgv,
+  type ResolvedInstance,
+  showMany,
+  type ShowAnswer,
+  askDaemon,
+} from '../frr/read/index.js';
 import { buildObserved, OBSERVED_COMMANDS, type ObservedCommand, type ShowOutputs } from './parse.js';
 
 /** How long one read may take; FRR answers these in milliseconds when it is well. */

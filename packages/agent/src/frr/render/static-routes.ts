@@ -8,7 +8,7 @@
  * kernel route points at that VRF's device, and the lookup continues in its table). Pure.
  */
 import { deviceNames, isVrfName, parsePrefix, type StaticRoute } from '@nodenet/api';
-import { FrrRenderError } from './errors.js';
+import { FrrRenderError } from '../errors.js';
 
 export interface StaticRouteLine {
   family: 4 | 6;

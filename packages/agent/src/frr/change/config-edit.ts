@@ -13,7 +13,7 @@ import {
   type ConfigContext,
   type ConfigDiff,
   type ParsedConfig,
-} from './config-text.js';
+} from '../text/index.js';
 
 /** Beyond this many changed lines a whole parse is as cheap as the searches below. */
 const MAX_LINES = 16;

@@ -5,8 +5,8 @@
  * `redistribute connected` already brings the host route from the VRF device into BGP. Pure.
  */
 import { MAX_PREFIX_SEQ, parsePrefix, type NodeLoopbackAddress } from '@nodenet/api';
-import { FrrRenderError } from './errors.js';
-import type { Family } from './model.js';
+import { FrrRenderError } from '../errors.js';
+import type { Family } from './vocabulary.js';
 import type { SeqLines } from './seq-lines.js';
 
 /**

@@ -14,8 +14,7 @@
  * route-map line other than `match`/`set`, and the VRF instance lines, read from bgpd alone
  * (`show running-config bgpd`: only bgpd holds them). Pure; the driver runs the commands.
  */
-import { contextKey, type ParsedConfig } from './config-text.js';
-import { touchedMismatches } from './fast-path.js';
+import { contextKey, type ParsedConfig, touchedMismatches } from '../text/index.js';
 
 const PREFIX_LIST = /^(ip|ipv6) prefix-list (\S+) seq \d+ /;
 const ROUTE_MAP_ENTRY = /^route-map (\S+) (permit|deny) (\d+)$/;

@@ -15,8 +15,8 @@ import {
   type NodeBgpPeeringEntry,
   type PrefixItem,
 } from '@nodenet/api';
-import { FrrRenderError } from './errors.js';
-import type { Direction, Family } from './model.js';
+import { FrrRenderError } from '../errors.js';
+import type { Direction, Family } from './vocabulary.js';
 import type { PrefixLines, SeqLines } from './seq-lines.js';
 
 export interface BfdProfileModel {

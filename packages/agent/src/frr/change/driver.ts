@@ -18,36 +18,52 @@
  *  On failure in 4–6 the previous file is put back and reloaded, and the error says whether that
  *  worked.
  *
+ * This class decides the path (fast path or frr-reload.py) and keeps what it remembers between
+ * changes (the text FRR runs, the last render, the last parse); the reload path's steps are reload.ts.
+ *
  * Drift (`sync`): the file is compared with FRR's running config (`frr-reload.py --test`), not with
  * itself, so a hand-made change through vtysh is found and reloaded away.
  */
 import type { NodeConfigSpec } from '@nodenet/api';
 import { SerialQueue } from '@nodenet/kube';
-import { FrrApplyError } from './errors.js';
-import { cleanMessage, failed, run, type RunResult } from './exec.js';
-import { DriftCheck, isEmptyDrift, parseReloadTest, type ConfigDrift } from './drift.js';
-import { daemonConfigs } from './vty-socket.js';
-import { parseConfig, type ParsedConfig } from './config-text.js';
-import { editTopLevel } from './config-edit.js';
-import { fastPathPlanOf } from './fast-path.js';
-import { runFastPath } from './fast-apply.js';
-import { configFacts } from './facts.js';
-import { FRR_CONFIG_MODE, readIfExists, withScratchFile, writeAtomic } from './files.js';
+import { FrrApplyError } from '../errors.js';
 import {
+  cleanMessage,
+  failed,
+  run,
+  DriftCheck,
+  isEmptyDrift,
+  parseReloadTest,
+  type ConfigDrift,
+  daemonConfigs,
   reloadArgv,
   resolveInstance,
-  vtyshArgv,
   type FrrInstanceOptions,
   type ResolvedInstance,
-} from './instance.js';
-import type { FrrNodeSettings } from './model.js';
-import { renderFrrConfig } from './render.js';
-import { routeMapRemovals } from './reload-guard.js';
-import { staleBgpInstances, vrfPreparation } from './prepare.js';
-import { readStatus, type FrrStatus, type SessionRef } from './status.js';
-import { parseTemplate, SpecTemplates, type FrrTemplate } from './template.js';
-import { readRuntimeState } from './runtime.js';
-import { runtimeMismatches, type RuntimeState } from './verify.js';
+  readStatus,
+  type FrrStatus,
+  type SessionRef,
+} from '../read/index.js';
+import { parseConfig, type ParsedConfig, fastPathPlanOf } from '../text/index.js';
+import { editTopLevel } from './config-edit.js';
+import { runFastPath } from './fast-apply.js';
+import { FRR_CONFIG_MODE, readIfExists, writeAtomic } from './files.js';
+import {
+  type FrrNodeSettings,
+  renderFrrConfig,
+  parseTemplate,
+  SpecTemplates,
+  type FrrTemplate,
+} from '../render/index.js';
+import {
+  checkConfig,
+  finishReload,
+  prepareAndReload,
+  prepareReload,
+  reloadFile,
+  showCommand,
+  verifyRuntime,
+} from './reload.js';
 
 export interface FrrApplyResult {
   /** The file's content changed (and FRR was reloaded). */
@@ -123,12 +139,8 @@ export class FrrDriver {
   }
 
   /** Syntax check with `vtysh -C -f`; throws FrrApplyError('check') quoting vtysh. */
-  async check(text: string): Promise<void> {
-    const [vtysh, base] = vtyshArgv(this.instance);
-    const r = await withScratchFile(this.instance.configFile, text, (f) =>
-      run(vtysh, [...base, '-C', '-f', f], this.instance.timeoutMs),
-    );
-    if (r.code !== 0) throw new FrrApplyError('check', cleanMessage(r));
+  check(text: string): Promise<void> {
+    return checkConfig(this.instance, text);
   }
 
   /** Check, write and reload `text` (see the module comment). `force` reloads even when unchanged (drift repair). */
@@ -149,14 +161,14 @@ export class FrrDriver {
         throw new FrrApplyError('restore', `no previous configuration at ${this.instance.previousFile}`);
       this.runningText = undefined;
       await writeAtomic(this.instance.configFile, prev, FRR_CONFIG_MODE);
-      const r = await this.prepareAndReload(prev);
+      const r = await prepareAndReload(this.instance, prev);
       if (failed(r)) throw new FrrApplyError('restore', cleanMessage(r));
     });
   }
 
   /** The running configuration as FRR shows it. */
   async runningConfig(): Promise<string> {
-    return this.show('show running-config', 'verify');
+    return showCommand(this.instance, 'show running-config', 'verify');
   }
 
   /**
@@ -208,69 +220,6 @@ export class FrrDriver {
     return this.queue.run(fn);
   }
 
-  private async show(command: string, step: 'prepare' | 'reload' | 'verify'): Promise<string> {
-    const [vtysh, base] = vtyshArgv(this.instance);
-    const r = await run(vtysh, [...base, '-c', command], this.instance.timeoutMs);
-    if (r.code !== 0) throw new FrrApplyError(step, `${command}: ${cleanMessage(r)}`);
-    return r.stdout;
-  }
-
-  /**
-   * Create the VRFs the running config lacks (see prepare.ts) and remove the route-map lines that
-   * would crash frr-reload.py (reload-guard.ts), from the top level.
-   */
-  private async prepare(text: string): Promise<void> {
-    const runningText = await this.show('show running-config', 'prepare');
-    await this.configure(
-      [
-        ...vrfPreparation(configFacts(text), configFacts(runningText)),
-        ...routeMapRemovals(parseConfig(runningText), parseConfig(text)),
-      ],
-      'prepare',
-    );
-  }
-
-  /**
-   * After the reload: delete the BGP VRF instances frr-reload.py could not (see prepare.ts). Returns
-   * FRR's state when nothing had to be deleted, for the first round of the check.
-   */
-  private async finish(text: string): Promise<RuntimeState | undefined> {
-    const state = await readRuntimeState(this.instance, 'reload');
-    const stale = staleBgpInstances(configFacts(text), state.running);
-    if (stale.length === 0) return state;
-    await this.configure(stale, 'reload');
-    return undefined;
-  }
-
-  /** Run `lines` in one vtysh, from the top level of the configuration. */
-  private async configure(lines: string[], step: 'prepare' | 'reload'): Promise<void> {
-    if (lines.length === 0) return;
-    const [vtysh, base] = vtyshArgv(this.instance);
-    const r = await run(
-      vtysh,
-      [...base, ...['configure terminal', ...lines].flatMap((l) => ['-c', l])],
-      this.instance.timeoutMs,
-    );
-    if (failed(r)) throw new FrrApplyError(step, cleanMessage(r));
-  }
-
-  /** Wait (bounded, monotonic clock) until FRR's state holds what `text` says; throws FrrApplyError('verify'). */
-  private async verify(text: string, first?: RuntimeState): Promise<void> {
-    const expected = configFacts(text);
-    const now = (): number => performance.now();
-    const deadline = now() + this.verifyWaitMs;
-    let state = first ?? (await readRuntimeState(this.instance));
-    for (;;) {
-      const missing = runtimeMismatches(expected, state);
-      if (missing.length === 0) return;
-      if (now() >= deadline) {
-        throw new FrrApplyError('verify', `FRR does not run what the file says: ${missing.join('; ')}`);
-      }
-      await new Promise((r) => setTimeout(r, 250));
-      state = await readRuntimeState(this.instance);
-    }
-  }
-
   /**
    * The fast path's commands from `current` to `text`: the new text's parse from the current one's
    * when only top-level lines changed (config-edit.ts), else parsed whole; the slot keeps it.
@@ -287,28 +236,6 @@ export class FrrDriver {
   private parse(text: string): ParsedConfig {
     if (this.parsed?.text !== text) this.parsed = { text, config: parseConfig(text) };
     return this.parsed.config;
-  }
-
-  /** prepare + reload for the restore paths: a failure is a result, not a throw. */
-  private async prepareAndReload(text: string): Promise<RunResult> {
-    try {
-      await this.prepare(text);
-    } catch (e) {
-      return { code: null, stdout: '', stderr: '', error: (e as Error).message };
-    }
-    const r = await this.reload();
-    if (failed(r)) return r;
-    try {
-      await this.finish(text);
-    } catch (e) {
-      return { code: null, stdout: '', stderr: '', error: (e as Error).message };
-    }
-    return r;
-  }
-
-  private reload(): Promise<RunResult> {
-    const [cmd, args] = reloadArgv(this.instance, this.instance.configFile);
-    return run(cmd, args, this.instance.timeoutMs);
   }
 
   private async applyNow(text: string, force: boolean): Promise<FrrApplyResult> {
@@ -360,7 +287,7 @@ export class FrrDriver {
   private async putBack(current: string): Promise<boolean> {
     try {
       await writeAtomic(this.instance.configFile, current, FRR_CONFIG_MODE);
-      return !failed(await this.prepareAndReload(current));
+      return !failed(await prepareAndReload(this.instance, current));
     } catch {
       return false;
     }
@@ -374,13 +301,13 @@ export class FrrDriver {
   ): Promise<FrrApplyResult> {
     let failure: FrrApplyError;
     try {
-      await this.prepare(text);
-      const r = await this.reload();
+      await prepareReload(this.instance, text);
+      const r = await reloadFile(this.instance);
       if (failed(r)) throw new FrrApplyError('reload', cleanMessage(r));
       // The check's first read is finish()'s: it counts as the check.
       const verifyStarted = performance.now();
-      const state = await this.finish(text);
-      await this.verify(text, state);
+      const state = await finishReload(this.instance, text);
+      await verifyRuntime(this.instance, text, { waitMs: this.verifyWaitMs, first: state });
       const end = performance.now();
       this.runningText = text;
       return {

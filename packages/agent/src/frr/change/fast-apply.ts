@@ -13,12 +13,17 @@
  * a peer it creates until a second after the end marker (or until the route-map delay of 5 s runs
  * out) starts only then, so a workload connecting to a listen range just then is refused once.
  */
-import { failed, run } from './exec.js';
-import type { FastPathPlan } from './fast-path.js';
-import { parseConfig, type ParsedConfig } from './config-text.js';
-import { vtyshArgv, type ResolvedInstance } from './instance.js';
-import { readBackFor, type ReadBack } from './read-back.js';
-import { showMany, splitEchoed } from './show.js';
+import {
+  failed,
+  run,
+  vtyshArgv,
+  type ResolvedInstance,
+  readBackFor,
+  type ReadBack,
+  showMany,
+  splitEchoed,
+} from '../read/index.js';
+import { type FastPathPlan, parseConfig, type ParsedConfig } from '../text/index.js';
 import { applyOverSockets, type SocketApply } from './vty-apply.js';
 
 const BATCH_START = 'XFRR_start_configuration';

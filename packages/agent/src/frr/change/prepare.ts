@@ -16,7 +16,7 @@
  * Creating the missing `vrf` contexts first (one vtysh run, from the top level) leaves frr-reload.py
  * no new `vrf` context to place. Pure: which commands; the driver runs them.
  */
-import type { ConfigFacts } from './facts.js';
+import type { ConfigFacts } from '../text/index.js';
 
 /** `configure` lines that create the VRFs `expected` has and `running` lacks, with their VNI when free. */
 export function vrfPreparation(expected: ConfigFacts, running: ConfigFacts): string[] {

@@ -5,15 +5,15 @@
  * comparison done in-process (`configDrift`), which is what a resync runs, remembered between
  * resyncs (`DriftCheck`).
  */
-import { redactPasswords } from './redact.js';
 import {
+  redactPasswords,
   contextKey,
   describeChange,
   diffConfigs,
   parseConfig,
   type ConfigChange,
   type ParsedConfig,
-} from './config-text.js';
+} from '../text/index.js';
 
 export interface ConfigDrift {
   /** Commands a reload would run to remove what FRR runs and the file lacks (`no …`, with their context). */

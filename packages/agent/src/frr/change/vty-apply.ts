@@ -15,9 +15,13 @@
  * or a daemon cannot be reached.
  */
 import { readdir } from 'node:fs/promises';
-import { rejectedLines } from './exec.js';
-import type { ResolvedInstance } from './instance.js';
-import type { ShowAnswer } from './show.js';
+import {
+  rejectedLines,
+  type ResolvedInstance,
+  type ShowAnswer,
+  VtySession,
+  vtySocketDir,
+} from '../read/index.js';
 import {
   daemonCommand,
   daemonSteps,
@@ -26,7 +30,6 @@ import {
   VTYSH_ORDER,
   type DaemonStep,
 } from './vty-daemons.js';
-import { VtySession, vtySocketDir } from './vty-socket.js';
 
 export interface SocketApply {
   /** Every command was taken by every daemon it went to. */

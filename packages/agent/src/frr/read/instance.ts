@@ -4,7 +4,7 @@
  * namespace, each started with `-N <name>`), which is how the host tests run a node and its peer.
  */
 import { join } from 'node:path';
-import { FrrRenderError } from './errors.js';
+import { FrrRenderError } from '../errors.js';
 
 export interface FrrInstanceOptions {
   /** Directory of the integrated config; the file is always `<confdir>/frr.conf` (default `/etc/frr`). */

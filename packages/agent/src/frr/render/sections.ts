@@ -15,7 +15,8 @@
  */
 import { TEMPLATE_SECTION_NAMES } from '@nodenet/api';
 import type { LineBuilder } from './line-builder.js';
-import type { Direction, Family, FrrModel, VrfModel } from './model.js';
+import type { FrrModel, VrfModel } from './model.js';
+import type { Direction, Family } from './vocabulary.js';
 import {
   peeringAfLines,
   peeringGroups,

@@ -9,7 +9,7 @@
  */
 import { sha256Hex } from '@nodenet/api';
 import type { FrrDriver } from './driver.js';
-import { FrrApplyError } from './errors.js';
+import { FrrApplyError } from '../errors.js';
 import { readIfExists } from './files.js';
 
 /** sha256 of the managed frr.conf; undefined when there is none. */

@@ -11,7 +11,7 @@
  * the session flaps (frr-k8s learned this). The profile itself is a `bfd` block.
  */
 import type { LineBuilder } from './line-builder.js';
-import type { Direction, Family } from './model.js';
+import type { Direction, Family } from './vocabulary.js';
 import { compareAddresses, peeringListName, peeringMapName, type PeeringModel } from './peering-model.js';
 import { ipKeyword, writePrefixList } from './prefix-list-lines.js';
 

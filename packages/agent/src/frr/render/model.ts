@@ -14,14 +14,12 @@ import {
   type NodeConfigSpec,
   type PrefixItem,
 } from '@nodenet/api';
-import { FrrRenderError } from './errors.js';
+import { FrrRenderError } from '../errors.js';
+import type { Direction, Family } from './vocabulary.js';
 import { addLoopbackLines } from './loopback-lines.js';
 import { SeqLines, type PrefixLines } from './seq-lines.js';
 import { sortStaticRoutes, staticRouteLines, type StaticRouteLine } from './static-routes.js';
 import { buildPeerings, type PasswordLookup, type PeeringModel } from './peering-model.js';
-
-export type Family = 4 | 6;
-export type Direction = 'import' | 'export';
 
 /** Node-level values that are not part of the NodeConfig: they come from the agent's settings. */
 export interface FrrNodeSettings {

@@ -1,6 +1,6 @@
 /** Running FRR's tools: argument arrays only, never a shell (invariant 6); failures are data, not throws. */
 import { execFile } from 'node:child_process';
-import { redactPasswords } from './redact.js';
+import { redactPasswords } from '../text/index.js';
 
 export interface RunResult {
   /** Exit code, or null when the process could not start or was killed (see `error`). */

@@ -18,7 +18,7 @@
  * another route-map of the same direction is left to frr-reload.py, which swaps it without a gap.
  * Pure: which commands; the driver runs them.
  */
-import type { ParsedConfig } from './config-text.js';
+import type { ParsedConfig } from '../text/index.js';
 
 const NEIGHBOR_ROUTE_MAP = /^neighbor (\S+) route-map \S+ (in|out)$/;
 

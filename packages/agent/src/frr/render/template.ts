@@ -12,7 +12,7 @@ import {
   type ParsedFrrTemplate,
   type TemplateValueName,
 } from '@nodenet/api';
-import { FrrTemplateError } from './errors.js';
+import { FrrTemplateError } from '../errors.js';
 import { LineBuilder } from './line-builder.js';
 import type { Sections } from './sections.js';
 

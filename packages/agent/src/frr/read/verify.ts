@@ -7,7 +7,7 @@
  * the running config. Pure: parsing of FRR's JSON and the comparison; the driver runs the queries.
  */
 import { parseVrfVni } from './vni.js';
-import type { ConfigFacts } from './facts.js';
+import type { ConfigFacts } from '../text/index.js';
 
 export interface RuntimeState {
   /** `show running-config`, as facts. */

@@ -2,8 +2,8 @@
  * What the post-reload check compares (verify.ts), read in one vtysh run (show.ts): the running
  * config, the L3 VNIs, zebra's VNI types and the BGP instances.
  */
-import { FrrApplyError } from './errors.js';
-import { configFacts } from './facts.js';
+import { FrrApplyError } from '../errors.js';
+import { configFacts } from '../text/index.js';
 import type { ResolvedInstance } from './instance.js';
 import { showMany } from './show.js';
 import { l3VniByVrf, parseBgpVrfs, parseEvpnVniTypes, type RuntimeState } from './verify.js';

@@ -3,7 +3,7 @@
  * BGPPeerings' (peering-sections.ts). Pure.
  */
 import type { LineBuilder } from './line-builder.js';
-import type { Family } from './model.js';
+import type { Family } from './vocabulary.js';
 import type { PrefixLines } from './seq-lines.js';
 
 export const ipKeyword = (family: Family): string => (family === 4 ? 'ip' : 'ipv6');
