@@ -6,7 +6,17 @@
  * Pure. Whether an entry carries a change is carriesEntryChange (@nodenet/api, held-back/entry-change.ts),
  * shared with the build's hold.
  */
-import { BY_CONTENT, SUSPECT_LISTS, carriesEntryChange, entryOf, parseRef, revisionBefore, type NetworkConfig, type NetworkConfigRevision, type SuspectRef } from '@nodenet/api';
+import {
+  BY_CONTENT,
+  SUSPECT_LISTS,
+  carriesEntryChange,
+  entryOf,
+  parseRef,
+  revisionBefore,
+  type NetworkConfig,
+  type NetworkConfigRevision,
+  type SuspectRef,
+} from '@nodenet/api';
 
 /** Every revision, and which are invalid: the known-good one before a change is found among them. */
 export interface Revisions {
