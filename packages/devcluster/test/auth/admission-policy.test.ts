@@ -269,7 +269,8 @@ describe('the shipped agent admission policy', () => {
     expect(admit(policies, bindings, a)).toMatchObject({
       allowed: false,
       reason: 'Forbidden',
-      message: 'the agent only updates its own NodeConfig status and Node taints',
+      message:
+        'the agent only updates its own NodeConfig status and Node taints, and creates or updates its own Lease',
     });
   });
 
