@@ -103,44 +103,8 @@ export default tseslint.config(
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
     },
   },
-  {
-    // The agent's apply pipeline is a folder with one entry: outside code sees its surface, not its steps.
-    files: ['packages/agent/src/**/*.ts'],
-    ignores: ['packages/agent/src/apply/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...publicEntryOnly.patterns,
-            {
-              regex: '(^|/)apply/(?!index\\.js$)',
-              message: "Import the apply pipeline through './apply/index.js' (or '../apply/index.js').",
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The configurator's revision build likewise: outside code imports build/ through build/index.ts.
-    files: ['packages/configurator/src/**/*.ts'],
-    ignores: ['packages/configurator/src/build/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            ...publicEntryOnly.patterns,
-            {
-              regex: '(^|/)build/(?!index\\.js$)',
-              message: "Import the revision build through './build/index.js' (or '../build/index.js').",
-            },
-          ],
-        },
-      ],
-    },
-  },
+  // Folder faces (a folder with an index.ts is imported from outside only through it), import
+  // circles and the layers' direction are dependency-cruiser's (.dependency-cruiser.mjs, `npm run lint`).
   {
     // The dashboard's page (packages/cli/page): plain browser JavaScript, no build step.
     files: ['packages/cli/page/**/*.js'],

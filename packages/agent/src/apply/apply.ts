@@ -6,9 +6,9 @@
  */
 import { judge, type CheckResult, type HealthVerdict } from '../health/index.js';
 import { describeCause } from '../errors.js';
-import type { StatusReport } from '../status/status.js';
+import type { StatusReport } from './report.js';
 import type { AppliedCheckpoint, PendingApply } from './checkpoint.js';
-import { confirmApplied, startHeartbeat } from './confirm.js';
+import { confirmApplied, startHeartbeat } from './confirm-applied.js';
 import {
   runStep,
   short,

@@ -5,15 +5,12 @@
  * are withdrawn — and a node cut off cannot even report, so it must notice and revert on its own.
  *
  * `assessTick` is the pure judgement of one round of checks; `runConfirmWindow` is the loop around
- * it, on an injected monotonic clock and sleep (never the wall clock: it can jump).
+ * it, on an injected monotonic clock and sleep (never the wall clock: it can jump). The pipeline's
+ * confirm step around them is confirm-applied.ts.
  */
 import { parseDuration } from '@nodenet/kube';
 import { describeCause } from '../errors.js';
 import { judge, type CheckResult } from '../health/index.js';
-import type { StatusReport } from '../status/status.js';
-import { CONFIRM_KIND, CONFIRM_REASON, short, StepError } from './contract.js';
-import type { ApplyPorts } from './ports.js';
-import { DEFAULTS } from '../run/defaults.js';
 
 export interface ConfirmSettings {
   /** How long to keep checking after the first health check passed; 0 disables the window. */
@@ -28,11 +25,20 @@ export interface ConfirmSettings {
   unreachableLimitMs: number;
 }
 
-/** The flags' defaults (run/defaults.ts). */
+/**
+ * The confirm window's defaults as the flags write them (run/defaults.ts takes them from here, so
+ * `--help` shows what the pipeline uses). 4 minutes: long enough for a session that a change broke
+ * to die by its hold timer (FRR's traditional profile uses 180 s, RFC 4271 suggests 90 s, the
+ * datacenter profile 9 s), plus a few rounds of checks after the routes are withdrawn.
+ * kubernetes-nmstate reverts after 480 s.
+ */
+export const CONFIRM_DEFAULTS = { window: '4m', interval: '5s', unreachableLimit: '30s' } as const;
+
+/** The same, parsed. */
 export const DEFAULT_CONFIRM: ConfirmSettings = {
-  windowMs: parseDuration('--confirm-window', DEFAULTS.confirmWindow),
-  intervalMs: parseDuration('--confirm-interval', DEFAULTS.confirmInterval),
-  unreachableLimitMs: parseDuration('--confirm-unreachable-limit', DEFAULTS.confirmUnreachableLimit),
+  windowMs: parseDuration('--confirm-window', CONFIRM_DEFAULTS.window),
+  intervalMs: parseDuration('--confirm-interval', CONFIRM_DEFAULTS.interval),
+  unreachableLimitMs: parseDuration('--confirm-unreachable-limit', CONFIRM_DEFAULTS.unreachableLimit),
 };
 
 /** One round of checks during the window. */
@@ -185,67 +191,4 @@ async function probe(apiServer: () => Promise<void>): Promise<{ ok: boolean; det
     // very node (a change put the API server's address on a local device), so it proves nothing.
     return { ok: false, detail: describeCause(err) };
   }
-}
-
-/** What the confirm step of an apply needs. */
-export type ConfirmPorts = Pick<
-  ApplyPorts,
-  'confirm' | 'runHealth' | 'apiServer' | 'monotonicMs' | 'sleep' | 'signal' | 'status' | 'log'
->;
-
-/**
- * The confirm step of an apply: reports `Confirming`, keeps checking for the window, and resolves
- * when it is confirmed; otherwise throws a `confirm` StepError naming what was lost (the apply
- * then restores). `progress` is the apply's `provisioning` report.
- */
-export async function confirmApplied(
-  ports: ConfirmPorts,
-  progress: Omit<StatusReport, 'reason' | 'message'>,
-  baseline: CheckResult[],
-): Promise<void> {
-  const { confirm: settings, log } = ports;
-  const revision = progress.revision;
-  if (settings.windowMs <= 0) return;
-  const window = `${Math.round(settings.windowMs / 1000)} s`;
-  ports.status.report({
-    ...progress,
-    confirming: true,
-    reason: 'Confirming',
-    message: `revision ${short(revision)} applied and healthy; confirming for ${window} (checks every ${Math.round(settings.intervalMs / 1000)} s, reverts on its own if one fails)`,
-  });
-  log.info({ revision, windowMs: settings.windowMs }, 'confirm window started');
-  const outcome = await runConfirmWindow({
-    settings,
-    baseline: baseline.filter((r) => r.name !== 'apiserver'),
-    check: () => confirmRound(ports.runHealth, ports.apiServer),
-    monotonicMs: ports.monotonicMs,
-    sleep: ports.sleep,
-    signal: ports.signal,
-    onTick: (tick, verdict) => {
-      log.debug({ atMs: Math.round(tick.atMs), api: tick.api, verdict: verdict.kind }, 'confirm round');
-      if (
-        verdict.kind === 'ok' &&
-        verdict.state.unreachableSinceMs !== undefined &&
-        tick.atMs >= settings.windowMs
-      )
-        log.info(
-          { revision, atMs: Math.round(tick.atMs), api: tick.api?.detail },
-          'confirm window extended: the API server does not answer (confirms once it does, reverts at the limit)',
-        );
-    },
-  });
-  if (outcome.kind === 'confirmed') return;
-  const reason = outcome.kind === 'stopped' ? 'stopped' : outcome.reason;
-  throw new StepError('confirm', outcome.message, {
-    reason: CONFIRM_REASON[reason],
-    kind: CONFIRM_KIND[reason],
-  });
-}
-
-/** Calls `beat` every `everyMs` while an apply runs (0: never); returns the function that ends it. */
-export function startHeartbeat(everyMs: number, beat: () => void): () => void {
-  if (everyMs <= 0) return () => undefined;
-  const timer = setInterval(beat, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }

@@ -12,7 +12,7 @@ import type { FailureKind } from './failure-cause.js';
 import type { FaultHook } from './fault.js';
 import type { CheckResult, HealthVerdict } from '../health/index.js';
 import type { AgentMetrics } from '../metrics.js';
-import type { StatusSink } from '../status/status.js';
+import type { StatusSink } from './report.js';
 
 // ------------------------------------------------------------------ boundaries
 

@@ -11,7 +11,7 @@
  * configured period. An idle node re-checks less often, and one that drifted is watched closely.
  */
 import { describeCause } from '../errors.js';
-import type { StatusReport, StatusSink } from '../status/status.js';
+import type { StatusReport, StatusSink } from './report.js';
 import type { AppliedCheckpoint } from './checkpoint.js';
 import { short, type DesiredConfig, type ReconcileOutcome } from './contract.js';
 import type { PipelineState, Stepped } from './decide.js';

@@ -10,10 +10,10 @@ export * from './checkpoint.js';
 export {
   assessTick,
   confirmRound,
+  CONFIRM_DEFAULTS,
   DEFAULT_CONFIRM,
   nextPause,
   runConfirmWindow,
-  startHeartbeat,
   type ConfirmFailure,
   type ConfirmLoopDeps,
   type ConfirmOutcome,
@@ -22,8 +22,10 @@ export {
   type ConfirmTick,
   type TickVerdict,
 } from './confirm.js';
+export { startHeartbeat } from './confirm-applied.js';
 export { isQuietResync, nextResyncMs, RESYNC_BACKOFF } from './drift.js';
 export * from './failure-cause.js';
 export * from './fault.js';
 export * from './host-drivers.js';
 export * from './l3vni-order.js';
+export type { StatusReport, StatusSink } from './report.js';

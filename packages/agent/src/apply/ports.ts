@@ -9,7 +9,7 @@ import pino from 'pino';
 import { describeCause } from '../errors.js';
 import type { CheckResult } from '../health/index.js';
 import { AgentMetrics } from '../metrics.js';
-import type { StatusSink } from '../status/status.js';
+import type { StatusSink } from './report.js';
 import type { CheckpointStore } from './checkpoint.js';
 import { DEFAULT_CONFIRM, type ConfirmSettings } from './confirm.js';
 import type { Clock, HostDrivers, Logger, PipelineDeps } from './contract.js';

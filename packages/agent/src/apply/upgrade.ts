@@ -16,7 +16,7 @@ import { canonicalJson, shortHash } from '@nodenet/api';
 import { describeCause } from '../errors.js';
 import { judge } from '../health/index.js';
 import type { AppliedCheckpoint, HostRendering } from './checkpoint.js';
-import { confirmApplied } from './confirm.js';
+import { confirmApplied } from './confirm-applied.js';
 import { runStep, STEP_LABEL, StepError, type DesiredConfig, type ReconcileOutcome } from './contract.js';
 import type { PipelineState, Stepped } from './decide.js';
 import type { ApplyPorts } from './ports.js';

@@ -1,8 +1,9 @@
 /**
  * Each flag of `nodenet-agent` with a default, written once: `--help` shows it (options.ts),
- * `resolveOptions` falls back to it, and the confirm window's default (DEFAULT_CONFIRM) is parsed
- * from it.
+ * `resolveOptions` falls back to it. The confirm window's come from the pipeline (apply/confirm.ts).
  */
+import { CONFIRM_DEFAULTS } from '../apply/index.js';
+
 export const DEFAULTS = {
   stateDir: '/var/lib/nodenet',
   passwordNamespace: 'nodenet-bgp-passwords',
@@ -10,12 +11,10 @@ export const DEFAULTS = {
   frrReloadCmd: '/usr/lib/frr/frr-reload.py',
   frrBindir: '/usr/bin',
   resyncPeriod: '60s',
-  // 4 minutes: long enough for a session that a change broke to die by its hold timer (FRR's
-  // traditional profile uses 180 s, RFC 4271 suggests 90 s, the datacenter profile 9 s), plus a few
-  // rounds of checks after the routes are withdrawn. kubernetes-nmstate reverts after 480 s.
-  confirmWindow: '4m',
-  confirmInterval: '5s',
-  confirmUnreachableLimit: '30s',
+  // The confirm window's are the pipeline's own (apply/confirm.ts says why 4 minutes).
+  confirmWindow: CONFIRM_DEFAULTS.window,
+  confirmInterval: CONFIRM_DEFAULTS.interval,
+  confirmUnreachableLimit: CONFIRM_DEFAULTS.unreachableLimit,
   // Half the configurator's default --config-timeout (5m): a renewal lost to a hiccup is retried
   // in time. With the 4m window that is one renewal per change (docs/agent-status.md, "Liveness").
   heartbeatInterval: '150s',

@@ -11,7 +11,7 @@
  */
 import { backoffDelay } from '@nodenet/kube';
 import { RETRY_ANNOTATION, findCondition, type NetworkConfigRevision } from '@nodenet/api';
-import { WAITING_FOR_UNAVAILABLE } from '../rollout/waiting.js';
+import { WAITING_FOR_UNAVAILABLE } from '../rollout/index.js';
 
 export interface BuildTiming {
   /** Quiet period after the last input event. */

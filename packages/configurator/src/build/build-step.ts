@@ -3,7 +3,14 @@
  * Event when one is newly rejected) and creates a revision when the valid inputs produce a new
  * configuration. The decision is buildRevision's (revisions.ts); this carries it out.
  */
-import { findCondition, type InputObject, type Inputs, type NetworkConfigRevision } from '@nodenet/api';
+import {
+  findCondition,
+  type AgentConfiguration,
+  type BGPPeering,
+  type InputObject,
+  type Inputs,
+  type NetworkConfigRevision,
+} from '@nodenet/api';
 import {
   KubeApiError,
   isAlreadyExists,
@@ -21,14 +28,20 @@ import {
   type InputStatusUpdate,
   type RevisionDecision,
 } from './revisions.js';
-import type { Informers } from '../informers.js';
+
+/** The informers the build reads: its inputs and the revisions (a subset of the controller's). */
+export interface BuildInformers {
+  vrf: Informer<Inputs['vrf'][number]>;
+  layer2: Informer<Inputs['layer2'][number]>;
+  routingTable: Informer<Inputs['routingTable'][number]>;
+  bgpPeering: Informer<BGPPeering>;
+  agentConfiguration: Informer<AgentConfiguration>;
+  revision: Informer<NetworkConfigRevision>;
+}
 
 export interface BuildContext {
   clients: Clients;
-  informers: Pick<
-    Informers,
-    'vrf' | 'layer2' | 'routingTable' | 'bgpPeering' | 'agentConfiguration' | 'revision'
-  >;
+  informers: BuildInformers;
   isLeader: () => boolean;
   log: Logger;
   events: EventRecorder;

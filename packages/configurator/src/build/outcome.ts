@@ -14,7 +14,7 @@
  */
 import { findCondition, noNodeMatches, selectorOf } from '@nodenet/api';
 import type { Condition, InputObject, InputStatus, NetworkConfigRevision } from '@nodenet/api';
-import { WAITING_FOR_UNAVAILABLE } from '../rollout/waiting.js';
+import { WAITING_FOR_UNAVAILABLE } from '../rollout/index.js';
 
 export type AppliedCondition = Omit<Condition, 'lastTransitionTime'>;
 

@@ -27,7 +27,7 @@ import { fitBudget } from './fit-budget.js';
 import { inputStatuses, type InputStatusUpdate } from './input-status.js';
 import { carried, inputRef } from './outcome.js';
 import { withLoopbacks, withShortageConditions } from './loopback-step.js';
-import { highestNumber } from '../rollout/numbers.js';
+import { highestNumber } from '../rollout/index.js';
 import { allInputs, inputsToBuild } from '@nodenet/api';
 
 export type { InputStatusUpdate } from './input-status.js';

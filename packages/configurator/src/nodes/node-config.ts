@@ -14,7 +14,7 @@ import {
 } from '@nodenet/api';
 import type { Node } from '@nodenet/kube';
 import { rfc3339Millis } from '@nodenet/api';
-import { ATTEMPT_ANNOTATION, nodeSpecHash } from '../rollout/facts.js';
+import { ATTEMPT_ANNOTATION, nodeSpecHash } from '../rollout/index.js';
 
 /** Which configurator instance made an assignment (for audits and the two-leader test). */
 export const ASSIGNED_BY_ANNOTATION = 'network.nodenet.io/assigned-by';

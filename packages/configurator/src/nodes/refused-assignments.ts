@@ -11,8 +11,8 @@
  */
 import { ASSIGNMENT_REFUSED } from '@nodenet/api';
 import { KubeApiError } from '@nodenet/kube';
-import { boundedMessage } from '../rollout/failures.js';
-import type { NodeInfo } from '../rollout/types.js';
+import { boundedMessage } from '../rollout/index.js';
+import type { NodeInfo } from '../rollout/index.js';
 
 /** Refused writes in a row before the node is taken out of the rollout. */
 export const ASSIGN_ATTEMPTS = 3;

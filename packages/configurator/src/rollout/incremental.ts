@@ -24,6 +24,9 @@ import { plan } from './plan.js';
 import { KeptStartOrder } from './order.js';
 import { OpenRows } from './rows.js';
 import type { NodeInfo, Plan, PlanInput } from './types.js';
+import type { Evaluation, EvaluationNodes, VerdictCache } from './verdict-cache.js';
+
+export type { Evaluation, EvaluationNodes } from './verdict-cache.js';
 
 interface Kept {
   node: string | undefined;
@@ -33,22 +36,6 @@ interface Kept {
   verdict: Verdict;
   /** Reused before this (monotonic ms): its deadline; -Infinity when never reusable. */
   until: number;
-}
-
-/** What one evaluation is made against, besides each node's own objects. */
-export interface Evaluation {
-  revisions: readonly NetworkConfigRevision[];
-  desired: NetworkConfigRevision;
-  invalid: ReadonlySet<string>;
-  policy: Policy;
-  mono: number;
-}
-
-/** The nodes of one evaluation: their names in plan()'s order, each one's inputs, and its verdict made afresh. */
-export interface EvaluationNodes {
-  names: readonly string[];
-  subject: (name: string) => Subject;
-  make: (subject: Subject) => Verdict;
 }
 
 /**
@@ -101,7 +88,7 @@ function revisionsKey({
 const MAX_KEYS = 8;
 
 /** Per node, the last verdict and the inputs it was made from. */
-export class VerdictMemo {
+export class VerdictMemo implements VerdictCache {
   private readonly kept = new Map<string, Kept>();
   /** The revision objects of the last evaluation. */
   private revisionObjects: readonly NetworkConfigRevision[] = [];

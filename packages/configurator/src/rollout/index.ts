@@ -16,3 +16,4 @@ export * from './suspects.js';
 export * from './progress.js';
 export * from './unchanged.js';
 export * from './incremental.js';
+export { WAITING_FOR_UNAVAILABLE } from './waiting.js';

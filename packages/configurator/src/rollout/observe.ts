@@ -8,7 +8,7 @@
  */
 import { ASSIGNED_AT_ANNOTATION, SPEC_HASH_ANNOTATION, canonicalEqual, type NodeConfig } from '@nodenet/api';
 import { writtenForAnotherNode } from './facts.js';
-import type { NodeInfo } from './types.js';
+import type { NodeInfo } from './node-info.js';
 
 /** Per node: the facts the deadlines depend on and when each was first seen (monotonic ms). */
 export interface NodeObservation {

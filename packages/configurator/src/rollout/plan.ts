@@ -18,7 +18,7 @@ import {
   targetFor,
   type RevisionIndex,
 } from './identity.js';
-import type { VerdictMemo } from './incremental.js';
+import type { VerdictCache } from './verdict-cache.js';
 import { InvalidSet, settle } from './invalidation.js';
 import { highWaterMarks } from './numbers.js';
 import { joinByName } from './observe.js';
@@ -64,7 +64,7 @@ export interface KeptState {
     ncByName: ReadonlyMap<string, NodeConfig>;
     names: readonly string[];
   };
-  memo: VerdictMemo;
+  memo: VerdictCache;
   counts: ReadonlyMap<string, RevisionCount>;
   /** The indexes of `fleet.names` in start order (order.ts KeptStartOrder). */
   startOrder: (waveLabel: string | undefined) => readonly number[];
@@ -145,7 +145,7 @@ export function plan(input: PlanInput, kept?: KeptState): Plan {
  * Each node's verdict against its target: the desired revision, or the known-good fallback of an
  * invalid assignment, or the revision of a failed rollback (identity.ts targetFor).
  */
-function verdictsFor(p: Pass, desired: NetworkConfigRevision, memo: VerdictMemo | undefined): Verdict[] {
+function verdictsFor(p: Pass, desired: NetworkConfigRevision, memo: VerdictCache | undefined): Verdict[] {
   const { input, revisions, index } = p;
   const invalid = p.invalid.names;
   const { policy, mono, now } = input;

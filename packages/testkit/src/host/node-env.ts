@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { kubeconfigYaml } from '@nodenet/devcluster';
 import { startFrr, type FrrNetnsInstance } from './frr-netns.js';
-import type { AgentCluster } from './agent-host.js';
 import {
   API_PORT,
   HELPER_SCRIPTS,
@@ -28,6 +27,15 @@ import {
  */
 export const UNDERLAY_MTU = 9216;
 
+/** What a node's environment reads of its cluster (agent-host.ts AgentCluster is one). */
+export interface NodeEnvCluster {
+  readonly work: string;
+  readonly socketPath: string;
+  readonly templateFile: string;
+  readonly dc: { url: string };
+  readonly options: { ownProcessGroups?: boolean };
+}
+
 export class NodeEnv {
   readonly nodeNs: string;
   readonly peerNs: string;
@@ -41,7 +49,7 @@ export class NodeEnv {
   private agents: AgentRun[] = [];
 
   constructor(
-    readonly cluster: AgentCluster,
+    readonly cluster: NodeEnvCluster,
     readonly nodeName: string,
     tag: string,
   ) {

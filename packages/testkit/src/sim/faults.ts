@@ -1,7 +1,7 @@
 /** What happens to the fleet without the operator: Nodes join and go, kubelets, agents and links fail, the leader changes. */
 import { freshObservations } from './planner-pass.js';
 import { TIMING, type SimNode, type WorldAction } from './types.js';
-import type { World } from './world.js';
+import type { WorldState } from './world-state.js';
 
 const EVENT_KINDS = ['join', 'deleteNode', 'kubelet', 'flap', 'agent', 'cut', 'leaderChange'] as const;
 export type FleetEvent = Extract<WorldAction, { kind: (typeof EVENT_KINDS)[number] }>;
@@ -12,7 +12,7 @@ export const isFleetEvent = (a: WorldAction): a is FleetEvent => KINDS.has(a.kin
 /** A fault on an existing node: its time is recorded (a node with a recent fault may fail a revision). */
 type NodeFault = Extract<FleetEvent, { kind: 'deleteNode' | 'kubelet' | 'flap' | 'agent' | 'cut' }>;
 type Effects = {
-  [K in NodeFault['kind']]: (w: World, n: SimNode, a: Extract<NodeFault, { kind: K }>) => void;
+  [K in NodeFault['kind']]: (w: WorldState, n: SimNode, a: Extract<NodeFault, { kind: K }>) => void;
 };
 
 const FAULT_EFFECTS: Effects = {
@@ -58,7 +58,7 @@ const FAULT_EFFECTS: Effects = {
   },
 };
 
-export function applyFleetEvent(w: World, a: FleetEvent): void {
+export function applyFleetEvent(w: WorldState, a: FleetEvent): void {
   if (a.kind === 'leaderChange') {
     w.observations = freshObservations();
     // The new leader's planner starts with nothing kept either.
@@ -97,11 +97,11 @@ export function applyFleetEvent(w: World, a: FleetEvent): void {
   if (!node) return;
   node.lastFaultAt = w.t;
   if (!node.exists) return;
-  (FAULT_EFFECTS[a.kind] as (w: World, n: SimNode, a: NodeFault) => void)(w, node, a);
+  (FAULT_EFFECTS[a.kind] as (w: WorldState, n: SimNode, a: NodeFault) => void)(w, node, a);
 }
 
 /** The simulated autoscaler: deletes Nodes NotReady for longer than the history says. */
-export function autoscale(w: World): void {
+export function autoscale(w: WorldState): void {
   const after = w.history.deleteNotReadyAfterMs;
   for (const n of w.nodes.values()) {
     if (!n.exists || n.kubeletReady) {

@@ -16,21 +16,21 @@ import {
 } from './planner-adapter.js';
 import { applyFleetEvent, isFleetEvent, type FleetEvent } from './faults.js';
 import type { WorldAction } from './types.js';
-import type { World } from './world.js';
+import type { WorldState } from './world-state.js';
 
 type OperatorAction = Exclude<WorldAction, FleetEvent>;
 type Effects<A extends { kind: string }> = {
-  [K in A['kind']]: (w: World, a: Extract<A, { kind: K }>) => void;
+  [K in A['kind']]: (w: WorldState, a: Extract<A, { kind: K }>) => void;
 };
 
-const target = (w: World, number: number | undefined) =>
+const target = (w: WorldState, number: number | undefined) =>
   number !== undefined
     ? w.revisionByNumber(number)
     : w.desired
       ? w.store.revisions.get(w.desired.name)
       : undefined;
 
-const pauseRevision = (w: World, number: number | undefined, paused: boolean): void => {
+const pauseRevision = (w: WorldState, number: number | undefined, paused: boolean): void => {
   const r = target(w, number);
   if (!r) return;
   setRevisionPaused(w.store, r.metadata.name, paused);
@@ -108,13 +108,13 @@ const OPERATOR_EFFECTS: Effects<OperatorAction> = {
   },
 };
 
-export function applyAction(w: World, a: WorldAction): void {
+export function applyAction(w: WorldState, a: WorldAction): void {
   if (isFleetEvent(a)) applyFleetEvent(w, a);
-  else (OPERATOR_EFFECTS[a.kind] as (w: World, a: OperatorAction) => void)(w, a);
+  else (OPERATOR_EFFECTS[a.kind] as (w: WorldState, a: OperatorAction) => void)(w, a);
 }
 
 /** The node took a revision forward that is still rolling out (neither completed nor invalid) and has not failed it. */
-function inFlightRecord(w: World, node: string): boolean {
+function inFlightRecord(w: WorldState, node: string): boolean {
   const nc = w.store.nodeConfigs.get(node);
   const r = nc ? w.revisionByNumber(numberOf(nc)) : undefined;
   return (
@@ -133,7 +133,7 @@ function inFlightRecord(w: World, node: string): boolean {
  * and 202 of issue 35's extended generator), or when a person deleted the input before revision
  * `to` (a forward move) was built: that deletion rolls out (seed 101).
  */
-export function takenRightly(w: World, input: string, value: number, to: number | undefined): boolean {
+export function takenRightly(w: WorldState, input: string, value: number, to: number | undefined): boolean {
   if (w.history.bad.some((b) => b.input === input && b.value === value)) return true;
   return to !== undefined && (w.deletedAt.get(input) ?? Infinity) < to;
 }

@@ -10,7 +10,11 @@ import type { History, NodeSpec } from './history.js';
 import { KnobsInForce } from './knobs.js';
 import { CappedBound } from './disruptive.js';
 import { Ledger, NEVER_REPORTED, fmt } from './ledger.js';
-import { ledgerViewOf, type LedgerView } from './ledger-view.js';
+import type { LedgerView } from './ledger-view.js';
+import { ledgerViewOf } from './world-ledger-view.js';
+import type { JoiningNode, WorldState } from './world-state.js';
+
+export type { JoiningNode } from './world-state.js';
 import {
   assignmentKey,
   buildStep,
@@ -30,25 +34,14 @@ import { describeEvent, freshObservations, runPass, type Sabotage } from './plan
 import { autoscale } from './faults.js';
 import { AgentReports } from './reports.js';
 import { applyAction } from './operator.js';
-import type { AgentMode, BadChange, Scheduled, SimNode } from './types.js';
-
-/** A node as it joins the world. */
-export interface JoiningNode {
-  name: string;
-  agent: AgentMode;
-  labels: Record<string, string>;
-  /** Carries the start-up taint. */
-  taint: boolean;
-  /** Its agent has reported before (the nodes of revision 1). */
-  reported: boolean;
-}
+import type { BadChange, Scheduled, SimNode } from './types.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const MAX_STEP = 600_000;
 const MAX_ITERATIONS = 50_000;
 const TIMELINE_LINES = 3_000;
 
-export class World {
+export class World implements WorldState {
   t = 0;
   readonly store: Store = { revisions: new Map(), nodeConfigs: new Map() };
   readonly inputs = new Map<string, SimInput>();
