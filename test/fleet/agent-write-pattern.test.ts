@@ -48,9 +48,9 @@ function nodeConfig(name: string, vni: number): NodeConfig {
 
 describe('simulated agents with the write pattern', () => {
   it('make the writes the pattern counts per changing and per no-op apply', async () => {
-    // 4 m window and 10 s heartbeats 240 times faster: 1 s, 24 heartbeats of ~42 ms.
+    // 4 m window and 150 s Lease renewals 240 times faster: 1 s, one renewal after 625 ms.
     const pattern = compressed(AGENT_WRITE_PATTERN, 240);
-    expect(livenessWrites(pattern)).toBe(24);
+    expect(livenessWrites(pattern)).toBe(1);
     await createNode(f.clients, 'n1');
     const agents = new SimulatedAgents({
       kubeconfigPath: f.dc.kubeconfigPath,
@@ -67,7 +67,7 @@ describe('simulated agents with the write pattern', () => {
     await new Promise((r) => setTimeout(r, 300)); // nothing more follows
     expect(all()).toBe(writesPerChangingApply(pattern));
     expect(agents.writes.at(-1)?.configStatus).toBe('provisioned');
-    expect(agents.patternWrites!.counts).toEqual({ 'node-condition': 3, observed: 1, lease: 0 });
+    expect(agents.patternWrites!.counts).toEqual({ 'node-condition': 3, observed: 1, lease: 1 });
     const nc = await f.clients.nodeConfig.get('n1');
     expect(nc.status?.observed?.vnis?.map((v) => v.vni)).toEqual([10100]);
     const conditions = (await f.clients.node.get('n1')).status?.conditions ?? [];
