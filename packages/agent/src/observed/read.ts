@@ -1,9 +1,9 @@
 /**
  * Reads the observed state from a running FRR with vtysh (argument arrays, never a shell): all
- * commands in one vtysh run (frr/show.ts), the BGP summary last, so the clock read right after the
+ * commands in one vtysh run (frr/read/show.ts), the BGP summary last, so the clock read right after the
  * run is as close as it gets to FRR's answer with the uptimes. When that run fails, each command is
  * read on its own, so one failing command does not hide the others' answers. First of all the
- * commands go straight to the daemons' vty sockets (frr/vty-socket.ts: no vtysh process at all, the
+ * commands go straight to the daemons' vty sockets (frr/read/vty-socket.ts: no vtysh process at all, the
  * read every `--observe-interval` of an idle agent); vtysh is the fallback when that fails.
  */
 import type { ObservedState } from '@nodenet/api';

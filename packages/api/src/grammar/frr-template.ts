@@ -3,7 +3,7 @@
  * agent's bootstrap `--frr-template`): a complete frr.conf (hostname, underlay interfaces, the fabric
  * BGP sessions, `address-family l2vpn evpn` with `advertise-all-vni`, …) with placeholders where the
  * generated sections go. Pure, so the configurator refuses a bad template at the input (invariant 10)
- * with the same rules the agent fills it by (agent/src/frr/template.ts).
+ * with the same rules the agent fills it by (agent/src/frr/render/template.ts).
  *
  * Syntax: `{{ name }}` (spaces inside the braces optional, names lower-case).
  * - Value placeholders may stand anywhere on a line, any number of times:

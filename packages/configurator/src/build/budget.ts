@@ -71,7 +71,7 @@ export const describeExcess = (e: BudgetExcess): string =>
     ? `the revision would be ${e.figure} bytes, over the limit of ${e.limit} bytes (${e.flag})`
     : `the configuration would render ${e.figure} FRR lines on a node, over the limit of ${e.limit} (${e.flag})`;
 
-/** Lines FRR sees per VRF besides its prefix-list lines, aggregates and route targets (agent/src/frr/sections.ts). */
+/** Lines FRR sees per VRF besides its prefix-list lines, aggregates and route targets (agent/src/frr/render/sections.ts). */
 const LINES_PER_VRF = 4 + 1 + 6 + 19;
 /** Lines per routing table: `import vrf` twice and its BGP instance. */
 const LINES_PER_TABLE = 2 + 12;
@@ -96,7 +96,7 @@ function configTemplateLines(config: NetworkConfig): number {
 /**
  * The FRR lines the agent renders for this configuration on a node, at most (layer-2 networks
  * render none; every VRF object counts as if it reached the node, each loopback with the node's
- * one address). Mirrors agent/src/frr/sections.ts; tests check it against the renderer.
+ * one address). Mirrors agent/src/frr/render/sections.ts; tests check it against the renderer.
  */
 export function frrLines(config: NetworkConfig): number {
   const byVrf = new Map<string, VrfEntry[]>();
